@@ -1,0 +1,80 @@
+"""jtensor: PyTorch's tensor and autograd semantics on NumPy, built to be looked at.
+
+Use it as ``import jtensor as torch``. In Jupyter, ``%load_ext jtensor`` adds the
+``%%tensortrace`` magic and the widgets (imported lazily: the core never imports IPython).
+"""
+
+from . import _dtypes
+from ._device import device
+from ._dtypes import ALIASES as _ALIASES
+from ._dtypes import dtype, finfo, get_default_dtype, iinfo, set_default_dtype
+from ._errors import (JTensorError, TensorIndexError, TensorRuntimeError, TensorTypeError,
+                      TensorValueError)
+from ._size import Size
+from ._storage import Storage
+from ._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format, is_tensor,
+                      memory_format, preserve_format)
+
+UntypedStorage = Storage
+globals().update(_ALIASES)  # torch.float32, torch.float, torch.long, ... (shadowing builtins, as torch does)
+
+
+class layout:
+    """``torch.strided`` (dense tensors)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+strided = layout("strided")
+
+# Importing the op modules registers every op (functions here, methods on Tensor).
+from ._ops import arithmetic, copies, creation, indexing, views  # noqa: E402,F401
+from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
+
+globals().update(_FUNCTIONS)
+
+from ._dtypes import can_cast, promote_types  # noqa: E402
+from ._layout import broadcast_shapes as _broadcast_shapes  # noqa: E402
+
+
+def broadcast_shapes(*shapes):
+    """The shape that tensors of these shapes broadcast to, as a ``Size``."""
+    return Size(_broadcast_shapes(*(tuple([s]) if isinstance(s, builtins_int) else tuple(s)
+                                    for s in shapes)))
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_int = _builtins.int
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def numel(input):
+    return input.numel()
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext jtensor``: registers the magics (IPython is imported only here)."""
+    from .magics import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from .magics import unload_ipython_extension as _unload
+
+    _unload(ipython)
+
+
+__version__ = "0.1.0"

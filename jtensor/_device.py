@@ -1,0 +1,126 @@
+"""``device`` objects and the backend boundary.
+
+A backend owns the array module (NumPy for ``cpu``) and the device services: allocation,
+building array views over storage bytes, copies and synchronization. Ops call the backend's
+``xp`` instead of NumPy directly so that the CUDA backend slots in without touching them.
+"""
+
+import numpy as np
+
+from ._errors import TensorRuntimeError, TensorTypeError
+
+
+class device:
+    """Where a tensor's storage lives: ``device('cpu')``, ``device('cuda', 0)``, ``device('cuda:1')``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TensorTypeError(f"device() expects a string or an int, got {type!r}")
+        if ":" in type:
+            if index is not None:
+                raise TensorRuntimeError(
+                    f"type (string) must not include an index because index was passed "
+                    f"explicitly: {type}")
+            type, _, text = type.partition(":")
+            if not text.isdigit():
+                raise TensorRuntimeError(f"Invalid device string: '{type}:{text}'")
+            index = int(text)
+        if type not in ("cpu", "cuda", "meta"):
+            raise TensorRuntimeError(
+                f"Expected one of cpu, cuda, meta device type at start of device string: {type}")
+        if index is not None and index < 0:
+            raise TensorRuntimeError(f"Device index must not be negative, got {index}")
+        self.type = type
+        self.index = index
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+CPU = device("cpu")
+
+
+class CPUBackend:
+    """NumPy on the host."""
+
+    name = "cpu"
+    xp = np
+    device = CPU
+
+    @staticmethod
+    def allocate(nbytes):
+        return np.empty(nbytes, dtype=np.uint8)
+
+    @staticmethod
+    def zeros(nbytes):
+        return np.zeros(nbytes, dtype=np.uint8)
+
+    @staticmethod
+    def view(data, shape, np_dtype, offset_bytes, strides_bytes):
+        """An array over ``data`` (1-D uint8) with exactly this metadata; never a copy."""
+        return np.ndarray(shape, np_dtype, data, offset_bytes, strides_bytes)
+
+    @staticmethod
+    def data_ptr(data):
+        return data.__array_interface__["data"][0]
+
+    @staticmethod
+    def asarray(value):
+        return np.asarray(value)
+
+    @staticmethod
+    def to_host(array):
+        return array
+
+    @staticmethod
+    def synchronize():
+        pass
+
+
+_BACKENDS = {"cpu": CPUBackend}
+
+
+def register_backend(device_type, backend):
+    """Install the backend used for ``device_type`` (the CUDA layer calls this lazily)."""
+    _BACKENDS[device_type] = backend
+
+
+def backend_for(dev):
+    try:
+        return _BACKENDS[dev.type]
+    except KeyError:
+        raise TensorRuntimeError(
+            f"no backend is available for device '{dev}'. CUDA tensors need CuPy and a GPU, "
+            "or the emulated CUDA device (JTENSOR_EMULATE_CUDA=1).") from None
+
+
+def to_device(value):
+    """Normalise ``None``, a string, an int or a device into a ``device``."""
+    if value is None:
+        return CPU
+    if isinstance(value, device):
+        return value
+    return device(value)

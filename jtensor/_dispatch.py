@@ -1,0 +1,86 @@
+"""The one place every op passes through.
+
+An op's implementation converts its arguments with the shared helpers here
+(``elementwise`` does conversion, device check, promotion, broadcasting and layout for every
+element-wise op) and hands its result to ``finish``, which bumps versions for in-place ops,
+records the autograd graph and emits exactly one trace event. With no recorder installed the
+trace costs one ``is None`` check.
+
+Hooks are plain module attributes so the layers above (``jtensor.autograd``,
+``jtensor.trace``, the CUDA backend) install themselves without the core importing them.
+"""
+
+import threading
+
+from ._errors import TensorRuntimeError
+
+# Installed by jtensor.trace while a recorder is active: callable(op, inputs, outputs, info).
+trace_hook = None
+# Installed by the autograd layer: callable(op, inputs, outputs, context) -> None.
+autograd_hook = None
+
+
+class _GradMode(threading.local):
+    enabled = True
+
+
+grad_mode = _GradMode()
+
+
+class OpDef:
+    """An op's single definition: its name, kind and implementation (and, later, backward).
+
+    ``kind`` is one of ``view``, ``elementwise``, ``reduction``, ``copy`` (a new tensor from
+    existing data: indexing, cat, sort, matmul...), ``inplace``, ``factory`` and ``query``
+    (returns Python values, not tensors).
+    """
+
+    __slots__ = ("name", "kind", "impl", "backward", "method", "function", "inplace_of",
+                 "doc", "__weakref__")
+
+    def __init__(self, name, kind, impl, method, function):
+        self.name = name
+        self.kind = kind
+        self.impl = impl
+        self.backward = None
+        self.method = method
+        self.function = function
+        self.doc = impl.__doc__
+
+    def __repr__(self):
+        return f"<op {self.name} ({self.kind})>"
+
+
+def finish(op, inputs, outputs, modified=None, info=None):
+    """Bookkeeping every op ends with; returns ``outputs`` unchanged.
+
+    ``inputs``: the tensors the op read; ``outputs``: a tensor or a tuple of tensors;
+    ``modified``: the tensor written in place, whose version counter is bumped.
+    """
+    if modified is not None:
+        modified._version_counter.value += 1
+    if autograd_hook is not None and grad_mode.enabled:
+        autograd_hook(op, inputs, outputs, modified, info)
+    if trace_hook is not None:
+        trace_hook(op, inputs, outputs, modified, info)
+    return outputs
+
+
+def check_same_device(tensors):
+    """PyTorch's cross-device error; 0-d CPU tensors may join tensors on any device."""
+    first = None
+    for t in tensors:
+        dev = t._storage.device
+        if first is None:
+            first = dev
+            first_tensor = t
+        elif dev != first:
+            if dev.type == "cpu" and not t._shape:
+                continue
+            if first.type == "cpu" and not first_tensor._shape:
+                first, first_tensor = dev, t
+                continue
+            raise TensorRuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, {first} and {dev}!")
+    return first

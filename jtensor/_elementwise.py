@@ -1,0 +1,204 @@
+"""The shared runner of every element-wise op (TensorIterator's job in PyTorch).
+
+It converts Python numbers, checks devices, promotes dtypes with PyTorch's rules, broadcasts
+with PyTorch's errors, picks the output layout PyTorch would pick (a transposed input gives a
+transposed output), computes with the backend's array module, and writes ``out=`` or the
+in-place target without leaving it half-written when something fails.
+"""
+
+import numbers
+
+import numpy as np
+
+from . import _dtypes
+from ._dispatch import check_same_device, finish
+from ._errors import TensorRuntimeError, TensorTypeError
+from ._layout import (broadcast_shapes, contiguous_strides, elementwise_output_strides)
+from ._size import Size
+from ._tensor import Tensor, new_empty_tensor
+
+# dtype rules: how the promoted input type becomes the computation and result types.
+PROMOTE = "promote"        # result = promoted inputs (add, mul, maximum...)
+FLOAT = "float"            # integers and bools become the default float (div, exp, sqrt...)
+BOOL_RESULT = "bool"       # compare in the promoted type, return bool (eq, lt, logical_*)
+INTEGRAL_ONLY = "integral"  # bitwise ops: bool or integer inputs only
+SAME_AS_INPUT = "same"     # result keeps the first tensor's dtype (clamp with scalars...)
+
+_LOW_PRECISION = (_dtypes.float16, _dtypes.bfloat16)
+_NUMBER_TYPES = (bool, int, float, complex)
+
+
+def _describe(dtype):
+    return dtype._torch_name
+
+
+def result_dtype(inputs):
+    """PyTorch's ``result_type`` over tensors and Python numbers."""
+    sized, zero_dim, scalars = [], [], []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            (sized if x._shape else zero_dim).append(x._dtype)
+        else:
+            scalars.append(x)
+    return _dtypes.result_type_of(sized, zero_dim, scalars)
+
+
+def _as_number(x, name):
+    if isinstance(x, _NUMBER_TYPES):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, numbers.Number):
+        return complex(x) if isinstance(x, numbers.Complex) and not isinstance(
+            x, numbers.Real) else float(x)
+    raise TensorTypeError(
+        f"{name}(): expected a Tensor or a number as argument, but got {type(x).__name__}")
+
+
+def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
+                info=None, result_dtype_override=None):
+    """Run ``compute`` element-wise over ``inputs`` (tensors and Python numbers).
+
+    ``compute`` is the name of a function of the backend's array module (``"add"``), or a
+    callable ``compute(xp, *arrays)`` for composites: ops never name NumPy directly, so the
+    CUDA backend runs them unchanged.
+
+    ``inplace``: the tensor to write into (``a.add_(b)``): it must already have the broadcast
+    shape and a dtype the result can be cast to. ``out``: like PyTorch's ``out=``, resized
+    when empty and otherwise required to match.
+    """
+    tensors = []
+    values = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            tensors.append(x)
+            values.append(x)
+        else:
+            values.append(_as_number(x, op.name))
+    if not tensors:
+        raise TensorTypeError(f"{op.name}(): expected at least one Tensor argument")
+    device = check_same_device(tensors) if len(tensors) > 1 else tensors[0]._storage.device
+    backend = tensors[0]._storage._backend
+
+    # ---- dtypes
+    promoted = result_dtype_override or result_dtype(values)
+    if rule is FLOAT or rule == FLOAT:
+        compute_dtype = promoted if promoted.category >= _dtypes.FLOATING else _dtypes.get_default_dtype()
+        result = compute_dtype
+    elif rule == BOOL_RESULT:
+        compute_dtype, result = promoted, _dtypes.bool_
+    elif rule == INTEGRAL_ONLY:
+        if promoted.category > _dtypes.INTEGRAL:
+            raise TensorRuntimeError(
+                f"\"{op.name}\" is only defined for integer and bool tensors, "
+                f"not for '{_describe(promoted)}'")
+        compute_dtype = result = promoted
+    elif rule == SAME_AS_INPUT:
+        compute_dtype = result = tensors[0]._dtype
+    else:
+        compute_dtype = result = promoted
+
+    target = inplace if inplace is not None else out
+    if target is not None and target._dtype is not result and rule != BOOL_RESULT:
+        if not _dtypes.can_cast(result, target._dtype):
+            raise _dtypes.cast_error(result, target._dtype)
+
+    # ---- shapes and layout
+    if len(tensors) == len(values) and len(tensors) == 1:
+        shape = tensors[0]._shape
+    else:
+        shape = Size(broadcast_shapes(*(t._shape for t in tensors)))
+    if inplace is not None and shape != inplace._shape:
+        raise TensorRuntimeError(
+            f"output with shape {list(inplace._shape)} doesn't match the broadcast shape "
+            f"{list(shape)}")
+
+    # ---- compute (float16/bfloat16 are computed in float32 and rounded, as on PyTorch's CPU)
+    work_dtype = _dtypes.float32 if compute_dtype in _LOW_PRECISION else compute_dtype
+    np_work = work_dtype.numpy
+    arrays = []
+    for v in values:
+        if isinstance(v, Tensor):
+            a = v._array()
+            arrays.append(a if a.dtype == np_work else a.astype(np_work))
+        else:
+            arrays.append(_scalar_array(backend, v, np_work))
+    xp = backend.xp
+    computed = getattr(xp, compute)(*arrays) if type(compute) is str else compute(xp, *arrays)
+    np_result = result.numpy
+    if computed.dtype != np_result:
+        computed = computed.astype(np_result)
+
+    # ---- write the result
+    if inplace is not None:
+        _write_into(inplace, computed)
+        return finish(op, tuple(tensors), inplace, modified=inplace, info=info)
+    if out is not None:
+        _write_out(out, computed, shape)
+        return finish(op, tuple(tensors), out, modified=out, info=info)
+    if len(tensors) == 1 and len(values) == 1 and tensors[0]._shape == shape and \
+            tensors[0].is_contiguous():
+        strides = None  # same layout as the only input: contiguous
+    else:
+        strides = elementwise_output_strides(
+            tuple(shape), [(tuple(v._shape), v._stride) if isinstance(v, Tensor) else ((), ())
+                           for v in values])
+    if computed.shape != tuple(shape):
+        computed = backend.xp.broadcast_to(computed, tuple(shape))
+    if strides is None or strides == contiguous_strides(shape):
+        if not computed.flags.c_contiguous:
+            computed = backend.xp.ascontiguousarray(computed)
+        output = Tensor._from_array(computed, result, device)
+    else:
+        itemsize = result.itemsize
+        if tuple(s // itemsize for s in computed.strides) == strides and not _has_overlap(computed):
+            output = Tensor._from_array(computed, result, device)
+        else:
+            output = new_empty_tensor(shape, result, device, stride=strides)
+            output._array()[...] = computed
+    return finish(op, tuple(tensors), output, info=info)
+
+
+def _has_overlap(array):
+    return 0 in array.strides and array.size > 1
+
+
+def _scalar_array(backend, value, np_dtype):
+    """A 0-d array of ``np_dtype`` holding a Python number, wrapping like a C cast would."""
+    xp = backend.xp
+    try:
+        return xp.asarray(value, dtype=np_dtype)
+    except OverflowError:
+        with np.errstate(over="ignore"):
+            return xp.asarray(np.asarray(value).astype(np_dtype))
+
+
+def _write_into(target, computed):
+    """Write a finished result into ``target`` (casting); no partial writes on failure."""
+    dst = target._array()
+    if _overlaps_itself(target):
+        # Writing through an expanded (stride 0) or overlapping view is allowed by
+        # NumPy but PyTorch refuses it: many elements would race for one memory cell.
+        raise TensorRuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+    dst[...] = computed
+
+
+def _overlaps_itself(t):
+    for size, st in zip(t._shape, t._stride):
+        if st == 0 and size > 1:
+            return True
+    return False
+
+
+def _write_out(out, computed, shape):
+    if out._shape != shape:
+        if out.numel() != 0:
+            raise TensorRuntimeError(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._shape)}, which does not match the required output shape "
+                f"{list(shape)}. Resize the output to the correct shape first, or pass an "
+                "empty tensor as out=.")
+        out.resize_(shape)
+    _write_into(out, computed)

@@ -1,0 +1,51 @@
+"""One error hierarchy for jtensor.
+
+Every class also inherits the builtin exception that PyTorch raises in the same
+situation, so code written as ``except RuntimeError`` keeps working unchanged.
+"""
+
+
+class JTensorError(Exception):
+    """Base class of every error jtensor raises on purpose."""
+
+
+class TensorRuntimeError(JTensorError, RuntimeError):
+    """Raised where PyTorch raises ``RuntimeError`` (shapes, views, dtypes, devices)."""
+
+
+class TensorIndexError(JTensorError, IndexError):
+    """Raised where PyTorch raises ``IndexError`` (dimension or index out of range)."""
+
+
+class TensorTypeError(JTensorError, TypeError):
+    """Raised where PyTorch raises ``TypeError`` (wrong argument kinds)."""
+
+
+class TensorValueError(JTensorError, ValueError):
+    """Raised where PyTorch raises ``ValueError``."""
+
+
+def dim_out_of_range(dim, ndim):
+    """PyTorch's message for a dimension outside ``[-ndim, ndim-1]`` (``IndexError``)."""
+    low, high = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
+    return TensorIndexError(
+        f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+    )
+
+
+def wrap_dim(dim, ndim):
+    """Normalise a possibly negative ``dim`` for a tensor with ``ndim`` dimensions.
+
+    A 0-d tensor accepts dims 0 and -1, as in PyTorch.
+    """
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        try:
+            dim = dim.__index__()
+        except AttributeError:
+            raise TensorTypeError(
+                f"dim must be an integer, got {type(dim).__name__} ({dim!r})"
+            ) from None
+    effective = ndim if ndim > 0 else 1
+    if dim < -effective or dim >= effective:
+        raise dim_out_of_range(dim, ndim)
+    return dim + effective if dim < 0 else dim

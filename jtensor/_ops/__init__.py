@@ -1,0 +1,1 @@
+"""Op implementations, one module per family; importing a module registers its ops."""

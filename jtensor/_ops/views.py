@@ -1,0 +1,637 @@
+"""View ops: new (shape, stride, offset) over the same storage, never a data copy.
+
+Each op computes metadata with PyTorch's rules and hands it to ``_make_view``; the result
+shares the storage and the version counter, and its ``_base`` is the root tensor that owns
+the memory, exactly as in PyTorch.
+"""
+
+import builtins
+
+from .. import _dtypes
+from .._dispatch import finish
+from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
+                       TensorValueError, wrap_dim)
+from .._layout import infer_size, storage_extent, view_strides
+from .._registry import register
+from .._size import Size
+from .._tensor import Tensor
+
+
+def make_view(input, shape, stride, offset, dtype=None):
+    """A tensor over ``input``'s storage with the given metadata (no op bookkeeping)."""
+    base = input._base if input._base is not None else input
+    return Tensor._make(input._storage, Size(shape), tuple(stride), offset,
+                        dtype or input._dtype, base=base, version=input._version_counter)
+
+
+def _view_op(op, input, shape, stride, offset, dtype=None):
+    return finish(op, (input,), make_view(input, shape, stride, offset, dtype))
+
+
+def sizes_from_args(args, name="size"):
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))``."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        args = args[0]
+    try:
+        return tuple(a.__index__() for a in args)
+    except (AttributeError, TypeError):
+        raise TensorTypeError(
+            f"{name} must be a sequence of ints, got {args!r}") from None
+
+
+# ---------------------------------------------------------------------- reshaping views
+@register("view")
+def view(input, *shape, dtype=None):
+    """A view with a new shape (or a new dtype); raises when the strides forbid it.
+
+    >>> import jtensor as torch
+    >>> torch.arange(6).view(2, 3).stride()
+    (3, 1)
+    """
+    if dtype is None and len(shape) == 1 and isinstance(shape[0], (_dtypes.dtype, type)):
+        dtype = shape[0]
+    if dtype is not None:
+        return _view_dtype(input, _dtypes.to_dtype(dtype))
+    shape = infer_size(sizes_from_args(shape), input.numel())
+    stride = view_strides(input._shape, input._stride, shape)
+    if stride is None:
+        raise TensorRuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
+            f"(input shape {list(input._shape)}, stride {list(input._stride)}; requested "
+            f"shape {list(shape)})")
+    return _view_op(view.op, input, shape, stride, input._offset)
+
+
+def _view_dtype(input, new):
+    old_size, new_size = input._dtype.itemsize, new.itemsize
+    shape, stride, offset = list(input._shape), list(input._stride), input._offset
+    if old_size == new_size:
+        return _view_op(view.op, input, shape, stride, offset, new)
+    if input.dim() == 0:
+        raise TensorRuntimeError(
+            f"self.dim() cannot be 0 to view {input._dtype._torch_name} as "
+            f"{new._torch_name} (different element sizes)")
+    if stride[-1] != 1:
+        raise TensorRuntimeError(
+            f"self.stride(-1) must be 1 to view {input._dtype._torch_name} as "
+            f"{new._torch_name} (different element sizes), but got {stride[-1]}")
+    if old_size > new_size:
+        ratio = old_size // new_size
+        shape[-1] *= ratio
+        stride = [s * ratio for s in stride[:-1]] + [1]
+        return _view_op(view.op, input, shape, stride, offset * ratio, new)
+    ratio = new_size // old_size
+    if shape[-1] % ratio:
+        raise TensorRuntimeError(
+            f"self.size(-1) must be divisible by {ratio} to view {input._dtype._torch_name} as "
+            f"{new._torch_name} (different element sizes), but got {shape[-1]}")
+    if offset % ratio:
+        raise TensorRuntimeError(
+            f"self.storage_offset() must be divisible by {ratio} to view "
+            f"{input._dtype._torch_name} as {new._torch_name} (different element sizes), "
+            f"but got {offset}")
+    for s in stride[:-1]:
+        if s % ratio:
+            raise TensorRuntimeError(
+                f"self.stride(i) must be divisible by {ratio} for every dim but the last to view "
+                f"{input._dtype._torch_name} as {new._torch_name} (different element sizes), "
+                f"but got strides {input._stride}")
+    shape[-1] //= ratio
+    stride = [s // ratio for s in stride[:-1]] + [1]
+    return _view_op(view.op, input, shape, stride, offset // ratio, new)
+
+
+@register("view")
+def view_as(input, other):
+    """``input.view(other.size())``."""
+    return view(input, other._shape)
+
+
+@register("view")
+def as_strided(input, size, stride, storage_offset=None):
+    """Any (size, stride, offset) over the same storage; may overlap. Checked against bounds."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    offset = input._offset if storage_offset is None else int(storage_offset)
+    check_strided_bounds(input, size, stride, offset, "as_strided")
+    return _view_op(as_strided.op, input, size, stride, offset)
+
+
+def check_strided_bounds(input, size, stride, offset, name):
+    if len(size) != len(stride):
+        raise TensorRuntimeError(
+            f"mismatch in length of strides and shape: size {list(size)} has {len(size)} "
+            f"dims but stride {list(stride)} has {len(stride)}")
+    if any(s < 0 for s in stride):
+        raise TensorRuntimeError(
+            f"{name}: Negative strides are not supported at the moment, got strides: "
+            f"{list(stride)}")
+    if any(s < 0 for s in size):
+        raise TensorRuntimeError(f"{name}: negative sizes are not allowed, got {list(size)}")
+    if offset < 0:
+        raise TensorRuntimeError(f"Tensor: invalid storage offset {offset}")
+    itemsize = input._dtype.itemsize
+    needed = storage_extent(size, stride, offset) * itemsize
+    available = input._storage.nbytes()
+    if needed > available:
+        raise TensorRuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {needed} are out of bounds "
+            f"for storage of size {available}")
+
+
+@register("view", method=False)
+def reshape(input, *shape):
+    """A view when the strides allow it (even for some non-contiguous inputs), else a copy.
+
+    >>> import jtensor as torch
+    >>> x = torch.arange(12).view(3, 4)
+    >>> x[:, ::2].reshape(-1)._is_view(), x.t().reshape(-1)._is_view()
+    (True, False)
+    """
+    shape = infer_size(sizes_from_args(shape), input.numel())
+    stride = view_strides(input._shape, input._stride, shape)
+    if stride is not None:
+        return _view_op(reshape.op, input, shape, stride, input._offset)
+    from .copies import contiguous_copy
+
+    copied = contiguous_copy(input)
+    copied._set_metadata(Size(shape), view_strides(copied._shape, copied._stride, shape), 0)
+    return finish(reshape.op, (input,), copied, info={"copied": True})
+
+
+def _reshape_method(self, *shape):
+    return reshape(self, *shape)
+
+
+Tensor.reshape = _reshape_method
+
+
+@register("view")
+def reshape_as(input, other):
+    return reshape(input, other._shape)
+
+
+@register("view")
+def flatten(input, start_dim=0, end_dim=-1):
+    """Merge dims ``start_dim..end_dim`` into one (a view when possible, like reshape)."""
+    ndim = input.dim()
+    if ndim == 0:
+        return reshape(input, 1)
+    start, end = wrap_dim(start_dim, ndim), wrap_dim(end_dim, ndim)
+    if start > end:
+        raise TensorRuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    merged = 1
+    for s in input._shape[start:end + 1]:
+        merged *= s
+    return reshape(input, input._shape[:start] + (merged,) + input._shape[end + 1:])
+
+
+@register("view")
+def unflatten(input, dim, sizes):
+    """Split dim ``dim`` into ``sizes`` (one entry may be -1)."""
+    dim = wrap_dim(dim, input.dim())
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise TensorRuntimeError("unflatten: sizes must be non-empty")
+    inferred = infer_size(sizes, input._shape[dim]) if -1 in sizes else sizes
+    known = 1
+    for s in inferred:
+        known *= s
+    if known != input._shape[dim]:
+        raise TensorRuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+            f"{dim} ({input._shape[dim]}) in the input tensor")
+    return view(input, input._shape[:dim] + inferred + input._shape[dim + 1:])
+
+
+# ---------------------------------------------------------------------- dim shuffles
+@register("view")
+def permute(input, *dims):
+    """Reorder dims; strides are permuted, data untouched."""
+    dims = sizes_from_args(dims, "dims")
+    ndim = input.dim()
+    if len(dims) != ndim:
+        raise TensorRuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not "
+            f"equal to len(dims) = {len(dims)}")
+    wrapped = [wrap_dim(d, ndim) for d in dims]
+    if len(set(wrapped)) != ndim:
+        raise TensorRuntimeError(f"permute(): duplicate dims are not allowed (got {list(dims)}).")
+    return _view_op(permute.op, input, [input._shape[d] for d in wrapped],
+                    [input._stride[d] for d in wrapped], input._offset)
+
+
+@register("view", aliases=("swapaxes", "swapdims"))
+def transpose(input, dim0, dim1):
+    """Swap two dims (their sizes and strides)."""
+    ndim = input.dim()
+    d0, d1 = wrap_dim(dim0, ndim), wrap_dim(dim1, ndim)
+    shape, stride = list(input._shape), list(input._stride)
+    if ndim:
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        stride[d0], stride[d1] = stride[d1], stride[d0]
+    return _view_op(transpose.op, input, shape, stride, input._offset)
+
+
+@register("view")
+def t(input):
+    """Transpose a tensor of at most 2 dims (0-d and 1-d come back unchanged, as views)."""
+    if input.dim() > 2:
+        raise TensorRuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
+    if input.dim() < 2:
+        return _view_op(t.op, input, input._shape, input._stride, input._offset)
+    return _view_op(t.op, input, input._shape[::-1], input._stride[::-1], input._offset)
+
+
+@register("view", aliases=("moveaxis",))
+def movedim(input, source, destination):
+    """Move dims from ``source`` positions to ``destination`` positions, keeping the rest in order."""
+    ndim = input.dim()
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    if len(source) != len(destination):
+        raise TensorRuntimeError(
+            f"movedim: Invalid source or destination dims: source ({source} dims) should "
+            f"contain the same number of dims as destination ({destination} dims)")
+    src = [wrap_dim(d, ndim) for d in source]
+    dst = [wrap_dim(d, ndim) for d in destination]
+    if len(set(src)) != len(src):
+        raise TensorRuntimeError(f"movedim: repeated dim in `source` ({source})")
+    if len(set(dst)) != len(dst):
+        raise TensorRuntimeError(f"movedim: repeated dim in `destination` ({destination})")
+    order = [None] * ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return _view_op(movedim.op, input, [input._shape[d] for d in order],
+                    [input._stride[d] for d in order], input._offset)
+
+
+# ---------------------------------------------------------------------- adding/removing dims
+@register("view")
+def unsqueeze(input, dim):
+    """Insert a size-1 dim; its stride is chosen as PyTorch does (size*stride of the next dim)."""
+    ndim = input.dim()
+    dim = wrap_dim(dim, ndim + 1)
+    shape, stride = list(input._shape), list(input._stride)
+    new_stride = 1 if dim >= ndim else shape[dim] * stride[dim]
+    shape.insert(dim, 1)
+    stride.insert(dim, new_stride)
+    return _view_op(unsqueeze.op, input, shape, stride, input._offset)
+
+
+@register("view")
+def squeeze(input, dim=None):
+    """Remove size-1 dims (all, one, or a tuple of them); other dims are left alone."""
+    ndim = input.dim()
+    if dim is None:
+        dims = set(range(ndim))
+    elif isinstance(dim, (tuple, list)):
+        dims = {wrap_dim(d, ndim) for d in dim}
+    else:
+        dims = {wrap_dim(dim, ndim)}
+    keep = [d for d in range(ndim) if not (d in dims and input._shape[d] == 1)]
+    return _view_op(squeeze.op, input, [input._shape[d] for d in keep],
+                    [input._stride[d] for d in keep], input._offset)
+
+
+@register("view")
+def expand(input, *sizes):
+    """Broadcast to a bigger shape with stride 0 on the repeated dims (no memory is used)."""
+    sizes = sizes_from_args(sizes)
+    ndim = input.dim()
+    if len(sizes) < ndim:
+        raise TensorRuntimeError(
+            f"expand({input.type()}{{{list(input._shape)}}}, size={list(sizes)}): the number of "
+            f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({ndim})")
+    lead = len(sizes) - ndim
+    shape, stride = [], []
+    for i, target in enumerate(sizes):
+        if i < lead:
+            if target < 0:
+                raise TensorRuntimeError(
+                    f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                    "non-existing dimension 0")
+            shape.append(target)
+            stride.append(0)
+            continue
+        size, st = input._shape[i - lead], input._stride[i - lead]
+        if target == -1:
+            target = size
+        if size == target:
+            shape.append(size)
+            stride.append(st)
+        elif size == 1:
+            shape.append(target)
+            stride.append(0)
+        else:
+            raise TensorRuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size "
+                f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                f"Tensor sizes: {list(input._shape)}")
+    return _view_op(expand.op, input, shape, stride, input._offset)
+
+
+@register("view")
+def expand_as(input, other):
+    return expand(input, other._shape)
+
+
+@register("view", method=False)
+def broadcast_to(input, size):
+    return expand(input, tuple(size))
+
+
+Tensor.broadcast_to = lambda self, size: broadcast_to(self, size)
+
+
+# ---------------------------------------------------------------------- sub-ranges
+@register("view")
+def select(input, dim, index):
+    """Index one position along ``dim``; the dim disappears."""
+    ndim = input.dim()
+    if ndim == 0:
+        raise TensorIndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, ndim)
+    size = input._shape[dim]
+    index = int(index)
+    if not -size <= index < size:
+        raise TensorIndexError(
+            f"select(): index {index} out of range for tensor of size {list(input._shape)} at "
+            f"dimension {dim}")
+    if index < 0:
+        index += size
+    shape = input._shape[:dim] + input._shape[dim + 1:]
+    stride = input._stride[:dim] + input._stride[dim + 1:]
+    return _view_op(select.op, input, shape, stride, input._offset + index * input._stride[dim])
+
+
+@register("view")
+def narrow(input, dim, start, length):
+    """``length`` positions from ``start`` along ``dim``."""
+    ndim = input.dim()
+    if ndim == 0:
+        raise TensorRuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, ndim)
+    size = input._shape[dim]
+    start, length = int(start), int(length)
+    if length < 0:
+        raise TensorRuntimeError(f"narrow(): length must be non-negative, got {length}.")
+    if not -size <= start <= size:
+        raise TensorIndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise TensorRuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice_view(narrow.op, input, dim, start, start + length, 1)
+
+
+def _slice_view(op, input, dim, start, stop, step):
+    shape, stride = list(input._shape), list(input._stride)
+    shape[dim] = builtins.max(0, (stop - start + step - 1) // step)
+    offset = input._offset + start * stride[dim]
+    stride[dim] *= step
+    return _view_op(op, input, shape, stride, offset)
+
+
+@register("view")
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal of the (dim1, dim2) planes as a new last dim; its stride is the sum."""
+    ndim = input.dim()
+    d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise TensorRuntimeError(
+            f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    shape, stride = list(input._shape), list(input._stride)
+    start = input._offset
+    if offset >= 0:
+        length = builtins.max(0, builtins.min(shape[d1], shape[d2] - offset))
+        if length > 0:
+            start += offset * stride[d2]
+    else:
+        length = builtins.max(0, builtins.min(shape[d1] + offset, shape[d2]))
+        if length > 0:
+            start -= offset * stride[d1]
+    diag_stride = stride[d1] + stride[d2]
+    keep = [d for d in range(ndim) if d not in (d1, d2)]
+    return _view_op(diagonal.op, input, [shape[d] for d in keep] + [length],
+                    [stride[d] for d in keep] + [diag_stride], start)
+
+
+@register("view")
+def unfold(input, dimension, size, step):
+    """Sliding windows of ``size`` every ``step`` along ``dimension``: windows may overlap."""
+    ndim = input.dim()
+    dim = wrap_dim(dimension, ndim)
+    dim_size = input._shape[dim] if ndim else 1
+    dim_stride = input._stride[dim] if ndim else 1
+    if size > dim_size:
+        raise TensorRuntimeError(
+            f"maximum size for tensor at dimension {dim} is {dim_size} but size is {size}")
+    if step <= 0:
+        raise TensorRuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise TensorRuntimeError(f"size is {size} but must be >= 0")
+    shape, stride = list(input._shape), list(input._stride)
+    if ndim:
+        shape[dim] = (dim_size - size) // step + 1
+        stride[dim] = step * dim_stride
+    return _view_op(unfold.op, input, shape + [size], stride + [dim_stride], input._offset)
+
+
+@register("view")
+def unbind(input, dim=0):
+    """All slices along ``dim`` as a tuple of views."""
+    ndim = input.dim()
+    if ndim == 0:
+        raise TensorIndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = wrap_dim(dim, ndim)
+    shape = input._shape[:dim] + input._shape[dim + 1:]
+    stride = input._stride[:dim] + input._stride[dim + 1:]
+    step = input._stride[dim]
+    outputs = tuple(make_view(input, shape, stride, input._offset + i * step)
+                    for i in range(input._shape[dim]))
+    return finish(unbind.op, (input,), outputs)
+
+
+@register("view")
+def split(input, split_size_or_sections, dim=0):
+    """Pieces of ``split_size`` (the last may be smaller) or of the listed sizes; all views."""
+    ndim = input.dim()
+    if ndim == 0:
+        raise TensorRuntimeError("split expects at least a 1-dimensional tensor")
+    dim = wrap_dim(dim, ndim)
+    size = input._shape[dim]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step < 0 or (step == 0 and size != 0):
+            raise TensorRuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of "
+                f"{size}" if step == 0 else
+                f"split expects split_size be non-negative, but got split_size={step}")
+        count = builtins.max((size + step - 1) // step, 1) if step else 1
+        sections = [builtins.min(step, size - i * step) for i in range(count)]
+    else:
+        sections = [int(s) for s in split_size_or_sections]
+        if sum(sections) != size or any(s < 0 for s in sections):
+            raise TensorRuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                f"size at dimension {dim}), but got split_sizes={sections}")
+    return finish(split.op, (input,), _pieces(input, dim, sections))
+
+
+def _pieces(input, dim, sections):
+    outputs, start = [], 0
+    for length in sections:
+        shape = list(input._shape)
+        shape[dim] = length
+        outputs.append(make_view(input, shape, input._stride,
+                                 input._offset + start * input._stride[dim]))
+        start += length
+    return tuple(outputs)
+
+
+@register("view")
+def chunk(input, chunks, dim=0):
+    """At most ``chunks`` views of equal size ``ceil(n / chunks)`` (so maybe fewer chunks)."""
+    if chunks <= 0:
+        raise TensorRuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    ndim = input.dim()
+    if ndim == 0:
+        raise TensorRuntimeError("chunk expects at least a 1-dimensional tensor")
+    dim = wrap_dim(dim, ndim)
+    size = input._shape[dim]
+    step = (size + chunks - 1) // chunks
+    if step == 0:
+        sections = [0] * chunks
+    else:
+        sections = [builtins.min(step, size - i) for i in range(0, size, step)]
+    return finish(chunk.op, (input,), _pieces(input, dim, sections))
+
+
+@register("view")
+def tensor_split(input, indices_or_sections, dim=0):
+    """Split into ``n`` near-equal views, or at the given indices (NumPy's array_split)."""
+    ndim = input.dim()
+    if ndim == 0:
+        raise TensorRuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    dim = wrap_dim(dim, ndim)
+    size = input._shape[dim]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise TensorRuntimeError(f"number of sections must be larger than 0, got {n}")
+        base, extra = divmod(size, n)
+        sections = [base + 1] * extra + [base] * (n - extra)
+    else:
+        bounds = [builtins.min(builtins.max(int(i) if i >= 0 else int(i) + size, 0), size)
+                  for i in indices_or_sections]
+        sections, previous = [], 0
+        for b in bounds + [size]:
+            sections.append(builtins.max(b - previous, 0))
+            previous = builtins.max(previous, b)
+        # Starts may not be monotone; compute each piece from its own bounds.
+        starts = [0] + bounds
+        ends = bounds + [size]
+        outputs = []
+        for s, e in zip(starts, ends):
+            shape = list(input._shape)
+            shape[dim] = builtins.max(e - s, 0)
+            outputs.append(make_view(input, shape, input._stride,
+                                     input._offset + s * input._stride[dim]))
+        return finish(tensor_split.op, (input,), tuple(outputs))
+    return finish(tensor_split.op, (input,), _pieces(input, dim, sections))
+
+
+@register("view")
+def detach(input):
+    """Same storage and version counter, no history, ``requires_grad=False``. Not a view."""
+    out = Tensor._make(input._storage, input._shape, input._stride, input._offset,
+                       input._dtype, version=input._version_counter, array=input._cached_array)
+    return finish(detach.op, (input,), out)
+
+
+@register("view")
+def alias(input):
+    return _view_op(alias.op, input, input._shape, input._stride, input._offset)
+
+
+# ---------------------------------------------------------------------- basic indexing
+def basic_index(input, key):
+    """Metadata for a key made only of ints, slices, None and Ellipsis.
+
+    Returns ``(shape, stride, offset)``; raises ``IndexError`` like PyTorch for bad keys.
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    ellipsis = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ellipsis) > 1:
+        raise TensorIndexError("an index can only have a single ellipsis ('...')")
+    consumed = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
+    ndim = input.dim()
+    if consumed > ndim:
+        raise TensorIndexError(f"too many indices for tensor of dimension {ndim}")
+    if ellipsis:
+        at = ellipsis[0]
+        key = key[:at] + (slice(None),) * (ndim - consumed) + key[at + 1:]
+    else:
+        key = key + (slice(None),) * (ndim - consumed)
+    shape, stride = [], []
+    offset = input._offset
+    dim = 0
+    for k in key:
+        if k is None:
+            shape.append(1)
+            stride.append(_new_axis_stride(input, dim))
+            continue
+        size, st = input._shape[dim], input._stride[dim]
+        if isinstance(k, slice):
+            start, stop, step = _slice_bounds(k, size)
+            shape.append(builtins.max(0, (stop - start + step - 1) // step))
+            stride.append(st * step)
+            offset += start * st
+        else:
+            index = k.__index__()
+            if not -size <= index < size:
+                raise TensorIndexError(
+                    f"index {index} is out of bounds for dimension {dim} with size {size}")
+            offset += (index + size if index < 0 else index) * st
+        dim += 1
+    return shape, stride, offset
+
+
+def _new_axis_stride(input, dim):
+    # PyTorch inserts None through unsqueeze: stride = size * stride of the dim it precedes.
+    if dim < input.dim():
+        return input._shape[dim] * input._stride[dim]
+    return 1
+
+
+def _slice_bounds(k, size):
+    step = 1 if k.step is None else k.step.__index__()
+    if step == 0:
+        raise TensorValueError("slice step cannot be zero")
+    if step < 0:
+        raise TensorValueError(
+            "step must be greater than zero (negative steps are not supported; "
+            "use .flip() to reverse a tensor)")
+    start = 0 if k.start is None else k.start.__index__()
+    stop = size if k.stop is None else k.stop.__index__()
+    if start < 0:
+        start += size
+    if stop < 0:
+        stop += size
+    start = builtins.min(builtins.max(start, 0), size)
+    stop = builtins.min(builtins.max(stop, start), size)
+    return start, stop, step
+

@@ -1,0 +1,63 @@
+"""The op registry: one entry per op, filled in as op modules are imported.
+
+``@register(kind)`` records an op, makes its ``OpDef`` available as ``fn.op`` (the
+implementation passes it to ``_dispatch.finish``) and attaches the method form to ``Tensor``.
+The package exports every op registered with ``function=True``. The test suite walks this
+registry: an op without a test spec fails the suite.
+"""
+
+from ._dispatch import OpDef
+from ._errors import TensorRuntimeError
+
+OPS = {}
+FUNCTIONS = {}
+
+
+def register(kind, name=None, *, method=True, function=True, aliases=()):
+    """Decorator: register ``fn`` as the op ``name`` (default: the function's name).
+
+    ``method`` may be a string to attach under another name (``__add__``) or False.
+    """
+
+    def decorate(fn):
+        op_name = name or fn.__name__
+        if op_name in OPS:
+            raise TensorRuntimeError(f"op {op_name!r} is registered twice")
+        op = OpDef(op_name, kind, fn, method, function)
+        OPS[op_name] = op
+        fn.op = op
+        if method:
+            from ._tensor import Tensor
+
+            setattr(Tensor, method if isinstance(method, str) else op_name, fn)
+        if function:
+            FUNCTIONS[op_name] = fn
+        for alias in aliases:
+            if function:
+                FUNCTIONS[alias] = fn
+            if method:
+                from ._tensor import Tensor
+
+                setattr(Tensor, alias, fn)
+        return fn
+
+    return decorate
+
+
+def define(kind, name, impl, *, method=True, function=True):
+    """Register an op whose implementation is built by a factory (many element-wise ops)."""
+    impl.__name__ = name
+    impl.__qualname__ = name
+    return register(kind, name, method=method, function=function)(impl)
+
+
+def tensor_method(name=None):
+    """Attach a helper that is not an op of its own (composes registered ops) to Tensor."""
+
+    def decorate(fn):
+        from ._tensor import Tensor
+
+        setattr(Tensor, name or fn.__name__, fn)
+        return fn
+
+    return decorate

@@ -1,0 +1,521 @@
+"""``Tensor``: (storage, shape, stride, offset, dtype) plus autograd fields.
+
+Ops are not defined here: each op module registers its functions, and the registry attaches
+the method forms to this class (see ``_registry``). What lives here is the metadata model and
+the Python protocols (len, iteration, bool, numbers, NumPy, DLPack).
+"""
+
+import numpy as np
+
+from . import _dtypes
+from ._device import CPU, backend_for
+from ._dispatch import grad_mode
+from ._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
+from ._layout import (contiguous_strides, is_channels_last, is_contiguous,
+                      is_non_overlapping_and_dense)
+from ._size import Size
+from ._storage import Storage
+
+
+class _VersionCounter:
+    """Counts in-place writes; one counter is shared by a tensor, its views and ``detach()``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class memory_format:
+    """``torch.contiguous_format``, ``torch.channels_last``, ... (compare with ``is``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+
+class Tensor:
+    """A strided view of a storage. Construct with ``jtensor.tensor(...)`` and friends.
+
+    >>> import jtensor as torch
+    >>> x = torch.zeros(2, 3)
+    >>> x.shape, x.stride(), x.storage_offset()
+    (torch.Size([2, 3]), (3, 1), 0)
+    """
+
+    __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_cached_array",
+                 "_base", "_version_counter", "_requires_grad", "_grad", "grad_fn",
+                 "_retains_grad", "_output_nr", "_hooks", "__dict__", "__weakref__")
+
+    # ------------------------------------------------------------------ construction
+    def __new__(cls, *args, dtype=None, device=None, requires_grad=False):
+        # The legacy constructor: Tensor(2, 3) is uninitialised, Tensor([1, 2]) copies data.
+        from ._ops.creation import legacy_tensor_constructor
+
+        return legacy_tensor_constructor(cls, args, dtype, device)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    @classmethod
+    def _make(cls, storage, shape, stride, offset, dtype, base=None, version=None,
+              array=None):
+        """Internal constructor: no checks, no copies."""
+        self = object.__new__(cls)
+        self._storage = storage
+        self._shape = shape
+        self._stride = stride
+        self._offset = offset
+        self._dtype = dtype
+        self._cached_array = array
+        self._base = base
+        self._version_counter = version if version is not None else _VersionCounter()
+        self._requires_grad = False
+        self._grad = None
+        self.grad_fn = None
+        self._retains_grad = False
+        self._output_nr = 0
+        self._hooks = None
+        return self
+
+    @classmethod
+    def _from_array(cls, array, dtype=None, device=CPU):
+        """Wrap a freshly computed backend array (no copy when it is dense)."""
+        if dtype is None:
+            dtype = _dtypes.from_numpy_dtype(array.dtype)
+        elif array.dtype != dtype.numpy:
+            array = array.astype(dtype.numpy)
+        shape = Size(array.shape)
+        if array.flags.c_contiguous:
+            data = array.reshape(-1).view(np.uint8)
+            stride = contiguous_strides(shape)
+        else:
+            itemsize = dtype.itemsize
+            stride = tuple(s // itemsize for s in array.strides)
+            if (min(stride, default=0) >= 0 and all(s % itemsize == 0 for s in array.strides)
+                    and is_non_overlapping_and_dense(shape, stride)):
+                order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
+                data = array.transpose(order).reshape(-1).view(np.uint8)
+            else:
+                array = array.copy()
+                data = array.reshape(-1).view(np.uint8)
+                stride = contiguous_strides(shape)
+        return cls._make(Storage(data, device), shape, stride, 0, dtype, array=array)
+
+    # ------------------------------------------------------------------ raw data access
+    def _array(self):
+        """A backend array over exactly this tensor's elements (shares memory)."""
+        array = self._cached_array
+        if array is None:
+            itemsize = self._dtype.itemsize
+            storage = self._storage
+            array = storage._backend.view(
+                storage._data, self._shape, self._dtype.numpy, self._offset * itemsize,
+                tuple(s * itemsize for s in self._stride))
+            self._cached_array = array
+        return array
+
+    def _set_metadata(self, shape, stride, offset):
+        """In-place metadata change (``as_strided_``, ``transpose_``...): drop the cache."""
+        self._shape = Size(shape)
+        self._stride = tuple(stride)
+        self._offset = offset
+        self._cached_array = None
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return self._shape
+
+    def size(self, dim=None):
+        """The shape, or the size of one dimension."""
+        if dim is None:
+            return self._shape
+        return self._shape[wrap_dim(dim, len(self._shape))]
+
+    def stride(self, dim=None):
+        """Strides in elements (not bytes), or the stride of one dimension."""
+        if dim is None:
+            return self._stride
+        return self._stride[wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self):
+        """Index, in elements, of this tensor's first element inside its storage."""
+        return self._offset
+
+    def dim(self):
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def numel(self):
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self._dtype.itemsize
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._storage.device
+
+    @property
+    def is_cuda(self):
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._storage.device.type == "cpu"
+
+    @property
+    def is_meta(self):
+        return False
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def layout(self):
+        from . import strided
+
+        return strided
+
+    def get_device(self):
+        dev = self._storage.device
+        return -1 if dev.type == "cpu" else dev.index
+
+    def is_floating_point(self):
+        return self._dtype.category == _dtypes.FLOATING
+
+    def is_complex(self):
+        return self._dtype.category == _dtypes.COMPLEX
+
+    def is_signed(self):
+        return self._dtype.is_signed
+
+    def is_contiguous(self, memory_format=contiguous_format):
+        """Row-major dense (the default), or NHWC-dense for ``channels_last``."""
+        if memory_format is contiguous_format:
+            return is_contiguous(self._shape, self._stride)
+        if memory_format is channels_last:
+            return len(self._shape) == 4 and is_channels_last(self._shape, self._stride)
+        if memory_format is channels_last_3d:
+            return len(self._shape) == 5 and is_channels_last(self._shape, self._stride)
+        raise TensorRuntimeError(
+            f"is_contiguous does not accept memory_format={memory_format}; use "
+            "torch.contiguous_format, torch.channels_last or torch.channels_last_3d")
+
+    def is_non_overlapping_and_dense(self):
+        return is_non_overlapping_and_dense(self._shape, self._stride)
+
+    def untyped_storage(self):
+        """The storage this tensor looks into (shared by all its views)."""
+        return self._storage
+
+    def storage(self):
+        return self._storage
+
+    def data_ptr(self):
+        """Address of this tensor's first element: the storage address plus the offset."""
+        return self._storage.data_ptr() + self._offset * self._dtype.itemsize
+
+    @property
+    def _version(self):
+        """How many in-place writes this tensor (or a view sharing its counter) has seen."""
+        return self._version_counter.value
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ------------------------------------------------------------------ autograd fields
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(bool(value))
+
+    def requires_grad_(self, requires_grad=True):
+        """Mark a leaf as needing gradients; only floating and complex dtypes qualify."""
+        if not isinstance(requires_grad, bool):
+            raise TensorTypeError(
+                f"requires_grad_(): argument 'requires_grad' must be bool, not "
+                f"{type(requires_grad).__name__}")
+        if self.grad_fn is not None and not requires_grad:
+            raise TensorRuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and self._dtype.category < _dtypes.FLOATING:
+            raise TensorRuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients "
+                f"(got {self._dtype})")
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TensorTypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}")
+            if value._shape != self._shape:
+                raise TensorRuntimeError(
+                    f"assigned grad has data of a different size: expected {list(self._shape)}"
+                    f" but got {list(value._shape)}")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def data(self):
+        """The same storage without history and with its OWN version counter.
+
+        NOTE: because the counter is not shared, in-place writes through ``.data`` are
+        invisible to autograd's saved-tensor check: this is exactly why ``.data`` can
+        silently corrupt gradients in PyTorch, and jtensor reproduces it.
+        """
+        return Tensor._make(self._storage, self._shape, self._stride, self._offset,
+                            self._dtype, array=self._cached_array)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TensorTypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._storage = value._storage
+        self._dtype = value._dtype
+        self._set_metadata(value._shape, value._stride, value._offset)
+
+    # ------------------------------------------------------------------ Python protocols
+    def __len__(self):
+        if not self._shape:
+            raise TensorTypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TensorTypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise TensorRuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous "
+                f"(this tensor has {self.numel()} elements; use .any() or .all())")
+        return bool(self.item())
+
+    def _scalar_conversion(self, kind):
+        if self.numel() != 1:
+            raise TensorRuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return kind(self.item())
+
+    def __float__(self):
+        return self._scalar_conversion(float)
+
+    def __int__(self):
+        return self._scalar_conversion(int)
+
+    def __complex__(self):
+        return self._scalar_conversion(complex)
+
+    def __index__(self):
+        if self._dtype.category not in (_dtypes.INTEGRAL, _dtypes.BOOL) or self.numel() != 1:
+            raise TensorTypeError(
+                "only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __hash__(self):
+        return id(self)
+
+    def item(self):
+        """The single element as a Python number (a synchronisation point on CUDA)."""
+        if self.numel() != 1:
+            raise TensorRuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        value = self._host_array().reshape(-1)[0]
+        if self._dtype is _dtypes.bfloat16:
+            return float(value)
+        return value.item()
+
+    def tolist(self):
+        """Nested Python lists of Python numbers (a 0-d tensor gives a number)."""
+        array = self._host_array()
+        if self._dtype is _dtypes.bfloat16:
+            array = array.astype(np.float32)
+        return array.tolist()
+
+    def _host_array(self):
+        array = self._array()
+        return self._storage._backend.to_host(array)
+
+    def numpy(self, *, force=False):
+        """A NumPy array sharing this tensor's memory (writes show both ways)."""
+        if self.device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                "copy the tensor to host memory first.")
+        if self._requires_grad and not force:
+            raise TensorRuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead.")
+        return self._array()
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy(force=False) if not self._requires_grad else None
+        if array is None:
+            raise TensorRuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead.")
+        if dtype is not None:
+            return array.astype(dtype, copy=bool(copy) if copy is not None else False)
+        return array.copy() if copy else array
+
+    __array_priority__ = 1000  # make ndarray <op> Tensor defer to Tensor's reflected op
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if self._requires_grad:
+            raise TensorRuntimeError(
+                "Can't export tensors that require gradient, use tensor.detach()")
+        return self._array().__dlpack__(**({"stream": stream} if stream is not None else {}))
+
+    def __dlpack_device__(self):
+        return self._array().__dlpack_device__()
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_tensor, (self.detach().cpu().numpy().copy(), self._dtype.name,
+                                  str(self.device), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = self.clone().detach().requires_grad_(self._requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __repr__(self):
+        from ._repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if not self._shape:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __setstate__(self, state):  # pragma: no cover - pickling goes through __reduce_ex__
+        raise TensorRuntimeError("Tensor state must be restored through __reduce_ex__")
+
+    @property
+    def T(self):
+        """All dims reversed (for 2-d, the transpose). A view."""
+        return self.permute(*range(self.dim() - 1, -1, -1))
+
+    @property
+    def mT(self):
+        """The last two dims swapped (batched matrix transpose). A view."""
+        if self.dim() < 2:
+            raise TensorRuntimeError(
+                f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                f"{self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        if self.dim() > 2:
+            raise TensorRuntimeError(
+                f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
+        return self.T.conj() if self.is_complex() else self.T
+
+    @property
+    def mH(self):
+        return self.mT.conj() if self.is_complex() else self.mT
+
+    @property
+    def real(self):
+        from ._ops import elementwise
+
+        return elementwise.real(self)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            prefix = "torch." if self.device.type == "cpu" else "torch.cuda."
+            return f"{prefix}{self._dtype._torch_name}Tensor"
+        return self.to(dtype)
+
+
+def _rebuild_tensor(array, dtype_name, device_name, requires_grad):
+    from ._ops.creation import tensor
+
+    return tensor(array, dtype=_dtypes._dtype_by_name(dtype_name), device=device_name,
+                  requires_grad=requires_grad)
+
+
+def is_tensor(obj):
+    """Whether ``obj`` is a jtensor Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def wrap_storage(storage, shape, dtype, device, stride=None):
+    """A tensor over a whole new storage (contiguous unless ``stride`` is given)."""
+    shape = Size(shape)
+    if stride is None:
+        stride = contiguous_strides(shape)
+    return Tensor._make(storage, shape, tuple(stride), 0, dtype)
+
+
+def new_empty_tensor(shape, dtype, device=CPU, stride=None):
+    """Allocate uninitialised memory for ``shape`` (with ``stride``, contiguous by default)."""
+    shape = Size(shape)
+    if stride is None:
+        stride = contiguous_strides(shape)
+    extent = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, stride))
+    backend = backend_for(device)
+    storage = Storage(backend.allocate(extent * dtype.itemsize), device)
+    return Tensor._make(storage, shape, tuple(stride), 0, dtype)
+
+
+_ = (TensorValueError, grad_mode)

@@ -1,0 +1,200 @@
+"""Specs of the view ops: metadata (shape, stride, offset), sharing and errors vs PyTorch."""
+
+from ..harness import Case, OpSpec, T, arr
+
+
+def x34(lib):
+    return T(lib, arr(3, 4))
+
+
+def x234(lib):
+    return T(lib, arr(2, 3, 4))
+
+
+def case(run, make=x34, name=""):
+    return Case(run, make=make, name=name)
+
+
+SPECS = [
+    OpSpec("view", [
+        case(lambda lib, x: x.view(4, 3)),
+        case(lambda lib, x: x.view(-1)),
+        case(lambda lib, x: x.view(2, -1, 2)),
+        case(lambda lib, x: x[:, ::2].view(-1), name="strided-ok"),
+        case(lambda lib, x: x.t().view(-1), name="transposed-fails"),
+        case(lambda lib, x: x.view(2, -1, -1), name="two-inferred"),
+        case(lambda lib, x: x.view(5, -1), name="bad-size"),
+        case(lambda lib, x: x.view(lib.int16), name="dtype-smaller"),
+        case(lambda lib, x: x.view(lib.float64), name="dtype-bigger"),
+        case(lambda lib, x: x[:, :3].view(lib.float64), name="dtype-indivisible"),
+        case(lambda lib, x: x.t().view(lib.int8), name="dtype-non-unit-stride"),
+        case(lambda lib, x: x[1:, 1:].view(lib.int16), name="dtype-offset"),
+        case(lambda lib, x: x.view(lib.int32), name="dtype-same-size"),
+        case(lambda lib, x: x.view(1, 3, 1, 4, 1), name="unit-dims"),
+        case(lambda lib, x: x.unsqueeze(1).view(3, 4), name="from-unit-dims"),
+        case(lambda lib, x: x[0, 0].view(1, 1), name="0d"),
+        case(lambda lib, x: x[:0].view(0, 2, 2), name="empty"),
+        case(lambda lib, x: x[:0].view(-1, 0), name="empty-ambiguous"),
+    ]),
+    OpSpec("view_as", [case(lambda lib, x: x.view_as(lib.zeros(6, 2)))]),
+    OpSpec("as_strided", [
+        case(lambda lib, x: x.as_strided((3, 3), (1, 1)), name="overlapping-windows"),
+        case(lambda lib, x: x.as_strided((2, 2), (4, 1), 5), name="offset"),
+        case(lambda lib, x: x[1].as_strided((2,), (1,)), name="keeps-offset"),
+        case(lambda lib, x: x.as_strided((4, 4), (4, 1)), name="out-of-bounds"),
+        case(lambda lib, x: x.as_strided((2, 2), (-1, 1)), name="negative-stride"),
+        case(lambda lib, x: lib.as_strided(x, (6,), (2,)), name="function"),
+    ]),
+    OpSpec("reshape", [
+        case(lambda lib, x: x.reshape(12)),
+        case(lambda lib, x: x.t().reshape(12), name="copies"),
+        case(lambda lib, x: x[:, ::2].reshape(-1), name="strided-view"),
+        case(lambda lib, x: lib.reshape(x, (2, 6))),
+        case(lambda lib, x: x.reshape(5, 3), name="bad"),
+        case(lambda lib, x: x.expand(2, 3, 4).reshape(6, 4), name="expanded-copies"),
+        case(lambda lib, x: x[:, None].expand(3, 2, 4).reshape(3, 8), name="expanded-copy2"),
+    ]),
+    OpSpec("reshape_as", [case(lambda lib, x: x.reshape_as(lib.zeros(2, 6)))]),
+    OpSpec("flatten", [
+        case(lambda lib, x: x.flatten(), make=x234),
+        case(lambda lib, x: x.flatten(1), make=x234),
+        case(lambda lib, x: x.flatten(0, 1), make=x234),
+        case(lambda lib, x: x.transpose(0, 2).flatten(), make=x234, name="copies"),
+        case(lambda lib, x: x[::2].flatten(), name="strided-copies"),
+        case(lambda lib, x: x[0].flatten(), name="1d-returns-self"),
+        case(lambda lib, x: x[0, 0].flatten(), name="0d"),
+        case(lambda lib, x: x.flatten(2, 1), make=x234, name="bad-order"),
+        case(lambda lib, x: lib.flatten(x, 5), name="bad-dim"),
+    ]),
+    OpSpec("unflatten", [
+        case(lambda lib, x: x.unflatten(1, (2, 2))),
+        case(lambda lib, x: x.unflatten(-1, (2, -1))),
+        case(lambda lib, x: x.unflatten(1, (3, 2)), name="bad"),
+    ]),
+    OpSpec("permute", [
+        case(lambda lib, x: x.permute(2, 0, 1), make=x234),
+        case(lambda lib, x: x.permute((1, -1, 0)), make=x234),
+        case(lambda lib, x: lib.permute(x, (1, 0))),
+        case(lambda lib, x: x.permute(0, 0), name="duplicate"),
+        case(lambda lib, x: x.permute(0), name="wrong-length"),
+    ]),
+    OpSpec("transpose", [
+        case(lambda lib, x: x.transpose(0, 1)),
+        case(lambda lib, x: x.transpose(-1, 0), make=x234),
+        case(lambda lib, x: x.swapaxes(0, 2), make=x234),
+        case(lambda lib, x: x.swapdims(1, 2), make=x234),
+        case(lambda lib, x: x[0, 0].transpose(0, -1), name="0d"),
+        case(lambda lib, x: x.transpose(0, 2), name="bad-dim"),
+    ]),
+    OpSpec("t", [
+        case(lambda lib, x: x.t()),
+        case(lambda lib, x: x[0].t(), name="1d"),
+        case(lambda lib, x: x.t(), make=x234, name="3d"),
+    ]),
+    OpSpec("movedim", [
+        case(lambda lib, x: x.movedim(0, -1), make=x234),
+        case(lambda lib, x: x.movedim((0, 1), (2, 0)), make=x234),
+        case(lambda lib, x: x.moveaxis(1, 0), make=x234),
+        case(lambda lib, x: x.movedim((0, 0), (1, 2)), make=x234, name="repeated"),
+    ]),
+    OpSpec("unsqueeze", [
+        case(lambda lib, x: x.unsqueeze(0)),
+        case(lambda lib, x: x.unsqueeze(1)),
+        case(lambda lib, x: x.unsqueeze(-1)),
+        case(lambda lib, x: x.t().unsqueeze(1), name="transposed"),
+        case(lambda lib, x: x[:, ::2].unsqueeze(2), name="strided"),
+        case(lambda lib, x: x.unsqueeze(3), name="bad-dim"),
+    ]),
+    OpSpec("squeeze", [
+        case(lambda lib, x: x.view(1, 3, 1, 4).squeeze()),
+        case(lambda lib, x: x.view(1, 3, 1, 4).squeeze(2)),
+        case(lambda lib, x: x.view(1, 3, 1, 4).squeeze(1), name="not-one"),
+        case(lambda lib, x: x.view(1, 3, 1, 4).squeeze((0, 2))),
+        case(lambda lib, x: x.squeeze(5), name="bad-dim"),
+    ]),
+    OpSpec("expand", [
+        case(lambda lib, x: x[:, :1].expand(3, 5)),
+        case(lambda lib, x: x.expand(2, 3, 4)),
+        case(lambda lib, x: x.expand(2, -1, -1)),
+        case(lambda lib, x: x[0].expand(3, 4), name="stride-0-rows"),
+        case(lambda lib, x: x.expand(3, 5), name="mismatch"),
+        case(lambda lib, x: x.expand(4), name="too-few"),
+        case(lambda lib, x: x.expand(-1, 3, 4), name="negative-leading"),
+    ]),
+    OpSpec("expand_as", [case(lambda lib, x: x[:1].expand_as(x))]),
+    OpSpec("broadcast_to", [
+        case(lambda lib, x: lib.broadcast_to(x[:, :1], (2, 3, 4))),
+        case(lambda lib, x: x.broadcast_to((3, 3)), name="bad"),
+    ]),
+    OpSpec("select", [
+        case(lambda lib, x: x.select(0, 1)),
+        case(lambda lib, x: x.select(1, -1)),
+        case(lambda lib, x: x.select(0, 3), name="out-of-range"),
+        case(lambda lib, x: x[0, 0].select(0, 0), name="0d"),
+    ]),
+    OpSpec("narrow", [
+        case(lambda lib, x: x.narrow(1, 1, 2)),
+        case(lambda lib, x: x.narrow(0, -2, 2)),
+        case(lambda lib, x: x.narrow(0, 2, 2), name="too-long"),
+    ]),
+    OpSpec("diagonal", [
+        case(lambda lib, x: x.diagonal()),
+        case(lambda lib, x: x.diagonal(1)),
+        case(lambda lib, x: x.diagonal(-1)),
+        case(lambda lib, x: x.diagonal(5), name="past-the-end"),
+        case(lambda lib, x: x.diagonal(0, 0, 2), make=x234),
+        case(lambda lib, x: x.diagonal(1, -1, 1), make=x234),
+        case(lambda lib, x: x.diagonal(0, 1, 1), name="same-dims"),
+    ]),
+    OpSpec("unfold", [
+        case(lambda lib, x: x.unfold(1, 2, 1), name="overlapping"),
+        case(lambda lib, x: x.unfold(0, 2, 2)),
+        case(lambda lib, x: x.unfold(1, 5, 1), name="too-big"),
+        case(lambda lib, x: x.unfold(1, 2, 0), name="zero-step"),
+        case(lambda lib, x: lib.arange(10).unfold(0, 3, 3), make=None, name="1d"),
+    ]),
+    OpSpec("unbind", [
+        case(lambda lib, x: x.unbind()),
+        case(lambda lib, x: lib.unbind(x, 1)),
+    ]),
+    OpSpec("split", [
+        case(lambda lib, x: x.split(2)),
+        case(lambda lib, x: x.split([1, 3], 1)),
+        case(lambda lib, x: lib.split(x, 4, dim=-1)),
+        case(lambda lib, x: x.split([1, 1]), name="bad-sizes"),
+    ]),
+    OpSpec("chunk", [
+        case(lambda lib, x: x.chunk(2)),
+        case(lambda lib, x: lib.arange(10).chunk(4), make=None, name="uneven"),
+        case(lambda lib, x: lib.arange(10).chunk(6), make=None, name="fewer-chunks"),
+        case(lambda lib, x: x.chunk(0), name="zero"),
+    ]),
+    OpSpec("tensor_split", [
+        case(lambda lib, x: x.tensor_split(3, 1)),
+        case(lambda lib, x: x.tensor_split([1, 3], 1)),
+        case(lambda lib, x: lib.arange(7).tensor_split(3), make=None),
+        case(lambda lib, x: lib.arange(7).tensor_split([5, 2]), make=None, name="unordered"),
+    ]),
+    OpSpec("detach", [case(lambda lib, x: x.detach())]),
+    OpSpec("alias", [case(lambda lib, x: lib.alias(x) if hasattr(lib, "alias")
+                          else lib.ops.aten.alias(x))]),
+    OpSpec("__getitem__", [
+        case(lambda lib, x: x[1]),
+        case(lambda lib, x: x[-1, 1:3]),
+        case(lambda lib, x: x[:, ::2]),
+        case(lambda lib, x: x[1:, 1::2]),
+        case(lambda lib, x: x[None, :, None]),
+        case(lambda lib, x: x[..., 1]),
+        case(lambda lib, x: x[1, ..., None]),
+        case(lambda lib, x: x[0, 2:, 1:7:2], make=x234, name="seed-example"),
+        case(lambda lib, x: x[10:], name="empty-slice"),
+        case(lambda lib, x: x[2:1], name="reversed-slice"),
+        case(lambda lib, x: x[-10:2]),
+        case(lambda lib, x: x[5], name="out-of-range"),
+        case(lambda lib, x: x[1, 2, 3], name="too-many"),
+        case(lambda lib, x: x[::0], name="zero-step"),
+        case(lambda lib, x: x[::-1], name="negative-step"),
+        case(lambda lib, x: x[0, 0][None], name="0d-none"),
+        case(lambda lib, x: x[0, 0][...], name="0d-ellipsis"),
+    ]),
+]

@@ -1,0 +1,46 @@
+"""The op registry drives these tests: every op needs a spec, and every spec case is run in
+jtensor and (when installed) PyTorch and compared in every observable way."""
+
+import pytest
+
+import jtensor
+from jtensor._registry import OPS
+
+from .harness import check_self_consistent, compare, compare_sharing, run_case, torch
+from .specs import all_specs
+
+SPECS = all_specs()
+CASES = [(name, i, case) for name, spec in sorted(SPECS.items())
+         for i, case in enumerate(spec.cases)]
+
+
+def test_every_registered_op_has_a_spec():
+    missing = sorted(set(OPS) - set(SPECS))
+    assert not missing, f"ops without a spec in tests/specs: {missing}"
+
+
+def test_every_spec_names_a_registered_op():
+    unknown = sorted(set(SPECS) - set(OPS))
+    assert not unknown, f"specs for ops that are not registered: {unknown}"
+
+
+def test_every_spec_has_cases():
+    empty = sorted(name for name, spec in SPECS.items() if not spec.cases)
+    assert not empty, f"specs without a case: {empty}"
+
+
+@pytest.mark.parametrize("name,index,case", CASES,
+                         ids=[f"{n}-{c.name or i}" for n, i, c in CASES])
+def test_case(name, index, case):
+    mine_inputs, mine = run_case(jtensor, case)
+    if not isinstance(mine, BaseException):
+        check_self_consistent(mine, mine_inputs)
+    if torch is None:
+        if isinstance(mine, BaseException) and not isinstance(
+                mine, (RuntimeError, IndexError, TypeError, ValueError)):
+            raise mine
+        pytest.skip("PyTorch (the conformance oracle) is not installed")
+    torch_inputs, theirs = run_case(torch, case)
+    compare(mine, theirs, case)
+    if not isinstance(theirs, BaseException):
+        compare_sharing(mine_inputs, mine, torch_inputs, theirs)
