@@ -32,7 +32,7 @@ class layout:
 strided = layout("strided")
 
 # Importing the op modules registers every op (functions here, methods on Tensor).
-from ._ops import arithmetic, copies, creation, indexing, views  # noqa: E402,F401
+from . import _ops  # noqa: E402,F401
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 
 globals().update(_FUNCTIONS)

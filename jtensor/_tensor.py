@@ -9,8 +9,7 @@ import numpy as np
 
 from . import _dtypes
 from ._device import CPU, backend_for
-from ._dispatch import grad_mode
-from ._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
+from ._errors import TensorRuntimeError, TensorTypeError, wrap_dim
 from ._layout import (contiguous_strides, is_channels_last, is_contiguous,
                       is_non_overlapping_and_dense)
 from ._size import Size
@@ -474,12 +473,6 @@ class Tensor:
     def mH(self):
         return self.mT.conj() if self.is_complex() else self.mT
 
-    @property
-    def real(self):
-        from ._ops import elementwise
-
-        return elementwise.real(self)
-
     def type(self, dtype=None):
         if dtype is None:
             prefix = "torch." if self.device.type == "cpu" else "torch.cuda."
@@ -517,5 +510,3 @@ def new_empty_tensor(shape, dtype, device=CPU, stride=None):
     storage = Storage(backend.allocate(extent * dtype.itemsize), device)
     return Tensor._make(storage, shape, tuple(stride), 0, dtype)
 
-
-_ = (TensorValueError, grad_mode)
