@@ -15,6 +15,7 @@ from ._dispatch import check_same_device, finish
 from ._errors import TensorRuntimeError, TensorTypeError
 from ._layout import (broadcast_shapes, contiguous_strides, elementwise_output_strides)
 from ._size import Size
+from ._storage import Storage
 from ._tensor import Tensor, new_empty_tensor
 
 # dtype rules: how the promoted input type becomes the computation and result types.
@@ -67,6 +68,10 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     shape and a dtype the result can be cast to. ``out``: like PyTorch's ``out=``, resized
     when empty and otherwise required to match.
     """
+    if out is None and inplace is None and result_dtype_override is None:
+        result = _fast(op, compute, inputs, rule, info)
+        if result is not None:
+            return result
     tensors = []
     values = []
     for x in inputs:
@@ -157,6 +162,73 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
             output = new_empty_tensor(shape, result, device, stride=strides)
             output._array()[...] = computed
     return finish(op, tuple(tensors), output, info=info)
+
+
+_FAST_FLOATS = (_dtypes.float32, _dtypes.float64)
+_FAST_SCALARS = (float, int)
+
+
+def _fast(op, compute, inputs, rule, info):
+    """The common case, decided in a few checks: contiguous operands of one shape and dtype.
+
+    Returns ``None`` (nothing computed) whenever any general rule could matter: mixed
+    dtypes or devices, broadcasting, non-contiguous layouts, low-precision floats, Python
+    numbers next to integer tensors (whose wrap-around the general path handles).
+    """
+    first = inputs[0]
+    if not isinstance(first, Tensor):
+        return None
+    dtype = first._dtype
+    contiguous = first._contiguous
+    if contiguous is None:
+        contiguous = first.is_contiguous()
+    if not contiguous:
+        return None
+    if len(inputs) == 2:
+        other = inputs[1]
+        if isinstance(other, Tensor):
+            if other._dtype is not dtype or other._shape != first._shape or \
+                    other._storage.device != first._storage.device:
+                return None
+            if not (other._contiguous or (other._contiguous is None and other.is_contiguous())):
+                return None
+            tensors = (first, other)
+        elif type(other) in _FAST_SCALARS and dtype in _FAST_FLOATS:
+            tensors = (first,)
+        else:
+            return None
+    elif len(inputs) == 1:
+        tensors = (first,)
+    else:
+        return None
+    if rule == PROMOTE or rule == SAME_AS_INPUT:
+        if dtype in _LOW_PRECISION:
+            return None
+        result = dtype
+    elif rule == FLOAT:
+        if dtype not in _FAST_FLOATS:
+            return None
+        result = dtype
+    elif rule == BOOL_RESULT:
+        if dtype in _LOW_PRECISION:
+            return None
+        result = _dtypes.bool_
+    else:
+        return None
+    backend = first._storage._backend
+    xp = backend.xp
+    arrays = [x._array() if isinstance(x, Tensor) else x for x in inputs]
+    computed = getattr(xp, compute)(*arrays) if type(compute) is str else compute(xp, *arrays)
+    if computed.dtype != result.numpy:
+        computed = computed.astype(result.numpy)
+    shape = first._shape
+    if computed.shape != shape:
+        computed = xp.broadcast_to(computed, shape)
+    if not computed.flags.c_contiguous:
+        computed = xp.ascontiguousarray(computed)
+    output = Tensor._make(Storage(None, first._storage.device, computed), shape,
+                          contiguous_strides(shape), 0, result, array=computed, contiguous=True)
+    return finish(op, tensors, output, info=info)
 
 
 def _has_overlap(array):

@@ -4,17 +4,24 @@ Everything here works on plain tuples of ints and never touches data, so the sam
 serve views, the dispatcher and the visualisations.
 """
 
+import functools
+
 from ._errors import TensorRuntimeError
 
 
-def contiguous_strides(shape):
-    """Row-major strides in elements; size-0 and size-1 dims count as 1, as in PyTorch."""
+@functools.lru_cache(maxsize=4096)
+def _contiguous_strides(shape):
     strides = [1] * len(shape)
     step = 1
     for i in range(len(shape) - 1, -1, -1):
         strides[i] = step
         step *= shape[i] if shape[i] > 1 else 1
     return tuple(strides)
+
+
+def contiguous_strides(shape):
+    """Row-major strides in elements; size-0 and size-1 dims count as 1, as in PyTorch."""
+    return _contiguous_strides(tuple(shape))
 
 
 def channels_last_strides(shape):

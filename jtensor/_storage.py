@@ -15,12 +15,28 @@ class Storage:
     True
     """
 
-    __slots__ = ("_data", "device", "_backend", "__weakref__")
+    __slots__ = ("_bytes", "_source", "device", "_backend", "__weakref__")
 
-    def __init__(self, data, device):
-        self._data = data  # 1-D uint8 backend array
+    def __init__(self, data, device, source=None):
+        # Either the bytes (1-D uint8 backend array) or a C-contiguous array to take them from
+        # on first use: most op results never need their byte view, so it is made lazily.
+        self._bytes = data
+        self._source = source
         self.device = device
         self._backend = backend_for(device)
+
+    @property
+    def _data(self):
+        data = self._bytes
+        if data is None:
+            data = self._bytes = self._source.reshape(-1).view("uint8")
+            self._source = None
+        return data
+
+    @_data.setter
+    def _data(self, value):
+        self._bytes = value
+        self._source = None
 
     def nbytes(self):
         """Size of the storage in bytes."""

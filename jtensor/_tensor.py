@@ -52,9 +52,18 @@ class Tensor:
     (torch.Size([2, 3]), (3, 1), 0)
     """
 
+    # Hot fields live in slots; rarely-set autograd fields default at class level and only
+    # reach the instance __dict__ when assigned, which keeps creating a tensor cheap.
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_cached_array",
-                 "_base", "_version_counter", "_requires_grad", "_grad", "grad_fn",
-                 "_retains_grad", "_output_nr", "_hooks", "__dict__", "__weakref__")
+                 "_version_counter", "_contiguous", "__dict__", "__weakref__")
+
+    _base = None
+    _requires_grad = False
+    _grad = None
+    grad_fn = None
+    _retains_grad = False
+    _output_nr = 0
+    _hooks = None
 
     # ------------------------------------------------------------------ construction
     def __new__(cls, *args, dtype=None, device=None, requires_grad=False):
@@ -68,8 +77,8 @@ class Tensor:
 
     @classmethod
     def _make(cls, storage, shape, stride, offset, dtype, base=None, version=None,
-              array=None):
-        """Internal constructor: no checks, no copies."""
+              array=None, contiguous=None):
+        """Internal constructor: no checks, no copies. ``shape`` and ``stride`` are tuples."""
         self = object.__new__(cls)
         self._storage = storage
         self._shape = shape
@@ -77,14 +86,10 @@ class Tensor:
         self._offset = offset
         self._dtype = dtype
         self._cached_array = array
-        self._base = base
+        self._contiguous = contiguous
+        if base is not None:
+            self._base = base
         self._version_counter = version if version is not None else _VersionCounter()
-        self._requires_grad = False
-        self._grad = None
-        self.grad_fn = None
-        self._retains_grad = False
-        self._output_nr = 0
-        self._hooks = None
         return self
 
     @classmethod
@@ -94,21 +99,20 @@ class Tensor:
             dtype = _dtypes.from_numpy_dtype(array.dtype)
         elif array.dtype != dtype.numpy:
             array = array.astype(dtype.numpy)
-        shape = Size(array.shape)
+        shape = array.shape
         if array.flags.c_contiguous:
+            return cls._make(Storage(None, device, array), shape, contiguous_strides(shape), 0,
+                             dtype, array=array, contiguous=True)
+        itemsize = dtype.itemsize
+        stride = tuple(s // itemsize for s in array.strides)
+        if (min(stride, default=0) >= 0 and all(s % itemsize == 0 for s in array.strides)
+                and is_non_overlapping_and_dense(shape, stride)):
+            order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
+            data = array.transpose(order).reshape(-1).view(np.uint8)
+        else:
+            array = array.copy()
             data = array.reshape(-1).view(np.uint8)
             stride = contiguous_strides(shape)
-        else:
-            itemsize = dtype.itemsize
-            stride = tuple(s // itemsize for s in array.strides)
-            if (min(stride, default=0) >= 0 and all(s % itemsize == 0 for s in array.strides)
-                    and is_non_overlapping_and_dense(shape, stride)):
-                order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
-                data = array.transpose(order).reshape(-1).view(np.uint8)
-            else:
-                array = array.copy()
-                data = array.reshape(-1).view(np.uint8)
-                stride = contiguous_strides(shape)
         return cls._make(Storage(data, device), shape, stride, 0, dtype, array=array)
 
     # ------------------------------------------------------------------ raw data access
@@ -126,20 +130,21 @@ class Tensor:
 
     def _set_metadata(self, shape, stride, offset):
         """In-place metadata change (``as_strided_``, ``transpose_``...): drop the cache."""
-        self._shape = Size(shape)
+        self._shape = tuple(shape)
         self._stride = tuple(stride)
         self._offset = offset
         self._cached_array = None
+        self._contiguous = None
 
     # ------------------------------------------------------------------ metadata
     @property
     def shape(self):
-        return self._shape
+        return Size(self._shape)
 
     def size(self, dim=None):
         """The shape, or the size of one dimension."""
         if dim is None:
-            return self._shape
+            return Size(self._shape)
         return self._shape[wrap_dim(dim, len(self._shape))]
 
     def stride(self, dim=None):
@@ -226,7 +231,10 @@ class Tensor:
     def is_contiguous(self, memory_format=contiguous_format):
         """Row-major dense (the default), or NHWC-dense for ``channels_last``."""
         if memory_format is contiguous_format:
-            return is_contiguous(self._shape, self._stride)
+            flag = self._contiguous
+            if flag is None:
+                flag = self._contiguous = is_contiguous(self._shape, self._stride)
+            return flag
         if memory_format is channels_last:
             return len(self._shape) == 4 and is_channels_last(self._shape, self._stride)
         if memory_format is channels_last_3d:
@@ -494,7 +502,7 @@ def is_tensor(obj):
 
 def wrap_storage(storage, shape, dtype, device, stride=None):
     """A tensor over a whole new storage (contiguous unless ``stride`` is given)."""
-    shape = Size(shape)
+    shape = tuple(shape)
     if stride is None:
         stride = contiguous_strides(shape)
     return Tensor._make(storage, shape, tuple(stride), 0, dtype)
@@ -502,7 +510,7 @@ def wrap_storage(storage, shape, dtype, device, stride=None):
 
 def new_empty_tensor(shape, dtype, device=CPU, stride=None):
     """Allocate uninitialised memory for ``shape`` (with ``stride``, contiguous by default)."""
-    shape = Size(shape)
+    shape = tuple(shape)
     if stride is None:
         stride = contiguous_strides(shape)
     extent = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, stride))

@@ -44,3 +44,39 @@ def test_case(name, index, case):
     compare(mine, theirs, case)
     if not isinstance(theirs, BaseException):
         compare_sharing(mine_inputs, mine, torch_inputs, theirs)
+
+
+class _Recorder:
+    """A minimal trace hook: the names of the ops that reached ``_dispatch.finish``."""
+
+    def __init__(self):
+        self.names = []
+
+    def __call__(self, op, inputs, outputs, modified, info):
+        self.names.append(op.name)
+
+
+@pytest.mark.parametrize("name,index,case", CASES,
+                         ids=[f"{n}-{c.name or i}" for n, i, c in CASES])
+def test_case_reaches_the_dispatch_point(name, index, case, monkeypatch):
+    """Each op, when it succeeds, passes through the single dispatch point and is traced."""
+    from jtensor import _dispatch
+
+    inputs = case.make(jtensor) if case.make is not None else ()
+    if not isinstance(inputs, tuple):
+        inputs = (inputs,)
+    recorder = _Recorder()
+    monkeypatch.setattr(_dispatch, "trace_hook", recorder)
+    try:
+        case.run(jtensor, *inputs)
+    except Exception:  # noqa: BLE001 - failing cases are checked by test_case
+        return
+    finally:
+        monkeypatch.setattr(_dispatch, "trace_hook", None)
+    assert name in recorder.names or _returns_input_unchanged(name), (
+        f"op {name!r} ran without emitting its trace event (events: {recorder.names})")
+
+
+def _returns_input_unchanged(name):
+    # contiguous()/flatten()/to() may hand back their input itself, as PyTorch does: no op ran.
+    return name in {"contiguous", "flatten", "to"}

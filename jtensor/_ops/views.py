@@ -13,14 +13,13 @@ from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, wrap_dim)
 from .._layout import infer_size, storage_extent, view_strides
 from .._registry import register
-from .._size import Size
 from .._tensor import Tensor
 
 
 def make_view(input, shape, stride, offset, dtype=None):
     """A tensor over ``input``'s storage with the given metadata (no op bookkeeping)."""
     base = input._base if input._base is not None else input
-    return Tensor._make(input._storage, Size(shape), tuple(stride), offset,
+    return Tensor._make(input._storage, tuple(shape), tuple(stride), offset,
                         dtype or input._dtype, base=base, version=input._version_counter)
 
 
@@ -52,7 +51,11 @@ def view(input, *shape, dtype=None):
         dtype = shape[0]
     if dtype is not None:
         return _view_dtype(input, _dtypes.to_dtype(dtype))
-    shape = infer_size(sizes_from_args(shape), input.numel())
+    return _view_shape(view.op, input, sizes_from_args(shape))
+
+
+def _view_shape(op, input, shape):
+    shape = infer_size(shape, input.numel())
     stride = view_strides(input._shape, input._stride, shape)
     if stride is None:
         raise TensorRuntimeError(
@@ -60,7 +63,7 @@ def view(input, *shape, dtype=None):
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
             f"(input shape {list(input._shape)}, stride {list(input._stride)}; requested "
             f"shape {list(shape)})")
-    return _view_op(view.op, input, shape, stride, input._offset)
+    return _view_op(op, input, shape, stride, input._offset)
 
 
 def _view_dtype(input, new):
@@ -105,7 +108,7 @@ def _view_dtype(input, new):
 @register("view")
 def view_as(input, other):
     """``input.view(other.size())``."""
-    return view(input, other._shape)
+    return _view_shape(view_as.op, input, other._shape)
 
 
 @register("view")
@@ -149,15 +152,19 @@ def reshape(input, *shape):
     >>> x[:, ::2].reshape(-1)._is_view(), x.t().reshape(-1)._is_view()
     (True, False)
     """
-    shape = infer_size(sizes_from_args(shape), input.numel())
+    return _reshape(reshape.op, input, sizes_from_args(shape))
+
+
+def _reshape(op, input, shape):
+    shape = infer_size(shape, input.numel())
     stride = view_strides(input._shape, input._stride, shape)
     if stride is not None:
-        return _view_op(reshape.op, input, shape, stride, input._offset)
+        return _view_op(op, input, shape, stride, input._offset)
     from .copies import contiguous_copy
 
     copied = contiguous_copy(input)
-    copied._set_metadata(Size(shape), view_strides(copied._shape, copied._stride, shape), 0)
-    return finish(reshape.op, (input,), copied, info={"copied": True})
+    copied._set_metadata(shape, view_strides(copied._shape, copied._stride, shape), 0)
+    return finish(op, (input,), copied, info={"copied": True})
 
 
 def _reshape_method(self, *shape):
@@ -169,7 +176,8 @@ Tensor.reshape = _reshape_method
 
 @register("view")
 def reshape_as(input, other):
-    return reshape(input, other._shape)
+    """``input.reshape(other.size())``: a view when possible, else a copy."""
+    return _reshape(reshape_as.op, input, other._shape)
 
 
 @register("view")
@@ -177,7 +185,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one (a view when possible, like reshape)."""
     ndim = input.dim()
     if ndim == 0:
-        return reshape(input, 1)
+        return _reshape(flatten.op, input, (1,))
     start, end = wrap_dim(start_dim, ndim), wrap_dim(end_dim, ndim)
     if start > end:
         raise TensorRuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
@@ -186,7 +194,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     merged = 1
     for s in input._shape[start:end + 1]:
         merged *= s
-    return reshape(input, input._shape[:start] + (merged,) + input._shape[end + 1:])
+    return _reshape(flatten.op, input, input._shape[:start] + (merged,) + input._shape[end + 1:])
 
 
 @register("view")
@@ -204,7 +212,7 @@ def unflatten(input, dim, sizes):
         raise TensorRuntimeError(
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
             f"{dim} ({input._shape[dim]}) in the input tensor")
-    return view(input, input._shape[:dim] + inferred + input._shape[dim + 1:])
+    return _view_shape(unflatten.op, input, input._shape[:dim] + inferred + input._shape[dim + 1:])
 
 
 # ---------------------------------------------------------------------- dim shuffles
@@ -304,7 +312,10 @@ def squeeze(input, dim=None):
 @register("view")
 def expand(input, *sizes):
     """Broadcast to a bigger shape with stride 0 on the repeated dims (no memory is used)."""
-    sizes = sizes_from_args(sizes)
+    return _expand(expand.op, input, sizes_from_args(sizes))
+
+
+def _expand(op, input, sizes):
     ndim = input.dim()
     if len(sizes) < ndim:
         raise TensorRuntimeError(
@@ -336,17 +347,19 @@ def expand(input, *sizes):
                 f"The expanded size of the tensor ({target}) must match the existing size "
                 f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                 f"Tensor sizes: {list(input._shape)}")
-    return _view_op(expand.op, input, shape, stride, input._offset)
+    return _view_op(op, input, shape, stride, input._offset)
 
 
 @register("view")
 def expand_as(input, other):
-    return expand(input, other._shape)
+    """``input.expand(other.size())``."""
+    return _expand(expand_as.op, input, tuple(other._shape))
 
 
 @register("view", method=False)
 def broadcast_to(input, size):
-    return expand(input, tuple(size))
+    """``input.expand(size)``."""
+    return _expand(broadcast_to.op, input, sizes_from_args((size,)))
 
 
 Tensor.broadcast_to = lambda self, size: broadcast_to(self, size)

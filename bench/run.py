@@ -1,0 +1,167 @@
+"""Per-op overhead and large-op throughput of jtensor, beside NumPy and PyTorch, in one run.
+
+    ./dev.sh bench            # or: .venv/bin/python bench/run.py [--quick] [--json PATH]
+
+Reports the median time per call of each workload and the ratios jtensor/PyTorch and
+jtensor/NumPy, with the issue's targets: small ops within 3x of PyTorch, views within 2x of
+PyTorch, large ops within 1.05x of plain NumPy. This is a measurement, not a test: it never
+fails on timing.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import timeit
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import jtensor  # noqa: E402
+
+try:
+    import torch
+except ImportError:  # the PyTorch column is left empty without it
+    torch = None
+
+
+def measure(fn, min_time):
+    """Median seconds per call over several repeats, each at least ``min_time`` long."""
+    number, elapsed = 1, 0.0
+    while True:
+        elapsed = timeit.timeit(fn, number=number)
+        if elapsed >= min_time / 5:
+            break
+        number *= 2
+    runs = timeit.repeat(fn, number=number, repeat=7)
+    return statistics.median(runs) / number
+
+
+VIEW_OPS = {
+    "view(-1)": lambda x: x.view(-1),
+    "reshape(4096)": lambda x: x.reshape(4096),
+    "t()": lambda x: x.t(),
+    "transpose(0,1)": lambda x: x.transpose(0, 1),
+    "permute(1,0)": lambda x: x.permute(1, 0),
+    "x[1:, ::2]": lambda x: x[1:, ::2],
+    "x[3]": lambda x: x[3],
+    "select(0,1)": lambda x: x.select(0, 1),
+    "narrow(0,1,5)": lambda x: x.narrow(0, 1, 5),
+    "unsqueeze(0)": lambda x: x.unsqueeze(0),
+    "squeeze()": lambda x: x.squeeze(),
+    "expand(4,64,64)": lambda x: x.expand(4, 64, 64),
+    "diagonal()": lambda x: x.diagonal(),
+    "unfold(1,4,2)": lambda x: x.unfold(1, 4, 2),
+    "as_strided": lambda x: x.as_strided((32, 32), (64, 1)),
+    "detach()": lambda x: x.detach(),
+    "split(16)": lambda x: x.split(16),
+    "chunk(4)": lambda x: x.chunk(4),
+    "movedim(0,1)": lambda x: x.movedim(0, 1),
+    "flatten()": lambda x: x.flatten(),
+    "unflatten(1,(8,8))": lambda x: x.unflatten(1, (8, 8)),
+    "view_as": lambda x: x.view_as(x),
+}
+
+
+def workloads(quick):
+    """(group, name, {library: zero-argument callable}) for every measured workload."""
+    libs = {"jtensor": jtensor, "numpy": None}
+    if torch is not None:
+        libs["torch"] = torch
+    rows = []
+
+    small = {}
+    for name, lib in libs.items():
+        if lib is None:
+            a = np.ones(4, dtype=np.float32)
+            b = np.ones(4, dtype=np.float32)
+        else:
+            a = lib.ones(4, dtype=lib.float32)
+            b = lib.ones(4, dtype=lib.float32)
+        small[name] = (lambda a=a, b=b: a + b)
+    rows.append(("small", "a + b (4 float32)", small))
+
+    for op_name, op in VIEW_OPS.items():
+        fns = {}
+        for name, lib in libs.items():
+            if lib is None:
+                continue
+            x = lib.ones(64, 64)
+            fns[name] = (lambda x=x, op=op: op(x))
+        rows.append(("view", op_name, fns))
+
+    n = 1_000_000 if quick else 10_000_000
+    large = {}
+    for name, lib in libs.items():
+        data_a = np.random.default_rng(0).random(n, dtype=np.float32)
+        data_b = np.random.default_rng(1).random(n, dtype=np.float32)
+        if lib is None:
+            a, b = data_a, data_b
+        else:
+            a, b = lib.from_numpy(data_a), lib.from_numpy(data_b)
+        large[name] = (lambda a=a, b=b: a + b)
+    rows.append(("large", f"a + b ({n:,} float32)", large))
+
+    m = 256 if quick else 1024
+    matmul = {}
+    for name, lib in libs.items():
+        data_a = np.random.default_rng(2).random((m, m), dtype=np.float32)
+        data_b = np.random.default_rng(3).random((m, m), dtype=np.float32)
+        if lib is None:
+            a, b = data_a, data_b
+        else:
+            a, b = lib.from_numpy(data_a), lib.from_numpy(data_b)
+        matmul[name] = (lambda a=a, b=b: a @ b)
+    rows.append(("large", f"matmul {m}x{m} float32", matmul))
+    return rows
+
+
+TARGETS = {"small": ("torch", 3.0), "view": ("torch", 2.0), "large": ("numpy", 1.05)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, shorter runs")
+    parser.add_argument("--json", help="also write the results as JSON to this path")
+    args = parser.parse_args()
+    min_time = 0.05 if args.quick else 0.2
+
+    results = []
+    for group, name, fns in workloads(args.quick):
+        times = {lib: measure(fn, min_time) for lib, fn in fns.items()}
+        against, target = TARGETS[group]
+        ratio_torch = times["jtensor"] / times["torch"] if "torch" in times else None
+        ratio_numpy = times["jtensor"] / times["numpy"] if "numpy" in times else None
+        ratio = ratio_torch if against == "torch" else ratio_numpy
+        results.append({"group": group, "name": name, "times_s": times,
+                        "jtensor_over_torch": ratio_torch, "jtensor_over_numpy": ratio_numpy,
+                        "target": f"<= {target}x {against}",
+                        "meets_target": None if ratio is None else ratio <= target})
+
+    def fmt_time(seconds):
+        if seconds is None:
+            return "-"
+        return f"{seconds * 1e6:.2f} us" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
+
+    def fmt_ratio(r):
+        return "-" if r is None else f"{r:.2f}x"
+
+    print(f"jtensor {jtensor.__version__}, NumPy {np.__version__}, "
+          f"PyTorch {torch.__version__ if torch else 'not installed'}")
+    print("| group | workload | jtensor | PyTorch | NumPy | jt/torch | jt/numpy | target | met |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        t = r["times_s"]
+        met = {True: "yes", False: "NO", None: "-"}[r["meets_target"]]
+        print(f"| {r['group']} | {r['name']} | {fmt_time(t.get('jtensor'))} | "
+              f"{fmt_time(t.get('torch'))} | {fmt_time(t.get('numpy'))} | "
+              f"{fmt_ratio(r['jtensor_over_torch'])} | {fmt_ratio(r['jtensor_over_numpy'])} | "
+              f"{r['target']} | {met} |")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(results, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()
