@@ -322,31 +322,31 @@ def _expand(op, input, sizes):
             f"expand({input.type()}{{{list(input._shape)}}}, size={list(sizes)}): the number of "
             f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
             f"in the tensor ({ndim})")
-    lead = len(sizes) - ndim
-    shape, stride = [], []
-    for i, target in enumerate(sizes):
-        if i < lead:
-            if target < 0:
-                raise TensorRuntimeError(
-                    f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
-                    "non-existing dimension 0")
-            shape.append(target)
-            stride.append(0)
-            continue
-        size, st = input._shape[i - lead], input._stride[i - lead]
-        if target == -1:
-            target = size
-        if size == target:
-            shape.append(size)
-            stride.append(st)
-        elif size == 1:
-            shape.append(target)
-            stride.append(0)
+    # Right to left, as PyTorch's inferExpandGeometry: a new leading dim of size 1 takes
+    # the stride size*stride of the dim after it; any other new or stretched dim gets 0.
+    shape, stride = [0] * len(sizes), [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):
+        dim = i - (len(sizes) - ndim)
+        if dim >= 0:
+            size, st = input._shape[dim], input._stride[dim]
         else:
-            raise TensorRuntimeError(
-                f"The expanded size of the tensor ({target}) must match the existing size "
-                f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
-                f"Tensor sizes: {list(input._shape)}")
+            size = 1
+            st = shape[i + 1] * stride[i + 1] if i + 1 < len(sizes) else 1
+        target = sizes[i]
+        if target == -1:
+            if dim < 0:
+                raise TensorRuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}")
+            target = size
+        if size != target:
+            if size != 1 or target < 0:
+                raise TensorRuntimeError(
+                    f"The expanded size of the tensor ({target}) must match the existing size "
+                    f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                    f"Tensor sizes: {list(input._shape)}")
+            size, st = target, 0
+        shape[i], stride[i] = size, st
     return _view_op(op, input, shape, stride, input._offset)
 
 

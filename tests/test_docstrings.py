@@ -1,0 +1,25 @@
+"""Every runnable example in jtensor's docstrings runs and prints what it says."""
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import jtensor
+
+MODULES = sorted({"jtensor"} | {
+    f"jtensor.{m.name}" for m in pkgutil.walk_packages(jtensor.__path__)
+    if not m.name.startswith(("magics", "widgets"))
+})
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for test in finder.find(module, name):
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} docstring example(s) failed in {name}"
