@@ -37,7 +37,10 @@ from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 
 globals().update(_FUNCTIONS)
 
-from ._dtypes import can_cast, promote_types  # noqa: E402
+from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,E501
+from ._repr import get_printoptions, printoptions, set_printoptions  # noqa: E402
+
+from ._dtypes import can_cast, promote_types, result_type  # noqa: E402
 from ._layout import broadcast_shapes as _broadcast_shapes  # noqa: E402
 
 

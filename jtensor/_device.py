@@ -81,6 +81,10 @@ class CPUBackend:
     @staticmethod
     def view(data, shape, np_dtype, offset_bytes, strides_bytes):
         """An array over ``data`` (1-D uint8) with exactly this metadata; never a copy."""
+        if offset_bytes >= data.shape[0] and 0 in shape:
+            # An empty tensor may sit at (or past) the end of its storage, as in PyTorch;
+            # NumPy refuses such an offset, and there is nothing to address anyway.
+            offset_bytes = 0
         return np.ndarray(shape, np_dtype, data, offset_bytes, strides_bytes)
 
     @staticmethod

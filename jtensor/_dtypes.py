@@ -154,13 +154,25 @@ def _promote_pair(a, b):
 _PROMOTION = {(a, b): _promote_pair(a, b) for a in ALL for b in ALL}
 
 
+def _dtype_arg(value, fname, argname, position):
+    """A dtype argument as PyTorch's parser takes it: a dtype, or float/int/bool/complex."""
+    if isinstance(value, dtype):
+        return value
+    if value in (float, int, bool, complex):
+        return to_dtype(value)
+    raise TensorTypeError(
+        f"{fname}(): argument '{argname}' (position {position}) must be torch.dtype, not "
+        f"{type(value).__name__}")
+
+
 def promote_types(type1, type2):
     """The smallest dtype both inputs can be cast to, as ``torch.promote_types``.
 
     >>> promote_types(uint8, int8)
     torch.int16
     """
-    return _PROMOTION[(to_dtype(type1), to_dtype(type2))]
+    return _PROMOTION[(_dtype_arg(type1, "promote_types", "type1", 1),
+                       _dtype_arg(type2, "promote_types", "type2", 2))]
 
 
 # -------------------------------------------------------------------- default dtype
@@ -174,12 +186,14 @@ def get_default_dtype():
 
 
 def set_default_dtype(d):
-    """Set the default floating dtype; only floating types are allowed, as in PyTorch."""
-    d = to_dtype(d)
+    """Set the default floating dtype; only floating dtypes are allowed, as in PyTorch."""
+    if not isinstance(d, dtype):
+        raise TensorTypeError(
+            "invalid dtype object: only floating-point types are supported as the default type"
+            f" (got {d!r}; pass e.g. torch.float64)")
     if d not in (float16, bfloat16, float32, float64):
         raise TensorTypeError(
-            f"only floating-point types are supported as the default type, got {d}"
-        )
+            f"only floating-point types are supported as the default type (got {d})")
     _state["default"] = d
 
 
@@ -234,9 +248,51 @@ def result_type_of(tensor_dtypes, zero_dim_dtypes, scalar_values):
 
 
 def can_cast(from_, to):
-    """Whether ``from_`` may be cast to ``to`` under PyTorch's same-kind rule."""
-    from_, to = to_dtype(from_), to_dtype(to)
-    return from_.category <= to.category or (from_.category == BOOL)
+    """Whether ``from_`` may be cast to ``to`` under PyTorch's same-kind rule.
+
+    Complex never goes to non-complex, floating never to integral, and nothing but bool
+    goes to bool.
+
+    >>> can_cast(float32, int32), can_cast(int32, float32), can_cast(int64, bool_)
+    (False, True, False)
+    """
+    from_ = _dtype_arg(from_, "can_cast", "from_", 1)
+    to = _dtype_arg(to, "can_cast", "to", 2)
+    return from_.category <= to.category or from_.category == BOOL
+
+
+def _number_arg(value):
+    """A Python (or NumPy) number as PyTorch's ``Number`` parameter takes it, else None."""
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    if isinstance(value, (np.bool_, np.number)) and np.ndim(value) == 0:
+        return value.item()
+    return None
+
+
+def result_type(tensor, other):
+    """The dtype an arithmetic op on ``tensor`` and ``other`` computes in (``torch.result_type``).
+
+    Each argument is a tensor or a Python number; sized tensors outrank 0-d tensors, which
+    outrank numbers, unless the lower class is of a higher category (bool < integer <
+    floating < complex).
+
+    >>> import jtensor as torch
+    >>> torch.result_type(torch.tensor([1, 2]), 2.5), torch.result_type(torch.tensor([1.0]), 5)
+    (torch.float32, torch.float32)
+    """
+    sized, zero_dim, scalars = [], [], []
+    for position, (name, value) in enumerate((("tensor", tensor), ("other", other)), 1):
+        if hasattr(value, "_dtype") and hasattr(value, "_shape"):
+            (sized if value._shape else zero_dim).append(value._dtype)
+            continue
+        number = _number_arg(value)
+        if number is None:
+            raise TensorTypeError(
+                f"result_type(): argument '{name}' (position {position}) must be Tensor or "
+                f"Number, not {type(value).__name__}")
+        scalars.append(number)
+    return result_type_of(sized, zero_dim, scalars)
 
 
 def cast_error(result, out_dtype):
@@ -247,12 +303,21 @@ def cast_error(result, out_dtype):
 
 
 class finfo:
-    """Machine limits of a floating dtype, as ``torch.finfo``."""
+    """Machine limits of a floating dtype, as ``torch.finfo`` (the default dtype if omitted).
+
+    >>> finfo(float16).max, finfo(complex64).dtype
+    (65504.0, 'float32')
+    """
 
     def __init__(self, type=None):
-        type = get_default_dtype() if type is None else to_dtype(type)
-        if type.category not in (FLOATING, COMPLEX):
-            raise TensorTypeError(f"torch.finfo() requires a floating point input type, got {type}")
+        if type is None:
+            type = get_default_dtype()
+        elif type in (float, complex):
+            type = to_dtype(type)
+        if not isinstance(type, dtype) or type.category not in (FLOATING, COMPLEX):
+            raise TensorTypeError(
+                "torch.finfo() requires a floating point input type. Use torch.iinfo to "
+                f"handle 'torch.finfo' (got {type})")
         info = (np.finfo(type.to_real().numpy) if type is not bfloat16
                 else _ml_dtypes.finfo(_ml_dtypes.bfloat16))
         self.dtype = type.to_real().name
@@ -260,27 +325,48 @@ class finfo:
         self.eps = float(info.eps)
         self.max = float(info.max)
         self.min = float(info.min)
-        self.tiny = self.smallest_normal = float(info.tiny)
-        self.resolution = float(info.resolution)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)  # exact, as torch.finfo (not float16 0.001)
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
                 f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
                 f"dtype={self.dtype})")
 
 
 class iinfo:
-    """Limits of an integer dtype, as ``torch.iinfo``."""
+    """Limits of an integer dtype, as ``torch.iinfo`` (bool is not an integer type here).
+
+    >>> iinfo(uint8)
+    iinfo(min=0, max=255, dtype=uint8)
+    """
 
     def __init__(self, type):
-        type = to_dtype(type)
-        if type.category not in (INTEGRAL, BOOL):
-            raise TensorTypeError(f"torch.iinfo() requires an integer input type, got {type}")
-        info = np.iinfo(type.numpy) if type is not bool_ else np.iinfo(np.uint8)
+        if type is int:
+            type = int64
+        if type is bool_:
+            raise TensorTypeError("torch.bool is not supported by torch.iinfo")
+        if not isinstance(type, dtype) or type.category != INTEGRAL:
+            raise TensorTypeError(
+                "torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                f"'torch.iinfo' (got {type})")
+        info = np.iinfo(type.numpy)
         self.dtype = type.name
-        self.bits = int(info.bits) if type is not bool_ else 8
-        self.max = int(info.max) if type is not bool_ else 1
-        self.min = int(info.min) if type is not bool_ else 0
+        self.bits = int(info.bits)
+        self.max = int(info.max)
+        self.min = int(info.min)
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -57,7 +57,7 @@ def _as_number(x, name):
 
 
 def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
-                info=None, result_dtype_override=None):
+                info=None, result_dtype_override=None, real_result=False):
     """Run ``compute`` element-wise over ``inputs`` (tensors and Python numbers).
 
     ``compute`` is the name of a function of the backend's array module (``"add"``), or a
@@ -68,13 +68,15 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     shape and a dtype the result can be cast to. ``out``: like PyTorch's ``out=``, resized
     when empty and otherwise required to match.
     """
-    if out is None and inplace is None and result_dtype_override is None:
+    if out is None and inplace is None and result_dtype_override is None and not real_result:
         result = _fast(op, compute, inputs, rule, info)
         if result is not None:
             return result
     tensors = []
     values = []
     for x in inputs:
+        if isinstance(x, np.ndarray) and x.ndim:
+            x = Tensor._from_array(np.array(x))  # PyTorch treats t + ndarray as t + tensor
         if isinstance(x, Tensor):
             tensors.append(x)
             values.append(x)
@@ -102,6 +104,8 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
         compute_dtype = result = tensors[0]._dtype
     else:
         compute_dtype = result = promoted
+    if real_result:  # abs/angle: computed in complex, returned in the matching real type
+        result = result.to_real()
 
     target = inplace if inplace is not None else out
     if target is not None and target._dtype is not result and rule != BOOL_RESULT:
@@ -193,7 +197,10 @@ def _fast(op, compute, inputs, rule, info):
             if not (other._contiguous or (other._contiguous is None and other.is_contiguous())):
                 return None
             tensors = (first, other)
-        elif type(other) in _FAST_SCALARS and dtype in _FAST_FLOATS:
+        elif type(other) in _FAST_SCALARS and dtype in _FAST_FLOATS and \
+                first._stride == contiguous_strides(first._shape):
+            # (A number makes TensorIterator sort dims by stride, which only agrees with
+            # contiguous output strides when size-1 dims carry their standard strides.)
             tensors = (first,)
         else:
             return None
@@ -267,10 +274,14 @@ def _overlaps_itself(t):
 def _write_out(out, computed, shape):
     if out._shape != shape:
         if out.numel() != 0:
-            raise TensorRuntimeError(
+            import warnings  # PyTorch resizes a non-empty out= too, with this warning
+
+            warnings.warn(
                 f"An output with one or more elements was resized since it had shape "
                 f"{list(out._shape)}, which does not match the required output shape "
-                f"{list(shape)}. Resize the output to the correct shape first, or pass an "
-                "empty tensor as out=.")
+                f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
+                "outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+                "with t.resize_(0).", UserWarning, stacklevel=4)
         out.resize_(shape)
     _write_into(out, computed)

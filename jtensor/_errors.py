@@ -25,6 +25,20 @@ class TensorValueError(JTensorError, ValueError):
     """Raised where PyTorch raises ``ValueError``."""
 
 
+class TensorNotImplementedError(JTensorError, NotImplementedError):
+    """Raised where PyTorch raises ``NotImplementedError``: a kernel lacks this dtype.
+
+    (``NotImplementedError`` is a ``RuntimeError``, so ``except RuntimeError`` still works.)
+    """
+
+
+def not_implemented(kernel, dtype):
+    """PyTorch's dispatch error: ``"lshift_cpu" not implemented for 'Float'``, plus the fix."""
+    return TensorNotImplementedError(
+        f"\"{kernel}\" not implemented for '{dtype._torch_name}'. This op does not accept "
+        f"{dtype} inputs; cast them first (for example with .long() or .float()).")
+
+
 def dim_out_of_range(dim, ndim):
     """PyTorch's message for a dimension outside ``[-ndim, ndim-1]`` (``IndexError``)."""
     low, high = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)

@@ -25,7 +25,11 @@ def contiguous_strides(shape):
 
 
 def channels_last_strides(shape):
-    """NHWC strides for a 4-d shape (or NDHWC for 5-d)."""
+    """NHWC strides for a 4-d shape (or NDHWC for 5-d).
+
+    Unlike ``contiguous_strides``, a size-0 dim is NOT counted as 1 (PyTorch's
+    ``get_channels_last_strides_2d``): ``(2, 3, 0, 4)`` gets strides ``(0, 1, 12, 3)``.
+    """
     if len(shape) == 4:
         order = (1, 3, 2, 0)
     elif len(shape) == 5:
@@ -37,7 +41,7 @@ def channels_last_strides(shape):
     step = 1
     for d in order:
         strides[d] = step
-        step *= max(shape[d], 1)
+        step *= shape[d]
     return tuple(strides)
 
 
@@ -70,7 +74,13 @@ def is_channels_last(shape, stride):
 
 
 def is_non_overlapping_and_dense(shape, stride):
-    """True when the elements fill a block of memory exactly once (any dim order)."""
+    """True when the elements fill a block of memory exactly once (any dim order).
+
+    As in PyTorch, a contiguous (so also any empty) or channels-last-contiguous layout
+    counts as dense whatever the strides of its size-0/size-1 dims.
+    """
+    if is_contiguous(shape, stride) or (len(shape) in (4, 5) and is_channels_last(shape, stride)):
+        return True
     ndim = len(shape)
     if ndim == 1:
         return shape[0] < 2 or stride[0] == 1
@@ -194,13 +204,18 @@ def _dimension_order(shape, operand_strides):
     return perm
 
 
-def _strides_for_order(shape, perm):
-    """Dense strides that walk dims in ``perm`` order (fastest first), as TensorIterator does."""
+def _strides_for_order(shape, perm, at_least_one=False):
+    """Dense strides that walk dims in ``perm`` order (fastest first), as TensorIterator does.
+
+    ``at_least_one``: count size-0 dims as 1 (``infer_dense_strides``, used by
+    ``empty_like``/``clone``); TensorIterator's output allocation multiplies raw sizes.
+    """
     strides = [0] * len(shape)
     step = 1
     for d in perm:
         strides[d] = step
-        step *= shape[d]
+        size = shape[d]
+        step *= size if size > 1 or not at_least_one else 1
     return tuple(strides)
 
 
@@ -224,7 +239,8 @@ def elementwise_output_strides(shape, operands):
     if all(op_shape == shape for op_shape, _ in operands):
         if all(is_contiguous(s, st) for s, st in operands):
             return contiguous_strides(shape)
-        if all(is_channels_last(s, st) for s, st in operands):
+        # TensorIterator's fast path knows channels_last (4-d) only, not channels_last_3d.
+        if len(shape) == 4 and all(is_channels_last(s, st) for s, st in operands):
             return channels_last_strides(shape)
         first = operands[0][1]
         if all(is_non_overlapping_and_dense(s, st) and st == first for s, st in operands):
@@ -236,13 +252,42 @@ def elementwise_output_strides(shape, operands):
 
 
 def dense_strides_like(shape, stride):
-    """Strides for a dense copy that keeps the dim order of (shape, stride) (preserve_format)."""
+    """Strides for a dense copy that keeps the dim order of (shape, stride) (preserve_format).
+
+    A dense input keeps its strides; any other gets PyTorch's ``infer_dense_strides``: dims
+    sorted by stride as TensorIterator does (stride-0 dims stay where they are).
+    """
     if is_non_overlapping_and_dense(shape, stride):
         return tuple(stride)
     perm = _dimension_order(shape, [list(stride)])
-    if perm == list(range(len(shape) - 1, -1, -1)):
-        return contiguous_strides(shape)
-    return _strides_for_order(shape, perm)
+    return _strides_for_order(shape, perm, at_least_one=True)
+
+
+def _channels_last_strides_like(shape, stride, order):
+    # PyTorch's is_channels_last_strides_2d_s4 / _3d_s5: does the stride order say NHWC?
+    if stride[1] == 0:
+        return False
+    smallest = 0
+    for d in order:
+        if shape[d] == 0 or stride[d] < smallest:
+            return False
+        if d == 0 and smallest == stride[1]:
+            return False  # ambiguous (N111 or a sliced N11W): NCHW wins
+        smallest = stride[d] * shape[d] if shape[d] > 1 else stride[d]
+    return True
+
+
+def suggest_memory_format(shape, stride):
+    """The memory format a layout looks like (PyTorch's ``suggest_memory_format``).
+
+    Returns ``"channels_last"``, ``"channels_last_3d"`` or ``"contiguous_format"``; ``to()``
+    returns its input unchanged when this equals the requested format.
+    """
+    if len(shape) == 4 and _channels_last_strides_like(shape, stride, (1, 3, 2, 0)):
+        return "channels_last"
+    if len(shape) == 5 and _channels_last_strides_like(shape, stride, (1, 4, 3, 2, 0)):
+        return "channels_last_3d"
+    return "contiguous_format"
 
 
 def broadcast_shapes(*shapes):

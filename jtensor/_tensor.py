@@ -5,11 +5,13 @@ the method forms to this class (see ``_registry``). What lives here is the metad
 the Python protocols (len, iteration, bool, numbers, NumPy, DLPack).
 """
 
+import warnings
+
 import numpy as np
 
 from . import _dtypes
 from ._device import CPU, backend_for
-from ._errors import TensorRuntimeError, TensorTypeError, wrap_dim
+from ._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
 from ._layout import (contiguous_strides, is_channels_last, is_contiguous,
                       is_non_overlapping_and_dense)
 from ._size import Size
@@ -239,9 +241,11 @@ class Tensor:
             return len(self._shape) == 4 and is_channels_last(self._shape, self._stride)
         if memory_format is channels_last_3d:
             return len(self._shape) == 5 and is_channels_last(self._shape, self._stride)
-        raise TensorRuntimeError(
-            f"is_contiguous does not accept memory_format={memory_format}; use "
-            "torch.contiguous_format, torch.channels_last or torch.channels_last_3d")
+        if memory_format is preserve_format:  # PyTorch answers the plain question
+            return self.is_contiguous()
+        raise TensorTypeError(
+            f"is_contiguous(): memory_format must be a torch.memory_format, got "
+            f"{memory_format!r}")
 
     def is_non_overlapping_and_dense(self):
         return is_non_overlapping_and_dense(self._shape, self._stride)
@@ -356,9 +360,17 @@ class Tensor:
 
     def _scalar_conversion(self, kind):
         if self.numel() != 1:
+            raise TensorValueError(
+                f"only one element tensors can be converted to Python scalars (this tensor "
+                f"has {self.numel()} elements)")
+        value = self.item()
+        if isinstance(value, complex) and kind is not complex:
+            if kind is bool:
+                return bool(value)
             raise TensorRuntimeError(
-                f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return kind(self.item())
+                f"value cannot be converted to type {'double' if kind is float else 'int64_t'} "
+                f"without overflow (complex value {value}; take .real or abs() first)")
+        return kind(value)
 
     def __float__(self):
         return self._scalar_conversion(float)
@@ -427,7 +439,9 @@ class Tensor:
         if self._requires_grad:
             raise TensorRuntimeError(
                 "Can't export tensors that require gradient, use tensor.detach()")
-        return self._array().__dlpack__(**({"stream": stream} if stream is not None else {}))
+        if stream is not None:
+            kwargs["stream"] = stream
+        return self._array().__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
         return self._array().__dlpack_device__()
@@ -459,11 +473,15 @@ class Tensor:
     @property
     def T(self):
         """All dims reversed (for 2-d, the transpose). A view."""
-        return self.permute(*range(self.dim() - 1, -1, -1))
+        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
 
     @property
     def mT(self):
         """The last two dims swapped (batched matrix transpose). A view."""
+        if self.dim() == 0:
+            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the "
+                          "identity in these cases.", UserWarning, stacklevel=2)
+            return self.alias()
         if self.dim() < 2:
             raise TensorRuntimeError(
                 f"tensor.mT is only supported on matrices or batches of matrices. Got "
@@ -485,6 +503,13 @@ class Tensor:
         if dtype is None:
             prefix = "torch." if self.device.type == "cpu" else "torch.cuda."
             return f"{prefix}{self._dtype._torch_name}Tensor"
+        if isinstance(dtype, str):  # 'torch.IntTensor', 'torch.cuda.FloatTensor'
+            names = {f"{d._torch_name}Tensor": d for d in _dtypes.ALL}
+            prefix, _, name = dtype.rpartition(".")
+            if name not in names or prefix not in ("torch", "torch.cuda"):
+                raise TensorValueError(f"invalid type: '{dtype}'")
+            device = "cuda" if prefix == "torch.cuda" else "cpu"
+            return self.to(device=device, dtype=names[name])
         return self.to(dtype)
 
 

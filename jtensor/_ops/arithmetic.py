@@ -1,85 +1,543 @@
-"""Binary arithmetic: add, sub, mul and their in-place forms and operators.
+"""Binary arithmetic: add, sub, mul, div, floor_divide, remainder, fmod, pow, atan2,
+maximum/minimum, fmax/fmin, hypot, copysign, xlogy, and the ternary lerp, addcmul, addcdiv.
 
-Each op is defined once through ``binary_op``, which registers the function form
+Each binary op is defined once through ``binary_op``, which registers the function form
 (``torch.add``), the method (``x.add``), the in-place method (``x.add_``) and the operators.
-``compute`` is an array-module function name or ``compute(xp, a, b)``.
+``compute`` is an array-module function name or ``compute(xp, a, b)``. The checks PyTorch does
+before computing (bool subtraction, dtypes a kernel lacks, integer division by zero) raise the
+same builtin exception type PyTorch raises, before anything is written.
 """
 
+import numbers
+
+import numpy as np
+
 from .. import _dtypes
-from .._elementwise import PROMOTE, elementwise
-from .._errors import TensorRuntimeError
-from .._registry import define
+from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype
+from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
+                       not_implemented)
+from .._registry import FUNCTIONS, register
 from .._tensor import Tensor
 
 
+_NUMBERS = (bool, int, float, complex)
+
+
+def is_operand(x):
+    """Whether an operator should handle ``x`` (else it returns ``NotImplemented``)."""
+    return isinstance(x, (Tensor, numbers.Number, np.generic, np.ndarray))
+
+
+def _operand(x):
+    # ``t + ndarray`` works in PyTorch (the array acts as a tensor, a 0-d one as a number).
+    if isinstance(x, np.ndarray):
+        return x.item() if x.ndim == 0 else Tensor._from_array(np.array(x))
+    return x
+
+
+def as_operand(op_name, x, argname, position, tensor_only=False):
+    """Validate one argument: a Tensor, or (unless ``tensor_only``) a Python/NumPy number."""
+    if isinstance(x, Tensor):
+        return x
+    if not tensor_only:
+        if isinstance(x, _NUMBERS):
+            return x
+        if isinstance(x, np.generic) and not isinstance(x, (np.void, np.str_, np.bytes_)):
+            return x.item()
+        if isinstance(x, numbers.Number):
+            return complex(x) if not isinstance(x, numbers.Real) else float(x)
+    kind = "Tensor" if tensor_only else "Tensor or Number"
+    raise TensorTypeError(
+        f"{op_name}(): argument '{argname}' (position {position}) must be {kind}, not "
+        f"{type(x).__name__}")
+
+
+def promoted(*values):
+    """The dtype PyTorch computes ``values`` (tensors and numbers) in."""
+    return result_dtype(values)
+
+
+def quiet():
+    """NumPy floating-point warnings off: PyTorch divides by zero silently (inf/nan)."""
+    return np.errstate(all="ignore")
+
+
+def _call(xp, compute, arrays):
+    with quiet():
+        return getattr(xp, compute)(*arrays) if type(compute) is str else compute(xp, *arrays)
+
+
 def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
-              inplace_operator=None, check=None, alpha=False):
+              inplace_operator=None, check=None, alpha=False, inplace=True, aliases=(),
+              tensor_other=False, scalar_input=True, extra_operators=()):
     """Define ``name`` (function and method) and ``name_`` (in place) from one ``compute``.
 
     ``reflected``: the ``__rop__`` name (computes ``compute(other, self)``); ``alpha``: accept
-    ``alpha=`` scaling the second operand, as add and sub do.
+    ``alpha=`` scaling the second operand, as add and sub do. ``check(a, b)`` raises PyTorch's
+    error before anything is computed. ``tensor_other``: ``other`` must be a Tensor (maximum,
+    atan2...). ``scalar_input``: the function form accepts a number as ``input`` (``torch.div(
+    3, x)``). ``aliases``: other names of the same op (``divide``); they get ``alias_`` too.
     """
 
+    def run(xp, *arrays):
+        return _call(xp, compute, arrays)
+
     def scaled(alpha_value):
-        if alpha_value == 1:
-            return compute
-        fn = compute
+        if alpha_value == 1 and not isinstance(alpha_value, bool):
+            return run
 
         def with_alpha(xp, a, b):
-            b = b * alpha_value
-            return getattr(xp, fn)(a, b) if type(fn) is str else fn(xp, a, b)
+            with quiet():
+                b = b * xp.asarray(alpha_value).astype(b.dtype)
+            return run(xp, a, b)
 
         return with_alpha
 
+    def args(input, other, first_is_self):
+        input = as_operand(name, input, "input", 1,
+                           tensor_only=first_is_self or not scalar_input or tensor_other)
+        other = as_operand(name, other, "other", 2, tensor_only=tensor_other)
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            raise TensorTypeError(
+                f"{name}() received an invalid combination of arguments: at least one of input "
+                f"and other must be a Tensor, got {type(input).__name__} and "
+                f"{type(other).__name__}")
+        if check is not None:
+            check(input, other)
+        return input, other
+
     if alpha:
         def impl(input, other, *, alpha=1, out=None):
-            if check is not None:
-                check(input, other)
+            input, other = args(input, other, False)
+            _check_alpha(input, other, alpha)
             return elementwise(impl.op, scaled(alpha), (input, other), out=out, rule=rule)
 
         def impl_inplace(self, other, *, alpha=1):
-            if check is not None:
-                check(self, other)
+            self, other = args(self, other, True)
+            _check_alpha(self, other, alpha)
             return elementwise(impl_inplace.op, scaled(alpha), (self, other), inplace=self,
                                rule=rule)
     else:
         def impl(input, other, *, out=None):
-            if check is not None:
-                check(input, other)
-            return elementwise(impl.op, compute, (input, other), out=out, rule=rule)
+            input, other = args(input, other, False)
+            return elementwise(impl.op, run, (input, other), out=out, rule=rule)
 
         def impl_inplace(self, other):
-            if check is not None:
-                check(self, other)
-            return elementwise(impl_inplace.op, compute, (self, other), inplace=self, rule=rule)
+            self, other = args(self, other, True)
+            return elementwise(impl_inplace.op, run, (self, other), inplace=self, rule=rule)
 
-    define("elementwise", name, impl)
-    define("inplace", name + "_", impl_inplace, function=False)
-    if operator:
-        setattr(Tensor, operator, impl)
+    impl.__doc__ = f"``torch.{name}``: element-wise, with PyTorch's promotion and broadcasting."
+    impl_inplace.__doc__ = f"In-place ``{name}``: the result must fit ``self``'s shape and dtype."
+    _define(name, impl, "elementwise", aliases)
+    if inplace:
+        _define(name + "_", impl_inplace, "inplace", tuple(a + "_" for a in aliases),
+                function=False)
+    for attr in ((operator,) if operator else ()) + tuple(extra_operators):
+        setattr(Tensor, attr, operator_method(impl))
     if reflected:
         def reflected_impl(self, other):
+            if not is_operand(other):
+                return NotImplemented
+            other = as_operand(name, _operand(other), "other", 1)
             if check is not None:
                 check(other, self)
-            return elementwise(impl.op, compute, (other, self), rule=rule)
+            return elementwise(impl.op, run, (other, self), rule=rule)
 
         setattr(Tensor, reflected, reflected_impl)
     if inplace_operator:
-        setattr(Tensor, inplace_operator, impl_inplace)
-    return impl, impl_inplace
+        setattr(Tensor, inplace_operator, operator_method(impl_inplace))
+    return impl, (impl_inplace if inplace else None)
+
+
+def _define(name, impl, kind, aliases, function=True):
+    impl.__name__ = impl.__qualname__ = name
+    return register(kind, name, function=function, aliases=aliases)(impl)
+
+
+def operator_method(fn):
+    """``Tensor.__op__``: numbers and tensors only; anything else gives ``NotImplemented`` so
+    Python falls back (``t == None`` is ``False``, ``t + None`` a ``TypeError``)."""
+
+    def method(self, other):
+        if not is_operand(other):
+            return NotImplemented
+        return fn(self, _operand(other))
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+# ------------------------------------------------------------------------------ checks
+
+def _dtype_of(x):
+    return x._dtype if isinstance(x, Tensor) else _dtypes.scalar_dtype(x)
+
+
+def _is_bool(x):
+    return x._dtype is _dtypes.bool_ if isinstance(x, Tensor) else isinstance(x, bool)
+
+
+def _check_alpha(a, b, alpha):
+    result = promoted(a, b)
+    if isinstance(alpha, bool):
+        if result is not _dtypes.bool_:
+            raise TensorRuntimeError("Boolean alpha only supported for Boolean results.")
+    elif result.category <= _dtypes.INTEGRAL and isinstance(alpha, (float, complex)):
+        raise TensorRuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number.")
+    elif result.category == _dtypes.FLOATING and isinstance(alpha, complex):
+        raise TensorRuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number.")
 
 
 def _refuse_bool_subtraction(a, b):
-    if all((x._dtype is _dtypes.bool_) if isinstance(x, Tensor) else isinstance(x, bool)
-           for x in (a, b)):
+    if _is_bool(a) and _is_bool(b):
         raise TensorRuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
             "or `logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise TensorRuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
+
+def refuse_dtypes(kernel, *, bool_=False, integral=False, floating=False, complex_=False):
+    """A ``check`` raising PyTorch's ``NotImplementedError`` for the promoted dtypes the
+    kernel has no implementation for."""
+    refused = {_dtypes.BOOL: bool_, _dtypes.INTEGRAL: integral, _dtypes.FLOATING: floating,
+               _dtypes.COMPLEX: complex_}
+
+    def check(*values):
+        dtype = promoted(*values)
+        if refused[dtype.category]:
+            raise not_implemented(kernel, dtype)
+
+    return check
+
+
+def _refuse_complex(name):
+    def check(a, b):
+        if promoted(a, b).category == _dtypes.COMPLEX:
+            raise TensorRuntimeError(f"{name} not implemented for complex tensors.")
+
+    return check
+
+
+def _zero_division_check(xp, a, b):
+    """Integer division by zero is an error in PyTorch (not a silent 0 as in NumPy)."""
+    if b.dtype.kind in "iub" and b.size and a.size and bool(xp.any(b == 0)):
+        raise TensorRuntimeError(
+            "ZeroDivisionError: integer division (or remainder) by zero. Use a float tensor "
+            "to get inf/nan instead.")
+
+
+# --------------------------------------------------------------------- kernels (xp-generic)
+
+def _true_divide(xp, a, b):
+    return xp.true_divide(a, b)
+
+
+def _trunc_divide(xp, a, b):
+    if a.dtype.kind in "fc":
+        return xp.trunc(a / b)
+    _zero_division_check(xp, a, b)
+    q = xp.floor_divide(a, b)
+    # floor and trunc differ when the division is inexact and the signs differ.
+    if a.dtype.kind == "i":
+        q = q + ((xp.remainder(a, b) != 0) & ((a < 0) != (b < 0))).astype(q.dtype)
+    return q
+
+
+def _floor_divide(xp, a, b):
+    # NumPy's float floor_divide is PyTorch's div_floor_floating (fmod-based, a/b when b == 0).
+    if a.dtype.kind not in "fc":
+        _zero_division_check(xp, a, b)
+    return xp.floor_divide(a, b)
+
+
+def _remainder(xp, a, b):
+    if a.dtype.kind not in "fc":
+        _zero_division_check(xp, a, b)
+        return xp.remainder(a, b)
+    # PyTorch: mod = fmod(a, b), moved into b's sign; a zero keeps fmod's sign (-4 % 2 = -0.).
+    mod = xp.fmod(a, b)
+    fix = (mod != 0) & ((b < 0) != (mod < 0))
+    return xp.where(fix, mod + b, mod)
+
+
+def _fmod(xp, a, b):
+    if a.dtype.kind not in "fc":
+        _zero_division_check(xp, a, b)
+    return xp.fmod(a, b)
+
+
+def _pow(xp, a, b):
+    kind = a.dtype.kind
+    if kind == "b":
+        return a | ~b  # x**0 is 1, x**1 is x
+    if kind in "iu":
+        negative = b < 0
+        if kind == "i" and bool(xp.any(negative)):
+            # PyTorch's integer pow: 1 ** -n = 1, (-1) ** -n = +-1, anything else 0.
+            r = xp.power(a, xp.where(negative, 0, b).astype(b.dtype))
+            one = xp.ones_like(r)
+            special = xp.where(a == 1, one,
+                               xp.where(a == -1, xp.where(b % 2 == 0, one, -one), 0 * one))
+            return xp.where(negative, special, r)
+        return xp.power(a, b)
+    return xp.power(a, b)
+
+
+def _xlogy(xp, x, y):
+    r = xp.where(x == 0, xp.zeros_like(x), x * xp.log(y))
+    return xp.where(xp.isnan(y), y, r)
+
+
+def _check_pow(base, exponent):
+    if isinstance(exponent, Tensor):  # pow(Tensor, Tensor) and pow(Scalar, Tensor)
+        dtype = promoted(base, exponent)
+        if dtype is _dtypes.bool_:
+            raise not_implemented("pow", dtype)
+    if isinstance(base, Tensor) and not isinstance(exponent, Tensor) and \
+            base._dtype.category <= _dtypes.INTEGRAL and isinstance(exponent, int) and \
+            not isinstance(exponent, bool) and exponent < 0:
+        raise TensorRuntimeError(
+            "Integers to negative integer powers are not allowed. Use a float exponent "
+            f"(x ** {float(exponent)}) or a float tensor.")
+
+
+# ------------------------------------------------------------------------------ the ops
 
 add, add_ = binary_op("add", "add", operator="__add__", reflected="__radd__",
                       inplace_operator="__iadd__", alpha=True)
 sub, sub_ = binary_op("sub", "subtract", operator="__sub__", reflected="__rsub__",
-                      inplace_operator="__isub__", alpha=True, check=_refuse_bool_subtraction)
+                      inplace_operator="__isub__", alpha=True, check=_refuse_bool_subtraction,
+                      aliases=("subtract",))
 mul, mul_ = binary_op("mul", "multiply", operator="__mul__", reflected="__rmul__",
-                      inplace_operator="__imul__")
+                      inplace_operator="__imul__", aliases=("multiply",))
+
+_DIV_KERNELS = {"trunc": (_trunc_divide, "div_trunc_cpu"), "floor": (_floor_divide,
+                                                                    "div_floor_cpu")}
+
+
+def _div_setup(a, b, rounding_mode):
+    if rounding_mode is None:
+        return _true_divide, FLOAT
+    if rounding_mode not in _DIV_KERNELS:
+        raise TensorRuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"{rounding_mode!r}")
+    kernel, kernel_name = _DIV_KERNELS[rounding_mode]
+    refuse_dtypes(kernel_name, bool_=True, complex_=True)(a, b)
+    return (lambda xp, x, y: _call(xp, kernel, (x, y))), PROMOTE
+
+
+def _quiet_true_divide(xp, a, b):
+    return _call(xp, _true_divide, (a, b))
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """``torch.div``: true division (float result), or ``rounding_mode='trunc'``/``'floor'``
+    (result in the promoted dtype; integer division by zero raises, as in PyTorch)."""
+    input = as_operand("div", input, "input", 1)
+    other = as_operand("div", other, "other", 2)
+    compute, rule = _div_setup(input, other, rounding_mode)
+    if rounding_mode is None:
+        compute = _quiet_true_divide
+    return elementwise(div.op, compute, (input, other), out=out, rule=rule)
+
+
+def div_(self, other, *, rounding_mode=None):
+    """In-place ``div``; true division of an integer tensor can't be written back (error)."""
+    self = as_operand("div_", self, "self", 0, tensor_only=True)
+    other = as_operand("div_", other, "other", 1)
+    compute, rule = _div_setup(self, other, rounding_mode)
+    if rounding_mode is None:
+        compute = _quiet_true_divide
+    return elementwise(div_.op, compute, (self, other), inplace=self, rule=rule)
+
+
+_define("div", div, "elementwise", ("divide", "true_divide"))
+_define("div_", div_, "inplace", ("divide_", "true_divide_"), function=False)
+for _attr in ("__truediv__", "__div__"):
+    setattr(Tensor, _attr, operator_method(div))
+for _attr in ("__itruediv__", "__idiv__"):
+    setattr(Tensor, _attr, operator_method(div_))
+
+
+def _rtruediv(self, other):
+    if not is_operand(other):
+        return NotImplemented
+    return div(as_operand("div", _operand(other), "other", 1), self)
+
+
+Tensor.__rtruediv__ = Tensor.__rdiv__ = _rtruediv
+
+floor_divide, floor_divide_ = binary_op(
+    "floor_divide", _floor_divide, operator="__floordiv__", reflected="__rfloordiv__",
+    inplace_operator="__ifloordiv__", check=refuse_dtypes("div_floor_cpu", bool_=True,
+                                                          complex_=True))
+remainder, remainder_ = binary_op(
+    "remainder", _remainder, operator="__mod__", reflected="__rmod__",
+    inplace_operator="__imod__", check=refuse_dtypes("remainder_cpu", bool_=True,
+                                                     complex_=True))
+fmod, fmod_ = binary_op("fmod", _fmod, scalar_input=False,
+                        check=refuse_dtypes("fmod_cpu", bool_=True, complex_=True))
+_pow_impl, _pow_inplace = binary_op("pow", _pow, operator="__pow__", reflected="__rpow__",
+                                     inplace_operator="__ipow__", check=_check_pow)
+
+
+def pow(input, exponent, *, out=None):
+    """``input ** exponent``; either may be a number (``torch.pow(2, t)``). Integer tensors
+    raised to a negative integer number raise, as in PyTorch (tensor exponents give 0)."""
+    return _pow_impl(input, exponent, out=out)
+
+
+def pow_(self, exponent):
+    """In-place ``pow``."""
+    return _pow_inplace(self, exponent)
+
+
+# PyTorch's keyword name is ``exponent=``: these wrappers replace the generated forms under
+# the same op entries (one trace event per call still comes from the inner implementation).
+for _public, _inner in ((pow, _pow_impl), (pow_, _pow_inplace)):
+    _public.op = _inner.op
+    _inner.op.impl = _public
+    setattr(Tensor, _inner.op.name, _public)
+FUNCTIONS["pow"] = pow
+atan2, atan2_ = binary_op("atan2", "arctan2", FLOAT, tensor_other=True, aliases=("arctan2",),
+                          check=refuse_dtypes("atan2_cpu", complex_=True))
+maximum, _ = binary_op("maximum", "maximum", tensor_other=True, inplace=False,
+                       check=_refuse_complex("maximum"))
+minimum, _ = binary_op("minimum", "minimum", tensor_other=True, inplace=False,
+                       check=_refuse_complex("minimum"))
+fmax, _ = binary_op("fmax", "fmax", tensor_other=True, inplace=False,
+                    check=_refuse_complex("fmax"))
+fmin, _ = binary_op("fmin", "fmin", tensor_other=True, inplace=False,
+                    check=_refuse_complex("fmin"))
+hypot, hypot_ = binary_op("hypot", "hypot", tensor_other=True,
+                          check=refuse_dtypes("hypot_cpu", bool_=True, integral=True,
+                                              complex_=True))
+copysign, copysign_ = binary_op("copysign", "copysign", FLOAT, scalar_input=False,
+                                check=refuse_dtypes("copysign_cpu", complex_=True))
+xlogy, xlogy_ = binary_op("xlogy", _xlogy, FLOAT,
+                          check=refuse_dtypes("xlogy_cpu", complex_=True))
+
+
+# ------------------------------------------------------------------------ ternary ops
+
+def _lerp_args(name, input, end, weight):
+    input = as_operand(name, input, "input", 1, tensor_only=True)
+    end = as_operand(name, end, "end", 2, tensor_only=True)
+    weight = as_operand(name, weight, "weight", 3)
+    # A 0-d weight tensor acts like a number (any dtype; it joins the promotion).
+    for argname, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._dtype is not input._dtype and (
+                argname == "end" or t._shape):
+            raise TensorRuntimeError(
+                f"expected dtype {input._dtype} for `{argname}` but got dtype {t._dtype}")
+    if input._dtype.category <= _dtypes.INTEGRAL:
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise not_implemented(kernel, input._dtype)
+    if isinstance(weight, complex) and input._dtype.category != _dtypes.COMPLEX:
+        raise TensorRuntimeError(
+            f"value cannot be converted to type {input._dtype} without overflow")
+    return input, end, weight
+
+
+def _lerp_rule(weight):
+    return PROMOTE if isinstance(weight, Tensor) and not weight._shape else SAME_AS_INPUT
+
+
+def _lerp(xp, start, end, weight):
+    # PyTorch's formula: exact at both ends (weight 0 gives start, weight 1 gives end).
+    diff = end - start
+    small = xp.abs(weight) < 0.5
+    return xp.where(small, start + weight * diff, end - diff * (1 - weight))
+
+
+def _quiet_lerp(xp, *arrays):
+    return _call(xp, _lerp, arrays)
+
+
+@register("elementwise")
+def lerp(input, end, weight, *, out=None):
+    """``start + weight * (end - start)``; ``input``, ``end`` (and a tensor ``weight``) must
+    share one floating dtype, as in PyTorch."""
+    input, end, weight = _lerp_args("lerp", input, end, weight)
+    return elementwise(lerp.op, _quiet_lerp, (input, end, weight), out=out,
+                       rule=_lerp_rule(weight))
+
+
+@register("inplace", function=False)
+def lerp_(self, end, weight):
+    """In-place ``lerp``: ``self`` must already have the broadcast shape."""
+    self, end, weight = _lerp_args("lerp_", self, end, weight)
+    return elementwise(lerp_.op, _quiet_lerp, (self, end, weight), inplace=self,
+                       rule=_lerp_rule(weight))
+
+
+def _addc_args(name, input, tensor1, tensor2, value, divide):
+    input = as_operand(name, input, "input", 1, tensor_only=True)
+    tensor1 = as_operand(name, tensor1, "tensor1", 2, tensor_only=True)
+    tensor2 = as_operand(name, tensor2, "tensor2", 3, tensor_only=True)
+    value = as_operand(name, value, "value", 4)
+    if divide and tensor1._dtype.category <= _dtypes.INTEGRAL and \
+            tensor2._dtype.category <= _dtypes.INTEGRAL:
+        raise TensorRuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    dtype = promoted(input, tensor1, tensor2)
+    if dtype is _dtypes.bool_:
+        raise not_implemented("addcdiv_cpu_out" if divide else "addcmul_cpu_out", dtype)
+    if isinstance(value, complex) and dtype.category != _dtypes.COMPLEX:
+        raise TensorRuntimeError(f"value cannot be converted to type {dtype} without overflow")
+    return input, tensor1, tensor2, value
+
+
+def _addc_kernel(value, divide):
+    def compute(xp, a, b, c):
+        # The scalar is converted to the computation type first (0.5 becomes 0 for ints).
+        v = xp.asarray(int(value) if a.dtype.kind in "iu" else value).astype(a.dtype)
+        with quiet():
+            return a + (v * b) / c if divide else a + (v * b) * c
+
+    return compute
+
+
+def _addc(op, inputs, value, divide, out=None, inplace=None):
+    return elementwise(op, _addc_kernel(value, divide), inputs, out=out, inplace=inplace)
+
+
+@register("elementwise")
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 * tensor2`` (one op, PyTorch's promotion over all three)."""
+    input, tensor1, tensor2, value = _addc_args("addcmul", input, tensor1, tensor2, value, False)
+    return _addc(addcmul.op, (input, tensor1, tensor2), value, False, out=out)
+
+
+@register("inplace", function=False)
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """In-place ``addcmul``."""
+    self, tensor1, tensor2, value = _addc_args("addcmul_", self, tensor1, tensor2, value, False)
+    return _addc(addcmul_.op, (self, tensor1, tensor2), value, False, inplace=self)
+
+
+@register("elementwise")
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """``input + value * tensor1 / tensor2``; integer ``tensor1``/``tensor2`` are refused, as
+    in PyTorch."""
+    input, tensor1, tensor2, value = _addc_args("addcdiv", input, tensor1, tensor2, value, True)
+    return _addc(addcdiv.op, (input, tensor1, tensor2), value, True, out=out)
+
+
+@register("inplace", function=False)
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """In-place ``addcdiv``."""
+    self, tensor1, tensor2, value = _addc_args("addcdiv_", self, tensor1, tensor2, value, True)
+    return _addc(addcdiv_.op, (self, tensor1, tensor2), value, True, inplace=self)

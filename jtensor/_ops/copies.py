@@ -1,32 +1,122 @@
-"""Ops that copy data into a fresh storage, choosing its layout: contiguous, clone, to, copy_."""
+"""Ops that copy data or write it in place: contiguous, clone, to (and the casts), copy_,
+resize_, set_, fill_, zero_, plus the writer behind basic ``tensor[key] = value``.
+
+The layout of every new tensor is PyTorch's: ``strides_for_format`` turns a memory format
+into strides (``preserve_format`` keeps a dense input's strides and otherwise infers a dense
+permutation of them, as ``empty_like`` does). Every check runs before the first byte is
+written, so a failing op leaves its tensors untouched.
+"""
+
+import warnings
+
+import numpy as np
 
 from .. import _dtypes
+from .._device import device as _device_type
 from .._device import to_device
 from .._dispatch import finish
-from .._errors import TensorRuntimeError, TensorTypeError
-from .._layout import channels_last_strides, contiguous_strides, dense_strides_like
+from .._errors import JTensorError, TensorRuntimeError, TensorTypeError
+from .._layout import (broadcast_shapes, channels_last_strides, contiguous_strides,
+                       dense_strides_like, is_non_overlapping_and_dense, storage_extent,
+                       suggest_memory_format)
 from .._registry import register
+from .._storage import Storage
 from .._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format,
                        memory_format as _memory_format_type, new_empty_tensor, preserve_format)
+
+_INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
+_PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation.")
+
+# The C type PyTorch names in its scalar overflow message.
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+            "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>", "bool": "bool"}
+
+
+# ------------------------------------------------------------------------------ helpers
+def cast_array(array, np_dtype):
+    """``array`` converted to ``np_dtype`` with PyTorch's C-cast semantics.
+
+    Float to integer truncates toward zero (NaN and out-of-range values give what the C
+    cast gives, as PyTorch's CPU kernels do) without NumPy's warnings; complex to real keeps
+    the real part and warns as PyTorch does.
+    """
+    if array.dtype == np_dtype:
+        return array
+    if array.dtype.kind == "c" and np_dtype.kind not in "cb":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=3)
+        array = array.real
+    with np.errstate(invalid="ignore", over="ignore"):  # host FP state only, no data touched
+        return array.astype(np_dtype)
+
+
+def _overlaps_itself(t):
+    # PyTorch's has_internal_overlap: only a stride-0 dim of size > 1 is a certain overlap.
+    if is_non_overlapping_and_dense(t._shape, t._stride):
+        return False
+    return any(st == 0 and size > 1 for size, st in zip(t._shape, t._stride))
+
+
+def _check_no_internal_overlap(t):
+    if _overlaps_itself(t):
+        raise TensorRuntimeError(
+            f"{_INTERNAL_OVERLAP} (the target has shape {list(t._shape)} and stride "
+            f"{list(t._stride)}: a stride of 0 repeats one element)")
+
+
+def _check_no_partial_overlap(dst, src):
+    """PyTorch's ``assert_no_partial_overlap`` (``get_overlap_status``), byte range based."""
+    if dst is src or dst._storage is not src._storage:
+        return
+    if dst.numel() == 0 or src.numel() == 0:
+        return
+    if not (is_non_overlapping_and_dense(dst._shape, dst._stride)
+            and is_non_overlapping_and_dense(src._shape, src._stride)):
+        return  # "too hard" to tell: PyTorch does not check either
+    a_begin = dst._offset * dst._dtype.itemsize
+    a_end = a_begin + dst.numel() * dst._dtype.itemsize
+    b_begin = src._offset * src._dtype.itemsize
+    b_end = b_begin + src.numel() * src._dtype.itemsize
+    if a_begin == b_begin and a_end == b_end:
+        if tuple(dst._stride) == tuple(src._stride):
+            return
+        raise TensorRuntimeError(_PARTIAL_OVERLAP)
+    if a_begin < b_end and b_begin < a_end:
+        raise TensorRuntimeError(_PARTIAL_OVERLAP)
+
+
+def _check_memory_format(memory_format, name):
+    if not isinstance(memory_format, _memory_format_type):
+        raise TensorTypeError(
+            f"{name}(): argument 'memory_format' must be torch.memory_format, not "
+            f"{type(memory_format).__name__}")
 
 
 def strides_for_format(input, memory_format, shape=None):
     """Strides of a new dense tensor shaped like ``input`` in ``memory_format``."""
-    shape = input._shape if shape is None else shape
+    shape = tuple(input._shape if shape is None else shape)
     if memory_format is contiguous_format:
         return contiguous_strides(shape)
     if memory_format is channels_last:
         if len(shape) != 4:
             raise TensorRuntimeError(
-                f"required rank 4 tensor to use channels_last format, got rank {len(shape)}")
+                f"required rank 4 tensor to use channels_last format (got a tensor of rank "
+                f"{len(shape)}, shape {list(shape)})")
         return channels_last_strides(shape)
     if memory_format is channels_last_3d:
         if len(shape) != 5:
             raise TensorRuntimeError(
-                f"required rank 5 tensor to use channels_last_3d format, got rank {len(shape)}")
+                f"required rank 5 tensor to use channels_last_3d format (got a tensor of rank "
+                f"{len(shape)}, shape {list(shape)})")
         return channels_last_strides(shape)
     if memory_format is preserve_format:
-        return dense_strides_like(tuple(input._shape), input._stride)
+        return dense_strides_like(tuple(input._shape), tuple(input._stride))
     raise TensorTypeError(f"memory_format must be a torch.memory_format, got {memory_format!r}")
 
 
@@ -38,9 +128,7 @@ def copy_with_strides(input, strides, dtype=None, device=None):
     source = input._array()
     if device != input._storage.device:
         source = out._storage._backend.from_other(source, input._storage._backend)
-    if source.dtype != dtype.numpy:
-        source = source.astype(dtype.numpy)
-    out._array()[...] = source
+    out._array()[...] = cast_array(source, dtype.numpy)
     return out
 
 
@@ -48,11 +136,96 @@ def contiguous_copy(input):
     return copy_with_strides(input, contiguous_strides(input._shape))
 
 
-@register("copy")
+def _number_array(xp, value):
+    """A Python number as the 0-d array PyTorch wraps it in (bool, int64, double, cdouble)."""
+    if isinstance(value, (bool, np.bool_)):
+        return xp.asarray(bool(value))
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        if not -2 ** 63 <= value < 2 ** 63:
+            raise OverflowError(f"int too big to convert ({value} does not fit in int64)")
+        return xp.asarray(value, dtype=np.int64)
+    if isinstance(value, (float, np.floating)):
+        return xp.asarray(float(value), dtype=np.float64)
+    return xp.asarray(complex(value), dtype=np.complex128)
+
+
+def _is_number(value):
+    return isinstance(value, (bool, int, float, complex, np.bool_, np.number)) and \
+        not isinstance(value, np.ndarray)
+
+
+class _IntTooBig(JTensorError, OverflowError):
+    """PyTorch's ``OverflowError`` for a Python int beyond 64 bits (a JTensorError too)."""
+
+
+def _check_int_range(value):
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
+        raise _IntTooBig(f"int too big to convert ({value} does not fit in 64 bits)")
+
+
+def _check_scalar_fits(value, dtype, half_checked=True):
+    """PyTorch's ``checked_convert``: a Python number written into ``dtype`` must fit.
+
+    Integers may wrap into unsigned types down to ``-max`` (``uint8`` accepts -1 as 255);
+    floats must be finite and in range for integer types; float16/bfloat16 and bool take
+    anything; a complex number with a non-zero imaginary part fits complex dtypes only.
+    ``half_checked``: whether float16/bfloat16 are range checked too (PyTorch's ``fill_``
+    skips that check when it fills a single element, and so does ``t[i] = v``).
+    """
+    _check_int_range(value)
+    if dtype is _dtypes.bool_:
+        return
+    if dtype in (_dtypes.float16, _dtypes.bfloat16) and not half_checked:
+        return
+    bad = False
+    if isinstance(value, complex):
+        if dtype.category != _dtypes.COMPLEX and value.imag != 0:
+            bad = True
+        else:
+            value = value.real
+    if not bad and isinstance(value, float) and dtype.category == _dtypes.INTEGRAL:
+        info = np.iinfo(dtype.numpy)
+        bad = value != value or not info.min <= value <= info.max
+    elif not bad and isinstance(value, (int, float)) and dtype.category != _dtypes.INTEGRAL \
+            and dtype not in (_dtypes.float64, _dtypes.complex128):
+        limit = _dtypes.finfo(dtype).max
+        value = float(value)
+        bad = value == value and abs(value) != float("inf") and abs(value) > limit
+    elif not bad and isinstance(value, int) and not isinstance(value, bool) and \
+            dtype.category == _dtypes.INTEGRAL:
+        info = np.iinfo(dtype.numpy)
+        low = -int(info.max) if info.min == 0 else int(info.min)
+        bad = not low <= value <= info.max
+    if bad:
+        raise TensorRuntimeError(
+            f"value cannot be converted to type {_C_NAMES[dtype.name]} without overflow "
+            f"(got {value!r} for a {dtype} tensor)")
+
+
+def _plain_number(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+# ------------------------------------------------------------------------------ copies
+@register("copy", function=False)
 def contiguous(input, memory_format=contiguous_format):
-    """``input`` itself when already laid out in ``memory_format``, else a dense copy."""
+    """``input`` itself when already laid out in ``memory_format``, else a dense copy.
+
+    >>> import jtensor as torch
+    >>> x = torch.zeros(2, 3, 4, 5)
+    >>> x.contiguous(memory_format=torch.channels_last).stride()
+    (60, 1, 15, 3)
+    """
+    _check_memory_format(memory_format, "contiguous")
     if memory_format is preserve_format:
-        raise TensorRuntimeError("preserve memory format is unsupported by the contiguous operator")
+        if input.is_contiguous():
+            return input
+        raise TensorRuntimeError(
+            "preserve memory format is unsupported by the contiguous operator; use "
+            "torch.contiguous_format or a channels-last format")
     if input.is_contiguous(memory_format=memory_format):
         return input
     out = copy_with_strides(input, strides_for_format(input, memory_format))
@@ -61,83 +234,118 @@ def contiguous(input, memory_format=contiguous_format):
 
 @register("copy")
 def clone(input, *, memory_format=preserve_format):
-    """A copy with its own storage; keeps a dense input's strides (``preserve_format``)."""
+    """A copy with its own storage; keeps a dense input's strides (``preserve_format``).
+
+    >>> import jtensor as torch
+    >>> torch.zeros(3, 4).t().clone().stride()
+    (1, 4)
+    """
+    _check_memory_format(memory_format, "clone")
     out = copy_with_strides(input, strides_for_format(input, memory_format))
     return finish(clone.op, (input,), out)
 
 
-@register("inplace", method="copy_", function=False)
-def copy_(self, src, non_blocking=False):
-    """Write ``src`` (broadcast, cast, maybe from another device) into ``self``."""
-    if not isinstance(src, Tensor):
-        raise TensorTypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    from .._layout import broadcast_shapes
-
-    shape = broadcast_shapes(self._shape, src._shape)
-    if tuple(shape) != tuple(self._shape):
-        raise TensorRuntimeError(
-            f"output with shape {list(self._shape)} doesn't match the broadcast shape "
-            f"{list(shape)}")
-    from .._elementwise import _write_into
-
-    source = src._array()
-    if src._storage.device != self._storage.device:
-        source = self._storage._backend.from_other(source, src._storage._backend)
-    if source.dtype != self._dtype.numpy:
-        source = source.astype(self._dtype.numpy)
-    if src._storage is self._storage:
-        source = source.copy()  # the source may overlap the destination
-    _write_into(self, source)
-    return finish(copy_.op, (self, src), self, modified=self)
+def _is_dtype_like(value):
+    return isinstance(value, _dtypes.dtype) or value in (float, int, bool, complex)
 
 
-def _parse_to_args(input, args, kwargs):
-    dtype = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
-    copy = kwargs.pop("copy", False)
-    non_blocking = kwargs.pop("non_blocking", False)
-    memory_format = kwargs.pop("memory_format", preserve_format)
-    if kwargs:
-        raise TensorTypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for a in args:
-        if isinstance(a, _dtypes.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype, device = a._dtype, a._storage.device
-        elif isinstance(a, bool):
-            non_blocking = a
-        elif isinstance(a, _memory_format_type):
-            memory_format = a
-        elif a is None:
+_TO_SIGNATURES = (
+    "(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)",
+    "(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+    "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)",
+)
+
+
+def _to_type_error(args, kwargs, why):
+    got = ", ".join([type(a).__name__ for a in args]
+                    + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+    return TensorTypeError(
+        f"to() received an invalid combination of arguments - got ({got}), but expected one "
+        "of:\n" + "\n".join(f" * {s}" for s in _TO_SIGNATURES) + f"\n({why})")
+
+
+def _parse_to_args(args, kwargs):
+    """Match PyTorch's three ``to`` signatures; returns (dtype, device, copy, memory_format)."""
+    if (args and isinstance(args[0], Tensor)) or "tensor" in kwargs:
+        names = ("tensor", "non_blocking", "copy")
+    elif args and (_is_dtype_like(args[0]) or isinstance(args[0], (bool, float))):
+        # PyTorch's parser reads a bare float or bool *value* as that Python type: x.to(1.5)
+        # is x.to(float) (float64) and x.to(True) is x.to(bool).
+        if isinstance(args[0], (bool, float)):
+            args = (type(args[0]),) + tuple(args[1:])
+        names = ("dtype", "non_blocking", "copy")
+    else:
+        names = ("device", "dtype", "non_blocking", "copy")
+    if len(args) > len(names):
+        raise _to_type_error(args, kwargs, f"at most {len(names)} positional arguments")
+    bound = dict(zip(names, args))
+    memory_format = None
+    for key, value in kwargs.items():
+        if key == "memory_format":
+            memory_format = value
             continue
-        else:
-            device = a
-    return dtype, device, copy, non_blocking, memory_format
+        if key not in names or key in bound:
+            raise _to_type_error(args, kwargs, f"unexpected or repeated argument {key!r}")
+        bound[key] = value
+    dtype = bound.get("dtype")
+    device = bound.get("device")
+    if "tensor" in bound:
+        other = bound["tensor"]
+        if not isinstance(other, Tensor):
+            raise _to_type_error(args, kwargs, "'tensor' must be a Tensor")
+        dtype, device = other._dtype, other._storage.device
+    for flag in ("non_blocking", "copy"):
+        if not isinstance(bound.get(flag, False), bool):
+            raise _to_type_error(args, kwargs, f"'{flag}' must be bool")
+    if dtype is not None and not _is_dtype_like(dtype):
+        raise _to_type_error(args, kwargs, "'dtype' must be a torch.dtype")
+    if device is not None and (isinstance(device, bool) or not isinstance(
+            device, (str, int, _device_type))):
+        raise _to_type_error(args, kwargs, "'device' must be a torch.device, a string or an int")
+    if memory_format is not None and not isinstance(memory_format, _memory_format_type):
+        raise _to_type_error(args, kwargs, "'memory_format' must be a torch.memory_format")
+    return dtype, device, bound.get("copy", False), memory_format
 
 
-@register("copy")
+@register("copy", function=False)
 def to(input, *args, **kwargs):
-    """Cast and/or move; returns ``input`` itself when nothing would change (unless ``copy``)."""
-    dtype, device, copy, _non_blocking, memory_format = _parse_to_args(input, args, dict(kwargs))
+    """Cast and/or move; returns ``input`` itself when nothing would change (unless ``copy``).
+
+    Call forms: ``to(dtype, non_blocking=False, copy=False)``, ``to(device=None, dtype=None,
+    non_blocking=False, copy=False)``, ``to(other_tensor, non_blocking=False, copy=False)``,
+    each with ``memory_format=`` (default: preserve the input's layout).
+
+    >>> import jtensor as torch
+    >>> x = torch.zeros(2, 3)
+    >>> x.to(torch.float32) is x, x.to(torch.float32, copy=True) is x
+    (True, False)
+    """
+    dtype, device, copy, memory_format = _parse_to_args(args, kwargs)
     dtype = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     device = input._storage.device if device is None else to_device(device)
     if device.type == "cuda" and device.index is None:
         from .._device import backend_for
 
         device = backend_for(device).current_device()
-    same = dtype is input._dtype and device == input._storage.device
-    if same and not copy and (memory_format is preserve_format
-                              or input.is_contiguous(memory_format=memory_format)):
-        return input
+    if memory_format is None:
+        memory_format = preserve_format
+    if dtype is input._dtype and device == input._storage.device and not copy and (
+            memory_format is preserve_format
+            or suggest_memory_format(input._shape, input._stride) == memory_format.name):
+        return input  # PyTorch's to_will_alias: nothing to do, no op runs
     out = copy_with_strides(input, strides_for_format(input, memory_format), dtype, device)
     return finish(to.op, (input,), out)
 
 
-def _cast_method(dtype):
-    def cast(self, memory_format=preserve_format):
+def _cast_method(name, dtype):
+    def cast(self, *, memory_format=preserve_format):
         return to(self, dtype, memory_format=memory_format)
 
-    cast.__doc__ = f"``self.to({dtype})``"
+    cast.__name__ = cast.__qualname__ = name
+    cast.__doc__ = f"``self.to(torch.{dtype.name}, memory_format=memory_format)``."
     return cast
 
 
@@ -146,14 +354,16 @@ for _name, _dtype in (("float", _dtypes.float32), ("double", _dtypes.float64),
                       ("int", _dtypes.int32), ("long", _dtypes.int64), ("short", _dtypes.int16),
                       ("char", _dtypes.int8), ("byte", _dtypes.uint8), ("bool", _dtypes.bool_),
                       ("cfloat", _dtypes.complex64), ("cdouble", _dtypes.complex128)):
-    setattr(Tensor, _name, _cast_method(_dtype))
+    setattr(Tensor, _name, _cast_method(_name, _dtype))
 
 
 def _cpu(self, memory_format=preserve_format):
+    """A copy on the CPU (``self`` when it is already there)."""
     return to(self, "cpu", memory_format=memory_format)
 
 
 def _cuda(self, device=None, non_blocking=False, memory_format=preserve_format):
+    """A copy on a CUDA device (``self`` when it is already there)."""
     return to(self, "cuda" if device is None else (
         f"cuda:{device}" if isinstance(device, int) else device),
         non_blocking=non_blocking, memory_format=memory_format)
@@ -164,49 +374,245 @@ Tensor.cuda = _cuda
 
 
 def _type_as(self, other):
-    return to(self, other._dtype)
+    """``self.to(other.dtype, other.device)``: ``self`` when those already match."""
+    if not isinstance(other, Tensor):
+        raise TensorTypeError(
+            f"type_as(): argument 'other' (position 1) must be Tensor, not "
+            f"{type(other).__name__}")
+    return to(self, other._storage.device, other._dtype)
 
 
 Tensor.type_as = _type_as
 
 
+# ------------------------------------------------------------------------------ in place
+@register("inplace", method="copy_", function=False)
+def copy_(self, src, non_blocking=False):
+    """Write ``src`` (broadcast, cast, maybe from another device) into ``self``.
+
+    ``src`` may be a Python number. Raises when ``self`` repeats elements (stride 0) or
+    partly overlaps ``src`` in memory, as PyTorch does.
+    """
+    if not isinstance(non_blocking, bool):
+        raise TensorTypeError(
+            f"copy_(): argument 'non_blocking' must be bool, not {type(non_blocking).__name__}")
+    if isinstance(src, Tensor):
+        shape = broadcast_shapes(tuple(self._shape), tuple(src._shape))
+        if tuple(shape) != tuple(self._shape):
+            raise TensorRuntimeError(
+                f"output with shape {list(self._shape)} doesn't match the broadcast shape "
+                f"{list(shape)}")
+        _check_no_internal_overlap(self)
+        _check_no_partial_overlap(self, src)
+        source = src._array()
+        if src._storage.device != self._storage.device:
+            source = self._storage._backend.from_other(source, src._storage._backend)
+        elif src._storage is self._storage and src is not self:
+            source = source.copy()  # overlapping layouts PyTorch does not reject
+    elif _is_number(src):
+        _check_int_range(_plain_number(src))
+        _check_no_internal_overlap(self)
+        source = _number_array(self._storage._backend.xp, src)
+    else:
+        raise TensorTypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+    if src is not self:
+        self._array()[...] = cast_array(source, self._dtype.numpy)
+    return finish(copy_.op, (self, src) if isinstance(src, Tensor) else (self,), self,
+                  modified=self)
+
+
+def _fill_source(self, value, name):
+    """The 0-d array ``fill_``/``__setitem__`` write, checked as PyTorch checks it."""
+    xp = self._storage._backend.xp
+    if isinstance(value, Tensor):
+        if value._shape:
+            raise TensorRuntimeError(
+                f"{name} only supports 0-dimension value tensor but got tensor with "
+                f"{len(value._shape)} dimensions.")
+        source = value._array()
+        if value._storage.device != self._storage.device:
+            source = self._storage._backend.from_other(source, value._storage._backend)
+        return cast_array(source, self._dtype.numpy)
+    if not _is_number(value):
+        raise TensorTypeError(
+            f"{name}() received an invalid combination of arguments - got "
+            f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n * (Number value)")
+    value = _plain_number(value)
+    _check_scalar_fits(value, self._dtype, half_checked=self.numel() != 1)
+    return cast_array(_number_array(xp, value), self._dtype.numpy)
+
+
+@register("inplace")
+def fill_(self, value):
+    """Set every element to ``value`` (a number, or a 0-d tensor); returns ``self``.
+
+    >>> import jtensor as torch
+    >>> torch.zeros(3, dtype=torch.int32).fill_(2.7)
+    tensor([2, 2, 2], dtype=torch.int32)
+    """
+    source = _fill_source(self, value, "fill_")
+    # Filling writes one value everywhere, so PyTorch allows it on expanded tensors too.
+    self._array()[...] = source
+    inputs = (self, value) if isinstance(value, Tensor) else (self,)
+    return finish(fill_.op, inputs, self, modified=self)
+
+
+@register("inplace")
+def zero_(self):
+    """Set every element to zero; returns ``self``."""
+    self._array()[...] = 0
+    return finish(zero_.op, (self,), self, modified=self)
+
+
 @register("inplace", method="resize_", function=False)
-def resize_(self, *sizes, memory_format=contiguous_format):
-    """Change the shape in place; grows the storage when needed (new elements uninitialised)."""
+def resize_(self, *sizes, memory_format=None):
+    """Change the shape in place; grows the storage when needed (new elements uninitialised).
+
+    Same shape and no ``memory_format``: nothing changes (even the strides). Otherwise the
+    strides become contiguous (or ``memory_format``'s) from the current storage offset.
+    """
     from .views import sizes_from_args
 
     shape = sizes_from_args(sizes)
     if any(s < 0 for s in shape):
-        raise TensorRuntimeError(f"Trying to create tensor with negative dimension: {list(shape)}")
-    strides = strides_for_format(self, memory_format, shape)
-    needed = (0 if 0 in shape else self._offset + 1 + sum(
-        (s - 1) * st for s, st in zip(shape, strides))) * self._dtype.itemsize
-    storage = self._storage
-    if needed > storage.nbytes():
-        backend = storage._backend
-        grown = backend.allocate(needed)
-        grown[:storage.nbytes()] = storage._data
-        storage._data = grown
+        raise TensorRuntimeError(
+            f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    if memory_format is not None:
+        _check_memory_format(memory_format, "resize_")
+        if memory_format is preserve_format:
+            raise TensorRuntimeError("Unsupported memory formatPreserve (resize_ needs "
+                                     "torch.contiguous_format or a channels-last format)")
+    if self._requires_grad:
+        raise TensorRuntimeError("cannot resize variables that require grad")
+    if memory_format is None and tuple(shape) == tuple(self._shape):
+        return finish(resize_.op, (self,), self, modified=self)
+    strides = strides_for_format(self, memory_format or contiguous_format, shape)
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel:
+        _grow_storage(self._storage, (self._offset + numel) * self._dtype.itemsize)
     self._set_metadata(shape, strides, self._offset)
     return finish(resize_.op, (self,), self, modified=self)
 
 
-def copy_value_into(target, value):
-    """Write a tensor or a Python number into ``target`` (broadcast and cast), no bookkeeping."""
-    from .._elementwise import _as_number, _write_into
-    from .._layout import broadcast_shapes
+def _grow_storage(storage, nbytes):
+    # NOTE: the bytes move to a new buffer, as PyTorch's realloc does.
+    if nbytes > storage.nbytes():
+        grown = storage._backend.allocate(nbytes)
+        grown[:storage.nbytes()] = storage._data
+        storage._data = grown
 
-    if isinstance(value, Tensor):
-        shape = broadcast_shapes(target._shape, value._shape)
-        if tuple(shape) != tuple(target._shape):
+
+@register("inplace", function=False)
+def set_(self, source=None, storage_offset=0, size=None, stride=None):
+    """Make ``self`` look at another tensor's (or a storage's) memory; returns ``self``.
+
+    ``set_()`` gives an empty storage; ``set_(tensor)`` takes its storage, shape, strides
+    and offset; ``set_(storage, offset, size, stride)`` any layout over a storage (growing
+    it when the layout reaches past its end).
+    """
+    itemsize = self._dtype.itemsize
+    if source is None:
+        storage, shape, strides, offset = Storage(
+            self._storage._backend.allocate(0), self._storage.device), (0,), (1,), 0
+    elif isinstance(source, Tensor):
+        if source._dtype is not self._dtype:
             raise TensorRuntimeError(
-                f"shape mismatch: value tensor of shape {list(value._shape)} cannot be broadcast "
-                f"to indexing result of shape {list(target._shape)}")
+                f"Could not set tensor of type {self._dtype} to a tensor of type "
+                f"{source._dtype}")
+        storage, shape, strides, offset = (source._storage, tuple(source._shape),
+                                           tuple(source._stride), source._offset)
+    elif isinstance(source, Storage):
+        storage = source
+        if size is None:
+            shape, strides, offset = (storage.nbytes() // itemsize,), (1,), 0
+        else:
+            shape = tuple(int(s) for s in size)
+            strides = contiguous_strides(shape) if stride is None else tuple(
+                int(s) for s in stride)
+            offset = int(storage_offset)
+            if len(strides) != len(shape):
+                raise TensorRuntimeError(
+                    f"mismatch in length of strides and shape (size {list(shape)}, stride "
+                    f"{list(strides)})")
+            if any(s < 0 for s in shape) or offset < 0:
+                raise TensorRuntimeError(
+                    f"set_(): negative size or storage offset (size {list(shape)}, offset "
+                    f"{offset})")
+    else:
+        raise TensorTypeError(
+            f"set_(): argument 'source' must be Tensor or Storage, not {type(source).__name__}")
+    if self._requires_grad:
+        raise TensorRuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation.")
+    if isinstance(source, Storage) and size is not None:
+        _grow_storage(storage, storage_extent(shape, strides, offset) * itemsize)
+    self._storage = storage
+    self._set_metadata(shape, strides, offset)
+    return finish(set_.op, (self,) + ((source,) if isinstance(source, Tensor) else ()), self,
+                  modified=self)
+
+
+@register("query", function=False)
+def is_set_to(self, tensor):
+    """Whether both look at the same storage with the same offset, shape and strides."""
+    if not isinstance(tensor, Tensor):
+        raise TensorTypeError(
+            f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+            f"{type(tensor).__name__}")
+    same = (self._storage is tensor._storage and self._offset == tensor._offset
+            and tuple(self._shape) == tuple(tensor._shape)
+            and tuple(self._stride) == tuple(tensor._stride))
+    return finish(is_set_to.op, (self, tensor), same)
+
+
+# ------------------------------------------------------------------------------ setitem
+def _strip_leading_ones(shape):
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def copy_value_into(target, value):
+    """Write a tensor or a Python number into ``target`` (broadcast and cast), no bookkeeping.
+
+    This is basic ``tensor[key] = value``: numbers must fit the target's dtype, tensors are
+    broadcast (after dropping their leading size-1 dims, as PyTorch does) and cast.
+    """
+    if isinstance(value, Tensor):
+        vshape = _strip_leading_ones(value._shape)
+        tshape = tuple(target._shape)
+        if len(vshape) > len(tshape):
+            raise TensorRuntimeError(
+                f"expand({value.type()}{{{list(value._shape)}}}, size={list(tshape)}): the "
+                f"number of sizes provided ({len(tshape)}) must be greater or equal to the "
+                f"number of dimensions in the tensor ({len(vshape)})")
+        lead = len(tshape) - len(vshape)
+        for i, (have, want) in enumerate(zip(vshape, tshape[lead:])):
+            if have != want and have != 1:
+                raise TensorRuntimeError(
+                    f"The expanded size of the tensor ({want}) must match the existing size "
+                    f"({have}) at non-singleton dimension {lead + i}.  Target sizes: "
+                    f"{list(tshape)}.  Tensor sizes: {list(vshape)}")
+        _check_no_internal_overlap(target)
+        if not value._shape or tuple(value._shape) == tshape:
+            _check_no_partial_overlap(target, value)
         source = value._array()
         if value._storage.device != target._storage.device:
             source = target._storage._backend.from_other(source, value._storage._backend)
-        if value._storage is target._storage:
+        elif value._storage is target._storage:
             source = source.copy()
-    else:
-        source = _as_number(value, "__setitem__")
-    _write_into(target, target._storage._backend.xp.asarray(source).astype(target._dtype.numpy))
+        source = source.reshape(vshape)
+        target._array()[...] = cast_array(source, target._dtype.numpy)
+        return
+    if not _is_number(value):
+        raise TensorTypeError(
+            f"can't assign a {type(value).__name__} to a {target.type()}")
+    value = _plain_number(value)
+    _check_scalar_fits(value, target._dtype, half_checked=False)
+    _check_no_internal_overlap(target)
+    target._array()[...] = cast_array(_number_array(target._storage._backend.xp, value),
+                                      target._dtype.numpy)

@@ -1,5 +1,10 @@
-"""Building tensors: from data (copy vs alias) and from shapes (factories)."""
+"""Building tensors: from data (copy vs alias) and from shapes (factories).
 
+Data conversion happens on the host with NumPy (allowed here: this module turns Python and
+NumPy data into tensors); the result is then placed on the requested device.
+"""
+
+import math
 import warnings
 
 import numpy as np
@@ -8,313 +13,873 @@ from .. import _dtypes
 from .._device import CPU, backend_for, to_device
 from .._dispatch import finish
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError
+from .._layout import contiguous_strides, dense_strides_like
 from .._registry import register
 from .._size import Size
-from .._tensor import Tensor, contiguous_format, new_empty_tensor, preserve_format
+from .._storage import Storage
+from .._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format,
+                       new_empty_tensor, preserve_format)
+
+_COPY_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+    "or sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
 
 
-def _finalize(op, out, requires_grad, inputs=()):
+# ---------------------------------------------------------------------- shared helpers
+def check_requires_grad(dtype, requires_grad):
+    """PyTorch's refusal of ``requires_grad=True`` for integer and bool dtypes (checked first)."""
+    if requires_grad and dtype.category < _dtypes.FLOATING:
+        raise TensorRuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients "
+            f"(got dtype={dtype}); pass a floating dtype or requires_grad=False")
+
+
+def _finalize(op, out, requires_grad, inputs=(), modified=None):
     if requires_grad:
-        out.requires_grad_(True)
-    return finish(op, inputs, out)
+        out._requires_grad = True
+    return finish(op, inputs, out, modified=modified)
 
 
-def _nested_dtype(data):
-    """The dtype PyTorch infers from nested Python data (bool < int < float < complex)."""
-    category = None
-    numpy_dtype = None
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)):
-            stack.extend(item)
-        elif isinstance(item, Tensor):
-            d = item._dtype
-            numpy_dtype = d if numpy_dtype is None else _dtypes.promote_types(numpy_dtype, d)
-        elif isinstance(item, np.ndarray):
-            d = _dtypes.from_numpy_dtype(item.dtype)
-            numpy_dtype = d if numpy_dtype is None else _dtypes.promote_types(numpy_dtype, d)
-        elif isinstance(item, np.generic):
-            d = _dtypes.from_numpy_dtype(item.dtype)
-            numpy_dtype = d if numpy_dtype is None else _dtypes.promote_types(numpy_dtype, d)
-        else:
-            d = _dtypes.scalar_dtype(item)
-            category = d if category is None else _dtypes.promote_types(category, d)
-    if category is None and numpy_dtype is None:
-        return _dtypes.get_default_dtype()  # an empty list is float, as in PyTorch
-    if category is None:
-        return numpy_dtype
-    if numpy_dtype is None:
-        return category
-    return _dtypes.promote_types(category, numpy_dtype)
+def resolve_device(device):
+    """A concrete device (``cuda`` gets its current index) for a factory's ``device=``."""
+    device = to_device(device)
+    if device.type == "meta":
+        raise TensorRuntimeError(
+            "jtensor has no meta tensors: pass device='cpu' (or 'cuda') to this factory")
+    if device.type != "cpu":
+        device = backend_for(device).normalize(device)
+    return device
 
 
-def _to_nested_python(data):
-    if isinstance(data, Tensor):
-        return data.tolist()
-    if isinstance(data, (list, tuple)):
-        return [_to_nested_python(x) for x in data]
-    if isinstance(data, np.ndarray):
-        return data.tolist()
-    return data
+def host_to_device(array, device):
+    """Move a host NumPy array to ``device``'s backend (no copy on the CPU)."""
+    if device.type == "cpu":
+        return array
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")
+    return backend_for(device).from_host(array, device)
 
 
-def _check_rectangular(data, dim=0):
-    if not isinstance(data, (list, tuple)) or not data:
+def _place(array, dtype, device, stride=None):
+    """A tensor holding host ``array`` on ``device`` (contiguous unless ``stride`` given)."""
+    device = resolve_device(device)
+    array = np.asarray(array)
+    if array.dtype != dtype.numpy:
+        with np.errstate(all="ignore"):
+            array = array.astype(dtype.numpy)
+    if stride is not None and tuple(stride) != contiguous_strides(array.shape):
+        out = new_empty_tensor(array.shape, dtype, device, stride=stride)
+        out._array()[...] = host_to_device(array, device)
+        return out
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
+    if device.type == "cpu":
+        return Tensor._from_array(array, dtype, CPU)
+    return Tensor._from_array(host_to_device(array, device), dtype, device)
+
+
+def _copy_tensor(src, dtype, device, memory_format=preserve_format):
+    """A copy of tensor ``src`` (cast, moved) keeping its layout, as ``clone`` would."""
+    from .copies import copy_with_strides, strides_for_format
+
+    device = src._storage.device if device is None else resolve_device(device)
+    return copy_with_strides(src, strides_for_format(src, memory_format), dtype, device)
+
+
+def _resize_out(out, shape, stride=None):
+    """Give ``out=`` the result's shape (PyTorch's resize_: keeps strides when shape matches)."""
+    shape = Size(shape)
+    if tuple(out._shape) == tuple(shape) and stride is None:
         return
-    lengths = {len(x) if isinstance(x, (list, tuple)) else None for x in data}
-    if len(lengths) > 1:
-        first = len(data[0]) if isinstance(data[0], (list, tuple)) else None
-        for x in data:
-            n = len(x) if isinstance(x, (list, tuple)) else None
-            if n != first:
-                raise TensorValueError(
-                    f"expected sequence of length {first} at dim {dim + 1} (got {n})")
-    for x in data:
-        _check_rectangular(x, dim + 1)
+    stride = contiguous_strides(shape) if stride is None else tuple(stride)
+    needed = (0 if 0 in shape else out._offset + 1 + sum(
+        (s - 1) * st for s, st in zip(shape, stride))) * out._dtype.itemsize
+    storage = out._storage
+    if needed > storage.nbytes():
+        grown = storage._backend.allocate(needed)
+        grown[:storage.nbytes()] = storage._data
+        storage._data = grown
+    out._set_metadata(shape, stride, out._offset)
+
+
+def _check_out(out, dtype, name):
+    if not isinstance(out, Tensor):
+        raise TensorTypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is not None and _dtypes.to_dtype(dtype) is not out._dtype:
+        raise TensorRuntimeError(
+            f"dtype {_dtypes.to_dtype(dtype)._torch_name} does not match dtype of out parameter "
+            f"({out._dtype._torch_name})")
+
+
+def write_factory_out(op, out, shape, values, requires_grad=False):
+    """Resize ``out`` to ``shape`` and write ``values`` (an array or a number) into it."""
+    from .._elementwise import _write_into
+
+    _resize_out(out, shape)
+    if not isinstance(values, (int, float, complex, bool)) and values is not None:
+        values = host_to_device(np.asarray(values), out._storage.device)
+    if values is not None:
+        with np.errstate(all="ignore"):
+            _write_into(out, values)
+    return _finalize(op, out, requires_grad, modified=out)
+
+
+# ---------------------------------------------------------------------- data -> tensor
+def _numpy_check(ndarray):
+    dtype = _dtypes.from_numpy_dtype(ndarray.dtype)
+    if any(s < 0 for s in ndarray.strides) and ndarray.size > 1:
+        raise TensorValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative "
+            "strides are not currently supported. (You can probably work around this by making a "
+            "copy of your array  with array.copy().) ")
+    if any(s % ndarray.itemsize for s in ndarray.strides):
+        raise TensorValueError(
+            f"given numpy array strides not a multiple of the element byte size. Copy the numpy "
+            f"array to reallocate the memory. (strides {ndarray.strides}, itemsize "
+            f"{ndarray.itemsize})")
+    return dtype
+
+
+def _alias_numpy(ndarray):
+    """A CPU tensor over ``ndarray``'s own memory (PyTorch's strides, offset 0)."""
+    dtype = _numpy_check(ndarray)
+    if not ndarray.flags.writeable:
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable "
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor.", UserWarning, stacklevel=3)
+    itemsize = ndarray.itemsize
+    shape = Size(ndarray.shape)
+    if ndarray.size == 0:
+        stride = tuple(s // itemsize for s in ndarray.strides)
+        flat = np.empty(0, dtype=np.uint8)
+    else:
+        # A size-1 dim may carry any (even negative) NumPy stride; PyTorch keeps it as is.
+        stride = tuple(s // itemsize for s in ndarray.strides)
+        extent = 1 + sum((n - 1) * s for n, s in zip(shape, stride))
+        first = ndarray[(0,) * ndarray.ndim + (None,)]
+        # The storage spans from the first element to the last one the array reaches.
+        flat = np.lib.stride_tricks.as_strided(
+            first.view(np.uint8), shape=(extent * itemsize,), strides=(1,),
+            writeable=ndarray.flags.writeable)
+    return Tensor._make(Storage(flat, CPU), shape, stride, 0, dtype, array=ndarray)
+
+
+class _Leaf:
+    """Placeholder for a 0-d tensor / numpy scalar met inside nested data."""
+
+
+def _infer_dtype(obj):
+    """PyTorch's infer_scalar_type: promote the dtypes of every leaf of nested data."""
+    if isinstance(obj, Tensor):
+        return obj._dtype
+    if isinstance(obj, bool):
+        return _dtypes.bool_
+    if isinstance(obj, int):
+        return _dtypes.int64
+    if isinstance(obj, float):
+        return _dtypes.get_default_dtype()
+    if isinstance(obj, complex):
+        return _dtypes.default_complex_dtype()
+    if isinstance(obj, (np.ndarray, np.generic)):
+        return _dtypes.from_numpy_dtype(obj.dtype)
+    if isinstance(obj, (str, bytes)):
+        raise TensorValueError(f"too many dimensions '{type(obj).__name__}'")
+    if isinstance(obj, (list, tuple, range)):
+        if len(obj) == 0:
+            return _dtypes.get_default_dtype()
+        result = None
+        for item in obj:
+            d = _infer_dtype(item)
+            result = d if result is None else _dtypes.promote_types(result, d)
+        return result
+    raise TensorRuntimeError(f"Could not infer dtype of {type(obj).__name__}")
+
+
+def _is_sequence(obj):
+    return isinstance(obj, (list, tuple, range)) or (isinstance(obj, np.ndarray) and obj.ndim)
+
+
+def _nested_shape(data):
+    shape = []
+    item = data
+    while _is_sequence(item):
+        shape.append(len(item))
+        if len(item) == 0:
+            break
+        item = item[0]
+    return shape
+
+
+def _flatten(data, shape, dim, out):
+    """Collect the leaves of ``data`` (checked against ``shape``) into ``out``."""
+    if dim == len(shape):
+        if _is_sequence(data):
+            raise TensorTypeError(
+                f"'{type(data).__name__}' object cannot be interpreted as an integer (nested "
+                "data is deeper here than in the first element)")
+        if isinstance(data, np.ndarray):
+            raise TensorTypeError("len() of unsized object")
+        if isinstance(data, Tensor):
+            if data.numel() != 1:
+                raise TensorTypeError(
+                    "only integer tensors of a single element can be converted to an index")
+            data = data.item()
+        elif isinstance(data, np.generic):
+            data = data.item()
+        out.append(data)
+        return
+    if not _is_sequence(data):
+        raise TensorTypeError(
+            f"not a sequence: expected a sequence of length {shape[dim]} at dim {dim}, got "
+            f"{type(data).__name__}")
+    if len(data) != shape[dim]:
+        raise TensorValueError(
+            f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+    if isinstance(data, np.ndarray) and dim + data.ndim == len(shape):
+        out.extend(data.reshape(-1).tolist())
+        return
+    for item in data:
+        _flatten(item, shape, dim + 1, out)
+
+
+def _values_to_array(values, shape, dtype):
+    """Convert flat Python numbers to ``dtype`` with PyTorch's casting and overflow rules."""
+    np_dtype = dtype.numpy
+    if dtype.category == _dtypes.COMPLEX:
+        return np.array([complex(v) for v in values], dtype=np_dtype).reshape(shape)
+    if any(isinstance(v, complex) for v in values):
+        raise TensorTypeError("must be real number, not complex")
+    if dtype.category == _dtypes.BOOL:
+        return np.array([bool(v) for v in values], dtype=np.bool_).reshape(shape)
+    if dtype.category == _dtypes.FLOATING:
+        floats = np.array([float(v) for v in values], dtype=np.float64)
+        with np.errstate(over="ignore"):
+            return floats.astype(np_dtype).reshape(shape)
+    info = np.iinfo(np_dtype)
+    ints = []
+    for v in values:
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                raise TensorRuntimeError(
+                    f"value cannot be converted to type {dtype.name} without overflow ({v})")
+            v = int(v)
+        v = int(v)
+        if not -2 ** 63 <= v < 2 ** 63:
+            raise TensorValueError(f"Overflow when unpacking long long ({v})")
+        low = -(info.max + 1) // 2 if info.min == 0 else info.min
+        if not low <= v <= info.max:
+            raise TensorRuntimeError(
+                f"value cannot be converted to type {dtype.name} without overflow ({v})")
+        ints.append(v)
+    return np.array(ints, dtype=np.int64).astype(np_dtype).reshape(shape)
 
 
 def array_from_data(data, dtype=None):
     """A fresh host NumPy array holding ``data`` with PyTorch's dtype inference."""
     if isinstance(data, Tensor):
-        source = data.detach().cpu()._array()
+        source = data.detach()._host_array()
         dtype = data._dtype if dtype is None else _dtypes.to_dtype(dtype)
         return np.array(source, dtype=dtype.numpy, copy=True), dtype
-    if isinstance(data, np.ndarray):
-        inferred = _dtypes.from_numpy_dtype(data.dtype)
+    if isinstance(data, (np.ndarray, np.generic)):
+        data = np.asarray(data)
+        inferred = _numpy_check(data)
         dtype = inferred if dtype is None else _dtypes.to_dtype(dtype)
-        return np.array(data, dtype=dtype.numpy, copy=True), dtype
-    if hasattr(data, "__dlpack__") and not isinstance(data, (list, tuple)):
-        return array_from_data(np.from_dlpack(data), dtype)
-    if isinstance(data, (str, bytes, dict, set)) or data is None:
-        raise TensorTypeError(
-            f"new(): invalid data type '{type(data).__name__}'")
-    inferred = _nested_dtype(data)
+        with np.errstate(all="ignore"):
+            return np.array(data, dtype=dtype.numpy, copy=True), dtype
+    if isinstance(data, (str, bytes)):
+        raise TensorTypeError(f"new(): invalid data type '{type(data).__name__}'")
+    inferred = _infer_dtype(data)
     dtype = inferred if dtype is None else _dtypes.to_dtype(dtype)
-    if isinstance(data, (list, tuple)):
-        _check_rectangular(data)
-        for item in _leaves(data):
-            if isinstance(item, Tensor) and item.numel() != 1:
-                raise TensorValueError("only one element tensors can be converted to Python scalars")
-        data = _to_nested_python(data)
-    try:
-        array = np.array(data, dtype=object if dtype is _dtypes.bfloat16 else None)
-    except OverflowError:
-        raise TensorRuntimeError(f"Overflow when unpacking long: value out of range for {dtype}") from None
-    if array.dtype == object:
-        array = array.astype(np.float64) if dtype.category >= _dtypes.FLOATING else array
-    with np.errstate(over="ignore", invalid="ignore"):
-        return array.astype(dtype.numpy), dtype
+    if any(isinstance(x, np.ndarray) for x in (data if isinstance(data, list) else ())):
+        warnings.warn(
+            "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+            "converting the list to a single numpy.ndarray with numpy.array() before converting "
+            "to a tensor.", UserWarning, stacklevel=3)
+    shape = _nested_shape(data)
+    values = []
+    _flatten(data, shape, 0, values)
+    return _values_to_array(values, shape, dtype), dtype
 
 
-def _leaves(data):
-    for x in data:
-        if isinstance(x, (list, tuple)):
-            yield from _leaves(x)
-        else:
-            yield x
-
-
-def _place(array, dtype, device):
-    device = to_device(device)
-    if device.type == "cpu":
-        return Tensor._from_array(np.ascontiguousarray(array), dtype, CPU)
-    backend = backend_for(device)
-    return Tensor._from_array(backend.from_host(np.ascontiguousarray(array), device), dtype,
-                              backend.normalize(device))
+def _tensor_from_data(data, dtype, device, warn_name=None):
+    """The shared body of ``tensor``/``new_tensor``: a copy with PyTorch's layout rules."""
+    if isinstance(data, Tensor):
+        if warn_name:
+            warnings.warn(_COPY_WARNING.format(warn_name), UserWarning, stacklevel=3)
+        dtype = data._dtype if dtype is None else _dtypes.to_dtype(dtype)
+        return _copy_tensor(data.detach(), dtype, device)
+    if isinstance(data, np.ndarray):
+        source = _alias_numpy(data)
+        dtype = source._dtype if dtype is None else _dtypes.to_dtype(dtype)
+        return _copy_tensor(source, dtype, device if device is not None else CPU)
+    array, dtype = array_from_data(data, dtype)
+    return _place(array, dtype, device)
 
 
 @register("factory", method=False)
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A NEW tensor holding a copy of ``data`` (never shares memory with it).
 
+    Python data infers int64 / the default float dtype / bool / complex; NumPy data keeps its
+    dtype (float64 stays float64) and its dim order.
+
     >>> import jtensor as torch
     >>> torch.tensor([[1, 2], [3, 4]]).dtype
     torch.int64
     """
+    if dtype is not None:
+        check_requires_grad(_dtypes.to_dtype(dtype), requires_grad)
+    out = _tensor_from_data(data, dtype, device, warn_name="torch.tensor")
+    check_requires_grad(out._dtype, requires_grad)
+    # No inputs: the copy is detached from ``data``'s history, as in PyTorch.
+    return _finalize(tensor.op, out, requires_grad)
+
+
+def _as_tensor_impl(data, dtype, device):
+    """(tensor, shared): alias ``data`` when dtype and device allow it, else copy."""
+    target = None if dtype is None else _dtypes.to_dtype(dtype)
     if isinstance(data, Tensor):
-        warnings.warn(
-            "To copy construct from a tensor, it is recommended to use sourceTensor.clone()."
-            "detach() or sourceTensor.clone().detach().requires_grad_(True), rather than "
-            "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        if device is None:
-            device = data._storage.device
-    array, dtype = array_from_data(data, dtype)
-    return _finalize(tensor.op, _place(array, dtype, device), requires_grad)
+        dev = None if device is None else resolve_device(device)
+        if (target is None or target is data._dtype) and (dev is None or
+                                                          dev == data._storage.device):
+            return data, True
+        return _copy_tensor(data, target or data._dtype, dev), False
+    if isinstance(data, np.ndarray):
+        source = _alias_numpy(data)
+        dev = None if device is None else resolve_device(device)
+        if (target is None or target is source._dtype) and (dev is None or dev.type == "cpu"):
+            return source, True
+        return _copy_tensor(source, target or source._dtype, dev), False
+    if hasattr(data, "__dlpack__") and not isinstance(data, (list, tuple)):
+        return _as_tensor_impl(_from_dlpack_impl(data), dtype, device)
+    array, dtype = array_from_data(data, target)
+    return _place(array, dtype, device), False
 
 
 @register("factory", method=False)
 def as_tensor(data, dtype=None, device=None):
     """Share memory with ``data`` when dtype and device allow it; otherwise copy.
 
-    A NumPy array of a supported dtype is aliased: writes show through both ways.
+    A tensor with the requested dtype and device is returned as is; a NumPy array of a
+    supported dtype is aliased (writes show through both ways, its strides are kept).
     """
-    if isinstance(data, Tensor):
-        target_dtype = data._dtype if dtype is None else _dtypes.to_dtype(dtype)
-        return data.to(dtype=target_dtype, device=device if device is not None else data.device)
-    if isinstance(data, np.ndarray) and (device is None or to_device(device).type == "cpu"):
-        target = None if dtype is None else _dtypes.to_dtype(dtype)
-        if target is None or target.numpy == data.dtype:
-            return from_numpy(data)
-    array, dtype = array_from_data(data, dtype)
-    return finish(as_tensor.op, (), _place(array, dtype, device))
+    out, _shared = _as_tensor_impl(data, dtype, device)
+    return finish(as_tensor.op, (data,) if isinstance(data, Tensor) else (), out)
 
 
 @register("factory", method=False)
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    """Like ``as_tensor``; ``copy=True`` forces a copy, ``copy=False`` forbids one."""
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """Like ``as_tensor``; ``copy=True`` forces a copy, ``copy=False`` forbids one.
+
+    For a tensor ``obj``, an unspecified ``requires_grad`` follows ``obj.requires_grad``.
+    """
+    target = None if dtype is None else _dtypes.to_dtype(dtype)
+    if copy is False:
+        if isinstance(obj, (Tensor, np.ndarray)):
+            have = obj._dtype if isinstance(obj, Tensor) else _dtypes.from_numpy_dtype(obj.dtype)
+            if target is not None and target is not have:
+                raise TensorValueError(
+                    f"can't alias tensor with dtype '{have._torch_name}' into dtype "
+                    f"'{target._torch_name}'.")
+        elif not hasattr(obj, "__dlpack__"):
+            raise TensorValueError("can't alias arbitrary sequence into a tensor.")
+    inputs = (obj,) if isinstance(obj, Tensor) else ()
+    if isinstance(obj, Tensor) and requires_grad is None:
+        requires_grad = obj._requires_grad
+    requires_grad = bool(requires_grad)
+    if target is not None:
+        check_requires_grad(target, requires_grad)
     if copy:
-        out = tensor(obj.detach() if isinstance(obj, Tensor) else obj, dtype=dtype, device=device)
+        if isinstance(obj, Tensor):
+            out = _copy_tensor(obj.detach(), target or obj._dtype, device)
+        else:
+            out = _tensor_from_data(obj, target, device)
     else:
-        out = as_tensor(obj, dtype=dtype, device=device)
-        if copy is False and isinstance(obj, np.ndarray) and out._array().base is None:
-            raise TensorValueError("asarray(copy=False) cannot avoid a copy for this input")
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
+        out, shared = _as_tensor_impl(obj, target, device)
+        if shared and isinstance(obj, Tensor) and requires_grad != obj._requires_grad:
+            out = obj.detach() if not requires_grad else out
+    check_requires_grad(out._dtype, requires_grad)
+    if requires_grad and not out._requires_grad:
+        out._requires_grad = True
+    return finish(asarray.op, inputs, out)
+
+
+def _from_dlpack_impl(obj):
+    if isinstance(obj, Tensor):
+        return Tensor._make(obj._storage, obj._shape, obj._stride, obj._offset, obj._dtype,
+                            array=obj._cached_array)
+    if not hasattr(obj, "__dlpack__"):
+        raise TensorTypeError(
+            f"from_dlpack() expects an object with __dlpack__ (a tensor or an array), got "
+            f"{type(obj).__name__}")
+    device_type, _index = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else (1, 0)
+    if int(device_type) != 1:
+        raise TensorRuntimeError(
+            f"from_dlpack(): jtensor can import only CPU DLPack tensors (device type 1), got "
+            f"device type {int(device_type)}")
+    return _alias_numpy(np.from_dlpack(obj))
+
+
+@register("factory", method=False)
+def from_dlpack(ext_tensor):
+    """A tensor sharing memory with any object that implements ``__dlpack__``."""
+    out = _from_dlpack_impl(ext_tensor)
+    return finish(from_dlpack.op, (ext_tensor,) if isinstance(ext_tensor, Tensor) else (), out)
 
 
 @register("factory", method=False)
 def from_numpy(ndarray):
-    """A tensor that shares ``ndarray``'s memory; negative strides are refused as in PyTorch."""
+    """A tensor that shares ``ndarray``'s memory and strides; negative strides are refused."""
     if not isinstance(ndarray, np.ndarray):
-        raise TensorTypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    dtype = _dtypes.from_numpy_dtype(ndarray.dtype)
-    itemsize = ndarray.itemsize
-    if any(s < 0 for s in ndarray.strides):
-        raise TensorValueError(
-            "At least one stride in the given numpy array is negative, and tensors with negative "
-            "strides are not currently supported. (You can probably work around this by making a "
-            "copy of your array  with array.copy().) ")
-    if any(s % itemsize for s in ndarray.strides):
-        raise TensorValueError(
-            f"given numpy array strides not a multiple of the element byte size. Copy the numpy "
-            f"array to reallocate the memory. (strides {ndarray.strides}, itemsize {itemsize})")
-    if not ndarray.flags.writeable:
-        warnings.warn(
-            "The given NumPy array is not writable, and PyTorch does not support non-writable "
-            "tensors. This means writing to this tensor will result in undefined behavior.",
-            UserWarning, stacklevel=2)
-    stride = tuple(s // itemsize for s in ndarray.strides)
-    shape = Size(ndarray.shape)
-    # The storage spans from the first to the last element the array can reach.
-    extent = 0 if ndarray.size == 0 else 1 + sum((n - 1) * s for n, s in zip(shape, stride))
-    if ndarray.size == 0:
-        flat = np.empty(0, dtype=np.uint8)
-    else:
-        first = (ndarray.reshape(1) if ndarray.ndim == 0
-                 else ndarray[(slice(0, 1),) * ndarray.ndim].reshape(-1))
-        flat = np.lib.stride_tricks.as_strided(
-            first.view(np.uint8), shape=(extent * itemsize,), strides=(1,),
-            writeable=ndarray.flags.writeable)
-    from .._storage import Storage
-
-    out = Tensor._make(Storage(flat, CPU), shape, stride, 0, dtype, array=ndarray)
-    return finish(from_numpy.op, (), out)
+        raise TensorTypeError(f"expected np.ndarray (got {type(ndarray).__module__}."
+                              f"{type(ndarray).__name__})")
+    return finish(from_numpy.op, (), _alias_numpy(ndarray))
 
 
 def legacy_tensor_constructor(cls, args, dtype, device):
     """``torch.Tensor(2, 3)`` (uninitialised float) and ``torch.Tensor([1, 2])`` (float data)."""
-    dtype = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
+    if dtype is not None:
+        raise TensorTypeError(
+            "new() received an invalid combination of arguments - got dtype=, which the legacy "
+            "constructor does not accept; use torch.tensor(data, dtype=...) or "
+            "torch.empty(size, dtype=...)")
+    dtype = _dtypes.get_default_dtype()
     if not args:
-        return empty(0, dtype=dtype, device=device)
+        return _new(Size((0,)), dtype, device)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return _from_dlpack_impl(args[0])  # an alias, as PyTorch's Tensor(other)
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return empty(*args, dtype=dtype, device=device)
+        return _new(_shape_args(args, "Tensor", legacy=True), dtype, device)
     if len(args) == 1 and isinstance(args[0], Size):
-        return empty(args[0], dtype=dtype, device=device)
+        return _new(_shape_args(args, "Tensor", legacy=True), dtype, device)
     if len(args) == 1:
-        array, dtype = array_from_data(args[0], dtype)
+        data = args[0]
+        if isinstance(data, (float, complex, bool)):
+            raise TensorTypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        if isinstance(data, np.ndarray):
+            return _copy_tensor(_alias_numpy(data), dtype, device or CPU)
+        array, dtype = array_from_data(data, dtype)
         return _place(array, dtype, device)
     raise TensorTypeError(f"new(): invalid arguments {args!r}")
 
 
 # ---------------------------------------------------------------------- shape factories
-def _shape_args(size, name):
+def _shape_args(size, name, legacy=False):
     from .views import sizes_from_args
 
+    if len(size) == 0:
+        raise TensorTypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if len(size) == 1 and isinstance(size[0], (float, str)):
+        raise TensorTypeError(
+            f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+            f"{type(size[0]).__name__}")
     shape = sizes_from_args(size, "size")
     for s in shape:
         if s < 0:
+            if legacy:
+                raise TensorRuntimeError(
+                    f"Trying to create tensor with negative dimension {s}: {list(shape)}")
             raise TensorRuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+                f"{name}: Dimension size must be non-negative. (got size {list(shape)})")
     return Size(shape)
 
 
-def _new(shape, dtype, device, memory_format=contiguous_format, fill=None):
+def _sequence_size(size, name):
+    """``size`` given as one tuple/list/Size (``full``, ``new_full``, ``randint``)."""
+    if isinstance(size, int) or not hasattr(size, "__iter__"):
+        raise TensorTypeError(
+            f"{name}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return _shape_args((tuple(size),), name)
+
+
+def _new(shape, dtype, device, memory_format=contiguous_format, fill=None, stride=None):
     from .copies import strides_for_format
 
     dtype = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
-    device = to_device(device)
-    stride = None
-    if memory_format is not contiguous_format:
+    device = resolve_device(device)
+    if stride is None and memory_format is not contiguous_format:
+        if memory_format is preserve_format:
+            raise TensorRuntimeError(
+                "unsupported memory format Preserve: empty() takes contiguous_format, "
+                "channels_last or channels_last_3d")
         probe = Tensor._make(None, shape, (1,) * len(shape), 0, dtype)
         stride = strides_for_format(probe, memory_format, shape)
-    if device.type != "cpu":
-        device = backend_for(device).normalize(device)
     out = new_empty_tensor(shape, dtype, device, stride=stride)
     if fill is not None:
-        out._array()[...] = fill
+        _fill(out, fill)
     return out
 
 
-@register("factory", method=False)
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=contiguous_format,
-          pin_memory=False, out=None):
-    """Uninitialised memory: whatever bytes were there (read it only after writing)."""
-    out_tensor = _new(_shape_args(size, "empty"), dtype, device, memory_format)
-    return _finalize(empty.op, out_tensor, requires_grad)
+def _fill(out, value):
+    if isinstance(value, complex) and out._dtype.category != _dtypes.COMPLEX:
+        raise TensorRuntimeError(
+            f"value cannot be converted to type {out._dtype.name} without overflow ({value})")
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out._array()[...] = value
+
+
+def _factory(op, name, size, fill, dtype, device, requires_grad, out, memory_format=None):
+    shape = _shape_args(size, name)
+    if out is not None:
+        _check_out(out, dtype, name)
+        check_requires_grad(out._dtype, requires_grad)
+        _resize_out(out, shape)
+        if fill is not None:
+            _fill(out, fill)
+        return _finalize(op, out, requires_grad, modified=out)
+    d = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
+    check_requires_grad(d, requires_grad)
+    result = _new(shape, d, device, memory_format or contiguous_format, fill=fill)
+    return _finalize(op, result, requires_grad)
 
 
 @register("factory", method=False)
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    """A tensor filled with 0."""
-    return _finalize(zeros.op, _new(_shape_args(size, "zeros"), dtype, device, fill=0),
-                     requires_grad)
+def empty(*size, dtype=None, layout=None, device=None, requires_grad=False,
+          memory_format=contiguous_format, pin_memory=False, out=None):
+    """Uninitialised memory: whatever bytes were there (read it only after writing).
+
+    ``memory_format=torch.channels_last`` gives NHWC strides for a 4-d size.
+    """
+    return _factory(empty.op, "empty", size, None, dtype, device, requires_grad, out,
+                    memory_format)
 
 
 @register("factory", method=False)
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          out=None):
+    """A tensor filled with 0 (size as ints, a tuple, a list or a ``Size``)."""
+    return _factory(zeros.op, "zeros", size, 0, dtype, device, requires_grad, out)
+
+
+@register("factory", method=False)
+def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+         out=None):
     """A tensor filled with 1."""
-    return _finalize(ones.op, _new(_shape_args(size, "ones"), dtype, device, fill=1),
-                     requires_grad)
+    return _factory(ones.op, "ones", size, 1, dtype, device, requires_grad, out)
+
+
+def _scalar_value(value, name):
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise TensorRuntimeError(
+                f"{name}: a Tensor with {value.numel()} elements cannot be converted to Scalar")
+        return value.item()
+    if isinstance(value, np.generic):
+        return value.item()
+    if not isinstance(value, (bool, int, float, complex)):
+        raise TensorTypeError(
+            f"{name}(): argument must be a number, not {type(value).__name__}")
+    return value
 
 
 @register("factory", method=False)
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, out=None):
     """A tensor filled with ``fill_value``; the dtype follows the value (int -> int64)."""
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    if dtype is None:
+    if isinstance(fill_value, Tensor) and dtype is None:
+        dtype = fill_value._dtype
+    fill_value = _scalar_value(fill_value, "full")
+    if dtype is None and out is None:
         dtype = _dtypes.scalar_dtype(fill_value)
-    return _finalize(full.op, _new(_shape_args((size,), "full"), dtype, device, fill=fill_value),
-                     requires_grad)
+    shape = _sequence_size(size, "full")
+    return _factory(full.op, "full", (shape,), fill_value, dtype, device, requires_grad, out)
 
 
 @register("factory", method=False)
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """Uninitialised memory laid out with exactly ``stride`` (elements; may overlap)."""
+    shape = _sequence_size(size, "empty_strided")
+    stride = tuple(int(s) for s in stride)
+    if len(stride) != len(shape):
+        raise TensorRuntimeError(
+            f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
+            f"({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise TensorRuntimeError(
+            f"Storage size calculation overflowed with sizes={list(shape)} and "
+            f"strides={list(stride)} (negative strides are not supported)")
+    d = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
+    check_requires_grad(d, requires_grad)
+    return _finalize(empty_strided.op, _new(shape, d, device, stride=stride), requires_grad)
+
+
+# ---------------------------------------------------------------------- *_like
+def _like(op, input, fill, dtype, device, requires_grad, memory_format, inputs=None):
+    from .copies import strides_for_format
+
+    if not isinstance(input, Tensor):
+        raise TensorTypeError(
+            f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}")
+    d = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
+    check_requires_grad(d, requires_grad)
+    dev = input._storage.device if device is None else resolve_device(device)
+    stride = strides_for_format(input, memory_format)
+    out = new_empty_tensor(input._shape, d, dev, stride=stride)
+    if fill is not None:
+        _fill(out, fill)
+    return _finalize(op, out, requires_grad, (input,))
+
+
+@register("factory", method=False)
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=preserve_format):
+    """Zeros shaped like ``input`` (its dtype, device and, by default, its dim order)."""
+    return _like(zeros_like.op, input, 0, dtype, device, requires_grad, memory_format)
+
+
+@register("factory", method=False)
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=preserve_format):
+    """Ones shaped like ``input``."""
+    return _like(ones_like.op, input, 1, dtype, device, requires_grad, memory_format)
+
+
+@register("factory", method=False)
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=preserve_format):
+    """Uninitialised memory shaped like ``input`` (dense, keeping its dim order)."""
+    return _like(empty_like.op, input, None, dtype, device, requires_grad, memory_format)
+
+
+@register("factory", method=False)
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=preserve_format):
+    """``fill_value`` shaped like ``input``, cast to ``input``'s dtype (7.5 -> 7 for int64)."""
+    fill_value = _scalar_value(fill_value, "full_like")
+    return _like(full_like.op, input, fill_value, dtype, device, requires_grad, memory_format)
+
+
+# ---------------------------------------------------------------------- new_* methods
+def _new_method(op, self, shape, fill, dtype, device, requires_grad):
+    d = self._dtype if dtype is None else _dtypes.to_dtype(dtype)
+    check_requires_grad(d, requires_grad)
+    dev = self._storage.device if device is None else device
+    return _finalize(op, _new(shape, d, dev, fill=fill), requires_grad)
+
+
+@register("factory", function=False)
+def new_empty(self, *size, dtype=None, layout=None, device=None, requires_grad=False,
+              pin_memory=False):
+    """Uninitialised, contiguous, with ``self``'s dtype and device unless given."""
+    return _new_method(new_empty.op, self, _shape_args(size, "new_empty"), None, dtype, device,
+                       requires_grad)
+
+
+@register("factory", function=False)
+def new_zeros(self, *size, dtype=None, layout=None, device=None, requires_grad=False,
+              pin_memory=False):
+    """Zeros with ``self``'s dtype and device unless given."""
+    return _new_method(new_zeros.op, self, _shape_args(size, "new_zeros"), 0, dtype, device,
+                       requires_grad)
+
+
+@register("factory", function=False)
+def new_ones(self, *size, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
+    """Ones with ``self``'s dtype and device unless given."""
+    return _new_method(new_ones.op, self, _shape_args(size, "new_ones"), 1, dtype, device,
+                       requires_grad)
+
+
+@register("factory", function=False)
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    """``fill_value`` everywhere, with ``self``'s dtype (not the value's) unless given."""
+    fill_value = _scalar_value(fill_value, "new_full")
+    return _new_method(new_full.op, self, _sequence_size(size, "new_full"), fill_value, dtype,
+                       device, requires_grad)
+
+
+@register("factory", function=False)
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A copy of ``data`` with ``self``'s dtype and device unless given."""
+    d = self._dtype if dtype is None else _dtypes.to_dtype(dtype)
+    check_requires_grad(d, requires_grad)
+    dev = self._storage.device if device is None else device
+    out = _tensor_from_data(data, d, dev, warn_name="tensor.new_tensor")
+    return _finalize(new_tensor.op, out, requires_grad)
+
+
+# ---------------------------------------------------------------------- ranges
+def _number(value, name):
+    value = _scalar_value(value, name)
+    return value
+
+
+@register("factory", method=False)
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False):
     """``[start, end)`` every ``step``; int64 for int arguments, the default float otherwise."""
     if end is None:
         start, end = 0, start
-    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    values = [_number(v, "arange") for v in (start, end, step)]
+    all_int = all(isinstance(v, int) for v in values)
+    if dtype is None:
+        dtype = out._dtype if out is not None else (
+            _dtypes.int64 if all_int else _dtypes.get_default_dtype())
+    dtype = _dtypes.to_dtype(dtype)
+    if out is not None:
+        _check_out(out, dtype, "arange")
+    check_requires_grad(dtype, requires_grad)
     start, end, step = values
+    if dtype.category in (_dtypes.INTEGRAL, _dtypes.BOOL):
+        # PyTorch casts the bounds to the integer type before counting.
+        start, end, step = (int(v) for v in values)
+        if step == 0 and not all_int:
+            raise TensorValueError(f"step must be nonzero (step {values[2]} cast to {dtype} is 0)")
     if step == 0:
         raise TensorRuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise TensorRuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) * step < 0 and end != start:
         raise TensorRuntimeError(
-            f"upper bound and larger bound inconsistent with step sign (start={start}, "
+            f"upper bound and lower bound inconsistent with step sign (start={start}, "
             f"end={end}, step={step})")
-    if dtype is None:
-        dtype = (_dtypes.int64 if all(isinstance(v, int) for v in values)
-                 else _dtypes.get_default_dtype())
-    dtype = _dtypes.to_dtype(dtype)
-    count = max(0, int(np.ceil((end - start) / step)))
-    # PyTorch computes each element as start + i * step in double (or int64) precision.
-    if dtype.category == _dtypes.INTEGRAL or all(isinstance(v, int) for v in values):
-        array = (start + np.arange(count, dtype=np.int64) * step)
+    if all(isinstance(v, int) for v in (start, end, step)):
+        count = max(0, -((start - end) // step))
+        array = start + np.arange(count, dtype=np.int64) * step
     else:
+        count = max(0, math.ceil((end - start) / step))
+        # PyTorch computes each element as start + i * step in double precision.
         array = start + np.arange(count, dtype=np.float64) * step
-    out_tensor = _place(array.astype(dtype.numpy), dtype, device)
-    return _finalize(arange.op, out_tensor, requires_grad)
+    if out is not None:
+        return write_factory_out(arange.op, out, (count,), array.astype(dtype.numpy),
+                                 requires_grad)
+    return _finalize(arange.op, _place(array, dtype, device), requires_grad)
 
 
-_ = (preserve_format,)
+def _range_dtype(values, dtype, out):
+    if dtype is not None:
+        return _dtypes.to_dtype(dtype)
+    if out is not None:
+        return out._dtype
+    if any(isinstance(v, complex) for v in values):
+        return _dtypes.default_complex_dtype()
+    return _dtypes.get_default_dtype()
+
+
+def _linspace_values(start, end, steps, dtype):
+    """PyTorch's linspace kernel: first half from ``start``, second half back from ``end``."""
+    if steps == 0:
+        return np.zeros(0, dtype=dtype.numpy)
+    if steps == 1:
+        return np.array([start], dtype=np.complex128 if isinstance(start, complex) else
+                        np.float64).astype(dtype.numpy)
+    idx = np.arange(steps)
+    halfway = steps // 2
+    if dtype.category in (_dtypes.INTEGRAL, _dtypes.BOOL):
+        s, e = int(start.real if isinstance(start, complex) else start), int(
+            end.real if isinstance(end, complex) else end)
+        step = (float(e) - float(s)) / (steps - 1)
+        values = np.where(idx < halfway, s + step * idx, e - step * (steps - idx - 1))
+        return np.trunc(values).astype(dtype.numpy)
+    # Floating and complex: the arithmetic is done in the output dtype (half types round
+    # after every operation, as c10::Half does).
+    np_t = dtype.numpy
+    cd = np.dtype(np.float32) if dtype.itemsize == 2 else np.dtype(np_t)
+
+    def rnd(x):
+        return np.asarray(x).astype(np_t).astype(cd)
+
+    s, e = rnd(start), rnd(end)
+    step = rnd((e - s) / cd.type(steps - 1))
+    if dtype.category == _dtypes.FLOATING and dtype.itemsize == 4:
+        # The CPU kernel fuses multiply and add (one rounding): float64 is exact for these.
+        s, e, step = (x.astype(np.float64) for x in (s, e, step))
+        front = s + step * idx
+        back = e - step * (steps - idx - 1)
+    else:
+        front = rnd(s + rnd(step * idx.astype(cd)))
+        back = rnd(e - rnd(step * (steps - idx - 1).astype(cd)))
+    return np.where(idx < halfway, front, back).astype(np_t)
+
+
+@register("factory", method=False)
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    start, end = _number(start, "linspace"), _number(end, "linspace")
+    if not isinstance(steps, int) or isinstance(steps, bool):
+        raise TensorTypeError(
+            f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise TensorRuntimeError(f"number of steps must be non-negative (got {steps})")
+    dtype = _range_dtype((start, end), dtype, out)
+    if dtype is _dtypes.bool_:
+        raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
+    if out is not None:
+        _check_out(out, dtype, "linspace")
+    check_requires_grad(dtype, requires_grad)
+    with np.errstate(all="ignore"):
+        values = _linspace_values(start, end, steps, dtype)
+    if out is not None:
+        return write_factory_out(linspace.op, out, (steps,), values, requires_grad)
+    return _finalize(linspace.op, _place(values, dtype, device), requires_grad)
+
+
+@register("factory", method=False)
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    """``base ** linspace(start, end, steps)``."""
+    start, end = _number(start, "logspace"), _number(end, "logspace")
+    base = _number(base, "logspace")
+    if not isinstance(steps, int) or isinstance(steps, bool):
+        raise TensorTypeError(
+            f"logspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise TensorRuntimeError(f"number of steps must be non-negative (got {steps})")
+    dtype = _range_dtype((start, end), dtype, out)
+    if out is not None:
+        _check_out(out, dtype, "logspace")
+    check_requires_grad(dtype, requires_grad)
+    idx = np.arange(steps)
+    halfway = steps // 2
+    with np.errstate(all="ignore"):
+        if steps == 0:
+            values = np.zeros(0)
+        elif steps == 1:
+            values = np.power(np.asarray(base, dtype=np.float64 if not isinstance(
+                base, complex) else np.complex128), start)
+            values = np.asarray([values])
+        else:
+            if dtype.category in (_dtypes.INTEGRAL, _dtypes.BOOL):
+                start, end = int(np.real(start)), int(np.real(end))
+            step = (end - start) / (steps - 1)
+            exps = np.where(idx < halfway, start + step * idx, end - step * (steps - idx - 1))
+            values = np.power(base, exps)
+        if dtype.category in (_dtypes.INTEGRAL, _dtypes.BOOL):
+            values = np.trunc(np.real(values))
+        values = np.asarray(values).astype(dtype.numpy)
+    if out is not None:
+        return write_factory_out(logspace.op, out, (steps,), values, requires_grad)
+    return _finalize(logspace.op, _place(values, dtype, device), requires_grad)
+
+
+@register("factory", method=False)
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False):
+    """An ``n`` x ``m`` matrix with ones on the diagonal (``m`` defaults to ``n``)."""
+    if m is None:
+        m = n
+    for name, v in (("n", n), ("m", m)):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TensorTypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
+        if v < 0:
+            raise TensorRuntimeError(f"{name} must be greater or equal to 0, got {v}")
+    d = (out._dtype if out is not None else _dtypes.get_default_dtype()) if dtype is None \
+        else _dtypes.to_dtype(dtype)
+    if out is not None:
+        _check_out(out, d, "eye")
+    check_requires_grad(d, requires_grad)
+    values = np.eye(n, m, dtype=d.numpy)
+    if out is not None:
+        return write_factory_out(eye.op, out, (n, m), values, requires_grad)
+    return _finalize(eye.op, _place(values, d, device), requires_grad)
+
+
+_ = (channels_last, channels_last_3d, dense_strides_like)

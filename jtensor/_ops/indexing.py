@@ -4,6 +4,8 @@ Keys made only of ints, slices, ``None`` and ``...`` give views (``views.basic_i
 keys with tensors, lists or bools are advanced indexing and copy.
 """
 
+import numpy as np
+
 from .._dispatch import finish
 from .._registry import register
 from .._tensor import Tensor
@@ -11,11 +13,13 @@ from .views import basic_index, make_view
 
 
 def _is_basic(key):
+    if isinstance(key, list):
+        return False  # a list is an index tensor, or a tuple in disguise (NumPy's heuristic)
     items = key if isinstance(key, tuple) else (key,)
     for k in items:
         if k is None or k is Ellipsis or isinstance(k, slice):
             continue
-        if isinstance(k, bool) or isinstance(k, (Tensor, list)):
+        if isinstance(k, (bool, Tensor, list, tuple, np.bool_, np.ndarray)):
             return False
         if not hasattr(k, "__index__"):
             return False

@@ -219,6 +219,8 @@ def unflatten(input, dim, sizes):
 @register("view")
 def permute(input, *dims):
     """Reorder dims; strides are permuted, data untouched."""
+    if not dims:
+        raise TensorTypeError("permute() missing 1 required positional argument: 'dims'")
     dims = sizes_from_args(dims, "dims")
     ndim = input.dim()
     if len(dims) != ndim:
@@ -587,9 +589,12 @@ def basic_index(input, key):
     """
     if not isinstance(key, tuple):
         key = (key,)
+    # NOTE: PyTorch accepts several ellipses: the first one takes all the unnamed dims and
+    # the others stand for none.
     ellipsis = [i for i, k in enumerate(key) if k is Ellipsis]
     if len(ellipsis) > 1:
-        raise TensorIndexError("an index can only have a single ellipsis ('...')")
+        key = key[:ellipsis[0] + 1] + tuple(k for k in key[ellipsis[0] + 1:] if k is not Ellipsis)
+        ellipsis = ellipsis[:1]
     consumed = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
     ndim = input.dim()
     if consumed > ndim:

@@ -151,7 +151,7 @@ SPECS = [
         case(lambda lib, x: x.unfold(0, 2, 2)),
         case(lambda lib, x: x.unfold(1, 5, 1), name="too-big"),
         case(lambda lib, x: x.unfold(1, 2, 0), name="zero-step"),
-        case(lambda lib, x: lib.arange(10).unfold(0, 3, 3), make=None, name="1d"),
+        case(lambda lib: lib.arange(10).unfold(0, 3, 3), make=None, name="1d"),
     ]),
     OpSpec("unbind", [
         case(lambda lib, x: x.unbind()),
@@ -165,15 +165,15 @@ SPECS = [
     ]),
     OpSpec("chunk", [
         case(lambda lib, x: x.chunk(2)),
-        case(lambda lib, x: lib.arange(10).chunk(4), make=None, name="uneven"),
-        case(lambda lib, x: lib.arange(10).chunk(6), make=None, name="fewer-chunks"),
+        case(lambda lib: lib.arange(10).chunk(4), make=None, name="uneven"),
+        case(lambda lib: lib.arange(10).chunk(6), make=None, name="fewer-chunks"),
         case(lambda lib, x: x.chunk(0), name="zero"),
     ]),
     OpSpec("tensor_split", [
         case(lambda lib, x: x.tensor_split(3, 1)),
         case(lambda lib, x: x.tensor_split([1, 3], 1)),
-        case(lambda lib, x: lib.arange(7).tensor_split(3), make=None),
-        case(lambda lib, x: lib.arange(7).tensor_split([5, 2]), make=None, name="unordered"),
+        case(lambda lib: lib.arange(7).tensor_split(3), make=None),
+        case(lambda lib: lib.arange(7).tensor_split([5, 2]), make=None, name="unordered"),
     ]),
     OpSpec("detach", [case(lambda lib, x: x.detach())]),
     OpSpec("alias", [case(lambda lib, x: lib.alias(x) if hasattr(lib, "alias")

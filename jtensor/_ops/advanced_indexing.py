@@ -1,0 +1,578 @@
+"""Advanced indexing: keys with integer tensors, lists, bool masks or Python bools.
+
+PyTorch first applies the basic part of the key (ints select, slices narrow, ``None``
+unsqueezes) to get a view, and records one index tensor per remaining indexed dim
+(``applySlicing``). ``at::index`` then turns masks into ``nonzero`` columns, broadcasts the
+index tensors, moves them to the front when they are separated by a slice, and lets
+TensorIterator choose the output layout from the (restrided) source and the index tensors.
+This module follows those steps literally so that shapes, strides and errors match.
+"""
+
+import numpy as np
+
+from .. import _dtypes
+from .._dispatch import finish
+from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
+from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
+                       elementwise_output_strides, is_non_overlapping_and_dense, view_strides)
+from .._size import Size
+from .._tensor import Tensor, new_empty_tensor
+from .views import make_view
+
+_INDEX_DTYPES = (_dtypes.int64, _dtypes.int32, _dtypes.uint8, _dtypes.bool_)
+
+
+# ---------------------------------------------------------------------- key normalisation
+def _is_long(obj):
+    """``THPUtils_checkLong``: a Python or NumPy integer, but not a bool."""
+    if isinstance(obj, bool) or isinstance(obj, np.bool_):
+        return False
+    return isinstance(obj, (int, np.integer))
+
+
+def _is_sequence(obj):
+    return isinstance(obj, (list, tuple, str, bytes, range)) or (
+        isinstance(obj, np.ndarray))
+
+
+def treat_sequence_as_tuple(key):
+    """NumPy's (and PyTorch's) heuristic: a short list holding slices, tensors, lists,
+    ``None`` or ``...`` means a tuple of indices, not one index."""
+    if isinstance(key, tuple):
+        return True
+    if isinstance(key, Tensor) or not isinstance(key, list):
+        return False
+    if len(key) >= 32:
+        return False
+    for obj in key:
+        if isinstance(obj, (Tensor, slice)) or _is_sequence(obj) or obj is None \
+                or obj is Ellipsis:
+            return True
+    return False
+
+
+def _sequence_to_index(input, seq):
+    """A list used as an index: bools give a bool mask, anything else int64 (floats truncate)."""
+    from .creation import array_from_data
+
+    try:
+        array, dtype = array_from_data(seq)
+    except TensorTypeError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise TensorTypeError(f"invalid index {seq!r}: {exc}") from None
+    if dtype not in (_dtypes.bool_, _dtypes.uint8):
+        with np.errstate(invalid="ignore", over="ignore"):
+            array = array.astype(np.int64)
+        dtype = _dtypes.int64
+    backend = input._storage._backend
+    xp_array = array if backend.xp is np else backend.xp.asarray(array)
+    return Tensor._from_array(xp_array, dtype, input._storage.device)
+
+
+def _count_specified(items):
+    count = 0
+    for obj in items:
+        if isinstance(obj, Tensor):
+            count += obj.dim() if obj._dtype in (_dtypes.uint8, _dtypes.bool_) else 1
+        elif obj is not None and obj is not Ellipsis and not isinstance(obj, (bool, np.bool_)):
+            count += 1
+    return count
+
+
+class _Index:
+    """One recorded index: a tensor (int64/int32/uint8/bool) or a Python bool."""
+
+    __slots__ = ("tensor", "dim")
+
+    def __init__(self, tensor, dim):
+        self.tensor = tensor
+        self.dim = dim
+
+
+def apply_slicing(input, key):
+    """``applySlicing``: the basic part of ``key`` as view metadata, plus the index tensors.
+
+    Returns ``(shape, stride, offset, indices)`` where ``indices`` maps a dim of the view to
+    the tensor indexing it (masks cover ``mask.dim()`` dims starting there).
+    """
+    from .views import _new_axis_stride, _slice_bounds  # noqa: F401 - PyTorch's slice rules
+
+    items = key if treat_sequence_as_tuple(key) else (key,)
+    items = tuple(items)
+    specified = _count_specified(items)
+    # Convert sequences and reject junk first, as PyTorch does while it walks the key.
+    converted = []
+    for obj in items:
+        if obj is None or obj is Ellipsis or isinstance(obj, (slice, Tensor)):
+            converted.append(obj)
+        elif isinstance(obj, (bool, np.bool_)):
+            converted.append(bool(obj))
+        elif _is_long(obj):
+            converted.append(int(obj))
+        elif isinstance(obj, (list, tuple, str, bytes, range, np.ndarray)):
+            converted.append(_sequence_to_index(input, obj if not isinstance(obj, range)
+                                                else list(obj)))
+        elif hasattr(obj, "__index__"):
+            try:
+                converted.append(obj.__index__())
+            except TypeError:
+                raise _invalid_index(obj) from None
+        else:
+            raise _invalid_index(obj)
+    items = converted
+    ndim = input.dim()
+    if specified > ndim:
+        raise TensorIndexError(f"too many indices for tensor of dimension {ndim}")
+    shape, stride = list(input._shape), list(input._stride)
+    offset = input._offset
+    indices = {}
+    dim = 0        # position in the view being built
+    real_dim = 0   # position in the original tensor (for error messages)
+    for obj in items:
+        if obj is Ellipsis:
+            dim += ndim - specified
+            real_dim += ndim - specified
+        elif obj is None:
+            shape.insert(dim, 1)
+            stride.insert(dim, shape[dim + 1] * stride[dim] if dim < len(stride) else 1)
+            dim += 1
+        elif isinstance(obj, bool):
+            _unsqueeze(shape, stride, dim)
+            indices[dim] = _bool_index(input, obj)
+            dim += 1
+        elif isinstance(obj, int):
+            offset = _select(shape, stride, offset, dim, obj, real_dim)
+            real_dim += 1
+        elif isinstance(obj, slice):
+            start, stop, step = _slice_bounds(obj, shape[dim])
+            shape[dim] = max(0, (stop - start + step - 1) // step)
+            offset += start * stride[dim]
+            stride[dim] *= step
+            dim += 1
+            real_dim += 1
+        else:  # a tensor
+            t = obj
+            if t.dim() == 0 and t._dtype.category <= _dtypes.INTEGRAL:
+                if t._dtype not in (_dtypes.uint8, _dtypes.bool_):
+                    offset = _select(shape, stride, offset, dim, int(t.item()), real_dim)
+                    real_dim += 1
+                else:
+                    _unsqueeze(shape, stride, dim)
+                    indices[dim] = _bool_index(input, bool(t.item()))
+                    dim += 1
+                continue
+            indices[dim] = t
+            width = t.dim() if t._dtype in (_dtypes.uint8, _dtypes.bool_) else 1
+            dim += width
+            real_dim += width
+    return shape, stride, offset, indices
+
+
+def _invalid_index(obj):
+    return TensorIndexError(
+        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+        f"valid indices (got {type(obj).__name__})")
+
+
+def _unsqueeze(shape, stride, dim):
+    new_stride = shape[dim] * stride[dim] if dim < len(shape) else 1
+    shape.insert(dim, 1)
+    stride.insert(dim, new_stride)
+
+
+def _select(shape, stride, offset, dim, index, real_dim):
+    if dim >= len(shape):
+        raise TensorIndexError(f"too many indices for tensor of dimension {len(shape)}")
+    size = shape[dim]
+    if not -size <= index < size:
+        raise TensorIndexError(
+            f"index {index} is out of bounds for dimension {real_dim} with size {size}")
+    if index < 0:
+        index += size
+    offset += index * stride[dim]
+    del shape[dim]
+    del stride[dim]
+    return offset
+
+
+def _bool_index(input, value):
+    # PyTorch's boolToIndexingTensor: [0] for True, an empty index for False.
+    xp = input._storage._backend.xp
+    array = xp.zeros(1 if value else 0, dtype=np.int64)
+    return Tensor._from_array(array, _dtypes.int64, input._storage.device)
+
+
+# ---------------------------------------------------------------------- make_info
+class IndexInfo:
+    """``AdvancedIndex``: the (maybe permuted) source view and its broadcast index arrays."""
+
+    __slots__ = ("perm", "shape", "stride", "before", "count", "after", "arrays",
+                 "index_layouts", "bshape", "masks")
+
+    def result_shape(self):
+        return (tuple(self.shape[:self.before]) + tuple(self.bshape)
+                + tuple(self.shape[self.before + self.count:]))
+
+
+def make_info(view_shape, view_stride, indices, device, message_shape=None):
+    """Validate the index tensors and lay them out as ``at::index`` does (no data is written).
+
+    ``indices``: {view dim: tensor}. Returns an ``IndexInfo``.
+    """
+    ndim = len(view_shape)
+    for t in indices.values():
+        if t._dtype not in _INDEX_DTYPES:
+            raise TensorIndexError("tensors used as indices must be long, int, byte or bool tensors")
+    # expandTensors: masks become one int64 column per dim (nonzero), checked against the view.
+    per_dim = [None] * ndim
+    layouts = [None] * ndim
+    shown = list(view_shape) if message_shape is None else list(message_shape)
+    for d in sorted(indices):
+        t = indices[d]
+        if t._dtype in (_dtypes.uint8, _dtypes.bool_):
+            if t._dtype is _dtypes.uint8:
+                import warnings
+
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
+            for j in range(t.dim()):
+                if d + j >= ndim or t._shape[j] != view_shape[d + j]:
+                    raise TensorIndexError(
+                        f"The shape of the mask {list(t._shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {shown} at index {d + j}")
+            xp = t._storage._backend.xp
+            columns = xp.nonzero(t._array())
+            k = t.dim()
+            count = int(columns[0].shape[0]) if k else 0
+            for j in range(k):
+                per_dim[d + j] = columns[j].astype(np.int64)
+                layouts[d + j] = ((count,), (k,))  # nonzero().select(1, j)
+        else:
+            array = t._array()
+            st = t._stride
+            if t._dtype is _dtypes.int32:
+                # .to(kLong) keeps a dense layout and lays out anything else as preserve_format.
+                st = dense_strides_like(tuple(t._shape), t._stride)
+                array = array.astype(np.int64)
+            per_dim[d] = array
+            layouts[d] = (tuple(t._shape), tuple(st))
+    present = [d for d in range(ndim) if per_dim[d] is not None]
+    shapes = [tuple(per_dim[d].shape) for d in present]
+    try:
+        bshape = broadcast_shapes(*shapes)
+    except TensorRuntimeError:
+        raise TensorIndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes "
+            + ", ".join(str(list(s)) for s in shapes)) from None
+    # Each index expanded to the broadcast shape (stride 0 where it is repeated).
+    for d in present:
+        in_shape, in_stride = layouts[d]
+        lead = len(bshape) - len(in_shape)
+        st = [0] * lead + [0 if s == 1 and b != 1 else x
+                           for s, x, b in zip(in_shape, in_stride, bshape[lead:])]
+        layouts[d] = (tuple(bshape), tuple(st))
+    info = IndexInfo()
+    adjacent = present == list(range(present[0], present[-1] + 1))
+    if adjacent:
+        perm = list(range(ndim))
+    else:
+        perm = present + [d for d in range(ndim) if per_dim[d] is None]
+    info.perm = perm
+    info.shape = [view_shape[d] for d in perm]
+    info.stride = [view_stride[d] for d in perm]
+    ordered = [per_dim[d] for d in perm]
+    ordered_layouts = [layouts[d] for d in perm]
+    first = next(i for i, a in enumerate(ordered) if a is not None)
+    info.before = first
+    info.count = len(present)
+    info.after = ndim - first - len(present)
+    info.arrays = [a for a in ordered if a is not None]
+    info.index_layouts = [lay for lay in ordered_layouts if lay is not None]
+    info.bshape = tuple(bshape)
+    indexed_sizes = info.shape[first:first + len(present)]
+    if 0 in indexed_sizes and 0 not in bshape:
+        raise TensorIndexError("index is out of bounds for dimension with size 0")
+    return info
+
+
+def check_bounds(info):
+    """Every index within ``[-size, size)``; PyTorch names the indexer, not the tensor dim."""
+    sizes = info.shape[info.before:info.before + info.count]
+    bad_any = None
+    bad = []
+    for array, size in zip(info.arrays, sizes):
+        xp = _xp_of(array)
+        b = (array < -size) | (array >= size)
+        bad.append(b)
+        if bool(b.any()):
+            bad_any = True
+    if bad_any is None:
+        return
+    full = [np.broadcast_to(np.asarray(_host(b)), info.bshape) for b in bad]
+    combined = np.zeros(info.bshape, dtype=bool)
+    for f in full:
+        combined |= f
+    position = tuple(int(p[0]) for p in np.nonzero(combined)) if combined.ndim else ()
+    for i, (f, array, size) in enumerate(zip(full, info.arrays, sizes)):
+        if f[position]:
+            value = int(np.broadcast_to(np.asarray(_host(array)), info.bshape)[position])
+            raise TensorIndexError(
+                f"index {value} is out of bounds for dimension {i} with size {size}")
+    del xp
+
+
+def _xp_of(array):
+    return np
+
+
+def _host(array):
+    return array.get() if hasattr(array, "get") and not isinstance(array, np.ndarray) else array
+
+
+def output_strides(info):
+    """TensorIterator's layout for the result, from the restrided source and the indices."""
+    before, after = info.before, info.after
+    b = info.bshape
+    src_shape = info.result_shape()
+    src_stride = (tuple(info.stride[:before]) + (0,) * len(b)
+                  + tuple(info.stride[before + info.count:]))
+    operands = [(tuple(src_shape), src_stride)]
+    new_shape = (1,) * before + tuple(b) + (1,) * after
+    for shape, stride in info.index_layouts:
+        st = view_strides(shape, stride, new_shape)
+        if st is None:
+            st = contiguous_strides(new_shape)
+        operands.append((new_shape, tuple(st)))
+    return elementwise_output_strides(tuple(src_shape), operands)
+
+
+def _key_arrays(info, xp):
+    """The index tuple for the permuted source array (indices wrapped to be non-negative)."""
+    sizes = info.shape[info.before:info.before + info.count]
+    arrays = []
+    for array, size in zip(info.arrays, sizes):
+        arrays.append(xp.where(array < 0, array + size, array))
+    return (slice(None),) * info.before + tuple(arrays)
+
+
+def _source_array(view, info):
+    array = view._array()
+    if info.perm != list(range(len(info.perm))):
+        array = array.transpose(info.perm)
+    return array
+
+
+# ---------------------------------------------------------------------- getitem
+def gather_index(view, info):
+    """The values of ``view[info]`` in a new tensor laid out as PyTorch lays it out."""
+    check_bounds(info)
+    xp = view._storage._backend.xp
+    shape = Size(info.result_shape())
+    strides = output_strides(info)
+    out = new_empty_tensor(shape, view._dtype, view._storage.device, stride=strides)
+    if out.numel():
+        out._array()[...] = _source_array(view, info)[_key_arrays(info, xp)]
+    return out
+
+
+def advanced_getitem(input, key):
+    """``input[key]`` for keys with tensors, lists or bools: a copy (or a view when the key
+    turns out to hold only 0-d integer tensors, which PyTorch treats as ints)."""
+    from .indexing import getitem
+
+    shape, stride, offset, indices = apply_slicing(input, key)
+    view = make_view(input, shape, stride, offset)
+    if not indices:
+        return finish(getitem.op, (input,), view)
+    info = make_info(shape, stride, indices, input._storage.device)
+    out = gather_index(view, info)
+    tensors = (input,) + tuple(t for t in indices.values() if isinstance(t, Tensor))
+    return finish(getitem.op, tensors, out)
+
+
+# ---------------------------------------------------------------------- setitem
+def scalar_to_tensor(value, dtype, device, backend, name="__setitem__"):
+    """A Python number as a 0-d tensor of ``dtype``, refusing values that overflow it."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(value, (bool, int, float, complex)):
+        raise TensorTypeError(
+            f"can't assign a {type(value).__name__} to a torch.{dtype._torch_name}Tensor")
+    check_scalar_fits(value, dtype)
+    with np.errstate(all="ignore"):
+        if dtype.category == _dtypes.COMPLEX:
+            host = np.asarray(complex(value)).astype(dtype.numpy)
+        elif isinstance(value, complex):
+            host = np.asarray(value.real).astype(dtype.numpy)
+        elif dtype.category == _dtypes.INTEGRAL and isinstance(value, float):
+            host = np.asarray(int(value)).astype(dtype.numpy)
+        else:
+            host = np.asarray(value).astype(dtype.numpy)
+    array = host if backend.xp is np else backend.xp.asarray(host)
+    return Tensor._from_array(array.reshape(()), dtype, device)
+
+
+def check_scalar_fits(value, dtype):
+    """PyTorch's ``checked_convert``: RuntimeError when ``value`` overflows ``dtype``."""
+    ctype = {_dtypes.int8: "int8_t", _dtypes.int16: "int16_t", _dtypes.int32: "int",
+             _dtypes.int64: "int64_t", _dtypes.uint8: "uint8_t", _dtypes.float32: "float",
+             _dtypes.float64: "double", _dtypes.float16: "c10::Half",
+             _dtypes.bfloat16: "c10::BFloat16", _dtypes.bool_: "bool",
+             _dtypes.complex64: "c10::complex<float>",
+             _dtypes.complex128: "c10::complex<double>"}[dtype]
+    error = TensorRuntimeError(f"value cannot be converted to type {ctype} without overflow")
+    if dtype.category == _dtypes.COMPLEX or dtype in (_dtypes.bool_, _dtypes.float16,
+                                                       _dtypes.bfloat16):
+        return  # half types round huge values to inf instead of refusing them
+    if isinstance(value, complex):
+        if value.imag != 0:
+            raise error
+        value = value.real
+    if dtype.category == _dtypes.INTEGRAL:
+        if isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                raise error
+        info = np.iinfo(dtype.numpy)
+        if not (info.min - 1 < value < info.max + 1):
+            raise error
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        limit = float(_dtypes.finfo(dtype).max)
+        if value == value and abs(value) not in (float("inf"),) and abs(value) > limit:
+            if not (isinstance(value, float) and abs(value) == float("inf")):
+                raise error
+
+
+def overlap_status(a, b):
+    """PyTorch's ``get_overlap_status``: 'full', 'partial', 'no' or 'too_hard'."""
+    if a is b:
+        return "full"
+    if a.numel() == 0 or b.numel() == 0:
+        return "no"
+    if not (is_non_overlapping_and_dense(a._shape, a._stride)
+            and is_non_overlapping_and_dense(b._shape, b._stride)):
+        return "too_hard"
+    if a._storage is b._storage:
+        ia, ib = a._dtype.itemsize, b._dtype.itemsize
+        a_begin, b_begin = a._offset * ia, b._offset * ib
+        a_end, b_end = a_begin + a.numel() * ia, b_begin + b.numel() * ib
+        if a_begin == b_begin and a_end == b_end:
+            return "full" if a._stride == b._stride else "partial"
+        if a_begin < b_end and b_begin < a_end:
+            return "partial"
+    return "no"
+
+
+def assert_no_overlap(a, b):
+    if overlap_status(a, b) in ("full", "partial"):
+        raise TensorRuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the "
+            "operation.")
+
+
+def _dtype_message(dst, src):
+    return TensorRuntimeError(
+        "Index put requires the source and destination dtypes match, got "
+        f"{dst._torch_name} for the destination and {src._torch_name} for the source.")
+
+
+def _value_to_tensor(self, value):
+    if isinstance(value, Tensor):
+        return value
+    return scalar_to_tensor(value, self._dtype, self._storage.device, self._storage._backend)
+
+
+def prepare_put(view, indices, value, accumulate, *, masked_fill_dispatch):
+    """Validate an ``index_put_`` into ``view`` and return a closure that performs it.
+
+    Nothing is written until the closure runs, so a failing put leaves ``view`` untouched.
+    """
+    if masked_fill_dispatch and not accumulate and value.numel() == 1:
+        masks = [d for d, t in indices.items()]
+        if len(masks) == 1 and indices[masks[0]]._dtype in (_dtypes.uint8, _dtypes.bool_):
+            d = masks[0]
+            mask = indices[d]
+            for j in range(mask.dim()):
+                if d + j >= view.dim() or mask._shape[j] != view._shape[d + j]:
+                    raise TensorIndexError(
+                        f"The shape of the mask {list(mask._shape)} at index {j} does not match "
+                        f"the shape of the indexed tensor {list(view._shape)} at index {d + j}")
+            if mask._dtype is _dtypes.uint8:
+                raise TensorRuntimeError(
+                    "masked_fill_ only supports boolean masks, but got mask with dtype "
+                    "unsigned char")
+            fill = value._host_array().reshape(-1)[0]
+
+            def do_fill():
+                xp = view._storage._backend.xp
+                target = view._array()
+                with np.errstate(all="ignore"):
+                    cast = xp.asarray(fill).astype(view._dtype.numpy)
+                target[(slice(None),) * d + (mask._array(),)] = cast
+
+            return do_fill
+    assert_no_overlap(view, value)
+    info = make_info(tuple(view._shape), view._stride, indices, view._storage.device)
+    result_shape = info.result_shape()
+    stripped = tuple(value._shape)
+    while stripped and stripped[0] == 1:
+        stripped = stripped[1:]
+    if not _expandable(stripped, result_shape):
+        raise TensorRuntimeError(
+            f"shape mismatch: value tensor of shape {list(stripped)} cannot be broadcast to "
+            f"indexing result of shape {list(result_shape)}")
+    if value._dtype is not view._dtype:
+        raise _dtype_message(view._dtype, value._dtype)
+    if value._storage.device != view._storage.device and value.dim() != 0:
+        raise TensorRuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, "
+            f"{view._storage.device} and {value._storage.device}!")
+    check_bounds(info)
+
+    def do_put():
+        xp = view._storage._backend.xp
+        target = _source_array(view, info)
+        source = value._array().reshape(stripped)
+        if value._storage.device != view._storage.device:
+            source = view._storage._backend.from_other(source, value._storage._backend)
+        source = xp.broadcast_to(source, result_shape)
+        key = _key_arrays(info, xp)
+        if accumulate:
+            xp.add.at(target, key, source)
+        else:
+            target[key] = source
+
+    return do_put
+
+
+def _expandable(shape, target):
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != t and s != 1:
+            return False
+    return True
+
+
+def advanced_setitem(input, key, value):
+    """``input[key] = value`` for advanced keys; validates everything before writing."""
+    from .indexing import setitem
+
+    if key is False or (isinstance(key, np.bool_) and not key):
+        # PyTorch returns at once: nothing is selected and nothing is written.
+        finish(setitem.op, (input,), input)
+        return
+    shape, stride, offset, indices = apply_slicing(input, key)
+    value_t = _value_to_tensor(input, value)
+    view = make_view(input, shape, stride, offset)
+    if not indices:
+        from .copies import copy_value_into
+
+        copy_value_into(view, value_t)
+        finish(setitem.op, (input,), input, modified=input)
+        return
+    put = prepare_put(view, indices, value_t, False, masked_fill_dispatch=True)
+    put()
+    tensors = (input,) + ((value_t,) if isinstance(value, Tensor) else ())
+    finish(setitem.op, tensors, input, modified=input)

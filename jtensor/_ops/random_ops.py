@@ -1,0 +1,664 @@
+"""Random sampling: factories (rand, randn, randint, randperm, normal...), in-place fills
+(uniform_, normal_, random_, exponential_, bernoulli_) and sampling from tensors (bernoulli,
+multinomial, poisson).
+
+Samples are drawn on the host from the generator's NumPy PCG64 stream (see ``jtensor.random``:
+reproducible with a seed, but not PyTorch's values) and moved to the tensor's device; arithmetic
+that mixes them with tensor data (``normal(mean, std)``, ``bernoulli(p)``) runs on the backend's
+array module.
+"""
+
+import math
+
+import numpy as np
+
+from .. import _dtypes
+from .._dispatch import finish, grad_mode
+from .._errors import TensorRuntimeError, TensorTypeError
+from .._registry import register
+from .._size import Size
+from .._tensor import Tensor, new_empty_tensor, preserve_format
+from ..random import _rng
+from .creation import (_check_out, _finalize, _place, _resize_out, _scalar_value, _shape_args,
+                       _sequence_size, check_requires_grad, host_to_device, resolve_device)
+
+# Significand bits (with the implicit one) of each floating dtype: random_() draws integers in
+# [0, 2**digits] so that every value is exactly representable, as PyTorch does.
+_DIGITS = {_dtypes.float16: 11, _dtypes.bfloat16: 8, _dtypes.float32: 24, _dtypes.float64: 53,
+           _dtypes.complex64: 24, _dtypes.complex128: 53}
+_C_NAMES = {_dtypes.uint8: "unsigned char", _dtypes.int8: "signed char", _dtypes.int16: "short",
+            _dtypes.int32: "int", _dtypes.int64: "int64_t", _dtypes.bool_: "bool",
+            _dtypes.float16: "c10::Half", _dtypes.bfloat16: "c10::BFloat16",
+            _dtypes.float32: "float", _dtypes.float64: "double"}
+
+
+def _contig(xp, array):
+    """C-contiguous without changing the rank (``ascontiguousarray`` makes 0-d 1-d)."""
+    return array if array.flags.c_contiguous else array.copy(order="C")
+
+
+def _not_implemented(kernel, dtype):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype._torch_name}\'')
+
+
+def _require_floating(kernel, dtype, complex_ok=True):
+    ok = (_dtypes.FLOATING, _dtypes.COMPLEX) if complex_ok else (_dtypes.FLOATING,)
+    if dtype.category not in ok:
+        raise _not_implemented(kernel, dtype)
+
+
+def _fmt(x):
+    """A number as PyTorch's C++ messages print it (``-1``, ``1.5``)."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+# ---------------------------------------------------------------------- host sampling
+def _real_dtype(dtype):
+    return dtype.to_real() if dtype.category == _dtypes.COMPLEX else dtype
+
+
+def _uniform01(rng, shape, dtype):
+    """Uniform [0, 1) samples exactly representable in ``dtype`` (complex: both parts)."""
+    if dtype.category == _dtypes.COMPLEX:
+        real = _uniform01(rng, shape, dtype.to_real())
+        imag = _uniform01(rng, shape, dtype.to_real())
+        return (real + 1j * imag).astype(dtype.numpy)
+    if dtype is _dtypes.float64:
+        return rng.random(shape)
+    if dtype is _dtypes.float32:
+        return rng.random(shape, dtype=np.float32)
+    digits = _DIGITS[dtype]
+    return (rng.integers(0, 1 << digits, size=shape) * 2.0 ** -digits).astype(dtype.numpy)
+
+
+def _uniform(rng, shape, dtype, low, high):
+    u = _uniform01(rng, shape, _real_dtype(dtype) if dtype.category != _dtypes.COMPLEX else dtype)
+    if dtype.category == _dtypes.COMPLEX:
+        real = u.real * (high - low) + low
+        imag = u.imag * (high - low) + low
+        return (real + 1j * imag).astype(dtype.numpy)
+    work = np.float64 if dtype is _dtypes.float64 else np.float32
+    with np.errstate(over="ignore"):
+        return (u.astype(work) * work(high - low) + work(low)).astype(dtype.numpy)
+
+
+def _standard_normal(rng, shape, dtype):
+    if dtype.category == _dtypes.COMPLEX:
+        # Each part has variance 1/2, so that E|z|^2 = 1 (PyTorch's complex normal).
+        parts = rng.standard_normal((2,) + tuple(shape)) * math.sqrt(0.5)
+        return (parts[0] + 1j * parts[1]).astype(dtype.numpy)
+    if dtype is _dtypes.float32:
+        return rng.standard_normal(shape, dtype=np.float32)
+    return rng.standard_normal(shape).astype(dtype.numpy)
+
+
+def _integers(rng, shape, low, high_inclusive, dtype):
+    values = rng.integers(low, high_inclusive, size=shape, dtype=np.int64, endpoint=True) \
+        if high_inclusive < (1 << 63) else rng.integers(low, high_inclusive, size=shape,
+                                                        dtype=np.uint64, endpoint=True)
+    return values.astype(dtype.numpy)
+
+
+# ---------------------------------------------------------------------- factories
+def _random_factory(op, size, sample, dtype, device, requires_grad, out, name):
+    """Shared body of rand/randn/...: ``sample(shape, dtype)`` gives a host array."""
+    shape = _shape_args(size, name) if not isinstance(size, Size) else size
+    if out is not None:
+        _check_out(out, dtype, name)
+        dtype = out._dtype
+    else:
+        dtype = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
+    check_requires_grad(dtype, requires_grad)
+    values = sample(tuple(shape), dtype)
+    if out is not None:
+        from .._elementwise import _write_into
+
+        _resize_out(out, shape)
+        _write_into(out, host_to_device(values, out._storage.device))
+        return _finalize(op, out, requires_grad, modified=out)
+    return _finalize(op, _place(values, dtype, device), requires_grad)
+
+
+@register("factory", method=False)
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False):
+    """Uniform samples from [0, 1) (floating and complex dtypes)."""
+    rng = _rng(generator)
+
+    def sample(shape, dt):
+        _require_floating("check_uniform_bounds", dt)
+        return _uniform01(rng, shape, dt)
+
+    return _random_factory(rand.op, size, sample, dtype, device, requires_grad, out, "rand")
+
+
+@register("factory", method=False)
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
+    """Standard normal samples (complex: each part has variance 1/2)."""
+    rng = _rng(generator)
+
+    def sample(shape, dt):
+        _require_floating("normal_kernel_cpu", dt)
+        return _standard_normal(rng, shape, dt)
+
+    return _random_factory(randn.op, size, sample, dtype, device, requires_grad, out, "randn")
+
+
+def _int_arg(value, name, position):
+    if isinstance(value, Tensor):
+        value = value.item()
+    if isinstance(value, (bool, float, complex)) or not hasattr(value, "__index__"):
+        raise TensorTypeError(
+            f"randint(): argument '{name}' (position {position}) must be int, not "
+            f"{type(value).__name__}")
+    return value.__index__()
+
+
+def _check_random_bounds(low, high, dtype, kernel_name="random_"):
+    """PyTorch's random_(from, to) checks: from < to and both inside ``dtype``'s range."""
+    if dtype.category == _dtypes.COMPLEX:
+        raise _not_implemented("random_kernel_cpu", dtype)
+    if high is not None and low >= high:
+        raise TensorRuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    cname = _C_NAMES.get(dtype, dtype.name)
+    if dtype.category in (_dtypes.INTEGRAL, _dtypes.BOOL):
+        info = np.iinfo(dtype.numpy) if dtype is not _dtypes.bool_ else None
+        lo, hi = (0, 1) if info is None else (int(info.min), int(info.max))
+        if not lo <= low <= hi:
+            raise TensorRuntimeError(f"from is out of bounds for {cname}")
+        if high is not None and not lo <= high - 1 <= hi:
+            raise TensorRuntimeError(f"to - 1 is out of bounds for {cname}")
+    else:
+        limit = 1 << _DIGITS[dtype]
+        if not -limit <= low <= limit:
+            raise TensorRuntimeError(f"from is out of bounds for {cname}")
+        if high is not None and not -limit <= high - 1 <= limit:
+            raise TensorRuntimeError(f"to - 1 is out of bounds for {cname}")
+
+
+@register("factory", method=False)
+def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
+            layout=None, device=None, requires_grad=False, pin_memory=False):
+    """Integers uniform in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``.
+
+    The dtype is int64 unless ``dtype=`` says otherwise (floating dtypes are allowed).
+    """
+    args = list(args)
+    if size is None and args and not isinstance(args[-1], (int, float, Tensor)):
+        size = args.pop()
+    if high is None and args:
+        high = args.pop()
+    if low is None and args:
+        low = args.pop()
+    if args or high is None or size is None:
+        raise TensorTypeError(
+            "randint() received an invalid combination of arguments: expected "
+            "(int high, tuple of ints size) or (int low, int high, tuple of ints size)")
+    position = 2 if low is not None else 1
+    high = _int_arg(high, "high", position)
+    low = 0 if low is None else _int_arg(low, "low", 1)
+    shape = _sequence_size(size, "randint")
+    d = (out._dtype if out is not None else _dtypes.int64) if dtype is None \
+        else _dtypes.to_dtype(dtype)
+    _check_random_bounds(low, high, d)
+    rng = _rng(generator)
+
+    def sample(shape, dt):
+        return _integers(rng, shape, low, high - 1, dt)
+
+    return _random_factory(randint.op, shape, sample, d, device, requires_grad, out, "randint")
+
+
+@register("factory", method=False)
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype=``)."""
+    n = _int_arg(n, "n", 1)
+    if n < 0:
+        raise TensorRuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    d = (out._dtype if out is not None else _dtypes.int64) if dtype is None \
+        else _dtypes.to_dtype(dtype)
+    if d is _dtypes.bool_ or d.category == _dtypes.COMPLEX:
+        raise _not_implemented("randperm", d)
+    if d.category == _dtypes.INTEGRAL and n > 0 and n - 1 > np.iinfo(d.numpy).max:
+        raise TensorRuntimeError(
+            f"value cannot be converted to type {d.name}_t without overflow (n={n})")
+    if d.category == _dtypes.FLOATING and n > (1 << _DIGITS[d]) + 1:
+        raise TensorRuntimeError(
+            f"n cannot be greater than 2^{_DIGITS[d]}+1 for {d} (got n={n})")
+    rng = _rng(generator)
+
+    def sample(shape, dt):
+        return rng.permutation(n).astype(dt.numpy)
+
+    return _random_factory(randperm.op, Size((n,)), sample, d, device, requires_grad, out,
+                           "randperm")
+
+
+# ---------------------------------------------------------------------- *_like
+def _random_like(op, input, sample, dtype, device, requires_grad, memory_format):
+    from .._elementwise import _write_into
+    from .copies import strides_for_format
+
+    if not isinstance(input, Tensor):
+        raise TensorTypeError(
+            f"{op.name}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    d = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
+    check_requires_grad(d, requires_grad)
+    values = sample(tuple(input._shape), d)
+    dev = input._storage.device if device is None else resolve_device(device)
+    out = new_empty_tensor(input._shape, d, dev, stride=strides_for_format(input, memory_format))
+    _write_into(out, host_to_device(values, dev))
+    return _finalize(op, out, requires_grad, (input,))
+
+
+@register("factory", method=False)
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=preserve_format):
+    """``rand`` shaped like ``input`` (its dtype, device and dim order by default)."""
+    rng = _rng(generator)
+
+    def sample(shape, dt):
+        _require_floating("check_uniform_bounds", dt)
+        return _uniform01(rng, shape, dt)
+
+    return _random_like(rand_like.op, input, sample, dtype, device, requires_grad, memory_format)
+
+
+@register("factory", method=False)
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
+               requires_grad=False, memory_format=preserve_format):
+    """``randn`` shaped like ``input``."""
+    rng = _rng(generator)
+
+    def sample(shape, dt):
+        _require_floating("normal_kernel_cpu", dt)
+        return _standard_normal(rng, shape, dt)
+
+    return _random_like(randn_like.op, input, sample, dtype, device, requires_grad,
+                        memory_format)
+
+
+@register("factory", method=False)
+def randint_like(input, low_or_high, high=None, *, generator=None, dtype=None, layout=None,
+                 device=None, requires_grad=False, memory_format=preserve_format):
+    """Integers in [low, high) shaped like ``input``, with ``input``'s dtype (floats allowed)."""
+    if high is None:
+        low, high = 0, _int_arg(low_or_high, "high", 2)
+    else:
+        low, high = _int_arg(low_or_high, "low", 2), _int_arg(high, "high", 3)
+    d = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
+    _check_random_bounds(low, high, d)
+    rng = _rng(generator)
+
+    def sample(shape, dt):
+        return _integers(rng, shape, low, high - 1, dt)
+
+    return _random_like(randint_like.op, input, sample, dtype, device, requires_grad,
+                        memory_format)
+
+
+# ---------------------------------------------------------------------- normal
+def _check_std_tensor(std):
+    xp = std._storage._backend.xp
+    if std.numel() and bool(xp.any(std._array() < 0)):
+        raise TensorRuntimeError("normal expects all elements of std >= 0.0")
+
+
+def _check_std_scalar(std):
+    if std < 0:
+        raise TensorRuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+
+
+@register("factory", method=False)
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, pin_memory=False, requires_grad=False):
+    """Normal samples: ``normal(mean_tensor, std_tensor)``, ``normal(mean_tensor, std=1.0)``,
+    ``normal(mean, std_tensor)`` or ``normal(mean, std, size)``.
+
+    Tensor forms broadcast ``mean`` with ``std`` and take the dtype of the tensor ``mean``
+    (else of ``std``).
+    """
+    from .._elementwise import _write_into
+    from .._layout import broadcast_shapes
+
+    rng = _rng(generator)
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TensorTypeError(
+                "normal() received an invalid combination of arguments: with a number mean and "
+                "std, pass size= (normal(mean, std, size))")
+        mean, std = _scalar_value(mean, "normal"), _scalar_value(std, "normal")
+        _check_std_scalar(std)
+        shape = _sequence_size(size, "normal")
+
+        def sample(shp, dt):
+            _require_floating("normal_kernel_cpu", dt)
+            z = _standard_normal(rng, shp, dt)
+            work = np.float64 if dt.itemsize == 8 or dt.category == _dtypes.COMPLEX else \
+                np.float32
+            return (z.astype(work) * std + mean).astype(dt.numpy)
+
+        return _random_factory(normal.op, shape, sample, dtype, device, requires_grad, out,
+                               "normal")
+    if size is not None:
+        raise TensorTypeError("normal(): size= is accepted only with a number mean and std")
+    ref = mean if mean_t else std
+    d = ref._dtype
+    _require_floating("normal_kernel_cpu", d)
+    if mean_t and std_t:
+        shape = broadcast_shapes(mean._shape, std._shape)
+        _check_std_tensor(std)
+    elif mean_t:
+        std = _scalar_value(std, "normal")
+        _check_std_scalar(std)
+        shape = mean._shape
+    else:
+        mean = _scalar_value(mean, "normal")
+        _check_std_tensor(std)
+        shape = std._shape
+    if out is not None:
+        _check_out(out, None, "normal")
+    backend = ref._storage._backend
+    xp = backend.xp
+    noise = host_to_device(_standard_normal(rng, tuple(shape), d), ref._storage.device)
+    m = mean._array() if mean_t else mean
+    s = std._array() if std_t else std
+    values = xp.asarray(noise * s + m).astype(d.numpy)
+    inputs = tuple(x for x in (mean, std) if isinstance(x, Tensor))
+    if out is not None:
+        _resize_out(out, shape)
+        _write_into(out, values)
+        return finish(normal.op, inputs, out, modified=out)
+    return finish(normal.op, inputs, Tensor._from_array(_contig(xp, values), d,
+                                                        ref._storage.device))
+
+
+# ---------------------------------------------------------------------- bernoulli & co
+def _check_p_tensor(p):
+    xp = p._storage._backend.xp
+    arr = p._array()
+    if p.numel() and not bool(xp.all((arr >= 0) & (arr <= 1))):
+        raise TensorRuntimeError(
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+            "message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def _check_p_scalar(p, name="bernoulli_"):
+    if not 0 <= p <= 1:
+        raise TensorRuntimeError(f"{name} expects p to be in [0, 1], but got p={_fmt(p)}")
+
+
+def _bernoulli_values(rng, target_shape, p, dtype, device):
+    """0/1 samples of ``dtype`` on ``device``: ``p`` is a number or a tensor (broadcast)."""
+    u = host_to_device(rng.random(tuple(target_shape)), device)
+    if isinstance(p, Tensor):
+        prob = p._array()
+        xp = p._storage._backend.xp
+        return xp.asarray(u < prob).astype(dtype.numpy)
+    return (u < p).astype(dtype.numpy)
+
+
+@register("copy")
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """0/1 samples: ``input`` holds the probabilities, or ``p`` gives one for every element."""
+    from .._elementwise import _write_into
+
+    rng = _rng(generator)
+    if p is None:
+        if input._dtype.category != _dtypes.FLOATING:
+            raise _not_implemented("bernoulli_tensor_cpu_p_", input._dtype)
+        _check_p_tensor(input)
+        prob = input
+    else:
+        if isinstance(p, Tensor):
+            _check_p_tensor(p)
+        else:
+            p = _scalar_value(p, "bernoulli")
+            _check_p_scalar(p)
+        if input._dtype.category == _dtypes.COMPLEX:
+            raise _not_implemented("bernoulli_scalar_cpu_", input._dtype)
+        prob = p
+    values = _bernoulli_values(rng, input._shape, prob, input._dtype, input._storage.device)
+    if out is not None:
+        _check_out(out, None, "bernoulli")
+        _resize_out(out, input._shape)
+        _write_into(out, values)
+        return finish(bernoulli.op, (input,), out, modified=out)
+    xp = input._storage._backend.xp
+    return finish(bernoulli.op, (input,),
+                  Tensor._from_array(_contig(xp, values), input._dtype,
+                                     input._storage.device))
+
+
+@register("copy")
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Indices sampled from each row's (unnormalised) distribution; int64, contiguous.
+
+    Without replacement PyTorch's exponential trick is used (``topk(p / Exp(1))``), so zero
+    probability categories are drawn only once the others are exhausted.
+    """
+    from .._elementwise import _write_into
+
+    if not 1 <= input.dim() <= 2:
+        raise TensorRuntimeError(f"prob_dist must be 1 or 2 dim (got {input.dim()} dims)")
+    if input._dtype.category != _dtypes.FLOATING:
+        raise TensorRuntimeError(
+            f"multinomial only supports floating-point dtypes for input, got: "
+            f"{input._dtype._torch_name}")
+    if out is not None and out._dtype is not _dtypes.int64:
+        raise TensorRuntimeError(
+            f"multinomial expects Long tensor out, got: {out._dtype._torch_name}")
+    num_samples = _int_arg(num_samples, "num_samples", 2)
+    if num_samples <= 0:
+        raise TensorRuntimeError("cannot sample n_sample <= 0 samples")
+    n_categories = input._shape[-1]
+    if not replacement and num_samples > n_categories:
+        raise TensorRuntimeError(
+            f"cannot sample n_sample > prob_dist.size(-1) samples without replacement "
+            f"({num_samples} > {n_categories})")
+    if n_categories > 1 << 24:
+        raise TensorRuntimeError("number of categories cannot exceed 2^24")
+    rows = 1 if input.dim() == 1 else input._shape[0]
+    out_shape = (num_samples,) if input.dim() == 1 else (rows, num_samples)
+    backend = input._storage._backend
+    xp = backend.xp
+    probs = xp.asarray(input._array(), dtype=xp.float64).reshape(rows, n_categories)
+    if input.numel():
+        if not bool(xp.all(xp.isfinite(probs) & (probs >= 0))):
+            raise TensorRuntimeError(
+                "probability tensor contains either `inf`, `nan` or element < 0")
+        if bool(xp.any(probs.sum(axis=1) <= 0)):
+            raise TensorRuntimeError(
+                "invalid multinomial distribution (sum of probabilities <= 0)")
+    rng = _rng(generator)
+    device = input._storage.device
+    if rows == 0:
+        result = xp.zeros(out_shape, dtype=xp.int64)
+    elif replacement:
+        cdf = xp.cumsum(probs, axis=1)
+        cdf = cdf / cdf[:, -1:]
+        u = host_to_device(rng.random((rows, num_samples)), device)
+        result = xp.stack([xp.searchsorted(cdf[r], u[r], side="right") for r in range(rows)])
+        result = xp.minimum(result, n_categories - 1).astype(xp.int64)
+    else:
+        e = host_to_device(rng.exponential(size=(rows, n_categories)), device)
+        keys = probs / e
+        result = xp.argsort(-keys, axis=1, kind="stable")[:, :num_samples].astype(xp.int64)
+    result = result.reshape(out_shape)
+    if out is not None:
+        _resize_out(out, out_shape)
+        _write_into(out, result)
+        return finish(multinomial.op, (input,), out, modified=out)
+    return finish(multinomial.op, (input,),
+                  Tensor._from_array(_contig(xp, result), _dtypes.int64, device))
+
+
+@register("copy", method=False)
+def poisson(input, generator=None):
+    """Poisson samples with the rates in ``input`` (same dtype and shape)."""
+    _require_floating("poisson_cpu", input._dtype, complex_ok=False)
+    xp = input._storage._backend.xp
+    rates = input._array()
+    if input.numel() and not bool(xp.all(rates >= 0)):
+        raise TensorRuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    host = input._host_array().astype(np.float64)
+    values = _rng(generator).poisson(host).astype(input._dtype.numpy)
+    return finish(poisson.op, (input,), Tensor._from_array(
+        _contig(xp, host_to_device(values, input._storage.device)), input._dtype,
+        input._storage.device))
+
+
+# ---------------------------------------------------------------------- in-place fills
+def _check_inplace(self):
+    if grad_mode.enabled and self._requires_grad and self.grad_fn is None:
+        raise TensorRuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _fill_inplace(op, self, values):
+    from .._elementwise import _write_into
+
+    _write_into(self, host_to_device(values, self._storage.device))
+    return finish(op, (self,), self, modified=self)
+
+
+def _from_to(args, kwargs, defaults, name):
+    """Parse ``(from, to)`` given positionally or as ``from=``/``to=`` keywords."""
+    names = ("from", "to")
+    values = list(defaults)
+    if len(args) > 2:
+        raise TensorTypeError(f"{name}() takes at most 2 positional arguments")
+    for i, v in enumerate(args):
+        values[i] = v
+    for key, v in kwargs.items():
+        if key in ("from", "from_"):
+            values[0] = v
+        elif key == "to":
+            values[1] = v
+        else:
+            raise TensorTypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    _ = names
+    return values
+
+
+def _bounds_check_float(value, dtype, what):
+    finfo_max = float(_dtypes.finfo(_real_dtype(dtype)).max)
+    if not -finfo_max <= value <= finfo_max:
+        raise TensorRuntimeError(
+            f"{what} is out of bounds for {_C_NAMES.get(_real_dtype(dtype), dtype.name)}")
+
+
+@register("inplace", function=False)
+def uniform_(self, *args, generator=None, **kwargs):
+    """Fill with uniform samples from [from, to) (defaults 0 and 1)."""
+    low, high = _from_to(args, kwargs, (0.0, 1.0), "uniform_")
+    _require_floating("check_uniform_bounds", self._dtype)
+    low, high = _scalar_value(low, "uniform_"), _scalar_value(high, "uniform_")
+    _bounds_check_float(low, self._dtype, "from")
+    _bounds_check_float(high, self._dtype, "to")
+    if low > high:
+        raise TensorRuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > "
+            f"to={_fmt(high)}")
+    _check_inplace(self)
+    values = _uniform(_rng(generator), tuple(self._shape), self._dtype, low, high)
+    return _fill_inplace(uniform_.op, self, values)
+
+
+@register("inplace", function=False)
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fill with normal samples (complex: each part with variance std**2 / 2)."""
+    _require_floating("normal_kernel_cpu", self._dtype)
+    mean, std = _scalar_value(mean, "normal_"), _scalar_value(std, "normal_")
+    _check_std_scalar(std)
+    _check_inplace(self)
+    z = _standard_normal(_rng(generator), tuple(self._shape), self._dtype)
+    work = np.float32 if self._dtype in (_dtypes.float32, _dtypes.float16,
+                                         _dtypes.bfloat16) else None
+    values = (z.astype(work) * (work(std) if work else std) + (work(mean) if work else mean)
+              ).astype(self._dtype.numpy)
+    return _fill_inplace(normal_.op, self, values)
+
+
+@register("inplace", function=False)
+def random_(self, *args, generator=None, **kwargs):
+    """Fill with integers: [0, 2**mantissa] for floats and [0, max] for integers by default,
+    ``random_(to)`` gives [0, to), ``random_(from, to)`` gives [from, to)."""
+    if len(args) == 1 and not kwargs:
+        low, high = 0, args[0]
+    else:
+        low, high = _from_to(args, kwargs, (0, None), "random_")
+    d = self._dtype
+    low = _int_arg(low, "from", 1)
+    high = None if high is None else _int_arg(high, "to", 2)
+    _check_random_bounds(low, high, d)
+    _check_inplace(self)
+    if high is None:
+        if d.category == _dtypes.FLOATING:
+            top = 1 << _DIGITS[d]
+        elif d is _dtypes.bool_:
+            top = 1
+        else:
+            top = int(np.iinfo(d.numpy).max)
+    else:
+        top = high - 1
+    values = _integers(_rng(generator), tuple(self._shape), low, top, d)
+    return _fill_inplace(random_.op, self, values)
+
+
+@register("inplace", function=False)
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with exponential samples of rate ``lambd``."""
+    if self._dtype.category != _dtypes.FLOATING:
+        raise TensorRuntimeError(
+            "Exponential distribution is a continuous probability distribution. dtype must be "
+            f"a floating point but you specified {self._dtype._torch_name}")
+    lambd = _scalar_value(lambd, "exponential_")
+    if not lambd > 0:
+        raise TensorRuntimeError(
+            f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    _check_inplace(self)
+    values = _rng(generator).exponential(1.0 / lambd, size=tuple(self._shape))
+    return _fill_inplace(exponential_.op, self, values.astype(self._dtype.numpy))
+
+
+@register("inplace", function=False)
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 0/1 samples: probability ``p`` (a number, or a tensor broadcast to self)."""
+    from .._layout import broadcast_shapes
+
+    if self._dtype.category == _dtypes.COMPLEX:
+        raise _not_implemented("bernoulli_scalar_cpu_" if not isinstance(p, Tensor)
+                               else "bernoulli_tensor_cpu_self_", self._dtype)
+    if isinstance(p, Tensor):
+        try:
+            shape = broadcast_shapes(self._shape, p._shape)
+        except TensorRuntimeError:
+            shape = None
+        if shape is None or tuple(shape) != tuple(self._shape):
+            bad = next((i for i in range(1, p.dim() + 1)
+                        if i > self.dim() or (p._shape[-i] != 1
+                                              and p._shape[-i] != self._shape[-i])), 1)
+            existing = p._shape[-bad]
+            target = self._shape[-bad] if bad <= self.dim() else 1
+            raise TensorRuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size "
+                f"({existing}) at non-singleton dimension {self.dim() - bad}.  Target sizes: "
+                f"{list(self._shape)}.  Tensor sizes: {list(p._shape)}")
+        _check_p_tensor(p)
+        prob = p
+    else:
+        prob = _scalar_value(p, "bernoulli_")
+        _check_p_scalar(prob)
+    _check_inplace(self)
+    values = _bernoulli_values(_rng(generator), self._shape, prob, self._dtype,
+                               self._storage.device)
+    from .._elementwise import _write_into
+
+    _write_into(self, values)
+    return finish(bernoulli_.op, (self,) + ((p,) if isinstance(p, Tensor) else ()), self,
+                  modified=self)

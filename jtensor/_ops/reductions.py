@@ -1,0 +1,918 @@
+"""Reductions and scans: sum, mean, max, var, norm, logsumexp, all/any, cumsum, median...
+
+Every op follows PyTorch's signature and rules: ``dim`` may be None, an int or a tuple/list
+(an empty tuple means "every dim" except for ``all``/``any``), ``keepdim`` keeps reduced dims
+as size 1, results are freshly allocated and contiguous, integer and bool sums/products
+become int64, and float16/bfloat16 are accumulated in float32 and rounded back, as PyTorch's
+CPU kernels do. The data is read through ``_array()``, so any layout (transposed, sliced,
+expanded) works, and computed with the backend's array module (``xp``).
+"""
+
+import builtins
+import contextlib
+import operator
+import warnings
+
+import numpy as np
+
+from .. import _dtypes
+from .._dispatch import finish
+from .._errors import (TensorIndexError, TensorNotImplementedError, TensorRuntimeError,
+                       TensorTypeError,
+                       wrap_dim)
+from .._layout import contiguous_strides
+from .._registry import OPS, register
+from .._size import Size
+from .._tensor import Tensor
+
+_LOW = (_dtypes.float16, _dtypes.bfloat16)
+
+
+# ---------------------------------------------------------------------- named tuples
+def _rt_repr(self):
+    body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+    return f"torch.return_types.{type(self).__name__}(\n{body})"
+
+
+def return_type(name, fields):
+    """A tuple subclass like ``torch.return_types.<name>`` with named fields."""
+
+    def __new__(cls, *values):
+        if len(values) == 1 and isinstance(values[0], (tuple, list)):
+            values = tuple(values[0])
+        if len(values) != len(fields):
+            raise TensorTypeError(
+                f"torch.return_types.{name} takes a {len(fields)}-sequence "
+                f"({len(values)}-sequence given)")
+        return tuple.__new__(cls, values)
+
+    namespace = {"__slots__": (), "_fields": tuple(fields), "__new__": __new__,
+                 "__repr__": _rt_repr, "__module__": "jtensor.return_types",
+                 "__reduce__": lambda self: (type(self), (tuple(self),))}
+    for i, field in enumerate(fields):
+        namespace[field] = property(operator.itemgetter(i), doc=f"Alias for field {i}")
+    return type(name, (tuple,), namespace)
+
+
+RETURN_TYPES = {n: return_type(n, f) for n, f in (
+    ("max", ("values", "indices")), ("min", ("values", "indices")),
+    ("median", ("values", "indices")), ("nanmedian", ("values", "indices")),
+    ("cummax", ("values", "indices")), ("cummin", ("values", "indices")),
+    ("aminmax", ("min", "max")))}
+
+
+# ---------------------------------------------------------------------- shared helpers
+@contextlib.contextmanager
+def quiet():
+    """Silence NumPy's warnings for 0/0, log(0)...: the IEEE results are PyTorch's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with np.errstate(all="ignore"):
+            yield
+
+
+def check_tensor(x, name, arg="input", position=1):
+    if not isinstance(x, Tensor):
+        raise TensorTypeError(
+            f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+            f"{type(x).__name__}")
+
+
+def _check_keepdim(keepdim, name):
+    if not isinstance(keepdim, (bool, np.bool_)):
+        raise TensorTypeError(
+            f"{name}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+    return bool(keepdim)
+
+
+def reduce_dims(input, dim, name, empty_means_all=True):
+    """Wrapped, sorted, distinct dims to reduce over (PyTorch's ``dim`` argument rules)."""
+    ndim = input.dim()
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (tuple, list, Size)):
+        if len(dim) == 0:
+            return tuple(range(ndim)) if empty_means_all else ()
+        seen = []
+        for d in dim:
+            w = wrap_dim(d, ndim)
+            if w in seen:
+                raise TensorRuntimeError(f"dim {w} appears multiple times in the list of dims")
+            seen.append(w)
+        return tuple(sorted(seen))
+    return (wrap_dim(dim, ndim),)
+
+
+def _axes(input, dims):
+    """NumPy axes for ``dims``: a 0-d tensor accepts dim 0/-1 but has no axis."""
+    return dims if input.dim() else ()
+
+
+def _reduced_count(input, dims):
+    n = 1
+    for d in _axes(input, dims):
+        n *= input._shape[d]
+    return n
+
+
+def _describe(dtype):
+    return dtype._torch_name
+
+
+def _work_array(input, dtype=None):
+    """``input``'s elements as ``dtype`` (float16/bfloat16 widened to float32)."""
+    dtype = dtype or input._dtype
+    work = _dtypes.float32 if dtype in _LOW else dtype
+    a = input._array()
+    return a if a.dtype == work.numpy else a.astype(work.numpy)
+
+
+def _xp(input):
+    return input._storage._backend.xp
+
+
+def wrap_result(xp, array, dtype, device):
+    """A fresh contiguous tensor holding ``array`` cast to ``dtype``."""
+    array = xp.asarray(array)
+    if array.dtype != dtype.numpy:
+        array = array.astype(dtype.numpy)
+    if not array.flags.c_contiguous:
+        array = array.copy()
+    return Tensor._from_array(array, dtype, device)
+
+
+def resize_output(out, shape):
+    """PyTorch's ``resize_output``: resize an ``out=`` tensor (warning if it had elements)."""
+    shape = tuple(shape)
+    if tuple(out._shape) == shape:
+        return
+    if out.numel() != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._shape)}, which does not match the required output shape {list(shape)}. "
+            "This behavior is deprecated, and in a future PyTorch release outputs will not be "
+            "resized unless they have zero elements. You can explicitly reuse an out tensor t "
+            "by resizing it, inplace, to zero elements with t.resize_(0).", UserWarning,
+            stacklevel=4)
+    strides = contiguous_strides(shape)
+    needed = (0 if 0 in shape else out._offset + 1 + builtins.sum(
+        (s - 1) * st for s, st in zip(shape, strides))) * out._dtype.itemsize
+    storage = out._storage
+    if needed > storage.nbytes():
+        grown = storage._backend.allocate(needed)
+        grown[:storage.nbytes()] = storage._data
+        storage._data = grown
+    out._set_metadata(shape, strides, out._offset)
+
+
+def check_out(out, name, dtype=None, message=None):
+    """``out=`` must be a tensor (of ``dtype`` when given) on the input's device."""
+    if out is None:
+        return
+    if not isinstance(out, Tensor):
+        raise TensorTypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if dtype is not None and out._dtype is not dtype:
+        raise TensorRuntimeError(message or (
+            f"Expected out tensor to have dtype {_c_name(dtype)}"
+            f", but got {_c_name(out._dtype)} instead"))
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _c_name(dtype):
+    return _C_NAMES[dtype.name]
+
+
+def write_out(out, array):
+    """Write ``array`` into ``out`` (resized as PyTorch does), casting to its dtype."""
+    from .._elementwise import _write_into
+
+    resize_output(out, array.shape)
+    xp = out._storage._backend.xp
+    array = xp.asarray(array)
+    if array.dtype != out._dtype.numpy:
+        array = array.astype(out._dtype.numpy)
+    _write_into(out, array)
+    return out
+
+
+def _emit(op, inputs, xp, array, dtype, device, out=None, info=None):
+    """Finish a single-output op: wrap ``array`` or write it into ``out``."""
+    if out is not None:
+        write_out(out, array)
+        return finish(op, inputs, out, modified=out, info=info)
+    return finish(op, inputs, wrap_result(xp, array, dtype, device), info=info)
+
+
+def _emit_pair(op, inputs, xp, arrays, dtypes, device, name, out=None):
+    """Finish a (values, indices)-style op as ``torch.return_types.<name>``."""
+    cls = RETURN_TYPES[name]
+    if out is not None:
+        for o, a in zip(out, arrays):
+            write_out(o, a)
+        result = cls(*out)
+        for o in out:
+            o._version_counter.value += 1
+        return finish(op, inputs, result)
+    return finish(op, inputs, cls(*(wrap_result(xp, a, d, device)
+                                     for a, d in zip(arrays, dtypes))))
+
+
+def _check_pair_out(out, name, dtypes):
+    if out is None:
+        return None
+    if not isinstance(out, (tuple, list)) or len(out) != 2 or not builtins.all(
+            isinstance(o, Tensor) for o in out):
+        raise TensorTypeError(f"{name}(): argument 'out' must be tuple of Tensors")
+    for o, d in zip(out, dtypes):
+        check_out(o, name, d)
+    return tuple(out)
+
+
+def _sum_result_dtype(input, dtype, out):
+    if dtype is not None:
+        return _dtypes.to_dtype(dtype)
+    if out is not None:
+        return out._dtype
+    if input._dtype.category <= _dtypes.INTEGRAL:
+        return _dtypes.int64
+    return input._dtype
+
+
+def _not_for(kernel, dtype):
+    return TensorNotImplementedError(f"\"{kernel}\" not implemented for '{_describe(dtype)}'")
+
+
+# ---------------------------------------------------------------------- sum, prod, mean
+def _sum_like(op, name, fn, input, dim, keepdim, dtype, out):
+    check_tensor(input, name)
+    keepdim = _check_keepdim(keepdim, name)
+    dims = reduce_dims(input, dim, name)
+    check_out(out, name)
+    result = _sum_result_dtype(input, dtype, out)
+    if name == "nansum" and (input._dtype.is_complex or result.is_complex):
+        raise TensorRuntimeError("nansum on CPU does not support complex inputs")
+    xp = _xp(input)
+    a = _work_array(input, result)
+    with quiet():
+        r = getattr(xp, fn)(a, axis=_axes(input, dims), keepdims=keepdim)
+    return _emit(op, (input,), xp, r, result, input.device, out)
+
+
+@register("reduction")
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Sum over ``dim`` (all dims by default). Integers and bools sum to int64.
+
+    >>> import jtensor as torch
+    >>> torch.tensor([[1, 2], [3, 4]]).sum(0)
+    tensor([4, 6])
+    """
+    return _sum_like(sum.op, "sum", "sum", input, dim, keepdim, dtype, out)
+
+
+@register("reduction")
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """``sum`` that treats NaN as zero."""
+    return _sum_like(nansum.op, "nansum", "nansum", input, dim, keepdim, dtype, out)
+
+
+@register("reduction")
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Product over ``dim`` (one int, or all dims). Integers and bools give int64."""
+    check_tensor(input, "prod")
+    if isinstance(dim, (tuple, list)):
+        raise TensorTypeError(
+            f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    return _sum_like(prod.op, "prod", "prod", input, dim, keepdim, dtype, out)
+
+
+def _mean_dtype(input, dtype, name):
+    if dtype is not None:
+        dtype = _dtypes.to_dtype(dtype)
+        if dtype.category < _dtypes.FLOATING:
+            raise TensorRuntimeError(
+                f"{name}(): could not infer output dtype. Optional dtype must be either a "
+                f"floating point or complex dtype. Got: {_describe(dtype)}")
+        return dtype
+    if input._dtype.category < _dtypes.FLOATING:
+        raise TensorRuntimeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {_describe(input._dtype)}")
+    return input._dtype
+
+
+@register("reduction")
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Arithmetic mean over ``dim``; floating/complex inputs only (or pass ``dtype=``).
+
+    The mean of zero elements is NaN.
+    """
+    check_tensor(input, "mean")
+    keepdim = _check_keepdim(keepdim, "mean")
+    dims = reduce_dims(input, dim, "mean")
+    check_out(out, "mean")
+    result = _mean_dtype(input, dtype, "mean")
+    xp = _xp(input)
+    a = _work_array(input, result)
+    with quiet():
+        r = xp.sum(a, axis=_axes(input, dims), keepdims=keepdim) / a.dtype.type(
+            _reduced_count(input, dims))
+    return _emit(mean.op, (input,), xp, r, result, input.device, out)
+
+
+@register("reduction")
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Mean of the non-NaN elements (NaN where every element is NaN)."""
+    check_tensor(input, "nanmean")
+    keepdim = _check_keepdim(keepdim, "nanmean")
+    dims = reduce_dims(input, dim, "nanmean")
+    check_out(out, "nanmean")
+    if input._dtype.category < _dtypes.FLOATING:
+        raise TensorRuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{_describe(input._dtype)}")
+    if input._dtype.is_complex:
+        raise TensorRuntimeError("nansum on CPU does not support complex inputs")
+    result = _dtypes.to_dtype(dtype) if dtype is not None else input._dtype
+    xp = _xp(input)
+    a = _work_array(input, result)
+    axes = _axes(input, dims)
+    with quiet():
+        count = xp.sum(~xp.isnan(a), axis=axes, keepdims=keepdim)
+        r = xp.nansum(a, axis=axes, keepdims=keepdim) / count.astype(a.dtype)
+    return _emit(nanmean.op, (input,), xp, r, result, input.device, out)
+
+
+# ---------------------------------------------------------------------- max / min family
+def _no_identity_check(input, dims, name, dim_given):
+    """max/amax/argmax... have no identity: reducing over zero elements is an error."""
+    if input.numel() != 0:
+        return
+    if not dim_given:
+        raise TensorRuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if input.dim() and input._shape[d] == 0:
+            raise TensorIndexError(
+                f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _extreme_with_dim(op, name, input, dim, keepdim, out):
+    if isinstance(dim, (tuple, list)):
+        raise TensorTypeError(
+            f"{name}() received an invalid combination of arguments - got "
+            f"(dim={dim!r}); 'dim' must be an int")
+    keepdim = _check_keepdim(keepdim, name)
+    d = wrap_dim(dim, input.dim())
+    if input._dtype.is_complex:
+        raise TensorRuntimeError(f"{name}(): does not support complex input")
+    _no_identity_check(input, (d,), name, True)
+    out = _check_pair_out(out, name, (input._dtype, _dtypes.int64))
+    xp = _xp(input)
+    a = _work_array(input)
+    if input.dim() == 0:
+        values, indices = a.copy(), xp.zeros((), dtype=np.int64)
+    elif input._shape[d] == 0:
+        shape = list(input._shape)
+        shape[d] = 1
+        if not keepdim:
+            del shape[d]
+        values = xp.empty(tuple(shape), dtype=a.dtype)
+        indices = xp.empty(tuple(shape), dtype=np.int64)
+    else:
+        find = xp.argmax if name == "max" else xp.argmin
+        indices = find(a, axis=d, keepdims=True)
+        values = xp.take_along_axis(a, indices, axis=d)
+        if not keepdim:
+            values, indices = xp.squeeze(values, axis=d), xp.squeeze(indices, axis=d)
+    return _emit_pair(op, (input,), xp, (values, indices), (input._dtype, _dtypes.int64),
+                      input.device, name, out)
+
+
+def _extreme_binary(name, input, other, out):
+    partner = {"max": "maximum", "min": "minimum"}[name]
+    target = OPS.get(partner)
+    if target is None:
+        raise TensorRuntimeError(
+            f"torch.{name}(input, other) is the element-wise torch.{partner}(input, other), "
+            f"which is not available: no '{partner}' op is registered")
+    return target.impl(input, other, out=out) if out is not None else target.impl(input, other)
+
+
+def _extreme(op, name, input, dim, keepdim, out):
+    check_tensor(input, name)
+    if isinstance(dim, Tensor):
+        return _extreme_binary(name, input, dim, out)
+    if dim is not None:
+        return _extreme_with_dim(op, name, input, dim, keepdim, out)
+    if input._dtype.is_complex:
+        raise _not_for(f"{name}_all", input._dtype)
+    _no_identity_check(input, (), name, False)
+    check_out(out, name, input._dtype)
+    xp = _xp(input)
+    a = _work_array(input)
+    r = xp.max(a) if name == "max" else xp.min(a)
+    return _emit(op, (input,), xp, r, input._dtype, input.device, out)
+
+
+@register("reduction")
+def max(input, dim=None, keepdim=False, *, out=None):
+    """The largest element (0-d), or ``(values, indices)`` along ``dim``.
+
+    ``max(input, other)`` with a tensor ``other`` is the element-wise ``maximum``. NaN
+    propagates; among equal maxima the first index is returned.
+    """
+    return _extreme(max.op, "max", input, dim, keepdim, out)
+
+
+@register("reduction")
+def min(input, dim=None, keepdim=False, *, out=None):
+    """The smallest element (0-d), or ``(values, indices)`` along ``dim``."""
+    return _extreme(min.op, "min", input, dim, keepdim, out)
+
+
+def _amax_like(op, name, kernel, input, dim, keepdim, out):
+    check_tensor(input, name)
+    keepdim = _check_keepdim(keepdim, name)
+    dim_given = dim is not None and not (isinstance(dim, (tuple, list)) and len(dim) == 0)
+    dims = reduce_dims(input, dim, name)
+    if input._dtype.is_complex:
+        raise _not_for(kernel, input._dtype)
+    _no_identity_check(input, dims, name, dim_given)
+    if out is not None:
+        check_out(out, name)
+        if out._dtype is not input._dtype:
+            raise TensorRuntimeError(
+                f"Expected the dtype for input and out to match, but got "
+                f"{_describe(input._dtype)} for input's dtype and {_describe(out._dtype)} "
+                "for out's dtype.")
+    xp = _xp(input)
+    a = _work_array(input)
+    axes = _axes(input, dims)
+    if a.size == 0:
+        shape = [1 if i in axes else s for i, s in enumerate(a.shape)] if keepdim else \
+            [s for i, s in enumerate(a.shape) if i not in axes]
+        r = xp.empty(tuple(shape), dtype=a.dtype)
+    else:
+        r = (xp.max if name == "amax" else xp.min)(a, axis=axes, keepdims=keepdim)
+    return _emit(op, (input,), xp, r, input._dtype, input.device, out)
+
+
+@register("reduction")
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """Maximum over one or more dims (values only; NaN propagates)."""
+    return _amax_like(amax.op, "amax", "max_values_cpu", input, dim, keepdim, out)
+
+
+@register("reduction")
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """Minimum over one or more dims (values only; NaN propagates)."""
+    return _amax_like(amin.op, "amin", "min_values_cpu", input, dim, keepdim, out)
+
+
+@register("reduction")
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """``(min, max)`` over all elements or along one ``dim``."""
+    check_tensor(input, "aminmax")
+    keepdim = _check_keepdim(keepdim, "aminmax")
+    if dim is not None and not isinstance(dim, int):
+        raise TensorTypeError(
+            f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    dims = reduce_dims(input, dim, "aminmax")
+    if input._dtype.is_complex:
+        raise _not_for("aminmax_cpu", input._dtype)
+    if input.numel() == 0:
+        if dim is None:
+            raise TensorRuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                "has no identity.")
+        if input.dim() and input._shape[dims[0]] == 0:
+            raise TensorIndexError(
+                f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+    out = _check_pair_out(out, "aminmax", (input._dtype, input._dtype))
+    xp = _xp(input)
+    a = _work_array(input)
+    axes = _axes(input, dims)
+    if a.size == 0:
+        shape = [1 if i in axes else s for i, s in enumerate(a.shape)] if keepdim else \
+            [s for i, s in enumerate(a.shape) if i not in axes]
+        lo = hi = xp.empty(tuple(shape), dtype=a.dtype)
+    else:
+        keep = keepdim and dim is not None
+        lo = xp.min(a, axis=axes, keepdims=keep)
+        hi = xp.max(a, axis=axes, keepdims=keep)
+    return _emit_pair(aminmax.op, (input,), xp, (lo, hi), (input._dtype, input._dtype),
+                      input.device, "aminmax", out)
+
+
+def _arg_extreme(op, name, input, dim, keepdim, out):
+    check_tensor(input, name)
+    keepdim = _check_keepdim(keepdim, name)
+    if dim is not None and isinstance(dim, (tuple, list)):
+        raise TensorTypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    dims = reduce_dims(input, dim, name)
+    if input._dtype is _dtypes.bool_:
+        raise TensorRuntimeError(f"{name}(): does not support bool input")
+    if input._dtype.is_complex:
+        raise TensorRuntimeError(f"{name}(): does not support complex input")
+    if input.numel() == 0:
+        if dim is None:
+            raise TensorIndexError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        _no_identity_check(input, dims, name, True)
+    check_out(out, name, _dtypes.int64)
+    xp = _xp(input)
+    a = _work_array(input)
+    find = xp.argmax if name == "argmax" else xp.argmin
+    if dim is None:
+        r = find(a)
+        if keepdim:
+            r = xp.reshape(xp.asarray(r), (1,) * input.dim())
+    elif input.dim() == 0:
+        r = xp.zeros((), dtype=np.int64)
+    elif a.size == 0:
+        shape = list(a.shape)
+        shape[dims[0]] = 1
+        if not keepdim:
+            del shape[dims[0]]
+        r = xp.empty(tuple(shape), dtype=np.int64)
+    else:
+        r = find(a, axis=dims[0], keepdims=keepdim)
+    return _emit(op, (input,), xp, r, _dtypes.int64, input.device, out)
+
+
+@register("reduction")
+def argmax(input, dim=None, keepdim=False, *, out=None):
+    """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    return _arg_extreme(argmax.op, "argmax", input, dim, keepdim, out)
+
+
+@register("reduction")
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
+    return _arg_extreme(argmin.op, "argmin", input, dim, keepdim, out)
+
+
+# ---------------------------------------------------------------------- var / std
+def _correction(name, dim, unbiased, correction):
+    if isinstance(dim, bool):  # var(True): the legacy positional ``unbiased``
+        if unbiased is not None:
+            raise TensorTypeError(f"{name}(): got 'unbiased' twice")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TensorTypeError(
+            f"{name}() received an invalid combination of arguments: pass either "
+            f"unbiased={unbiased} or correction={correction}, not both")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return dim, correction
+
+
+def _var_core(name, input, dim, unbiased, keepdim, correction):
+    """(xp, variance array, mean array, result dtype) with PyTorch's ``correction`` rule."""
+    check_tensor(input, name)
+    dim, correction = _correction(name, dim, unbiased, correction)
+    keepdim = _check_keepdim(keepdim, name)
+    dims = reduce_dims(input, dim, name)
+    if input._dtype.category < _dtypes.FLOATING:
+        raise TensorRuntimeError("std and var only support floating point and complex dtypes")
+    xp = _xp(input)
+    a = _work_array(input)
+    axes = _axes(input, dims)
+    n = _reduced_count(input, dims)
+    dof = builtins.max(0, n - correction)
+    if dof <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
+            "the reduction factor (input numel divided by output numel).", UserWarning,
+            stacklevel=4)
+    with quiet():
+        m = xp.sum(a, axis=axes, keepdims=True) / a.dtype.type(n)
+        d = a - m
+        sq = (d.real * d.real + d.imag * d.imag) if input._dtype.is_complex else d * d
+        v = xp.sum(sq, axis=axes, keepdims=keepdim) / sq.dtype.type(dof)
+        if not keepdim:
+            m = xp.squeeze(m, axis=axes) if axes else m
+    return xp, v, m, input._dtype.to_real(), dims
+
+
+@register("reduction")
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Variance over ``dim`` with ``correction`` (1 by default: Bessel's; ``unbiased=False``
+    is ``correction=0``). Floating and complex inputs only; complex gives a real result."""
+    check_out(out, "var")
+    xp, v, _m, dtype, _ = _var_core("var", input, dim, unbiased, keepdim, correction)
+    return _emit(var.op, (input,), xp, v, dtype, input.device, out)
+
+
+@register("reduction")
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Standard deviation: the square root of ``var`` with the same arguments."""
+    check_out(out, "std")
+    xp, v, _m, dtype, _ = _var_core("std", input, dim, unbiased, keepdim, correction)
+    return _emit(std.op, (input,), xp, xp.sqrt(v), dtype, input.device, out)
+
+
+def _pair(op, input, xp, first, m, dtype):
+    device = input.device
+    return finish(op, (input,), (wrap_result(xp, first, dtype, device),
+                                 wrap_result(xp, m, input._dtype, device)))
+
+
+@register("reduction", method=False)
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` in one pass over the data."""
+    xp, v, m, dtype, _ = _var_core("var_mean", input, dim, unbiased, keepdim, correction)
+    return _pair(var_mean.op, input, xp, v, m, dtype)
+
+
+@register("reduction", method=False)
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` in one pass over the data."""
+    xp, v, m, dtype, _ = _var_core("std_mean", input, dim, unbiased, keepdim, correction)
+    return _pair(std_mean.op, input, xp, xp.sqrt(v), m, dtype)
+
+
+# ---------------------------------------------------------------------- norm, logsumexp
+def _vector_norm(xp, a, p, axes, keepdim):
+    x = xp.abs(a)
+    if p == float("inf"):
+        return xp.max(x, axis=axes, keepdims=keepdim)
+    if p == float("-inf"):
+        return xp.min(x, axis=axes, keepdims=keepdim)
+    if p == 0:
+        return xp.sum(x != 0, axis=axes, keepdims=keepdim).astype(x.dtype)
+    if p == 1:
+        return xp.sum(x, axis=axes, keepdims=keepdim)
+    if p == 2:
+        return xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
+    return xp.sum(x ** x.dtype.type(p), axis=axes, keepdims=keepdim) ** x.dtype.type(1.0 / p)
+
+
+@register("reduction")
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """Vector p-norm over ``dim`` (all elements by default); ``'fro'`` is the 2-norm and
+    ``'nuc'`` the nuclear norm of matrices. ``p`` may be any number, ``inf`` or ``-inf``."""
+    check_tensor(input, "norm")
+    keepdim = _check_keepdim(keepdim, "norm")
+    if isinstance(dim, int) and not isinstance(dim, bool):
+        dim = (dim,)
+    dims = reduce_dims(input, dim, "norm")
+    if isinstance(p, str):
+        if p not in ("fro", "nuc"):
+            raise TensorRuntimeError(f"norm(): unknown norm type {p!r}; use a number, 'fro' "
+                                     "or 'nuc'")
+    elif not isinstance(p, (int, float)) or isinstance(p, bool):
+        raise TensorTypeError(f"norm(): argument 'p' must be a number or str, not "
+                              f"{type(p).__name__}")
+    compute_dtype = _dtypes.to_dtype(dtype) if dtype is not None else input._dtype
+    if input._dtype.category < _dtypes.FLOATING:
+        raise TensorRuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{_describe(input._dtype)}")
+    result = compute_dtype.to_real()
+    check_out(out, "norm")
+    xp = _xp(input)
+    a = _work_array(input, compute_dtype)
+    axes = _axes(input, dims)
+    if p == "nuc":
+        if len(dims) != 2:
+            raise TensorRuntimeError(
+                f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dims))}")
+        moved = xp.moveaxis(a, dims, (-2, -1))
+        r = xp.sum(xp.linalg.svd(moved, compute_uv=False), axis=-1)
+        if keepdim:
+            r = xp.expand_dims(r, dims)
+    else:
+        p = 2 if p == "fro" else p
+        if builtins.abs(p) == float("inf") and a.size == 0:
+            if dim is None:
+                raise TensorRuntimeError(
+                    "linalg.vector_norm cannot compute the inf norm on an empty tensor because "
+                    "the operation does not have an identity")
+            for bad in axes:
+                if a.shape[bad] == 0:
+                    raise TensorRuntimeError(
+                        f"linalg.vector_norm cannot compute the inf norm on the dimension {bad}"
+                        "because this dimension is empty and the operation does not have an "
+                        "identity")
+        with quiet():
+            r = _vector_norm(xp, a, p, axes, keepdim)
+    return _emit(norm.op, (input,), xp, r, result, input.device, out)
+
+
+@register("reduction")
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """``log(sum(exp(input)))`` over ``dim``, computed stably (the max is factored out), so
+    huge inputs give finite results. Integers are computed in the default float dtype."""
+    check_tensor(input, "logsumexp")
+    keepdim = _check_keepdim(keepdim, "logsumexp")
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        raise TensorRuntimeError(
+            "logsumexp(): dim=() is not supported; name the dims to reduce over")
+    dims = reduce_dims(input, dim, "logsumexp")
+    result = input._dtype if input._dtype.category >= _dtypes.FLOATING else \
+        _dtypes.get_default_dtype()
+    check_out(out, "logsumexp")
+    xp = _xp(input)
+    a = _work_array(input, result)
+    axes = _axes(input, dims)
+    with quiet():
+        if builtins.any(a.shape[d] == 0 for d in axes):
+            shape = [1 if i in axes else s for i, s in enumerate(a.shape)]
+            m = xp.zeros(tuple(shape), dtype=a.real.dtype)
+            s = xp.zeros(tuple(shape), dtype=a.dtype)
+        else:
+            m = xp.max(a.real, axis=axes, keepdims=True)
+            m = xp.where(xp.isfinite(m), m, m.dtype.type(0))
+            s = xp.sum(xp.exp(a - m), axis=axes, keepdims=True)
+        r = xp.log(s) + m
+        if not keepdim and axes:
+            r = xp.squeeze(r, axis=axes)
+    return _emit(logsumexp.op, (input,), xp, r, result, input.device, out)
+
+
+# ---------------------------------------------------------------------- all / any
+def _all_any(op, name, input, dim, keepdim, out):
+    check_tensor(input, name)
+    keepdim = _check_keepdim(keepdim, name)
+    dims = reduce_dims(input, dim, name, empty_means_all=False)
+    result = _dtypes.uint8 if input._dtype is _dtypes.uint8 else _dtypes.bool_
+    if out is not None:
+        check_out(out, name)
+        if out._dtype not in (_dtypes.bool_, _dtypes.uint8):
+            raise TensorRuntimeError(
+                f"{name} only supports bool tensor for result, got: {_describe(out._dtype)}")
+    xp = _xp(input)
+    a = input._array()
+    r = getattr(xp, name)(a, axis=_axes(input, dims), keepdims=keepdim)
+    return _emit(op, (input,), xp, r, result, input.device, out)
+
+
+@register("reduction")
+def all(input, dim=None, keepdim=False, *, out=None):
+    """Whether every element is non-zero (bool; uint8 for uint8 inputs)."""
+    return _all_any(all.op, "all", input, dim, keepdim, out)
+
+
+@register("reduction")
+def any(input, dim=None, keepdim=False, *, out=None):
+    """Whether some element is non-zero (bool; uint8 for uint8 inputs)."""
+    return _all_any(any.op, "any", input, dim, keepdim, out)
+
+
+@register("reduction")
+def count_nonzero(input, dim=None):
+    """Number of non-zero elements over ``dim`` (int or tuple; all dims by default)."""
+    check_tensor(input, "count_nonzero")
+    dims = reduce_dims(input, dim, "count_nonzero")
+    xp = _xp(input)
+    r = xp.sum(input._array() != 0, axis=_axes(input, dims))
+    return _emit(count_nonzero.op, (input,), xp, r, _dtypes.int64, input.device)
+
+
+# ---------------------------------------------------------------------- scans
+def _scan_setup(name, input, dim, dtype, out):
+    check_tensor(input, name)
+    d = wrap_dim(dim, input.dim())
+    check_out(out, name)
+    result = _sum_result_dtype(input, dtype, out)
+    if result is _dtypes.bool_:
+        raise _not_for(f"{name}_out_cpu", result)
+    return d, result
+
+
+@register("reduction")
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Running sum along ``dim``; integers and bools accumulate in int64."""
+    d, result = _scan_setup("cumsum", input, dim, dtype, out)
+    xp = _xp(input)
+    a = _work_array(input, result)
+    r = a.copy() if input.dim() == 0 else xp.cumsum(a, axis=d)
+    return _emit(cumsum.op, (input,), xp, r, result, input.device, out)
+
+
+@register("reduction")
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Running product along ``dim``; integers and bools accumulate in int64."""
+    d, result = _scan_setup("cumprod", input, dim, dtype, out)
+    xp = _xp(input)
+    a = _work_array(input, result)
+    r = a.copy() if input.dim() == 0 else xp.cumprod(a, axis=d)
+    return _emit(cumprod.op, (input,), xp, r, result, input.device, out)
+
+
+def _cum_extreme(op, name, input, dim, out):
+    check_tensor(input, name)
+    d = wrap_dim(dim, input.dim())
+    if input._dtype.is_complex:
+        raise _not_for(f"{name}_cpu", input._dtype)
+    out = _check_pair_out(out, name, (input._dtype, _dtypes.int64))
+    xp = _xp(input)
+    a = _work_array(input)
+    if input.dim() == 0:
+        values, indices = a.copy(), xp.zeros((), dtype=np.int64)
+    else:
+        a = xp.moveaxis(a, d, 0)
+        values = xp.empty(a.shape, dtype=a.dtype)
+        indices = xp.empty(a.shape, dtype=np.int64)
+        floating = input._dtype.is_floating_point
+        better = xp.greater_equal if name == "cummax" else xp.less_equal
+        if a.shape[0]:
+            values[0], indices[0] = a[0], 0
+        for i in range(1, a.shape[0]):
+            # PyTorch's rule: take x when x >= running (<= for cummin) or x is NaN, so ties
+            # move the index forward and the first NaN sticks (until the next NaN).
+            take = better(a[i], values[i - 1])
+            if floating:
+                take = take | xp.isnan(a[i])
+            values[i] = xp.where(take, a[i], values[i - 1])
+            indices[i] = xp.where(take, i, indices[i - 1])
+        values, indices = xp.moveaxis(values, 0, d), xp.moveaxis(indices, 0, d)
+    return _emit_pair(op, (input,), xp, (values, indices), (input._dtype, _dtypes.int64),
+                      input.device, name, out)
+
+
+@register("reduction")
+def cummax(input, dim, *, out=None):
+    """Running maximum along ``dim`` and the index where it was found."""
+    return _cum_extreme(cummax.op, "cummax", input, dim, out)
+
+
+@register("reduction")
+def cummin(input, dim, *, out=None):
+    """Running minimum along ``dim`` and the index where it was found."""
+    return _cum_extreme(cummin.op, "cummin", input, dim, out)
+
+
+# ---------------------------------------------------------------------- median
+def _median(op, name, input, dim, keepdim, out):
+    check_tensor(input, name)
+    keepdim = _check_keepdim(keepdim, name)
+    ignore_nan = name == "nanmedian"
+    if dim is None:
+        if input._dtype is _dtypes.bool_ or input._dtype.is_complex:
+            raise _not_for("median_cpu", input._dtype)
+        check_out(out, name, input._dtype)
+    else:
+        if isinstance(dim, (tuple, list)):
+            raise TensorTypeError(f"{name}(): argument 'dim' must be int, not "
+                                  f"{type(dim).__name__}")
+        d = wrap_dim(dim, input.dim())
+        if input._dtype is _dtypes.bool_ or input._dtype.is_complex:
+            raise _not_for("median_out", input._dtype)
+        if input.dim() and input._shape[d] == 0:
+            raise TensorIndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+        out = _check_pair_out(out, name, (input._dtype, _dtypes.int64))
+    xp = _xp(input)
+    a = _work_array(input)
+    if dim is None:
+        a = xp.reshape(a, (1, -1))
+        axis = 1
+    elif input.dim() == 0:
+        a = xp.reshape(a, (1,))
+        axis = 0
+    else:
+        axis = d
+    n = a.shape[axis]
+    if n == 0:  # only reachable without dim: the median of nothing is NaN
+        return _emit(op, (input,), xp, xp.asarray(float("nan")), input._dtype,
+                     input.device, out)
+    order = xp.argsort(a, axis=axis, kind="stable")  # NaNs sort last, in index order
+    if input._dtype.is_floating_point:
+        nans = xp.sum(xp.isnan(a), axis=axis, keepdims=True)
+    else:
+        nans = xp.zeros([1 if i == axis else s for i, s in enumerate(a.shape)], dtype=np.int64)
+    valid = n - nans
+    if ignore_nan:
+        k = xp.where(valid > 0, (valid - 1) // 2, 0)
+    else:
+        k = xp.where(nans > 0, valid, (n - 1) // 2)  # any NaN: the first NaN is the median
+    indices = xp.take_along_axis(order, k.astype(np.int64), axis=axis)
+    values = xp.take_along_axis(a, indices, axis=axis)
+    if dim is None:
+        return _emit(op, (input,), xp, values.reshape(()), input._dtype, input.device, out)
+    if input.dim() == 0:
+        values, indices = values.reshape(()), indices.reshape(())
+    elif not keepdim:
+        values, indices = xp.squeeze(values, axis=axis), xp.squeeze(indices, axis=axis)
+    return _emit_pair(op, (input,), xp, (values, indices), (input._dtype, _dtypes.int64),
+                      input.device, name, out)
+
+
+@register("reduction")
+def median(input, dim=None, keepdim=False, *, out=None):
+    """The lower median (no averaging): a 0-d tensor, or ``(values, indices)`` along ``dim``.
+    NaN propagates: a slice holding NaN has median NaN."""
+    return _median(median.op, "median", input, dim, keepdim, out)
+
+
+@register("reduction")
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    """``median`` ignoring NaN (NaN only where every element is NaN)."""
+    return _median(nanmedian.op, "nanmedian", input, dim, keepdim, out)

@@ -1,0 +1,359 @@
+"""Specs of selection, scatter, joining, reordering and sorting ops (values, dtypes, layouts,
+errors and storage sharing compared with PyTorch)."""
+
+import numpy as np
+
+from ..harness import Case, OpSpec, T, arr
+
+DISTINCT = np.array([[3.0, 1, 2, 0], [5, 4, -1, 7], [2.5, 6, 9, 8]], dtype=np.float32)
+
+
+def x34(lib):
+    return T(lib, arr(3, 4))
+
+
+def d34(lib):
+    return T(lib, DISTINCT)
+
+
+def dt(lib):  # transposed, non-contiguous, distinct values
+    return T(lib, DISTINCT).t()
+
+
+def x234(lib):
+    return T(lib, arr(2, 3, 4))
+
+
+def ix(lib, values, dtype=None):
+    out = lib.tensor(values)
+    return out if dtype is None else out.to(getattr(lib, dtype))
+
+
+def scalar(lib, value):
+    return lib.tensor([value])[0]
+
+
+def case(run, make=x34, name=""):
+    return Case(run, make=make, name=name)
+
+
+ROWMASK = [True, False, True, False]
+
+
+def inplace(fn):
+    """Run an in-place op and return the modified tensor with its version."""
+
+    def run(lib, x):
+        out = fn(lib, x)
+        return out, x._version
+
+    return run
+
+
+SPECS = [
+    OpSpec("masked_select", [
+        case(lambda lib, x: lib.masked_select(x, ix(lib, ROWMASK))),
+        case(lambda lib, x: x.t().masked_select(ix(lib, [True, False, True])), name="transposed"),
+        case(lambda lib, x: x.masked_select(ix(lib, [1, 0, 1, 0], "uint8")), name="uint8-mask"),
+        case(lambda lib, x: x.masked_select(ix(lib, [False] * 4)), name="empty"),
+        case(lambda lib, x: lib.masked_select(x, ix(lib, ROWMASK), out=lib.zeros(0)), name="out"),
+    ]),
+    OpSpec("masked_fill", [
+        case(lambda lib, x: x.masked_fill(ix(lib, ROWMASK), 0.5)),
+        case(lambda lib, x: x.t().masked_fill(ix(lib, [True, False, True]), -1),
+             name="transposed"),
+        case(lambda lib, x: lib.masked_fill(x, ix(lib, ROWMASK), scalar(lib, 2.0)), name="0d"),
+        case(lambda lib, x: x.masked_fill(ix(lib, ROWMASK), lib.ones(2)), name="1d-value"),
+        case(lambda lib, x: x.masked_fill(ix(lib, [1, 0, 1, 0], "uint8"), 0.5), name="uint8"),
+        case(lambda lib, x: x.to(lib.int8).masked_fill(ix(lib, ROWMASK), 300), name="overflow"),
+        case(lambda lib, x: x[0].masked_fill(ix(lib, [[True], [False]]), 1.0), name="broadcast"),
+    ]),
+    OpSpec("masked_fill_", [
+        case(inplace(lambda lib, x: x.masked_fill_(ix(lib, ROWMASK), 0.5))),
+        case(inplace(lambda lib, x: x.masked_fill_(ix(lib, [[True]] * 2), 0.5)),
+             name="cannot-broadcast-self"),
+        case(inplace(lambda lib, x: x.to(lib.int32).masked_fill_(ix(lib, ROWMASK), 2.7)),
+             name="int-truncates"),
+    ]),
+    OpSpec("masked_scatter", [
+        case(lambda lib, x: x.masked_scatter(ix(lib, ROWMASK), lib.arange(12.0))),
+        case(lambda lib, x: x.masked_scatter(ix(lib, ROWMASK), lib.arange(2.0)), name="short"),
+        case(lambda lib, x: x.masked_scatter(ix(lib, ROWMASK), lib.arange(12)), name="dtype"),
+    ]),
+    OpSpec("masked_scatter_", [
+        case(inplace(lambda lib, x: x.masked_scatter_(ix(lib, ROWMASK), lib.arange(12.0)))),
+    ]),
+    OpSpec("index_select", [
+        case(lambda lib, x: x.index_select(1, ix(lib, [3, 0, 0]))),
+        case(lambda lib, x: x.t().index_select(0, ix(lib, [3, 0])), name="transposed"),
+        case(lambda lib, x: lib.index_select(x, -1, ix(lib, [1], "int32")), name="int32"),
+        case(lambda lib, x: x.index_select(1, ix(lib, [4])), name="out-of-range"),
+        case(lambda lib, x: x.index_select(1, ix(lib, [1.0])), name="float-index"),
+        case(lambda lib, x: x.index_select(0, ix(lib, [], "int64")), name="empty"),
+        case(lambda lib, x: lib.index_select(x, 0, ix(lib, [2]), out=lib.zeros(0)), name="out"),
+    ]),
+    OpSpec("gather", [
+        case(lambda lib, x: x.gather(0, ix(lib, [[0, 1, 2, 0], [2, 0, 1, 1]]))),
+        case(lambda lib, x: x.t().gather(1, ix(lib, [[0], [2], [1], [0]])), name="transposed"),
+        case(lambda lib, x: lib.gather(x, -1, ix(lib, [[3, 3]])), name="negative-dim"),
+        case(lambda lib, x: x.gather(0, ix(lib, [[5]])), name="out-of-bounds"),
+        case(lambda lib, x: x.gather(0, ix(lib, [0])), name="dims-mismatch"),
+        case(lambda lib, x: x.gather(0, ix(lib, [[0.0]])), name="float-index"),
+    ]),
+    OpSpec("scatter", [
+        case(lambda lib, x: x.scatter(0, ix(lib, [[0, 1, 2, 0], [2, 0, 1, 1]]), -lib.ones(2, 4))),
+        case(lambda lib, x: x.scatter(1, ix(lib, [[0], [1], [2]]), 9.5), name="value"),
+        case(lambda lib, x: lib.scatter(x, 0, ix(lib, [[0, 1, 2, 0]]), lib.ones(1, 4),
+                                        reduce="add"), name="reduce-add"),
+        case(lambda lib, x: x.t().scatter(0, ix(lib, [[0, 1, 2]]), lib.ones(1, 3)),
+             name="transposed"),
+        case(lambda lib, x: x.scatter(0, ix(lib, [[3]]), 1.0), name="out-of-bounds"),
+        case(lambda lib, x: x.scatter(0, ix(lib, [[0]]), lib.ones(1, 1, dtype=lib.float64)),
+             name="dtype-mismatch"),
+    ]),
+    OpSpec("scatter_", [
+        case(inplace(lambda lib, x: x.scatter_(0, ix(lib, [[0, 1, 2, 0]]), lib.ones(1, 4),
+                                               reduce="multiply"))),
+        case(inplace(lambda lib, x: x.scatter_(1, ix(lib, [[0, 3]]), 0.0)), name="value"),
+    ]),
+    OpSpec("scatter_add", [
+        case(lambda lib, x: x.scatter_add(0, ix(lib, [[0, 0, 0, 0], [0, 0, 0, 0]]),
+                                          lib.ones(2, 4))),
+        case(lambda lib, x: lib.scatter_add(x.t(), 1, ix(lib, [[2], [2]]), lib.ones(2, 1)),
+             name="transposed"),
+    ]),
+    OpSpec("scatter_add_", [
+        case(inplace(lambda lib, x: x.scatter_add_(1, ix(lib, [[1, 1, 1]]), lib.ones(1, 3)))),
+    ]),
+    OpSpec("scatter_reduce", [
+        case(lambda lib, x: x.scatter_reduce(0, ix(lib, [[0, 0, 0, 0], [0, 1, 0, 1]]),
+                                             lib.arange(8.0).view(2, 4), "mean")),
+        case(lambda lib, x: x.scatter_reduce(0, ix(lib, [[0, 0, 0, 0], [0, 1, 0, 1]]),
+                                             lib.arange(8.0).view(2, 4), "amax",
+                                             include_self=False), name="amax-exclude"),
+        case(lambda lib, x: x.scatter_reduce(0, ix(lib, [[0, 0, 0, 0], [0, 1, 0, 1]]),
+                                             lib.arange(8.0).view(2, 4), "prod",
+                                             include_self=False), name="prod-exclude"),
+        case(lambda lib, x: lib.scatter_reduce(x.long(), 0, ix(lib, [[0, 0, 0, 0]]),
+                                               lib.arange(4).view(1, 4), "mean"), name="int-mean"),
+        case(lambda lib, x: x.scatter_reduce(0, ix(lib, [[0]]), x[:1, :1], "bogus"),
+             name="bad-reduce"),
+    ]),
+    OpSpec("scatter_reduce_", [
+        case(inplace(lambda lib, x: x.scatter_reduce_(1, ix(lib, [[0, 0]]), lib.ones(1, 2),
+                                                      "sum"))),
+    ]),
+    OpSpec("index_add", [
+        case(lambda lib, x: x.index_add(0, ix(lib, [0, 0]), lib.ones(2, 4), alpha=2)),
+        case(lambda lib, x: lib.index_add(x.t(), 1, ix(lib, [2, 0]), lib.ones(4, 2)),
+             name="transposed"),
+        case(lambda lib, x: x.index_add(0, ix(lib, [3]), lib.ones(1, 4)), name="out-of-range"),
+        case(lambda lib, x: x.index_add(0, ix(lib, [0]), lib.ones(2, 4)), name="count"),
+    ]),
+    OpSpec("index_add_", [
+        case(inplace(lambda lib, x: x.index_add_(1, ix(lib, [2, 0, 2]), lib.ones(3, 3)))),
+    ]),
+    OpSpec("index_copy", [
+        case(lambda lib, x: x.index_copy(1, ix(lib, [3, 0]), lib.zeros(3, 2))),
+        case(lambda lib, x: lib.index_copy(x.t(), 0, ix(lib, [1]), lib.zeros(1, 3)),
+             name="transposed"),
+        case(lambda lib, x: x.index_copy(0, ix(lib, [3]), lib.zeros(1, 4)), name="out-of-range"),
+        case(lambda lib, x: x.index_copy(0, ix(lib, [0]), lib.zeros(2, 4)), name="count"),
+    ]),
+    OpSpec("index_copy_", [
+        case(inplace(lambda lib, x: x.index_copy_(0, ix(lib, [2]), lib.zeros(1, 4)))),
+    ]),
+    OpSpec("index_fill", [
+        case(lambda lib, x: x.index_fill(1, ix(lib, [3, 0]), -1)),
+        case(lambda lib, x: x.t().index_fill(1, ix(lib, [2]), scalar(lib, 5.0)),
+             name="transposed-0d"),
+        case(lambda lib, x: x.index_fill(1, ix(lib, [4]), 1.0), name="out-of-range"),
+    ]),
+    OpSpec("index_fill_", [
+        case(inplace(lambda lib, x: x.index_fill_(0, ix(lib, [-1]), 2.0))),
+    ]),
+    OpSpec("index_put_", [
+        case(inplace(lambda lib, x: x.index_put_((ix(lib, [0, 0]),), scalar(lib, 1.0),
+                                                 accumulate=True)), name="accumulate-dups"),
+        case(inplace(lambda lib, x: lib.index_put_(x, (ix(lib, [0, 2]), ix(lib, [1, 1])),
+                                                   ix(lib, [5.0, 6.0])))),
+        case(inplace(lambda lib, x: x.index_put_((ix(lib, [0]),), ix(lib, [5])), ),
+             name="dtype-error"),
+    ]),
+    OpSpec("index_put", [
+        case(lambda lib, x: x.t().index_put((ix(lib, [0, 0]), ix(lib, [1, 1])),
+                                            ix(lib, [1.0, 2.0]), accumulate=True)),
+        case(lambda lib, x: lib.index_put(x, (None, ix(lib, [1, 3])), ix(lib, [7.0, 8.0])),
+             name="none-index"),
+        case(lambda lib, x: x.index_put((ix(lib, [1, 3]),), ix(lib, [7.0])),
+             name="out-of-bounds"),
+    ]),
+    OpSpec("where", [
+        case(lambda lib, x: lib.where(ix(lib, ROWMASK), x, 0.0)),
+        case(lambda lib, x: lib.where(ix(lib, ROWMASK), x.t().t(), ix(lib, [1, 2, 3, 4])),
+             name="promote"),
+        case(lambda lib, x: lib.where(ix(lib, [True, False, True]), x.t(), x.t() * 2),
+             name="transposed"),
+        case(lambda lib, x: lib.where(ix(lib, ROWMASK), 1, 2.5), name="scalars-float"),
+        case(lambda lib, x: lib.where(ix(lib, ROWMASK), 1, 2), name="scalars-int"),
+        case(lambda lib, x: lib.where(ix(lib, ROWMASK), x.half(), 2.0), name="half-scalar"),
+        case(lambda lib, x: lib.where(ix(lib, [1.0, 0.0]), 1, 2), name="float-condition"),
+        case(lambda lib, x: lib.where(x > 0), name="one-arg"),
+        case(lambda lib, x: x.where(ix(lib, ROWMASK), scalar(lib, 9.0)), name="method"),
+    ]),
+    OpSpec("take", [
+        case(lambda lib, x: x.take(ix(lib, [[0, 11], [-1, 3]]))),
+        case(lambda lib, x: lib.take(x.t(), ix(lib, [0, 1, 2])), name="transposed"),
+        case(lambda lib, x: x.take(ix(lib, [12])), name="out-of-range"),
+    ]),
+    OpSpec("take_along_dim", [
+        case(lambda lib, x: lib.take_along_dim(x, ix(lib, [[0], [2], [1]]), 1)),
+        case(lambda lib, x: lib.take_along_dim(x, ix(lib, [0, 5])), name="flat"),
+        case(lambda lib, x: x.take_along_dim(ix(lib, [[0, 1]]), 0), name="broadcast"),
+        case(lambda lib, x: x.take_along_dim(x.argsort(1), 1), make=d34, name="with-argsort"),
+    ]),
+    OpSpec("nonzero", [
+        case(lambda lib, x: (x > 0).nonzero()),
+        case(lambda lib, x: lib.nonzero(x.t() > 0, as_tuple=True), name="as-tuple"),
+        case(lambda lib, x: scalar(lib, 0.0).nonzero(), name="0d"),
+        case(lambda lib, x: scalar(lib, 1.0).nonzero(as_tuple=True), name="0d-tuple"),
+        case(lambda lib, x: (x > 100).nonzero(), name="empty"),
+    ]),
+    OpSpec("argwhere", [
+        case(lambda lib, x: lib.argwhere(x > 0)),
+        case(lambda lib, x: x.t().argwhere(), name="method"),
+    ]),
+    OpSpec("repeat", [
+        case(lambda lib: lib.tensor([1, 2]).repeat(2), make=None, name="seed-tiles"),
+        case(lambda lib, x: x.t().repeat(2, 1, 2), name="transposed-new-dim"),
+        case(lambda lib, x: x.repeat((1, 0)), name="zero"),
+        case(lambda lib, x: x.repeat(2), name="too-few"),
+        case(lambda lib, x: x.repeat(-1, 1), name="negative"),
+    ]),
+    OpSpec("tile", [
+        case(lambda lib, x: x.tile((2,))),
+        case(lambda lib, x: lib.tile(x.t(), (2, 1, 1)), name="transposed"),
+    ]),
+    OpSpec("repeat_interleave", [
+        case(lambda lib: lib.tensor([1, 2]).repeat_interleave(2), make=None,
+             name="seed-repeats-elements"),
+        case(lambda lib, x: x.repeat_interleave(ix(lib, [1, 0, 2]), dim=0), name="tensor"),
+        case(lambda lib, x: x.t().repeat_interleave(2, dim=-1, output_size=6), name="dim"),
+        case(lambda lib, x: x.repeat_interleave(ix(lib, [1, 0]), dim=0), name="size-mismatch"),
+        case(lambda lib: lib.repeat_interleave(ix(lib, [2, 0, 1])), make=None,
+             name="counts-only"),
+        case(lambda lib, x: x.repeat_interleave(-1), name="negative"),
+    ]),
+    OpSpec("cat", [
+        case(lambda lib, x: lib.cat([x, x.t().t()], 1)),
+        case(lambda lib, x: lib.cat([x, x.to(lib.int32)]), name="promote"),
+        case(lambda lib, x: lib.cat([lib.zeros(0, dtype=lib.float64), x.to(lib.int32)]),
+             name="legacy-empty"),
+        case(lambda lib, x: lib.cat([x.t(), x.t()], -1), name="transposed"),
+        case(lambda lib, x: lib.cat([x, x[:, :2]]), name="size-mismatch"),
+        case(lambda lib, x: lib.cat([x, x[0]]), name="ndim-mismatch"),
+        case(lambda lib, x: lib.cat([]), name="empty-list"),
+        case(lambda lib, x: lib.cat([x[0, 0]]), name="0d"),
+        case(lambda lib, x: lib.cat([x, x], out=lib.zeros(0)), name="out"),
+        case(lambda lib, x: lib.cat([x[:, None], x[:, None]], 0), make=lambda lib: T(
+            lib, arr(2, 3, 4, 5)).permute(0, 2, 3, 1), name="channels-last-like"),
+    ]),
+    OpSpec("concat", [case(lambda lib, x: lib.concat([x, x]))]),
+    OpSpec("concatenate", [case(lambda lib, x: lib.concatenate([x, x], axis=1))]),
+    OpSpec("stack", [
+        case(lambda lib, x: lib.stack([x, x], 1)),
+        case(lambda lib, x: lib.stack([x.t(), x.t()], -1), name="transposed"),
+        case(lambda lib, x: lib.stack([x, x.long()]), name="promote"),
+        case(lambda lib, x: lib.stack([x, x[:2]]), name="mismatch"),
+    ]),
+    OpSpec("hstack", [
+        case(lambda lib, x: lib.hstack([x, x])),
+        case(lambda lib, x: lib.hstack([x[0], x[1]]), name="1d"),
+    ]),
+    OpSpec("vstack", [
+        case(lambda lib, x: lib.vstack([x[0], x[1]])),
+        case(lambda lib, x: lib.vstack([x, x[0]]), name="mixed"),
+    ]),
+    OpSpec("dstack", [
+        case(lambda lib, x: lib.dstack([x[0], x[1]])),
+        case(lambda lib, x: lib.dstack([x, x]), name="2d"),
+    ]),
+    OpSpec("column_stack", [
+        case(lambda lib, x: lib.column_stack([x[0], x[1], x[:, :1].t().reshape(4, 1)])),
+        case(lambda lib, x: lib.column_stack([x, x]), name="2d"),
+    ]),
+    OpSpec("flip", [
+        case(lambda lib, x: x.flip(0)),
+        case(lambda lib, x: lib.flip(x.t(), (0, 1)), name="transposed-keeps-layout"),
+        case(lambda lib, x: x.flip(-1), name="negative-dim"),
+        case(lambda lib, x: x.flip((0, 0)), name="duplicate"),
+    ]),
+    OpSpec("fliplr", [
+        case(lambda lib, x: lib.fliplr(x.t())),
+        case(lambda lib, x: lib.fliplr(x[0]), name="1d"),
+    ]),
+    OpSpec("flipud", [case(lambda lib, x: lib.flipud(x))]),
+    OpSpec("roll", [
+        case(lambda lib, x: x.roll(1), name="flattened"),
+        case(lambda lib, x: lib.roll(x.t(), (1, -1), (0, 1)), name="two-dims"),
+        case(lambda lib, x: x.roll(2, -1)),
+        case(lambda lib, x: x.roll((1, 2), 0), name="misaligned"),
+    ]),
+    OpSpec("rot90", [
+        case(lambda lib, x: x.t().rot90()),
+        case(lambda lib, x: lib.rot90(x.t(), 2), name="k2"),
+        case(lambda lib, x: x.t().rot90(-1), name="k-1"),
+        case(lambda lib, x: x.t().rot90(0), name="k0"),
+        case(lambda lib, x: x.rot90(1, (0, 0)), name="same-dims"),
+        case(lambda lib, x: x[0].rot90(), name="1d"),
+    ]),
+    OpSpec("tril", [
+        case(lambda lib, x: x.tril()),
+        case(lambda lib, x: lib.tril(x.t(), -1), name="transposed"),
+        case(lambda lib, x: x[0].tril(), name="1d"),
+        case(lambda lib, x: x.tril(1), make=x234, name="batched"),
+    ]),
+    OpSpec("triu", [
+        case(lambda lib, x: x.triu(1)),
+        case(lambda lib, x: lib.triu(x.t()), name="transposed"),
+    ]),
+    OpSpec("tril_", [case(inplace(lambda lib, x: x.tril_()))]),
+    OpSpec("triu_", [case(inplace(lambda lib, x: x.triu_(-1)))]),
+    OpSpec("sort", [
+        case(lambda lib, x: x.sort(), make=d34),
+        case(lambda lib, x: x.sort(0, descending=True), make=dt, name="transposed-descending"),
+        case(lambda lib, x: lib.sort(x, 0), make=d34, name="dim0"),
+        case(lambda lib: lib.tensor([2, 1, 2, 1, 0]).sort(stable=True), make=None,
+             name="stable"),
+        case(lambda lib: lib.tensor([2, 1, 2, 1, 0]).sort(stable=True, descending=True),
+             make=None, name="stable-descending"),
+        case(lambda lib, x: x.sort().values, make=d34, name="named-values"),
+        case(lambda lib, x: x.sort().indices, make=d34, name="named-indices"),
+        case(lambda lib: lib.tensor([1.0, float("nan"), -1.0]).sort(), make=None, name="nan"),
+    ]),
+    OpSpec("argsort", [
+        case(lambda lib, x: x.argsort(dim=0), make=d34),
+        case(lambda lib, x: lib.argsort(x, descending=True), make=dt, name="descending"),
+    ]),
+    OpSpec("msort", [case(lambda lib, x: lib.msort(x), make=d34)]),
+    OpSpec("topk", [
+        case(lambda lib, x: x.topk(2), make=d34),
+        case(lambda lib, x: x.topk(1, 0, largest=False), make=dt, name="smallest"),
+        case(lambda lib, x: lib.topk(x, 2).indices, make=d34, name="named"),
+        case(lambda lib, x: x.topk(5), make=d34, name="k-too-big"),
+    ]),
+    OpSpec("kthvalue", [
+        case(lambda lib, x: x.kthvalue(2), make=d34),
+        case(lambda lib, x: x.kthvalue(1, 0, True), make=d34, name="keepdim"),
+        case(lambda lib, x: lib.kthvalue(x, 2, 0).values, make=dt, name="transposed"),
+        case(lambda lib, x: x.kthvalue(9), make=d34, name="k-out-of-range"),
+    ]),
+    OpSpec("unique", [
+        case(lambda lib: lib.unique(lib.tensor([3, 1, 3, 2, 1]), return_inverse=True,
+                                       return_counts=True), make=None),
+        case(lambda lib: lib.unique(lib.tensor([[1, 2], [1, 2], [0, 5]]), dim=0,
+                                       return_inverse=True, return_counts=True), make=None,
+             name="dim"),
+        case(lambda lib, x: x.t().unique(), make=d34, name="method"),
+    ]),
+]
