@@ -7,6 +7,7 @@ in-place target without leaving it half-written when something fails.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -17,6 +18,11 @@ from ._layout import (broadcast_shapes, contiguous_strides, elementwise_output_s
 from ._size import Size
 from ._storage import Storage
 from ._tensor import Tensor, new_empty_tensor
+
+# NOTE: PyTorch follows IEEE arithmetic silently (1/0 is inf, 0/0 is nan, overflow is inf).
+# NumPy warns about each of those; raised from inside jtensor's kernels, such warnings would
+# only confuse, and silencing them per call with np.errstate costs more than a small add.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"jtensor\.")
 
 # dtype rules: how the promoted input type becomes the computation and result types.
 PROMOTE = "promote"        # result = promoted inputs (add, mul, maximum...)
@@ -172,6 +178,22 @@ _FAST_FLOATS = (_dtypes.float32, _dtypes.float64)
 _FAST_SCALARS = (float, int)
 
 
+def _fast_result_table():
+    """(rule, input dtype) -> result dtype, for the combinations the fast path may take."""
+    table = {}
+    for dtype in _dtypes.ALL:
+        if dtype in _LOW_PRECISION:
+            continue  # computed in float32 and rounded: the general path does that
+        table[(PROMOTE, dtype)] = table[(SAME_AS_INPUT, dtype)] = dtype
+        table[(BOOL_RESULT, dtype)] = _dtypes.bool_
+        if dtype in _FAST_FLOATS:
+            table[(FLOAT, dtype)] = dtype
+    return table
+
+
+_FAST_RESULT = _fast_result_table()
+
+
 def _fast(op, compute, inputs, rule, info):
     """The common case, decided in a few checks: contiguous operands of one shape and dtype.
 
@@ -183,57 +205,54 @@ def _fast(op, compute, inputs, rule, info):
     if not isinstance(first, Tensor):
         return None
     dtype = first._dtype
+    result = _FAST_RESULT.get((rule, dtype))
+    if result is None:
+        return None
     contiguous = first._contiguous
     if contiguous is None:
         contiguous = first.is_contiguous()
     if not contiguous:
         return None
-    if len(inputs) == 2:
+    storage = first._storage
+    shape = first._shape
+    count = len(inputs)
+    if count == 1:
+        tensors = inputs
+        computed = first._array()
+        computed = getattr(storage._backend.xp, compute)(computed) if type(compute) is str \
+            else compute(storage._backend.xp, computed)
+    elif count == 2:
         other = inputs[1]
         if isinstance(other, Tensor):
-            if other._dtype is not dtype or other._shape != first._shape or \
-                    other._storage.device != first._storage.device:
+            if other._dtype is not dtype or other._shape != shape:
+                return None
+            other_device = other._storage.device
+            if other_device is not storage.device and other_device != storage.device:
                 return None
             if not (other._contiguous or (other._contiguous is None and other.is_contiguous())):
                 return None
-            tensors = (first, other)
-        elif type(other) in _FAST_SCALARS and dtype in _FAST_FLOATS and \
-                first._stride == contiguous_strides(first._shape):
+            tensors = inputs
+            b = other._array()
+        elif other.__class__ in _FAST_SCALARS and dtype in _FAST_FLOATS and \
+                first._stride == contiguous_strides(shape):
             # (A number makes TensorIterator sort dims by stride, which only agrees with
             # contiguous output strides when size-1 dims carry their standard strides.)
             tensors = (first,)
+            b = other
         else:
             return None
-    elif len(inputs) == 1:
-        tensors = (first,)
+        xp = storage._backend.xp
+        computed = getattr(xp, compute)(first._array(), b) if type(compute) is str \
+            else compute(xp, first._array(), b)
     else:
         return None
-    if rule == PROMOTE or rule == SAME_AS_INPUT:
-        if dtype in _LOW_PRECISION:
-            return None
-        result = dtype
-    elif rule == FLOAT:
-        if dtype not in _FAST_FLOATS:
-            return None
-        result = dtype
-    elif rule == BOOL_RESULT:
-        if dtype in _LOW_PRECISION:
-            return None
-        result = _dtypes.bool_
-    else:
-        return None
-    backend = first._storage._backend
-    xp = backend.xp
-    arrays = [x._array() if isinstance(x, Tensor) else x for x in inputs]
-    computed = getattr(xp, compute)(*arrays) if type(compute) is str else compute(xp, *arrays)
     if computed.dtype != result.numpy:
         computed = computed.astype(result.numpy)
-    shape = first._shape
     if computed.shape != shape:
-        computed = xp.broadcast_to(computed, shape)
+        computed = storage._backend.xp.broadcast_to(computed, shape)
     if not computed.flags.c_contiguous:
-        computed = xp.ascontiguousarray(computed)
-    output = Tensor._make(Storage(None, first._storage.device, computed), shape,
+        computed = storage._backend.xp.ascontiguousarray(computed)
+    output = Tensor._make(Storage(None, storage.device, computed, storage._backend), shape,
                           contiguous_strides(shape), 0, result, array=computed, contiguous=True)
     return finish(op, tensors, output, info=info)
 

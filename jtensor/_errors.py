@@ -52,13 +52,17 @@ def wrap_dim(dim, ndim):
 
     A 0-d tensor accepts dims 0 and -1, as in PyTorch.
     """
-    if not isinstance(dim, int) or isinstance(dim, bool):
+    if dim.__class__ is not int:
         try:
+            if isinstance(dim, bool):
+                raise AttributeError
             dim = dim.__index__()
         except AttributeError:
             raise TensorTypeError(
                 f"dim must be an integer, got {type(dim).__name__} ({dim!r})"
             ) from None
+    if 0 <= dim < ndim:  # the common case first
+        return dim
     effective = ndim if ndim > 0 else 1
     if dim < -effective or dim >= effective:
         raise dim_out_of_range(dim, ndim)

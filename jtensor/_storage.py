@@ -17,13 +17,13 @@ class Storage:
 
     __slots__ = ("_bytes", "_source", "device", "_backend", "__weakref__")
 
-    def __init__(self, data, device, source=None):
+    def __init__(self, data, device, source=None, backend=None):
         # Either the bytes (1-D uint8 backend array) or a C-contiguous array to take them from
         # on first use: most op results never need their byte view, so it is made lazily.
         self._bytes = data
         self._source = source
         self.device = device
-        self._backend = backend_for(device)
+        self._backend = backend if backend is not None else backend_for(device)
 
     @property
     def _data(self):

@@ -63,8 +63,9 @@ def quiet():
 
 
 def _call(xp, compute, arrays):
-    with quiet():
-        return getattr(xp, compute)(*arrays) if type(compute) is str else compute(xp, *arrays)
+    # No errstate here (it costs more than a small add): NumPy's floating-point warnings
+    # raised inside jtensor are silenced by the filter installed in _elementwise.
+    return getattr(xp, compute)(*arrays) if type(compute) is str else compute(xp, *arrays)
 
 
 def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
@@ -179,6 +180,11 @@ def _is_bool(x):
 
 
 def _check_alpha(a, b, alpha):
+    if alpha.__class__ is int:
+        if alpha == 1:
+            return
+        if isinstance(a, Tensor) and a._dtype.category != _dtypes.BOOL:
+            return  # an int alpha suits every non-bool result
     result = promoted(a, b)
     if isinstance(alpha, bool):
         if result is not _dtypes.bool_:

@@ -29,6 +29,11 @@ def _is_basic(key):
 @register("view", name="__getitem__", method="__getitem__", function=False)
 def getitem(input, key):
     """Basic keys give a view; advanced keys (tensors, lists, bools) give a copy."""
+    if key.__class__ is int and input._shape and -input._shape[0] <= key < input._shape[0]:
+        # x[i], the most common key, without the general key parser.
+        offset = input._offset + (key if key >= 0 else key + input._shape[0]) * input._stride[0]
+        return finish(getitem.op, (input,),
+                      make_view(input, input._shape[1:], input._stride[1:], offset))
     if _is_basic(key):
         shape, stride, offset = basic_index(input, key)
         return finish(getitem.op, (input,), make_view(input, shape, stride, offset))

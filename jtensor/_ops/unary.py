@@ -23,14 +23,10 @@ from .. import _dtypes
 from .._dispatch import finish
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, elementwise,
                             result_dtype)
-from .._errors import JTensorError, TensorRuntimeError, TensorTypeError
+from .._errors import TensorNotImplementedError, TensorRuntimeError, TensorTypeError
 from .._registry import FUNCTIONS, define, register
 from .._tensor import Tensor, new_empty_tensor
 from .views import make_view
-
-
-class TensorNotImplementedError(JTensorError, NotImplementedError):
-    """Raised where PyTorch raises ``NotImplementedError`` (a kernel missing for a dtype)."""
 
 
 # ------------------------------------------------------------------------------ helpers

@@ -11,7 +11,7 @@ from .. import _dtypes
 from .._dispatch import finish
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, wrap_dim)
-from .._layout import infer_size, storage_extent, view_strides
+from .._layout import contiguous_strides, infer_size, storage_extent, view_strides
 from .._registry import register
 from .._tensor import Tensor
 
@@ -54,9 +54,17 @@ def view(input, *shape, dtype=None):
     return _view_shape(view.op, input, sizes_from_args(shape))
 
 
+def _new_strides(input, shape):
+    """Strides for viewing ``input`` as ``shape`` (None when impossible); cheap if contiguous."""
+    # Exactly row-major strides (size-1 dims included) always reshape to row-major strides.
+    if input._stride == contiguous_strides(input._shape) and 0 not in input._shape:
+        return contiguous_strides(shape)
+    return view_strides(input._shape, input._stride, shape)
+
+
 def _view_shape(op, input, shape):
     shape = infer_size(shape, input.numel())
-    stride = view_strides(input._shape, input._stride, shape)
+    stride = _new_strides(input, shape)
     if stride is None:
         raise TensorRuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
@@ -114,7 +122,7 @@ def view_as(input, other):
 @register("view")
 def as_strided(input, size, stride, storage_offset=None):
     """Any (size, stride, offset) over the same storage; may overlap. Checked against bounds."""
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    size, stride = tuple(map(int, size)), tuple(map(int, stride))
     offset = input._offset if storage_offset is None else int(storage_offset)
     check_strided_bounds(input, size, stride, offset, "as_strided")
     return _view_op(as_strided.op, input, size, stride, offset)
@@ -125,11 +133,11 @@ def check_strided_bounds(input, size, stride, offset, name):
         raise TensorRuntimeError(
             f"mismatch in length of strides and shape: size {list(size)} has {len(size)} "
             f"dims but stride {list(stride)} has {len(stride)}")
-    if any(s < 0 for s in stride):
+    if stride and min(stride) < 0:
         raise TensorRuntimeError(
             f"{name}: Negative strides are not supported at the moment, got strides: "
             f"{list(stride)}")
-    if any(s < 0 for s in size):
+    if size and min(size) < 0:
         raise TensorRuntimeError(f"{name}: negative sizes are not allowed, got {list(size)}")
     if offset < 0:
         raise TensorRuntimeError(f"Tensor: invalid storage offset {offset}")
@@ -157,7 +165,7 @@ def reshape(input, *shape):
 
 def _reshape(op, input, shape):
     shape = infer_size(shape, input.numel())
-    stride = view_strides(input._shape, input._stride, shape)
+    stride = _new_strides(input, shape)
     if stride is not None:
         return _view_op(op, input, shape, stride, input._offset)
     from .copies import contiguous_copy
@@ -262,6 +270,12 @@ def t(input):
 def movedim(input, source, destination):
     """Move dims from ``source`` positions to ``destination`` positions, keeping the rest in order."""
     ndim = input.dim()
+    if source.__class__ is int and destination.__class__ is int:  # the common form
+        src, dst = wrap_dim(source, ndim), wrap_dim(destination, ndim)
+        order = [d for d in range(ndim) if d != src]
+        order.insert(dst, src)
+        return _view_op(movedim.op, input, [input._shape[d] for d in order],
+                        [input._stride[d] for d in order], input._offset)
     source = [source] if isinstance(source, int) else list(source)
     destination = [destination] if isinstance(destination, int) else list(destination)
     if len(source) != len(destination):
