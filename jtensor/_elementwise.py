@@ -139,7 +139,7 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
         else:
             arrays.append(_scalar_array(backend, v, np_work))
     xp = backend.xp
-    computed = getattr(xp, compute)(*arrays) if type(compute) is str else compute(xp, *arrays)
+    computed = run_compute(xp, compute, arrays)
     np_result = result.numpy
     if computed.dtype != np_result:
         computed = computed.astype(np_result)
@@ -172,6 +172,21 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
             output = new_empty_tensor(shape, result, device, stride=strides)
             output._array()[...] = computed
     return finish(op, tuple(tensors), output, info=info)
+
+
+def run_compute(xp, compute, arrays):
+    """``compute`` (an array-module function name or ``compute(xp, *arrays)``) on ``arrays``.
+
+    Floating-point warnings are normally dropped by the module's warnings filter; where the
+    user has made warnings errors (``-W error``), the ufunc raises instead, and the pure
+    computation is simply redone with NumPy's error state silenced.
+    """
+    try:
+        return getattr(xp, compute)(*arrays) if type(compute) is str else compute(xp, *arrays)
+    except RuntimeWarning:
+        with np.errstate(all="ignore"):
+            return getattr(xp, compute)(*arrays) if type(compute) is str \
+                else compute(xp, *arrays)
 
 
 _FAST_FLOATS = (_dtypes.float32, _dtypes.float64)
@@ -218,9 +233,7 @@ def _fast(op, compute, inputs, rule, info):
     count = len(inputs)
     if count == 1:
         tensors = inputs
-        computed = first._array()
-        computed = getattr(storage._backend.xp, compute)(computed) if type(compute) is str \
-            else compute(storage._backend.xp, computed)
+        computed = run_compute(storage._backend.xp, compute, (first._array(),))
     elif count == 2:
         other = inputs[1]
         if isinstance(other, Tensor):
@@ -242,8 +255,7 @@ def _fast(op, compute, inputs, rule, info):
         else:
             return None
         xp = storage._backend.xp
-        computed = getattr(xp, compute)(first._array(), b) if type(compute) is str \
-            else compute(xp, first._array(), b)
+        computed = run_compute(xp, compute, (first._array(), b))
     else:
         return None
     if computed.dtype != result.numpy:

@@ -13,9 +13,8 @@ import numbers
 import numpy as np
 
 from .. import _dtypes
-from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype
-from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
-                       not_implemented)
+from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype, run_compute
+from .._errors import TensorRuntimeError, TensorTypeError, not_implemented
 from .._registry import FUNCTIONS, register
 from .._tensor import Tensor
 
@@ -63,9 +62,8 @@ def quiet():
 
 
 def _call(xp, compute, arrays):
-    # No errstate here (it costs more than a small add): NumPy's floating-point warnings
-    # raised inside jtensor are silenced by the filter installed in _elementwise.
-    return getattr(xp, compute)(*arrays) if type(compute) is str else compute(xp, *arrays)
+    # No errstate here (it costs more than a small add): see _elementwise.run_compute.
+    return run_compute(xp, compute, arrays)
 
 
 def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,

@@ -13,8 +13,8 @@ from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import broadcast_shapes
 from .._registry import register
 from .._tensor import Tensor
-from .arithmetic import (TensorNotImplementedError, as_operand, binary_op, not_implemented,
-                         promoted, quiet, refuse_dtypes)
+from .._errors import TensorNotImplementedError, not_implemented
+from .arithmetic import as_operand, binary_op, promoted, quiet, refuse_dtypes
 
 # ------------------------------------------------------------------------- comparisons
 

@@ -12,7 +12,6 @@ as in PyTorch.
 
 import builtins
 
-import numpy as np
 
 from .. import _dtypes
 from .._dispatch import check_same_device, finish
