@@ -21,7 +21,7 @@ def _contiguous_strides(shape):
 
 def contiguous_strides(shape):
     """Row-major strides in elements; size-0 and size-1 dims count as 1, as in PyTorch."""
-    return _contiguous_strides(tuple(shape))
+    return _contiguous_strides(shape if shape.__class__ is tuple else tuple(shape))
 
 
 def channels_last_strides(shape):

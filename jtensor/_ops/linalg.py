@@ -17,7 +17,7 @@ from .. import _dtypes
 from .._dispatch import check_same_device, finish
 from .._elementwise import result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
-from .._layout import broadcast_shapes
+from .._layout import broadcast_shapes, numel
 from .._registry import register
 from .._tensor import Tensor
 from .reductions import (TensorNotImplementedError, _c_name, check_out, quiet, wrap_result,
@@ -87,13 +87,6 @@ def _mv_mismatch(rows, cols, k):
         f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({k})")
 
 
-def _numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
 # ---------------------------------------------------------------------- matmul
 def _check_matmul(a, b):
     """PyTorch's checks for every rank combination of ``a @ b`` (before any compute)."""
@@ -116,7 +109,7 @@ def _check_matmul(a, b):
             raise _vector_mismatch(sa[0], sb[0])
         return ()
     if db == 1:  # matrix (or batch folded into rows) times vector
-        rows = _numel(sa[:-1])
+        rows = numel(sa[:-1])
         if sa[-1] != sb[0]:
             raise _mv_mismatch(rows, sa[-1], sb[0])
         return sa[:-1]
@@ -126,7 +119,7 @@ def _check_matmul(a, b):
         return sb[1:]
     if db == 2:  # a is 2-D or a batch folded into rows
         if sa[-1] != sb[0]:
-            raise _matrix_mismatch(_numel(sa[:-1]), sa[-1], sb[0], sb[1])
+            raise _matrix_mismatch(numel(sa[:-1]), sa[-1], sb[0], sb[1])
         return sa[:-1] + sb[1:]
     # b is batched: broadcast the batch dims, then bmm
     batch_a = sa[:-2] if da >= 2 else ()
@@ -136,7 +129,7 @@ def _check_matmul(a, b):
     if sa[-1] != sb[-2]:
         raise TensorRuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{_numel(batch)}, {sa[-1]}] but got: [{_numel(batch)}, {sb[-2]}].")
+            f"[{numel(batch)}, {sa[-1]}] but got: [{numel(batch)}, {sb[-2]}].")
     return batch + ((n,) if n is not None else ()) + (sb[-1],)
 
 

@@ -11,15 +11,21 @@ from .. import _dtypes
 from .._dispatch import finish
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, wrap_dim)
-from .._layout import contiguous_strides, infer_size, storage_extent, view_strides
+from .._layout import contiguous_strides, infer_size, view_strides
 from .._registry import register
 from .._tensor import Tensor
 
 
 def make_view(input, shape, stride, offset, dtype=None):
     """A tensor over ``input``'s storage with the given metadata (no op bookkeeping)."""
-    base = input._base if input._base is not None else input
-    return Tensor._make(input._storage, tuple(shape), tuple(stride), offset,
+    base = input._base
+    if base is None:
+        base = input
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
+    if stride.__class__ is not tuple:
+        stride = tuple(stride)
+    return Tensor._make(input._storage, shape, stride, offset,
                         dtype or input._dtype, base=base, version=input._version_counter)
 
 
@@ -29,8 +35,13 @@ def _view_op(op, input, shape, stride, offset, dtype=None):
 
 def sizes_from_args(args, name="size"):
     """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))``."""
-    if len(args) == 1 and not isinstance(args[0], int):
+    if len(args) == 1 and args[0].__class__ is not int:
         args = args[0]
+    for a in args:
+        if a.__class__ is not int:
+            break
+    else:
+        return tuple(args)  # plain ints: nothing to convert
     try:
         return tuple(a.__index__() for a in args)
     except (AttributeError, TypeError):
@@ -47,7 +58,8 @@ def view(input, *shape, dtype=None):
     >>> torch.arange(6).view(2, 3).stride()
     (3, 1)
     """
-    if dtype is None and len(shape) == 1 and isinstance(shape[0], (_dtypes.dtype, type)):
+    if dtype is None and len(shape) == 1 and shape[0].__class__ is not int and \
+            isinstance(shape[0], (_dtypes.dtype, type)):
         dtype = shape[0]
     if dtype is not None:
         return _view_dtype(input, _dtypes.to_dtype(dtype))
@@ -133,16 +145,23 @@ def check_strided_bounds(input, size, stride, offset, name):
         raise TensorRuntimeError(
             f"mismatch in length of strides and shape: size {list(size)} has {len(size)} "
             f"dims but stride {list(stride)} has {len(stride)}")
-    if stride and min(stride) < 0:
-        raise TensorRuntimeError(
-            f"{name}: Negative strides are not supported at the moment, got strides: "
-            f"{list(stride)}")
-    if size and min(size) < 0:
-        raise TensorRuntimeError(f"{name}: negative sizes are not allowed, got {list(size)}")
+    last = offset  # index of the last element the layout reaches
+    empty = False
+    for n, st in zip(size, stride):
+        if st < 0:
+            raise TensorRuntimeError(
+                f"{name}: Negative strides are not supported at the moment, got strides: "
+                f"{list(stride)}")
+        if n <= 0:
+            if n < 0:
+                raise TensorRuntimeError(
+                    f"{name}: negative sizes are not allowed, got {list(size)}")
+            empty = True
+        last += (n - 1) * st
     if offset < 0:
         raise TensorRuntimeError(f"Tensor: invalid storage offset {offset}")
     itemsize = input._dtype.itemsize
-    needed = storage_extent(size, stride, offset) * itemsize
+    needed = 0 if empty else (last + 1) * itemsize
     available = input._storage.nbytes()
     if needed > available:
         raise TensorRuntimeError(
@@ -202,7 +221,11 @@ def flatten(input, start_dim=0, end_dim=-1):
     merged = 1
     for s in input._shape[start:end + 1]:
         merged *= s
-    return _reshape(flatten.op, input, input._shape[:start] + (merged,) + input._shape[end + 1:])
+    shape = input._shape[:start] + (merged,) + input._shape[end + 1:]
+    stride = _new_strides(input, shape)  # the sizes multiply up by construction
+    if stride is not None:
+        return _view_op(flatten.op, input, shape, stride, input._offset)
+    return _reshape(flatten.op, input, shape)
 
 
 @register("view")
@@ -230,17 +253,25 @@ def permute(input, *dims):
     if not dims:
         raise TensorTypeError("permute() missing 1 required positional argument: 'dims'")
     dims = sizes_from_args(dims, "dims")
-    ndim = input.dim()
+    shape, stride = input._shape, input._stride
+    ndim = len(shape)
     if len(dims) != ndim:
         raise TensorRuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
             f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not "
             f"equal to len(dims) = {len(dims)}")
-    wrapped = [wrap_dim(d, ndim) for d in dims]
-    if len(set(wrapped)) != ndim:
-        raise TensorRuntimeError(f"permute(): duplicate dims are not allowed (got {list(dims)}).")
-    return _view_op(permute.op, input, [input._shape[d] for d in wrapped],
-                    [input._stride[d] for d in wrapped], input._offset)
+    seen = 0
+    new_shape, new_stride = [], []
+    for d in dims:
+        if not 0 <= d < ndim:
+            d = wrap_dim(d, ndim)
+        if seen >> d & 1:
+            raise TensorRuntimeError(
+                f"permute(): duplicate dims are not allowed (got {list(dims)}).")
+        seen |= 1 << d
+        new_shape.append(shape[d])
+        new_stride.append(stride[d])
+    return _view_op(permute.op, input, tuple(new_shape), tuple(new_stride), input._offset)
 
 
 @register("view", aliases=("swapaxes", "swapdims"))
