@@ -15,7 +15,9 @@ class Storage:
     True
     """
 
-    __slots__ = ("_bytes", "_source", "device", "_backend", "__weakref__")
+    # ``_generation`` changes whenever the bytes are replaced (``resize_`` growing them), so
+    # tensors that cached an array over the old bytes know to rebuild it.
+    __slots__ = ("_bytes", "_source", "device", "_backend", "_generation", "__weakref__")
 
     def __init__(self, data, device, source=None, backend=None):
         # Either the bytes (1-D uint8 backend array) or a C-contiguous array to take them from
@@ -24,6 +26,7 @@ class Storage:
         self._source = source
         self.device = device
         self._backend = backend if backend is not None else backend_for(device)
+        self._generation = 0
 
     @property
     def _data(self):
@@ -37,6 +40,7 @@ class Storage:
     def _data(self, value):
         self._bytes = value
         self._source = None
+        self._generation += 1
 
     def nbytes(self):
         """Size of the storage in bytes."""

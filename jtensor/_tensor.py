@@ -57,7 +57,8 @@ class Tensor:
     # Hot fields live in slots; rarely-set autograd fields default at class level and only
     # reach the instance __dict__ when assigned, which keeps creating a tensor cheap.
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_cached_array",
-                 "_version_counter", "_contiguous", "__dict__", "__weakref__")
+                 "_cached_generation", "_version_counter", "_contiguous", "__dict__",
+                 "__weakref__")
 
     _base = None
     _requires_grad = False
@@ -88,6 +89,7 @@ class Tensor:
         self._offset = offset
         self._dtype = dtype
         self._cached_array = array
+        self._cached_generation = storage._generation if storage is not None else 0
         self._contiguous = contiguous
         if base is not None:
             self._base = base
@@ -121,13 +123,14 @@ class Tensor:
     def _array(self):
         """A backend array over exactly this tensor's elements (shares memory)."""
         array = self._cached_array
-        if array is None:
+        storage = self._storage
+        if array is None or self._cached_generation != storage._generation:
             itemsize = self._dtype.itemsize
-            storage = self._storage
             array = storage._backend.view(
                 storage._data, self._shape, self._dtype.numpy, self._offset * itemsize,
                 tuple(s * itemsize for s in self._stride))
             self._cached_array = array
+            self._cached_generation = storage._generation
         return array
 
     def _set_metadata(self, shape, stride, offset):
