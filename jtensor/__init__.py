@@ -11,6 +11,7 @@ from ._dtypes import dtype, finfo, get_default_dtype, iinfo, set_default_dtype
 from ._errors import (JTensorError, TensorIndexError, TensorRuntimeError, TensorTypeError,
                       TensorValueError)
 from ._size import Size
+from . import return_types  # torch.return_types' named tuples
 from ._storage import Storage
 from ._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format, is_tensor,
                       memory_format, preserve_format)

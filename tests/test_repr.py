@@ -149,8 +149,9 @@ def test_grad_fn_suffix():
 def test_device_suffix():
     t = jtensor.tensor([1.0, 2.0])
     storage = t._storage
+    # A stand-in storage that claims to live on a GPU (no CUDA backend is needed to print).
     t._storage = types.SimpleNamespace(device=jtensor.device("cuda", 0), _backend=storage._backend,
-                                       _data=storage._data)
+                                       _data=storage._data, _generation=storage._generation)
     assert repr(t) == "tensor([1., 2.], device='cuda:0')"
 
 

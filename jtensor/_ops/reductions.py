@@ -10,12 +10,11 @@ expanded) works, and computed with the backend's array module (``xp``).
 
 import builtins
 import contextlib
-import operator
 import warnings
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _dtypes, return_types
 from .._dispatch import finish
 from .._errors import (TensorIndexError, TensorNotImplementedError, TensorRuntimeError,
                        TensorTypeError,
@@ -26,39 +25,6 @@ from .._size import Size
 from .._tensor import Tensor
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
-
-
-# ---------------------------------------------------------------------- named tuples
-def _rt_repr(self):
-    body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
-    return f"torch.return_types.{type(self).__name__}(\n{body})"
-
-
-def return_type(name, fields):
-    """A tuple subclass like ``torch.return_types.<name>`` with named fields."""
-
-    def __new__(cls, *values):
-        if len(values) == 1 and isinstance(values[0], (tuple, list)):
-            values = tuple(values[0])
-        if len(values) != len(fields):
-            raise TensorTypeError(
-                f"torch.return_types.{name} takes a {len(fields)}-sequence "
-                f"({len(values)}-sequence given)")
-        return tuple.__new__(cls, values)
-
-    namespace = {"__slots__": (), "_fields": tuple(fields), "__new__": __new__,
-                 "__repr__": _rt_repr, "__module__": "jtensor.return_types",
-                 "__reduce__": lambda self: (type(self), (tuple(self),))}
-    for i, field in enumerate(fields):
-        namespace[field] = property(operator.itemgetter(i), doc=f"Alias for field {i}")
-    return type(name, (tuple,), namespace)
-
-
-RETURN_TYPES = {n: return_type(n, f) for n, f in (
-    ("max", ("values", "indices")), ("min", ("values", "indices")),
-    ("median", ("values", "indices")), ("nanmedian", ("values", "indices")),
-    ("cummax", ("values", "indices")), ("cummin", ("values", "indices")),
-    ("aminmax", ("min", "max")))}
 
 
 # ---------------------------------------------------------------------- shared helpers
@@ -210,7 +176,7 @@ def _emit(op, inputs, xp, array, dtype, device, out=None, info=None):
 
 def _emit_pair(op, inputs, xp, arrays, dtypes, device, name, out=None):
     """Finish a (values, indices)-style op as ``torch.return_types.<name>``."""
-    cls = RETURN_TYPES[name]
+    cls = getattr(return_types, name)
     if out is not None:
         for o, a in zip(out, arrays):
             write_out(o, a)

@@ -1,0 +1,533 @@
+"""Integer-index selection and scattering along a dim: ``index_select``/``index_add``/
+``index_copy``/``index_fill``/``index_put`` (and in-place forms), ``gather``, ``scatter``,
+``scatter_add``, ``scatter_reduce`` (and in-place forms), ``take`` and ``take_along_dim``.
+
+Conventions (layouts, validation before writing, ``finish``): see ``_selection_common``.
+"""
+
+import builtins
+
+import numpy as np
+
+from .. import _dtypes
+from .._dispatch import finish
+from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
+from .._layout import broadcast_shapes
+from .._registry import register
+from .._tensor import Tensor
+from .advanced_indexing import prepare_put
+from ._selection_common import (_check_tensor, _check_writable, _fill_value, _fresh, _preserve,
+                                _wrap, _write_out, _xp)
+
+
+def _index_tensor(index, name, allow_int=True):
+    if not isinstance(index, Tensor):
+        raise TensorTypeError(
+            f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    allowed = (_dtypes.int64, _dtypes.int32) if allow_int else (_dtypes.int64,)
+    if index._dtype not in allowed:
+        if allow_int:
+            raise TensorRuntimeError(
+                f"{name}(): Expected dtype int32 or int64 for index")
+        raise TensorRuntimeError(f"{name}(): Expected dtype int64 for index")
+    return index
+
+
+# ---------------------------------------------------------------------- index_* along a dim
+def _dim_index(input, dim, index, name, allow_int=True):
+    """Validate ``index`` (0-d or 1-d integers) along ``dim``; returns (dim, wrapped array)."""
+    _index_tensor(index, name, allow_int)
+    dim = wrap_dim(dim, input.dim())
+    if index.dim() > 1:
+        raise TensorIndexError(f"{name}(): Index is supposed to be a vector")
+    return dim, index._array().reshape(-1).astype(np.int64)
+
+
+@register("copy")
+def index_select(input, dim, index, *, out=None):
+    """The slices of ``input`` at positions ``index`` (a vector) along ``dim``: a copy."""
+    dim, idx = _dim_index(input, dim, index, "index_select")
+    size = input._shape[dim] if input.dim() else 1
+    if idx.size and (bool((idx >= size).any()) or bool((idx < -size).any())):
+        bad = int(idx[(idx >= size) | (idx < -size)][0])
+        raise TensorRuntimeError(
+            f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+    xp = _xp(input)
+    source = input._array() if input.dim() else input._array().reshape(1)
+    values = xp.take(source, idx, axis=dim)
+    if not input.dim():
+        values = values.reshape(index._shape)
+    result = _wrap(values, input._dtype, input._storage.device)
+    if out is not None:
+        return finish(index_select.op, (input, index),
+                      _write_out(out, result, "index_select"), modified=out)
+    return finish(index_select.op, (input, index), result)
+
+
+def _index_add_check(self, dim, index, source, name):
+    dim, idx = _dim_index(self, dim, index, name)
+    _check_tensor(source, name, "source")
+    n = idx.size
+    err = TensorIndexError if name.startswith("index_copy") else TensorRuntimeError
+    if source.dim() and source._shape[dim if source.dim() > dim else 0] != n and self.dim():
+        raise err(
+            f"{name}(): Number of indices ({n}) should be equal to source.size(dim) "
+            f"({source._shape[dim]})")
+    if source._dtype is not self._dtype:
+        raise TensorRuntimeError(
+            f"{name}(): self ({self._dtype._torch_name}) and source "
+            f"({source._dtype._torch_name}) must have the same scalar type")
+    size = self._shape[dim] if self.dim() else 1
+    expected = list(self._shape)
+    if self.dim():
+        expected[dim] = n
+    if source.numel() != builtins.max(1, np.prod(expected, dtype=np.int64)) and \
+            tuple(source._shape) != tuple(expected):
+        raise TensorRuntimeError(
+            f"{name}(): source shape {list(source._shape)} does not match self shape "
+            f"{list(self._shape)} with {n} indices along dim {dim}")
+    if idx.size and (bool((idx >= size).any()) or bool((idx < -size).any())):
+        bad = int(idx[(idx >= size) | (idx < -size)][0])
+        raise err(f"{name}(): index {bad} is out of bounds for dimension {dim} with size "
+                  f"{size}")
+    return dim, np.where(idx < 0, idx + size, idx), expected
+
+
+def _index_add_into(target, dim, idx, source, alpha, expected):
+    xp = _xp(target)
+    arr = target._array()
+    src = source._array().reshape(expected) if target.dim() else source._array().reshape(1)
+    if alpha != 1:
+        src = src * np.asarray(alpha).astype(target._dtype.numpy) \
+            if target._dtype is not _dtypes.bool_ else src
+    view = arr if target.dim() else arr.reshape(1)
+    moved = xp.moveaxis(view, dim, 0)
+    xp.add.at(moved, idx, xp.moveaxis(src, dim, 0).astype(target._dtype.numpy))
+
+
+@register("copy")
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """A copy of ``input`` with ``alpha * source`` slices added at ``index`` along ``dim``
+    (duplicate indices accumulate)."""
+    dim, idx, expected = _index_add_check(input, dim, index, source, "index_add")
+    result = _fresh(input)
+    _index_add_into(result, dim, idx, source, alpha, expected)
+    if out is not None:
+        return finish(index_add.op, (input, index, source), _write_out(out, result, "index_add"),
+                      modified=out)
+    return finish(index_add.op, (input, index, source), result)
+
+
+@register("inplace", function=False)
+def index_add_(self, dim, index, source, *, alpha=1):
+    """In-place ``index_add``."""
+    dim, idx, expected = _index_add_check(self, dim, index, source, "index_add_")
+    _check_writable(self)
+    _index_add_into(self, dim, idx, source, alpha, expected)
+    return finish(index_add_.op, (self, index, source), self, modified=self)
+
+
+def _index_copy_into(target, dim, idx, source, expected):
+    xp = _xp(target)
+    arr = target._array() if target.dim() else target._array().reshape(1)
+    src = source._array().reshape(expected) if target.dim() else source._array().reshape(1)
+    xp.moveaxis(arr, dim, 0)[idx] = xp.moveaxis(src, dim, 0)
+
+
+@register("copy")
+def index_copy(input, dim, index, source):
+    """A copy of ``input`` whose slices at ``index`` along ``dim`` are replaced by ``source``."""
+    dim, idx, expected = _index_add_check(input, dim, index, source, "index_copy")
+    result = _fresh(input)
+    _index_copy_into(result, dim, idx, source, expected)
+    return finish(index_copy.op, (input, index, source), result)
+
+
+@register("inplace", function=False)
+def index_copy_(self, dim, index, source):
+    """In-place ``index_copy``."""
+    dim, idx, expected = _index_add_check(self, dim, index, source, "index_copy_")
+    _check_writable(self)
+    _index_copy_into(self, dim, idx, source, expected)
+    return finish(index_copy_.op, (self, index, source), self, modified=self)
+
+
+def _index_fill_check(self, dim, index, value, name):
+    dim, idx = _dim_index(self, dim, index, name, allow_int=False)
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise TensorRuntimeError(
+            f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value.dim()} dimension(s).")
+    fill = _fill_value(value, self._dtype, name)
+    size = self._shape[dim] if self.dim() else 1
+    if idx.size and (bool((idx >= size).any()) or bool((idx < -size).any())):
+        bad = int(idx[(idx >= size) | (idx < -size)][0])
+        raise TensorIndexError(
+            f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    return dim, np.where(idx < 0, idx + size, idx), fill
+
+
+def _index_fill_into(target, dim, idx, fill):
+    xp = _xp(target)
+    arr = target._array() if target.dim() else target._array().reshape(1)
+    xp.moveaxis(arr, dim, 0)[idx] = fill
+
+
+@register("copy")
+def index_fill(input, dim, index, value):
+    """A copy of ``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
+    dim, idx, fill = _index_fill_check(input, dim, index, value, "index_fill")
+    result = _fresh(input, _preserve(input))
+    _index_fill_into(result, dim, idx, fill)
+    return finish(index_fill.op, (input, index), result)
+
+
+@register("inplace", function=False)
+def index_fill_(self, dim, index, value):
+    """In-place ``index_fill``."""
+    dim, idx, fill = _index_fill_check(self, dim, index, value, "index_fill_")
+    _check_writable(self)
+    _index_fill_into(self, dim, idx, fill)
+    return finish(index_fill_.op, (self, index), self, modified=self)
+
+
+def _put_indices(self, indices, values, name):
+    if not isinstance(indices, (tuple, list)):
+        raise TensorTypeError(
+            f"{name}(): argument 'indices' must be tuple of Tensors, not "
+            f"{type(indices).__name__}")
+    _check_tensor(values, name, "values")
+    if len(indices) > self.dim():
+        raise TensorIndexError(
+            f"too many indices for tensor of dimension {self.dim()} (got {len(indices)})")
+    recorded = {}
+    for d, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TensorTypeError(
+                f"expected Tensor as element {d} in argument 1, but got {type(t).__name__}")
+        recorded[d] = t
+    return recorded
+
+
+@register("inplace")
+def index_put_(input, indices, values, accumulate=False):
+    """``input[indices] = values`` (``accumulate=True`` adds, summing duplicate indices)."""
+    recorded = _put_indices(input, indices, values, "index_put_")
+    if not recorded:
+        from .copies import copy_value_into
+
+        copy_value_into(input, values)
+        return finish(index_put_.op, (input, values), input, modified=input)
+    put = prepare_put(input, recorded, values, accumulate, masked_fill_dispatch=True)
+    put()
+    return finish(index_put_.op, (input, values), input, modified=input)
+
+
+@register("copy")
+def index_put(input, indices, values, accumulate=False):
+    """Out-of-place ``index_put_`` on a copy of ``input`` (which keeps its layout)."""
+    recorded = _put_indices(input, indices, values, "index_put")
+    result = _fresh(input, _preserve(input))
+    if not recorded:
+        from .copies import copy_value_into
+
+        copy_value_into(result, values)
+        return finish(index_put.op, (input, values), result)
+    put = prepare_put(result, recorded, values, accumulate, masked_fill_dispatch=True)
+    put()
+    return finish(index_put.op, (input, values), result)
+
+
+# ---------------------------------------------------------------------- gather / scatter
+def _gather_check(input, dim, index, name):
+    ndim = input.dim()
+    dim = wrap_dim(dim, ndim)
+    if index.dim() != ndim and not (builtins.max(index.dim(), 1) == builtins.max(ndim, 1)):
+        raise TensorRuntimeError(
+            "Index tensor must have the same number of dimensions as input tensor")
+    return dim
+
+
+def _full_index(index_array, dim, xp):
+    """Index arrays addressing ``target[..., index, ...]`` for each element of ``index``."""
+    shape = index_array.shape
+    key = []
+    for d in range(len(shape)):
+        if d == dim:
+            key.append(index_array)
+        else:
+            r = xp.arange(shape[d]).reshape([-1 if i == d else 1 for i in range(len(shape))])
+            key.append(r)
+    return tuple(key)
+
+
+def _check_gather_bounds(idx, size, dim, name="gather"):
+    if idx.size:
+        bad = (idx < -size) | (idx >= size)
+        if bool(bad.any()):
+            value = int(idx[bad].reshape(-1)[0])
+            raise TensorRuntimeError(
+                f"index {value} is out of bounds for dimension {dim} with size {size}")
+
+
+@register("copy")
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """``out[i][j] = input[index[i][j]][j]`` (for dim 0): values picked along ``dim``."""
+    _index_tensor(index, "gather")
+    dim = _gather_check(input, dim, index, "gather")
+    ndim = input.dim()
+    for d in range(ndim):
+        if d != dim and index._shape[d] > input._shape[d]:
+            raise TensorRuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index._shape)} to "
+                f"be no larger than self {list(input._shape)} apart from dimension {dim}")
+    xp = _xp(input)
+    idx = index._array().astype(np.int64)
+    size = input._shape[dim] if ndim else 1
+    _check_gather_bounds(idx, size, dim)
+    src = input._array() if ndim else input._array().reshape(1)
+    idx2 = idx if ndim else idx.reshape(-1)
+    idx2 = xp.where(idx2 < 0, idx2 + size, idx2)
+    values = src[_full_index(idx2, dim, xp)] if idx2.size else xp.empty(idx2.shape, src.dtype)
+    result = _wrap(values.reshape(index._shape), input._dtype, input._storage.device)
+    if out is not None:
+        return finish(gather.op, (input, index), _write_out(out, result, "gather"), modified=out)
+    return finish(gather.op, (input, index), result)
+
+
+_SCATTER_REDUCE = {"add": "add", "multiply": "multiply", "sum": "add", "prod": "multiply",
+                   "amax": "maximum", "amin": "minimum", "mean": "mean"}
+
+
+def _scatter_check(self, dim, index, src, name, value=None):
+    _index_tensor(index, name, allow_int=False)
+    ndim = self.dim()
+    dim = wrap_dim(dim, ndim)
+    if index.dim() != ndim and not (builtins.max(index.dim(), 1) == builtins.max(ndim, 1)):
+        raise TensorRuntimeError(
+            "Index tensor must have the same number of dimensions as self tensor")
+    if src is not None:
+        if src._dtype is not self._dtype:
+            raise TensorRuntimeError(
+                f"{name}(): Expected self.dtype to be equal to src.dtype")
+        if index.dim() != src.dim() and index.numel():
+            raise TensorRuntimeError(
+                "Index tensor must have the same number of dimensions as src tensor")
+    for d in range(ndim):
+        if index._shape[d] > self._shape[d] and d != dim:
+            raise TensorRuntimeError(
+                f"Expected index {list(index._shape)} to be no larger than self "
+                f"{list(self._shape)} apart from dimension {dim} and to be no larger size than "
+                f"src {list(src._shape) if src is not None else []}")
+        if src is not None and index._shape[d] > src._shape[d]:
+            raise TensorRuntimeError(
+                f"Expected index {list(index._shape)} to be no larger than self "
+                f"{list(self._shape)} apart from dimension {dim} and to be no larger size than "
+                f"src {list(src._shape)}")
+    size = self._shape[dim] if ndim else 1
+    idx = index._array().astype(np.int64).reshape(index._shape if ndim else (-1,))
+    _check_gather_bounds(idx, size, dim)
+    idx = np.where(idx < 0, idx + size, idx) if idx.size else idx
+    return dim, idx
+
+
+def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
+    xp = _xp(target)
+    arr = target._array() if target.dim() else target._array().reshape(1)
+    if not idx.size:
+        return
+    key = _full_index(xp.asarray(idx), dim, xp)
+    if src_array is None:
+        return
+    if src_array.ndim == 0:
+        values = xp.broadcast_to(src_array, idx.shape)
+    else:
+        values = src_array.reshape(src_array.shape if target.dim() else (-1,))
+        values = values[tuple(slice(0, s) for s in idx.shape)]
+    values = values.astype(arr.dtype)
+    if reduce is None:
+        arr[key] = values
+        return
+    ufunc = _SCATTER_REDUCE[reduce]
+    if ufunc == "mean":
+        work = arr.astype(np.float64) if arr.dtype.kind in "iub" else arr
+        counts = xp.zeros(arr.shape, dtype=np.int64)
+        xp.add.at(counts, key, 1)
+        if include_self:
+            total = work.copy()
+            counts = counts + 1
+        else:
+            total = xp.where(counts > 0, 0, work).astype(work.dtype)
+        xp.add.at(total, key, values.astype(work.dtype))
+        safe = xp.maximum(counts, 1)
+        if arr.dtype.kind in "iu":
+            mean = xp.floor_divide(total.astype(np.int64) if False else total, safe)
+            result = xp.where(counts > 0 if not include_self else True, mean, arr)
+        else:
+            result = total / safe
+            result = xp.where(counts > 0, result, arr) if not include_self else result
+        arr[...] = result.astype(arr.dtype)
+        return
+    if not include_self:
+        touched = xp.zeros(arr.shape, dtype=bool)
+        touched[key] = True
+        identity = {"add": 0, "multiply": 1}.get(ufunc)
+        if identity is None:
+            info = (np.finfo(arr.dtype) if arr.dtype.kind in "fc" else
+                    (np.iinfo(arr.dtype) if arr.dtype.kind in "iu" else None))
+            if arr.dtype.kind == "f":
+                identity = -np.inf if ufunc == "maximum" else np.inf
+            elif info is not None:
+                identity = info.min if ufunc == "maximum" else info.max
+            else:
+                identity = ufunc == "minimum"
+        arr[touched] = identity
+    getattr(xp, ufunc).at(arr, key, values)
+
+
+def _scatter_common(op, self, dim, index, src, value, reduce, inplace, name):
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise TensorRuntimeError(
+            f"reduce argument must be either add or multiply. Got {reduce}")
+    if src is not None and not isinstance(src, Tensor):
+        value, src = src, None
+    dim, idx = _scatter_check(self, dim, index, src, name)
+    if src is None:
+        fill = _fill_value(value, self._dtype, name)
+        src_array = _xp(self).asarray(fill)
+    else:
+        if src._storage is self._storage:
+            src_array = src._array().copy()
+        else:
+            src_array = src._array()
+    if inplace:
+        _check_writable(self)
+        target = self
+    else:
+        target = _fresh(self)
+    _scatter_into(target, dim, idx, src_array, reduce)
+    inputs = (self, index) + ((src,) if src is not None else ())
+    return finish(op, inputs, target, modified=self if inplace else None)
+
+
+@register("copy")
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
+    return _scatter_common(scatter.op, input, dim, index, src, value, reduce, False, "scatter")
+
+
+@register("inplace", function=False)
+def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+    """In-place ``scatter``; ``reduce='add'``/``'multiply'`` combine instead of overwrite."""
+    return _scatter_common(scatter_.op, self, dim, index, src, value, reduce, True, "scatter_")
+
+
+@register("copy")
+def scatter_add(input, dim, index, src):
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (duplicates sum)."""
+    _check_tensor(src, "scatter_add", "src")
+    dim, idx = _scatter_check(input, dim, index, src, "scatter_add")
+    target = _fresh(input)
+    _scatter_into(target, dim, idx, src._array(), "add")
+    return finish(scatter_add.op, (input, index, src), target)
+
+
+@register("inplace", function=False)
+def scatter_add_(self, dim, index, src):
+    """In-place ``scatter_add``."""
+    _check_tensor(src, "scatter_add_", "src")
+    dim, idx = _scatter_check(self, dim, index, src, "scatter_add_")
+    _check_writable(self)
+    _scatter_into(self, dim, idx, src._array().copy(), "add")
+    return finish(scatter_add_.op, (self, index, src), self, modified=self)
+
+
+def _scatter_reduce_common(op, self, dim, index, src, reduce, include_self, inplace):
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise TensorRuntimeError(
+            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    _check_tensor(src, "scatter_reduce", "src")
+    dim, idx = _scatter_check(self, dim, index, src, "scatter_reduce")
+    if inplace:
+        _check_writable(self)
+    target = self if inplace else _fresh(self)
+    _scatter_into(target, dim, idx, src._array().copy(), reduce, include_self)
+    return finish(op, (self, index, src), target, modified=self if inplace else None)
+
+
+@register("copy")
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Scatter ``src`` into a copy of ``input`` combining with sum/prod/mean/amax/amin."""
+    return _scatter_reduce_common(scatter_reduce.op, input, dim, index, src, reduce,
+                                  include_self, False)
+
+
+@register("inplace", function=False)
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """In-place ``scatter_reduce``."""
+    return _scatter_reduce_common(scatter_reduce_.op, self, dim, index, src, reduce,
+                                  include_self, True)
+
+
+@register("copy")
+def take(input, index, *, out=None):
+    """``input.flatten()[index]`` with ``index``'s shape."""
+    _index_tensor(index, "take", allow_int=False)
+    n = input.numel()
+    idx = index._array().astype(np.int64)
+    if idx.size:
+        bad = (idx < -n) | (idx >= n)
+        if bool(bad.any()):
+            value = int(idx[bad].reshape(-1)[0])
+            raise TensorIndexError(
+                f"out of range: tried to access index {value} on a tensor of {n} elements.")
+    xp = _xp(input)
+    flat = input._array().reshape(-1)
+    values = flat[xp.where(idx < 0, idx + n, idx)] if idx.size else xp.empty(idx.shape,
+                                                                              flat.dtype)
+    result = _wrap(values.reshape(index._shape), input._dtype, input._storage.device)
+    if out is not None:
+        return finish(take.op, (input, index), _write_out(out, result, "take"), modified=out)
+    return finish(take.op, (input, index), result)
+
+
+@register("copy")
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """Pick values along ``dim`` at ``indices`` (broadcast with ``input`` except on ``dim``);
+    ``dim=None`` works on the flattened input."""
+    _check_tensor(indices, "take_along_dim", "indices")
+    if indices._dtype not in (_dtypes.int64, _dtypes.int32) or \
+            indices._dtype is _dtypes.int32:
+        raise TensorRuntimeError(
+            f"torch.take_along_dim(): dtype of indices should be int64 but got "
+            f"{indices._dtype._torch_name}")
+    xp = _xp(input)
+    if dim is None:
+        src = input._array().reshape(-1)
+        idx = indices._array().reshape(-1)
+        d = 0
+        n = src.shape[0]
+    else:
+        if input.dim() != indices.dim():
+            raise TensorRuntimeError(
+                f"torch.take_along_dim(): input and indices should have the same number of "
+                f"dimensions, but got {input.dim()} dimensions for input, and {indices.dim()} "
+                f"dimensions for indices")
+        d = wrap_dim(dim, input.dim())
+        shape_in, shape_idx = list(input._shape), list(indices._shape)
+        shape_in[d] = shape_idx[d] = 1
+        b = list(broadcast_shapes(tuple(shape_in), tuple(shape_idx)))
+        src_shape, idx_shape = list(b), list(b)
+        src_shape[d] = input._shape[d]
+        idx_shape[d] = indices._shape[d]
+        src = xp.broadcast_to(input._array(), src_shape)
+        idx = xp.broadcast_to(indices._array(), idx_shape)
+        n = input._shape[d]
+    _check_gather_bounds(idx, n, d)
+    idx = xp.where(idx < 0, idx + n, idx)
+    values = xp.take_along_axis(src, idx, axis=d)
+    result = _wrap(values, input._dtype, input._storage.device)
+    if out is not None:
+        return finish(take_along_dim.op, (input, indices),
+                      _write_out(out, result, "take_along_dim"), modified=out)
+    return finish(take_along_dim.op, (input, indices), result)

@@ -1,0 +1,177 @@
+"""Sorting and order statistics: ``sort``, ``argsort``, ``msort``, ``topk``, ``kthvalue`` and
+``unique``. ``sort``/``topk``/``kthvalue`` return ``jtensor.return_types`` named tuples.
+
+Conventions (layouts, validation before writing, ``finish``): see ``_selection_common``.
+"""
+
+import numpy as np
+
+from .. import _dtypes, return_types
+from .._dispatch import finish
+from .._errors import TensorRuntimeError, wrap_dim
+from .._registry import register
+from ._selection_common import _fresh, _preserve, _wrap, _write_out, _xp
+
+
+# ---------------------------------------------------------------------- sorting
+def _sort_arrays(input, dim, descending, xp):
+    """Stable sort along ``dim``; NaN sorts as the largest value, as in PyTorch."""
+    array = input._array() if input.dim() else input._array().reshape(1)
+    if input._dtype.category == _dtypes.COMPLEX:
+        raise TensorRuntimeError(f"\"sort\" not implemented for '{input._dtype._torch_name}'")
+    work = array.astype(np.float32) if input._dtype is _dtypes.bfloat16 else array
+    if descending:
+        n = work.shape[dim]
+        rev = xp.flip(work, axis=dim)
+        order = xp.argsort(rev, axis=dim, kind="stable")
+        order = xp.flip(order, axis=dim)
+        indices = (n - 1) - order
+    else:
+        indices = xp.argsort(work, axis=dim, kind="stable")
+    values = xp.take_along_axis(array, indices, axis=dim)
+    if not input.dim():
+        values, indices = values.reshape(()), indices.reshape(())
+    return values, indices.astype(np.int64)
+
+
+def _sort_impl(input, dim, descending):
+    xp = _xp(input)
+    dim = wrap_dim(dim, input.dim())
+    values, indices = _sort_arrays(input, dim if input.dim() else 0, descending, xp)
+    stride = _preserve(input)
+    device = input._storage.device
+    return (_wrap(values, input._dtype, device, stride),
+            _wrap(indices, _dtypes.int64, device, stride))
+
+
+@register("copy")
+def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+    """Sorted values and their original indices along ``dim`` (a ``(values, indices)`` named
+    tuple). jtensor always sorts stably; NaN counts as the largest value."""
+    if isinstance(dim, bool):
+        # sort(input, stable, dim=..., descending=...) keyword-style overload
+        dim = -1
+    values, indices = _sort_impl(input, dim, descending)
+    if out is not None:
+        _write_out(out[0], values, "sort")
+        _write_out(out[1], indices, "sort")
+        return finish(sort.op, (input,), return_types.sort(out[0], out[1]), modified=out[0])
+    return finish(sort.op, (input,), return_types.sort(values, indices))
+
+
+@register("copy")
+def argsort(input, dim=-1, descending=False, stable=False):
+    """The indices that sort ``input`` along ``dim``."""
+    _, indices = _sort_impl(input, dim, descending)
+    return finish(argsort.op, (input,), indices)
+
+
+@register("copy")
+def msort(input, *, out=None):
+    """``sort(input, dim=0).values``."""
+    if input.dim() == 0:
+        values = _fresh(input)
+    else:
+        values, _ = _sort_impl(input, 0, False)
+    if out is not None:
+        return finish(msort.op, (input,), _write_out(out, values, "msort"), modified=out)
+    return finish(msort.op, (input,), values)
+
+
+@register("copy")
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
+    ndim = input.dim()
+    dim = wrap_dim(dim, ndim)
+    size = input._shape[dim] if ndim else 1
+    if not 0 <= k <= size:
+        raise TensorRuntimeError("selected index k out of range")
+    xp = _xp(input)
+    values, indices = _sort_arrays(input, dim if ndim else 0, largest, xp)
+    key = (slice(None),) * dim + (slice(0, k),)
+    if ndim:
+        values, indices = values[key], indices[key]
+    device = input._storage.device
+    v = _wrap(values, input._dtype, device)
+    i = _wrap(indices, _dtypes.int64, device)
+    if out is not None:
+        _write_out(out[0], v, "topk")
+        _write_out(out[1], i, "topk")
+        return finish(topk.op, (input,), return_types.topk(out[0], out[1]), modified=out[0])
+    return finish(topk.op, (input,), return_types.topk(v, i))
+
+
+@register("copy")
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+    ndim = input.dim()
+    dim = wrap_dim(dim, ndim)
+    size = input._shape[dim] if ndim else 1
+    if not 1 <= k <= size:
+        raise TensorRuntimeError(
+            f"kthvalue(): selected number k out of range for dimension {dim}")
+    xp = _xp(input)
+    values, indices = _sort_arrays(input, dim if ndim else 0, False, xp)
+    if ndim:
+        key = (slice(None),) * dim + (slice(k - 1, k),)
+        values, indices = values[key], indices[key]
+        if not keepdim:
+            values = xp.squeeze(values, axis=dim)
+            indices = xp.squeeze(indices, axis=dim)
+    device = input._storage.device
+    v = _wrap(values, input._dtype, device)
+    i = _wrap(indices, _dtypes.int64, device)
+    if out is not None:
+        _write_out(out[0], v, "kthvalue")
+        _write_out(out[1], i, "kthvalue")
+        return finish(kthvalue.op, (input,), return_types.kthvalue(out[0], out[1]), modified=out[0])
+    return finish(kthvalue.op, (input,), return_types.kthvalue(v, i))
+
+
+@register("copy")
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values (sorted), optionally with the inverse mapping and the counts;
+    with ``dim``, the distinct slices along ``dim``."""
+    xp = _xp(input)
+    device = input._storage.device
+    array = input._array()
+    if dim is None:
+        flat = array.reshape(-1)
+        if input._dtype is _dtypes.bfloat16:
+            flat = flat.astype(np.float32)
+        values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True)
+        values = values.astype(input._dtype.numpy)
+        inverse = inverse.reshape(input._shape)
+    else:
+        d = wrap_dim(dim, input.dim())
+        moved = xp.moveaxis(array, d, 0)
+        n = moved.shape[0]
+        rows = moved.reshape(n, -1)
+        if rows.shape[1] == 0 and n:
+            values = moved[:1]
+            inverse = xp.zeros(n, dtype=np.int64)
+            counts = xp.asarray([n])
+        else:
+            order = xp.lexsort(rows.T[::-1]) if rows.shape[1] else xp.arange(n)
+            srt = rows[order]
+            if n:
+                change = xp.concatenate([xp.asarray([True]),
+                                         (srt[1:] != srt[:-1]).any(axis=1)])
+            else:
+                change = xp.zeros(0, dtype=bool)
+            group = xp.cumsum(change) - 1
+            firsts = order[change]
+            values = moved[firsts]
+            inverse = xp.empty(n, dtype=np.int64)
+            inverse[order] = group
+            counts = xp.bincount(group, minlength=int(change.sum())) if n else \
+                xp.zeros(0, dtype=np.int64)
+        values = xp.moveaxis(values, 0, d)
+    out_values = _wrap(values, input._dtype, device)
+    outputs = [out_values]
+    if return_inverse:
+        outputs.append(_wrap(inverse.astype(np.int64), _dtypes.int64, device))
+    if return_counts:
+        outputs.append(_wrap(counts.astype(np.int64), _dtypes.int64, device))
+    result = outputs[0] if len(outputs) == 1 else tuple(outputs)
+    return finish(unique.op, (input,), result)

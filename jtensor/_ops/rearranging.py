@@ -1,0 +1,167 @@
+"""Rearranging elements into a new tensor: ``flip``, ``fliplr``, ``flipud``, ``roll``,
+``rot90``, and the triangles ``tril``/``triu`` (and in-place forms).
+
+Conventions (layouts, validation before writing, ``finish``): see ``_selection_common``.
+"""
+
+from .._dispatch import finish
+from .._errors import TensorRuntimeError, wrap_dim
+from .._layout import channels_last_strides
+from .._registry import register
+from ._selection_common import (_check_writable, _fresh, _preserve, _suggest_channels_last,
+                                _wrap, _write_out, _xp)
+
+
+# ---------------------------------------------------------------------- reordering
+def _dims_arg(dims, name="dims"):
+    if isinstance(dims, int):
+        return (dims,)
+    return tuple(int(d) for d in dims)
+
+
+def _flip_array(input, dims):
+    ndim = input.dim()
+    wrapped = [wrap_dim(d, ndim) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise TensorRuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, "
+                                 f"but unique flip dims size={len(set(wrapped))}")
+    array = input._array()
+    key = [slice(None)] * ndim
+    for d in wrapped:
+        key[d] = slice(None, None, -1)
+    return array[tuple(key)] if ndim else array
+
+
+@register("copy")
+def flip(input, dims):
+    """A copy with the order of elements reversed along ``dims`` (keeps a dense layout)."""
+    dims = _dims_arg(dims)
+    flipped = _flip_array(input, dims)
+    return finish(flip.op, (input,), _wrap(flipped, input._dtype, input._storage.device,
+                                           _preserve(input)))
+
+
+@register("copy")
+def fliplr(input):
+    """Reverse dim 1 (the columns); needs at least 2 dims."""
+    if input.dim() < 2:
+        raise TensorRuntimeError("Input must be >= 2-d.")
+    return finish(fliplr.op, (input,), _wrap(_flip_array(input, (1,)), input._dtype,
+                                             input._storage.device, _preserve(input)))
+
+
+@register("copy")
+def flipud(input):
+    """Reverse dim 0 (the rows); needs at least 1 dim."""
+    if input.dim() < 1:
+        raise TensorRuntimeError("Input must be >= 1-d.")
+    return finish(flipud.op, (input,), _wrap(_flip_array(input, (0,)), input._dtype,
+                                             input._storage.device, _preserve(input)))
+
+
+@register("copy")
+def roll(input, shifts, dims=None):
+    """Shift elements along ``dims`` cyclically; ``dims=None`` rolls the flattened tensor."""
+    xp = _xp(input)
+    shifts = _dims_arg(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise TensorRuntimeError(
+                f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        values = xp.roll(input._array().reshape(-1), shifts[0]).reshape(input._shape)
+        return finish(roll.op, (input,), _wrap(values, input._dtype, input._storage.device))
+    dims = _dims_arg(dims)
+    if len(shifts) != len(dims):
+        raise TensorRuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    wrapped = [wrap_dim(d, input.dim()) for d in dims]
+    values = xp.roll(input._array(), shifts, axis=tuple(wrapped)) if input.dim() else \
+        input._array().copy()
+    if input.numel() == 0:
+        stride = _preserve(input)
+    elif _suggest_channels_last(input):
+        stride = channels_last_strides(input._shape)
+    else:
+        stride = None
+    return finish(roll.op, (input,), _wrap(values, input._dtype, input._storage.device,
+                                           stride))
+
+
+@register("copy")
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first towards the
+    second); the result's layout is that of PyTorch's flip-then-transpose."""
+    dims = _dims_arg(dims)
+    if len(dims) != 2:
+        raise TensorRuntimeError(
+            f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    ndim = input.dim()
+    if ndim < 2:
+        raise TensorRuntimeError(f"expected total dims >= 2, but got total dims = {ndim}")
+    d0, d1 = wrap_dim(dims[0], ndim), wrap_dim(dims[1], ndim)
+    if d0 == d1:
+        raise TensorRuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k = k % 4
+    device = input._storage.device
+    if k == 0:
+        result = _fresh(input)
+    elif k == 2:
+        result = _wrap(_flip_array(input, (d0, d1)), input._dtype, device, _preserve(input))
+    else:
+        flipped = _wrap(_flip_array(input, (d1 if k == 1 else d0,)), input._dtype, device,
+                        _preserve(input))
+        shape, stride = list(flipped._shape), list(flipped._stride)
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        stride[d0], stride[d1] = stride[d1], stride[d0]
+        flipped._set_metadata(shape, stride, 0)
+        result = flipped
+    return finish(rot90.op, (input,), result)
+
+
+def _tri_mask(input, diagonal, lower, xp):
+    rows, cols = input._shape[-2], input._shape[-1]
+    r = xp.arange(rows).reshape(-1, 1)
+    c = xp.arange(cols).reshape(1, -1)
+    return (c - r <= diagonal) if lower else (c - r >= diagonal)
+
+
+def _tri(op, input, diagonal, lower, name, inplace=False, out=None):
+    if input.dim() < 2:
+        raise TensorRuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    xp = _xp(input)
+    mask = _tri_mask(input, int(diagonal), lower, xp)
+    zero = xp.zeros((), dtype=input._dtype.numpy)
+    values = xp.where(mask, input._array(), zero)
+    if inplace:
+        _check_writable(input)
+        input._array()[...] = values
+        return finish(op, (input,), input, modified=input)
+    result = _wrap(values, input._dtype, input._storage.device)
+    if out is not None:
+        return finish(op, (input,), _write_out(out, result, name), modified=out)
+    return finish(op, (input,), result)
+
+
+@register("copy")
+def tril(input, diagonal=0, *, out=None):
+    """The lower triangle of the last two dims (elements with ``col - row <= diagonal``)."""
+    return _tri(tril.op, input, diagonal, True, "tril", out=out)
+
+
+@register("copy")
+def triu(input, diagonal=0, *, out=None):
+    """The upper triangle of the last two dims (elements with ``col - row >= diagonal``)."""
+    return _tri(triu.op, input, diagonal, False, "triu", out=out)
+
+
+@register("inplace", function=False)
+def tril_(self, diagonal=0):
+    """In-place ``tril``."""
+    return _tri(tril_.op, self, diagonal, True, "tril", inplace=True)
+
+
+@register("inplace", function=False)
+def triu_(self, diagonal=0):
+    """In-place ``triu``."""
+    return _tri(triu_.op, self, diagonal, False, "triu", inplace=True)
