@@ -26,16 +26,34 @@ except ImportError:  # the PyTorch column is left empty without it
     torch = None
 
 
-def measure(fn, min_time):
-    """Median seconds per call over several repeats, each at least ``min_time`` long."""
-    number, elapsed = 1, 0.0
-    while True:
-        elapsed = timeit.timeit(fn, number=number)
-        if elapsed >= min_time / 5:
-            break
+def calls_per_run(fn, min_time):
+    """How many calls make one timed run last about ``min_time / 5`` seconds."""
+    number = 1
+    while timeit.timeit(fn, number=number) < min_time / 5:
         number *= 2
-    runs = timeit.repeat(fn, number=number, repeat=7)
-    return statistics.median(runs) / number
+    return number
+
+
+def measure_together(fns, min_time, repeat=9, interleave=True):
+    """Median seconds per call of each library's callable.
+
+    With ``interleave`` the libraries' runs alternate (A B C, A B C, ...) so that drift in
+    the machine's speed lands on all of them alike. Multi-threaded kernels (BLAS) are timed
+    in blocks instead, forwards then backwards (A B C, C B A): one library's idle worker
+    threads would otherwise steal cores from the next one's.
+    """
+    numbers = {lib: calls_per_run(fn, min_time) for lib, fn in fns.items()}
+    runs = {lib: [] for lib in fns}
+    if interleave:
+        for _ in range(repeat):
+            for lib, fn in fns.items():
+                runs[lib].append(timeit.timeit(fn, number=numbers[lib]) / numbers[lib])
+    else:
+        for order in (list(fns), list(fns)[::-1]):
+            for lib in order:
+                runs[lib].extend(t / numbers[lib] for t in timeit.repeat(
+                    fns[lib], number=numbers[lib], repeat=(repeat + 1) // 2))
+    return {lib: statistics.median(times) for lib, times in runs.items()}
 
 
 VIEW_OPS = {
@@ -129,7 +147,7 @@ def main():
 
     results = []
     for group, name, fns in workloads(args.quick):
-        times = {lib: measure(fn, min_time) for lib, fn in fns.items()}
+        times = measure_together(fns, min_time, interleave=group != "large")
         against, target = TARGETS[group]
         ratio_torch = times["jtensor"] / times["torch"] if "torch" in times else None
         ratio_numpy = times["jtensor"] / times["numpy"] if "numpy" in times else None

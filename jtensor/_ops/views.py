@@ -344,16 +344,18 @@ def unsqueeze(input, dim):
 @register("view")
 def squeeze(input, dim=None):
     """Remove size-1 dims (all, one, or a tuple of them); other dims are left alone."""
-    ndim = input.dim()
+    shape, stride = input._shape, input._stride
+    ndim = len(shape)
     if dim is None:
-        dims = set(range(ndim))
-    elif isinstance(dim, (tuple, list)):
-        dims = {wrap_dim(d, ndim) for d in dim}
+        keep = [d for d in range(ndim) if shape[d] != 1]
     else:
-        dims = {wrap_dim(dim, ndim)}
-    keep = [d for d in range(ndim) if not (d in dims and input._shape[d] == 1)]
-    return _view_op(squeeze.op, input, [input._shape[d] for d in keep],
-                    [input._stride[d] for d in keep], input._offset)
+        if isinstance(dim, (tuple, list)):
+            dims = {wrap_dim(d, ndim) for d in dim}
+        else:
+            dims = {wrap_dim(dim, ndim)}
+        keep = [d for d in range(ndim) if not (d in dims and shape[d] == 1)]
+    return _view_op(squeeze.op, input, tuple([shape[d] for d in keep]),
+                    tuple([stride[d] for d in keep]), input._offset)
 
 
 @register("view")
@@ -466,25 +468,33 @@ def _slice_view(op, input, dim, start, stop, step):
 @register("view")
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of the (dim1, dim2) planes as a new last dim; its stride is the sum."""
-    ndim = input.dim()
+    shape, stride = input._shape, input._stride
+    ndim = len(shape)
     d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
     if d1 == d2:
         raise TensorRuntimeError(
             f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    shape, stride = list(input._shape), list(input._stride)
     start = input._offset
     if offset >= 0:
-        length = builtins.max(0, builtins.min(shape[d1], shape[d2] - offset))
+        length = shape[d2] - offset
+        if shape[d1] < length:
+            length = shape[d1]
         if length > 0:
             start += offset * stride[d2]
     else:
-        length = builtins.max(0, builtins.min(shape[d1] + offset, shape[d2]))
+        length = shape[d1] + offset
+        if shape[d2] < length:
+            length = shape[d2]
         if length > 0:
             start -= offset * stride[d1]
+    if length < 0:
+        length = 0
     diag_stride = stride[d1] + stride[d2]
-    keep = [d for d in range(ndim) if d not in (d1, d2)]
-    return _view_op(diagonal.op, input, [shape[d] for d in keep] + [length],
-                    [stride[d] for d in keep] + [diag_stride], start)
+    if ndim == 2:
+        return _view_op(diagonal.op, input, (length,), (diag_stride,), start)
+    keep = [d for d in range(ndim) if d != d1 and d != d2]
+    return _view_op(diagonal.op, input, tuple([shape[d] for d in keep] + [length]),
+                    tuple([stride[d] for d in keep] + [diag_stride]), start)
 
 
 @register("view")
