@@ -52,11 +52,7 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
         # sort(input, stable, dim=..., descending=...) keyword-style overload
         dim = -1
     values, indices = _sort_impl(input, dim, descending)
-    if out is not None:
-        _write_out(out[0], values, "sort")
-        _write_out(out[1], indices, "sort")
-        return finish(sort.op, (input,), return_types.sort(out[0], out[1]), modified=out[0])
-    return finish(sort.op, (input,), return_types.sort(values, indices))
+    return _finish_pair(sort.op, input, values, indices, out)
 
 
 @register("copy")
@@ -92,13 +88,19 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if ndim:
         values, indices = values[key], indices[key]
     device = input._storage.device
-    v = _wrap(values, input._dtype, device)
-    i = _wrap(indices, _dtypes.int64, device)
-    if out is not None:
-        _write_out(out[0], v, "topk")
-        _write_out(out[1], i, "topk")
-        return finish(topk.op, (input,), return_types.topk(out[0], out[1]), modified=out[0])
-    return finish(topk.op, (input,), return_types.topk(v, i))
+    return _finish_pair(topk.op, input, _wrap(values, input._dtype, device),
+                        _wrap(indices, _dtypes.int64, device), out)
+
+
+def _finish_pair(op, input, values, indices, out):
+    """Return (values, indices) as ``torch.return_types.<op>``, or write them into ``out``."""
+    result_type = getattr(return_types, op.name)
+    if out is None:
+        return finish(op, (input,), result_type(values, indices))
+    _write_out(out[0], values, op.name)
+    _write_out(out[1], indices, op.name)
+    out[1]._version_counter.value += 1  # finish bumps out[0]; both were written
+    return finish(op, (input,), result_type(out[0], out[1]), modified=out[0])
 
 
 @register("copy")
@@ -119,13 +121,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
             values = xp.squeeze(values, axis=dim)
             indices = xp.squeeze(indices, axis=dim)
     device = input._storage.device
-    v = _wrap(values, input._dtype, device)
-    i = _wrap(indices, _dtypes.int64, device)
-    if out is not None:
-        _write_out(out[0], v, "kthvalue")
-        _write_out(out[1], i, "kthvalue")
-        return finish(kthvalue.op, (input,), return_types.kthvalue(out[0], out[1]), modified=out[0])
-    return finish(kthvalue.op, (input,), return_types.kthvalue(v, i))
+    return _finish_pair(kthvalue.op, input, _wrap(values, input._dtype, device),
+                        _wrap(indices, _dtypes.int64, device), out)
 
 
 @register("copy")
