@@ -84,3 +84,47 @@ def test_case_reaches_the_dispatch_point(name, index, case, monkeypatch):
 def _returns_input_unchanged(name):
     # contiguous()/flatten()/to() may hand back their input itself, as PyTorch does: no op ran.
     return name in {"contiguous", "flatten", "to"}
+
+
+def _snapshot(inputs):
+    """Values and versions of the tensors among ``inputs`` (to see that a failure wrote nothing)."""
+    snap = []
+    for x in inputs:
+        if isinstance(x, jtensor.Tensor):
+            snap.append((x.detach().clone().tolist(), x._version, tuple(x.shape), x.stride()))
+        else:
+            snap.append(None)
+    return snap
+
+
+def test_failing_calls_leave_their_inputs_untouched():
+    """Every spec case that raises must not have written anything first: the inputs' values,
+    versions, shapes and strides are as they were (PyTorch checks before it writes, too)."""
+    failing, violations = 0, []
+    for name, index, case in CASES:
+        inputs = case.make(jtensor) if case.make is not None else ()
+        if not isinstance(inputs, tuple):
+            inputs = (inputs,)
+        before = _snapshot(inputs)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                case.run(jtensor, *inputs)
+        except Exception:  # noqa: BLE001 - only failing calls are of interest here
+            failing += 1
+            after = _snapshot(inputs)
+            for i, (b, a) in enumerate(zip(before, after)):
+                if b is not None and not _same(a, b):
+                    violations.append(f"{name}[{case.name or index}] modified input {i}")
+    assert failing > 1000, f"expected many failing cases to check, found {failing}"
+    assert not violations, "failing calls wrote into their inputs:\n" + "\n".join(violations)
+
+
+def _same(a, b):
+    import math
+
+    if isinstance(a, list) or isinstance(a, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return a == b
