@@ -14,7 +14,8 @@ import numpy as np
 from . import _dtypes
 from ._dispatch import check_same_device, finish
 from ._errors import TensorRuntimeError, TensorTypeError
-from ._layout import (broadcast_shapes, contiguous_strides, elementwise_output_strides)
+from ._layout import broadcast_shapes, contiguous_strides, elementwise_output_strides
+from ._out import resize_output
 from ._size import Size
 from ._storage import Storage
 from ._tensor import Tensor, new_empty_tensor
@@ -303,16 +304,5 @@ def _overlaps_itself(t):
 
 
 def _write_out(out, computed, shape):
-    if out._shape != shape:
-        if out.numel() != 0:
-            import warnings  # PyTorch resizes a non-empty out= too, with this warning
-
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out._shape)}, which does not match the required output shape "
-                f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
-                "outputs will not be resized unless they have zero elements. You can "
-                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
-                "with t.resize_(0).", UserWarning, stacklevel=4)
-        out.resize_(shape)
+    resize_output(out, shape)
     _write_into(out, computed)

@@ -13,7 +13,13 @@ import numpy as np
 from .. import _dtypes
 from .._elementwise import _as_number
 from .._errors import TensorRuntimeError, TensorTypeError
-from .._layout import contiguous_strides, dense_strides_like, is_channels_last, is_contiguous
+from .._layout import (
+    contiguous_strides,
+    dense_strides_like,
+    is_channels_last,
+    is_contiguous,
+)
+from .._out import resize_output
 from .._size import Size
 from .._tensor import Tensor, new_empty_tensor
 from .advanced_indexing import check_scalar_fits
@@ -60,16 +66,7 @@ def _write_out(out, result, name):
     if out._dtype is not result._dtype:
         raise TensorRuntimeError(
             f"Expected out tensor to have dtype {result._dtype}, but got {out._dtype} instead")
-    if out._shape != result._shape:
-        if out.numel() != 0:
-            import warnings
-
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out._shape)}, which does not match the required output shape "
-                f"{list(result._shape)}. This behavior is deprecated.", UserWarning, stacklevel=3)
-        out._storage = new_empty_tensor(result._shape, out._dtype, out._storage.device)._storage
-        out._set_metadata(result._shape, contiguous_strides(result._shape), 0)
+    resize_output(out, result._shape)
     out._array()[...] = result._array()
     return out
 

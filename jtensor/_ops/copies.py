@@ -16,13 +16,27 @@ from .._device import device as _device_type
 from .._device import to_device
 from .._dispatch import finish
 from .._errors import JTensorError, TensorRuntimeError, TensorTypeError
-from .._layout import (broadcast_shapes, channels_last_strides, contiguous_strides,
-                       dense_strides_like, is_non_overlapping_and_dense, storage_extent,
-                       suggest_memory_format)
+from .._layout import (
+    broadcast_shapes,
+    channels_last_strides,
+    contiguous_strides,
+    dense_strides_like,
+    is_non_overlapping_and_dense,
+    storage_extent,
+    suggest_memory_format,
+)
+from .._out import grow_storage
 from .._registry import register
 from .._storage import Storage
-from .._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format,
-                       memory_format as _memory_format_type, new_empty_tensor, preserve_format)
+from .._tensor import (
+    Tensor,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    new_empty_tensor,
+    preserve_format,
+)
+from .._tensor import memory_format as _memory_format_type
 
 _INTERNAL_OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -492,17 +506,9 @@ def resize_(self, *sizes, memory_format=None):
     for s in shape:
         numel *= s
     if numel:
-        _grow_storage(self._storage, (self._offset + numel) * self._dtype.itemsize)
+        grow_storage(self._storage, (self._offset + numel) * self._dtype.itemsize)
     self._set_metadata(shape, strides, self._offset)
     return finish(resize_.op, (self,), self, modified=self)
-
-
-def _grow_storage(storage, nbytes):
-    # NOTE: the bytes move to a new buffer, as PyTorch's realloc does.
-    if nbytes > storage.nbytes():
-        grown = storage._backend.allocate(nbytes)
-        grown[:storage.nbytes()] = storage._data
-        storage._data = grown
 
 
 @register("inplace", function=False)
@@ -548,7 +554,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         raise TensorRuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation.")
     if isinstance(source, Storage) and size is not None:
-        _grow_storage(storage, storage_extent(shape, strides, offset) * itemsize)
+        grow_storage(storage, storage_extent(shape, strides, offset) * itemsize)
     self._storage = storage
     self._set_metadata(shape, strides, offset)
     return finish(set_.op, (self,) + ((source,) if isinstance(source, Tensor) else ()), self,

@@ -14,11 +14,18 @@ from .._device import CPU, backend_for, to_device
 from .._dispatch import finish
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError
 from .._layout import contiguous_strides, dense_strides_like
+from .._out import resize_output
 from .._registry import register
 from .._size import Size
 from .._storage import Storage
-from .._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format,
-                       new_empty_tensor, preserve_format)
+from .._tensor import (
+    Tensor,
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    new_empty_tensor,
+    preserve_format,
+)
 
 _COPY_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -87,19 +94,8 @@ def _copy_tensor(src, dtype, device, memory_format=preserve_format):
 
 
 def _resize_out(out, shape, stride=None):
-    """Give ``out=`` the result's shape (PyTorch's resize_: keeps strides when shape matches)."""
-    shape = Size(shape)
-    if tuple(out._shape) == tuple(shape) and stride is None:
-        return
-    stride = contiguous_strides(shape) if stride is None else tuple(stride)
-    needed = (0 if 0 in shape else out._offset + 1 + sum(
-        (s - 1) * st for s, st in zip(shape, stride))) * out._dtype.itemsize
-    storage = out._storage
-    if needed > storage.nbytes():
-        grown = storage._backend.allocate(needed)
-        grown[:storage.nbytes()] = storage._data
-        storage._data = grown
-    out._set_metadata(shape, stride, out._offset)
+    """Factories resize ``out=`` silently (PyTorch's resize_, not resize_output)."""
+    resize_output(out, shape, stride, warn=False)
 
 
 def _check_out(out, dtype, name):

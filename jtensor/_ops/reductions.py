@@ -16,10 +16,14 @@ import numpy as np
 
 from .. import _dtypes, return_types
 from .._dispatch import finish
-from .._errors import (TensorIndexError, TensorNotImplementedError, TensorRuntimeError,
-                       TensorTypeError,
-                       wrap_dim)
-from .._layout import contiguous_strides
+from .._errors import (
+    TensorIndexError,
+    TensorNotImplementedError,
+    TensorRuntimeError,
+    TensorTypeError,
+    wrap_dim,
+)
+from .._out import resize_output
 from .._registry import OPS, register
 from .._size import Size
 from .._tensor import Tensor
@@ -105,30 +109,6 @@ def wrap_result(xp, array, dtype, device):
     if not array.flags.c_contiguous:
         array = array.copy()
     return Tensor._from_array(array, dtype, device)
-
-
-def resize_output(out, shape):
-    """PyTorch's ``resize_output``: resize an ``out=`` tensor (warning if it had elements)."""
-    shape = tuple(shape)
-    if tuple(out._shape) == shape:
-        return
-    if out.numel() != 0:
-        warnings.warn(
-            f"An output with one or more elements was resized since it had shape "
-            f"{list(out._shape)}, which does not match the required output shape {list(shape)}. "
-            "This behavior is deprecated, and in a future PyTorch release outputs will not be "
-            "resized unless they have zero elements. You can explicitly reuse an out tensor t "
-            "by resizing it, inplace, to zero elements with t.resize_(0).", UserWarning,
-            stacklevel=4)
-    strides = contiguous_strides(shape)
-    needed = (0 if 0 in shape else out._offset + 1 + builtins.sum(
-        (s - 1) * st for s, st in zip(shape, strides))) * out._dtype.itemsize
-    storage = out._storage
-    if needed > storage.nbytes():
-        grown = storage._backend.allocate(needed)
-        grown[:storage.nbytes()] = storage._data
-        storage._data = grown
-    out._set_metadata(shape, strides, out._offset)
 
 
 def check_out(out, name, dtype=None, message=None):
