@@ -78,8 +78,8 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
     3, x)``). ``aliases``: other names of the same op (``divide``); they get ``alias_`` too.
     """
 
-    def run(xp, *arrays):
-        return _call(xp, compute, arrays)
+    # ``compute`` goes to the runner as it is (a name or a callable): no wrapper per call.
+    run = compute
 
     def scaled(alpha_value):
         if alpha_value == 1 and not isinstance(alpha_value, bool):
@@ -88,7 +88,7 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
         def with_alpha(xp, a, b):
             with quiet():
                 b = b * xp.asarray(alpha_value).astype(b.dtype)
-            return run(xp, a, b)
+            return run_compute(xp, compute, (a, b))
 
         return with_alpha
 
@@ -132,7 +132,8 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
         _define(name + "_", impl_inplace, "inplace", tuple(a + "_" for a in aliases),
                 function=False)
     for attr in ((operator,) if operator else ()) + tuple(extra_operators):
-        setattr(Tensor, attr, operator_method(impl))
+        setattr(Tensor, attr, operator_method(impl, None if check is not None or tensor_other
+                                              else (compute, rule)))
     if reflected:
         def reflected_impl(self, other):
             if not is_operand(other):
@@ -153,9 +154,29 @@ def _define(name, impl, kind, aliases, function=True):
     return register(kind, name, function=function, aliases=aliases)(impl)
 
 
-def operator_method(fn):
+_DIRECT_OPERANDS = (float, int)
+
+
+def operator_method(fn, direct=None):
     """``Tensor.__op__``: numbers and tensors only; anything else gives ``NotImplemented`` so
-    Python falls back (``t == None`` is ``False``, ``t + None`` a ``TypeError``)."""
+    Python falls back (``t == None`` is ``False``, ``t + None`` a ``TypeError``).
+
+    ``direct``: ``(compute, rule)`` for ops with no argument checks, so ``a + b`` with a tensor
+    or a plain number goes straight to the element-wise runner (the hottest path there is).
+    """
+    if direct is not None:
+        compute, rule = direct
+
+        def method(self, other):
+            if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
+                return elementwise(fn.op, compute, (self, other), rule=rule)
+            if not is_operand(other):
+                return NotImplemented
+            return fn(self, _operand(other))
+
+        method.__name__ = method.__qualname__ = fn.__name__
+        method.__doc__ = fn.__doc__
+        return method
 
     def method(self, other):
         if not is_operand(other):
