@@ -12,6 +12,8 @@ from ._errors import (JTensorError, TensorIndexError, TensorRuntimeError, Tensor
                       TensorValueError)
 from ._size import Size
 from . import return_types  # torch.return_types' named tuples
+from . import autograd  # noqa: E402,F401
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
 from ._storage import Storage
 from ._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format, is_tensor,
                       memory_format, preserve_format)

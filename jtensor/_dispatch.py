@@ -66,6 +66,26 @@ def finish(op, inputs, outputs, modified=None, info=None):
     return outputs
 
 
+def check_inplace(tensor):
+    """PyTorch's refusals before an in-place write, checked before a single byte changes.
+
+    With grad mode on, writing into a leaf that requires grad, or into a view of one, would
+    silently invalidate the gradient it is about to receive (seed 000: ``b = a.view(2, 2);
+    b[:, 0] = 5`` fails). Under ``no_grad`` such writes are allowed (the optimizer step).
+    """
+    if not grad_mode.enabled:
+        return
+    if tensor._requires_grad and tensor.grad_fn is None:
+        raise TensorRuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation. "
+            "(Use torch.no_grad() for updates such as optimizer steps, or clone() first.)")
+    base = tensor._base
+    if base is not None and base._requires_grad and base.grad_fn is None:
+        raise TensorRuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation. (Write into a clone() instead, or under torch.no_grad().)")
+
+
 def check_same_device(tensors):
     """PyTorch's cross-device error; 0-d CPU tensors may join tensors on any device."""
     first = None

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from . import _dtypes
-from ._dispatch import check_same_device, finish
+from ._dispatch import check_inplace, check_same_device, finish
 from ._errors import TensorRuntimeError, TensorTypeError
 from ._layout import broadcast_shapes, contiguous_strides, elementwise_output_strides
 from ._out import resize_output
@@ -79,6 +79,8 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
         result = _fast(op, compute, inputs, rule, info)
         if result is not None:
             return result
+    if inplace is not None:
+        check_inplace(inplace)
     tensors = []
     values = []
     for x in inputs:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._elementwise import _as_number
+from .._dispatch import check_inplace
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import (
     contiguous_strides,
@@ -90,6 +91,7 @@ def _fill_value(value, dtype, name):
 
 
 def _check_writable(t):
+    check_inplace(t)
     for size, st in zip(t._shape, t._stride):
         if st == 0 and size > 1:
             raise TensorRuntimeError(

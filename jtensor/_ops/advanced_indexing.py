@@ -11,7 +11,7 @@ This module follows those steps literally so that shapes, strides and errors mat
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import finish
+from .._dispatch import check_inplace, finish
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
 from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
                        elementwise_output_strides, is_non_overlapping_and_dense, view_strides)
@@ -559,6 +559,7 @@ def advanced_setitem(input, key, value):
     """``input[key] = value`` for advanced keys; validates everything before writing."""
     from .indexing import setitem
 
+    check_inplace(input)
     if key is False or (isinstance(key, np.bool_) and not key):
         # PyTorch returns at once: nothing is selected and nothing is written.
         finish(setitem.op, (input,), input)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtypes
 from .._device import device as _device_type
 from .._device import to_device
-from .._dispatch import finish
+from .._dispatch import check_inplace, finish
 from .._errors import JTensorError, TensorRuntimeError, TensorTypeError
 from .._layout import (
     broadcast_shapes,
@@ -410,6 +410,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(non_blocking, bool):
         raise TensorTypeError(
             f"copy_(): argument 'non_blocking' must be bool, not {type(non_blocking).__name__}")
+    check_inplace(self)
     if isinstance(src, Tensor):
         shape = broadcast_shapes(tuple(self._shape), tuple(src._shape))
         if tuple(shape) != tuple(self._shape):
@@ -465,6 +466,7 @@ def fill_(self, value):
     >>> torch.zeros(3, dtype=torch.int32).fill_(2.7)
     tensor([2, 2, 2], dtype=torch.int32)
     """
+    check_inplace(self)
     source = _fill_source(self, value, "fill_")
     # Filling writes one value everywhere, so PyTorch allows it on expanded tensors too.
     self._array()[...] = source
@@ -475,6 +477,7 @@ def fill_(self, value):
 @register("inplace")
 def zero_(self):
     """Set every element to zero; returns ``self``."""
+    check_inplace(self)
     self._array()[...] = 0
     return finish(zero_.op, (self,), self, modified=self)
 
@@ -550,9 +553,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     else:
         raise TensorTypeError(
             f"set_(): argument 'source' must be Tensor or Storage, not {type(source).__name__}")
-    if self._requires_grad:
-        raise TensorRuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation.")
+    check_inplace(self)
     if isinstance(source, Storage) and size is not None:
         grow_storage(storage, storage_extent(shape, strides, offset) * itemsize)
     self._storage = storage
@@ -588,6 +589,7 @@ def copy_value_into(target, value):
     This is basic ``tensor[key] = value``: numbers must fit the target's dtype, tensors are
     broadcast (after dropping their leading size-1 dims, as PyTorch does) and cast.
     """
+    check_inplace(target)
     if isinstance(value, Tensor):
         vshape = _strip_leading_ones(value._shape)
         tshape = tuple(target._shape)

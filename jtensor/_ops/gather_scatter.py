@@ -10,7 +10,7 @@ import builtins
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import finish
+from .._dispatch import check_inplace, finish
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
 from .._layout import broadcast_shapes
 from .._registry import register
@@ -212,6 +212,7 @@ def _put_indices(self, indices, values, name):
 @register("inplace")
 def index_put_(input, indices, values, accumulate=False):
     """``input[indices] = values`` (``accumulate=True`` adds, summing duplicate indices)."""
+    check_inplace(input)
     recorded = _put_indices(input, indices, values, "index_put_")
     if not recorded:
         from .copies import copy_value_into

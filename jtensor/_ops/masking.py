@@ -117,6 +117,7 @@ def masked_scatter(input, mask, source):
 @register("inplace", function=False)
 def masked_scatter_(self, mask, source):
     """Copy ``source``'s elements, in order, into the positions of ``self`` where ``mask``."""
+    _check_writable(self)
     _masked_scatter_check(self, mask, source, "masked_scatter_")
     shape = broadcast_shapes(self._shape, mask._shape)
     if tuple(shape) != tuple(self._shape):

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import finish, grad_mode
+from .._dispatch import check_inplace, finish
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._registry import register
 from .._size import Size
@@ -513,12 +513,6 @@ def poisson(input, generator=None):
 
 
 # ---------------------------------------------------------------------- in-place fills
-def _check_inplace(self):
-    if grad_mode.enabled and self._requires_grad and self.grad_fn is None:
-        raise TensorRuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation.")
-
-
 def _fill_inplace(op, self, values):
     from .._elementwise import _write_into
 
@@ -564,7 +558,7 @@ def uniform_(self, *args, generator=None, **kwargs):
         raise TensorRuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > "
             f"to={_fmt(high)}")
-    _check_inplace(self)
+    check_inplace(self)
     values = _uniform(_rng(generator), tuple(self._shape), self._dtype, low, high)
     return _fill_inplace(uniform_.op, self, values)
 
@@ -575,7 +569,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _require_floating("normal_kernel_cpu", self._dtype)
     mean, std = _scalar_value(mean, "normal_"), _scalar_value(std, "normal_")
     _check_std_scalar(std)
-    _check_inplace(self)
+    check_inplace(self)
     z = _standard_normal(_rng(generator), tuple(self._shape), self._dtype)
     work = np.float32 if self._dtype in (_dtypes.float32, _dtypes.float16,
                                          _dtypes.bfloat16) else None
@@ -596,7 +590,7 @@ def random_(self, *args, generator=None, **kwargs):
     low = _int_arg(low, "from", 1)
     high = None if high is None else _int_arg(high, "to", 2)
     _check_random_bounds(low, high, d)
-    _check_inplace(self)
+    check_inplace(self)
     if high is None:
         if d.category == _dtypes.FLOATING:
             top = 1 << _DIGITS[d]
@@ -621,7 +615,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise TensorRuntimeError(
             f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    _check_inplace(self)
+    check_inplace(self)
     values = _rng(generator).exponential(1.0 / lambd, size=tuple(self._shape))
     return _fill_inplace(exponential_.op, self, values.astype(self._dtype.numpy))
 
@@ -654,7 +648,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     else:
         prob = _scalar_value(p, "bernoulli_")
         _check_p_scalar(prob)
-    _check_inplace(self)
+    check_inplace(self)
     values = _bernoulli_values(_rng(generator), self._shape, prob, self._dtype,
                                self._storage.device)
     from .._elementwise import _write_into

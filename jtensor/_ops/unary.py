@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import finish
+from .._dispatch import check_inplace, finish
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, elementwise,
                             result_dtype)
 from .._errors import TensorNotImplementedError, TensorRuntimeError, TensorTypeError
@@ -771,6 +771,7 @@ def conj_physical(input, *, out=None):
 def conj_physical_(input):
     """In-place :func:`conj_physical` (nothing to change for real tensors)."""
     _check_tensor("conj_physical_", input)
+    check_inplace(input)
     if input._dtype.category != _dtypes.COMPLEX:
         return finish(conj_physical_.op, (input,), input, modified=input)
     return _run(conj_physical_.op, _conj, (input,), inplace=input, rule=PROMOTE)
