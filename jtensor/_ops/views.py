@@ -365,6 +365,12 @@ def expand(input, *sizes):
 
 
 def _expand(op, input, sizes):
+    shape, stride = _expand_layout(input, sizes)
+    return _view_op(op, input, shape, stride, input._offset)
+
+
+def _expand_layout(input, sizes):
+    """(shape, stride) of ``input`` expanded to ``sizes``, or PyTorch's error."""
     ndim = input.dim()
     if len(sizes) < ndim:
         raise TensorRuntimeError(
@@ -396,7 +402,32 @@ def _expand(op, input, sizes):
                     f"Tensor sizes: {list(input._shape)}")
             size, st = target, 0
         shape[i], stride[i] = size, st
-    return _view_op(op, input, shape, stride, input._offset)
+    return tuple(shape), tuple(stride)
+
+
+@register("view", method=False)
+def broadcast_tensors(*tensors):
+    """Views of all ``tensors`` expanded to their common broadcast shape (stride 0 where
+    a tensor is repeated).
+
+    >>> import jtensor as torch
+    >>> a, b = torch.broadcast_tensors(torch.zeros(2, 1), torch.zeros(3))
+    >>> a.shape, a.stride(), b.stride()
+    (torch.Size([2, 3]), (1, 0), (0, 1))
+    """
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TensorTypeError(
+                f"broadcast_tensors(): expected Tensor as element {i} in argument 0, but got "
+                f"{type(t).__name__}")
+    from .._layout import broadcast_shapes
+
+    shape = broadcast_shapes(*(t._shape for t in tensors))
+    outputs = []
+    for t in tensors:
+        view_shape, view_stride = _expand_layout(t, shape)
+        outputs.append(make_view(t, view_shape, view_stride, t._offset))
+    return finish(broadcast_tensors.op, tuple(tensors), tuple(outputs))
 
 
 @register("view")

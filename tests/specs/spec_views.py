@@ -121,6 +121,16 @@ SPECS = [
         case(lambda lib, x: x.expand(4), name="too-few"),
         case(lambda lib, x: x.expand(-1, 3, 4), name="negative-leading"),
     ]),
+    OpSpec("broadcast_tensors", [
+        case(lambda lib, x: lib.broadcast_tensors(x[:, :1], x[0])),
+        case(lambda lib, x: lib.broadcast_tensors(x, lib.ones(2, 1, 1), x[0, 0]), name="three"),
+        case(lambda lib, x: lib.broadcast_tensors([x, x[:1]]), name="list"),
+        case(lambda lib, x: lib.broadcast_tensors(x), name="one"),
+        case(lambda lib, x: lib.broadcast_tensors(x, x[:2]), name="mismatch"),
+        case(lambda lib, x: lib.broadcast_tensors(x[0], 1.0), name="not-a-tensor"),
+        case(lambda lib, x: lib.broadcast_tensors(lib.ones(3, 1).t(), lib.ones(4, 1)),
+             name="transposed-unit"),
+    ]),
     OpSpec("expand_as", [case(lambda lib, x: x[:1].expand_as(x))]),
     OpSpec("broadcast_to", [
         case(lambda lib, x: lib.broadcast_to(x[:, :1], (2, 3, 4))),
