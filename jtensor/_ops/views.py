@@ -673,23 +673,25 @@ def basic_index(input, key):
 
     Returns ``(shape, stride, offset)``; raises ``IndexError`` like PyTorch for bad keys.
     """
-    if not isinstance(key, tuple):
+    if key.__class__ is not tuple:
         key = (key,)
-    # NOTE: PyTorch accepts several ellipses: the first one takes all the unnamed dims and
-    # the others stand for none.
-    ellipsis = [i for i, k in enumerate(key) if k is Ellipsis]
-    if len(ellipsis) > 1:
-        key = key[:ellipsis[0] + 1] + tuple(k for k in key[ellipsis[0] + 1:] if k is not Ellipsis)
-        ellipsis = ellipsis[:1]
-    consumed = builtins.sum(1 for k in key if k is not None and k is not Ellipsis)
-    ndim = input.dim()
+    consumed = 0
+    ellipsis_at = -1
+    for i, k in enumerate(key):
+        if k is Ellipsis:
+            if ellipsis_at < 0:
+                ellipsis_at = i
+        elif k is not None:
+            consumed += 1
+    if ellipsis_at >= 0:
+        # NOTE: PyTorch accepts several ellipses: the first one takes all the unnamed dims
+        # and the others stand for none.
+        key = key[:ellipsis_at] + (slice(None),) * (len(input._shape) - consumed) + tuple(
+            k for k in key[ellipsis_at + 1:] if k is not Ellipsis)
+    in_shape, in_stride = input._shape, input._stride
+    ndim = len(in_shape)
     if consumed > ndim:
         raise TensorIndexError(f"too many indices for tensor of dimension {ndim}")
-    if ellipsis:
-        at = ellipsis[0]
-        key = key[:at] + (slice(None),) * (ndim - consumed) + key[at + 1:]
-    else:
-        key = key + (slice(None),) * (ndim - consumed)
     shape, stride = [], []
     offset = input._offset
     dim = 0
@@ -698,12 +700,13 @@ def basic_index(input, key):
             shape.append(1)
             stride.append(_new_axis_stride(input, dim))
             continue
-        size, st = input._shape[dim], input._stride[dim]
-        if isinstance(k, slice):
-            start, stop, step = _slice_bounds(k, size)
-            shape.append(builtins.max(0, (stop - start + step - 1) // step))
+        size, st = in_shape[dim], in_stride[dim]
+        if k.__class__ is slice:
+            begin, finish_at, step = _slice_bounds(k, size)
+            length = (finish_at - begin + step - 1) // step
+            shape.append(length if length > 0 else 0)
             stride.append(st * step)
-            offset += start * st
+            offset += begin * st
         else:
             index = k.__index__()
             if not -size <= index < size:
@@ -711,6 +714,9 @@ def basic_index(input, key):
                     f"index {index} is out of bounds for dimension {dim} with size {size}")
             offset += (index + size if index < 0 else index) * st
         dim += 1
+    if dim < ndim:  # trailing dims the key did not name are kept whole
+        shape.extend(in_shape[dim:])
+        stride.extend(in_stride[dim:])
     return shape, stride, offset
 
 
@@ -721,21 +727,13 @@ def _new_axis_stride(input, dim):
     return 1
 
 
+
+
 def _slice_bounds(k, size):
-    step = 1 if k.step is None else k.step.__index__()
-    if step == 0:
-        raise TensorValueError("slice step cannot be zero")
-    if step < 0:
+    """``(start, stop, step)`` of slice ``k`` over ``size`` elements, clamped as PyTorch does."""
+    if k.step is not None and k.step.__index__() < 0:
         raise TensorValueError(
             "step must be greater than zero (negative steps are not supported; "
             "use .flip() to reverse a tensor)")
-    start = 0 if k.start is None else k.start.__index__()
-    stop = size if k.stop is None else k.stop.__index__()
-    if start < 0:
-        start += size
-    if stop < 0:
-        stop += size
-    start = builtins.min(builtins.max(start, 0), size)
-    stop = builtins.min(builtins.max(stop, start), size)
-    return start, stop, step
-
+    start, stop, step = k.indices(size)  # a zero step raises ValueError, as in PyTorch
+    return start, max(stop, start), step
