@@ -1,0 +1,298 @@
+"""Specs of the shape helpers and small constructors in ``jtensor/_ops/shape_extras.py``."""
+
+import numpy as np
+
+from ..harness import Case, OpSpec, T, arr
+
+
+def x34(lib):
+    return T(lib, arr(3, 4))
+
+
+def x234(lib):
+    return T(lib, arr(2, 3, 4))
+
+
+def v3(lib):
+    return T(lib, arr(3))
+
+
+def two_vecs(lib):
+    return T(lib, arr(3)), T(lib, arr(4, seed=1))
+
+
+def ints(lib):
+    return T(lib, np.array([1, 1, 2, 2, 3, 1, 1, 2]))
+
+
+def rows(lib):
+    return T(lib, np.array([[1, 1, 2], [1, 1, 2], [3, 3, 4]]))
+
+
+def case(run, make=x34, name="", **kw):
+    return Case(run, make=make, name=name, **kw)
+
+
+SPECS = [
+    OpSpec("meshgrid", [
+        case(lambda lib, a, b: lib.meshgrid(a, b, indexing="ij"), two_vecs, "ij"),
+        case(lambda lib, a, b: lib.meshgrid(a, b, indexing="xy"), two_vecs, "xy"),
+        case(lambda lib, a, b: lib.meshgrid(a, b), two_vecs, "default"),
+        case(lambda lib, a, b: lib.meshgrid([a, b, a], indexing="xy"), two_vecs, "list-3"),
+        case(lambda lib, a, b: lib.meshgrid(a[::2], b, indexing="ij"), two_vecs, "strided"),
+        case(lambda lib, a, b: lib.meshgrid(a, indexing="xy"), two_vecs, "single"),
+        case(lambda lib, a, b: lib.meshgrid(a[0], b, indexing="ij"), two_vecs, "0d"),
+        case(lambda lib, a, b: lib.meshgrid(a, b[:1], indexing="ij"), two_vecs, "size-1"),
+        case(lambda lib, a, b: lib.meshgrid(a.int(), b.int(), indexing="xy"), two_vecs,
+             "int"),
+        case(lambda lib, a, b: lib.meshgrid(a, b.double(), indexing="ij"), two_vecs,
+             "dtype-mismatch"),
+        case(lambda lib, a, b: lib.meshgrid(a, b[None], indexing="ij"), two_vecs, "2d"),
+        case(lambda lib, a, b: lib.meshgrid(a, b, indexing="foo"), two_vecs, "bad-indexing"),
+        case(lambda lib: lib.meshgrid(indexing="ij"), None, "empty"),
+        case(lambda lib, a, b: lib.meshgrid(a[1], b[::3], a, indexing="xy"), two_vecs,
+             "xy-0d-strided"),
+        case(lambda lib, a, b: lib.meshgrid(a, b[:0], indexing="ij"), two_vecs, "empty-input"),
+    ]),
+    OpSpec("diag", [
+        case(lambda lib, x: lib.diag(x[0]), name="1d"),
+        case(lambda lib, x: lib.diag(x[0], 2), name="1d-above"),
+        case(lambda lib, x: x[:, 1].diag(-1), name="1d-below-strided"),
+        case(lambda lib, x: lib.diag(x), name="2d-copy"),
+        case(lambda lib, x: lib.diag(x, 1), name="2d-above"),
+        case(lambda lib, x: lib.diag(x.t(), -2), name="2d-transposed"),
+        case(lambda lib, x: lib.diag(x, 10), name="2d-out-of-range"),
+        case(lambda lib, x: lib.diag(x.int()[0]), name="int"),
+        case(lambda lib, x: lib.diag(x[0] > 0), name="bool"),
+        case(lambda lib, x: lib.diag(x[0], out=lib.empty(0)), name="out"),
+        case(lambda lib, x: lib.diag(x), make=x234, name="3d"),
+        case(lambda lib, x: lib.diag(x[0, 0]), name="0d"),
+    ]),
+    OpSpec("diag_embed", [
+        case(lambda lib, x: lib.diag_embed(x[0])),
+        case(lambda lib, x: lib.diag_embed(x), make=x234, name="batched"),
+        case(lambda lib, x: x.diag_embed(1, 0, 2), make=x234, name="offset-dims"),
+        case(lambda lib, x: lib.diag_embed(x, -1, -1, 0), make=x234, name="negative"),
+        case(lambda lib, x: lib.diag_embed(x.transpose(0, 2)), make=x234, name="noncontig"),
+        case(lambda lib, x: lib.diag_embed(x.long()), name="int"),
+        case(lambda lib, x: lib.diag_embed(x, 0, 1, 1), name="same-dims"),
+        case(lambda lib, x: lib.diag_embed(x, 0, 0, 5), name="bad-dim"),
+        case(lambda lib, x: lib.diag_embed(x[0, 0]), name="0d"),
+        case(lambda lib, x: lib.diag_embed(x, -2, 2, 0), make=x234, name="negative-offset"),
+        case(lambda lib, x: lib.diag_embed(x > 0, 1), name="bool"),
+    ]),
+    OpSpec("block_diag", [
+        case(lambda lib, x: lib.block_diag(x, x[0], x[0, 0])),
+        case(lambda lib, x: lib.block_diag(x.t(), x[:2, ::2]), name="noncontig"),
+        case(lambda lib, x: lib.block_diag(x.int(), x.double()), name="promote"),
+        case(lambda lib, x: lib.block_diag(x > 0, x.to(lib.int8)), name="bool-int8"),
+        case(lambda lib, x: lib.block_diag(x[:0], x[:, :0]), name="empty-blocks"),
+        case(lambda lib, x: lib.block_diag(x[0, :0]), name="empty-1d"),
+        case(lambda lib: lib.block_diag(), None, "no-args"),
+        case(lambda lib, x: lib.block_diag(x), make=x234, name="3d"),
+    ]),
+    OpSpec("ravel", [
+        case(lambda lib, x: x.ravel(), make=x234),
+        case(lambda lib, x: lib.ravel(x.transpose(0, 1)), make=x234, name="copies"),
+        case(lambda lib, x: x[:, ::2].ravel(), name="strided-view"),
+        case(lambda lib, x: x[::2].ravel(), name="strided-copy"),
+        case(lambda lib, x: x[0, 0].ravel(), name="0d"),
+        case(lambda lib, x: x.int().ravel(), name="int"),
+    ]),
+    OpSpec("atleast_1d", [
+        case(lambda lib, x: lib.atleast_1d(x[0, 0]), name="0d"),
+        case(lambda lib, x: lib.atleast_1d(x[0]), name="1d-self"),
+        case(lambda lib, x: lib.atleast_1d(x.t()), name="2d"),
+        case(lambda lib, x: lib.atleast_1d(x[0, 0], x), name="several"),
+        case(lambda lib, x: lib.atleast_1d([x[0, 0], x[0]]), name="list"),
+        case(lambda lib: lib.atleast_1d(1.0), None, "number"),
+        case(lambda lib: lib.atleast_1d(), None, "none"),
+    ]),
+    OpSpec("atleast_2d", [
+        case(lambda lib, x: lib.atleast_2d(x[0, 0]), name="0d"),
+        case(lambda lib, x: lib.atleast_2d(x[0]), name="1d"),
+        case(lambda lib, x: lib.atleast_2d(x[0, ::2]), name="1d-strided"),
+        case(lambda lib, x: lib.atleast_2d(x[0, :0]), name="1d-empty"),
+        case(lambda lib, x: lib.atleast_2d(x.t()), name="2d-self"),
+        case(lambda lib, x: lib.atleast_2d((x[0], x.int())), name="tuple"),
+        case(lambda lib: lib.atleast_2d(1.0), None, "number"),
+    ]),
+    OpSpec("atleast_3d", [
+        case(lambda lib, x: lib.atleast_3d(x[0, 0]), name="0d"),
+        case(lambda lib, x: lib.atleast_3d(x[0]), name="1d"),
+        case(lambda lib, x: lib.atleast_3d(x[:, 1]), name="1d-strided"),
+        case(lambda lib, x: lib.atleast_3d(x[0, :0]), name="1d-empty"),
+        case(lambda lib, x: lib.atleast_3d(x.t()), name="2d-transposed"),
+        case(lambda lib, x: lib.atleast_3d(x), make=x234, name="3d-self"),
+        case(lambda lib, x: lib.atleast_3d(x, x[0], x[0, 0]), name="several"),
+        case(lambda lib: lib.atleast_3d(1.0), None, "number"),
+    ]),
+    OpSpec("narrow_copy", [
+        case(lambda lib, x: x.narrow_copy(1, 1, 2), make=x234),
+        case(lambda lib, x: x.transpose(0, 2).narrow_copy(0, 1, 2), make=x234, name="noncontig"),
+        case(lambda lib, x: lib.narrow_copy(x, 1, -1, 1), name="negative-start"),
+        case(lambda lib, x: x.narrow_copy(1, 4, 0), name="empty"),
+        case(lambda lib, x: x.int().narrow_copy(0, 1, 2), name="int"),
+        case(lambda lib, x: lib.narrow_copy(x, 0, 0, 1, out=lib.empty(0)), name="out"),
+        case(lambda lib, x: x.narrow_copy(1, 3, 2), name="too-long"),
+        case(lambda lib, x: x.narrow_copy(1, 0, -1), name="negative-length"),
+        case(lambda lib, x: x.narrow_copy(1, 5, 0), name="start-out-of-range"),
+        case(lambda lib, x: x.narrow_copy(-3, 0, 1), name="dim-too-negative"),
+        case(lambda lib, x: x.narrow_copy(5, 0, 1), name="dim-too-big"),
+        case(lambda lib, x: x[0, 0].narrow_copy(0, 0, 1), name="0d"),
+    ]),
+    OpSpec("adjoint", [
+        case(lambda lib, x: x.adjoint()),
+        case(lambda lib, x: lib.adjoint(x), make=x234, name="batched"),
+        case(lambda lib, x: x.t().adjoint(), name="transposed"),
+        case(lambda lib, x: x.int().adjoint(), name="int"),
+        case(lambda lib, x: x[0, 0].adjoint(), name="0d"),
+        case(lambda lib, x: x[0].adjoint(), name="1d"),
+    ]),
+    OpSpec("resolve_conj", [
+        case(lambda lib, x: x.resolve_conj()),
+        case(lambda lib, x: lib.resolve_conj(x.t()), name="transposed"),
+        case(lambda lib, x: x.int().resolve_conj(), name="int"),
+    ]),
+    OpSpec("resolve_neg", [
+        case(lambda lib, x: x.resolve_neg()),
+        case(lambda lib, x: lib.resolve_neg(x[:, ::2]), name="strided"),
+        case(lambda lib, x: (x > 0).resolve_neg(), name="bool"),
+    ]),
+    OpSpec("is_nonzero", [
+        case(lambda lib, x: x[0, 0].is_nonzero(), name="0d"),
+        case(lambda lib: lib.tensor(0.0).is_nonzero(), None, "zero"),
+        case(lambda lib: lib.tensor(-0.0).is_nonzero(), None, "negative-zero"),
+        case(lambda lib: lib.tensor(float("nan")).is_nonzero(), None, "nan"),
+        case(lambda lib: lib.tensor([[True]]).is_nonzero(), None, "bool-2d"),
+        case(lambda lib: lib.is_nonzero(lib.tensor([3])), None, "int"),
+        case(lambda lib: lib.tensor(0j).is_nonzero(), None, "complex-zero"),
+        case(lambda lib, x: x.is_nonzero(), name="many"),
+        case(lambda lib, x: x[1:2, 2:3].bfloat16().is_nonzero(), name="bfloat16"),
+        case(lambda lib, x: x[:0].is_nonzero(), name="empty"),
+    ]),
+    OpSpec("is_same_size", [
+        case(lambda lib, x: x.is_same_size(x.clone())),
+        case(lambda lib, x: lib.is_same_size(x, x.t()), name="different"),
+        case(lambda lib, x: x.is_same_size(x.int()), name="dtype-irrelevant"),
+        case(lambda lib, x: x.is_same_size(3), name="not-tensor"),
+    ]),
+    OpSpec("sum_to_size", [
+        case(lambda lib, x: x.sum_to_size(3, 1), make=x234),
+        case(lambda lib, x: x.sum_to_size((2, 3, 4)), make=x234, name="same-self"),
+        case(lambda lib, x: x.sum_to_size(1, 3, 1), make=x234, name="keep-leading-1"),
+        case(lambda lib, x: x.sum_to_size(2, 1, 1), make=x234),
+        case(lambda lib, x: x.transpose(0, 2).sum_to_size(3, 1), make=x234, name="noncontig"),
+        case(lambda lib, x: x.sum_to_size([1, 4]), name="list"),
+        case(lambda lib, x: x.sum_to_size(lib.Size([4])), name="size"),
+        case(lambda lib, x: x.int().sum_to_size(4), name="int-to-long"),
+        case(lambda lib, x: (x > 0).sum_to_size(1, 1), name="bool"),
+        case(lambda lib, x: x.half().sum_to_size(3, 1), name="half", atol=1e-2, rtol=1e-2),
+        case(lambda lib, x: x.sum_to_size(5), make=x234, name="not-expandable"),
+        case(lambda lib, x: x.sum_to_size(1, 1, 3, 4), name="too-many-dims"),
+        case(lambda lib, x: x.sum_to_size(), name="no-size"),
+    ]),
+    OpSpec("triu_indices", [
+        case(lambda lib: lib.triu_indices(3, 4, 1), None),
+        case(lambda lib: lib.triu_indices(3, 3), None, "default"),
+        case(lambda lib: lib.triu_indices(4, 3, -1, dtype=lib.int32), None, "int32"),
+        case(lambda lib: lib.triu_indices(3, 3, -10), None, "all"),
+        case(lambda lib: lib.triu_indices(5, 2, 1, device="cpu"), None, "device"),
+        case(lambda lib: lib.triu_indices(0, 3), None, "empty"),
+        case(lambda lib: lib.triu_indices(3, 3, dtype=lib.float32), None, "float"),
+        case(lambda lib: lib.triu_indices(-1, 3), None, "negative-row"),
+        case(lambda lib: lib.triu_indices(3, -1), None, "negative-col"),
+        case(lambda lib: lib.triu_indices(3, 3, requires_grad=True), None, "requires-grad"),
+    ]),
+    OpSpec("tril_indices", [
+        case(lambda lib: lib.tril_indices(3, 4, -1, dtype=lib.int32), None),
+        case(lambda lib: lib.tril_indices(3, 3, 10), None, "all"),
+        case(lambda lib: lib.tril_indices(4, 2), None, "tall"),
+        case(lambda lib: lib.tril_indices(3, 0), None, "empty"),
+        case(lambda lib: lib.tril_indices(3, 3, dtype=lib.int16), None, "int16"),
+        case(lambda lib: lib.tril_indices(3, 3, dtype=lib.bool), None, "bool"),
+        case(lambda lib: lib.tril_indices(-2, 3), None, "negative-row"),
+    ]),
+    OpSpec("cartesian_prod", [
+        case(lambda lib, a, b: lib.cartesian_prod(a, b), two_vecs),
+        case(lambda lib, a, b: lib.cartesian_prod(a, b[::2], a), two_vecs, "three-strided"),
+        case(lambda lib, a, b: lib.cartesian_prod(a), two_vecs, "single-self"),
+        case(lambda lib, a, b: lib.cartesian_prod(a.long(), b[:0].long()), two_vecs, "empty"),
+        case(lambda lib, a, b: lib.cartesian_prod(a, b.int()), two_vecs, "dtype-mismatch"),
+        case(lambda lib, a, b: lib.cartesian_prod(a, b[None]), two_vecs, "2d"),
+        case(lambda lib, a, b: lib.cartesian_prod(a, b[0]), two_vecs, "0d"),
+        case(lambda lib: lib.cartesian_prod(), None, "none"),
+        case(lambda lib, a, b: lib.cartesian_prod([a.int(), b.int()]), two_vecs, "list-int"),
+    ]),
+    OpSpec("combinations", [
+        case(lambda lib, x: lib.combinations(x), make=v3),
+        case(lambda lib, x: lib.combinations(x, 3, with_replacement=True), make=v3,
+             name="with-replacement"),
+        case(lambda lib, x: lib.combinations(x[:, 1], 2), name="strided"),
+        case(lambda lib, x: lib.combinations(x, 1), make=v3, name="r1"),
+        case(lambda lib, x: lib.combinations(x, 0), make=v3, name="r0"),
+        case(lambda lib, x: lib.combinations(x, 4), make=v3, name="r-too-big"),
+        case(lambda lib, x: lib.combinations(x[:0], 2), make=v3, name="empty"),
+        case(lambda lib, x: lib.combinations(x > 0), make=v3, name="bool"),
+        case(lambda lib, x: lib.combinations(x.long(), r=2, with_replacement=True), make=v3,
+             name="int"),
+        case(lambda lib, x: lib.combinations(x, -1), make=v3, name="negative-r"),
+        case(lambda lib, x: lib.combinations(x), name="2d"),
+        case(lambda lib, x: lib.combinations(x[0]), make=v3, name="0d"),
+    ]),
+    OpSpec("vander", [
+        case(lambda lib: lib.vander(lib.tensor([1, 2, 3])), None, "int"),
+        case(lambda lib, x: lib.vander(x), make=v3, name="float"),
+        case(lambda lib, x: lib.vander(x, 2, True), make=v3, name="increasing"),
+        case(lambda lib, x: lib.vander(x[:, 1], N=4), name="strided"),
+        case(lambda lib, x: lib.vander(x, N=0), make=v3, name="n0"),
+        case(lambda lib, x: lib.vander(x[:0]), make=v3, name="empty"),
+        case(lambda lib, x: lib.vander(x > 0), make=v3, name="bool"),
+        case(lambda lib, x: lib.vander(x.to(lib.int8), 4), make=v3, name="int8"),
+        case(lambda lib, x: lib.vander(x.double(), 5, increasing=True), make=v3,
+             name="double"),
+        case(lambda lib, x: lib.vander(x.half(), 3), make=v3, name="half", atol=1e-2,
+             rtol=1e-2),
+        case(lambda lib, x: lib.vander(x, N=-1), make=v3, name="negative-n"),
+        case(lambda lib, x: lib.vander(x), name="2d"),
+        case(lambda lib, x: lib.vander(x[0]), make=v3, name="0d"),
+    ]),
+    OpSpec("unique_consecutive", [
+        case(lambda lib, x: lib.unique_consecutive(x), make=ints),
+        case(lambda lib, x: lib.unique_consecutive(x, return_inverse=True, return_counts=True),
+             make=ints, name="all"),
+        case(lambda lib, x: x.unique_consecutive(return_counts=True), make=ints,
+             name="counts"),
+        case(lambda lib, x: x.unique_consecutive(return_inverse=True), make=rows,
+             name="2d-flat"),
+        case(lambda lib, x: lib.unique_consecutive(x, return_inverse=True, dim=0), make=rows,
+             name="dim0"),
+        case(lambda lib, x: lib.unique_consecutive(x, True, True, dim=1), make=rows,
+             name="dim1"),
+        case(lambda lib, x: lib.unique_consecutive(x.t(), True, True, dim=1), make=rows,
+             name="dim1-transposed"),
+        case(lambda lib, x: lib.unique_consecutive(x.t(), True, True, dim=-2), make=rows,
+             name="dim-negative"),
+        case(lambda lib, x: lib.unique_consecutive(x.t(), True, True), make=rows,
+             name="flat-transposed"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([1.0, float("nan"), float("nan"),
+                                                            0.0, -0.0]), return_counts=True),
+             None, "nan-zero"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([True, True, False])), None,
+             "bool"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([1.0, 1.0, 2.0]).half(),
+                                                return_counts=True, dim=0), None, "half"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor(5), True, True), None, "0d"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([]), True, True), None, "empty"),
+        case(lambda lib: lib.unique_consecutive(lib.ones(0, 3), True, True, dim=0), None,
+             "empty-dim"),
+        case(lambda lib: lib.unique_consecutive(lib.ones(0, 3), dim=1), None,
+             "empty-other-dim"),
+        case(lambda lib: lib.unique_consecutive(lib.zeros(0, 0), dim=0), None,
+             "two-empty-dims"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor(5), dim=0), None, "0d-dim"),
+        case(lambda lib, x: lib.unique_consecutive(x, dim=2), make=rows, name="bad-dim"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([1 + 1j, 1 + 1j])), None,
+             "complex"),
+    ]),
+]
