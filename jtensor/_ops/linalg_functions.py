@@ -1,0 +1,669 @@
+"""``torch.linalg``: norms, determinants, inverses, solvers, decompositions (QR, Cholesky,
+eigh, SVD), rank, pseudo-inverse, matrix powers, ``multi_dot``, ``vecdot`` and ``cross``.
+
+Registered as ``linalg_<name>`` with neither method nor top-level function; the public
+names live in ``jtensor.linalg``. ``det``, ``logdet``, ``slogdet`` and ``inverse`` are also
+top-level functions and Tensor methods, as in PyTorch. Results computed by LAPACK in
+PyTorch come back column-major (``stride(-2) == 1``); so do ours, so strides agree.
+"""
+
+import builtins
+import math
+
+from .. import _dtypes, return_types
+from .._dispatch import check_same_device, finish
+from .._errors import (
+    TensorNotImplementedError,
+    TensorRuntimeError,
+    TensorTypeError,
+    wrap_dim,
+)
+from .._layout import broadcast_shapes
+from .._registry import register
+from .._tensor import Tensor
+from .reductions import quiet, wrap_result
+
+_FLOAT_TYPES = (_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128)
+
+
+def _xp(t):
+    return t._storage._backend.xp
+
+
+def _check_tensor(name, x, arg="A"):
+    if not isinstance(x, Tensor):
+        raise TensorTypeError(f"{name}(): argument '{arg}' must be Tensor, not "
+                              f"{type(x).__name__}")
+
+
+def _check_float(name, t, half=False):
+    ok = _FLOAT_TYPES + ((_dtypes.float16, _dtypes.bfloat16) if half else ())
+    if t._dtype not in ok:
+        raise TensorRuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got "
+            f"{t._dtype._torch_name}")
+
+
+def _check_matrix(name, t, square=True):
+    if t.dim() < 2:
+        raise TensorRuntimeError(
+            f"{name}: The input tensor A must have at least 2 dimensions.")
+    if square and t._shape[-1] != t._shape[-2]:
+        raise TensorRuntimeError(
+            f"{name}: A must be batches of square matrices, but they are {t._shape[-2]} by "
+            f"{t._shape[-1]} matrices")
+
+
+def _colmajor(xp, array, dtype, device):
+    """A tensor holding ``array`` with each matrix stored column by column (LAPACK layout)."""
+    array = xp.asarray(array)
+    if array.ndim < 2:
+        return wrap_result(xp, array, dtype, device)
+    shape = tuple(array.shape)
+    swapped = xp.ascontiguousarray(xp.swapaxes(array, -1, -2))
+    if swapped.dtype != dtype.numpy:
+        swapped = swapped.astype(dtype.numpy)
+    t = Tensor._from_array(swapped, dtype, device)
+    rows, cols = shape[-2], shape[-1]
+    batch = []
+    step = rows * cols
+    for size in reversed(shape[:-2]):
+        batch.append(step)
+        step *= size
+    t._set_metadata(shape, tuple(reversed(batch)) + (1, builtins.max(rows, 1)), 0)
+    return t
+
+
+def _linalg_call(name, fn, *args, **kwargs):
+    """Run an ``xp.linalg`` routine; its LinAlgError becomes PyTorch's (a RuntimeError)."""
+    try:
+        with quiet():
+            return fn(*args, **kwargs)
+    except Exception as exc:
+        if type(exc).__name__ == "LinAlgError":
+            raise TensorRuntimeError(f"{name}: {exc}") from None
+        raise
+
+
+# ---------------------------------------------------------------------- norms
+def _dims(dim, ndim):
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    return tuple(wrap_dim(d, builtins.max(ndim, 1)) for d in dim)
+
+
+def _norm_dtype(name, x, dtype):
+    _check_float(name, x, half=True)
+    if dtype is not None:
+        dtype = _dtypes.to_dtype(dtype)
+        if dtype not in _FLOAT_TYPES + (_dtypes.float16, _dtypes.bfloat16):
+            raise TensorRuntimeError(f"{name}: dtype should be floating point or complex. "
+                                     f"Got {dtype._torch_name}")
+        if x._dtype.is_complex and not dtype.is_complex:
+            raise TensorRuntimeError(
+                f"{name}: dtype should be complex when input is complex. Got "
+                f"{dtype._torch_name}")
+        work = dtype
+    else:
+        work = x._dtype
+    return work, work.to_real()
+
+
+def _work_array(x, work):
+    a = x._array()
+    np_work = (_dtypes.float32 if work in (_dtypes.float16, _dtypes.bfloat16) else work).numpy
+    return a if a.dtype == np_work else a.astype(np_work)
+
+
+def _vector_norm(xp, a, ord, axes, keepdim):
+    with quiet():
+        m = xp.abs(a)
+        if ord == math.inf:
+            return xp.max(m, axis=axes, keepdims=keepdim)
+        if ord == -math.inf:
+            return xp.min(m, axis=axes, keepdims=keepdim)
+        if ord == 0:
+            return xp.sum(m != 0, axis=axes, keepdims=keepdim).astype(m.dtype)
+        if ord == 1:
+            return xp.sum(m, axis=axes, keepdims=keepdim)
+        if ord == 2:
+            return xp.sqrt(xp.sum(m * m, axis=axes, keepdims=keepdim))
+        return xp.sum(m ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+
+
+@register("reduction", name="linalg_vector_norm", method=False, function=False)
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ``ord``-norm of ``x`` over ``dim`` (all dims by default) as a real tensor."""
+    _check_tensor("linalg_vector_norm", x, "x")
+    if not isinstance(ord, (int, float)) or isinstance(ord, bool):
+        raise TensorTypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
+                              f"{type(ord).__name__}")
+    work, out_dtype = _norm_dtype("linalg.vector_norm", x, dtype)
+    axes = _dims(dim, x.dim())
+    if x.dim() == 0:
+        axes = None
+    reduces_empty = axes is None or builtins.any(x._shape[d] == 0 for d in axes)
+    if x.numel() == 0 and (ord < 0 or ord == math.inf) and reduces_empty:
+        raise TensorRuntimeError(
+                f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
+                "the operation does not have an identity")
+    xp = _xp(x)
+    r = _vector_norm(xp, _work_array(x, work), ord, axes, keepdim)
+    return finish(linalg_vector_norm.op, (x,), wrap_result(xp, r, out_dtype, x.device))
+
+
+def _matrix_norm_array(name, xp, a, ord, dims, keepdim):
+    """``a``'s matrix norm over ``dims`` (already wrapped)."""
+    d0, d1 = dims
+    m = xp.moveaxis(a, (d0, d1), (-2, -1))
+    with quiet():
+        if ord == "fro":
+            r = xp.sqrt(xp.sum(xp.abs(m) ** 2, axis=(-2, -1)))
+        elif ord == "nuc":
+            r = xp.sum(_linalg_call(name, xp.linalg.svd, m, compute_uv=False), axis=-1)
+        elif ord in (2, -2):
+            s = _linalg_call(name, xp.linalg.svd, m, compute_uv=False)
+            r = xp.max(s, axis=-1) if ord == 2 else xp.min(s, axis=-1)
+        elif ord in (1, -1):
+            s = xp.sum(xp.abs(m), axis=-2)
+            r = xp.max(s, axis=-1) if ord == 1 else xp.min(s, axis=-1)
+        else:  # +-inf
+            s = xp.sum(xp.abs(m), axis=-1)
+            r = xp.max(s, axis=-1) if ord > 0 else xp.min(s, axis=-1)
+    if keepdim:
+        for d in sorted((d0, d1)):
+            r = xp.expand_dims(r, d)
+    return r
+
+
+def _check_matrix_ord(name, ord):
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise TensorRuntimeError(f"{name}: Order {ord} not supported.")
+
+
+@register("reduction", name="linalg_matrix_norm", method=False, function=False)
+def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """Matrix norm (``'fro'``, ``'nuc'``, ``±1``, ``±2``, ``±inf``) over the two ``dim``."""
+    _check_tensor("linalg_matrix_norm", A)
+    name = "linalg.matrix_norm"
+    if A.dim() < 2:
+        raise TensorRuntimeError(
+            f"{name}: The input tensor A must have at least 2 dimensions.")
+    _check_matrix_ord(name, ord)
+    work, out_dtype = _norm_dtype(name, A, dtype)
+    dims = _dims(dim, A.dim())
+    if len(dims) != 2 or dims[0] == dims[1]:
+        raise TensorRuntimeError(f"{name}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    xp = _xp(A)
+    r = _matrix_norm_array(name, xp, _work_array(A, work), ord, dims, keepdim)
+    return finish(linalg_matrix_norm.op, (A,), wrap_result(xp, r, out_dtype, A.device))
+
+
+@register("reduction", name="linalg_norm", method=False, function=False)
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """``vector_norm`` or ``matrix_norm`` depending on ``dim``/``ord`` and ``A``'s rank."""
+    _check_tensor("linalg_norm", A)
+    name = "linalg.norm"
+    if dim is not None and isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None:
+        dim = tuple(dim)
+        if len(dim) not in (1, 2):
+            raise TensorRuntimeError(
+                f"{name}: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    elif ord is not None and A.dim() not in (1, 2):
+        raise TensorRuntimeError(
+            f"{name}: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+            f"{A.dim()}D.")
+    matrix = (dim is not None and len(dim) == 2) or (dim is None and ord is not None
+                                                      and A.dim() == 2)
+    xp = _xp(A)
+    if matrix:
+        ord = "fro" if ord is None else ord
+        if A.dim() < 2:
+            raise TensorRuntimeError(
+                f"{name}: The input tensor A must have at least 2 dimensions.")
+        _check_matrix_ord(name, ord)
+        work, out_dtype = _norm_dtype(name, A, dtype)
+        dims = _dims(dim if dim is not None else (-2, -1), A.dim())
+        if dims[0] == dims[1]:
+            raise TensorRuntimeError(f"{name}: dims must be different. Got ({dims[0]}, "
+                                     f"{dims[1]})")
+        r = _matrix_norm_array(name, xp, _work_array(A, work), ord, dims, keepdim)
+    else:
+        ord = 2 if ord is None else ord
+        if isinstance(ord, str):
+            raise TensorRuntimeError(f"{name}: Order {ord} not supported.")
+        work, out_dtype = _norm_dtype(name, A, dtype)
+        axes = None if A.dim() == 0 else _dims(dim, A.dim())
+        r = _vector_norm(xp, _work_array(A, work), ord, axes, keepdim)
+    return finish(linalg_norm.op, (A,), wrap_result(xp, r, out_dtype, A.device))
+
+
+# ---------------------------------------------------------------------- determinants
+def _check_eigh_dtype(A):
+    if A._dtype not in _FLOAT_TYPES:
+        raise TensorNotImplementedError(
+            f"\"linalg_eigh_cpu\" not implemented for '{A._dtype._torch_name}'")
+
+
+def _square_float(name, fname, A):
+    _check_tensor(fname, A)
+    _check_matrix(name, A)
+    _check_float(name, A)
+    return _xp(A)
+
+
+def _det(name, fname, A):
+    xp = _square_float(name, fname, A)
+    return xp, _linalg_call(name, xp.linalg.det, A._array())
+
+
+@register("copy", name="linalg_det", method=False, function=False)
+def linalg_det(A):
+    """Determinant of each square matrix in ``A`` (batched)."""
+    xp, r = _det("linalg.det", "linalg_det", A)
+    return finish(linalg_det.op, (A,), wrap_result(xp, r, A._dtype, A.device))
+
+
+@register("copy")
+def det(input):
+    """Determinant of each square matrix (``torch.linalg.det``)."""
+    xp, r = _det("linalg.det", "det", input)
+    return finish(det.op, (input,), wrap_result(xp, r, input._dtype, input.device))
+
+
+def _slogdet(name, fname, A):
+    xp = _square_float(name, fname, A)
+    sign, logabs = _linalg_call(name, xp.linalg.slogdet, A._array())
+    return (xp, wrap_result(xp, sign, A._dtype, A.device),
+            wrap_result(xp, logabs, A._dtype.to_real(), A.device))
+
+
+@register("copy", name="linalg_slogdet", method=False, function=False)
+def linalg_slogdet(A):
+    """``(sign, logabsdet)`` of the determinant of each square matrix in ``A``."""
+    _, sign, logabs = _slogdet("linalg.slogdet", "linalg_slogdet", A)
+    return finish(linalg_slogdet.op, (A,), return_types.linalg_slogdet((sign, logabs)))
+
+
+@register("copy")
+def slogdet(input):
+    """``(sign, logabsdet)`` of each determinant (``torch.linalg.slogdet``)."""
+    _, sign, logabs = _slogdet("linalg.slogdet", "slogdet", input)
+    return finish(slogdet.op, (input,), return_types.slogdet((sign, logabs)))
+
+
+@register("copy")
+def logdet(input):
+    """Log of each determinant: NaN for a negative real determinant, -inf for zero."""
+    xp = _square_float("linalg.slogdet", "logdet", input)
+    sign, logabs = _linalg_call("logdet", xp.linalg.slogdet, input._array())
+    with quiet():
+        if input._dtype.is_complex:
+            r = xp.log(sign) + logabs
+        else:
+            r = xp.where(sign < 0, xp.nan, xp.where(sign == 0, -xp.inf, logabs))
+    return finish(logdet.op, (input,), wrap_result(xp, r, input._dtype, input.device))
+
+
+# ---------------------------------------------------------------------- inverse, solve
+def _inv(name, fname, A):
+    xp = _square_float(name, fname, A)
+    r = _linalg_call(name, xp.linalg.inv, A._array())
+    return _colmajor(xp, r, A._dtype, A.device)
+
+
+@register("copy", name="linalg_inv", method=False, function=False)
+def linalg_inv(A):
+    """Inverse of each square matrix; a singular one raises (a RuntimeError)."""
+    return finish(linalg_inv.op, (A,), _inv("linalg.inv", "linalg_inv", A))
+
+
+@register("copy")
+def inverse(input):
+    """Inverse of each square matrix (``torch.linalg.inv``)."""
+    return finish(inverse.op, (input,), _inv("linalg.inv", "inverse", input))
+
+
+@register("copy", name="linalg_solve", method=False, function=False)
+def linalg_solve(A, B, *, left=True):
+    """``X`` with ``A @ X = B`` (``X @ A = B`` when ``left=False``); batch dims broadcast and
+    ``B`` may be a (batch of) vector(s)."""
+    name = "linalg.solve"
+    _check_tensor("linalg_solve", A)
+    _check_tensor("linalg_solve", B, "B")
+    device = check_same_device([A, B])
+    _check_matrix(name, A)
+    _check_float(name, A)
+    if A._dtype is not B._dtype:
+        raise TensorRuntimeError(
+            f"{name}: Expected A and B to have the same dtype, but found A of type "
+            f"{A._dtype._torch_name} and B of type {B._dtype._torch_name} instead")
+    n = A._shape[-1]
+    vector = B.dim() == 1 or (left and B.dim() == A.dim() - 1
+                              and tuple(B._shape) == tuple(A._shape[:-1]))
+    xp = _xp(A)
+    a, b = A._array(), B._array()
+    if vector:
+        if B._shape[-1] != n:
+            raise TensorRuntimeError(
+                f"{name}: Incompatible shapes of A and B for the equation AX = B "
+                f"({'x'.join(map(str, A._shape[-2:]))} and {B._shape[-1]})")
+        b = b[..., None]
+    else:
+        if B.dim() < 2:
+            raise TensorRuntimeError(f"{name}: The input tensor B must have at least 2 "
+                                     "dimensions.")
+        k = B._shape[-2] if left else B._shape[-1]
+        if k != n:
+            eq = "AX = B" if left else "XA = B"
+            raise TensorRuntimeError(
+                f"{name}: Incompatible shapes of A and B for the equation {eq} "
+                f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})")
+        if not left:
+            a, b = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)
+    try:
+        batch = tuple(broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    except RuntimeError:
+        raise TensorRuntimeError(
+            f"{name}: shape mismatch: A {list(A._shape)} and B {list(B._shape)} cannot be "
+            "broadcast together") from None
+    a = xp.broadcast_to(a, batch + a.shape[-2:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
+    r = _linalg_call(name, xp.linalg.solve, a, b)
+    if vector:
+        # PyTorch solves a batch of vectors as one column-major matrix per batch row.
+        out = _colmajor(xp, r[..., 0], A._dtype, device)
+    elif left:
+        out = _colmajor(xp, r, A._dtype, device)
+    else:
+        out = wrap_result(xp, xp.swapaxes(r, -1, -2), A._dtype, device)
+    return finish(linalg_solve.op, (A, B), out)
+
+
+# ---------------------------------------------------------------------- decompositions
+@register("copy", name="linalg_cholesky", method=False, function=False)
+def linalg_cholesky(A, *, upper=False):
+    """Lower (or ``upper``) Cholesky factor of each Hermitian positive-definite matrix."""
+    name = "linalg.cholesky"
+    xp = _square_float(name, "linalg_cholesky", A)
+    L = _linalg_call(name, xp.linalg.cholesky, A._array())
+    if upper:
+        r = xp.conj(xp.swapaxes(L, -1, -2))
+    else:
+        r = L
+    return finish(linalg_cholesky.op, (A,), _colmajor(xp, r, A._dtype, A.device))
+
+
+@register("copy", name="linalg_qr", method=False, function=False)
+def linalg_qr(A, mode="reduced"):
+    """QR decomposition ``A = Q @ R`` (``mode``: 'reduced', 'complete' or 'r', where Q is
+    empty)."""
+    name = "linalg.qr"
+    _check_tensor("linalg_qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise TensorRuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'")
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    xp = _xp(A)
+    if mode == "r":
+        R = _linalg_call(name, xp.linalg.qr, A._array(), mode="r")
+        Q = wrap_result(xp, xp.zeros((0,), dtype=A._dtype.numpy), A._dtype, A.device)
+    else:
+        Qa, R = _linalg_call(name, xp.linalg.qr, A._array(), mode=mode)
+        Q = _colmajor(xp, Qa, A._dtype, A.device)
+    R = _colmajor(xp, R, A._dtype, A.device)
+    return finish(linalg_qr.op, (A,), return_types.linalg_qr((Q, R)))
+
+
+def _check_uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise TensorRuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+@register("copy", name="linalg_eigh", method=False, function=False)
+def linalg_eigh(A, UPLO="L"):
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian matrices."""
+    name = "linalg.eigh"
+    _check_tensor("linalg_eigh", A)
+    _check_matrix(name, A)
+    _check_eigh_dtype(A)
+    xp = _xp(A)
+    _check_uplo(UPLO)
+    w, v = _linalg_call(name, xp.linalg.eigh, A._array(), UPLO=UPLO)
+    out = return_types.linalg_eigh((wrap_result(xp, w, A._dtype.to_real(), A.device),
+                                    _colmajor(xp, v, A._dtype, A.device)))
+    return finish(linalg_eigh.op, (A,), out)
+
+
+@register("copy", name="linalg_eigvalsh", method=False, function=False)
+def linalg_eigvalsh(A, UPLO="L"):
+    """Eigenvalues (ascending, real) of Hermitian matrices."""
+    name = "linalg.eigvalsh"
+    _check_tensor("linalg_eigvalsh", A)
+    _check_matrix(name, A)
+    _check_eigh_dtype(A)
+    xp = _xp(A)
+    _check_uplo(UPLO)
+    w = _linalg_call(name, xp.linalg.eigvalsh, A._array(), UPLO=UPLO)
+    return finish(linalg_eigvalsh.op, (A,), wrap_result(xp, w, A._dtype.to_real(), A.device))
+
+
+@register("copy", name="linalg_svd", method=False, function=False)
+def linalg_svd(A, full_matrices=True, *, driver=None):
+    """Singular value decomposition ``A = U @ diag(S) @ Vh`` (S descending, real)."""
+    name = "linalg.svd"
+    _check_tensor("linalg_svd", A)
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    xp = _xp(A)
+    U, S, Vh = _linalg_call(name, xp.linalg.svd, A._array(), full_matrices=full_matrices)
+    out = return_types.linalg_svd((_colmajor(xp, U, A._dtype, A.device),
+                                   wrap_result(xp, S, A._dtype.to_real(), A.device),
+                                   _colmajor(xp, Vh, A._dtype, A.device)))
+    return finish(linalg_svd.op, (A,), out)
+
+
+@register("copy", name="linalg_svdvals", method=False, function=False)
+def linalg_svdvals(A, *, driver=None):
+    """Singular values of each matrix, descending (real)."""
+    name = "linalg.svdvals"
+    _check_tensor("linalg_svdvals", A)
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    xp = _xp(A)
+    s = _linalg_call(name, xp.linalg.svd, A._array(), compute_uv=False)
+    return finish(linalg_svdvals.op, (A,), wrap_result(xp, s, A._dtype.to_real(), A.device))
+
+
+def _tolerance(xp, s, A, atol, rtol):
+    """PyTorch's threshold ``max(atol, rtol * s_max)`` (rtol defaults to eps * max(m, n)
+    unless only a positive ``atol`` is given)."""
+    def value(v):
+        return v._array() if isinstance(v, Tensor) else v
+
+    atol_v = 0.0 if atol is None else value(atol)
+    if rtol is None:
+        if atol is not None and not isinstance(atol, Tensor) and atol > 0:
+            rtol_v = 0.0
+        else:
+            rtol_v = _dtypes.finfo(A._dtype.to_real()).eps * builtins.max(A._shape[-2:])
+    else:
+        rtol_v = value(rtol)
+    smax = xp.max(s, axis=-1, keepdims=True) if s.shape[-1] else xp.zeros(
+        s.shape[:-1] + (1,), s.dtype)
+    return xp.maximum(xp.asarray(atol_v)[..., None] if xp.ndim(atol_v) else atol_v,
+                      (xp.asarray(rtol_v)[..., None] if xp.ndim(rtol_v) else rtol_v) * smax)
+
+
+def _singular_values(name, xp, A, hermitian):
+    a = A._array()
+    if hermitian:
+        return xp.abs(_linalg_call(name, xp.linalg.eigvalsh, a))
+    return _linalg_call(name, xp.linalg.svd, a, compute_uv=False)
+
+
+@register("reduction", name="linalg_matrix_rank", method=False, function=False)
+def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+    """Number of singular values above ``max(atol, rtol * largest)`` (int64)."""
+    name = "linalg.matrix_rank"
+    _check_tensor("linalg_matrix_rank", A, "input")
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    xp = _xp(A)
+    s = _singular_values(name, xp, A, hermitian)
+    with quiet():
+        r = xp.sum(s > _tolerance(xp, s, A, atol, rtol), axis=-1)
+    return finish(linalg_matrix_rank.op, (A,), wrap_result(xp, r, _dtypes.int64, A.device))
+
+
+@register("copy", name="linalg_pinv", method=False, function=False)
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
+    """Moore-Penrose pseudo-inverse (singular values below the tolerance count as 0)."""
+    name = "linalg.pinv"
+    _check_tensor("linalg_pinv", A, "input")
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    if rcond is not None:
+        rtol = rcond
+    xp = _xp(A)
+    a = A._array()
+    with quiet():
+        if hermitian:
+            w, v = _linalg_call(name, xp.linalg.eigh, a)
+            s = xp.abs(w)
+            tol = _tolerance(xp, s, A, atol, rtol)
+            inv = xp.where(s > tol, 1.0 / xp.where(w == 0, 1, w), 0).astype(w.dtype)
+            r = xp.matmul(v * inv[..., None, :], xp.conj(xp.swapaxes(v, -1, -2)))
+        else:
+            U, s, Vh = _linalg_call(name, xp.linalg.svd, a, full_matrices=False)
+            tol = _tolerance(xp, s, A, atol, rtol)
+            inv = xp.where(s > tol, 1.0 / xp.where(s == 0, 1, s), 0).astype(s.dtype)
+            r = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * inv[..., None, :],
+                          xp.conj(xp.swapaxes(U, -1, -2)))
+    return finish(linalg_pinv.op, (A,), wrap_result(xp, r, A._dtype, A.device))
+
+
+# ---------------------------------------------------------------------- products
+@register("copy", name="linalg_matrix_power", method=False, function=False)
+def linalg_matrix_power(A, n):
+    """``A`` multiplied by itself ``n`` times (identity for 0, the inverse's power for
+    negative ``n``)."""
+    name = "linalg.matrix_power"
+    _check_tensor("linalg_matrix_power", A)
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TensorTypeError(f"linalg_matrix_power(): argument 'n' must be int, not "
+                              f"{type(n).__name__}")
+    _check_matrix(name, A)
+    if n < 0:
+        _check_float("linalg.inv", A)
+    elif A._dtype is _dtypes.bool_ and n > 1:
+        raise TensorRuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    xp = _xp(A)
+    a = A._array()
+    with quiet():
+        if n < 0:
+            a = _linalg_call("linalg.inv", xp.linalg.inv, a)
+        r = xp.linalg.matrix_power(a, builtins.abs(n))
+        if r is a:  # n == 1 hands back its input; PyTorch returns a copy
+            r = r.copy()
+    return finish(linalg_matrix_power.op, (A,), wrap_result(xp, r, A._dtype, A.device))
+
+
+@register("copy", name="linalg_multi_dot", method=False, function=False)
+def linalg_multi_dot(tensors):
+    """Chain of matrix products in the cheapest order; the first and last may be 1-D."""
+    name = "multi_dot"
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise TensorRuntimeError(
+            f"{name}(): expected at least 2 tensors but got {len(tensors)}")
+    for t in tensors:
+        _check_tensor("linalg_multi_dot", t, "tensors")
+    device = check_same_device(tensors)
+    last = len(tensors) - 1
+    for i, t in enumerate(tensors):
+        allowed = (1, 2) if i in (0, last) else (2,)
+        if t.dim() not in allowed:
+            which = "first" if i == 0 else "last" if i == last else None
+            if which:
+                raise TensorRuntimeError(
+                    f"{name}(): the {which} tensor must be 1D or 2D but got {t.dim()}D")
+            raise TensorRuntimeError(
+                f"{name}(): tensor {i} must be 2D but got {t.dim()}D")
+        if t._dtype is not tensors[0]._dtype:
+            raise TensorRuntimeError(
+                f"{name}(): all tensors must have the same dtype, but tensor 0 is "
+                f"{tensors[0]._dtype._torch_name} and tensor {i} is {t._dtype._torch_name}")
+    shapes = [tuple(t._shape) for t in tensors]
+    s0 = (1,) + shapes[0] if len(shapes[0]) == 1 else shapes[0]
+    cols = s0[-1]
+    for i in range(1, len(shapes)):
+        s = shapes[i] + (1,) if len(shapes[i]) == 1 else shapes[i]
+        if s[0] != cols:
+            raise TensorRuntimeError(
+                f"{name}(): tensors {i - 1} and {i} with shapes {list(shapes[i - 1])} and "
+                f"{list(shapes[i])} cannot be multiplied")
+        cols = s[1]
+    if tensors[0]._dtype is _dtypes.bool_:
+        raise TensorRuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    xp = _xp(tensors[0])
+    with quiet():
+        r = xp.linalg.multi_dot([t._array() for t in tensors])
+    return finish(linalg_multi_dot.op, tuple(tensors),
+                  wrap_result(xp, r, tensors[0]._dtype, device))
+
+
+@register("copy", name="linalg_vecdot", method=False, function=False)
+def linalg_vecdot(x, y, *, dim=-1):
+    """``sum(x.conj() * y, dim)`` with broadcasting."""
+    name = "linalg.vecdot"
+    _check_tensor("linalg_vecdot", x, "x")
+    _check_tensor("linalg_vecdot", y, "y")
+    device = check_same_device([x, y])
+    if x._dtype is not y._dtype:
+        raise TensorRuntimeError(
+            f"{name}: Expected x and y to have the same dtype, but found x of type "
+            f"{x._dtype._torch_name} and y of type {y._dtype._torch_name} instead")
+    _check_float(name, x)
+    shape = tuple(broadcast_shapes(tuple(x._shape), tuple(y._shape)))
+    d = wrap_dim(dim, builtins.max(len(shape), 1))
+    xp = _xp(x)
+    with quiet():
+        r = xp.sum(xp.conj(x._array()) * y._array(), axis=d)
+    return finish(linalg_vecdot.op, (x, y), wrap_result(xp, r, x._dtype, device))
+
+
+@register("copy", name="linalg_cross", method=False, function=False)
+def linalg_cross(input, other, *, dim=-1):
+    """Cross product of 3-vectors along ``dim``; the other dims broadcast."""
+    name = "linalg.cross"
+    _check_tensor("linalg_cross", input, "input")
+    _check_tensor("linalg_cross", other, "other")
+    device = check_same_device([input, other])
+    if input.dim() != other.dim():
+        raise TensorRuntimeError(
+            f"{name}: inputs must have the same number of dimensions.")
+    if input._dtype is not other._dtype:
+        raise TensorRuntimeError(
+            f"expected scalar type {input._dtype._torch_name} but found "
+            f"{other._dtype._torch_name}")
+    shape = tuple(broadcast_shapes(tuple(input._shape), tuple(other._shape)))
+    d = wrap_dim(dim, builtins.max(len(shape), 1))
+    if input._shape[d] != 3 or other._shape[d] != 3:
+        raise TensorRuntimeError(
+            f"{name}: inputs dimension {dim} must have length 3. Got {input._shape[d]} and "
+            f"{other._shape[d]}")
+    xp = _xp(input)
+    with quiet():
+        a = xp.broadcast_to(input._array(), shape)
+        b = xp.broadcast_to(other._array(), shape)
+        r = xp.cross(a, b, axis=d)
+    return finish(linalg_cross.op, (input, other), wrap_result(xp, r, input._dtype, device))

@@ -1,0 +1,801 @@
+"""Statistics and scaled products: quantile, nanquantile, mode, logcumsumexp, dist, renorm,
+histogram, trapezoid/trapz/cumulative_trapezoid, cov, corrcoef, addmv, addbmm and addr.
+
+Values, dtypes, layouts and errors follow PyTorch's CPU kernels: quantile sorts each slice and
+interpolates between the two nearest ranks (computed in the input's dtype), its result puts
+``q``'s dim first as a transposed view of a ``(..., len(q))`` buffer (PyTorch's strides);
+float16/bfloat16 are accumulated in float32 and rounded back.
+"""
+
+import builtins
+import math
+import numbers
+
+import numpy as np
+
+from .. import _dtypes
+from .._dispatch import check_inplace, check_same_device, finish
+from .._elementwise import result_dtype
+from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
+from .._layout import broadcast_shapes, contiguous_strides
+from .._registry import register
+from .._tensor import Tensor
+from .linalg import (
+    _check_add_base,
+    _check_product_out,
+    _check_tensors,
+    _finish_product,
+    _name,
+    _refuse_bool,
+    _scaled_sum,
+    _work,
+)
+from .reductions import (
+    _check_keepdim,
+    _check_pair_out,
+    _emit,
+    _emit_pair,
+    _not_for,
+    _work_array,
+    check_out,
+    check_tensor,
+    quiet,
+    wrap_result,
+    write_out,
+)
+from .views import make_view
+
+_LOW = (_dtypes.float16, _dtypes.bfloat16)
+
+
+def _xp(t):
+    return t._storage._backend.xp
+
+
+def _is_float(dtype):
+    return dtype.is_floating_point
+
+
+# ---------------------------------------------------------------------- quantile
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(op, name, input, q, dim, keepdim, interpolation, out, ignore_nan):
+    check_tensor(input, name)
+    keepdim = _check_keepdim(keepdim, name)
+    if input._dtype not in (_dtypes.float32, _dtypes.float64):
+        raise TensorRuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor):
+        if q.dim() > 1:
+            raise TensorRuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q._dtype is not input._dtype:
+            raise TensorRuntimeError(
+                f"{name}() q tensor must be same dtype as the input tensor")
+        check_same_device([input, q])
+    elif not isinstance(q, numbers.Real):
+        raise TensorTypeError(
+            f"{name}() received an invalid combination of arguments: q must be float or "
+            f"Tensor, not {type(q).__name__}")
+    if interpolation not in _INTERPOLATIONS:
+        raise TensorRuntimeError(
+            f"{name}() interpolation must be one of linear, lower, higher, midpoint or "
+            f"nearest, but got {interpolation}")
+    if input.numel() == 0:
+        raise TensorRuntimeError(f"{name}() input tensor must be non-empty")
+    check_out(out, name, input._dtype)
+    xp = _xp(input)
+    np_dtype = input._dtype.numpy
+    if isinstance(q, Tensor):
+        qa = q._array().reshape(-1)
+        if not bool(xp.all((qa >= 0) & (qa <= 1))):
+            raise TensorRuntimeError(f"{name}() q values must be in the range [0, 1]")
+        q_scalar = q.dim() == 0
+    else:
+        if not 0 <= q <= 1:
+            raise TensorRuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        qa = xp.asarray([q], dtype=np_dtype)
+        q_scalar = True
+    ndim = input.dim()
+    a = input._array()
+    if dim is None:
+        sorted_ = xp.sort(a.reshape(-1))
+        shape = (1,) * ndim if keepdim else ()
+    else:
+        d = wrap_dim(dim, ndim)
+        if ndim == 0:
+            sorted_ = a.reshape(1)
+            shape = ()
+        else:
+            sorted_ = xp.sort(xp.moveaxis(a, d, -1), axis=-1)
+            if keepdim:
+                sorted_ = xp.expand_dims(sorted_, d)
+            shape = tuple(input._shape[:d]) + ((1,) if keepdim else ()) + tuple(
+                input._shape[d + 1:])
+    n = sorted_.shape[-1]
+    sorted_ = sorted_.reshape(shape + (n,))
+    nan_mask = xp.isnan(sorted_)
+    with quiet():
+        if ignore_nan:
+            count = (~nan_mask).sum(axis=-1, keepdims=True).astype(np_dtype)
+            ranks = qa * (count - np_dtype.type(1))
+            ranks = xp.where(ranks < 0, np_dtype.type(0), ranks)
+        else:
+            ranks = xp.broadcast_to(qa * np_dtype.type(n - 1), shape + (qa.shape[0],))
+            ranks = xp.where(nan_mask.any(axis=-1, keepdims=True), np_dtype.type(n - 1), ranks)
+        if interpolation == "lower":
+            ranks = xp.floor(ranks)
+        elif interpolation == "higher":
+            ranks = xp.ceil(ranks)
+        elif interpolation == "nearest":
+            ranks = xp.round(ranks)  # half to even, as PyTorch's round
+        below = ranks.astype(np.int64)
+        result = xp.take_along_axis(sorted_, below, axis=-1)
+        if interpolation in ("linear", "midpoint"):
+            if interpolation == "midpoint":
+                weights = xp.full(ranks.shape, 0.5, dtype=np_dtype)
+            else:
+                weights = (ranks - below.astype(np_dtype)).astype(np_dtype)
+            above = xp.take_along_axis(sorted_, xp.ceil(ranks).astype(np.int64), axis=-1)
+            result = _lerp(xp, result, above, weights)
+    result = xp.ascontiguousarray(result.astype(np_dtype))
+    if out is not None:
+        final = result[..., 0] if q_scalar else xp.moveaxis(result, -1, 0)
+        write_out(out, final)
+        return finish(op, (input,), out, modified=out)
+    buffer = Tensor._from_array(result, input._dtype, input.device)
+    if q_scalar:
+        res = make_view(buffer, shape, contiguous_strides(shape), 0)
+    else:
+        # PyTorch ends with unsqueeze(0).transpose(0, -1).squeeze(-1): q's dim first, stride 1
+        strides = contiguous_strides(buffer._shape)
+        res = make_view(buffer, (qa.shape[0],) + shape, (1,) + tuple(strides[:-1]), 0)
+    res._base = None
+    return finish(op, (input,), res)
+
+
+def _lerp(xp, start, end, weight):
+    """PyTorch's lerp: the formula switches at weight 0.5 for accuracy at both ends."""
+    diff = end - start
+    return xp.where(xp.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+@register("reduction")
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The ``q``-th quantiles of ``input`` over ``dim`` (flattened when None).
+
+    ``q`` is a float or a 0-/1-D tensor of ``input``'s dtype; a 1-D ``q`` adds a leading dim.
+    A slice holding NaN gives NaN (see ``nanquantile``).
+    """
+    return _quantile(quantile.op, "quantile", input, q, dim, keepdim, interpolation, out, False)
+
+
+@register("reduction")
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """``quantile`` ignoring NaN (NaN only where a slice is all NaN)."""
+    return _quantile(nanquantile.op, "nanquantile", input, q, dim, keepdim, interpolation, out,
+                     True)
+
+
+# ---------------------------------------------------------------------- mode
+@register("reduction")
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """The most frequent value of each slice along ``dim`` (the smallest one on ties) and the
+    index of its last occurrence, as ``torch.return_types.mode(values, indices)``."""
+    check_tensor(input, "mode")
+    keepdim = _check_keepdim(keepdim, "mode")
+    ndim = input.dim()
+    d = wrap_dim(dim, ndim)
+    out = _check_pair_out(out, "mode", (input._dtype, _dtypes.int64))
+    xp = _xp(input)
+    a = input._array()
+    if ndim == 0:
+        values, indices = a.copy(), xp.zeros((), dtype=np.int64)
+        return _emit_pair(mode.op, (input,), xp, (values, indices),
+                          (input._dtype, _dtypes.int64), input.device, "mode", out)
+    n = input._shape[d]
+    rest = tuple(input._shape[:d]) + tuple(input._shape[d + 1:])
+    if n == 0 and builtins.all(s != 0 for s in rest):
+        raise TensorIndexError(
+            f"mode(): Expected reduction dim {d} to have non-zero size.")
+    moved = xp.moveaxis(a, d, -1).reshape(-1, n)
+    rows = moved.shape[0]
+    if n == 0 or rows == 0:
+        values = xp.zeros((rows,), dtype=a.dtype)
+        indices = xp.zeros((rows,), dtype=np.int64)
+    else:
+        order = xp.argsort(moved, axis=-1, kind="stable")
+        s = xp.take_along_axis(moved, order, axis=-1)
+        pos = xp.broadcast_to(xp.arange(n), (rows, n))
+        change = s[:, 1:] != s[:, :-1]
+        starts = xp.concatenate([xp.ones((rows, 1), dtype=bool), change], axis=1)
+        ends = xp.concatenate([change, xp.ones((rows, 1), dtype=bool)], axis=1)
+        start_pos = xp.maximum.accumulate(xp.where(starts, pos, 0), axis=1)
+        end_pos = xp.minimum.accumulate(xp.where(ends, pos, n)[:, ::-1], axis=1)[:, ::-1]
+        counts = end_pos - start_pos + 1
+        best = xp.argmax(counts, axis=1)  # first maximum in sorted order: the smallest value
+        r = xp.arange(rows)
+        values = s[r, best]
+        indices = order[r, end_pos[r, best]].astype(np.int64)
+    shape = rest
+    if keepdim:
+        shape = tuple(input._shape[:d]) + (1,) + tuple(input._shape[d + 1:])
+    return _emit_pair(mode.op, (input,), xp, (values.reshape(shape), indices.reshape(shape)),
+                      (input._dtype, _dtypes.int64), input.device, "mode", out)
+
+
+# ---------------------------------------------------------------------- logcumsumexp
+@register("reduction")
+def logcumsumexp(input, dim, *, out=None):
+    """``log(cumsum(exp(input)))`` along ``dim``, computed stably (no overflow)."""
+    check_tensor(input, "logcumsumexp")
+    d = wrap_dim(dim, input.dim())
+    if not (_is_float(input._dtype) or input._dtype.is_complex):
+        raise _not_for("logcumsumexp_out_cpu", input._dtype)
+    check_out(out, "logcumsumexp")
+    xp = _xp(input)
+    a = _work_array(input)
+    with quiet():
+        if input.dim() == 0:
+            r = a.copy()
+        elif a.dtype.kind == "c":
+            r = _complex_logcumsumexp(xp, a, d)
+        else:
+            r = xp.logaddexp.accumulate(a, axis=d)
+    return _emit(logcumsumexp.op, (input,), xp, r, input._dtype, input.device, out)
+
+
+def _complex_logcumsumexp(xp, a, d):
+    """Running ``log(exp(acc) + exp(x))``, factoring out the term of larger real part."""
+    moved = xp.moveaxis(a, d, 0)
+    r = xp.empty_like(moved)
+    if moved.shape[0]:
+        acc = moved[0]
+        r[0] = acc
+        for i in range(1, moved.shape[0]):
+            x = moved[i]
+            big = xp.where(acc.real >= x.real, acc, x)
+            small = xp.where(acc.real >= x.real, x, acc)
+            acc = xp.where(xp.isneginf(big.real), big,
+                           big + xp.log1p(xp.exp(small - big)))
+            r[i] = acc
+    return xp.moveaxis(r, 0, d)
+
+
+# ---------------------------------------------------------------------- dist
+def _pnorm(xp, d, p, axis=None, keepdims=False):
+    """The ``p``-norm of ``d`` over ``axis`` (PyTorch's norm rules for 0, inf and -inf)."""
+    d = xp.abs(d)
+    if p == 0:
+        return (d != 0).sum(axis=axis, keepdims=keepdims).astype(d.dtype)
+    if p in (math.inf, -math.inf):
+        if d.size == 0:
+            raise TensorRuntimeError(
+                f"linalg.vector_norm cannot compute the {'' if p > 0 else '-'}inf norm on an "
+                "empty tensor because the operation does not have an identity")
+        return (d.max if p > 0 else d.min)(axis=axis, keepdims=keepdims)
+    if p == 1:
+        return d.sum(axis=axis, keepdims=keepdims)
+    if p == 2:
+        return xp.sqrt((d * d).sum(axis=axis, keepdims=keepdims))
+    return (d ** p).sum(axis=axis, keepdims=keepdims) ** (1.0 / p)
+
+
+@register("reduction")
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (broadcast), as a 0-d tensor."""
+    check_tensor(input, "dist")
+    check_tensor(other, "dist", "other", 2)
+    device = check_same_device([input, other])
+    dtype = result_dtype([input, other])
+    if not (_is_float(dtype) or dtype.is_complex):
+        raise TensorRuntimeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{_name(dtype)} instead.")
+    broadcast_shapes(tuple(input._shape), tuple(other._shape))
+    xp = _xp(input)
+    p = float(p)
+    with quiet():
+        diff = _work(input, dtype) - _work(other, dtype)
+        r = _pnorm(xp, diff, p)
+    real = dtype.to_real() if dtype.is_complex else dtype
+    return finish(dist.op, (input, other), wrap_result(xp, r, real, device))
+
+
+# ---------------------------------------------------------------------- renorm
+def _renorm_array(name, input, p, dim, maxnorm):
+    check_tensor(input, name)
+    if input.dim() < 2:
+        raise TensorRuntimeError(
+            f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    d = wrap_dim(dim, input.dim())
+    if p <= 0:
+        raise TensorRuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise TensorRuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if not (_is_float(input._dtype) or input._dtype.is_complex):
+        raise _not_for("renorm_out", input._dtype)
+    xp = _xp(input)
+    a = _work_array(input)
+    axes = tuple(i for i in range(input.dim()) if i != d)
+    with quiet():
+        norms = _pnorm(xp, a, float(p), axis=axes, keepdims=True)
+        dt = a.real.dtype.type if a.dtype.kind == "c" else a.dtype.type
+        factor = xp.where(norms > dt(maxnorm), dt(maxnorm) / (norms + dt(1e-7)), dt(1))
+        return xp, a * factor.astype(norms.dtype)
+
+
+@register("reduction")
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """Each slice ``input.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm`` is scaled
+    down to norm ``maxnorm``; the others are copied unchanged."""
+    check_out(out, "renorm")
+    xp, r = _renorm_array("renorm", input, p, dim, maxnorm)
+    return _emit(renorm.op, (input,), xp, r, input._dtype, input.device, out)
+
+
+@register("inplace", method="renorm_", function=False)
+def renorm_(self, p, dim, maxnorm):
+    """In-place ``renorm``."""
+    _, r = _renorm_array("renorm", self, p, dim, maxnorm)
+    check_inplace(self)
+    write_out(self, r)
+    return finish(renorm_.op, (self,), self, modified=self)
+
+
+# ---------------------------------------------------------------------- histogram
+def _linspace(xp, start, end, steps, np_dtype):
+    """PyTorch's CPU linspace: from the start in the first half, from the end in the second."""
+    t = np_dtype.type
+    start, end = t(start), t(end)
+    if steps == 1:
+        return xp.asarray([start], dtype=np_dtype)
+    step = (end - start) / t(steps - 1)
+    i = xp.arange(steps)
+    half = steps // 2
+    lo = start + step * i.astype(np_dtype)
+    hi = end - step * (steps - i - 1).astype(np_dtype)
+    return xp.where(i < half, lo, hi).astype(np_dtype)
+
+
+@register("reduction")
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    """Histogram of ``input``'s values: ``bins`` equal-width bins over ``range`` (default
+    the data's min..max) or the given increasing edges tensor; returns
+    ``torch.return_types.histogram(hist, bin_edges)``. The last bin includes its right edge.
+    """
+    check_tensor(input, "histogram")
+    if not _is_float(input._dtype):
+        raise _not_for("histogram_cpu", input._dtype)
+    if input._dtype in _LOW:
+        raise _not_for("histogram_cpu", input._dtype)
+    inputs = [input]
+    xp = _xp(input)
+    np_dtype = input._dtype.numpy
+    x = input._array().reshape(-1)
+    if isinstance(bins, Tensor):
+        if range is not None:
+            raise TensorTypeError(
+                "histogram() received an invalid combination of arguments - got (Tensor, "
+                "bins=Tensor, range=...)")
+        if bins._dtype is not input._dtype:
+            raise TensorRuntimeError(
+                f"torch.histogramdd: input tensor and bins tensors should have the same "
+                f"dtype, but got input {_name(input._dtype)} and bins {_name(bins._dtype)}")
+        if bins.dim() != 1:
+            raise TensorRuntimeError(
+                f"torch.histogramdd: bins tensor should have one dimension, but got "
+                f"{bins.dim()} dimensions in the bins tensor")
+        if bins.numel() == 0:
+            raise TensorRuntimeError(
+                "torch.histogramdd: bins tensor should have at least 1 element, but got 0 "
+                "elements in the bins tensor")
+        edges = bins._array().astype(np_dtype)
+        inputs.append(bins)
+    else:
+        if not isinstance(bins, numbers.Integral) or isinstance(bins, bool):
+            raise TensorTypeError(
+                f"histogram(): argument 'bins' must be int or Tensor, not "
+                f"{type(bins).__name__}")
+        if bins <= 0:
+            raise TensorRuntimeError(
+                f"torch.histogramdd(): bins must be > 0, but got {bins} for dimension 0")
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif x.size:
+            lo, hi = float(x.min()), float(x.max())
+        else:
+            lo, hi = 0.0, 1.0  # PyTorch's range for no data
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise TensorRuntimeError(
+                f"torch.histogramdd: dimension 0's range [{_g(lo)}, {_g(hi)}] is not finite")
+        if lo > hi:
+            raise TensorRuntimeError(
+                f"torch.histogramdd: expected leftmost edge ({lo}) to be less than or equal "
+                f"to the rightmost edge ({hi}) for dimension 0")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = _linspace(xp, lo, hi, bins + 1, np_dtype)
+    if weight is not None:
+        check_tensor(weight, "histogram", "weight")
+        if tuple(weight._shape) != tuple(input._shape):
+            raise TensorRuntimeError(
+                "torch.histogramdd: if weight tensor is provided, it should have the same "
+                "shape as the input tensor excluding its innermost dimension, but got input "
+                f"with shape {list(input._shape)} and weight with shape {list(weight._shape)}")
+        if weight._dtype is not input._dtype:
+            raise TensorRuntimeError(
+                "torch.histogramdd: if weight tensor is provided, it should have the same "
+                f"dtype as the input tensor, but got input tensor with dtype "
+                f"{_name(input._dtype)} and weight tensor with dtype {_name(weight._dtype)}")
+        inputs.append(weight)
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TensorTypeError("histogram(): argument 'out' must be tuple of Tensors")
+        for o in out:
+            check_out(o, "histogram", input._dtype)
+    nbins = edges.shape[0] - 1
+    with quiet():
+        if nbins <= 0:
+            hist = xp.zeros((0,), dtype=np_dtype)
+        else:
+            left, right = edges[0], edges[-1]
+            inside = (x >= left) & (x <= right)
+            pos = xp.searchsorted(edges, x, side="right") - 1
+            pos = xp.where(x == right, nbins - 1, pos)
+            pos = xp.clip(pos, 0, nbins - 1)
+            w = weight._array().reshape(-1).astype(np_dtype) if weight is not None else \
+                xp.ones(x.shape, dtype=np_dtype)
+            w = xp.where(inside, w, np_dtype.type(0))
+            hist = xp.zeros((nbins,), dtype=np_dtype)
+            xp.add.at(hist, pos[inside], w[inside])
+            if density:
+                widths = edges[1:] - edges[:-1]
+                hist = hist / (hist.sum() * widths)
+    hist = hist.astype(np_dtype)
+    edges = xp.array(edges, dtype=np_dtype, copy=True)
+    dt = input._dtype
+    return _emit_pair(histogram.op, tuple(inputs), xp, (hist, edges), (dt, dt), input.device,
+                      "histogram", tuple(out) if out is not None else None)
+
+
+def _g(v):
+    return f"{v:g}"
+
+
+# ---------------------------------------------------------------------- trapezoid
+def _trapz_float(dtype):
+    return dtype if (_is_float(dtype) or dtype.is_complex) else _dtypes.float32
+
+
+def _trapezoid_common(name, y, x, dx, dim, cumulative):
+    check_tensor(y, name, "y")
+    d = wrap_dim(dim, y.dim()) if y.dim() else None
+    if y.dim() == 0:
+        raise TensorIndexError(
+            f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})")
+    xp = _xp(y)
+    n = y._shape[d]
+    inputs = [y]
+    if x is not None:
+        check_tensor(x, name, "x")
+        inputs.append(x)
+        dtype = result_dtype([y, x])
+        out_dtype = dtype if (_is_float(dtype) or dtype.is_complex) else _dtypes.float32
+        if x.dim() == 1 and x._shape[0] != n:
+            raise TensorRuntimeError(
+                f"{name}: There must be one `x` value for each sample point")
+        ya = _work_array(y, out_dtype)
+        xa = _work_array(x, out_dtype)
+        if x.dim() == 1:
+            dxa = xp.diff(xa).reshape((-1,) + (1,) * (y.dim() - 1 - d))
+        else:
+            dx_dim = wrap_dim(dim, x.dim())
+            dxa = xp.diff(xa, axis=dx_dim)
+        with quiet():
+            ym = xp.moveaxis(ya, d, -1)
+            avg = xp.moveaxis(ym[..., 1:] + ym[..., :-1], -1, d)
+            prod = dxa * avg
+            if cumulative:
+                r = xp.cumsum(prod, axis=d if prod.ndim == y.dim() else -1) / 2
+            else:
+                r = prod.sum(axis=d if prod.ndim == y.dim() else -1) / 2
+        return xp, r, out_dtype, inputs
+    if dx is None:
+        dx = 1
+    # integer samples integrate in the default float dtype, whatever dx is
+    out_dtype = _trapz_float(y._dtype)
+    ya = _work_array(y, out_dtype)
+    with quiet():
+        ym = xp.moveaxis(ya, d, -1)
+        if cumulative:
+            r = xp.cumsum((ym[..., 1:] + ym[..., :-1]) * dx, axis=-1) / 2
+            r = xp.moveaxis(r, -1, d)
+        else:
+            if n == 0:
+                r = xp.zeros(ym.shape[:-1], dtype=ym.dtype)
+            else:
+                r = (ym.sum(axis=-1) - (ym[..., 0] + ym[..., -1]) * 0.5) * dx
+    return xp, r, out_dtype, inputs
+
+
+@register("reduction", method=False)
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Trapezoidal rule along ``dim``: with sample points ``x`` (1-D, or broadcasting with
+    ``y``) or a constant spacing ``dx`` (default 1)."""
+    if x is not None and dx is not None:
+        raise TensorTypeError("trapezoid() received an invalid combination of arguments")
+    xp, r, dtype, inputs = _trapezoid_common("trapezoid", y, x, dx, dim, False)
+    return finish(trapezoid.op, tuple(inputs), wrap_result(xp, r, dtype, y.device))
+
+
+@register("reduction", method=False)
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """The old name of ``trapezoid``."""
+    if x is not None and dx is not None:
+        raise TensorTypeError("trapz() received an invalid combination of arguments")
+    xp, r, dtype, inputs = _trapezoid_common("trapezoid", y, x, dx, dim, False)
+    return finish(trapz.op, tuple(inputs), wrap_result(xp, r, dtype, y.device))
+
+
+@register("reduction", method=False)
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Running trapezoidal integral along ``dim`` (one element fewer than ``y``)."""
+    if x is not None and dx is not None:
+        raise TensorTypeError(
+            "cumulative_trapezoid() received an invalid combination of arguments")
+    xp, r, dtype, inputs = _trapezoid_common("cumulative_trapezoid", y, x, dx, dim, True)
+    return finish(cumulative_trapezoid.op, tuple(inputs), wrap_result(xp, r, dtype, y.device))
+
+
+# ---------------------------------------------------------------------- cov, corrcoef
+def _cov_array(name, input, correction, fweights, aweights):
+    check_tensor(input, name)
+    if input.dim() > 2:
+        raise TensorRuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with "
+            f"{input.dim()} dimensions")
+    xp = _xp(input)
+    dtype = input._dtype if (_is_float(input._dtype) or input._dtype.is_complex) else \
+        _dtypes.float32
+    a = _work_array(input, dtype)
+    if a.ndim < 2:
+        a = a.reshape(1, -1)
+    num_obs = a.shape[1]
+    w = None
+    inputs = [input]
+    if fweights is not None:
+        check_tensor(fweights, name, "fweights")
+        if fweights.dim() > 1:
+            raise TensorRuntimeError(
+                f"cov(): expected fweights to have one or fewer dimensions but got fweights "
+                f"with {fweights.dim()} dimensions")
+        if fweights._dtype.category != _dtypes.INTEGRAL or fweights._dtype is _dtypes.bool_:
+            raise TensorRuntimeError(
+                f"cov(): expected fweights to have integral dtype but got fweights with "
+                f"{_name(fweights._dtype)} dtype")
+        if fweights.numel() != num_obs:
+            raise TensorRuntimeError(
+                f"cov(): expected fweights to have the same numel as there are observations "
+                f"in the input but got {fweights.numel()} != {num_obs}")
+        fw = fweights._array().reshape(-1)
+        if num_obs and bool(xp.any(fw < 0)):
+            raise TensorRuntimeError("cov(): fweights cannot be negative")
+        w = fw
+        inputs.append(fweights)
+    if aweights is not None:
+        check_tensor(aweights, name, "aweights")
+        if aweights.dim() > 1:
+            raise TensorRuntimeError(
+                f"cov(): expected aweights to have one or fewer dimensions but got aweights "
+                f"with {aweights.dim()} dimensions")
+        if not _is_float(aweights._dtype):
+            raise TensorRuntimeError(
+                f"cov(): expected aweights to have floating point dtype but got aweights "
+                f"with {_name(aweights._dtype)} dtype")
+        if aweights.numel() != num_obs:
+            raise TensorRuntimeError(
+                f"cov(): expected aweights to have the same numel as there are observations "
+                f"in the input but got {aweights.numel()} != {num_obs}")
+        aw = aweights._array().reshape(-1)
+        if num_obs and bool(xp.any(aw < 0)):
+            raise TensorRuntimeError("cov(): aweights cannot be negative")
+        w = aw if w is None else w * aw
+        inputs.append(aweights)
+    with quiet():
+        if w is not None:
+            w = w.astype(a.dtype if a.dtype.kind != "c" else a.real.dtype)
+            w_sum = w.sum()
+            avg = (a * w).sum(axis=1) / w_sum
+        else:
+            w_sum = a.real.dtype.type(num_obs)
+            avg = a.sum(axis=1) / a.real.dtype.type(num_obs) if num_obs else \
+                xp.full(a.shape[0], np.nan, dtype=a.dtype)
+        if w is None:
+            norm = w_sum - correction
+        elif correction == 0:
+            norm = w_sum
+        elif aweights is None:
+            norm = w_sum - correction
+        else:
+            aw_ = aweights._array().reshape(-1).astype(w.dtype)
+            norm = w_sum - correction * (w * aw_).sum() / w_sum
+        norm = max(0, norm)
+        centered = a - avg[:, None]
+        weighted = centered * w if w is not None else centered
+        c = xp.matmul(centered, xp.conj(weighted).T) / a.real.dtype.type(norm)
+    if input.dim() < 2:
+        c = c.reshape(())
+    return xp, c.astype(a.dtype), dtype, inputs
+
+
+@register("reduction")
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance matrix of the variables in ``input``'s rows (observations in columns),
+    with optional integer frequency weights and float observation weights."""
+    xp, c, dtype, inputs = _cov_array("cov", input, correction, fweights, aweights)
+    return finish(cov.op, tuple(inputs), wrap_result(xp, c, dtype, input.device))
+
+
+@register("reduction")
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows of ``input`` (clipped to [-1, 1])."""
+    xp, c, dtype, _ = _cov_array("corrcoef", input, 1, None, None)
+    with quiet():
+        if c.ndim == 0:
+            c = c / c
+        else:
+            std = xp.sqrt(xp.diagonal(c))
+            c = c / std[:, None]
+            c = c / std[None, :]
+            if c.dtype.kind == "c":
+                c = xp.clip(c.real, -1, 1) + 1j * xp.clip(c.imag, -1, 1)
+            else:
+                c = xp.clip(c, -1, 1)
+    return finish(corrcoef.op, (input,), wrap_result(xp, c, dtype, input.device))
+
+
+# ---------------------------------------------------------------------- addmv, addbmm, addr
+def _addmv_array(input, mat, vec, beta, alpha):
+    device = _check_tensors("addmv", ("input", input), ("mat", mat), ("vec", vec))
+    if mat.dim() != 2 or vec.dim() != 1 or input.dim() > 1:
+        raise TensorRuntimeError(
+            f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
+    if not (mat._dtype is vec._dtype is input._dtype):
+        raise TensorRuntimeError(
+            f"addmv input tensors must have the same dtype, but got {_name(input._dtype)}, "
+            f"{_name(mat._dtype)}, and {_name(vec._dtype)}")
+    rows, cols = mat._shape
+    if cols != vec._shape[0] or (input.dim() == 1 and input._shape[0] not in (1, rows)):
+        raise TensorRuntimeError(
+            f"size mismatch, got input ({input._shape[0] if input.dim() else 1}), mat "
+            f"({rows}x{cols}), vec ({vec._shape[0]})")
+    _refuse_bool("addmv_impl_cpu", input._dtype)
+    xp = _xp(input)
+    with quiet():
+        r = xp.matmul(_work(mat), _work(vec))
+        r = _scaled_sum(xp, _work(input), r, beta, alpha)
+        r = xp.broadcast_to(r, (rows,))
+    return device, xp, r
+
+
+@register("copy")
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * (mat @ vec)``; ``input`` broadcasts to ``(mat.size(0),)``."""
+    device, xp, r = _addmv_array(input, mat, vec, beta, alpha)
+    _check_product_out(out, "addmv", input._dtype)
+    return _finish_product(addmv.op, (input, mat, vec), xp, r, input._dtype, device, out)
+
+
+@register("inplace")
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    """In-place ``addmv``: ``input`` must already have the result's shape."""
+    _, _, r = _addmv_array(input, mat, vec, beta, alpha)
+    if tuple(input._shape) != r.shape:
+        raise TensorRuntimeError(
+            f"Bad in-place call: input tensor size {list(input._shape)} and output tensor "
+            f"size {list(r.shape)} should match")
+    check_inplace(input)
+    write_out(input, r)
+    return finish(addmv_.op, (input, mat, vec), input, modified=input)
+
+
+def _addbmm_array(input, b1, b2, beta, alpha):
+    device = _check_tensors("addbmm", ("input", input), ("batch1", b1), ("batch2", b2))
+    if b1.dim() != 3:
+        raise TensorRuntimeError("batch1 must be a 3D tensor")
+    if b2.dim() != 3:
+        raise TensorRuntimeError("batch2 must be a 3D tensor")
+    (n, rows, k), (n2, k2, cols) = b1._shape, b2._shape
+    if n != n2:
+        raise TensorRuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {n} and {n2}")
+    if k != k2:
+        raise TensorRuntimeError(
+            f"Incompatible matrix sizes for bmm ({rows}x{k} and {k2}x{cols})")
+    if b1._dtype is not b2._dtype:
+        raise TensorRuntimeError(
+            f"expected scalar type {_name(b1._dtype)} but found {_name(b2._dtype)}")
+    _check_add_base(input, (rows, cols), b1._dtype, "batch2")
+    _refuse_bool("addmm_impl_cpu_", input._dtype)
+    xp = _xp(input)
+    with quiet():
+        prod = xp.matmul(_work(b1), _work(b2))
+        r = prod.sum(axis=0) if n else xp.zeros((rows, cols), dtype=prod.dtype)
+        r = _scaled_sum(xp, _work(input), r, beta, alpha)
+        r = xp.broadcast_to(r, (rows, cols))
+    return device, xp, r
+
+
+@register("copy")
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``; ``input`` broadcasts."""
+    device, xp, r = _addbmm_array(input, batch1, batch2, beta, alpha)
+    _check_product_out(out, "addbmm", input._dtype)
+    return _finish_product(addbmm.op, (input, batch1, batch2), xp, r, input._dtype, device,
+                           out)
+
+
+@register("inplace", function=False)
+def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    """In-place ``addbmm``."""
+    _, _, r = _addbmm_array(input, batch1, batch2, beta, alpha)
+    # like PyTorch, a broadcasting ``self`` is resized to the result's shape
+    check_inplace(input)
+    write_out(input, r)
+    return finish(addbmm_.op, (input, batch1, batch2), input, modified=input)
+
+
+def _addr_array(input, vec1, vec2, beta, alpha):
+    device = _check_tensors("addr", ("input", input), ("vec1", vec1), ("vec2", vec2))
+    if vec1.dim() != 1:
+        raise TensorRuntimeError(
+            f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D")
+    if vec2.dim() != 1:
+        raise TensorRuntimeError(
+            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    dtype = result_dtype([input, vec1, vec2])
+    shape = (vec1._shape[0], vec2._shape[0])
+    try:
+        target = tuple(broadcast_shapes(tuple(input._shape), shape))
+    except RuntimeError:
+        target = None
+    if target != shape:
+        _check_add_base(input, shape, input._dtype, "vec2")
+    xp = _xp(input)
+    with quiet():
+        if dtype is _dtypes.bool_:
+            prod = xp.logical_and(vec1._array()[:, None], vec2._array()[None, :])
+            r = xp.logical_or(xp.logical_and(input._array(), bool(beta)),
+                              xp.logical_and(prod, bool(alpha)))
+        else:
+            prod = xp.multiply(_work(vec1, dtype)[:, None], _work(vec2, dtype)[None, :])
+            r = _scaled_sum(xp, _work(input, dtype), prod, beta, alpha)
+        r = xp.broadcast_to(r, shape)
+    return device, xp, r, dtype
+
+
+@register("copy")
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * outer(vec1, vec2)``; ``input`` broadcasts."""
+    device, xp, r, dtype = _addr_array(input, vec1, vec2, beta, alpha)
+    check_out(out, "addr")
+    return _finish_product(addr.op, (input, vec1, vec2), xp, r, dtype, device, out)
+
+
+@register("inplace", function=False)
+def addr_(input, vec1, vec2, *, beta=1, alpha=1):
+    """In-place ``addr``."""
+    if isinstance(input, Tensor) and input.dim() != 2:
+        raise TensorRuntimeError(f"2D tensor expected, got {input.dim()}D tensor for input")
+    _, _, r, dtype = _addr_array(input, vec1, vec2, beta, alpha)
+    if tuple(input._shape) != r.shape:
+        raise TensorRuntimeError(
+            f"size mismatch, input: {list(input._shape)}, v1: {list(vec1._shape)}, v2: "
+            f"{list(vec2._shape)}")
+    if not _dtypes.can_cast(dtype, input._dtype):
+        raise TensorRuntimeError(
+            f"result type {_name(dtype)} can't be cast to the desired output type "
+            f"{_name(input._dtype)}")
+    check_inplace(input)
+    write_out(input, r)
+    return finish(addr_.op, (input, vec1, vec2), input, modified=input)

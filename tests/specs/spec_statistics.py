@@ -1,0 +1,465 @@
+"""Specs of the statistics ops: quantiles, mode, logcumsumexp, dist, renorm, histogram,
+trapezoid rules, cov/corrcoef and the scaled products addmv/addbmm/addr."""
+
+import numpy as np
+
+from ..harness import Case, OpSpec, T, arr
+
+NAN = float("nan")
+INF = float("inf")
+
+
+def R(lib, *shape, dtype="float32", seed=0, **kw):
+    if dtype in ("float16", "bfloat16"):
+        return T(lib, arr(*shape, seed=seed, **kw), dtype=dtype)
+    return T(lib, arr(*shape, dtype=dtype, seed=seed, **kw))
+
+
+def mk(*shapes, dtype="float32"):
+    """A ``make`` building one input per shape (different seeds)."""
+    return lambda lib: tuple(R(lib, *s, dtype=dtype, seed=i) for i, s in enumerate(shapes))
+
+
+def case(run, make, name="", **kw):
+    return Case(run, make=make, name=name, **kw)
+
+
+def x34(lib):
+    return R(lib, 3, 4)
+
+
+def x234(lib):
+    return R(lib, 2, 3, 4)
+
+
+def nan34(lib):
+    a = arr(3, 4)
+    a[0, 1] = a[2, 3] = a[2, 0] = np.nan
+    a[1, :] = np.nan
+    return T(lib, a)
+
+
+def ties(lib):
+    return T(lib, np.array([[3, 1, 3, 1, 2], [2, 2, 5, 5, 5], [4, 0, 0, 4, 7]], dtype="int64"))
+
+
+LAYOUTS = [
+    (lambda lib: R(lib, 4, 3).t(), "transposed"),
+    (lambda lib: R(lib, 3, 8)[:, ::2], "strided"),
+    (lambda lib: R(lib, 1, 4).expand(3, 4), "expanded"),
+    (lambda lib: R(lib, 5, 6)[1:4, 2:], "offset"),
+]
+
+
+def quantile_cases(name):
+    f = lambda lib, x, *a, **k: getattr(lib, name)(x, *a, **k)
+    cases = [
+        case(lambda lib, x: f(lib, x, 0.3), x34, "all"),
+        case(lambda lib, x: getattr(x, name)(0.3, dim=1), x34, "method-dim"),
+        case(lambda lib, x: f(lib, x, 0.3, 0, True), x34, "keepdim"),
+        case(lambda lib, x: f(lib, x, 0.7, dim=None, keepdim=True), x34, "none-keepdim"),
+        case(lambda lib, x: f(lib, x, lib.tensor([0.1, 0.5, 1.0]), dim=1), x34, "q-tensor"),
+        case(lambda lib, x: f(lib, x, lib.tensor([0.1, 0.5]), dim=1, keepdim=True), x234,
+             "q-tensor-keepdim-3d"),
+        case(lambda lib, x: f(lib, x, lib.tensor([0.1, 0.5]), dim=-2), x234, "q-tensor-dim"),
+        case(lambda lib, x: f(lib, x, lib.tensor([0.25, 0.5])), x34, "q-tensor-all"),
+        case(lambda lib, x: f(lib, x, lib.tensor(0.4), dim=0), x34, "q-0d"),
+        case(lambda lib, x: f(lib, x, 0.4, dim=0), lambda lib: R(lib, 3, 4, dtype="float64"),
+             "float64"),
+        case(lambda lib, x: f(lib, x, 0.3, dim=0), lambda lib: T(lib, np.array(2.5, "float32")),
+             "0d"),
+        case(lambda lib, x: f(lib, x, 0.5), lambda lib: R(lib, 3, 4, dtype="int64"),
+             "int-error"),
+        case(lambda lib, x: f(lib, x, 0.5), lambda lib: R(lib, 3, 4, dtype="float16"),
+             "half-error"),
+        case(lambda lib, x: f(lib, x, 1.5), x34, "q-range-error"),
+        case(lambda lib, x: f(lib, x, lib.tensor([0.5, 1.5])), x34, "q-tensor-range-error"),
+        case(lambda lib, x: f(lib, x, lib.tensor([0.5], dtype=lib.float64)), x34,
+             "q-dtype-error"),
+        case(lambda lib, x: f(lib, x, lib.tensor([[0.5]])), x34, "q-2d-error"),
+        case(lambda lib, x: f(lib, x[:0], 0.5), x34, "empty-error"),
+        case(lambda lib, x: f(lib, x, 0.5, interpolation="cubic"), x34, "interp-error"),
+        case(lambda lib, x: f(lib, x, 0.5, dim=2), x34, "dim-error"),
+        case(lambda lib, x: f(lib, x, 0.3, dim=1), nan34, "nan"),
+        case(lambda lib, x: f(lib, x, lib.tensor([0.0, 0.3, 1.0]), dim=0), nan34, "nan-dim0"),
+        case(lambda lib, x: f(lib, x, 0.5, dim=1, out=lib.empty(0)), x34, "out"),
+        case(lambda lib, x: f(lib, x, lib.tensor([]), dim=1), x34, "q-empty"),
+        case(lambda lib, x: f(lib, x, 1), x34, "q-int"),
+        case(lambda lib, x: f(lib, x, lib.tensor([0.2, 0.6]), dim=1, out=lib.empty(0)), x34,
+             "out-q-tensor"),
+        case(lambda lib, x: f(lib, x, 0.5, out=lib.empty(0, dtype=lib.float64)), x34,
+             "out-dtype-error"),
+    ]
+    for interp in ("linear", "lower", "higher", "midpoint", "nearest"):
+        cases.append(case(lambda lib, x, i=interp: f(lib, x, lib.tensor([0.0, 0.25, 0.5, 0.9]),
+                                                     dim=1, interpolation=i),
+                          lambda lib: R(lib, 3, 5), "interp-" + interp))
+        cases.append(case(lambda lib, x, i=interp: f(lib, x, 0.5, dim=1, interpolation=i),
+                          nan34, "nan-interp-" + interp))
+    for make, lname in LAYOUTS:
+        cases.append(case(lambda lib, x: f(lib, x, lib.tensor([0.3, 0.8]), dim=1), make, lname))
+    return cases
+
+
+def mode_cases():
+    cases = [
+        case(lambda lib, x: lib.mode(x), ties, "ties"),
+        case(lambda lib, x: x.mode(0), ties, "dim0"),
+        case(lambda lib, x: lib.mode(x, 1, keepdim=True), ties, "keepdim"),
+        case(lambda lib, x: lib.mode(x.float()), ties, "float"),
+        case(lambda lib, x: lib.mode(x.t()), ties, "transposed"),
+        case(lambda lib, x: lib.mode(x > 2), ties, "bool"),
+        case(lambda lib, x: lib.mode(x), lambda lib: R(lib, 3, 4, dtype="int32", low=0, high=3),
+             "int32"),
+        case(lambda lib, x: lib.mode(x), lambda lib: T(lib, np.array(3.0, "float32")), "0d"),
+        case(lambda lib, x: lib.mode(x, 0), lambda lib: T(lib, np.zeros((0, 3), "float32")),
+             "empty-dim-error"),
+        case(lambda lib, x: lib.mode(x, 0), lambda lib: T(lib, np.zeros((3, 0), "float32")),
+             "empty-other"),
+        case(lambda lib, x: lib.mode(x), lambda lib: T(lib, np.zeros(0, "float32")),
+             "empty-1d-error"),
+        case(lambda lib, x: lib.mode(x, 2), ties, "dim-error"),
+        case(lambda lib, x: lib.mode(x, 1, out=(lib.empty(0, dtype=lib.int64),
+                                                lib.empty(0, dtype=lib.int64))), ties, "out"),
+        case(lambda lib, x: lib.mode(x, 1, out=(lib.empty(0), lib.empty(0, dtype=lib.int64))),
+             ties, "out-dtype-error"),
+    ]
+    return cases
+
+
+def logcumsumexp_cases():
+    f = lambda lib, x, *a, **k: lib.logcumsumexp(x, *a, **k)
+    cases = [
+        case(lambda lib, x: f(lib, x, 0), x34, "dim0"),
+        case(lambda lib, x: x.logcumsumexp(-1), x34, "method"),
+        case(lambda lib, x: f(lib, x * 1000, 1), x34, "stable-large"),
+        case(lambda lib, x: f(lib, x - 1000, 1), x34, "stable-small"),
+        case(lambda lib, x: f(lib, x, 0),
+             lambda lib: T(lib, np.array([-INF, 1.0, INF, 2.0, NAN], "float32")), "inf-nan"),
+        case(lambda lib, x: f(lib, x, 0), lambda lib: T(lib, np.array([-INF, -INF], "float32")),
+             "all-neg-inf"),
+        case(lambda lib, x: f(lib, x, 1), lambda lib: R(lib, 3, 4, dtype="float64"), "float64"),
+        case(lambda lib, x: f(lib, x, 1), lambda lib: R(lib, 3, 4, dtype="float16"), "float16",
+             atol=1e-2, rtol=1e-2),
+        case(lambda lib, x: f(lib, x, 1), lambda lib: R(lib, 3, 4, dtype="bfloat16"),
+             "bfloat16", atol=5e-2, rtol=5e-2),
+        case(lambda lib, x: f(lib, x, 0), lambda lib: R(lib, 3, 4, dtype="int64"), "int-error"),
+        case(lambda lib, x: f(lib, x, 0), lambda lib: T(lib, np.array(2.5, "float32")), "0d"),
+        case(lambda lib, x: f(lib, x, 0), lambda lib: T(lib, np.zeros((0, 3), "float32")),
+             "empty"),
+        case(lambda lib, x: f(lib, x, 2), x34, "dim-error"),
+        case(lambda lib, x: f(lib, x, 1, out=lib.empty(0)), x34, "out"),
+        case(lambda lib, x: f(lib, x, 1), lambda lib: R(lib, 3, 4).to(lib.complex64) * 1j + 0.5,
+             "complex", atol=1e-5),
+    ]
+    for make, lname in LAYOUTS:
+        cases.append(case(lambda lib, x: f(lib, x, 1), make, lname))
+    return cases
+
+
+def dist_cases():
+    cases = [case(lambda lib, a, b, p=p: lib.dist(a, b, p), mk((3, 4), (3, 4)), f"p{p}")
+             for p in (2, 1, 0, 3, 0.5, INF, -INF)]
+    cases += [
+        case(lambda lib, a, b: a.dist(b), mk((3, 4), (4,)), "broadcast-method"),
+        case(lambda lib, a, b: lib.dist(a, b.double()), mk((3, 4), (3, 4)), "promote"),
+        case(lambda lib, a, b: lib.dist(a.t(), b[:, ::2]), mk((4, 3), (3, 8)), "layouts"),
+        case(lambda lib, a, b: lib.dist(a, b), mk((3, 4), (3, 4), dtype="int64"), "int-error"),
+        case(lambda lib, a, b: lib.dist(a, b), mk((3, 4), (3, 5)), "shape-error"),
+        case(lambda lib, a, b: lib.dist(a.half(), b.half()), mk((3, 4), (3, 4)), "float16",
+             atol=1e-2, rtol=1e-2),
+        case(lambda lib, a, b: lib.dist(a, b * NAN), mk((3, 4), (3, 4)), "nan"),
+        case(lambda lib, a, b: lib.dist(a[:0], b[:0]), mk((3,), (3,)), "empty"),
+        case(lambda lib, a, b: lib.dist(a[:0], b[:0], INF), mk((3,), (3,)), "empty-inf-error"),
+        case(lambda lib, a, b: lib.dist(a[:0], b[:0], -INF), mk((3,), (3,)),
+             "empty-neginf-error"),
+    ]
+    return cases
+
+
+def renorm_cases():
+    cases = [
+        case(lambda lib, x: lib.renorm(x, 2, 0, 3.0), x34, "dim0"),
+        case(lambda lib, x: x.renorm(1, 1, 2.0), x34, "method-p1"),
+        case(lambda lib, x: x.renorm(INF, -1, 1.0), x234, "inf-3d"),
+        case(lambda lib, x: lib.renorm(x, 3, 1, 100.0), x34, "no-change"),
+        case(lambda lib, x: lib.renorm(x, 2, 0, 0.0), x34, "maxnorm0"),
+        case(lambda lib, x: lib.renorm(x, 2, 0, 1.0), lambda lib: R(lib, 3, 4, dtype="float64"),
+             "float64"),
+        case(lambda lib, x: lib.renorm(x, 2, 0, 1.0), lambda lib: R(lib, 3, 4, dtype="float16"),
+             "float16", atol=1e-2, rtol=1e-2),
+        case(lambda lib, x: lib.renorm(x, 2, 0, 1.0), lambda lib: R(lib, 3, 4, dtype="int64"),
+             "int-error"),
+        case(lambda lib, x: lib.renorm(x, 2, 0, 1.0), lambda lib: R(lib, 4), "1d-error"),
+        case(lambda lib, x: lib.renorm(x, 0, 0, 1.0), x34, "p-error"),
+        case(lambda lib, x: lib.renorm(x, 2, 0, -1.0), x34, "maxnorm-error"),
+        case(lambda lib, x: lib.renorm(x, 2, 2, 1.0), x34, "dim-error"),
+        case(lambda lib, x: lib.renorm(x, 2, 0, 1.0, out=lib.empty(0)), x34, "out"),
+    ]
+    for make, lname in LAYOUTS:
+        cases.append(case(lambda lib, x: lib.renorm(x, 2, 1, 1.5), make, lname))
+    return cases
+
+
+def renorm__cases():
+    return [
+        case(lambda lib, x: x.renorm_(2, 0, 3.0), x34, "inplace"),
+        case(lambda lib, x: x.renorm_(1, 1, 1.0), lambda lib: R(lib, 4, 3).t(), "transposed"),
+        case(lambda lib, x: x.renorm_(2, 0, 1.0), lambda lib: R(lib, 3), "1d-error"),
+        case(lambda lib, x: x.renorm_(2, 0, 1.0), lambda lib: T(lib, arr(3, 4), requires_grad=True), "leaf-error"),
+    ]
+
+
+def histogram_cases():
+    def hist(lib, x, *a, **k):
+        return lib.histogram(x, *a, **k)
+    return [
+        case(lambda lib, x: hist(lib, x), x34, "default"),
+        case(lambda lib, x: hist(lib, x, 5), x34, "bins"),
+        case(lambda lib, x: x.histogram(7), lambda lib: R(lib, 50, seed=3), "method"),
+        case(lambda lib, x: hist(lib, x, 4, range=(-1.0, 2.0)), x34, "range"),
+        case(lambda lib, x: hist(lib, x, 4, density=True), x34, "density"),
+        case(lambda lib, x: hist(lib, x, 4, weight=x.abs()), x34, "weight"),
+        case(lambda lib, x: hist(lib, x, 4, weight=x.abs(), density=True), x34,
+             "weight-density"),
+        case(lambda lib, x: hist(lib, x, lib.tensor([-3.0, -1.0, 0.0, 0.5, 2.0])), x34,
+             "bins-tensor"),
+        case(lambda lib, x: hist(lib, x, 3), lambda lib: T(lib, np.full(5, 2.0, "float32")),
+             "constant"),
+        case(lambda lib, x: hist(lib, x, 3), lambda lib: T(lib, np.array([0., 1., 2., 3.])),
+             "edges-exact-f64"),
+        case(lambda lib, x: hist(lib, x, 10), lambda lib: R(lib, 200, seed=5, dtype="float64"),
+             "float64"),
+        case(lambda lib, x: hist(lib, x.t(), 6), lambda lib: R(lib, 5, 4), "transposed"),
+        case(lambda lib, x: hist(lib, x, 3), lambda lib: R(lib, 3, 4, dtype="int64"),
+             "int-error"),
+        case(lambda lib, x: hist(lib, x, 0), x34, "bins0-error"),
+        case(lambda lib, x: hist(lib, x, 3, range=(2.0, 1.0)), x34, "range-error"),
+        case(lambda lib, x: hist(lib, x, lib.tensor([0.0, 1.0], dtype=lib.float64)), x34,
+             "bins-dtype-error"),
+        case(lambda lib, x: hist(lib, x, 4, out=(lib.empty(0), lib.empty(0))), x34, "out"),
+        case(lambda lib, x: hist(lib, x[:0], 3), x34, "empty"),
+        case(lambda lib, x: hist(lib, x[:0], 3, range=(2.0, 2.0)), x34, "empty-point-range"),
+        case(lambda lib, x: hist(lib, x, 3), nan34, "nan-error"),
+        case(lambda lib, x: hist(lib, x, 3, range=(-1.0, 1.0)), nan34, "nan-with-range"),
+        case(lambda lib, x: hist(lib, x, 3, range=(0.0, INF)), x34, "inf-range-error"),
+    ]
+
+
+def trapezoid_cases(name):
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)
+    cases = [
+        case(lambda lib, y: f(lib, y), x34, "default"),
+        case(lambda lib, y: f(lib, y, dim=0), x34, "dim0"),
+        case(lambda lib, y: f(lib, y, dx=0.5), x34, "dx"),
+        case(lambda lib, y: f(lib, y, dx=2, dim=1), x234, "dx-3d"),
+        case(lambda lib, y, x: f(lib, y, x), mk((3, 4), (4,)), "x-1d"),
+        case(lambda lib, y, x: f(lib, y, x, dim=0), mk((3, 4), (3,)), "x-1d-dim0"),
+        case(lambda lib, y, x: f(lib, y, x), mk((3, 4), (3, 4)), "x-same-shape"),
+        case(lambda lib, y, x: f(lib, y, x), mk((3, 4), (1, 4)), "x-broadcast"),
+        case(lambda lib, y, x: f(lib, y, x.double()), mk((3, 4), (4,)), "x-promote"),
+        case(lambda lib, y: f(lib, y), lambda lib: R(lib, 3, 4, dtype="int64"), "int"),
+        case(lambda lib, y: f(lib, y, dx=0.5), lambda lib: R(lib, 3, 4, dtype="int64"),
+             "int-float-dx"),
+        case(lambda lib, y, x: f(lib, y, x), mk((3, 4), (4,), dtype="int64"), "int-x"),
+        case(lambda lib, y: f(lib, y), lambda lib: R(lib, 3, 4, dtype="float64"), "float64"),
+        case(lambda lib, y: f(lib, y), lambda lib: R(lib, 3, 4, dtype="float16"), "float16",
+             atol=2e-2, rtol=1e-2),
+        case(lambda lib, y: f(lib, y.t()), lambda lib: R(lib, 4, 3), "transposed"),
+        case(lambda lib, y: f(lib, y[:, ::2]), lambda lib: R(lib, 3, 8), "strided"),
+        case(lambda lib, y: f(lib, y), lambda lib: T(lib, np.zeros((3, 0), "float32")),
+             "empty-dim"),
+        case(lambda lib, y: f(lib, y), lambda lib: R(lib, 3, 1), "single-sample"),
+        case(lambda lib, y, x: f(lib, y, x), mk((3, 4), (5,)), "x-size-error"),
+        case(lambda lib, y: f(lib, y, dim=2), x34, "dim-error"),
+        case(lambda lib, y: f(lib, y), nan34, "nan"),
+    ]
+    return cases
+
+
+def cov_cases():
+    w4 = lambda lib: lib.tensor([1, 2, 0, 3])
+    a4 = lambda lib: lib.tensor([0.5, 1.0, 2.0, 0.25])
+    return [
+        case(lambda lib, x: lib.cov(x), x34, "default"),
+        case(lambda lib, x: x.cov(correction=0), x34, "correction0"),
+        case(lambda lib, x: lib.cov(x, correction=2), x34, "correction2"),
+        case(lambda lib, x: lib.cov(x), lambda lib: R(lib, 5), "1d"),
+        case(lambda lib, x: lib.cov(x, fweights=w4(lib)), x34, "fweights"),
+        case(lambda lib, x: lib.cov(x, aweights=a4(lib)), x34, "aweights"),
+        case(lambda lib, x: lib.cov(x, fweights=w4(lib), aweights=a4(lib)), x34, "both"),
+        case(lambda lib, x: lib.cov(x, fweights=w4(lib), aweights=a4(lib), correction=0), x34,
+             "both-correction0"),
+        case(lambda lib, x: lib.cov(x), lambda lib: R(lib, 3, 4, dtype="int64"), "int"),
+        case(lambda lib, x: lib.cov(x), lambda lib: R(lib, 3, 4, dtype="float64"), "float64"),
+        case(lambda lib, x: lib.cov(x.t()), lambda lib: R(lib, 5, 3), "transposed"),
+        case(lambda lib, x: lib.cov(x), lambda lib: R(lib, 3, 1), "one-obs"),
+        case(lambda lib, x: lib.cov(x), nan34, "nan"),
+        case(lambda lib, x: lib.cov(x[:, :0]), x34, "no-obs"),
+        case(lambda lib, x: lib.cov(x[:0]), x34, "no-vars"),
+        case(lambda lib, x: lib.cov(x, correction=5), lambda lib: R(lib, 3), "dof-negative"),
+        case(lambda lib, x: lib.cov(x), x234, "3d-error"),
+        case(lambda lib, x: lib.cov(x, fweights=lib.tensor([1.0, 2, 3, 4])), x34,
+             "fweights-float-error"),
+        case(lambda lib, x: lib.cov(x, fweights=lib.tensor([1, 2, 3])), x34,
+             "fweights-size-error"),
+        case(lambda lib, x: lib.cov(x, fweights=lib.tensor([1, -2, 3, 1])), x34,
+             "fweights-negative-error"),
+        case(lambda lib, x: lib.cov(x, aweights=lib.tensor([1, 2, 3, 4])), x34,
+             "aweights-int-error"),
+        case(lambda lib, x: lib.cov(x, aweights=lib.tensor([1.0, -2, 3, 1])), x34,
+             "aweights-negative-error"),
+    ]
+
+
+def corrcoef_cases():
+    return [
+        case(lambda lib, x: lib.corrcoef(x), x34, "default"),
+        case(lambda lib, x: x.corrcoef(), lambda lib: R(lib, 4, 6), "method"),
+        case(lambda lib, x: lib.corrcoef(x), lambda lib: R(lib, 5), "1d"),
+        case(lambda lib, x: lib.corrcoef(x), lambda lib: R(lib, 3, 4, dtype="int64"), "int"),
+        case(lambda lib, x: lib.corrcoef(x), lambda lib: R(lib, 3, 4, dtype="float64"),
+             "float64"),
+        case(lambda lib, x: lib.corrcoef(x.t()), lambda lib: R(lib, 5, 3), "transposed"),
+        case(lambda lib, x: lib.corrcoef(x), nan34, "nan"),
+        case(lambda lib, x: lib.corrcoef(x), x234, "3d-error"),
+    ]
+
+
+def addmv_cases():
+    return [
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,)), "basic"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((1,), (3, 4), (4,)), "broadcast"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((), (3, 4), (4,)), "0d-input"),
+        case(lambda lib, c, a, b: c.addmv(a, b, beta=0.5, alpha=2), mk((3,), (3, 4), (4,)),
+             "method-scaled"),
+        case(lambda lib, c, a, b: lib.addmv(c * NAN, a, b, beta=0), mk((3,), (3, 4), (4,)),
+             "beta0-ignores-nan"),
+        case(lambda lib, c, a, b: lib.addmv(c, a.t(), b[::2]), mk((3,), (4, 3), (8,)),
+             "layouts"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,), dtype="int64"),
+             "int"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,), dtype="float64"),
+             "float64"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,), dtype="float16"),
+             "float16", atol=2e-2, rtol=1e-2),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (5,)), "mismatch"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((2,), (3, 4), (4,)), "bad-input"),
+        case(lambda lib, c, a, b: lib.addmv(c.double(), a, b), mk((3,), (3, 4), (4,)),
+             "dtype-error"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4, 1)), "2d-vec-error"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b, out=lib.empty(0)), mk((3,), (3, 4), (4,)),
+             "out"),
+    ]
+
+
+def addmv__cases():
+    return [
+        case(lambda lib, c, a, b: c.addmv_(a, b), mk((3,), (3, 4), (4,)), "method"),
+        case(lambda lib, c, a, b: lib.addmv_(c, a, b, beta=2, alpha=0.5),
+             mk((3,), (3, 4), (4,)), "function-scaled"),
+        case(lambda lib, c, a, b: c[::2].addmv_(a, b), mk((6,), (3, 4), (4,)), "strided-self"),
+        case(lambda lib, c, a, b: c.addmv_(a, b), mk((1,), (3, 4), (4,)), "shape-error"),
+        case(lambda lib, c, a, b: c.addmv_(a, b), mk((3,), (3, 4), (5,)), "mismatch"),
+    ]
+
+
+def addbmm_cases():
+    return [
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (2, 3, 4), (2, 4, 5)),
+             "basic"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((5,), (2, 3, 4), (2, 4, 5)),
+             "broadcast"),
+        case(lambda lib, c, a, b: c.addbmm(a, b, beta=2, alpha=0.5),
+             mk((3, 5), (2, 3, 4), (2, 4, 5)), "method-scaled"),
+        case(lambda lib, c, a, b: lib.addbmm(c * NAN, a, b, beta=0),
+             mk((3, 5), (2, 3, 4), (2, 4, 5)), "beta0-ignores-nan"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a.transpose(1, 2), b),
+             mk((3, 5), (2, 4, 3), (2, 4, 5)), "transposed"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (0, 3, 4), (0, 4, 5)),
+             "empty-batch"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b),
+             mk((3, 5), (2, 3, 4), (2, 4, 5), dtype="int64"), "int"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b),
+             mk((3, 5), (2, 3, 4), (2, 4, 5), dtype="float16"), "float16", atol=5e-2,
+             rtol=1e-2),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (2, 3, 4), (3, 4, 5)),
+             "batch-mismatch"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (2, 3, 4), (2, 3, 5)),
+             "inner-mismatch"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((4,), (2, 3, 4), (2, 4, 5)),
+             "bad-input"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (3, 4), (2, 4, 5)),
+             "2d-error"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b, out=lib.empty(0)),
+             mk((3, 5), (2, 3, 4), (2, 4, 5)), "out"),
+    ]
+
+
+def addbmm__cases():
+    return [
+        case(lambda lib, c, a, b: c.addbmm_(a, b), mk((3, 5), (2, 3, 4), (2, 4, 5)), "basic"),
+        case(lambda lib, c, a, b: c.t().addbmm_(a, b, alpha=2),
+             mk((5, 3), (2, 3, 4), (2, 4, 5)), "transposed-self"),
+        case(lambda lib, c, a, b: c.addbmm_(a, b), mk((5,), (2, 3, 4), (2, 4, 5)),
+             "resizes-self"),
+        case(lambda lib, c, a, b: c.addbmm_(a, b), mk((4, 5), (2, 3, 4), (2, 4, 5)),
+             "shape-error"),
+    ]
+
+
+def addr_cases():
+    return [
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3,), (4,)), "basic"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((4,), (3,), (4,)), "broadcast"),
+        case(lambda lib, c, a, b: c.addr(a, b, beta=0.5, alpha=2), mk((3, 4), (3,), (4,)),
+             "method-scaled"),
+        case(lambda lib, c, a, b: lib.addr(c * NAN, a, b, beta=0), mk((3, 4), (3,), (4,)),
+             "beta0-ignores-nan"),
+        case(lambda lib, c, a, b: lib.addr(c, a[::2], b), mk((3, 4), (6,), (4,)), "strided"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3,), (4,), dtype="int64"),
+             "int"),
+        case(lambda lib, c, a, b: lib.addr(c, a.double(), b), mk((3, 4), (3,), (4,)),
+             "promote"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3,), (4,), dtype="bool"),
+             "bool"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 5), (3,), (4,)), "bad-input"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3, 1), (4,)), "2d-error"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b, out=lib.empty(0)), mk((3, 4), (3,), (4,)),
+             "out"),
+    ]
+
+
+def addr__cases():
+    return [
+        case(lambda lib, c, a, b: c.addr_(a, b), mk((3, 4), (3,), (4,)), "basic"),
+        case(lambda lib, c, a, b: c.t().addr_(a, b, beta=2), mk((4, 3), (3,), (4,)),
+             "transposed-self"),
+        case(lambda lib, c, a, b: c.addr_(a, b), mk((4,), (3,), (4,)), "shape-error"),
+        case(lambda lib, c, a, b: c.addr_(a, b), mk((1, 4), (3,), (4,)), "broadcast-error"),
+        case(lambda lib, c, a, b: c.long().addr_(a, b), mk((3, 4), (3,), (4,)),
+             "cast-error"),
+    ]
+
+
+SPECS = [
+    OpSpec("quantile", quantile_cases("quantile")),
+    OpSpec("nanquantile", quantile_cases("nanquantile")),
+    OpSpec("mode", mode_cases()),
+    OpSpec("logcumsumexp", logcumsumexp_cases()),
+    OpSpec("dist", dist_cases()),
+    OpSpec("renorm", renorm_cases()),
+    OpSpec("renorm_", renorm__cases()),
+    OpSpec("histogram", histogram_cases()),
+    OpSpec("trapezoid", trapezoid_cases("trapezoid")),
+    OpSpec("trapz", trapezoid_cases("trapz")),
+    OpSpec("cumulative_trapezoid", trapezoid_cases("cumulative_trapezoid")),
+    OpSpec("cov", cov_cases()),
+    OpSpec("corrcoef", corrcoef_cases()),
+    OpSpec("addmv", addmv_cases()),
+    OpSpec("addmv_", addmv__cases()),
+    OpSpec("addbmm", addbmm_cases()),
+    OpSpec("addbmm_", addbmm__cases()),
+    OpSpec("addr", addr_cases()),
+    OpSpec("addr_", addr__cases()),
+]
