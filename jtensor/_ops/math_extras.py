@@ -20,6 +20,7 @@ from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
                        elementwise_output_strides)
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
+from .linalg import _work
 from .reductions import check_out, check_tensor, quiet, wrap_result, write_out
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
@@ -27,14 +28,6 @@ _LOW = (_dtypes.float16, _dtypes.bfloat16)
 
 def _xp(t):
     return t._storage._backend.xp
-
-
-def _work(t, dtype=None):
-    """``t``'s elements as ``dtype`` (float16/bfloat16 widened to float32 for the compute)."""
-    dtype = dtype or t._dtype
-    work = _dtypes.float32 if dtype in _LOW else dtype
-    a = t._array()
-    return a if a.dtype == work.numpy else a.astype(work.numpy)
 
 
 def _not_for(kernel, dtype):

@@ -4,6 +4,7 @@ inner, isin and chain_matmul: dtypes, layouts, stability, defaults and errors.""
 import numpy as np
 
 from ..harness import Case, OpSpec, T, arr
+from .spec_reductions import layouts
 
 NAN = float("nan")
 INF = float("inf")
@@ -18,18 +19,6 @@ def case(run, make=x34, name="", **kw):
     if run.__code__.co_argcount == 1:
         make = None
     return Case(run, make=make, name=name, **kw)
-
-
-def layouts(run, prefix=""):
-    """The same op on transposed, strided, expanded, permuted and offset inputs."""
-    return [
-        case(run, make=lambda lib: T(lib, arr(4, 3)).t(), name=prefix + "transposed"),
-        case(run, make=lambda lib: T(lib, arr(3, 8))[:, ::2], name=prefix + "strided"),
-        case(run, make=lambda lib: T(lib, arr(1, 4)).expand(3, 4), name=prefix + "expanded"),
-        case(run, make=lambda lib: T(lib, arr(4, 2, 3)).permute(2, 0, 1)[0],
-             name=prefix + "permuted"),
-        case(run, make=lambda lib: T(lib, arr(5, 6))[1:4, 2:], name=prefix + "offset"),
-    ]
 
 
 def huge(lib):
