@@ -79,7 +79,20 @@ VIEW_OPS = {
     "flatten()": lambda x: x.flatten(),
     "unflatten(1,(8,8))": lambda x: x.unflatten(1, (8, 8)),
     "view_as": lambda x: x.view_as(x),
+    "view(int32)": lambda x: x.view(_int32_of(x)),
+    "swapaxes(0,1)": lambda x: x.swapaxes(0, 1),
+    ".T": lambda x: x.T,
+    ".mT": lambda x: x.mT,
+    "expand_as": lambda x: x[:1].expand_as(x),
+    "unbind(0)": lambda x: x.unbind(0),
+    "tensor_split(3)": lambda x: x.tensor_split(3),
+    "x[..., None]": lambda x: x[..., None],
 }
+
+
+def _int32_of(x):
+    """The int32 dtype of whichever library ``x`` belongs to (for ``view(dtype)``)."""
+    return (jtensor if isinstance(x, jtensor.Tensor) else torch).int32
 
 
 def workloads(quick):

@@ -683,11 +683,6 @@ def basic_index(input, key):
                 ellipsis_at = i
         elif k is not None:
             consumed += 1
-    if ellipsis_at >= 0:
-        # NOTE: PyTorch accepts several ellipses: the first one takes all the unnamed dims
-        # and the others stand for none.
-        key = key[:ellipsis_at] + (slice(None),) * (len(input._shape) - consumed) + tuple(
-            k for k in key[ellipsis_at + 1:] if k is not Ellipsis)
     in_shape, in_stride = input._shape, input._stride
     ndim = len(in_shape)
     if consumed > ndim:
@@ -696,6 +691,15 @@ def basic_index(input, key):
     offset = input._offset
     dim = 0
     for k in key:
+        if k is Ellipsis:
+            # NOTE: PyTorch accepts several ellipses: the first one takes all the unnamed
+            # dims (kept whole) and the others stand for none.
+            skip = ndim - consumed if ellipsis_at >= 0 else 0
+            shape.extend(in_shape[dim:dim + skip])
+            stride.extend(in_stride[dim:dim + skip])
+            dim += skip
+            ellipsis_at = -1  # later ellipses stand for no dims
+            continue
         if k is None:
             shape.append(1)
             stride.append(_new_axis_stride(input, dim))

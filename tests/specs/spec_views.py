@@ -206,5 +206,9 @@ SPECS = [
         case(lambda lib, x: x[::-1], name="negative-step"),
         case(lambda lib, x: x[0, 0][None], name="0d-none"),
         case(lambda lib, x: x[0, 0][...], name="0d-ellipsis"),
+        case(lambda lib, x: x[..., ...], make=x234, name="two-ellipses"),
+        case(lambda lib, x: x[..., 0, ...], make=x234, name="ellipsis-int-ellipsis"),
+        case(lambda lib, x: x[None, ..., None, ...], make=x234, name="none-ellipses"),
+        case(lambda lib, x: x[..., None], name="trailing-none"),
     ]),
 ]
