@@ -38,7 +38,7 @@ def measure_together(fns, min_time, repeat=9, interleave=True):
     """Median seconds per call of each library's callable.
 
     With ``interleave`` the libraries' runs alternate (A B C, A B C, ...) so that drift in
-    the machine's speed lands on all of them alike. Multi-threaded kernels (BLAS) are timed
+    the machine's speed lands on all of them alike. Multi-threaded kernels (BLAS matmul) are timed
     in blocks instead, forwards then backwards (A B C, C B A): one library's idle worker
     threads would otherwise steal cores from the next one's.
     """
@@ -160,7 +160,7 @@ def main():
 
     results = []
     for group, name, fns in workloads(args.quick):
-        times = measure_together(fns, min_time, interleave=group != "large")
+        times = measure_together(fns, min_time, interleave="matmul" not in name)
         against, target = TARGETS[group]
         ratio_torch = times["jtensor"] / times["torch"] if "torch" in times else None
         ratio_numpy = times["jtensor"] / times["numpy"] if "numpy" in times else None

@@ -473,10 +473,6 @@ class Tensor:
     def __setstate__(self, state):  # pragma: no cover - pickling goes through __reduce_ex__
         raise TensorRuntimeError("Tensor state must be restored through __reduce_ex__")
 
-    @property
-    def T(self):
-        """All dims reversed (for 2-d, the transpose). A view."""
-        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
 
     @property
     def mT(self):

@@ -6,6 +6,7 @@ the memory, exactly as in PyTorch.
 """
 
 import builtins
+import warnings
 
 from .. import _dtypes
 from .._dispatch import finish
@@ -272,6 +273,24 @@ def permute(input, *dims):
         new_shape.append(shape[d])
         new_stride.append(stride[d])
     return _view_op(permute.op, input, tuple(new_shape), tuple(new_stride), input._offset)
+
+
+def _reversed_dims(self):
+    """All dims reversed (for a matrix, the transpose): a ``permute`` view, as in PyTorch."""
+    ndim = len(self._shape)
+    if ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+    elif ndim > 2:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
+            "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+    return _view_op(permute.op, self, self._shape[::-1], self._stride[::-1], self._offset)
+
+
+Tensor.T = property(_reversed_dims)
 
 
 @register("view", aliases=("swapaxes", "swapdims"))
