@@ -12,6 +12,7 @@ from ._errors import (JTensorError, TensorIndexError, TensorRuntimeError, Tensor
                       TensorValueError)
 from ._size import Size
 from . import return_types  # torch.return_types' named tuples
+from .serialization import load, save  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
 from ._storage import Storage
