@@ -438,6 +438,17 @@ class Tensor:
 
     __array_priority__ = 1000  # make ndarray <op> Tensor defer to Tensor's reflected op
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """NumPy ufuncs on a tensor (``np.exp(t)``) give back a tensor, as with PyTorch.
+
+        NOTE: PyTorch turns a bool result into uint8 here (an old workaround it keeps), so
+        ``np.greater(t, 1)`` is a uint8 tensor in both libraries.
+        """
+        array = np.asarray(array)
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return Tensor._from_array(np.ascontiguousarray(array) if array.ndim else array)
+
     def __dlpack__(self, stream=None, **kwargs):
         if self._requires_grad:
             raise TensorRuntimeError(

@@ -196,3 +196,16 @@ def test_factories_one_trace_event_each(monkeypatch):
     monkeypatch.setattr(_dispatch, "trace_hook", None)
     assert names == ["tensor", "tensor", "zeros_like", "as_tensor", "asarray", "empty",
                      "linspace", "zeros", "normal"]
+
+
+def test_numpy_ufuncs_on_tensors_give_tensors_like_pytorch():
+    if torch is None:
+        pytest.skip("needs the PyTorch oracle")
+    for make in (lambda lib: np.exp(lib.tensor([1.0, 2.0])),
+                 lambda lib: np.greater(lib.tensor([1.0, 2.0]), 1.5),
+                 lambda lib: np.sqrt(lib.tensor([1, 4])),
+                 lambda lib: np.exp(lib.tensor(1.0))):
+        mine, theirs = make(jtensor), make(torch)
+        assert isinstance(mine, jtensor.Tensor)
+        assert str(mine.dtype) == str(theirs.dtype) and mine.tolist() == pytest.approx(
+            theirs.tolist())
