@@ -501,10 +501,10 @@ def _mvlgamma_compute(p):
 
 def _mvlgamma_check(name, input, p):
     _check_tensor(name, input)
+    if isinstance(p, bool) or not isinstance(p, int):  # argument types are checked first
+        raise TensorTypeError(f"{name}(): argument 'p' must be int, not {type(p).__name__}")
     if input._dtype is _dtypes.bool_:
         raise TensorRuntimeError("The input tensor may not be a boolean tensor.")
-    if isinstance(p, bool) or not isinstance(p, int):
-        raise TensorTypeError(f"{name}(): argument 'p' must be int, not {type(p).__name__}")
     if p < 1:
         raise TensorRuntimeError(f"p has to be greater than or equal to 1, got p={p}")
     if input._dtype.category == _dtypes.COMPLEX:

@@ -477,9 +477,18 @@ def _low_precision(input):
 
 
 @register("elementwise")
+def _check_float_arg(name, argname, position, value):
+    """PyTorch's argument parser: a float argument may be a Python number or None only."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise TensorTypeError(
+            f"{name}(): argument '{argname}' (position {position}) must be float, not "
+            f"{type(value).__name__}")
+
+
 def logit(input, eps=None, *, out=None):
     """``log(x / (1 - x))``; with ``eps``, x is first clamped to ``[eps, 1 - eps]``."""
     _check_tensor("logit", input)
+    _check_float_arg("logit", "eps", 2, eps)
     _logit_dtype_check(input, False)
     return _run(logit.op, _logit_compute(eps, _low_precision(input)), (input,), out=out,
                 rule=FLOAT)
@@ -489,6 +498,7 @@ def logit(input, eps=None, *, out=None):
 def logit_(input, eps=None):
     """In-place :func:`logit`."""
     _check_tensor("logit_", input)
+    _check_float_arg("logit_", "eps", 1, eps)
     _logit_dtype_check(input, True)
     return _run(logit_.op, _logit_compute(eps, _low_precision(input)), (input,),
                 inplace=input, rule=FLOAT)
@@ -586,8 +596,12 @@ def _clamp(op, name, input, lo, hi, out=None, inplace=None):
     promoted = result_dtype(values)
     if promoted.category == _dtypes.COMPLEX or input._dtype.category == _dtypes.COMPLEX:
         raise TensorNotImplementedError("clamp is not supported for complex types")
-    if promoted is _dtypes.bool_:
-        raise _not_implemented("clamp_scalar_cpu", promoted)
+    tensor_bounds = isinstance(lo, Tensor) or isinstance(hi, Tensor)
+    if promoted is _dtypes.bool_ and not tensor_bounds:
+        # Only the number-bound kernels lack bool; clamp(bool, bool_tensor) works in PyTorch.
+        kernel = ("clamp_scalar_cpu" if lo is not None and hi is not None else
+                  "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu")
+        raise _not_implemented(kernel, promoted)
     _check_exact_out(out, promoted)
     compute = _clamp_compute(lo is not None, hi is not None)
     return _run(op, compute, tuple(values), out=out, inplace=inplace, rule=PROMOTE)
@@ -676,6 +690,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """Replaces nan by ``nan``, +inf by ``posinf`` and -inf by ``neginf`` (default: the
     dtype's largest and smallest finite values); integer and bool tensors are copied."""
     _check_tensor("nan_to_num", input)
+    for position, (argname, value) in enumerate(
+            (("nan", nan), ("posinf", posinf), ("neginf", neginf)), start=2):
+        _check_float_arg("nan_to_num", argname, position, value)
     if out is not None and isinstance(out, Tensor) and out._dtype is not input._dtype:
         raise TensorRuntimeError(
             f"nan_to_num: dtype of out: {out._dtype._torch_name} should be same as input: "
@@ -690,6 +707,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
     """In-place :func:`nan_to_num`."""
     _check_tensor("nan_to_num_", input)
+    for position, (argname, value) in enumerate(
+            (("nan", nan), ("posinf", posinf), ("neginf", neginf)), start=1):
+        _check_float_arg("nan_to_num_", argname, position, value)
     compute = _nan_to_num_compute(input._dtype, nan, posinf, neginf)
     return _run(nan_to_num_.op, compute, (input,), inplace=input, rule=SAME_AS_INPUT)
 
