@@ -21,6 +21,9 @@ def register(kind, name=None, *, method=True, function=True, aliases=()):
 
     def decorate(fn):
         op_name = name or fn.__name__
+        if op_name.startswith("_") and not op_name.startswith("__"):
+            # A private helper caught by a decorator meant for the function below it.
+            raise TensorRuntimeError(f"refusing to register private function {op_name!r} as an op")
         if op_name in OPS:
             raise TensorRuntimeError(f"op {op_name!r} is registered twice")
         op = OpDef(op_name, kind, fn, method, function)

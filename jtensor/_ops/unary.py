@@ -476,7 +476,6 @@ def _low_precision(input):
     return input._dtype.numpy if input._dtype in (_dtypes.float16, _dtypes.bfloat16) else None
 
 
-@register("elementwise")
 def _check_float_arg(name, argname, position, value):
     """PyTorch's argument parser: a float argument may be a Python number or None only."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
@@ -485,6 +484,7 @@ def _check_float_arg(name, argname, position, value):
             f"{type(value).__name__}")
 
 
+@register("elementwise")
 def logit(input, eps=None, *, out=None):
     """``log(x / (1 - x))``; with ``eps``, x is first clamped to ``[eps, 1 - eps]``."""
     _check_tensor("logit", input)
