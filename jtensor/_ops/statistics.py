@@ -63,6 +63,11 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(op, name, input, q, dim, keepdim, interpolation, out, ignore_nan):
     check_tensor(input, name)
     keepdim = _check_keepdim(keepdim, name)
+    if not isinstance(q, (Tensor, numbers.Real)):
+        # Argument types are checked before any value, as PyTorch's parser does.
+        raise TensorTypeError(
+            f"{name}() received an invalid combination of arguments: q must be float or "
+            f"Tensor, not {type(q).__name__}")
     if input._dtype not in (_dtypes.float32, _dtypes.float64):
         raise TensorRuntimeError(f"{name}() input tensor must be either float or double dtype")
     if isinstance(q, Tensor):
