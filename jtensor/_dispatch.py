@@ -86,6 +86,20 @@ def check_inplace(tensor):
             "operation. (Write into a clone() instead, or under torch.no_grad().)")
 
 
+def check_no_internal_overlap(tensor):
+    """PyTorch refuses to write through a layout that repeats elements (a stride of 0).
+
+    NumPy would let many logical elements race for one memory cell; PyTorch raises instead.
+    """
+    for size, stride in zip(tensor._shape, tensor._stride):
+        if stride == 0 and size > 1:
+            raise TensorRuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                f"operation. (The target has shape {list(tensor._shape)} and stride "
+                f"{list(tensor._stride)}: a stride of 0 repeats one element.)")
+
+
 def check_same_device(tensors):
     """PyTorch's cross-device error; 0-d CPU tensors may join tensors on any device."""
     first = None

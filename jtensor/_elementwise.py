@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from . import _dtypes
-from ._dispatch import check_inplace, check_same_device, finish
+from ._dispatch import check_inplace, check_no_internal_overlap, check_same_device, finish
 from ._errors import TensorRuntimeError, TensorTypeError
 from ._layout import broadcast_shapes, contiguous_strides, elementwise_output_strides
 from ._out import resize_output
@@ -288,21 +288,8 @@ def _scalar_array(backend, value, np_dtype):
 
 def _write_into(target, computed):
     """Write a finished result into ``target`` (casting); no partial writes on failure."""
-    dst = target._array()
-    if _overlaps_itself(target):
-        # Writing through an expanded (stride 0) or overlapping view is allowed by
-        # NumPy but PyTorch refuses it: many elements would race for one memory cell.
-        raise TensorRuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation.")
-    dst[...] = computed
-
-
-def _overlaps_itself(t):
-    for size, st in zip(t._shape, t._stride):
-        if st == 0 and size > 1:
-            return True
-    return False
+    check_no_internal_overlap(target)
+    target._array()[...] = computed
 
 
 def _write_out(out, computed, shape):

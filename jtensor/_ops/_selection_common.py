@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._elementwise import _as_number
-from .._dispatch import check_inplace
+from .._dispatch import check_inplace, check_no_internal_overlap
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import (
     contiguous_strides,
@@ -92,12 +92,7 @@ def _fill_value(value, dtype, name):
 
 def _check_writable(t):
     check_inplace(t)
-    for size, st in zip(t._shape, t._stride):
-        if st == 0 and size > 1:
-            raise TensorRuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to "
-                "a single memory location. Please clone() the tensor before performing the "
-                "operation.")
+    check_no_internal_overlap(t)
 
 
 def _suggest_channels_last(t):

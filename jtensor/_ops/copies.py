@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtypes
 from .._device import device as _device_type
 from .._device import to_device
-from .._dispatch import check_inplace, finish
+from .._dispatch import check_inplace, check_no_internal_overlap, finish
 from .._errors import JTensorError, TensorRuntimeError, TensorTypeError
 from .._layout import (
     broadcast_shapes,
@@ -38,9 +38,6 @@ from .._tensor import (
 )
 from .._tensor import memory_format as _memory_format_type
 
-_INTERNAL_OVERLAP = (
-    "unsupported operation: more than one element of the written-to tensor refers to a single "
-    "memory location. Please clone() the tensor before performing the operation.")
 _PARTIAL_OVERLAP = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer "
     "to a single memory location. Please clone() the tensor before performing the operation.")
@@ -75,13 +72,6 @@ def _overlaps_itself(t):
     if is_non_overlapping_and_dense(t._shape, t._stride):
         return False
     return any(st == 0 and size > 1 for size, st in zip(t._shape, t._stride))
-
-
-def _check_no_internal_overlap(t):
-    if _overlaps_itself(t):
-        raise TensorRuntimeError(
-            f"{_INTERNAL_OVERLAP} (the target has shape {list(t._shape)} and stride "
-            f"{list(t._stride)}: a stride of 0 repeats one element)")
 
 
 def _check_no_partial_overlap(dst, src):
@@ -417,7 +407,7 @@ def copy_(self, src, non_blocking=False):
             raise TensorRuntimeError(
                 f"output with shape {list(self._shape)} doesn't match the broadcast shape "
                 f"{list(shape)}")
-        _check_no_internal_overlap(self)
+        check_no_internal_overlap(self)
         _check_no_partial_overlap(self, src)
         source = src._array()
         if src._storage.device != self._storage.device:
@@ -426,7 +416,7 @@ def copy_(self, src, non_blocking=False):
             source = source.copy()  # overlapping layouts PyTorch does not reject
     elif _is_number(src):
         _check_int_range(_plain_number(src))
-        _check_no_internal_overlap(self)
+        check_no_internal_overlap(self)
         source = _number_array(self._storage._backend.xp, src)
     else:
         raise TensorTypeError(
@@ -605,7 +595,7 @@ def copy_value_into(target, value):
                     f"The expanded size of the tensor ({want}) must match the existing size "
                     f"({have}) at non-singleton dimension {lead + i}.  Target sizes: "
                     f"{list(tshape)}.  Tensor sizes: {list(vshape)}")
-        _check_no_internal_overlap(target)
+        check_no_internal_overlap(target)
         if not value._shape or tuple(value._shape) == tshape:
             _check_no_partial_overlap(target, value)
         source = value._array()
@@ -621,6 +611,6 @@ def copy_value_into(target, value):
             f"can't assign a {type(value).__name__} to a {target.type()}")
     value = _plain_number(value)
     _check_scalar_fits(value, target._dtype, half_checked=False)
-    _check_no_internal_overlap(target)
+    check_no_internal_overlap(target)
     target._array()[...] = cast_array(_number_array(target._storage._backend.xp, value),
                                       target._dtype.numpy)

@@ -21,7 +21,7 @@ from .._errors import (
 from .._layout import broadcast_shapes
 from .._registry import register
 from .._tensor import Tensor
-from .reductions import quiet, wrap_result
+from .reductions import _vector_norm, quiet, wrap_result
 
 _FLOAT_TYPES = (_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128)
 
@@ -115,22 +115,6 @@ def _work_array(x, work):
     a = x._array()
     np_work = (_dtypes.float32 if work in (_dtypes.float16, _dtypes.bfloat16) else work).numpy
     return a if a.dtype == np_work else a.astype(np_work)
-
-
-def _vector_norm(xp, a, ord, axes, keepdim):
-    with quiet():
-        m = xp.abs(a)
-        if ord == math.inf:
-            return xp.max(m, axis=axes, keepdims=keepdim)
-        if ord == -math.inf:
-            return xp.min(m, axis=axes, keepdims=keepdim)
-        if ord == 0:
-            return xp.sum(m != 0, axis=axes, keepdims=keepdim).astype(m.dtype)
-        if ord == 1:
-            return xp.sum(m, axis=axes, keepdims=keepdim)
-        if ord == 2:
-            return xp.sqrt(xp.sum(m * m, axis=axes, keepdims=keepdim))
-        return xp.sum(m ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
 
 
 @register("reduction", name="linalg_vector_norm", method=False, function=False)
