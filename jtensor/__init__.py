@@ -37,6 +37,7 @@ strided = layout("strided")
 
 # Importing the op modules registers every op (functions here, methods on Tensor).
 from . import _ops  # noqa: E402,F401
+from .autograd import formulas as _formulas  # noqa: E402,F401 (derivatives of the ops)
 from . import linalg  # noqa: E402,F401
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 

@@ -16,12 +16,19 @@ from ._errors import TensorRuntimeError
 
 # Installed by jtensor.trace while a recorder is active: callable(op, inputs, outputs, info).
 trace_hook = None
-# Installed by the autograd layer: callable(op, inputs, outputs, context) -> None.
+# Installed by the autograd layer while inference mode is on somewhere: marks outputs.
 autograd_hook = None
+# Installed by jtensor.autograd: callable(op, impl, args, kwargs) -> result, the slow path of
+# an op called with an input that requires grad while grad mode is on.
+autograd_call = None
+# Differentiable kinds get an entry point that routes calls needing grad to ``autograd_call``.
+RECORDED_KINDS = frozenset(("view", "elementwise", "reduction", "copy", "inplace"))
 
 
 class _GradMode(threading.local):
-    enabled = True
+    enabled = True      # grad mode (no_grad/enable_grad/set_grad_enabled switch it)
+    inside = False      # inside an op being recorded: nested ops must not record again
+    inference = False   # inside inference_mode: new tensors are inference tensors
 
 
 grad_mode = _GradMode()
@@ -35,13 +42,14 @@ class OpDef:
     (returns Python values, not tensors).
     """
 
-    __slots__ = ("name", "kind", "impl", "backward", "method", "function", "inplace_of",
-                 "doc", "__weakref__")
+    __slots__ = ("name", "kind", "impl", "entry", "backward", "method", "function",
+                 "inplace_of", "doc", "__weakref__")
 
     def __init__(self, name, kind, impl, method, function):
         self.name = name
         self.kind = kind
         self.impl = impl
+        self.entry = impl
         self.backward = None
         self.method = method
         self.function = function
@@ -59,11 +67,41 @@ def finish(op, inputs, outputs, modified=None, info=None):
     """
     if modified is not None:
         modified._version_counter.value += 1
-    if autograd_hook is not None and grad_mode.enabled:
+    if autograd_hook is not None:
         autograd_hook(op, inputs, outputs, modified, info)
     if trace_hook is not None:
         trace_hook(op, inputs, outputs, modified, info)
     return outputs
+
+
+def _wants_grad(values, Tensor):
+    for a in values:
+        if isinstance(a, Tensor):
+            if a._requires_grad:
+                return True
+        elif a.__class__ is list or a.__class__ is tuple:
+            for b in a:
+                if isinstance(b, Tensor) and b._requires_grad:
+                    return True
+    return False
+
+
+def make_entry(op, impl, Tensor):
+    """The public entry point of a differentiable op: ``impl`` itself unless grad mode is on
+    and an argument requires grad, in which case the autograd layer records the call."""
+
+    def entry(*args, **kwargs):
+        if grad_mode.enabled and not grad_mode.inside and (
+                _wants_grad(args, Tensor) or (kwargs and _wants_grad(kwargs.values(), Tensor))):
+            return autograd_call(op, impl, args, kwargs)
+        return impl(*args, **kwargs)
+
+    entry.__name__ = impl.__name__
+    entry.__qualname__ = impl.__qualname__
+    entry.__doc__ = impl.__doc__
+    entry.__module__ = impl.__module__
+    entry.__wrapped__ = impl
+    return entry
 
 
 def check_inplace(tensor):
@@ -73,14 +111,18 @@ def check_inplace(tensor):
     silently invalidate the gradient it is about to receive (seed 000: ``b = a.view(2, 2);
     b[:, 0] = 5`` fails). Under ``no_grad`` such writes are allowed (the optimizer step).
     """
+    if tensor._is_inference and not grad_mode.inference:
+        raise TensorRuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed. You can "
+            "make a clone to get a normal tensor before doing inplace update.")
     if not grad_mode.enabled:
         return
-    if tensor._requires_grad and tensor.grad_fn is None:
+    if tensor._requires_grad and tensor._grad_fn is None:
         raise TensorRuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "
             "(Use torch.no_grad() for updates such as optimizer steps, or clone() first.)")
     base = tensor._base
-    if base is not None and base._requires_grad and base.grad_fn is None:
+    if base is not None and base._requires_grad and base._grad_fn is None:
         raise TensorRuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place "
             "operation. (Write into a clone() instead, or under torch.no_grad().)")

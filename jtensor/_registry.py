@@ -6,7 +6,7 @@ The package exports every op registered with ``function=True``. The test suite w
 registry: an op without a test spec fails the suite.
 """
 
-from ._dispatch import OpDef
+from ._dispatch import RECORDED_KINDS, OpDef, make_entry
 from ._errors import TensorRuntimeError
 
 OPS = {}
@@ -26,12 +26,17 @@ def register(kind, name=None, *, method=True, function=True, aliases=()):
             raise TensorRuntimeError(f"refusing to register private function {op_name!r} as an op")
         if op_name in OPS:
             raise TensorRuntimeError(f"op {op_name!r} is registered twice")
+        from ._tensor import Tensor
+
         op = OpDef(op_name, kind, fn, method, function)
         OPS[op_name] = op
         fn.op = op
+        if kind in RECORDED_KINDS:
+            # Calls that need grad go through the autograd layer; others reach ``fn`` at once.
+            fn = make_entry(op, fn, Tensor)
+            fn.op = op
+            op.entry = fn
         if method:
-            from ._tensor import Tensor
-
             setattr(Tensor, method if isinstance(method, str) else op_name, fn)
         if function:
             FUNCTIONS[op_name] = fn
@@ -39,8 +44,6 @@ def register(kind, name=None, *, method=True, function=True, aliases=()):
             if function:
                 FUNCTIONS[alias] = fn
             if method:
-                from ._tensor import Tensor
-
                 setattr(Tensor, alias, fn)
         return fn
 

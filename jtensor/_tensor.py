@@ -27,6 +27,17 @@ class _VersionCounter:
         self.value = 0
 
 
+class _AutogradViews:
+    """Replaced by jtensor.autograd at import: regenerates stale view history."""
+
+    @staticmethod
+    def refresh_view(tensor):
+        return None
+
+
+_autograd_views = _AutogradViews()
+
+
 class memory_format:
     """``torch.contiguous_format``, ``torch.channels_last``, ... (compare with ``is``)."""
 
@@ -63,10 +74,13 @@ class Tensor:
     _base = None
     _requires_grad = False
     _grad = None
-    grad_fn = None
+    _grad_fn = None
     _retains_grad = False
     _output_nr = 0
     _hooks = None
+    _is_inference = False
+    _view_version = None   # views recorded by autograd: the version their grad_fn is valid for
+    _accumulator = None    # weak reference to a leaf's AccumulateGrad node
 
     # ------------------------------------------------------------------ construction
     def __new__(cls, *args, dtype=None, device=None, requires_grad=False):
@@ -287,7 +301,7 @@ class Tensor:
             raise TensorTypeError(
                 f"requires_grad_(): argument 'requires_grad' must be bool, not "
                 f"{type(requires_grad).__name__}")
-        if self.grad_fn is not None and not requires_grad:
+        if self._grad_fn is not None and not requires_grad:
             raise TensorRuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
@@ -300,11 +314,34 @@ class Tensor:
         return self
 
     @property
+    def grad_fn(self):
+        """The graph node that made this tensor (None for leaves and tensors without history).
+
+        A view whose base was since written in place gets a fresh node that reads the view's
+        elements out of the base's new history (PyTorch's ``AsStridedBackward0``)."""
+        if self._view_version is not None and \
+                self._view_version != self._version_counter.value:
+            _autograd_views.refresh_view(self)
+        return self._grad_fn
+
+    @property
     def is_leaf(self):
-        return self.grad_fn is None
+        """Leaves: tensors not made by a recorded op (all tensors that do not require grad,
+        and those that require it because the user said so)."""
+        return self._grad_fn is None
 
     @property
     def grad(self):
+        """The gradient accumulated by ``backward()`` (leaves, and tensors that
+        ``retain_grad()``); reading it on another non-leaf warns, as in PyTorch."""
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead.", UserWarning,
+                stacklevel=2)
         return self._grad
 
     @grad.setter

@@ -127,10 +127,10 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
 
     impl.__doc__ = f"``torch.{name}``: element-wise, with PyTorch's promotion and broadcasting."
     impl_inplace.__doc__ = f"In-place ``{name}``: the result must fit ``self``'s shape and dtype."
-    _define(name, impl, "elementwise", aliases)
+    impl = _define(name, impl, "elementwise", aliases)
     if inplace:
-        _define(name + "_", impl_inplace, "inplace", tuple(a + "_" for a in aliases),
-                function=False)
+        impl_inplace = _define(name + "_", impl_inplace, "inplace",
+                               tuple(a + "_" for a in aliases), function=False)
     for attr in ((operator,) if operator else ()) + tuple(extra_operators):
         setattr(Tensor, attr, operator_method(impl, None if check is not None or tensor_other
                                               else (compute, rule)))
@@ -141,6 +141,8 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
             other = as_operand(name, _operand(other), "other", 1)
             if check is not None:
                 check(other, self)
+            if self._requires_grad:
+                return impl(other, self)  # the recorded path (``2 - x`` is RsubBackward1)
             return elementwise(impl.op, run, (other, self), rule=rule)
 
         setattr(Tensor, reflected, reflected_impl)
@@ -168,6 +170,8 @@ def operator_method(fn, direct=None):
         compute, rule = direct
 
         def method(self, other):
+            if self._requires_grad or (isinstance(other, Tensor) and other._requires_grad):
+                return fn(self, other)
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
                 return elementwise(fn.op, compute, (self, other), rule=rule)
             if not is_operand(other):
@@ -383,8 +387,8 @@ def div_(self, other, *, rounding_mode=None):
     return elementwise(div_.op, compute, (self, other), inplace=self, rule=rule)
 
 
-_define("div", div, "elementwise", ("divide", "true_divide"))
-_define("div_", div_, "inplace", ("divide_", "true_divide_"), function=False)
+div = _define("div", div, "elementwise", ("divide", "true_divide"))
+div_ = _define("div_", div_, "inplace", ("divide_", "true_divide_"), function=False)
 for _attr in ("__truediv__", "__div__"):
     setattr(Tensor, _attr, operator_method(div))
 for _attr in ("__itruediv__", "__idiv__"):
@@ -428,7 +432,8 @@ def pow_(self, exponent):
 # the same op entries (one trace event per call still comes from the inner implementation).
 for _public, _inner in ((pow, _pow_impl), (pow_, _pow_inplace)):
     _public.op = _inner.op
-    _inner.op.impl = _public
+    _inner.op.impl = _inner.__wrapped__
+    _inner.op.entry = _public
     setattr(Tensor, _inner.op.name, _public)
 FUNCTIONS["pow"] = pow
 atan2, atan2_ = binary_op("atan2", "arctan2", FLOAT, tensor_other=True, aliases=("arctan2",),

@@ -146,7 +146,7 @@ def unary_op(name, compute, rule=FLOAT, *, doc, aliases=(), inplace=True,
         return _run(impl.op, compute, (input,), out=out, **kwargs)
 
     impl.__doc__ = doc
-    define("elementwise", name, impl)
+    impl = define("elementwise", name, impl)
     for alias in aliases:
         _alias(impl, alias)
     if operator:
@@ -161,7 +161,7 @@ def unary_op(name, compute, rule=FLOAT, *, doc, aliases=(), inplace=True,
         return _run(impl_inplace.op, compute, (self,), inplace=self, **options(self))
 
     impl_inplace.__doc__ = f"In-place version of :func:`{name}`."
-    define("inplace", name + "_", impl_inplace, function=inplace_function)
+    impl_inplace = define("inplace", name + "_", impl_inplace, function=inplace_function)
     for alias in (aliases if inplace_aliases is None else inplace_aliases):
         _alias(impl_inplace, alias + "_", function=inplace_function)
     return impl, impl_inplace

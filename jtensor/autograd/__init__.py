@@ -1,5 +1,24 @@
-"""``jtensor.autograd``: grad mode today; the graph and the engine build on it (issue 3)."""
+"""``jtensor.autograd``: PyTorch's reverse-mode autograd.
 
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+``graph`` records one node per differentiable op call (only when an input requires grad and
+grad mode is on); ``engine`` runs the nodes backwards; ``formulas/`` holds each op's
+derivative, written in jtensor ops so that ``create_graph=True`` differentiates again.
+"""
 
-__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+from . import graph as _graph
+from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .function import Function, FunctionCtx, once_differentiable
+from .functional import backward, grad
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
+from .gradcheck import gradcheck, gradgradcheck
+from . import tensor_methods as _tensor_methods  # noqa: F401 (attaches Tensor.backward...)
+
+_graph._install()
+
+graph = _graph
+
+__all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "grad",
+           "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
+           "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "once_differentiable",
+           "set_detect_anomaly", "set_grad_enabled"]

@@ -114,3 +114,85 @@ class set_grad_enabled(_GradModeContext):
                 return function(*args, **kwargs)
 
         return wrapper
+
+
+_inference_depth = [0]
+
+
+def _mark_inference(op, inputs, outputs, modified, info):
+    if not grad_mode.inference or modified is not None:
+        return
+    if op.kind == "view":
+        # A view keeps its base's kind: views of normal tensors stay normal tensors.
+        return
+    for o in (outputs if isinstance(outputs, tuple) else (outputs,)):
+        if hasattr(o, "_is_inference"):
+            o._is_inference = True
+
+
+def is_inference_mode_enabled():
+    """Whether this thread is inside ``inference_mode()``."""
+    return grad_mode.inference
+
+
+class inference_mode:
+    """Like ``no_grad``, and stricter: tensors created inside are *inference tensors*, which
+    can never be saved for backward nor written in place outside inference mode (that is
+    what lets PyTorch skip version counting for them).
+
+    >>> import jtensor as torch
+    >>> with torch.inference_mode():
+    ...     x = torch.ones(2) * 2
+    >>> x.is_inference(), x.requires_grad
+    (True, False)
+    """
+
+    def __init__(self, mode=True):
+        if not isinstance(mode, bool):
+            if callable(mode):  # used as ``@inference_mode`` without parentheses
+                self.mode = True
+                self._fn = mode
+                return
+            raise TypeError(f"inference_mode() expects a bool, got {type(mode).__name__}")
+        self.mode = mode
+        self._fn = None
+
+    def __enter__(self):
+        from .. import _dispatch
+
+        self._prev = (grad_mode.enabled, grad_mode.inference)
+        if self.mode:
+            grad_mode.enabled = False
+            grad_mode.inference = True
+            _inference_depth[0] += 1
+            _dispatch.autograd_hook = _mark_inference
+        else:
+            grad_mode.inference = False
+        return None
+
+    def __exit__(self, *exc):
+        from .. import _dispatch
+
+        grad_mode.enabled, grad_mode.inference = self._prev
+        if self.mode:
+            _inference_depth[0] -= 1
+            if _inference_depth[0] == 0:
+                _dispatch.autograd_hook = None
+        return False
+
+    def __call__(self, *args, **kwargs):
+        if self._fn is not None:
+            with inference_mode(True):
+                return self._fn(*args, **kwargs)
+        function = args[0]
+        mode = self.mode
+
+        @functools.wraps(function)
+        def wrapper(*a, **k):
+            with inference_mode(mode):
+                return function(*a, **k)
+
+        return wrapper
+
+    def clone(self):
+        return inference_mode(self.mode)

@@ -1,0 +1,323 @@
+"""The backward engine: iterative, each node run once, in a valid order.
+
+A first pass walks the graph from the roots (with an explicit stack: a chain 100,000 nodes
+deep needs no recursion) and counts, for each node, how many edges lead into it. Nodes then
+run when all the gradients flowing into them have arrived, highest sequence number first
+(the reverse of the order the forward pass created them, as in PyTorch). Gradients for a
+tensor used several times are summed in the node's input buffer. Without ``retain_graph``,
+each node drops its saved tensors as soon as it has run.
+"""
+
+import heapq
+
+from .. import _dtypes
+from .._dispatch import grad_mode
+from .._errors import TensorRuntimeError
+from .._tensor import Tensor
+from . import graph
+from .graph import AccumulateGrad, accumulator_of
+
+
+def _make_grads(outputs, grad_outputs):
+    import jtensor as J
+
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out._requires_grad:
+                if out.numel() != 1:
+                    raise TensorRuntimeError(
+                        "grad can be implicitly created only for scalar outputs (output "
+                        f"{i} has shape {list(out._shape)}: pass gradient=, a tensor of that "
+                        "shape, e.g. torch.ones_like(output))")
+                if out._dtype.category < _dtypes.FLOATING:
+                    raise TensorRuntimeError(
+                        f"grad can be implicitly created only for real scalar outputs but got "
+                        f"{out._dtype}")
+                g = J.ones_like(out, memory_format=J.preserve_format)
+        elif isinstance(g, Tensor):
+            if g._shape != out._shape:
+                raise TensorRuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of "
+                    f"{J.Size(g._shape)} and output[{i}] has a shape of {J.Size(out._shape)}.")
+            if (g._dtype.category == _dtypes.COMPLEX) != (out._dtype.category == _dtypes.COMPLEX):
+                raise TensorRuntimeError(
+                    f"For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                    f"{g._dtype} and output[{i}] has a dtype of {out._dtype}.")
+        else:
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        grads.append(g)
+    return grads
+
+
+def _root_edge(t, i):
+    if not t._requires_grad:
+        raise TensorRuntimeError(
+            f"element {i} of tensors does not require grad and does not have a grad_fn")
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (accumulator_of(t), 0)
+
+
+def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
+                 allow_unused=False, accumulate=True):
+    """Shared by ``Tensor.backward``, ``autograd.backward`` and ``autograd.grad``.
+
+    With ``accumulate`` the leaves' ``.grad`` fields receive the gradients (only those in
+    ``inputs`` when given); otherwise the gradients of ``inputs`` are returned.
+    """
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
+    grads = _make_grads(outputs, grad_outputs)
+
+    # Capture points: where the gradient of each requested input is read.
+    captures = {}
+    if inputs is not None:
+        for k, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"inputs to grad must be Tensors, got {type(t).__name__}")
+            if not t._requires_grad:
+                raise TensorRuntimeError(
+                    f"One of the differentiated Tensors (input {k}) does not require grad")
+            fn = t.grad_fn
+            key = (fn, t._output_nr) if fn is not None else (accumulator_of(t), 0)
+            captures.setdefault(key, []).append(k)
+
+    # Pass 1: dependencies, by an explicit stack.
+    dependencies = {}
+    seen = set()
+    order = []
+    stack = [e[0] for e in roots]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                dependencies[nxt] = dependencies.get(nxt, 0) + 1
+                if id(nxt) not in seen:
+                    stack.append(nxt)
+
+    # Which nodes must run: with ``inputs``, only those leading to a capture point.
+    needed = None
+    if inputs is not None:
+        capture_nodes = {key[0] for key in captures}
+        needed = set()
+        # ``order`` lists a node before the nodes it leads to only along one path, so
+        # propagate to a fixed point over reversed discovery order (cheap: each pass is linear).
+        changed = True
+        while changed:
+            changed = False
+            for node in reversed(order):
+                if node in needed:
+                    continue
+                if node in capture_nodes or any(n in needed for n, _ in node.next_functions
+                                                if n is not None):
+                    needed.add(node)
+                    changed = True
+
+    results = [None] * (len(inputs) if inputs is not None else 0)
+    buffers = {}
+    for (node, nr), g in zip(roots, grads):
+        _add_to_buffer(buffers, node, nr, g)
+
+    previous_mode = grad_mode.enabled
+    grad_mode.enabled = bool(create_graph)
+    try:
+        ready = []
+        root_nodes = []
+        for node, _ in roots:
+            if dependencies.get(node, 0) == 0 and node not in root_nodes:
+                root_nodes.append(node)
+                heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            buf = buffers.pop(node, None)
+            if buf is None:
+                buf = [None] * node._num_outputs
+            run = needed is None or node in needed
+            if run:
+                buf = _call_pre_hooks(node, buf)
+                for k_nr, ks in _captures_of(captures, node, len(buf)):
+                    for k in ks:
+                        results[k] = buf[k_nr]
+            if run and (node.__class__ is not AccumulateGrad or (accumulate and (
+                    inputs is None or (node, 0) in captures))):
+                out_grads = _execute(node, buf, create_graph, retain_graph)
+            else:
+                out_grads = ()
+            for (nxt, nr), g in zip(node.next_functions, out_grads):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    _add_to_buffer(buffers, nxt, nr, g)
+            for nxt, _ in node.next_functions:
+                if nxt is None:
+                    continue
+                left = dependencies[nxt] - 1
+                dependencies[nxt] = left
+                if left == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+    finally:
+        grad_mode.enabled = previous_mode
+
+    if inputs is not None and not accumulate:
+        for k, r in enumerate(results):
+            if r is None and not allow_unused:
+                raise TensorRuntimeError(
+                    f"The differentiated Tensor at index {k} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+        return tuple(results)
+    return None
+
+
+def _captures_of(captures, node, n):
+    if not captures:
+        return ()
+    found = []
+    for nr in range(max(n, 1)):
+        ks = captures.get((node, nr))
+        if ks:
+            found.append((nr, ks))
+    return found
+
+
+def _add_to_buffer(buffers, node, nr, g):
+    buf = buffers.get(node)
+    if buf is None:
+        buf = [None] * max(node._num_outputs, nr + 1)
+        buffers[node] = buf
+    elif nr >= len(buf):
+        buf.extend([None] * (nr + 1 - len(buf)))
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _call_pre_hooks(node, buf):
+    tensor_hooks = node._tensor_hooks
+    if tensor_hooks:
+        for nr, hooks in tensor_hooks.items():
+            if nr < len(buf) and buf[nr] is not None:
+                for hook in list(hooks):
+                    new = hook(buf[nr])
+                    if new is not None:
+                        _check_hook_result(hook, buf[nr], new)
+                        buf[nr] = new
+    if node._retain:
+        for nr, ref in list(node._retain.items()):
+            t = ref()
+            if t is not None and nr < len(buf) and buf[nr] is not None:
+                g = buf[nr]
+                if t._grad is None:
+                    t._grad = g.detach().clone() if not grad_mode.enabled else g.clone()
+                else:
+                    t._grad = t._grad + g
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks):
+            new = hook(tuple(buf))
+            if new is not None:
+                buf = list(new)
+    return buf
+
+
+def _check_hook_result(hook, old, new):
+    name = getattr(hook, "__name__", repr(hook))
+    if not isinstance(new, Tensor):
+        raise TypeError(f"hook '{name}' returned {type(new).__name__}: a hook must return a "
+                        "Tensor or None")
+    if new._shape != old._shape:
+        raise TensorRuntimeError(
+            f"hook '{name}' has changed the size of value (it got a gradient of shape "
+            f"{list(old._shape)} and returned one of shape {list(new._shape)})")
+
+
+def _execute(node, buf, create_graph, retain_graph):
+    if node.__class__ is AccumulateGrad:
+        _accumulate(node.variable, buf[0], create_graph)
+        return ()
+    if node.__class__.__name__ == "NotImplemented":
+        raise TensorRuntimeError(
+            f"the derivative for '{node.metadata.get('op')}' is not implemented.")
+    try:
+        out = node.apply(buf)
+    except TensorRuntimeError:
+        raise
+    if graph.anomaly.enabled and graph.anomaly.check_nan:
+        _check_nan(node, out)
+    if node._hooks:
+        for hook in list(node._hooks):
+            new = hook(tuple(out), tuple(buf))
+            if new is not None:
+                out = list(new)
+    if not retain_graph:
+        node._release()
+    return out
+
+
+def _check_nan(node, out):
+    for i, g in enumerate(out):
+        if isinstance(g, Tensor) and g._dtype.category >= _dtypes.FLOATING:
+            if bool(g.isnan().any()):
+                where = ("\nThe forward call that created it:\n" + node._stack
+                         if node._stack else "")
+                raise TensorRuntimeError(
+                    f"Function '{node.name()}' returned nan values in its {i}th output."
+                    + where)
+
+
+def _accumulate(leaf, g, create_graph):
+    """``leaf.grad += g``, PyTorch's way: the first gradient is copied into the leaf's
+    layout (so it never aliases another tensor), later ones are added in place."""
+    hooks = leaf._hooks
+    if hooks:
+        for hook in list(hooks):
+            new = hook(g)
+            if new is not None:
+                _check_hook_result(hook, g, new)
+                g = new
+    if g._dtype is not leaf._dtype:
+        g = g.to(leaf._dtype)
+    old = leaf._grad
+    if old is None:
+        if create_graph:
+            leaf._grad = g if g._base is None and g._stride == leaf._stride else \
+                g.clone(memory_format=_preserve())
+        else:
+            from .._ops.copies import copy_with_strides, strides_for_format
+
+            g = g.detach() if g._requires_grad else g
+            leaf._grad = copy_with_strides(g, strides_for_format(leaf, _preserve()))
+    elif create_graph or old._requires_grad:
+        leaf._grad = old + g
+    else:
+        with _no_grad():
+            old.add_(g)
+    _post_accumulate(leaf)
+
+
+def _post_accumulate(leaf):
+    hooks = leaf.__dict__.get("_post_accumulate_hooks")
+    if hooks:
+        for hook in list(hooks):
+            hook(leaf)
+
+
+def _preserve():
+    from .._tensor import preserve_format
+
+    return preserve_format
+
+
+class _no_grad:
+    def __enter__(self):
+        self.prev = grad_mode.enabled
+        grad_mode.enabled = False
+
+    def __exit__(self, *exc):
+        grad_mode.enabled = self.prev

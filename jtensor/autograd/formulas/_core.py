@@ -1,0 +1,69 @@
+"""How formulas are declared.
+
+>>> # @derivative("mul", inputs=("input", "other"), save=("input", "other"))
+>>> # def mul_backward(ctx, grad):
+>>> #     return grad * ctx.other, grad * ctx.input
+
+``ctx.<name>`` gives every argument of the op call by its parameter name (tensors only when
+listed in ``save``; ``"result"`` is the output), ``ctx.needs_input_grad`` one flag per entry
+of ``inputs``, ``ctx.input_meta(i)`` the (shape, dtype, device) of the i-th input tensor.
+Return one gradient per entry of ``inputs`` (None where there is none; a list for an input
+that is a list of tensors). The engine sums broadcast gradients to each input's shape and
+casts them to its dtype, so a formula may return the broadcast shape.
+
+Write formulas with public jtensor ops so that ``create_graph=True`` differentiates them.
+"""
+
+from ..._dispatch import OpDef  # noqa: F401
+from ..._registry import OPS
+from ..graph import NONDIFF, Formula
+
+
+def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
+               nondiff_outputs=()):
+    """Register ``backward(ctx, grad)`` for the op(s) ``names``.
+
+    ``name``: the node's class name (default ``<Op>Backward0``), or ``name(values)`` (a dict
+    of the call's arguments) to choose per call. ``multi_grad``: ``backward(ctx, *grads)``
+    receives one gradient per output (None for unused ones). ``nondiff_outputs``: indices of
+    outputs that never require grad (``max``'s indices are integer anyway).
+    """
+    if isinstance(names, str):
+        names = (names,)
+
+    def decorate(fn):
+        for op_name in names:
+            op = OPS.get(op_name)
+            if op is None:
+                raise KeyError(f"derivative for unknown op {op_name!r}")
+            if op.backward is not None:
+                raise KeyError(f"op {op_name!r} has two derivative formulas")
+            op.backward = Formula(op, fn, inputs, save, name, multi_grad, nondiff_outputs)
+        return fn
+
+    return decorate
+
+
+def nondifferentiable(*names):
+    """Ops whose outputs never require grad (comparisons, integer results, ``detach``...)."""
+    for op_name in names:
+        op = OPS.get(op_name)
+        if op is None:
+            raise KeyError(f"nondifferentiable: unknown op {op_name!r}")
+        if op.backward is not None:
+            raise KeyError(f"op {op_name!r} already has a formula")
+        op.backward = NONDIFF
+
+
+def finalize():
+    """In-place ops without a formula borrow their out-of-place op's."""
+    for op_name, op in OPS.items():
+        if op.backward is None and op.kind == "inplace" and op_name.endswith("_"):
+            base = OPS.get(op_name[:-1])
+            if base is not None and base.backward is not None:
+                f = base.backward
+                if f is NONDIFF:
+                    op.backward = NONDIFF
+                else:
+                    op.backward = Formula(op, f.backward, f.inputs, f.save, f.name,
+                                          f.multi_grad, f.nondiff_outputs)

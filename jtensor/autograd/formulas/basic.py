@@ -1,0 +1,60 @@
+"""The first formulas: a seed the families build on (add, mul, sum, views, sigmoid...)."""
+
+from ._core import derivative, nondifferentiable
+
+
+@derivative("add", inputs=("input", "other"))
+def add_backward(ctx, g):
+    alpha = ctx.alpha
+    return g, (g if alpha == 1 else g * alpha)
+
+
+@derivative("mul", inputs=("input", "other"), save=("input", "other"))
+def mul_backward(ctx, g):
+    need_a, need_b = ctx.needs_input_grad
+    a = g * ctx.other.conj() if need_a else None
+    b = g * ctx.input.conj() if need_b else None
+    return a, b
+
+
+@derivative("sum")
+def sum_backward(ctx, g):
+    shape = ctx.input_meta(0)[0]
+    dim = ctx.dim
+    if dim is not None and not ctx.keepdim and shape:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        for d in sorted(x % len(shape) for x in dims):
+            g = g.unsqueeze(d)
+    return g.expand(shape)
+
+
+@derivative("sigmoid", save=("result",))
+def sigmoid_backward(ctx, g):
+    y = ctx.result
+    return g * (y * (1 - y)).conj()
+
+
+@derivative("view")
+def view_backward(ctx, g):
+    return g.reshape(ctx.input_meta(0)[0])
+
+
+nondifferentiable("detach")
+
+
+@derivative("expand")
+def expand_backward(ctx, g):
+    return g  # the engine sums the gradient back to the input's shape
+
+
+@derivative("as_strided")
+def as_strided_backward(ctx, g):
+    import jtensor as J
+
+    from ..graph import _base_from_view_grad
+
+    shape, _, _, stride, offset = ctx.input_meta(0)
+    size = tuple(ctx.size)
+    out_stride = tuple(ctx.stride)
+    out_offset = offset if ctx.storage_offset is None else ctx.storage_offset
+    return _base_from_view_grad(g, (shape, stride, offset), (size, out_stride, out_offset), J)

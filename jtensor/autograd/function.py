@@ -1,0 +1,190 @@
+"""``autograd.Function``: user-defined ops with their own backward.
+
+The context object is the backward node itself (as in PyTorch): ``ctx.save_for_backward``
+keeps tensors with their version, ``ctx.saved_tensors`` checks it, ``ctx.needs_input_grad``
+tells which inputs need a gradient, ``ctx.mark_dirty`` declares inputs written in place.
+"""
+
+import functools
+
+from .._dispatch import grad_mode
+from .._errors import TensorRuntimeError
+from .._tensor import Tensor
+from . import graph
+from .graph import Node, SavedTensor, edge_of
+
+
+class FunctionCtx:
+    """The methods a custom Function's ``ctx`` offers (mixed into its backward node)."""
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise graph._freed_error()
+        saved = self._saved or {}
+        return tuple(e.unpack(self) if e is not None else None
+                     for e in saved.get("saved_tensors", ()))
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """Backward node of a custom Function (``MyFnBackward``)."""
+
+    _to_save = ()
+    _dirty = ()
+    _non_diff = ()
+    _materialize = True
+    _function = None
+
+    def __getattr__(self, key):
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {key!r}")
+
+    @property
+    def needs_input_grad(self):
+        return self._needs
+
+    def apply(self, grads):
+        import jtensor as J
+
+        if self._freed:
+            raise graph._freed_error()
+        if self._materialize:
+            grads = [J.zeros(m[0], dtype=m[1], device=m[2]) if g is None else g
+                     for g, m in zip(grads, self._output_meta)]
+        result = self._function.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) != self._num_args:
+            if len(result) > self._num_args and all(r is None for r in result[self._num_args:]):
+                result = result[:self._num_args]
+            else:
+                raise TensorRuntimeError(
+                    f"function {type(self).__name__} returned an incorrect number of gradients "
+                    f"(expected {self._num_args}, got {len(result)})")
+        out = []
+        for pos, meta in zip(self._tensor_positions, self._input_meta):
+            g = result[pos]
+            if g is not None and not isinstance(g, Tensor):
+                raise TypeError(f"{type(self).__name__}.backward returned "
+                                f"{type(g).__name__} for input {pos}: expected a Tensor or None")
+            if g is not None and g._shape != meta[0]:
+                try:
+                    g = graph.sum_to(g, meta[0]) if len(g._shape) >= len(meta[0]) else None
+                except Exception:
+                    g = None
+                if g is None or g._shape != meta[0]:
+                    raise TensorRuntimeError(
+                        f"Function {type(self).__name__} returned an invalid gradient at index "
+                        f"{pos} - got {list(result[pos]._shape)} but expected shape compatible "
+                        f"with {list(meta[0])}")
+            out.append(g)
+        return out
+
+
+_NODE_CLASSES = {}
+
+
+def _node_class(fn_cls):
+    cls = _NODE_CLASSES.get(fn_cls)
+    if cls is None:
+        cls = type(fn_cls.__name__ + "Backward", (BackwardCFunction,), {})
+        cls._function = fn_cls
+        _NODE_CLASSES[fn_cls] = cls
+    return cls
+
+
+class Function:
+    """Subclass with ``forward(ctx, *args)`` and ``backward(ctx, *grads)`` static methods,
+    and call ``MyFn.apply(*args)``. ``backward`` returns one gradient per ``forward``
+    argument (None for arguments that are not tensors or need none)."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("a Function subclass must define backward(ctx, *grads)")
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method (call MyFn.apply(...)).")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        record = grad_mode.enabled and any(
+            isinstance(a, Tensor) and a._requires_grad for a in args)
+        node = object.__new__(_node_class(cls))
+        Node.__init__(node, None)
+        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        node._tensor_positions = positions
+        node._num_args = len(args)
+        node._needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        edges = [edge_of(args[i]) if record else (None, 0) for i in positions]
+        previous = grad_mode.enabled
+        grad_mode.enabled = False
+        try:
+            outputs = cls.forward(node, *args, **kwargs)
+        finally:
+            grad_mode.enabled = previous
+        if not record:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        node.next_functions = tuple(edges)
+        node._input_meta = tuple((args[i]._shape, args[i]._dtype, args[i].device)
+                                 for i in positions)
+        node._output_meta = tuple((o._shape, o._dtype, o.device) if isinstance(o, Tensor)
+                                  else ((), None, None) for o in outs)
+        node._num_outputs = len(outs)
+        input_ids = {id(args[i]) for i in positions}
+        dirty = {id(t) for t in node._dirty}
+        non_diff = {id(t) for t in node._non_diff}
+        fixed = []
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor):
+                if id(o) in input_ids and id(o) not in dirty:
+                    # Returning an input unchanged: PyTorch gives back a view of it.
+                    o = o.view_as(o) if False else Tensor._make(
+                        o._storage, o._shape, o._stride, o._offset, o._dtype,
+                        version=o._version_counter)
+                if id(o) not in non_diff and o._dtype.category >= 2:
+                    if id(o) in dirty and o._base is not None:
+                        graph._rebase_view(o, node)
+                    else:
+                        graph._set_history(o, node, i)
+            fixed.append(o)
+        node._saved = {"saved_tensors": [
+            SavedTensor(t, is_output=any(t is o for o in fixed),
+                        output_nr=next((k for k, o in enumerate(fixed) if o is t), 0))
+            if isinstance(t, Tensor) else None for t in node._to_save]}
+        node._to_save = ()
+        return fixed[0] if single else tuple(fixed)
+
+
+def once_differentiable(backward):
+    """Mark a ``backward`` as not itself differentiable: it runs without recording, and a
+    double backward through it raises."""
+
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        previous = grad_mode.enabled
+        grad_mode.enabled = False
+        try:
+            return backward(ctx, *grads)
+        finally:
+            grad_mode.enabled = previous
+
+    return wrapper

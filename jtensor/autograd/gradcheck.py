@@ -1,0 +1,165 @@
+"""``gradcheck`` and ``gradgradcheck``: analytical gradients against central differences.
+
+Each input element that requires grad is nudged by ``±eps`` in its own memory (so
+non-contiguous inputs are checked as they are) and the outputs' change gives one column of
+the numerical Jacobian; one backward pass per output element gives the analytical rows.
+"""
+
+import numpy as np
+
+from .._dispatch import grad_mode
+from .._errors import TensorRuntimeError
+from .._layout import is_non_overlapping_and_dense
+from .._tensor import Tensor
+
+
+class GradcheckError(TensorRuntimeError):
+    """Raised when analytical and numerical gradients disagree."""
+
+
+def _as_tuple(x):
+    return x if isinstance(x, tuple) else tuple(x) if isinstance(x, list) else (x,)
+
+
+def _differentiable_outputs(outputs):
+    return [o for o in outputs if isinstance(o, Tensor) and o._requires_grad]
+
+
+def _numerical(func, inputs, diff_inputs, eps):
+    """Columns of d(outputs)/d(input element), by central differences."""
+    jac = []
+    for x in diff_inputs:
+        arr = x._array()
+        cols = []
+        for idx in np.ndindex(*x._shape):
+            orig = arr[idx].copy()
+            arr[idx] = orig + eps
+            if True:
+                plus = [o.detach()._host_array().astype(np.complex128 if o.is_complex() else
+                                                       np.float64).ravel().copy()
+                        for o in _float_outputs(func(*inputs))]
+            arr[idx] = orig - eps
+            if True:
+                minus = [o.detach()._host_array().astype(np.complex128 if o.is_complex() else
+                                                        np.float64).ravel().copy()
+                         for o in _float_outputs(func(*inputs))]
+            arr[idx] = orig
+            cols.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+                        if plus else np.zeros(0))
+        jac.append(np.stack(cols, axis=1) if cols else np.zeros((0, 0)))
+    return jac
+
+
+def _float_outputs(out):
+    return [o for o in _as_tuple(out) if isinstance(o, Tensor) and o.is_floating_point()]
+
+
+class _NoGrad:
+    def __enter__(self):
+        self.prev = grad_mode.enabled
+        grad_mode.enabled = False
+
+    def __exit__(self, *exc):
+        grad_mode.enabled = self.prev
+
+
+def _analytical(func, inputs, diff_inputs):
+    import jtensor as J
+
+    from .functional import grad
+
+    outputs = _float_outputs(func(*inputs))
+    rows_per_input = [[] for _ in diff_inputs]
+    for o in outputs:
+        n = o.numel()
+        for j in range(n):
+            if not o._requires_grad:
+                for k, x in enumerate(diff_inputs):
+                    rows_per_input[k].append(np.zeros(x.numel()))
+                continue
+            go = J.zeros(n, dtype=o.dtype, device=o.device)
+            go[j] = 1
+            gs = grad(o, diff_inputs, go.reshape(o.shape), retain_graph=True,
+                      allow_unused=True)
+            for k, (x, g) in enumerate(zip(diff_inputs, gs)):
+                rows_per_input[k].append(
+                    np.zeros(x.numel()) if g is None else
+                    g.detach()._host_array().astype(np.float64).ravel().copy())
+    return [np.stack(r, axis=0) if r else np.zeros((0, x.numel()))
+            for r, x in zip(rows_per_input, diff_inputs)]
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
+    """True when ``func``'s analytical gradients match finite differences for ``inputs``.
+
+    Use float64 inputs (float32's rounding swamps ``eps``). Inputs that require grad must not
+    overlap in memory (a stride of 0 would nudge many elements at once).
+    """
+    inputs = _as_tuple(inputs)
+    diff_inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
+    if not diff_inputs:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
+                         "but none of the them have requires_grad=True.")
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x._requires_grad:
+            if x._dtype.itemsize < 8 and x.is_floating_point():
+                import warnings
+
+                warnings.warn(
+                    f"Input #{i} requires gradient and is not a double precision floating "
+                    "point. This check will likely fail if all the inputs are not of double "
+                    "precision floating point. ", UserWarning, stacklevel=2)
+            if not is_non_overlapping_and_dense(x._shape, x._stride) and any(
+                    s == 0 and n > 1 for n, s in zip(x._shape, x._stride)):
+                raise TensorRuntimeError(
+                    f"The {i}th input has a dimension with stride 0. gradcheck only supports "
+                    "inputs that are non-overlapping to be able to compute the numerical "
+                    "gradients correctly. You should call .contiguous on the input before "
+                    "passing it to gradcheck.")
+    numerical = _numerical(func, inputs, diff_inputs, eps)
+    analytical = _analytical(func, inputs, diff_inputs)
+    for k, (num, ana) in enumerate(zip(numerical, analytical)):
+        if num.shape != ana.shape:
+            num = num.reshape(ana.shape) if num.size == ana.size else num
+        if num.shape != ana.shape or not np.allclose(ana, num.real, rtol=rtol, atol=atol):
+            if not raise_exception:
+                return False
+            raise GradcheckError(
+                f"Jacobian mismatch for output 0 with respect to input {k},\n"
+                f"numerical:{num.real}\nanalytical:{ana}\n")
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
+    """Second derivatives: ``gradcheck`` of the function ``inputs -> grad(func(inputs))``,
+    built with ``create_graph=True``."""
+    import jtensor as J
+
+    from .functional import grad
+
+    inputs = _as_tuple(inputs)
+    outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
+    if grad_outputs is None:
+        gen = J.Generator().manual_seed(0)
+        grad_outputs = tuple(
+            J.randn(o.shape, dtype=o.dtype, device=o.device, generator=gen).requires_grad_()
+            for o in outputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+    diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
+
+    def first_grads(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        outs = _differentiable_outputs(_as_tuple(func(*ins)))
+        gs = grad(outs, [ins[i] for i in diff_idx], gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

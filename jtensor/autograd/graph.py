@@ -1,0 +1,660 @@
+"""The autograd graph: nodes, saved tensors, and recording an op call into the graph.
+
+Every differentiable op has a ``Formula`` (see ``jtensor/autograd/formulas``). When an op is
+called with an input that requires grad while grad mode is on, ``record_call`` runs the op
+and builds one ``Node`` for the call: its class is named like PyTorch's (``MulBackward0``),
+its ``next_functions`` point at the nodes that made the inputs (``AccumulateGrad`` for
+leaves), and it keeps only what the formula asked to save, each saved tensor with the
+version it had, so that an in-place write before ``backward()`` is detected.
+
+In-place ops on views rewrite the history of the view's base (``CopySlices``), and views of
+that base regenerate their own node lazily (``AsStridedBackward0``), as PyTorch does.
+"""
+
+import inspect
+import itertools
+import traceback
+import weakref
+
+from .. import _dispatch, _dtypes
+from .._dispatch import grad_mode
+from .._errors import TensorRuntimeError
+from .._tensor import Tensor
+
+_sequence = itertools.count()
+
+# Set by anomaly_mode: when True, each node keeps the stack of the forward call.
+anomaly = type("AnomalyState", (), {"enabled": False, "check_nan": True})()
+
+
+# ----------------------------------------------------------------------------- saved tensors
+
+class SavedTensor:
+    """A tensor kept for backward, with the version it had when saved.
+
+    Inputs are kept as they are (their history is upstream, so no cycle); an op's own output
+    is kept as a history-free alias sharing storage and version counter, and gets its node
+    back when unpacked (so ``create_graph=True`` differentiates through it).
+    """
+
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "requires_grad", "producer")
+
+    def __init__(self, tensor, is_output=False, output_nr=0):
+        if tensor._is_inference:
+            raise TensorRuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or "
+                "use `torch.no_grad()` instead of `torch.inference_mode()`.")
+        self.version = tensor._version_counter.value
+        self.is_output = is_output
+        self.output_nr = output_nr
+        self.requires_grad = tensor._requires_grad
+        if is_output:
+            self.tensor = Tensor._make(tensor._storage, tensor._shape, tensor._stride,
+                                       tensor._offset, tensor._dtype,
+                                       version=tensor._version_counter)
+            self.producer = None
+        else:
+            self.tensor = tensor
+            self.producer = tensor._grad_fn
+
+    def unpack(self, node):
+        t = self.tensor
+        if t._version_counter.value != self.version:
+            producer = node if self.is_output else self.producer
+            made_by = (f", which is output {self.output_nr if self.is_output else t._output_nr}"
+                       f" of {_forward_name(producer)}," if producer is not None else "")
+            raise TensorRuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{_type_name(t)} {list(t._shape)}]{made_by} is at version "
+                f"{t._version_counter.value}; expected version {self.version} instead. "
+                f"(It was saved by {node.name()} for backward; an in-place op wrote into it "
+                "afterwards. Use an out-of-place op, or clone() before writing.) Hint: enable "
+                "anomaly detection to find the operation that failed to compute its gradient, "
+                "with torch.autograd.set_detect_anomaly(True).")
+        if self.is_output and self.requires_grad:
+            alias = Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype,
+                                 version=t._version_counter)
+            alias._requires_grad = True
+            alias._grad_fn = node
+            alias._output_nr = self.output_nr
+            return alias
+        return t
+
+
+def _type_name(t):
+    return _dtypes.legacy_type_name(t._dtype, t.device) if hasattr(
+        _dtypes, "legacy_type_name") else f"{t._dtype} tensor of shape"
+
+
+def _forward_name(node):
+    name = node.name()
+    for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backwards"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
+
+
+# ----------------------------------------------------------------------------- nodes
+
+class Node:
+    """One recorded op call (``grad_fn``). ``next_functions`` are ``(node, output_nr)`` pairs,
+    one per differentiable input, ``(None, 0)`` where the input needs no gradient."""
+
+    __slots__ = ("next_functions", "_formula", "_values", "_saved", "_input_meta",
+                 "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_hooks", "_retain",
+                 "_stack", "_freed", "_num_outputs", "metadata", "__weakref__")
+
+    def __init__(self, formula=None):
+        self._formula = formula
+        self._sequence_nr = next(_sequence)
+        self._saved = None
+        self._values = None
+        self._pre_hooks = None
+        self._hooks = None
+        self._tensor_hooks = None
+        self._retain = None
+        self._stack = None
+        self._freed = False
+        self._num_outputs = 1
+        self.metadata = {}
+        if anomaly.enabled:
+            self._stack = "".join(traceback.format_stack()[:-3])
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object>"
+
+    # ctx-style access for formulas: saved tensors (checked) and the op's other arguments
+    def __getattr__(self, key):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        saved = self._saved
+        if saved is not None and key in saved:
+            entry = saved[key]
+            if entry.__class__ is list:
+                return [e.unpack(self) if e is not None else None for e in entry]
+            return entry.unpack(self) if entry is not None else None
+        if self._freed and self._formula is not None and key in self._formula.save:
+            raise _freed_error()
+        values = self._values
+        if values is not None and key in values:
+            return values[key]
+        formula = self._formula
+        if formula is not None and key in formula.defaults:
+            return formula.defaults[key]
+        raise AttributeError(f"{self.name()} has no saved value {key!r}")
+
+    @property
+    def needs_input_grad(self):
+        return self._values["__needs__"]
+
+    def input_meta(self, i):
+        """(shape, dtype, device, stride, offset) of the i-th differentiable input tensor."""
+        return self._input_meta[i]
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after the node; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = []
+        return _Handle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before the node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        return _Handle(self._pre_hooks, fn)
+
+    def _release(self):
+        if self._saved:
+            self._saved = None
+            self._freed = True
+
+    def apply(self, grads):
+        formula = self._formula
+        if self._freed:
+            raise _freed_error()
+        result = formula.backward(self, *grads) if formula.multi_grad else \
+            formula.backward(self, grads[0])
+        if result.__class__ is not tuple and result.__class__ is not list:
+            result = (result,)
+        return _flatten_grads(self, result)
+
+
+def _freed_error():
+    return TensorRuntimeError(
+        "Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed). Saved intermediate values of the graph "
+        "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+        "you need to backward through the graph a second time or if you need to access saved "
+        "tensors after calling backward.")
+
+
+class _Handle:
+    """A removable hook handle (``handle.remove()``)."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks, fn):
+        self.id = next(self._ids)
+        self._hooks = hooks
+        self._fn = fn
+        hooks.append(fn)
+
+    def remove(self):
+        try:
+            self._hooks.remove(self._fn)
+        except ValueError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+RemovableHandle = _Handle
+
+
+def _flatten_grads(node, result):
+    """Formula results (one per declared input; a list for a list input) -> one per edge,
+    each summed to its input's shape and cast to its dtype."""
+    formula = node._formula
+    out = []
+    meta = node._input_meta
+    k = 0
+    for i, g in enumerate(result):
+        if formula is not None and formula.list_input is not None and i == formula.list_input:
+            n = node._values["__list_len__"]
+            gs = g if g is not None else [None] * n
+            for gi in gs:
+                out.append(_fit(gi, meta[k]) if gi is not None else None)
+                k += 1
+        else:
+            out.append(_fit(g, meta[k]) if g is not None and k < len(meta) else None)
+            k += 1
+    return out
+
+
+def _fit(g, meta):
+    """Sum a broadcast gradient to the input's shape and cast it to the input's dtype."""
+    if meta is None:
+        return None
+    shape, dtype = meta[0], meta[1]
+    if not isinstance(g, Tensor):
+        return g
+    if g._shape != shape:
+        g = sum_to(g, shape)
+    if g._dtype is not dtype:
+        if g._dtype.category == _dtypes.COMPLEX and dtype.category != _dtypes.COMPLEX:
+            g = g.real
+        g = g.to(dtype)
+    return g
+
+
+def sum_to(g, shape):
+    """Reduce a gradient of a broadcast result to ``shape`` (PyTorch's ``sum_to_size``)."""
+    if g._shape == shape:
+        return g
+    lead = len(g._shape) - len(shape)
+    if lead < 0:
+        return g.reshape(shape)
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and g._shape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+class AccumulateGrad(Node):
+    """The node that adds a gradient into a leaf's ``.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        Node.__init__(self)
+        self.variable = variable
+        self.next_functions = ()
+
+
+def accumulator_of(leaf):
+    ref = leaf._accumulator
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(node)
+    return node
+
+
+def edge_of(t):
+    """The ``(node, output_nr)`` a gradient for ``t`` flows into, or ``(None, 0)``."""
+    if not t._requires_grad:
+        return (None, 0)
+    fn = t.grad_fn  # refreshes stale views
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (accumulator_of(t), 0)
+
+
+# ----------------------------------------------------------------------------- formulas
+
+_CLASSES = {}
+
+
+def node_class(name):
+    cls = _CLASSES.get(name)
+    if cls is None:
+        cls = type(name, (Node,), {"__slots__": ()})
+        _CLASSES[name] = cls
+    return cls
+
+
+class Formula:
+    """How to differentiate one op.
+
+    ``inputs``: the parameter names of the differentiable tensor arguments, in order (one of
+    them may hold a list of tensors, as ``cat``'s ``tensors``). ``save``: names whose values
+    the backward needs (``"result"`` is the op's output). ``backward(ctx, grad)`` returns one
+    gradient per input name (``None`` for none); ``ctx.<name>`` gives saved tensors and every
+    non-tensor argument. ``name``: the node's class name, or ``name(ctx)`` choosing per call.
+    """
+
+    def __init__(self, op, backward, inputs, save=(), name=None, multi_grad=False,
+                 nondiff_outputs=()):
+        self.op = op
+        self.backward = backward
+        self.inputs = tuple(inputs)
+        self.save = frozenset(save)
+        self.multi_grad = multi_grad
+        self.nondiff_outputs = frozenset(nondiff_outputs)
+        if name is None:
+            name = "".join(p.capitalize() for p in op.name.strip("_").split("_")) + "Backward0"
+        self.name = name
+        self.cls = node_class(name) if isinstance(name, str) else None
+        impl = op.impl
+        sig = inspect.signature(impl)
+        self.positional = []
+        self.var_positional = None
+        self.defaults = {}
+        for p in sig.parameters.values():
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                self.positional.append(p.name)
+            elif p.kind is p.VAR_POSITIONAL:
+                self.var_positional = p.name
+            if p.default is not p.empty:
+                self.defaults[p.name] = p.default
+        if op.kind == "inplace" and self.positional:
+            # In-place forms name their first argument ``self``; formulas say ``input``.
+            self.self_name = self.positional[0]
+        else:
+            self.self_name = None
+        self.list_input = None
+
+    def bind(self, args, kwargs):
+        values = dict(zip(self.positional, args))
+        n = len(self.positional)
+        if self.var_positional is not None:
+            values[self.var_positional] = args[n:]
+        if kwargs:
+            values.update(kwargs)
+        if self.self_name is not None and self.self_name != "input":
+            values["input"] = values.get(self.self_name)
+        return values
+
+
+NONDIFF = "nondifferentiable"
+
+
+def _diff_dtype(t):
+    return t._dtype.category >= _dtypes.FLOATING
+
+
+def record_call(op, impl, args, kwargs):
+    """The slow path of a differentiable op: run it, then record one node for the call."""
+    formula = op.backward
+    if kwargs and kwargs.get("out") is not None:
+        raise TensorRuntimeError(
+            f"{op.name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+    if formula is NONDIFF or formula is None:
+        result = _run_inside(impl, args, kwargs)
+        if formula is None:
+            _mark_unimplemented(op, args, kwargs, result)
+        return result
+
+    values = formula.bind(args, kwargs)
+    inplace = op.kind == "inplace"
+    old_self = None
+    if inplace:
+        target = values["input"]
+        if isinstance(target, Tensor) and "input" in formula.save:
+            # The formula needs ``self`` as it was before the write (mul_ needs it).
+            old_self = _clone_raw(target)
+        # The view's current history must be valid before the write changes its version.
+        if isinstance(target, Tensor) and target._view_version is not None:
+            target.grad_fn  # noqa: B018 (refreshes)
+    result = _run_inside(impl, args, kwargs)
+
+    # Differentiable inputs, flattened, with their metadata.
+    edges = []
+    meta = []
+    needs = []
+    for i, name in enumerate(formula.inputs):
+        v = values.get(name)
+        if name == "input" and old_self is not None:
+            v = values["input"]
+        if v.__class__ is list or v.__class__ is tuple:
+            formula.list_input = i
+            values["__list_len__"] = len(v)
+            any_needs = False
+            for t in v:
+                if isinstance(t, Tensor):
+                    e = edge_of(t) if not (inplace and t is values.get("input")) else \
+                        _edge_before_write(t)
+                    edges.append(e)
+                    meta.append((t._shape, t._dtype, t.device, t._stride, t._offset))
+                    any_needs = any_needs or e[0] is not None
+                else:
+                    edges.append((None, 0))
+                    meta.append(None)
+            needs.append(any_needs)
+        elif isinstance(v, Tensor):
+            e = _edge_before_write(v) if inplace and name == "input" else edge_of(v)
+            edges.append(e)
+            meta.append((v._shape, v._dtype, v.device, v._stride, v._offset)
+                        if name != "input" or old_self is None else
+                        (old_self._shape, old_self._dtype, old_self.device, old_self._stride, 0))
+            needs.append(e[0] is not None)
+        else:
+            edges.append((None, 0))
+            meta.append(None)
+            needs.append(False)
+
+    outputs = result if isinstance(result, tuple) else (result,)
+    # Ops that hand back an input unchanged (``to`` with nothing to do) record nothing.
+    for o in outputs:
+        if isinstance(o, Tensor) and not inplace and any(o is a for a in args):
+            return result
+
+    cls = formula.cls if formula.cls is not None else node_class(formula.name(values))
+    node = object.__new__(cls)
+    Node.__init__(node, formula)
+    node.next_functions = tuple(edges)
+    node._input_meta = tuple(meta)
+    values["__needs__"] = tuple(needs)
+
+    saved = {}
+    stored = {}
+    for k, v in values.items():
+        if isinstance(v, Tensor):
+            if k in formula.save:
+                saved[k] = SavedTensor(old_self if (k == "input" and old_self is not None)
+                                       else v)
+        elif (v.__class__ is list or v.__class__ is tuple) and v and isinstance(v[0], Tensor):
+            if k in formula.save:
+                saved[k] = [SavedTensor(t) if isinstance(t, Tensor) else None for t in v]
+            else:
+                stored[k] = None
+        else:
+            stored[k] = v
+    if inplace and formula.self_name in saved and formula.self_name != "input":
+        saved.pop(formula.self_name)
+    node._values = stored
+    diff_outputs = 0
+    for i, o in enumerate(outputs):
+        if isinstance(o, Tensor) and _diff_dtype(o) and i not in formula.nondiff_outputs:
+            diff_outputs = i + 1
+    node._num_outputs = max(diff_outputs, 1)
+    if "result" in formula.save:
+        if len(outputs) == 1 or not isinstance(result, tuple):
+            saved["result"] = SavedTensor(result, is_output=True)
+        else:
+            saved["result"] = [SavedTensor(o, is_output=True, output_nr=i)
+                               if isinstance(o, Tensor) else None
+                               for i, o in enumerate(outputs)]
+    node._saved = saved
+    if inplace:
+        target = values["input"]
+        if target._base is not None:
+            _rebase_view(target, node)
+        else:
+            _set_history(target, node, 0)
+        # The old-self copy is saved; the written tensor's version now is the saved one.
+        return result
+    for i, o in enumerate(outputs):
+        if isinstance(o, Tensor) and _diff_dtype(o) and i not in formula.nondiff_outputs:
+            _set_history(o, node, i)
+            if op.kind == "view" and o._base is not None:
+                o._view_version = o._version_counter.value
+    return result
+
+
+def _edge_before_write(t):
+    return edge_of(t)
+
+
+def _set_history(t, node, nr):
+    t._requires_grad = True
+    t._grad_fn = node
+    t._output_nr = nr
+    if t._retains_grad:
+        # A retained tensor written in place keeps retaining, on its new node.
+        t._retains_grad = False
+        t.retain_grad()
+
+
+def _run_inside(impl, args, kwargs):
+    grad_mode.inside = True
+    try:
+        return impl(*args, **kwargs)
+    finally:
+        grad_mode.inside = False
+
+
+def _clone_raw(t):
+    """A history-free dense copy (the value ``self`` had before an in-place write)."""
+    from .._ops.copies import copy_with_strides
+    from .._layout import contiguous_strides
+
+    return copy_with_strides(t, contiguous_strides(t._shape))
+
+
+def _mark_unimplemented(op, args, kwargs, result):
+    outputs = result if isinstance(result, tuple) else (result,)
+    for o in outputs:
+        if isinstance(o, Tensor) and _diff_dtype(o) and not any(o is a for a in args):
+            node = object.__new__(node_class("NotImplemented"))
+            Node.__init__(node, None)
+            node.next_functions = ()
+            node.metadata["op"] = op.name
+            _set_history(o, node, 0)
+
+
+# ----------------------------------------------------------------------------- views
+
+def view_geometry(t):
+    return (t._shape, t._stride, t._offset)
+
+
+def _positions(geom, origin, J, device):
+    """Flat storage positions (relative to ``origin``) of every element of a geometry."""
+    shape, stride, offset = geom
+    extent = 1 + sum((n - 1) * st for n, st in zip(shape, stride)) if all(shape) else 0
+    ramp = J.arange(offset - origin + max(extent, 1), device=device)
+    return ramp.as_strided(shape, stride, offset - origin).reshape(-1)
+
+
+def _extent(geoms):
+    lo = min(g[2] for g in geoms)
+    hi = max(g[2] + sum((n - 1) * st for n, st in zip(g[0], g[1])) + 1 if all(g[0]) else g[2]
+             for g in geoms)
+    return lo, hi - lo
+
+
+def _base_from_view_grad(g, base, view, J):
+    """Gradient of the base from a gradient of one of its views (as_strided's backward)."""
+    origin, size = _extent((base, view))
+    buf = J.zeros(size, dtype=g.dtype, device=g.device)
+    buf = buf.index_add(0, _positions(view, origin, J, g.device), g.reshape(-1))
+    return buf.index_select(0, _positions(base, origin, J, g.device)).reshape(base[0])
+
+
+class _ViewFromBase(Node):
+    """A view whose base was written in place reads its history out of the base."""
+
+    __slots__ = ()
+
+    def apply(self, grads):
+        import jtensor as J
+
+        v = self._values
+        return [_base_from_view_grad(grads[0], v["base"], v["view"], J)]
+
+
+class CopySlices(Node):
+    """An in-place op wrote into a view: outside the view, the base's gradient passes
+    unchanged; inside, it goes through the in-place op's formula (``fn``)."""
+
+    __slots__ = ()
+
+    def apply(self, grads):
+        import jtensor as J
+
+        g = grads[0]
+        v = self._values
+        base, view, fn = v["base"], v["view"], v["fn"]
+        origin, size = _extent((base, view))
+        base_pos = _positions(base, origin, J, g.device)
+        view_pos = _positions(view, origin, J, g.device)
+        flat = J.zeros(size, dtype=g.dtype, device=g.device).index_put(
+            (base_pos,), g.reshape(-1))
+        g_view = flat.index_select(0, view_pos).reshape(view[0])
+        results = fn.apply([g_view] + [None] * (fn._num_outputs - 1))
+        first = results[0] if results else None
+        if first is None:
+            first = J.zeros(view[0], dtype=g.dtype, device=g.device)
+        flat = flat.index_put((view_pos,), first.reshape(-1))
+        grad_base = flat.index_select(0, base_pos).reshape(base[0])
+        return [grad_base] + list(results[1:])
+
+    def _release(self):
+        self._values["fn"]._release()
+
+
+_ViewFromBase.__name__ = _ViewFromBase.__qualname__ = "AsStridedBackward0"
+
+# NOTE: not entered in _CLASSES: a formula may be named like them (as_strided's own
+# node is also "AsStridedBackward0") and must get a class that runs the formula.
+
+
+def _rebase_view(view, fn_node):
+    """In-place op ``fn_node`` wrote into ``view``: the base's history becomes CopySlices."""
+    base = view._base
+    base_edge = edge_of(base) if base._requires_grad else (None, 0)
+    node = CopySlices()
+    node.next_functions = (base_edge,) + tuple(fn_node.next_functions[1:])
+    node._input_meta = ((base._shape, base._dtype, base.device),) + fn_node._input_meta[1:]
+    node._values = {"base": (base._shape, base._stride, base._offset),
+                    "view": (view._shape, view._stride, view._offset), "fn": fn_node}
+    base._requires_grad = True
+    base._grad_fn = node
+    base._output_nr = 0
+    base._view_version = None
+    # The written view now reads its history from the base.
+    view._view_version = -1
+    refresh_view(view)
+
+
+def refresh_view(view):
+    """Give a view whose base changed a fresh node reading the view out of the base."""
+    base = view._base
+    if base is None or not base._requires_grad:
+        view._view_version = None
+        return
+    node = _ViewFromBase()
+    node.next_functions = (edge_of(base),)
+    node._input_meta = ((base._shape, base._dtype, base.device),)
+    node._values = {"base": (base._shape, base._stride, base._offset),
+                    "view": (view._shape, view._stride, view._offset)}
+    view._requires_grad = True
+    view._grad_fn = node
+    view._output_nr = 0
+    view._view_version = view._version_counter.value
+    if view._retains_grad:
+        view._retains_grad = False
+        view.retain_grad()
+
+
+def _install():
+    from .. import _tensor
+
+    _dispatch.autograd_call = record_call
+    _tensor._autograd_views.refresh_view = refresh_view

@@ -1,0 +1,12 @@
+from tests.gradharness import G, NonDiff
+
+GRADS = [
+    G("add", lambda lib, a, b: lib.add(a, b, alpha=2), [(2, 3), (3,)]),
+    G("add", lambda lib, a: a + 3, [(3,)]),
+    G("mul", lambda lib, a, b: a * b, [(2, 3), (2, 1)]),
+    G("sum", lambda lib, a: a.sum(), [(2, 3)]),
+    G("sum", lambda lib, a: a.sum(1, keepdim=False), [(2, 3)]),
+    G("sigmoid", lambda lib, a: a.sigmoid(), [(2, 3)]),
+    G("view", lambda lib, a: a.view(3, 2), [(2, 3)], variants=False),
+    NonDiff("detach", "no history by definition"),
+]
