@@ -14,7 +14,8 @@ from ._size import Size
 from . import return_types  # torch.return_types' named tuples
 from .serialization import load, save  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
+from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402,F401
+                       is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._storage import Storage
 from ._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format, is_tensor,
                       memory_format, preserve_format)
@@ -38,6 +39,8 @@ strided = layout("strided")
 # Importing the op modules registers every op (functions here, methods on Tensor).
 from . import _ops  # noqa: E402,F401
 from .autograd import formulas as _formulas  # noqa: E402,F401 (derivatives of the ops)
+from . import utils  # noqa: E402,F401 (utils.checkpoint)
+import jtensor.utils.checkpoint  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 

@@ -29,6 +29,27 @@ anomaly = type("AnomalyState", (), {"enabled": False, "check_nan": True})()
 
 # ----------------------------------------------------------------------------- saved tensors
 
+# The (pack, unpack) pairs of the active ``saved_tensors_hooks`` contexts, innermost last.
+saved_hooks = []
+
+
+class saved_tensors_hooks:
+    """Inside this context every tensor saved for backward goes through ``pack_hook`` (its
+    result is stored instead) and comes back through ``unpack_hook`` when backward needs it.
+    Non-reentrant checkpointing is built on this."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pair = (pack_hook, unpack_hook)
+
+    def __enter__(self):
+        saved_hooks.append(self.pair)
+        return self
+
+    def __exit__(self, *exc):
+        saved_hooks.remove(self.pair)
+        return False
+
+
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved.
 
@@ -37,9 +58,11 @@ class SavedTensor:
     back when unpacked (so ``create_graph=True`` differentiates through it).
     """
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr", "requires_grad", "producer")
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "requires_grad", "producer",
+                 "packed", "unpack_hook")
 
     def __init__(self, tensor, is_output=False, output_nr=0):
+        self.unpack_hook = None
         if tensor._is_inference:
             raise TensorRuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors "
@@ -50,6 +73,13 @@ class SavedTensor:
         self.is_output = is_output
         self.output_nr = output_nr
         self.requires_grad = tensor._requires_grad
+        if saved_hooks:
+            # saved_tensors_hooks: keep whatever ``pack`` returns instead of the tensor.
+            pack, self.unpack_hook = saved_hooks[-1]
+            self.packed = pack(tensor)
+            self.tensor = None
+            self.producer = None
+            return
         if is_output:
             self.tensor = Tensor._make(tensor._storage, tensor._shape, tensor._stride,
                                        tensor._offset, tensor._dtype,
@@ -60,6 +90,8 @@ class SavedTensor:
             self.producer = tensor._grad_fn
 
     def unpack(self, node):
+        if self.unpack_hook is not None:
+            return self.unpack_hook(self.packed)
         t = self.tensor
         if t._version_counter.value != self.version:
             producer = node if self.is_output else self.producer

@@ -16,7 +16,15 @@ Write formulas with public jtensor ops so that ``create_graph=True`` differentia
 
 from ..._dispatch import OpDef  # noqa: F401
 from ..._registry import OPS
+from ..._tensor import Tensor
 from ..graph import NONDIFF, Formula
+
+
+def conj(x):
+    """Complex conjugate of a tensor or a Python number (real values pass through)."""
+    if isinstance(x, Tensor):
+        return x.conj() if x.is_complex() else x
+    return x.conjugate() if isinstance(x, complex) else x
 
 
 def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,

@@ -1,6 +1,6 @@
 """The first formulas: a seed the families build on (add, mul, sum, views, sigmoid...)."""
 
-from ._core import derivative, nondifferentiable
+from ._core import conj, derivative, nondifferentiable
 
 
 @derivative("add", inputs=("input", "other"))
@@ -12,8 +12,8 @@ def add_backward(ctx, g):
 @derivative("mul", inputs=("input", "other"), save=("input", "other"))
 def mul_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
-    a = g * ctx.other.conj() if need_a else None
-    b = g * ctx.input.conj() if need_b else None
+    a = g * conj(ctx.other) if need_a else None
+    b = g * conj(ctx.input) if need_b else None
     return a, b
 
 
@@ -31,7 +31,7 @@ def sum_backward(ctx, g):
 @derivative("sigmoid", save=("result",))
 def sigmoid_backward(ctx, g):
     y = ctx.result
-    return g * (y * (1 - y)).conj()
+    return g * conj(y * (1 - y))
 
 
 @derivative("view")

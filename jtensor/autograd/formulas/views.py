@@ -1,0 +1,416 @@
+"""Derivatives of views, indexing and copies (reshape, permute, select, split, ``x[key]``,
+``x[key] = v``, clone, to, copy_, fill_...).
+
+A view's gradient puts the view's gradient back where the view's elements sit in the input:
+for views that do not overlap themselves (select, narrow, diagonal, split...) the backward
+writes it into a zero tensor through the same view (``z.select(d, i).copy_(g)``), which is
+itself differentiable, so ``create_graph=True`` works with this family's formulas alone.
+"""
+
+from ._core import derivative, nondifferentiable
+
+_FULL = slice(None)
+
+
+def _zeros(g, shape):
+    import jtensor as J
+
+    return J.zeros(shape, dtype=g.dtype, device=g.device)
+
+
+def _embed(g, shape, view):
+    """A zero tensor of ``shape`` whose ``view(z)`` holds ``g``."""
+    z = _zeros(g, shape)
+    view(z).copy_(g)
+    return z
+
+
+def _fit_trailing(g, shape):
+    """Sum ``g`` to ``shape`` when ``shape`` has extra leading 1s (``x[0] = v[None]``)."""
+    shape = tuple(shape)
+    if len(shape) > g.dim():
+        from ..graph import sum_to
+
+        return sum_to(g, shape[len(shape) - g.dim():]).reshape(shape)
+    return g
+
+
+# ----------------------------------------------------------------------------- reshapes
+
+def _reshape_name(input, shape):
+    """PyTorch's node for a reshape: ``view`` of a contiguous input, ``_reshape_alias`` of a
+    viewable non-contiguous one, ``clone`` + ``_unsafe_view`` otherwise."""
+    from ..._layout import infer_size
+    from ..._ops.views import _new_strides
+
+    if input.is_contiguous():
+        return "ViewBackward0"
+    shape = infer_size(tuple(shape), input.numel())
+    return "ReshapeAliasBackward0" if _new_strides(input, shape) is not None else \
+        "UnsafeViewBackward0"
+
+
+def _reshape_call_name(v):
+    from ..._ops.views import sizes_from_args
+
+    return _reshape_name(v["input"], sizes_from_args(v["shape"]))
+
+
+def _flatten_call_name(v):
+    from ..._errors import wrap_dim
+
+    x = v["input"]
+    shape = x._shape
+    if not shape:
+        return "ViewBackward0"
+    start = wrap_dim(v.get("start_dim", 0), len(shape))
+    end = wrap_dim(v.get("end_dim", -1), len(shape))
+    merged = 1
+    for s in shape[start:end + 1]:
+        merged *= s
+    return _reshape_name(x, shape[:start] + (merged,) + shape[end + 1:])
+
+
+@derivative("view_as", inputs=("input",), name="ViewBackward0")
+@derivative("unflatten", inputs=("input",), name="ViewBackward0")
+def reshape_like_backward(ctx, g):
+    return g.reshape(ctx.input_meta(0)[0])
+
+
+@derivative("reshape", name=_reshape_call_name)
+def reshape_backward(ctx, g):
+    return g.reshape(ctx.input_meta(0)[0])
+
+
+@derivative("reshape_as", name=lambda v: _reshape_name(v["input"], v["other"]._shape))
+def reshape_as_backward(ctx, g):
+    return g.reshape(ctx.input_meta(0)[0])
+
+
+@derivative("flatten", name=_flatten_call_name)
+def flatten_backward(ctx, g):
+    return g.reshape(ctx.input_meta(0)[0])
+
+
+def _squeeze_name(v):
+    dim = v.get("dim")
+    if dim is None:
+        return "SqueezeBackward0"
+    return "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
+
+
+@derivative("squeeze", name=_squeeze_name)
+def squeeze_backward(ctx, g):
+    return g.reshape(ctx.input_meta(0)[0])
+
+
+@derivative("unsqueeze")
+def unsqueeze_backward(ctx, g):
+    return g.squeeze(ctx.dim)
+
+
+# ----------------------------------------------------------------------------- dim shuffles
+
+@derivative("permute")
+def permute_backward(ctx, g):
+    from ..._ops.views import sizes_from_args
+
+    n = len(ctx.input_meta(0)[0])
+    dims = [d % n if n else 0 for d in sizes_from_args(ctx.dims, "dims")]
+    inverse = [0] * n
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return g.permute(inverse)
+
+
+@derivative("transpose")
+def transpose_backward(ctx, g):
+    return g.transpose(ctx.dim0, ctx.dim1)
+
+
+@derivative("t", name="TBackward0")
+def t_backward(ctx, g):
+    return g.t()
+
+
+@derivative("movedim", name="PermuteBackward0")
+def movedim_backward(ctx, g):
+    return g.movedim(ctx.destination, ctx.source)
+
+
+@derivative("alias")
+def alias_backward(ctx, g):
+    return g
+
+
+# ----------------------------------------------------------------------------- expands
+
+@derivative(("expand_as", "broadcast_to"), name="ExpandBackward0")
+def expand_like_backward(ctx, g):
+    return g  # the engine sums it back to the input's shape
+
+
+@derivative("broadcast_tensors", inputs=("tensors",), multi_grad=True, name="ExpandBackward0")
+def broadcast_tensors_backward(ctx, *grads):
+    return (list(grads),)
+
+
+# ----------------------------------------------------------------------------- sub-ranges
+
+@derivative("select")
+def select_backward(ctx, g):
+    return _embed(g, ctx.input_meta(0)[0], lambda z: z.select(ctx.dim, ctx.index))
+
+
+@derivative("narrow", name="SliceBackward0")
+def narrow_backward(ctx, g):
+    return _embed(g, ctx.input_meta(0)[0],
+                  lambda z: z.narrow(ctx.dim, ctx.start, ctx.length))
+
+
+@derivative("diagonal")
+def diagonal_backward(ctx, g):
+    return _embed(g, ctx.input_meta(0)[0],
+                  lambda z: z.diagonal(ctx.offset, ctx.dim1, ctx.dim2))
+
+
+@derivative("unfold")
+def unfold_backward(ctx, g):
+    # Windows may overlap: add every window's gradient at the input positions it read.
+    import jtensor as J
+
+    shape = ctx.input_meta(0)[0]
+    n = 1
+    for s in shape:
+        n *= s
+    pos = J.arange(n, device=g.device).reshape(shape).unfold(ctx.dimension, ctx.size, ctx.step)
+    flat = J.zeros(n, dtype=g.dtype, device=g.device)
+    return flat.index_add(0, pos.reshape(-1), g.reshape(-1)).reshape(shape)
+
+
+def _pieces_backward(ctx, grads, cut):
+    """Gradient of an op returning several views of its input (split, chunk, unbind...):
+    ``cut(z)`` repeats the forward on a zero tensor, each piece receives its gradient."""
+    if all(g is None for g in grads):
+        return None
+    ref = next(g for g in grads if g is not None)
+    z = _zeros(ref, ctx.input_meta(0)[0])
+    for piece, g in zip(cut(z), grads):
+        if g is not None:
+            piece.copy_(g)
+    return z
+
+
+def _split_name(v):
+    s = v["split_size_or_sections"]
+    return "SplitBackward0" if isinstance(s, int) or hasattr(s, "__index__") and not \
+        isinstance(s, (list, tuple)) else "SplitWithSizesBackward0"
+
+
+@derivative("split", multi_grad=True, name=_split_name)
+def split_backward(ctx, *grads):
+    return _pieces_backward(ctx, grads, lambda z: z.split(ctx.split_size_or_sections, ctx.dim))
+
+
+@derivative("chunk", multi_grad=True, name="SplitBackward0")
+def chunk_backward(ctx, *grads):
+    return _pieces_backward(ctx, grads, lambda z: z.chunk(ctx.chunks, ctx.dim))
+
+
+@derivative("tensor_split", multi_grad=True, name="SliceBackward0")
+def tensor_split_backward(ctx, *grads):
+    return _pieces_backward(ctx, grads,
+                            lambda z: z.tensor_split(ctx.indices_or_sections, ctx.dim))
+
+
+@derivative("unbind", multi_grad=True)
+def unbind_backward(ctx, *grads):
+    return _pieces_backward(ctx, grads, lambda z: z.unbind(ctx.dim))
+
+
+# ----------------------------------------------------------------------------- indexing
+
+class _Key:
+    """The key of ``x[key]``, kept whole (a tuple key may mix tensors and slices)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+
+def _is_int(k):
+    from ..._tensor import Tensor
+
+    if isinstance(k, Tensor):
+        return k.dim() == 0 and k.dtype.category < 2 and not k.dtype.is_floating_point \
+            and k.dtype.__repr__() != "torch.bool"
+    return not isinstance(k, bool) and hasattr(k, "__index__")
+
+
+def _key_kind(input, key, setting):
+    """(advanced?, name of the last view op PyTorch applies for a basic key, or None)."""
+    from ..._ops.indexing import _is_basic
+
+    items = key if isinstance(key, tuple) else (key,)
+    if not (_is_basic(key) or all(_is_int(k) or k is None or k is Ellipsis or
+                                  isinstance(k, slice) for k in items)):
+        if setting and (key is True or key == (True,)):
+            return False, "Unsqueeze"
+        return True, None
+    if isinstance(key, slice) and not setting:
+        return False, "Slice"
+    shape = input._shape
+    specified = sum(1 for k in items if k is not None and k is not Ellipsis)
+    dim = 0
+    last = None
+    for k in items:
+        if k is None:
+            last = "Unsqueeze"
+            dim += 1
+        elif k is Ellipsis:
+            dim += len(shape) - specified + sum(1 for k2 in items if k2 is None)
+            dim -= sum(1 for k2 in items if k2 is None)  # Nones are counted as they come
+        elif isinstance(k, slice):
+            n = shape[_orig_dim(items, k, dim, len(shape))] if shape else 0
+            start, stop, step = k.indices(n) if n else (0, 0, k.step or 1)
+            if not (start == 0 and stop == n and step == 1):
+                last = "Slice"
+            dim += 1
+        else:
+            last = "Select"
+    return False, last
+
+
+def _orig_dim(items, k, dim, ndim):
+    """The input dim a slice ``k`` of ``items`` applies to."""
+    nones_before = 0
+    pos = 0
+    specified = sum(1 for x in items if x is not None and x is not Ellipsis)
+    for x in items:
+        if x is k:
+            break
+        if x is None:
+            continue
+        if x is Ellipsis:
+            pos += ndim - specified
+        else:
+            pos += 1
+    del nones_before, dim
+    return pos
+
+
+def _getitem_name(v):
+    key = v["key"]
+    v["key_box"] = _Key(key)
+    advanced, last = _key_kind(v["input"], key, False)
+    if advanced:
+        return "IndexBackward0"
+    return (last or "Alias") + "Backward0"
+
+
+@derivative("__getitem__", name=_getitem_name)
+def getitem_backward(ctx, g):
+    import jtensor as J
+
+    shape = ctx.input_meta(0)[0]
+    key = ctx.key_box.key
+    advanced, _ = _key_kind(_shape_only(shape), key, False)
+    if not advanced:
+        z = _zeros(g, shape)
+        z[key] = g
+        return z
+    # Advanced keys may repeat elements: add the gradients at the positions read.
+    n = 1
+    for s in shape:
+        n *= s
+    pos = J.arange(n, device=g.device).reshape(shape)[key]
+    flat = J.zeros(n, dtype=g.dtype, device=g.device)
+    return flat.index_add(0, pos.reshape(-1), g.reshape(-1)).reshape(shape)
+
+
+class _shape_only:
+    __slots__ = ("_shape",)
+
+    def __init__(self, shape):
+        self._shape = tuple(shape)
+
+
+def _setitem_name(v):
+    from ..._tensor import Tensor
+
+    key = v["key"]
+    v["key_box"] = _Key(key)
+    x = v["input"]
+    advanced, last = _key_kind(x, key, True)
+    if advanced:
+        return "IndexPutBackward0"
+    if last is not None:
+        return "CopySlices"
+    value = v["value"]
+    if isinstance(value, Tensor):
+        if value._shape == x._shape or value.dim() != 0:
+            return "CopyBackwards"
+        return "FillBackward3"
+    return "FillBackward3" if x._shape else "CopyBackwards"
+
+
+@derivative("__setitem__", inputs=("input", "value"), name=_setitem_name)
+def setitem_backward(ctx, g):
+    need_input, need_value = ctx.needs_input_grad
+    key = ctx.key_box.key
+    gi = gv = None
+    if need_input:
+        gi = g.clone()
+        gi[key] = 0
+    if need_value:
+        gv = _fit_trailing(g[key], ctx.input_meta(1)[0])
+    return gi, gv
+
+
+# ----------------------------------------------------------------------------- copies
+
+@derivative(("clone", "contiguous"), name="CloneBackward0")
+def clone_backward(ctx, g):
+    return g
+
+
+@derivative("to", name="ToCopyBackward0")
+def to_backward(ctx, g):
+    device = ctx.input_meta(0)[2]
+    return g if g.device == device else g.to(device)
+
+
+@derivative("copy_", inputs=("input", "src"), name="CopyBackwards")
+def copy_backward(ctx, g):
+    need_self, need_src = ctx.needs_input_grad
+    gs = _fit_trailing(g, ctx.input_meta(1)[0]) if need_src else None
+    return (g.new_zeros(()).expand(g.shape) if need_self else None), gs
+
+
+def _fill_name(v):
+    from ..._tensor import Tensor
+
+    return "FillBackward3" if isinstance(v["value"], Tensor) else "FillBackward2"
+
+
+@derivative("fill_", inputs=("input", "value"), name=_fill_name)
+def fill_backward(ctx, g):
+    need_self, need_value = ctx.needs_input_grad
+    return (g.new_zeros(()).expand(g.shape) if need_self else None,
+            g.sum() if need_value else None)
+
+
+@derivative("zero_")
+def zero_backward(ctx, g):
+    return g.new_zeros(()).expand(g.shape)
+
+
+@derivative("set_", inputs=("input", "source"), name="NotImplemented")
+def set_backward(ctx, g):
+    from ..._errors import TensorRuntimeError
+
+    raise TensorRuntimeError("derivative for set_ is not implemented")
+
+
+nondifferentiable("resize_")

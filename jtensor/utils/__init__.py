@@ -1,0 +1,1 @@
+"""``jtensor.utils``: ``checkpoint`` (and, later, ``data``)."""
