@@ -3,8 +3,9 @@
     ./dev.sh bench            # or: .venv/bin/python bench/run.py [--quick] [--json PATH]
 
 Reports the median time per call of each workload and the ratios jtensor/PyTorch and
-jtensor/NumPy, with the issue's targets: small ops within 3x of PyTorch, views within 2x of
-PyTorch, large ops within 1.05x of plain NumPy. This is a measurement, not a test: it never
+jtensor/NumPy, with the issues' targets: small ops within 3x of PyTorch, views within 2x of
+PyTorch, large ops within 1.05x of plain NumPy; autograd: a small forward+backward no slower
+than PyTorch, large ones within 1.1x of a hand-written NumPy forward+backward. This is a measurement, not a test: it never
 fails on timing.
 """
 
@@ -145,10 +146,66 @@ def workloads(quick):
             a, b = lib.from_numpy(data_a), lib.from_numpy(data_b)
         matmul[name] = (lambda a=a, b=b: a @ b)
     rows.append(("large", f"matmul {m}x{m} float32", matmul))
+    rows.extend(autograd_workloads(libs, quick))
     return rows
 
 
-TARGETS = {"small": ("torch", 3.0), "view": ("torch", 2.0), "large": ("numpy", 1.05)}
+def _numpy_small_backward(a, b):
+    """Hand-written forward and backward of ``(a*b + a).sum()``."""
+    y = (a * b + a).sum()
+    ones = np.ones_like(a)
+    return y, ones * b + ones, ones * a
+
+
+def _numpy_add_sum_backward(a, b):
+    y = (a + b).sum()
+    return y, np.ones_like(a), np.ones_like(b)
+
+
+def _numpy_matmul_sum_backward(a, b):
+    y = (a @ b).sum()
+    g = np.ones((a.shape[0], b.shape[1]), dtype=a.dtype)
+    return y, g @ b.T, a.T @ g
+
+
+def _backward_fn(lib, expr, a, b):
+    def run():
+        a.grad = None
+        b.grad = None
+        expr(a, b).backward()
+    return run
+
+
+def autograd_workloads(libs, quick):
+    """Forward + backward beside PyTorch and a hand-written NumPy reference (issue 3)."""
+    rows = []
+    cases = [
+        ("autograd-small", "(a*b + a).sum() fwd+bwd (4 float32)", 4, None,
+         lambda a, b: (a * b + a).sum(), _numpy_small_backward),
+        ("autograd-large", "(a + b).sum() fwd+bwd ({n:,} float32)",
+         1_000_000 if quick else 10_000_000, None, lambda a, b: (a + b).sum(),
+         _numpy_add_sum_backward),
+        ("autograd-large", "(A @ B).sum() fwd+bwd ({m}x{m} float32)", None,
+         256 if quick else 1024, lambda a, b: (a @ b).sum(), _numpy_matmul_sum_backward),
+    ]
+    for group, title, n, m, expr, reference in cases:
+        shape = (n,) if n is not None else (m, m)
+        fns = {}
+        for name, lib in libs.items():
+            da = np.random.default_rng(4).random(shape, dtype=np.float32)
+            db = np.random.default_rng(5).random(shape, dtype=np.float32)
+            if lib is None:
+                fns[name] = (lambda a=da, b=db, f=reference: f(a, b))
+            else:
+                a = lib.from_numpy(da).requires_grad_()
+                b = lib.from_numpy(db).requires_grad_()
+                fns[name] = _backward_fn(lib, expr, a, b)
+        rows.append((group, title.format(n=n, m=m), fns))
+    return rows
+
+
+TARGETS = {"small": ("torch", 3.0), "view": ("torch", 2.0), "large": ("numpy", 1.05),
+           "autograd-small": ("torch", 1.0), "autograd-large": ("numpy", 1.1)}
 
 
 def main():
@@ -160,7 +217,7 @@ def main():
 
     results = []
     for group, name, fns in workloads(args.quick):
-        times = measure_together(fns, min_time, interleave="matmul" not in name)
+        times = measure_together(fns, min_time, interleave="matmul" not in name and "@" not in name)
         against, target = TARGETS[group]
         ratio_torch = times["jtensor"] / times["torch"] if "torch" in times else None
         ratio_numpy = times["jtensor"] / times["numpy"] if "numpy" in times else None

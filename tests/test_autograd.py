@@ -24,7 +24,9 @@ def _observe(value):
         return {k: _observe(v) for k, v in value.items()}
     if hasattr(value, "detach") and hasattr(value, "shape"):
         t = value.detach()
-        return ("tensor", tuple(t.shape), str(t.dtype), np.asarray(t.numpy()).round(8).tolist())
+        values = np.asarray(t.numpy()).round(8)
+        return ("tensor", tuple(t.shape), str(t.dtype),
+                [str(v) if v != v else v for v in values.ravel().tolist()])
     return value
 
 

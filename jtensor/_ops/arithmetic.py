@@ -87,7 +87,9 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
 
         def with_alpha(xp, a, b):
             with quiet():
-                b = b * xp.asarray(alpha_value).astype(b.dtype)
+                # ``b`` may arrive as a Python number on the fast path (``add(t, 2, alpha=3)``).
+                b = b * xp.asarray(alpha_value).astype(b.dtype) if hasattr(b, "dtype") else \
+                    b * alpha_value
             return run_compute(xp, compute, (a, b))
 
         return with_alpha

@@ -238,11 +238,10 @@ def _positive_bool(input):
 
 @register("view")
 def positive(input):
-    """``+input``: returns the input's values unchanged (an alias; refused for bool)."""
+    """``+input``: returns the input itself, as PyTorch does (refused for bool)."""
     _check_tensor("positive", input)
     _positive_bool(input)
-    return finish(positive.op, (input,),
-                  make_view(input, input._shape, input._stride, input._offset))
+    return finish(positive.op, (input,), input)
 
 
 Tensor.__pos__ = positive
@@ -732,7 +731,7 @@ def real(input):
     if input._dtype.category == _dtypes.COMPLEX:
         result = _part_view(input, False)
     else:
-        result = make_view(input, input._shape, input._stride, input._offset)
+        result = input  # PyTorch returns a real tensor itself
     return finish(real.op, (input,), result)
 
 
@@ -771,8 +770,7 @@ def conj(input):
     _check_tensor("conj", input)
     if input._dtype.category == _dtypes.COMPLEX:
         return _run(conj.op, _conj, (input,), rule=PROMOTE)
-    return finish(conj.op, (input,), make_view(input, input._shape, input._stride,
-                                               input._offset))
+    return finish(conj.op, (input,), input)  # real tensors: the tensor itself, as PyTorch
 
 
 @register("elementwise")
@@ -782,8 +780,7 @@ def conj_physical(input, *, out=None):
     _check_tensor("conj_physical", input)
     _check_exact_out(out, input._dtype)
     if out is None and input._dtype.category != _dtypes.COMPLEX:
-        return finish(conj_physical.op, (input,),
-                      make_view(input, input._shape, input._stride, input._offset))
+        return finish(conj_physical.op, (input,), input)  # the tensor itself, as PyTorch
     return _run(conj_physical.op, _conj, (input,), out=out, rule=PROMOTE)
 
 

@@ -139,9 +139,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         while ready:
             _, _, node = heapq.heappop(ready)
             buf = buffers.pop(node, None)
-            if buf is None:
-                buf = [None] * node._num_outputs
-            run = needed is None or node in needed
+            # A node no gradient reached is skipped (PyTorch's undefined gradients).
+            run = buf is not None and (needed is None or node in needed) and any(
+                g is not None for g in buf)
             if run:
                 buf = _call_pre_hooks(node, buf)
                 for k_nr, ks in _captures_of(captures, node, len(buf)):
@@ -242,8 +242,8 @@ def _execute(node, buf, create_graph, retain_graph):
         _accumulate(node.variable, buf[0], create_graph)
         return ()
     if node.__class__.__name__ == "NotImplemented":
-        raise TensorRuntimeError(
-            f"the derivative for '{node.metadata.get('op')}' is not implemented.")
+        op = node._formula.op.name if node._formula is not None else node.metadata.get("op")
+        raise TensorRuntimeError(f"derivative for aten::{op} is not implemented")
     try:
         out = node.apply(buf)
     except TensorRuntimeError:

@@ -116,8 +116,7 @@ class SavedTensor:
 
 
 def _type_name(t):
-    return _dtypes.legacy_type_name(t._dtype, t.device) if hasattr(
-        _dtypes, "legacy_type_name") else f"{t._dtype} tensor of shape"
+    return t.type()  # torch.FloatTensor, as PyTorch names it in this message
 
 
 def _forward_name(node):
@@ -130,35 +129,47 @@ def _forward_name(node):
 
 # ----------------------------------------------------------------------------- nodes
 
+_QUALIFIED = frozenset(("NotImplemented", "CopyBackwards", "CopySlices", "AccumulateGrad",
+                        "Error", "DelayedError"))
+
+
 class Node:
     """One recorded op call (``grad_fn``). ``next_functions`` are ``(node, output_nr)`` pairs,
     one per differentiable input, ``(None, 0)`` where the input needs no gradient."""
 
+    # Hot fields in slots; rarely set ones (hooks, anomaly stack) default at class level.
     __slots__ = ("next_functions", "_formula", "_values", "_saved", "_input_meta",
-                 "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_hooks", "_retain",
-                 "_stack", "_freed", "_num_outputs", "metadata", "__weakref__")
+                 "_sequence_nr", "_num_outputs", "__dict__", "__weakref__")
+
+    _pre_hooks = None
+    _hooks = None
+    _tensor_hooks = None
+    _retain = None
+    _stack = None
+    _freed = False
 
     def __init__(self, formula=None):
         self._formula = formula
         self._sequence_nr = next(_sequence)
         self._saved = None
         self._values = None
-        self._pre_hooks = None
-        self._hooks = None
-        self._tensor_hooks = None
-        self._retain = None
-        self._stack = None
-        self._freed = False
+        self._input_meta = ()
         self._num_outputs = 1
-        self.metadata = {}
         if anomaly.enabled:
             self._stack = "".join(traceback.format_stack()[:-3])
 
+    @property
+    def metadata(self):
+        """A dict for the user's notes about this node (as PyTorch's)."""
+        return self.__dict__.setdefault("_metadata", {})
+
     def name(self):
-        return type(self).__name__
+        name = type(self).__name__
+        # PyTorch's hand-written nodes answer name() with their C++ namespace.
+        return "torch::autograd::" + name if name in _QUALIFIED else name
 
     def __repr__(self):
-        return f"<{self.name()} object>"
+        return f"<{type(self).__name__} object>"
 
     # ctx-style access for formulas: saved tensors (checked) and the op's other arguments
     def __getattr__(self, key):
@@ -264,15 +275,15 @@ def _flatten_grads(node, result):
             n = node._values["__list_len__"]
             gs = g if g is not None else [None] * n
             for gi in gs:
-                out.append(_fit(gi, meta[k]) if gi is not None else None)
+                out.append(_fit(gi, meta[k], node, k) if gi is not None else None)
                 k += 1
         else:
-            out.append(_fit(g, meta[k]) if g is not None and k < len(meta) else None)
+            out.append(_fit(g, meta[k], node, k) if g is not None and k < len(meta) else None)
             k += 1
     return out
 
 
-def _fit(g, meta):
+def _fit(g, meta, node=None, index=0):
     """Sum a broadcast gradient to the input's shape and cast it to the input's dtype."""
     if meta is None:
         return None
@@ -280,12 +291,28 @@ def _fit(g, meta):
     if not isinstance(g, Tensor):
         return g
     if g._shape != shape:
-        g = sum_to(g, shape)
+        fitted = sum_to(g, shape) if _broadcasts_to(shape, g._shape) else g
+        if fitted._shape != shape:
+            raise TensorRuntimeError(
+                f"Function {node.name() if node is not None else 'backward'} returned an "
+                f"invalid gradient at index {index} - got {list(g._shape)} but expected shape "
+                f"compatible with {list(shape)}")
+        g = fitted
     if g._dtype is not dtype:
         if g._dtype.category == _dtypes.COMPLEX and dtype.category != _dtypes.COMPLEX:
             g = g.real
         g = g.to(dtype)
     return g
+
+
+def _broadcasts_to(shape, target):
+    """Whether ``shape`` broadcasts to ``target`` (so a gradient of ``target`` sums back)."""
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != t and s != 1:
+            return False
+    return True
 
 
 def sum_to(g, shape):
@@ -311,7 +338,10 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
 
-    def __init__(self, variable):
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def __init__(self, variable):  # noqa: D107
         Node.__init__(self)
         self.variable = variable
         self.next_functions = ()
@@ -394,7 +424,10 @@ class Formula:
         values = dict(zip(self.positional, args))
         n = len(self.positional)
         if self.var_positional is not None:
-            values[self.var_positional] = args[n:]
+            rest = args[n:]
+            if len(rest) == 1 and (rest[0].__class__ is list or rest[0].__class__ is tuple):
+                rest = rest[0]  # ``meshgrid([a, b])`` is ``meshgrid(a, b)``
+            values[self.var_positional] = rest
         if kwargs:
             values.update(kwargs)
         if self.self_name is not None and self.self_name != "input":
@@ -430,6 +463,13 @@ def record_call(op, impl, args, kwargs):
         if isinstance(target, Tensor) and "input" in formula.save:
             # The formula needs ``self`` as it was before the write (mul_ needs it).
             old_self = _clone_raw(target)
+            # The copy stands for ``self`` before the write, so it carries self's history
+            # (second derivatives through it reach the same nodes).
+            fn, nr = edge_of(target)
+            if fn is not None and fn.__class__ is not AccumulateGrad:
+                old_self._requires_grad = True
+                old_self._grad_fn = fn
+                old_self._output_nr = nr
         # The view's current history must be valid before the write changes its version.
         if isinstance(target, Tensor) and target._view_version is not None:
             target.grad_fn  # noqa: B018 (refreshes)
@@ -471,9 +511,14 @@ def record_call(op, impl, args, kwargs):
             needs.append(False)
 
     outputs = result if isinstance(result, tuple) else (result,)
-    # Ops that hand back an input unchanged (``to`` with nothing to do) record nothing.
-    for o in outputs:
-        if isinstance(o, Tensor) and not inplace and any(o is a for a in args):
+    # Outputs that are an input handed back unchanged (``to`` with nothing to do) keep
+    # their own history.
+    passed_through = set()
+    if not inplace:
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and any(o is a for a in args):
+                passed_through.add(i)
+        if passed_through and len(passed_through) == len(outputs):
             return result
 
     cls = formula.cls if formula.cls is not None else node_class(formula.name(values))
@@ -505,13 +550,6 @@ def record_call(op, impl, args, kwargs):
         if isinstance(o, Tensor) and _diff_dtype(o) and i not in formula.nondiff_outputs:
             diff_outputs = i + 1
     node._num_outputs = max(diff_outputs, 1)
-    if "result" in formula.save:
-        if len(outputs) == 1 or not isinstance(result, tuple):
-            saved["result"] = SavedTensor(result, is_output=True)
-        else:
-            saved["result"] = [SavedTensor(o, is_output=True, output_nr=i)
-                               if isinstance(o, Tensor) else None
-                               for i, o in enumerate(outputs)]
     node._saved = saved
     if inplace:
         target = values["input"]
@@ -519,13 +557,22 @@ def record_call(op, impl, args, kwargs):
             _rebase_view(target, node)
         else:
             _set_history(target, node, 0)
-        # The old-self copy is saved; the written tensor's version now is the saved one.
-        return result
-    for i, o in enumerate(outputs):
-        if isinstance(o, Tensor) and _diff_dtype(o) and i not in formula.nondiff_outputs:
-            _set_history(o, node, i)
-            if op.kind == "view" and o._base is not None:
-                o._view_version = o._version_counter.value
+    else:
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and _diff_dtype(o) and i not in formula.nondiff_outputs \
+                    and i not in passed_through:
+                _set_history(o, node, i)
+                if op.kind == "view" and o._base is not None:
+                    o._view_version = o._version_counter.value
+    if "result" in formula.save:
+        # Saved after the history is set, so that unpacking gives the output back with its
+        # node (second derivatives through ``result``).
+        if len(outputs) == 1 or not isinstance(result, tuple):
+            saved["result"] = SavedTensor(result, is_output=True)
+        else:
+            saved["result"] = [SavedTensor(o, is_output=True, output_nr=i)
+                               if isinstance(o, Tensor) else None
+                               for i, o in enumerate(outputs)]
     return result
 
 
@@ -616,6 +663,9 @@ class CopySlices(Node):
     unchanged; inside, it goes through the in-place op's formula (``fn``)."""
 
     __slots__ = ()
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     def apply(self, grads):
         import jtensor as J

@@ -183,8 +183,12 @@ def pow_backward(ctx, g):
 @derivative("atan2", inputs=("input", "other"), save=("input", "other"))
 def atan2_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
+    import jtensor as J
+
     a, b = ctx.input, ctx.other
-    recip = 1 / (a * a + b * b)
+    denom = a * a + b * b
+    # At (0, 0) PyTorch gives 0 gradients (not 0 * inf).
+    recip = J.where(denom == 0, J.zeros((), dtype=denom.dtype, device=denom.device), 1 / denom)
     ga = g * b * recip if need_a else None
     gb = g * _neg(a) * recip if need_b else None
     return ga, gb
@@ -274,7 +278,11 @@ def xlogy_backward(ctx, g):
 
     need_a, need_b = ctx.needs_input_grad
     a, b = ctx.input, ctx.other
-    ga = g * J.xlogy(a != 0, b) if need_a else None
+    ga = None
+    if need_a:
+        # PyTorch: xlogy(self != 0, other), but log(other) for a number ``other`` (even where
+        # self is 0).
+        ga = g * (J.xlogy(a != 0, b) if _is_tensor(b) else _scalar_log(b, False))
     gb = g * a / b if need_b else None
     return ga, gb
 

@@ -113,7 +113,7 @@ def index_reduce_backward(ctx, g):
     """PyTorch's ``index_reduce_backward`` (prod with zeros, mean, amax/amin ties)."""
     J = _J()
     dim, index, reduce = ctx.dim, ctx.index, ctx.reduce
-    self, source, result = ctx.input, ctx.source, ctx.result
+    self, source = ctx.input, ctx.source
     if reduce == "prod":
         masked_self = self.masked_fill(self == 0, 1)
         masked_self_result = masked_self.index_reduce(dim, index, source, reduce,
@@ -126,6 +126,8 @@ def index_reduce_backward(ctx, g):
         masked_src = source.masked_fill(src_single_zero, 1)
         masked_src_result = self.index_reduce(dim, index, masked_src, reduce,
                                               include_self=ctx.include_self)
+        # The output, recomputed from the inputs so that create_graph differentiates it.
+        result = self.index_reduce(dim, index, source, reduce, include_self=ctx.include_self)
         grad_source = J.where(src_single_zero,
                               (g * masked_src_result).index_select(dim, index),
                               (g * result).index_select(dim, index)
@@ -137,6 +139,7 @@ def index_reduce_backward(ctx, g):
         grad_self = g / n
         grad_source = g.index_select(dim, index) / n.index_select(dim, index)
     elif reduce in ("amax", "amin"):
+        result = ctx.result
         self_is_result = (self == result).to(self.dtype)
         source_is_result = (source == result.index_select(dim, index)).to(self.dtype)
         n = self_is_result.index_add(dim, index, source_is_result)
@@ -185,7 +188,7 @@ def scatter_reduce_backward(ctx, g):
     """PyTorch's ``scatter_reduce_backward`` (sum, prod with zeros, mean, amax/amin ties)."""
     J = _J()
     dim, index, reduce = ctx.dim, ctx.index, ctx.reduce
-    self, src, result = ctx.input, ctx.src, ctx.result
+    self, src = ctx.input, ctx.src
     include_self = ctx.include_self
     if reduce == "sum":
         grad_self = g
@@ -202,6 +205,8 @@ def scatter_reduce_backward(ctx, g):
         masked_src = src.masked_fill(src_single_zero, 1)
         masked_src_result = self.scatter_reduce(dim, index, masked_src, reduce,
                                                 include_self=include_self)
+        # The output, recomputed from the inputs so that create_graph differentiates it.
+        result = self.scatter_reduce(dim, index, src, reduce, include_self=include_self)
         grad_src = J.where(src_single_zero,
                            (g * masked_src_result).gather(dim, index),
                            (g * result).gather(dim, index) / src.masked_fill(src_zero, 1))
@@ -212,6 +217,7 @@ def scatter_reduce_backward(ctx, g):
         grad_self = g / n
         grad_src = g.gather(dim, index) / n.gather(dim, index)
     elif reduce in ("amax", "amin"):
+        result = ctx.result
         value = result.gather(dim, index)
         self_is_result = (self == result).to(self.dtype)
         src_is_result = (src == value).to(self.dtype)
@@ -323,10 +329,17 @@ def _value_selecting_backward(g, dim, indices, shape, keepdim):
     return _zeros(shape, g).scatter(dim, indices, g)
 
 
-@derivative("sort", save=("result",), multi_grad=True, nondiff_outputs=(1,))
+def _sort_name(values):
+    # PyTorch's ``sort.stable`` overload (any explicit ``stable=``) is SortBackward1.
+    stable = "stable" in values or isinstance(values.get("dim"), bool)
+    return "SortBackward1" if stable else "SortBackward0"
+
+
+@derivative("sort", save=("result",), name=_sort_name, multi_grad=True, nondiff_outputs=(1,))
 def sort_backward(ctx, g, *rest):
     shape = ctx.input_meta(0)[0]
-    return _value_selecting_backward(g, ctx.dim, ctx.result[1], shape, True)
+    dim = -1 if isinstance(ctx.dim, bool) else ctx.dim
+    return _value_selecting_backward(g, dim, ctx.result[1], shape, True)
 
 
 @derivative("msort", save=("input",), name="SortBackward0")

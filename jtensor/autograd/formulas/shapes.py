@@ -12,7 +12,7 @@ import itertools
 from ..._errors import TensorNotImplementedError, wrap_dim
 from ..._registry import OPS
 from ..graph import Formula
-from ._core import derivative, nondifferentiable  # noqa: F401
+from ._core import derivative
 
 
 class _ShapesFormula(Formula):
@@ -377,7 +377,7 @@ def meshgrid_backward(ctx, *grads):
 
 # ----------------------------------------------------------------------------- copies
 
-@derivative("narrow_copy")
+@derivative("narrow_copy", save=("start",))  # ``start`` may be a 0-d tensor
 def narrow_copy_backward(ctx, g):
     import jtensor as J
 
@@ -390,8 +390,16 @@ def narrow_copy_backward(ctx, g):
     return zeros.slice_scatter(g, d, start, start + int(ctx.length))
 
 
-@derivative("sum_to_size", name=lambda v: "ViewBackward0"
-            if len(_sizes(v["size"])) < v["input"].dim() else "SumBackward1")
+def _sum_to_size_name(values):
+    # PyTorch's sum_to: a full sum() for an empty size, sum(dims, keepdim) then a view when
+    # leading dims go away.
+    n = len(_sizes(values["size"]))
+    if n == 0:
+        return "SumBackward0"
+    return "ViewBackward0" if n < values["input"].dim() else "SumBackward1"
+
+
+@derivative("sum_to_size", name=_sum_to_size_name)
 def sum_to_size_backward(ctx, g):
     return g.expand(ctx.input_meta(0)[0])
 
@@ -445,7 +453,7 @@ def vander_backward(ctx, g):
     x = ctx.x
     powers = J.arange(1, n, dtype=g.dtype, device=g.device)
     lower = J.vander(x, N=n - 1, increasing=True)
-    return (g.narrow(1, 1, n - 1) * powers * lower).sum(1)
+    return (g.narrow(1, 1, n - 1) * (powers * lower).conj()).sum(1)
 
 
 @derivative("unique_consecutive", multi_grad=True, nondiff_outputs=(1, 2))

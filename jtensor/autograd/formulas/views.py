@@ -197,14 +197,13 @@ def _pieces_backward(ctx, grads, cut):
     z = _zeros(ref, ctx.input_meta(0)[0])
     for piece, g in zip(cut(z), grads):
         if g is not None:
-            piece.copy_(g)
+            piece.add_(g)  # tensor_split's pieces may overlap (indices [3, 1])
     return z
 
 
 def _split_name(v):
     s = v["split_size_or_sections"]
-    return "SplitBackward0" if isinstance(s, int) or hasattr(s, "__index__") and not \
-        isinstance(s, (list, tuple)) else "SplitWithSizesBackward0"
+    return "SplitWithSizesBackward0" if isinstance(s, (list, tuple)) else "SplitBackward0"
 
 
 @derivative("split", multi_grad=True, name=_split_name)
@@ -217,7 +216,8 @@ def chunk_backward(ctx, *grads):
     return _pieces_backward(ctx, grads, lambda z: z.chunk(ctx.chunks, ctx.dim))
 
 
-@derivative("tensor_split", multi_grad=True, name="SliceBackward0")
+@derivative("tensor_split", multi_grad=True, save=("indices_or_sections",),
+            name="SliceBackward0")
 def tensor_split_backward(ctx, *grads):
     return _pieces_backward(ctx, grads,
                             lambda z: z.tensor_split(ctx.indices_or_sections, ctx.dim))
@@ -240,70 +240,52 @@ class _Key:
 
 
 def _is_int(k):
+    from ... import _dtypes
     from ..._tensor import Tensor
 
     if isinstance(k, Tensor):
-        return k.dim() == 0 and k.dtype.category < 2 and not k.dtype.is_floating_point \
-            and k.dtype.__repr__() != "torch.bool"
-    return not isinstance(k, bool) and hasattr(k, "__index__")
+        # PyTorch indexes with a 0-dim integer tensor as with an int (select).
+        return k.dim() == 0 and k._dtype.category == _dtypes.INTEGRAL
+    return (hasattr(k, "__index__") and getattr(k, "ndim", 0) == 0
+            and not isinstance(k, bool) and type(k).__name__ != "bool_")
 
 
-def _key_kind(input, key, setting):
-    """(advanced?, name of the last view op PyTorch applies for a basic key, or None)."""
-    from ..._ops.indexing import _is_basic
-
-    items = key if isinstance(key, tuple) else (key,)
-    if not (_is_basic(key) or all(_is_int(k) or k is None or k is Ellipsis or
-                                  isinstance(k, slice) for k in items)):
-        if setting and (key is True or key == (True,)):
-            return False, "Unsqueeze"
+def _key_kind(shape, key, setting):
+    """(advanced?, the last view op PyTorch applies for a basic key: "Select", "Slice",
+    "Unsqueeze" or None when every item is a no-op (``x[...]``, ``x[:, :]``))."""
+    if isinstance(key, list):
         return True, None
+    items = key if isinstance(key, tuple) else (key,)
+    for k in items:
+        if not (k is None or k is Ellipsis or isinstance(k, slice) or _is_int(k)):
+            if setting and key is True:
+                return False, "Unsqueeze"  # PyTorch writes x[True] = v through a view
+            return True, None
     if isinstance(key, slice) and not setting:
-        return False, "Slice"
-    shape = input._shape
+        return False, "Slice"  # a lone slice is always applied when reading
     specified = sum(1 for k in items if k is not None and k is not Ellipsis)
-    dim = 0
+    d = 0
     last = None
     for k in items:
         if k is None:
             last = "Unsqueeze"
-            dim += 1
         elif k is Ellipsis:
-            dim += len(shape) - specified + sum(1 for k2 in items if k2 is None)
-            dim -= sum(1 for k2 in items if k2 is None)  # Nones are counted as they come
+            d += len(shape) - specified
         elif isinstance(k, slice):
-            n = shape[_orig_dim(items, k, dim, len(shape))] if shape else 0
-            start, stop, step = k.indices(n) if n else (0, 0, k.step or 1)
-            if not (start == 0 and stop == n and step == 1):
+            n = shape[d] if d < len(shape) else 0
+            if k.indices(n) != (0, n, 1):
                 last = "Slice"
-            dim += 1
+            d += 1
         else:
             last = "Select"
+            d += 1
     return False, last
-
-
-def _orig_dim(items, k, dim, ndim):
-    """The input dim a slice ``k`` of ``items`` applies to."""
-    nones_before = 0
-    pos = 0
-    specified = sum(1 for x in items if x is not None and x is not Ellipsis)
-    for x in items:
-        if x is k:
-            break
-        if x is None:
-            continue
-        if x is Ellipsis:
-            pos += ndim - specified
-        else:
-            pos += 1
-    del nones_before, dim
-    return pos
 
 
 def _getitem_name(v):
     key = v["key"]
     v["key_box"] = _Key(key)
-    advanced, last = _key_kind(v["input"], key, False)
+    advanced, last = _key_kind(v["input"]._shape, key, False)
     if advanced:
         return "IndexBackward0"
     return (last or "Alias") + "Backward0"
@@ -315,7 +297,7 @@ def getitem_backward(ctx, g):
 
     shape = ctx.input_meta(0)[0]
     key = ctx.key_box.key
-    advanced, _ = _key_kind(_shape_only(shape), key, False)
+    advanced, _ = _key_kind(shape, key, False)
     if not advanced:
         z = _zeros(g, shape)
         z[key] = g
@@ -329,20 +311,13 @@ def getitem_backward(ctx, g):
     return flat.index_add(0, pos.reshape(-1), g.reshape(-1)).reshape(shape)
 
 
-class _shape_only:
-    __slots__ = ("_shape",)
-
-    def __init__(self, shape):
-        self._shape = tuple(shape)
-
-
 def _setitem_name(v):
     from ..._tensor import Tensor
 
     key = v["key"]
     v["key_box"] = _Key(key)
     x = v["input"]
-    advanced, last = _key_kind(x, key, True)
+    advanced, last = _key_kind(x._shape, key, True)
     if advanced:
         return "IndexPutBackward0"
     if last is not None:
@@ -385,7 +360,7 @@ def to_backward(ctx, g):
 def copy_backward(ctx, g):
     need_self, need_src = ctx.needs_input_grad
     gs = _fit_trailing(g, ctx.input_meta(1)[0]) if need_src else None
-    return (g.new_zeros(()).expand(g.shape) if need_self else None), gs
+    return (_zeros(g, g.shape) if need_self else None), gs
 
 
 def _fill_name(v):
@@ -397,13 +372,13 @@ def _fill_name(v):
 @derivative("fill_", inputs=("input", "value"), name=_fill_name)
 def fill_backward(ctx, g):
     need_self, need_value = ctx.needs_input_grad
-    return (g.new_zeros(()).expand(g.shape) if need_self else None,
+    return (_zeros(g, g.shape) if need_self else None,
             g.sum() if need_value else None)
 
 
 @derivative("zero_")
 def zero_backward(ctx, g):
-    return g.new_zeros(()).expand(g.shape)
+    return _zeros(g, g.shape)
 
 
 @derivative("set_", inputs=("input", "source"), name="NotImplemented")

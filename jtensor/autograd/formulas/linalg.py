@@ -1,0 +1,888 @@
+"""Derivatives of linear algebra: products (matmul and its rank cases, mm, bmm, dot, mv,
+addmm, einsum, tensordot, kron...), norms, determinants, inverses, solvers and the
+decompositions (Cholesky, QR, eigh, SVD), following PyTorch's formulas
+(``torch/csrc/autograd/FunctionsManual.cpp``) and its node names.
+
+PyTorch implements several of these ops as compositions (``matmul`` of a batch ends in
+``_unsafe_view``, ``einsum`` in ``view``/``mul``/``permute``/``sum``, ``matrix_norm(A, 2)`` in
+``amax(svdvals(A))``); the node is named after the op PyTorch shows on the output, and the
+gradient is the composition's.
+
+Every formula is written with public jtensor ops so that ``create_graph=True``
+differentiates it. Decompositions assume what PyTorch assumes: distinct eigenvalues and
+singular values, and a loss invariant to the eigenvectors' signs (phases).
+"""
+
+import math
+
+from ._core import derivative, nondifferentiable
+
+
+def _J():
+    import jtensor
+
+    return jtensor
+
+
+def _mh(t):
+    """The conjugate transpose of the last two dims (``t.mH``)."""
+    t = t.transpose(-2, -1)
+    return t.conj() if t.is_complex() else t
+
+
+def _conj(t):
+    return t.conj() if t.is_complex() else t
+
+
+def _output(saved, recompute):
+    """The op's saved output, or the output recomputed from the saved inputs when this
+    backward is itself recorded (``create_graph=True``) and the saved output carries no
+    history to differentiate through."""
+    J = _J()
+    if not J.is_grad_enabled():
+        return saved
+    if isinstance(saved, (list, tuple)):
+        if all(t is None or t.requires_grad for t in saved):
+            return saved
+    elif saved.requires_grad:
+        return saved
+    return recompute()
+
+
+def _scale(g, s):
+    """``g * conj(s)`` for a Python scalar ``s``, skipping the multiplication by 1."""
+    if isinstance(s, complex):
+        s = s.conjugate()
+    return g if s == 1 else g * s
+
+
+# ---------------------------------------------------------------------- products
+
+def _matmul_name(v):
+    a, b = v["input"], v["other"]
+    da, db = a.dim(), b.dim()
+    if da == 1 and db == 1:
+        return "DotBackward0"
+    if da == 2 and db == 1:
+        return "MvBackward0"
+    if da == 1 and db == 2:
+        return "SqueezeBackward4"
+    if da == 2 and db == 2:
+        return "MmBackward0"
+    if da == 2 and db >= 3 and a.requires_grad:
+        # PyTorch folds (2-D) @ (batch) into one mm on the transposed batch when the matrix
+        # requires grad, and copies the transposed result back with ``contiguous()``: a
+        # CloneBackward0, unless that transpose is already contiguous.
+        n, p = a.shape[0], b.shape[-1]
+        if n == 1 or p == 1 or a.shape[0] * b.numel() == 0:
+            return "TransposeBackward0"
+        return "CloneBackward0"
+    return "UnsafeViewBackward0"
+
+
+@derivative("matmul", inputs=("input", "other"), save=("input", "other"), name=_matmul_name)
+def matmul_backward(ctx, g):
+    a, b = ctx.input, ctx.other
+    need_a, need_b = ctx.needs_input_grad
+    da, db = a.dim(), b.dim()
+    if da == 1 and db == 1:
+        return (g * _conj(b) if need_a else None, g * _conj(a) if need_b else None)
+    a2 = a.unsqueeze(0) if da == 1 else a
+    b2 = b.unsqueeze(-1) if db == 1 else b
+    g2 = g
+    if da == 1:
+        g2 = g2.unsqueeze(-2)
+    if db == 1:
+        g2 = g2.unsqueeze(-1)
+    ga = gb = None
+    if need_a:
+        ga = g2.matmul(_mh(b2))
+        if da == 1:
+            ga = ga.squeeze(-2)
+    if need_b:
+        gb = _mh(a2).matmul(g2)
+        if db == 1:
+            gb = gb.squeeze(-1)
+    return ga, gb  # the engine sums broadcast batch dims
+
+
+@derivative("mm", inputs=("input", "mat2"), save=("input", "mat2"))
+def mm_backward(ctx, g):
+    need_a, need_b = ctx.needs_input_grad
+    return (g.mm(_mh(ctx.mat2)) if need_a else None,
+            _mh(ctx.input).mm(g) if need_b else None)
+
+
+@derivative("bmm", inputs=("input", "mat2"), save=("input", "mat2"))
+def bmm_backward(ctx, g):
+    need_a, need_b = ctx.needs_input_grad
+    return (g.bmm(_mh(ctx.mat2)) if need_a else None,
+            _mh(ctx.input).bmm(g) if need_b else None)
+
+
+@derivative("dot", inputs=("input", "tensor"), save=("input", "tensor"))
+def dot_backward(ctx, g):
+    need_a, need_b = ctx.needs_input_grad
+    return (g * _conj(ctx.tensor) if need_a else None,
+            g * _conj(ctx.input) if need_b else None)
+
+
+@derivative("vdot", inputs=("input", "other"), save=("input", "other"))
+def vdot_backward(ctx, g):
+    need_a, need_b = ctx.needs_input_grad
+    return (_conj(g) * ctx.other if need_a else None,
+            g * ctx.input if need_b else None)
+
+
+@derivative("outer", inputs=("input", "vec2"), save=("input", "vec2"), name="MulBackward0")
+def outer_backward(ctx, g):
+    # PyTorch: input.reshape(-1, 1) * vec2
+    need_a, need_b = ctx.needs_input_grad
+    return ((g * _conj(ctx.vec2)).sum(1) if need_a else None,
+            (g * _conj(ctx.input).unsqueeze(1)).sum(0) if need_b else None)
+
+
+@derivative("mv", inputs=("input", "vec"), save=("input", "vec"))
+def mv_backward(ctx, g):
+    need_a, need_b = ctx.needs_input_grad
+    return (g.unsqueeze(1) * _conj(ctx.vec) if need_a else None,
+            _mh(ctx.input).mv(g) if need_b else None)
+
+
+@derivative("addmm", inputs=("input", "mat1", "mat2"), save=("mat1", "mat2"))
+def addmm_backward(ctx, g):
+    need_i, need_1, need_2 = ctx.needs_input_grad
+    return (_scale(g, ctx.beta) if need_i else None,
+            _scale(g.mm(_mh(ctx.mat2)), ctx.alpha) if need_1 else None,
+            _scale(_mh(ctx.mat1).mm(g), ctx.alpha) if need_2 else None)
+
+
+@derivative("baddbmm", inputs=("input", "batch1", "batch2"), save=("batch1", "batch2"))
+def baddbmm_backward(ctx, g):
+    need_i, need_1, need_2 = ctx.needs_input_grad
+    return (_scale(g, ctx.beta) if need_i else None,
+            _scale(g.bmm(_mh(ctx.batch2)), ctx.alpha) if need_1 else None,
+            _scale(_mh(ctx.batch1).bmm(g), ctx.alpha) if need_2 else None)
+
+
+@derivative("trace")
+def trace_backward(ctx, g):
+    J = _J()
+    n, m = ctx.input_meta(0)[0]
+    return J.eye(n, m, dtype=g.dtype, device=g.device) * g
+
+
+@derivative("kron", inputs=("input", "other"), save=("input", "other"),
+            name="UnsafeViewBackward0")
+def kron_backward(ctx, g):
+    a, b = ctx.input, ctx.other
+    need_a, need_b = ctx.needs_input_grad
+    nd = max(a.dim(), b.dim())
+    sa = (1,) * (nd - a.dim()) + tuple(a.shape)
+    sb = (1,) * (nd - b.dim()) + tuple(b.shape)
+    # result[i * sb + j] = a[i] * b[j]: split each dim of g into (a's, b's)
+    inter = tuple(x for pair in zip(sa, sb) for x in pair)
+    g2 = g.reshape(inter)
+    a_dims = tuple(range(0, 2 * nd, 2))
+    b_dims = tuple(range(1, 2 * nd, 2))
+    a_int = a.reshape(tuple(x for s in sa for x in (s, 1)))
+    b_int = b.reshape(tuple(x for s in sb for x in (1, s)))
+    ga = gb = None
+    if need_a:
+        ga = (g2 * _conj(b_int)).sum(b_dims).reshape(tuple(a.shape)) if nd else g2 * _conj(b)
+    if need_b:
+        gb = (g2 * _conj(a_int)).sum(a_dims).reshape(tuple(b.shape)) if nd else g2 * _conj(a)
+    return ga, gb
+
+
+def _tensordot_dims(a, b, dims):
+    if hasattr(dims, "tolist"):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        return list(range(a.dim() - dims, a.dim())), list(range(dims))
+
+    def norm(ds, nd):
+        if hasattr(ds, "tolist"):
+            ds = ds.tolist()
+        if isinstance(ds, int):
+            ds = [ds]
+        return [d % nd if nd else d for d in ds]
+
+    return norm(dims[0], a.dim()), norm(dims[1], b.dim())
+
+
+def _argsort(seq):
+    return sorted(range(len(seq)), key=lambda i: seq[i])
+
+
+@derivative("tensordot", inputs=("a", "b"), save=("a", "b"), name="ViewBackward0")
+def tensordot_backward(ctx, g):
+    J = _J()
+    a, b = ctx.a, ctx.b
+    need_a, need_b = ctx.needs_input_grad
+    dims_a, dims_b = _tensordot_dims(a, b, ctx.dims)
+    free_a = [d for d in range(a.dim()) if d not in dims_a]
+    free_b = [d for d in range(b.dim()) if d not in dims_b]
+    nfa, nfb = len(free_a), len(free_b)
+    ga = gb = None
+    if need_a:
+        ga = J.tensordot(g, _conj(b), dims=(list(range(nfa, nfa + nfb)), free_b))
+        order = free_a + [dims_a[dims_b.index(d)] for d in sorted(dims_b)]
+        ga = ga.permute(_argsort(order))
+        if tuple(ga.shape) != tuple(a.shape):
+            ga = _fit_contracted(ga, a.shape)
+    if need_b:
+        gb = J.tensordot(_conj(a), g, dims=(free_a, list(range(nfa))))
+        order = [dims_b[dims_a.index(d)] for d in sorted(dims_a)] + free_b
+        gb = gb.permute(_argsort(order))
+        if tuple(gb.shape) != tuple(b.shape):
+            gb = _fit_contracted(gb, b.shape)
+    return ga, gb
+
+
+def _fit_contracted(g, shape):
+    """A contracted dim of size 1 on the other side broadcast: expand it back (the engine
+    sums the dims where this input had size 1)."""
+    target = [s if gs == 1 else gs for gs, s in zip(g.shape, shape)]
+    return g.expand(target)
+
+
+# ---------------------------------------------------------------------- einsum
+
+def _einsum_operands(v):
+    ops = v.get("operands") or ()
+    if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+        ops = tuple(ops[0])
+    return list(ops)
+
+
+def _einsum_labels(equation, ops):
+    """Explicit labels (one letter per dim, ellipsis dims named too) of each operand and of
+    the output, and a source of unused letters."""
+    from ..._ops.linalg import _einsum_parse
+
+    _, parsed, out, _ = _einsum_parse(equation, ops)
+    used = {lab for labels, _ in parsed for lab in labels if lab is not None}
+    free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used]
+    ell = 0
+    for (labels, _), t in zip(parsed, ops):
+        if None in labels:
+            ell = max(ell, t.dim() - (len(labels) - 1))
+    ell_letters = [free.pop(0) for _ in range(ell)]
+    explicit = []
+    for (labels, _), t in zip(parsed, ops):
+        row = []
+        for lab in labels:
+            if lab is None:
+                k = t.dim() - (len(labels) - 1)
+                row.extend(ell_letters[ell - k:])
+            else:
+                row.append(lab)
+        explicit.append(row)
+    out_labels = []
+    for lab in out:
+        if lab is None:
+            out_labels.extend(ell_letters)
+        else:
+            out_labels.append(lab)
+    return explicit, out_labels, free
+
+
+def _einsum_name(v):
+    ops = _einsum_operands(v)
+    try:
+        explicit, out, _ = _einsum_labels(v["equation"], ops)
+    except Exception:  # noqa: BLE001 - the op itself raised the error already
+        return "EinsumBackward0"
+    contracted = {lab for row in explicit for lab in row} - set(out)
+    if len(ops) == 1:
+        return "SumBackward1" if contracted else "PermuteBackward0"
+    return "ViewBackward0" if contracted else "MulBackward0"
+
+
+@derivative("einsum", inputs=("operands",), save=("operands",), name=_einsum_name)
+def einsum_backward(ctx, g):
+    J = _J()
+    ops = list(ctx.operands)
+    if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+        ops = list(ops[0])
+    explicit, out, free = _einsum_labels(ctx.equation, ops)
+    sizes = {}
+    for row, t in zip(explicit, ops):
+        for lab, s in zip(row, t.shape):
+            if sizes.get(lab, 1) == 1:
+                sizes[lab] = s
+    needs = ctx.needs_input_grad[0]
+    grads = []
+    for i, t in enumerate(ops):
+        if not needs or not t.requires_grad:
+            grads.append(None)
+            continue
+        terms = ["".join(out)]
+        operands = [g]
+        others = set(out)
+        for j, o in enumerate(ops):
+            if j == i:
+                continue
+            full = [sizes[lab] for lab in explicit[j]]
+            if list(o.shape) != full:
+                o = o.expand(full)
+            terms.append("".join(explicit[j]))
+            operands.append(_conj(o))
+            others.update(explicit[j])
+        spare = list(free)
+        target = []
+        seen = set()
+        for lab in explicit[i]:
+            if lab in seen:  # a repeated label: the gradient lives on the diagonal
+                new = spare.pop(0)
+                terms.append(lab + new)
+                operands.append(J.eye(sizes[lab], dtype=g.dtype, device=g.device))
+                target.append(new)
+                continue
+            seen.add(lab)
+            target.append(lab)
+            if lab not in others:  # summed in this operand only: the gradient broadcasts
+                terms.append(lab)
+                operands.append(J.ones(sizes[lab], dtype=g.dtype, device=g.device))
+        spec = ",".join(terms) + "->" + "".join(target)
+        grads.append(J.einsum(spec, *operands))
+    return (grads,)
+
+
+# ---------------------------------------------------------------------- norms
+
+def _wrap_dims(dim, nd):
+    if dim is None:
+        return list(range(nd))
+    if isinstance(dim, int):
+        dim = [dim]
+    return [d % nd if nd else d for d in dim]
+
+
+def _unsqueeze_dims(t, dims):
+    for d in sorted(dims):
+        t = t.unsqueeze(d)
+    return t
+
+
+def _vector_norm_grad(x, g, norm, p, dim, keepdim):
+    """PyTorch's ``norm_backward``."""
+    J = _J()
+    nd = x.dim()
+    dims = _wrap_dims(dim, nd)
+    if not keepdim and nd != 0:
+        g = _unsqueeze_dims(g, dims)
+        norm = _unsqueeze_dims(norm, dims)
+    p = float(p)
+    if p == 0.0:
+        return None
+    if p == 1.0:
+        return x.sgn() * g
+    if p == 2.0:
+        return g * (x / norm).masked_fill(norm == 0, 0)
+    if math.isinf(p):
+        xa = x.abs()
+        mask = J.logical_or(xa == norm, xa.isnan())
+        count = mask.sum(dims, keepdim=True) if nd else mask.to(g.dtype)
+        return x.sgn() * ((g / count) * mask)
+    if p < 1.0:
+        scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
+        return scaled * g * norm.pow(1 - p)
+    if p < 2.0:
+        scaled = x.sgn() * x.abs().pow(p - 1)
+    else:
+        scaled = x * x.abs().pow(p - 2)
+    scale_v = (g / norm.pow(p - 1)).masked_fill(norm == 0, 0)
+    return scaled * scale_v
+
+
+@derivative("linalg_vector_norm", inputs=("x",), save=("x", "result"))
+def linalg_vector_norm_backward(ctx, g):
+    J = _J()
+    x = ctx.x
+    norm = _output(ctx.result, lambda: J.linalg.vector_norm(x, ctx.ord, ctx.dim, ctx.keepdim,
+                                                             dtype=ctx.dtype))
+    return _vector_norm_grad(x, g, norm, ctx.ord, ctx.dim, ctx.keepdim)
+
+
+def _matrix_norm_name(ord, keepdim):
+    if ord == "fro":
+        return "LinalgVectorNormBackward0"
+    if ord in ("nuc", 2, -2):
+        if keepdim:
+            return "PermuteBackward0"
+        return {"nuc": "SumBackward1", 2: "AmaxBackward0", -2: "AminBackward0"}[ord]
+    return "AmaxBackward0" if ord > 0 else "AminBackward0"
+
+
+def _amax_grad(values, g, dim, largest):
+    """Gradient of amax/amin over ``dim`` (kept), shared evenly among the ties."""
+    best = values.amax(dim, keepdim=True) if largest else values.amin(dim, keepdim=True)
+    mask = values == best
+    return g * mask / mask.sum(dim, keepdim=True)
+
+
+def _matrix_norm_grad(A, g, result, ord, dims, keepdim):
+    J = _J()
+    d0, d1 = dims
+    if ord == "fro":
+        return _vector_norm_grad(A, g, result, 2, [d0, d1], keepdim)
+    if not keepdim:
+        g = _unsqueeze_dims(g, [d0, d1])
+    if ord in ("nuc", 2, -2):
+        Am = A.movedim((d0, d1), (-2, -1))
+        gm = g.movedim((d0, d1), (-2, -1)).squeeze(-1)  # (..., 1)
+        U, S, Vh = J.linalg.svd(Am, full_matrices=False)
+        if ord == "nuc":
+            gS = gm.expand(S.shape)
+        else:
+            gS = _amax_grad(S, gm, -1, ord == 2)
+        gA = (U * gS.unsqueeze(-2)).matmul(Vh)
+        return gA.movedim((-2, -1), (d0, d1))
+    # +-1: max over columns (d1) of the column sums over d0; +-inf: the other way round
+    if math.isinf(ord):
+        d0, d1 = d1, d0
+    sums = A.abs().sum(d0, keepdim=True)
+    return A.sgn() * _amax_grad(sums, g, d1, ord > 0)
+
+
+@derivative("linalg_matrix_norm", inputs=("A",), save=("A", "result"),
+            name=lambda v: _matrix_norm_name(v.get("ord", "fro"), v.get("keepdim", False)))
+def linalg_matrix_norm_backward(ctx, g):
+    J = _J()
+    A = ctx.A
+    dims = _wrap_dims(ctx.dim, A.dim())
+    result = _output(ctx.result, lambda: J.linalg.matrix_norm(A, ctx.ord, ctx.dim, ctx.keepdim,
+                                                               dtype=ctx.dtype))
+    return _matrix_norm_grad(A, g, result, ctx.ord, dims, ctx.keepdim)
+
+
+def _norm_kind(v):
+    """('matrix', ord, dim) or ('vector', ord, dim) as linalg.norm decides."""
+    A, ord, dim = v["A"], v.get("ord"), v.get("dim")
+    if dim is not None and isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None:
+        dim = tuple(dim)
+    matrix = (dim is not None and len(dim) == 2) or (dim is None and ord is not None
+                                                      and A.dim() == 2)
+    if matrix:
+        return "matrix", ("fro" if ord is None else ord), (dim if dim is not None else (-2, -1))
+    return "vector", (2 if ord is None else ord), dim
+
+
+def _norm_name(v):
+    kind, ord, _ = _norm_kind(v)
+    if kind == "vector":
+        return "LinalgVectorNormBackward0"
+    return _matrix_norm_name(ord, v.get("keepdim", False))
+
+
+@derivative("linalg_norm", inputs=("A",), save=("A", "result"), name=_norm_name)
+def linalg_norm_backward(ctx, g):
+    J = _J()
+    A = ctx.A
+    kind, ord, dim = _norm_kind({"A": A, "ord": ctx.ord, "dim": ctx.dim})
+    result = _output(ctx.result, lambda: J.linalg.norm(A, ctx.ord, ctx.dim, ctx.keepdim,
+                                                        dtype=ctx.dtype))
+    if kind == "vector":
+        return _vector_norm_grad(A, g, result, ord, dim, ctx.keepdim)
+    return _matrix_norm_grad(A, g, result, ord, _wrap_dims(dim, A.dim()), ctx.keepdim)
+
+
+# ---------------------------------------------------------------------- determinants
+
+def _det_grad(A, det, g):
+    """``g conj(det) A^{-H}``. PyTorch 2.13 gives a singular matrix (``det == 0``) a zero
+    gradient; the inverse is taken of the identity there instead."""
+    J = _J()
+    n = A.shape[-1]
+    if n == 0:
+        return J.zeros(tuple(A.shape), dtype=g.dtype, device=g.device)
+    scale = (g * _conj(det)).unsqueeze(-1).unsqueeze(-1)
+    singular = det == 0
+    if bool(singular.any()):
+        mask = singular.unsqueeze(-1).unsqueeze(-1)
+        A = J.where(mask, _eye_like(n, A), A)
+    return scale * _mh(J.linalg.inv(A))
+
+
+@derivative("linalg_det", inputs=("A",), save=("A", "result"), name="LinalgDetBackward0")
+def linalg_det_backward(ctx, g):
+    A = ctx.A
+    return _det_grad(A, _output(ctx.result, lambda: _J().linalg.det(A)), g)
+
+
+@derivative("det", save=("input", "result"), name="LinalgDetBackward0")
+def det_backward(ctx, g):
+    A = ctx.input
+    return _det_grad(A, _output(ctx.result, lambda: _J().linalg.det(A)), g)
+
+
+def _slogdet_grad(A, g_sign, g_logabs):
+    J = _J()
+    if A.is_complex():
+        # d logabs = Re tr(A^-1 dA), d sign = i sign Im tr(A^-1 dA)
+        sign, _ = J.linalg.slogdet(A)
+        g = J.zeros((), dtype=A.dtype) if g_logabs is None else g_logabs.to(A.dtype)
+        if g_sign is not None:
+            g = g - 1j * (g_sign.conj() * sign).imag
+        return g.unsqueeze(-1).unsqueeze(-1) * _mh(J.linalg.inv(A))
+    if g_logabs is None:
+        return None
+    return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mh(J.linalg.inv(A))
+
+
+@derivative("linalg_slogdet", inputs=("A",), save=("A",), name="LinalgSlogdetBackward0",
+            multi_grad=True)
+def linalg_slogdet_backward(ctx, g_sign, g_logabs):
+    return _slogdet_grad(ctx.A, g_sign, g_logabs)
+
+
+@derivative("slogdet", save=("input",), name="LinalgSlogdetBackward0", multi_grad=True)
+def slogdet_backward(ctx, g_sign, g_logabs):
+    return _slogdet_grad(ctx.input, g_sign, g_logabs)
+
+
+@derivative("logdet", save=("input", "result"),
+            name=lambda v: "AddBackward0" if v["input"].is_complex() else "WhereBackward0")
+def logdet_backward(ctx, g):
+    J = _J()
+    A = ctx.input
+    if not A.is_complex():
+        # logdet = where(sign == -1, nan, logabsdet): no gradient where the det is negative
+        g = J.where(ctx.result.isnan(), J.zeros((), dtype=g.dtype), g)
+    return g.unsqueeze(-1).unsqueeze(-1) * _mh(J.linalg.inv(A))
+
+
+# ---------------------------------------------------------------------- inverse, solve
+
+def _inv_grad(inv, g):
+    ih = _mh(inv)
+    return -ih.matmul(g.matmul(ih))
+
+
+@derivative("linalg_inv", inputs=("A",), save=("A", "result"), name="LinalgInvExBackward0")
+def linalg_inv_backward(ctx, g):
+    A = ctx.A
+    return _inv_grad(_output(ctx.result, lambda: _J().linalg.inv(A)), g)
+
+
+@derivative("inverse", save=("input", "result"), name="LinalgInvExBackward0")
+def inverse_backward(ctx, g):
+    A = ctx.input
+    return _inv_grad(_output(ctx.result, lambda: _J().linalg.inv(A)), g)
+
+
+@derivative("linalg_solve", inputs=("A", "B"), save=("A", "B", "result"),
+            name="LinalgSolveExBackward0")
+def linalg_solve_backward(ctx, g):
+    J = _J()
+    A, left = ctx.A, ctx.left
+    X = _output(ctx.result, lambda: J.linalg.solve(A, ctx.B, left=left))
+    need_a, need_b = ctx.needs_input_grad
+    a_shape = ctx.input_meta(0)[0]
+    b_shape = ctx.input_meta(1)[0]
+    vector = len(b_shape) == 1 or (left and len(b_shape) == len(a_shape) - 1
+                                   and tuple(b_shape) == tuple(a_shape[:-1]))
+    gm = g.unsqueeze(-1) if vector else g
+    Xm = X.unsqueeze(-1) if vector else X
+    gB = J.linalg.solve(_mh(A), gm, left=left)
+    gA = None
+    if need_a:
+        gA = -gB.matmul(_mh(Xm)) if left else -_mh(Xm).matmul(gB)
+    if need_b:
+        gB = gB.squeeze(-1) if vector else gB
+    else:
+        gB = None
+    return gA, gB
+
+
+# ---------------------------------------------------------------------- decompositions
+
+def _eye_like(n, t):
+    return _J().eye(n, dtype=t.dtype, device=t.device)
+
+
+@derivative("linalg_cholesky", inputs=("A",), save=("A", "result"),
+            name="LinalgCholeskyExBackward0")
+def linalg_cholesky_backward(ctx, g):
+    # Iain Murray (2016), arXiv:1602.07527, as in PyTorch's cholesky_backward
+    J = _J()
+    L = _output(ctx.result, lambda: J.linalg.cholesky(ctx.A, upper=ctx.upper))
+    if ctx.upper:
+        L = _mh(L)
+        g = _mh(g)
+    n = L.shape[-1]
+    L_inv = J.linalg.solve(L, _eye_like(n, L).expand(tuple(L.shape)))
+    phi = _mh(L).matmul(g).tril()
+    phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
+    gA = _mh(L_inv).matmul(phi).matmul(L_inv)
+    return 0.5 * (gA + _mh(gA))
+
+
+def _copyltu(M):
+    """The Hermitian matrix with ``M``'s strictly lower triangle and the real part of its
+    diagonal (R's diagonal is real, so only that part of its phase gauge is fixed)."""
+    low = M.tril(-1)
+    diag = M.diagonal(0, -2, -1)
+    if diag.is_complex():
+        diag = diag.real.to(M.dtype)
+    return low + _mh(low) + diag.diag_embed()
+
+
+def _qr_square_grad(gQ, gR, Q, R):
+    """gA for A = QR with m >= n: (gQ + Q copyltu(M)) R^{-H}, M = R gR^H - gQ^H Q."""
+    J = _J()
+    M = R.matmul(_mh(gR)) - _mh(gQ).matmul(Q)
+    B = gQ + Q.matmul(_copyltu(M))
+    return J.linalg.solve(_mh(R), B, left=False)
+
+
+@derivative("linalg_qr", inputs=("A",), save=("A", "result"), name="LinalgQrBackward0",
+            multi_grad=True)
+def linalg_qr_backward(ctx, gQ, gR):
+    from ..._errors import TensorRuntimeError
+
+    J = _J()
+    mode = ctx.mode
+    if mode == "r":
+        raise TensorRuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+            "through linalg.qr.")
+    Q, R = _output(ctx.result, lambda: J.linalg.qr(ctx.A, mode=mode))
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise TensorRuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and "
+            "nrows > ncols.")
+    if gQ is None:
+        gQ = J.zeros_like(Q)
+    if gR is None:
+        gR = J.zeros_like(R)
+    if m >= n:
+        return _qr_square_grad(gQ, gR, Q, R)
+    # A = Q [U | V] with U square: X = A[:, :m] = QU is a square QR; Y = A[:, m:] = QV
+    U = R.narrow(-1, 0, m)
+    V = R.narrow(-1, m, n - m)
+    gU = gR.narrow(-1, 0, m)
+    gV = gR.narrow(-1, m, n - m)
+    Y = Q.matmul(V)
+    gX = _qr_square_grad(gQ + Y.matmul(_mh(gV)), gU, Q, U)
+    gY = Q.matmul(gV)
+    return J.cat([gX, gY], -1)
+
+
+def _eigh_grad(gL, gV, L, V):
+    """PyTorch's linalg_eig_backward for Hermitian input: V (diag(gL) + skew(V^H gV) / E) V^H
+    with E_ij = L_j - L_i."""
+    if gV is None:
+        return (V * gL.unsqueeze(-2).to(V.dtype)).matmul(_mh(V))
+    n = L.shape[-1]
+    VhgV = _mh(V).matmul(gV)
+    VhgV = 0.5 * (VhgV - _mh(VhgV))
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + _eye_like(n, L)
+    inner = VhgV / E
+    if V.is_complex():
+        inner = inner - inner.diagonal(0, -2, -1).diag_embed()
+    if gL is not None:
+        inner = inner + gL.diag_embed()
+    return V.matmul(inner.matmul(_mh(V)))
+
+
+@derivative("linalg_eigh", inputs=("A",), save=("A", "result"), name="LinalgEighBackward0",
+            multi_grad=True)
+def linalg_eigh_backward(ctx, gL, gV):
+    L, V = _output(ctx.result, lambda: _J().linalg.eigh(ctx.A, UPLO=ctx.UPLO))
+    return _eigh_grad(gL, gV, L, V)
+
+
+@derivative("linalg_eigvalsh", inputs=("A",), save=("A",), name="LinalgEighBackward0")
+def linalg_eigvalsh_backward(ctx, g):
+    J = _J()
+    L, V = J.linalg.eigh(ctx.A, UPLO=ctx.UPLO)
+    return _eigh_grad(g, None, L, V)
+
+
+def _svd_grad(gU, gS, gVh, U, S, Vh):
+    """PyTorch's svd_backward (reduced U, Vh; distinct singular values)."""
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:
+        if gS is None:
+            return None
+        if m >= n:
+            return U.matmul(gS.unsqueeze(-1).to(Vh.dtype) * Vh)
+        return (U * gS.unsqueeze(-2).to(U.dtype)).matmul(Vh)
+    k = S.shape[-1]
+
+    def skew(X):
+        return X - _mh(X)
+
+    UhgU = skew(_mh(U).matmul(gU)) if gU is not None else None
+    VhgV = skew(Vh.matmul(_mh(gVh))) if gVh is not None else None
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye_like(k, S2)
+    if gU is not None and gVh is not None:
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif gU is None:
+        gA = S.unsqueeze(-1) * VhgV / E
+    else:
+        gA = UhgU * S.unsqueeze(-2) / E
+    if gS is not None:
+        gA = gA + gS.diag_embed()
+    if U.is_complex() and gU is not None:
+        gA = gA + (UhgU.diagonal(0, -2, -1) / (2 * S)).diag_embed()
+    if m > n and gU is not None:
+        gA = U.matmul(gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - U.matmul(_mh(U).matmul(gUSinv))
+        return gA.matmul(Vh)
+    if m < n and gVh is not None:
+        gA = gA.matmul(Vh)
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - SinvgVh.matmul(_mh(Vh)).matmul(Vh)
+        return U.matmul(gA)
+    return U.matmul(gA.matmul(Vh)) if m >= n else U.matmul(gA).matmul(Vh)
+
+
+@derivative("linalg_svd", inputs=("A",), save=("A", "result"), name="LinalgSvdBackward0",
+            multi_grad=True)
+def linalg_svd_backward(ctx, gU, gS, gVh):
+    U, S, Vh = _output(ctx.result,
+                       lambda: _J().linalg.svd(ctx.A, full_matrices=ctx.full_matrices))
+    if ctx.full_matrices:
+        # Only the first k columns of U (rows of Vh) are determined by A
+        k = S.shape[-1]
+        U = U.narrow(-1, 0, k)
+        Vh = Vh.narrow(-2, 0, k)
+        gU = gU.narrow(-1, 0, k) if gU is not None else None
+        gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
+    return _svd_grad(gU, gS, gVh, U, S, Vh)
+
+
+@derivative("linalg_svdvals", inputs=("A",), save=("A",), name="LinalgSvdBackward0")
+def linalg_svdvals_backward(ctx, g):
+    J = _J()
+    U, S, Vh = J.linalg.svd(ctx.A, full_matrices=False)
+    return _svd_grad(None, g, None, U, S, Vh)
+
+
+nondifferentiable("linalg_matrix_rank")
+
+
+@derivative("linalg_pinv", inputs=("A",), save=("A", "result"), name="LinalgPinvBackward0")
+def linalg_pinv_backward(ctx, g):
+    A = ctx.A
+    P = _output(ctx.result, lambda: _J().linalg.pinv(A, atol=ctx.atol, rtol=ctx.rtol,
+                                                     hermitian=ctx.hermitian, rcond=ctx.rcond))
+    m, n = A.shape[-2], A.shape[-1]
+    Ph = _mh(P)
+    gh = _mh(g)
+    if m <= n:
+        K = gh.matmul(P)
+        KPh = K.matmul(Ph)
+        return (-_mh(P.matmul(K)) + KPh - A.matmul(P).matmul(KPh)
+                + Ph.matmul(P).matmul(gh - K.matmul(A)))
+    K = P.matmul(gh)
+    PhK = Ph.matmul(K)
+    return (-_mh(K.matmul(P)) + (gh - A.matmul(K)).matmul(P).matmul(Ph) + PhK
+            - PhK.matmul(P).matmul(A))
+
+
+# ---------------------------------------------------------------------- products of many
+
+def _matrix_power_name(v):
+    n = v["n"]
+    if n == 0:
+        return "torch::autograd::CopyBackwards"
+    if n == 1:
+        return "CloneBackward0"
+    if n == -1:
+        return "LinalgInvExBackward0"
+    return "MmBackward0" if v["A"].dim() == 2 else "UnsafeViewBackward0"
+
+
+def _power_grad(B, g, k):
+    """Gradient of B^k (k >= 1): sum_j (B^H)^j g (B^H)^(k-1-j)."""
+    Bh = _mh(B)
+    powers = [None] * k  # powers[j] = (B^H)^j, powers[0] = identity (None)
+    for j in range(1, k):
+        powers[j] = Bh if j == 1 else powers[j - 1].matmul(Bh)
+    total = None
+    for j in range(k):
+        left, right = powers[j], powers[k - 1 - j]
+        term = g
+        if left is not None:
+            term = left.matmul(term)
+        if right is not None:
+            term = term.matmul(right)
+        total = term if total is None else total + term
+    return total
+
+
+@derivative("linalg_matrix_power", inputs=("A",), save=("A",), name=_matrix_power_name)
+def linalg_matrix_power_backward(ctx, g):
+    J = _J()
+    A, n = ctx.A, ctx.n
+    if n == 0:
+        return J.zeros(tuple(A.shape), dtype=g.dtype, device=g.device)
+    if n > 0:
+        return _power_grad(A, g, n)
+    B = J.linalg.inv(A)
+    gB = _power_grad(B, g, -n)
+    return _inv_grad(B, gB)
+
+
+@derivative("linalg_multi_dot", inputs=("tensors",), save=("tensors",), name="ViewBackward0")
+def linalg_multi_dot_backward(ctx, g):
+    ts = list(ctx.tensors)
+    needs = ctx.needs_input_grad[0]
+    k = len(ts)
+    mats = list(ts)
+    if mats[0].dim() == 1:
+        mats[0] = mats[0].unsqueeze(0)
+    if mats[-1].dim() == 1:
+        mats[-1] = mats[-1].unsqueeze(-1)
+    g2 = g.reshape(mats[0].shape[0], mats[-1].shape[-1])
+    # prefix[i] = M0 ... M(i-1); suffix[i] = M(i+1) ... M(k-1)
+    prefix = [None] * k
+    suffix = [None] * k
+    for i in range(1, k):
+        prefix[i] = mats[0] if i == 1 else prefix[i - 1].mm(mats[i - 1])
+    for i in range(k - 2, -1, -1):
+        suffix[i] = mats[k - 1] if i == k - 2 else mats[i + 1].mm(suffix[i + 1])
+    grads = []
+    for i, t in enumerate(ts):
+        if not needs or not t.requires_grad:
+            grads.append(None)
+            continue
+        gi = g2
+        if prefix[i] is not None:
+            gi = _mh(prefix[i]).mm(gi)
+        if suffix[i] is not None:
+            gi = gi.mm(_mh(suffix[i]))
+        grads.append(gi.reshape(tuple(t.shape)))
+    return (grads,)
+
+
+@derivative("linalg_vecdot", inputs=("x", "y"), save=("x", "y"),
+            name=lambda v: ("VdotBackward0" if v["x"].dim() == 1 and v["y"].dim() == 1
+                            else "SumBackward1"))
+def linalg_vecdot_backward(ctx, g):
+    x, y = ctx.x, ctx.y
+    need_x, need_y = ctx.needs_input_grad
+    nd = max(x.dim(), y.dim())
+    d = ctx.dim % nd
+    gu = g.unsqueeze(d)
+    return (_conj(gu) * y if need_x else None, gu * x if need_y else None)
+
+
+@derivative("linalg_cross", inputs=("input", "other"), save=("input", "other"))
+def linalg_cross_backward(ctx, g):
+    J = _J()
+    need_a, need_b = ctx.needs_input_grad
+    d = ctx.dim
+    return (J.linalg.cross(_conj(ctx.other), g, dim=d) if need_a else None,
+            J.linalg.cross(g, _conj(ctx.input), dim=d) if need_b else None)
