@@ -229,10 +229,13 @@ def _fast(op, compute, inputs, rule, info):
     contiguous = first._contiguous
     if contiguous is None:
         contiguous = first.is_contiguous()
-    if not contiguous:
+    shape = first._shape
+    # 1-D operands of any stride (a gradient expanded from a sum, a strided slice) give a
+    # dense 1-D output whatever TensorIterator would sort: they take the fast path too.
+    one_dim = len(shape) == 1
+    if not contiguous and not one_dim:
         return None
     storage = first._storage
-    shape = first._shape
     count = len(inputs)
     if count == 1:
         tensors = inputs
@@ -245,7 +248,8 @@ def _fast(op, compute, inputs, rule, info):
             other_device = other._storage.device
             if other_device is not storage.device and other_device != storage.device:
                 return None
-            if not (other._contiguous or (other._contiguous is None and other.is_contiguous())):
+            if not (one_dim or other._contiguous or (
+                    other._contiguous is None and other.is_contiguous())):
                 return None
             tensors = inputs
             b = other._array()

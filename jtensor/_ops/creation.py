@@ -512,6 +512,9 @@ def _fill(out, value):
     if isinstance(value, complex) and out._dtype.category != _dtypes.COMPLEX:
         raise TensorRuntimeError(
             f"value cannot be converted to type {out._dtype.name} without overflow ({value})")
+    if (value == 0 or value == 1) and value.__class__ in (int, float, bool):
+        out._array()[...] = value  # zeros/ones: nothing to overflow, nothing to warn about
+        return
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out._array()[...] = value

@@ -9,18 +9,19 @@ each node drops its saved tensors as soon as it has run.
 """
 
 import heapq
+import sys
 
 from .. import _dtypes
 from .._dispatch import grad_mode
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
 from . import graph
+from .._ops.copies import copy_with_strides, strides_for_format
+from .._tensor import preserve_format
 from .graph import AccumulateGrad, accumulator_of
 
 
 def _make_grads(outputs, grad_outputs):
-    import jtensor as J
-
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -34,12 +35,17 @@ def _make_grads(outputs, grad_outputs):
                     raise TensorRuntimeError(
                         f"grad can be implicitly created only for real scalar outputs but got "
                         f"{out._dtype}")
-                g = J.ones_like(out, memory_format=J.preserve_format)
+                # The implicit gradient 1 (no op call: PyTorch's engine makes it silently).
+                xp = out._storage._backend.xp
+                g = Tensor._from_array(xp.ones(out._shape, dtype=out._dtype.numpy),
+                                       out._dtype, out.device)
         elif isinstance(g, Tensor):
             if g._shape != out._shape:
+                from .._size import Size as _Size
+
                 raise TensorRuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of "
-                    f"{J.Size(g._shape)} and output[{i}] has a shape of {J.Size(out._shape)}.")
+                    f"{_Size(g._shape)} and output[{i}] has a shape of {_Size(out._shape)}.")
             if (g._dtype.category == _dtypes.COMPLEX) != (out._dtype.category == _dtypes.COMPLEX):
                 raise TensorRuntimeError(
                     f"For complex Tensors, both grad_output and output are required to have the "
@@ -94,14 +100,14 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     stack = [e[0] for e in roots]
     while stack:
         node = stack.pop()
-        if node is None or id(node) in seen:
+        if node is None or node in seen:
             continue
-        seen.add(id(node))
+        seen.add(node)
         order.append(node)
         for nxt, _ in node.next_functions:
             if nxt is not None:
                 dependencies[nxt] = dependencies.get(nxt, 0) + 1
-                if id(nxt) not in seen:
+                if nxt not in seen:
                     stack.append(nxt)
 
     # Which nodes must run: with ``inputs``, only those leading to a capture point.
@@ -109,8 +115,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     if inputs is not None:
         capture_nodes = {key[0] for key in captures}
         needed = set()
-        # ``order`` lists a node before the nodes it leads to only along one path, so
-        # propagate to a fixed point over reversed discovery order (cheap: each pass is linear).
+        # Propagate to a fixed point over reversed discovery order (one pass for a chain).
         changed = True
         while changed:
             changed = False
@@ -129,41 +134,52 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
     previous_mode = grad_mode.enabled
     grad_mode.enabled = bool(create_graph)
+    heappush, heappop = heapq.heappush, heapq.heappop
     try:
         ready = []
-        root_nodes = []
         for node, _ in roots:
-            if dependencies.get(node, 0) == 0 and node not in root_nodes:
-                root_nodes.append(node)
-                heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+            if node not in dependencies and all(r[2] is not node for r in ready):
+                heappush(ready, (-node._sequence_nr, id(node), node))
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heappop(ready)[2]
             buf = buffers.pop(node, None)
-            # A node no gradient reached is skipped (PyTorch's undefined gradients).
-            run = buf is not None and (needed is None or node in needed) and any(
-                g is not None for g in buf)
-            if run:
-                buf = _call_pre_hooks(node, buf)
-                for k_nr, ks in _captures_of(captures, node, len(buf)):
-                    for k in ks:
-                        results[k] = buf[k_nr]
-            if run and (node.__class__ is not AccumulateGrad or (accumulate and (
-                    inputs is None or (node, 0) in captures))):
-                out_grads = _execute(node, buf, create_graph, retain_graph)
-            else:
-                out_grads = ()
-            for (nxt, nr), g in zip(node.next_functions, out_grads):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    _add_to_buffer(buffers, nxt, nr, g)
+            if buf is not None and needed is not None and node not in needed:
+                buf = None
+            if buf is not None:
+                for g in buf:
+                    if g is not None:
+                        break
+                else:
+                    buf = None  # no gradient reached this node: skipped, as in PyTorch
+            if buf is not None:
+                if node._tensor_hooks or node._retain or node._pre_hooks:
+                    buf = _call_pre_hooks(node, buf)
+                if captures:
+                    for k_nr, ks in _captures_of(captures, node, len(buf)):
+                        for k in ks:
+                            results[k] = buf[k_nr]
+                if node.__class__ is AccumulateGrad:
+                    if accumulate and (inputs is None or (node, 0) in captures):
+                        _accumulate(node.variable, buf[0], create_graph)
+                else:
+                    out_grads = _execute(node, buf, create_graph, retain_graph)
+                    for (nxt, nr), g in zip(node.next_functions, out_grads):
+                        if nxt is not None and g is not None:
+                            nbuf = buffers.get(nxt)
+                            if nbuf is None:
+                                nbuf = [None] * (nxt._num_outputs if nxt._num_outputs > nr
+                                                 else nr + 1)
+                                buffers[nxt] = nbuf
+                            elif nr >= len(nbuf):
+                                nbuf.extend([None] * (nr + 1 - len(nbuf)))
+                            old = nbuf[nr]
+                            nbuf[nr] = g if old is None else old + g
             for nxt, _ in node.next_functions:
-                if nxt is None:
-                    continue
-                left = dependencies[nxt] - 1
-                dependencies[nxt] = left
-                if left == 0:
-                    heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+                if nxt is not None:
+                    left = dependencies[nxt] - 1
+                    dependencies[nxt] = left
+                    if left == 0:
+                        heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
     finally:
         grad_mode.enabled = previous_mode
 
@@ -238,16 +254,10 @@ def _check_hook_result(hook, old, new):
 
 
 def _execute(node, buf, create_graph, retain_graph):
-    if node.__class__ is AccumulateGrad:
-        _accumulate(node.variable, buf[0], create_graph)
-        return ()
     if node.__class__.__name__ == "NotImplemented":
         op = node._formula.op.name if node._formula is not None else node.metadata.get("op")
         raise TensorRuntimeError(f"derivative for aten::{op} is not implemented")
-    try:
-        out = node.apply(buf)
-    except TensorRuntimeError:
-        raise
+    out = node.apply(buf)
     if graph.anomaly.enabled and graph.anomaly.check_nan:
         _check_nan(node, out)
     if node._hooks:
@@ -287,12 +297,16 @@ def _accumulate(leaf, g, create_graph):
     if old is None:
         if create_graph:
             leaf._grad = g if g._base is None and g._stride == leaf._stride else \
-                g.clone(memory_format=_preserve())
+                g.clone(memory_format=preserve_format)
+        elif (not g._requires_grad and g._base is None and g._offset == 0
+              and g._stride == leaf._stride and sys.getrefcount(g) <= 3
+              and sys.getrefcount(g._storage) <= 2):
+            # Nothing else can see this freshly computed gradient: keep it, as PyTorch
+            # steals an unshared gradient instead of copying it.
+            leaf._grad = g
         else:
-            from .._ops.copies import copy_with_strides, strides_for_format
-
             g = g.detach() if g._requires_grad else g
-            leaf._grad = copy_with_strides(g, strides_for_format(leaf, _preserve()))
+            leaf._grad = copy_with_strides(g, strides_for_format(leaf, preserve_format))
     elif create_graph or old._requires_grad:
         leaf._grad = old + g
     else:
@@ -306,12 +320,6 @@ def _post_accumulate(leaf):
     if hooks:
         for hook in list(hooks):
             hook(leaf)
-
-
-def _preserve():
-    from .._tensor import preserve_format
-
-    return preserve_format
 
 
 class _no_grad:
