@@ -316,3 +316,13 @@ def storage_extent(shape, stride, offset):
     if 0 in shape:
         return 0
     return offset + 1 + sum((s - 1) * st for s, st in zip(shape, stride))
+
+
+def broadcastable_to(shape, target):
+    """Whether ``shape`` broadcasts to ``target`` (each trailing size equal or 1)."""
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != t and s != 1:
+            return False
+    return True

@@ -13,8 +13,9 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import check_inplace, finish
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
-from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
-                       elementwise_output_strides, is_non_overlapping_and_dense, view_strides)
+from .._layout import (broadcast_shapes, broadcastable_to, contiguous_strides,
+                       dense_strides_like, elementwise_output_strides,
+                       is_non_overlapping_and_dense, view_strides)
 from .._size import Size
 from .._tensor import Tensor, new_empty_tensor
 from .views import make_view
@@ -546,13 +547,7 @@ def prepare_put(view, indices, value, accumulate, *, masked_fill_dispatch):
     return do_put
 
 
-def _expandable(shape, target):
-    if len(shape) > len(target):
-        return False
-    for s, t in zip(reversed(shape), reversed(target)):
-        if s != t and s != 1:
-            return False
-    return True
+_expandable = broadcastable_to
 
 
 def advanced_setitem(input, key, value):

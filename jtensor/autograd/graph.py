@@ -19,6 +19,7 @@ import weakref
 from .. import _dispatch, _dtypes
 from .._dispatch import grad_mode
 from .._errors import TensorRuntimeError
+from .._layout import broadcastable_to
 from .._tensor import Tensor
 
 _sequence = itertools.count()
@@ -291,7 +292,7 @@ def _fit(g, meta, node=None, index=0):
     if not isinstance(g, Tensor):
         return g
     if g._shape != shape:
-        fitted = sum_to(g, shape) if _broadcasts_to(shape, g._shape) else g
+        fitted = sum_to(g, shape) if broadcastable_to(shape, g._shape) else g
         if fitted._shape != shape:
             raise TensorRuntimeError(
                 f"Function {node.name() if node is not None else 'backward'} returned an "
@@ -303,16 +304,6 @@ def _fit(g, meta, node=None, index=0):
             g = g.real
         g = g.to(dtype)
     return g
-
-
-def _broadcasts_to(shape, target):
-    """Whether ``shape`` broadcasts to ``target`` (so a gradient of ``target`` sums back)."""
-    if len(shape) > len(target):
-        return False
-    for s, t in zip(reversed(shape), reversed(target)):
-        if s != t and s != 1:
-            return False
-    return True
 
 
 def sum_to(g, shape):
@@ -396,7 +387,10 @@ class Formula:
         self.inputs = tuple(inputs)
         self.save = frozenset(save)
         self.multi_grad = multi_grad
-        self.nondiff_outputs = frozenset(nondiff_outputs)
+        # A set of output indices, or ``nondiff_outputs(values)`` choosing them per call
+        # (``atleast_1d(a, b)`` hands an already 1-d ``b`` back without history).
+        self.nondiff_outputs = nondiff_outputs if callable(nondiff_outputs) else \
+            frozenset(nondiff_outputs)
         if name is None:
             name = "".join(p.capitalize() for p in op.name.strip("_").split("_")) + "Backward0"
         self.name = name
@@ -521,6 +515,9 @@ def record_call(op, impl, args, kwargs):
         if passed_through and len(passed_through) == len(outputs):
             return result
 
+    nondiff = formula.nondiff_outputs
+    if callable(nondiff):
+        nondiff = frozenset(nondiff(values))
     cls = formula.cls if formula.cls is not None else node_class(formula.name(values))
     node = object.__new__(cls)
     Node.__init__(node, formula)
@@ -547,7 +544,7 @@ def record_call(op, impl, args, kwargs):
     node._values = stored
     diff_outputs = 0
     for i, o in enumerate(outputs):
-        if isinstance(o, Tensor) and _diff_dtype(o) and i not in formula.nondiff_outputs:
+        if isinstance(o, Tensor) and _diff_dtype(o) and i not in nondiff:
             diff_outputs = i + 1
     node._num_outputs = max(diff_outputs, 1)
     node._saved = saved
@@ -559,7 +556,7 @@ def record_call(op, impl, args, kwargs):
             _set_history(target, node, 0)
     else:
         for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and _diff_dtype(o) and i not in formula.nondiff_outputs \
+            if isinstance(o, Tensor) and _diff_dtype(o) and i not in nondiff \
                     and i not in passed_through:
                 _set_history(o, node, i)
                 if op.kind == "view" and o._base is not None:

@@ -16,6 +16,7 @@ singular values, and a loss invariant to the eigenvectors' signs (phases).
 import math
 
 from ._core import derivative, nondifferentiable
+from .reductions import _norm_backward
 
 
 def _J():
@@ -367,34 +368,8 @@ def _unsqueeze_dims(t, dims):
 
 
 def _vector_norm_grad(x, g, norm, p, dim, keepdim):
-    """PyTorch's ``norm_backward``."""
-    J = _J()
-    nd = x.dim()
-    dims = _wrap_dims(dim, nd)
-    if not keepdim and nd != 0:
-        g = _unsqueeze_dims(g, dims)
-        norm = _unsqueeze_dims(norm, dims)
-    p = float(p)
-    if p == 0.0:
-        return None
-    if p == 1.0:
-        return x.sgn() * g
-    if p == 2.0:
-        return g * (x / norm).masked_fill(norm == 0, 0)
-    if math.isinf(p):
-        xa = x.abs()
-        mask = J.logical_or(xa == norm, xa.isnan())
-        count = mask.sum(dims, keepdim=True) if nd else mask.to(g.dtype)
-        return x.sgn() * ((g / count) * mask)
-    if p < 1.0:
-        scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
-        return scaled * g * norm.pow(1 - p)
-    if p < 2.0:
-        scaled = x.sgn() * x.abs().pow(p - 1)
-    else:
-        scaled = x * x.abs().pow(p - 2)
-    scale_v = (g / norm.pow(p - 1)).masked_fill(norm == 0, 0)
-    return scaled * scale_v
+    """PyTorch's ``norm_backward`` (shared with ``norm``, ``dist`` and ``renorm``)."""
+    return _norm_backward(g, x, p, norm, _wrap_dims(dim, x.dim()), keepdim)
 
 
 @derivative("linalg_vector_norm", inputs=("x",), save=("x", "result"))

@@ -10,58 +10,14 @@ Node names are PyTorch's, which often names the op a composite op ends with (``h
 import itertools
 
 from ..._errors import TensorNotImplementedError, wrap_dim
-from ..._registry import OPS
-from ..graph import Formula
 from ._core import derivative
-
-
-class _ShapesFormula(Formula):
-    """A formula whose call binding is adjusted per call.
-
-    ``flatten``: the name of a ``*tensors`` parameter that may also be given one list
-    (``meshgrid([a, b])``): the list is unpacked so its tensors get their edges.
-    ``nondiff``: ``nondiff(values)`` gives the outputs that must not require grad for this call
-    (``atleast_1d(a, b)`` hands ``b`` back unchanged when it is already 1-d; ``vander`` with
-    ``N <= 1`` and ``combinations`` with ``r == 0`` have no history in PyTorch).
-    """
-
-    def __init__(self, *args, flatten=None, nondiff=None, **kwargs):
-        Formula.__init__(self, *args, **kwargs)
-        self.flatten = flatten
-        self.dynamic_nondiff = nondiff
-        self.static_nondiff = self.nondiff_outputs
-
-    def bind(self, args, kwargs):
-        values = Formula.bind(self, args, kwargs)
-        if self.flatten is not None:
-            v = values.get(self.flatten)
-            if (v.__class__ is tuple and len(v) == 1
-                    and (v[0].__class__ is list or v[0].__class__ is tuple)):
-                values[self.flatten] = tuple(v[0])
-        if self.dynamic_nondiff is not None:
-            # Read by record_call for this very call (after bind, before setting history).
-            self.nondiff_outputs = self.static_nondiff | frozenset(self.dynamic_nondiff(values))
-        return values
 
 
 def _formula(names, inputs=("input",), save=(), name=None, multi_grad=False,
              nondiff_outputs=(), flatten=None, nondiff=None):
-    """``derivative`` with a ``_ShapesFormula`` (list unpacking, per-call nondiff outputs)."""
-    if isinstance(names, str):
-        names = (names,)
-
-    def decorate(fn):
-        for op_name in names:
-            op = OPS.get(op_name)
-            if op is None:
-                raise KeyError(f"derivative for unknown op {op_name!r}")
-            if op.backward is not None:
-                raise KeyError(f"op {op_name!r} has two derivative formulas")
-            op.backward = _ShapesFormula(op, fn, inputs, save, name, multi_grad,
-                                         nondiff_outputs, flatten=flatten, nondiff=nondiff)
-        return fn
-
-    return decorate
+    """``derivative`` with per-call outputs without history (``nondiff(values)``)."""
+    return derivative(names, inputs=inputs, save=save, name=name, multi_grad=multi_grad,
+                      nondiff_outputs=nondiff if nondiff is not None else nondiff_outputs)
 
 
 def _shapes(ctx):
