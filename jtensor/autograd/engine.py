@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from . import graph
 from .._ops.copies import copy_with_strides, strides_for_format
 from .._tensor import preserve_format
+from .formulas import _fast
 from .graph import AccumulateGrad, accumulator_of
 
 
@@ -96,17 +97,18 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     # Pass 1: dependencies, by an explicit stack.
     dependencies = {}
     seen = set()
-    order = []
+    order = []  # discovery order (``inputs=`` uses it to find the nodes that matter)
     stack = [e[0] for e in roots]
+    get = dependencies.get
     while stack:
         node = stack.pop()
-        if node is None or node in seen:
+        if node in seen:
             continue
         seen.add(node)
         order.append(node)
         for nxt, _ in node.next_functions:
             if nxt is not None:
-                dependencies[nxt] = dependencies.get(nxt, 0) + 1
+                dependencies[nxt] = get(nxt, 0) + 1
                 if nxt not in seen:
                     stack.append(nxt)
 
@@ -135,10 +137,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     previous_mode = grad_mode.enabled
     grad_mode.enabled = bool(create_graph)
     heappush, heappop = heapq.heappush, heapq.heappop
+    plain = not create_graph
     try:
         ready = []
+        queued = set()
         for node, _ in roots:
-            if node not in dependencies and all(r[2] is not node for r in ready):
+            if node not in dependencies and node not in queued:
+                queued.add(node)
                 heappush(ready, (-node._sequence_nr, id(node), node))
         while ready:
             node = heappop(ready)[2]
@@ -173,12 +178,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                             elif nr >= len(nbuf):
                                 nbuf.extend([None] * (nr + 1 - len(nbuf)))
                             old = nbuf[nr]
-                            nbuf[nr] = g if old is None else old + g
+                            if old is None:
+                                nbuf[nr] = g
+                            elif plain and old._dtype is g._dtype and old._shape == g._shape:
+                                nbuf[nr] = _fast.add(old, g)
+                            else:
+                                nbuf[nr] = old + g
             for nxt, _ in node.next_functions:
                 if nxt is not None:
                     left = dependencies[nxt] - 1
-                    dependencies[nxt] = left
-                    if left == 0:
+                    if left:
+                        dependencies[nxt] = left
+                    else:
+                        del dependencies[nxt]
                         heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
     finally:
         grad_mode.enabled = previous_mode
@@ -304,11 +316,18 @@ def _accumulate(leaf, g, create_graph):
             # Nothing else can see this freshly computed gradient: keep it, as PyTorch
             # steals an unshared gradient instead of copying it.
             leaf._grad = g
+        elif leaf._contiguous or leaf.is_contiguous():
+            leaf._grad = _fast.dense_copy(g)
         else:
             g = g.detach() if g._requires_grad else g
             leaf._grad = copy_with_strides(g, strides_for_format(leaf, preserve_format))
     elif create_graph or old._requires_grad:
         leaf._grad = old + g
+    elif old._shape == g._shape and old._dtype is g._dtype and not old._requires_grad:
+        # ``.grad += g`` in place, on the arrays (no history, no op bookkeeping).
+        target = old._array()
+        old._storage._backend.xp.add(target, g._array(), out=target)
+        old._version_counter.value += 1
     else:
         with _no_grad():
             old.add_(g)

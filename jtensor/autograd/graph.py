@@ -430,6 +430,8 @@ class Formula:
 
 
 NONDIFF = "nondifferentiable"
+_NO_EDGE = (None, 0)
+_EMPTY = frozenset()
 
 
 def _diff_dtype(t):
@@ -493,10 +495,14 @@ def record_call(op, impl, args, kwargs):
                     meta.append(None)
             needs.append(any_needs)
         elif isinstance(v, Tensor):
-            e = _edge_before_write(v) if inplace and name == "input" else edge_of(v)
+            if not v._requires_grad:
+                e = _NO_EDGE
+            else:
+                fn = v._grad_fn if v._view_version is None else v.grad_fn
+                e = (fn, v._output_nr) if fn is not None else (accumulator_of(v), 0)
             edges.append(e)
-            meta.append((v._shape, v._dtype, v.device, v._stride, v._offset)
-                        if name != "input" or old_self is None else
+            meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset)
+                        if old_self is None or name != "input" else
                         (old_self._shape, old_self._dtype, old_self.device, old_self._stride, 0))
             needs.append(e[0] is not None)
         else:
@@ -504,14 +510,19 @@ def record_call(op, impl, args, kwargs):
             meta.append(None)
             needs.append(False)
 
-    outputs = result if isinstance(result, tuple) else (result,)
+    single = not isinstance(result, tuple)
+    outputs = (result,) if single else result
     # Outputs that are an input handed back unchanged (``to`` with nothing to do) keep
     # their own history.
-    passed_through = set()
+    passed_through = _EMPTY
     if not inplace:
         for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and any(o is a for a in args):
-                passed_through.add(i)
+            for a in args:
+                if o is a:
+                    if passed_through is _EMPTY:
+                        passed_through = set()
+                    passed_through.add(i)
+                    break
         if passed_through and len(passed_through) == len(outputs):
             return result
 
@@ -542,11 +553,12 @@ def record_call(op, impl, args, kwargs):
     if inplace and formula.self_name in saved and formula.self_name != "input":
         saved.pop(formula.self_name)
     node._values = stored
-    diff_outputs = 0
-    for i, o in enumerate(outputs):
-        if isinstance(o, Tensor) and _diff_dtype(o) and i not in nondiff:
-            diff_outputs = i + 1
-    node._num_outputs = max(diff_outputs, 1)
+    if not single:
+        diff_outputs = 0
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and _diff_dtype(o) and i not in nondiff:
+                diff_outputs = i + 1
+        node._num_outputs = max(diff_outputs, 1)
     node._saved = saved
     if inplace:
         target = values["input"]
@@ -564,7 +576,7 @@ def record_call(op, impl, args, kwargs):
     if "result" in formula.save:
         # Saved after the history is set, so that unpacking gives the output back with its
         # node (second derivatives through ``result``).
-        if len(outputs) == 1 or not isinstance(result, tuple):
+        if single or len(outputs) == 1:
             saved["result"] = SavedTensor(result, is_output=True)
         else:
             saved["result"] = [SavedTensor(o, is_output=True, output_nr=i)

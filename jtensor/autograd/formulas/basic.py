@@ -1,5 +1,6 @@
 """The first formulas: a seed the families build on (add, mul, sum, views, sigmoid...)."""
 
+from . import _fast
 from ._core import conj, derivative, nondifferentiable
 
 
@@ -12,6 +13,10 @@ def add_backward(ctx, g):
 @derivative("mul", inputs=("input", "other"), save=("input", "other"))
 def mul_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
+    if _fast.plain() and _fast.same_kind(g, ctx.other if need_a else g,
+                                         ctx.input if need_b else g):
+        return (_fast.mul(g, ctx.other) if need_a else None,
+                _fast.mul(g, ctx.input) if need_b else None)
     a = g * conj(ctx.other) if need_a else None
     b = g * conj(ctx.input) if need_b else None
     return a, b
@@ -25,6 +30,8 @@ def sum_backward(ctx, g):
         dims = [dim] if isinstance(dim, int) else list(dim)
         for d in sorted(x % len(shape) for x in dims):
             g = g.unsqueeze(d)
+    if _fast.plain():
+        return _fast.expand(g, shape)
     return g.expand(shape)
 
 

@@ -1,0 +1,68 @@
+"""Raw array arithmetic for backward passes that build no graph (``create_graph=False``).
+
+In such a pass the gradients are plain values: no history, no trace events, no version
+bumps are wanted, so the hottest formulas (``mul``, ``sum``) and the engine (summing
+gradients, filling ``.grad``) compute on the backend arrays directly and skip the
+per-op bookkeeping. With ``create_graph=True`` they use the public ops instead, which
+record the graph of the backward itself.
+"""
+
+from ..._dispatch import grad_mode
+from ..._tensor import Tensor
+
+
+def plain():
+    """True when this backward pass records nothing (so raw arithmetic is equivalent)."""
+    return not grad_mode.enabled
+
+
+def _arr(x):
+    return x._array() if isinstance(x, Tensor) else x
+
+
+def same_kind(g, *operands):
+    """Whether NumPy's result dtype for ``g`` with ``operands`` is PyTorch's: real floating
+    tensors of ``g``'s dtype, or Python floats and ints."""
+    if g.is_complex():
+        return False
+    dtype = g._dtype
+    for x in operands:
+        if isinstance(x, Tensor):
+            if x._dtype is not dtype:
+                return False
+        elif x.__class__ is not float and x.__class__ is not int:
+            return False
+    return True
+
+
+def mul(a, b):
+    """``a * b`` for gradients (NumPy's promotion agrees with PyTorch's for these:
+    float tensors with float tensors or Python numbers)."""
+    t = a if isinstance(a, Tensor) else b
+    xp = t._storage._backend.xp
+    return Tensor._from_array(xp.multiply(_arr(a), _arr(b)), device=t.device)
+
+
+def add(a, b):
+    xp = a._storage._backend.xp
+    return Tensor._from_array(xp.add(a._array(), b._array()), device=a.device)
+
+
+def expand(g, shape):
+    """A stride-0 broadcast of ``g`` to ``shape`` (``g`` has as many or fewer dims)."""
+    lead = len(shape) - len(g._shape)
+    stride = [0] * lead
+    for size, target, st in zip(g._shape, shape[lead:], g._stride):
+        stride.append(0 if size == 1 and target != 1 else st)
+    return Tensor._make(g._storage, tuple(shape), tuple(stride), g._offset, g._dtype)
+
+
+def dense_copy(g):
+    """A contiguous copy of ``g``'s values."""
+    xp = g._storage._backend.xp
+    array = g._array()
+    # ascontiguousarray copies a strided array, but hands a contiguous one back as it is.
+    copied = xp.ascontiguousarray(array)
+    if copied is array or g.is_contiguous():
+        copied = array.copy()
+    return Tensor._from_array(copied, g._dtype, g.device)
