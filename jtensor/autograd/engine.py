@@ -150,12 +150,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             buf = buffers.pop(node, None)
             if buf is not None and needed is not None and node not in needed:
                 buf = None
-            if buf is not None:
-                for g in buf:
-                    if g is not None:
-                        break
-                else:
-                    buf = None  # no gradient reached this node: skipped, as in PyTorch
+            if buf is not None and buf.count(None) == len(buf):
+                buf = None  # no gradient reached this node: skipped, as in PyTorch
             if buf is not None:
                 if node._tensor_hooks or node._retain or node._pre_hooks:
                     buf = _call_pre_hooks(node, buf)
@@ -184,6 +180,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                                 nbuf[nr] = _fast.add(old, g)
                             else:
                                 nbuf[nr] = old + g
+                    # Drop our references, so that AccumulateGrad can keep an unshared
+                    # gradient instead of copying it.
+                    out_grads = g = None
             for nxt, _ in node.next_functions:
                 if nxt is not None:
                     left = dependencies[nxt] - 1
