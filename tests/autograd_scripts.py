@@ -45,7 +45,8 @@ def s_propagation(lib):
             "mixed_next": [f[0] is None for f in (b * a).grad_fn.next_functions],
             "int_req": raises(lambda: lib.tensor([1, 2]).requires_grad_()),
             "int_ctor": raises(lambda: lib.tensor([1, 2], requires_grad=True)),
-            "argmax_req": a.argmax().requires_grad, "eq_req": (a == b).requires_grad}
+            "argmax_req": a.argmax().requires_grad, "eq_req": (a == b).requires_grad,
+            "eq_none": a == None, "add_none": raises(lambda: a + None)}  # noqa: E711
 
 
 def s_to_non_leaf(lib):

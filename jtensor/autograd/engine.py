@@ -150,8 +150,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             buf = buffers.pop(node, None)
             if buf is not None and needed is not None and node not in needed:
                 buf = None
-            if buf is not None and buf.count(None) == len(buf):
-                buf = None  # no gradient reached this node: skipped, as in PyTorch
+            if buf is not None:
+                for x in buf:
+                    if x is not None:
+                        break
+                else:
+                    buf = None  # no gradient reached this node: skipped, as in PyTorch
+                x = None  # (no reference of ours may keep a gradient alive)
             if buf is not None:
                 if node._tensor_hooks or node._retain or node._pre_hooks:
                     buf = _call_pre_hooks(node, buf)
