@@ -68,7 +68,7 @@ def _call(xp, compute, arrays):
 
 def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
               inplace_operator=None, check=None, alpha=False, inplace=True, aliases=(),
-              tensor_other=False, scalar_input=True, extra_operators=()):
+              tensor_other=False, scalar_input=True, extra_operators=(), select=None):
     """Define ``name`` (function and method) and ``name_`` (in place) from one ``compute``.
 
     ``reflected``: the ``__rop__`` name (computes ``compute(other, self)``); ``alpha``: accept
@@ -76,6 +76,8 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
     error before anything is computed. ``tensor_other``: ``other`` must be a Tensor (maximum,
     atan2...). ``scalar_input``: the function form accepts a number as ``input`` (``torch.div(
     3, x)``). ``aliases``: other names of the same op (``divide``); they get ``alias_`` too.
+    ``select(input, other)``: returns the ``compute`` for these operands, for kernels that
+    depend on whether an operand is a number or a tensor (pow); the default is ``compute``.
     """
 
     # ``compute`` goes to the runner as it is (a name or a callable): no wrapper per call.
@@ -118,6 +120,16 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
             _check_alpha(self, other, alpha)
             return elementwise(impl_inplace.op, scaled(alpha), (self, other), inplace=self,
                                rule=rule)
+    elif select is not None:
+        def impl(input, other, *, out=None):
+            input, other = args(input, other, False)
+            return elementwise(impl.op, select(input, other), (input, other), out=out,
+                               rule=rule)
+
+        def impl_inplace(self, other):
+            self, other = args(self, other, True)
+            return elementwise(impl_inplace.op, select(self, other), (self, other),
+                               inplace=self, rule=rule)
     else:
         def impl(input, other, *, out=None):
             input, other = args(input, other, False)
@@ -145,7 +157,8 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
                 check(other, self)
             if self._requires_grad:
                 return impl(other, self)  # the recorded path (``2 - x`` is RsubBackward1)
-            return elementwise(impl.op, run, (other, self), rule=rule)
+            return elementwise(impl.op, run if select is None else select(other, self),
+                               (other, self), rule=rule)
 
         setattr(Tensor, reflected, reflected_impl)
     if inplace_operator:
@@ -172,9 +185,9 @@ def operator_method(fn, direct=None):
         compute, rule = direct
 
         def method(self, other):
-            if self._requires_grad or (isinstance(other, Tensor) and other._requires_grad):
-                return fn(self, other)
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
+                if self._requires_grad or (isinstance(other, Tensor) and other._requires_grad):
+                    return fn(self, other)  # the recorded path
                 return elementwise(fn.op, compute, (self, other), rule=rule)
             if not is_operand(other):
                 return NotImplemented
@@ -320,6 +333,57 @@ def _pow(xp, a, b):
     return xp.power(a, b)
 
 
+def pow_tensor_exponent(xp, a, b):
+    """``pow`` with a tensor exponent: C's ``pow`` for every element, as PyTorch's kernel.
+
+    NumPy computes ``x ** 0.5`` as ``sqrt(x)`` when the exponent repeats along the loop (a
+    0-d or broadcast exponent), which differs from ``pow`` at -0. and -inf (``pow(-0., .5)``
+    is +0., ``pow(-inf, .5)`` is +inf): those elements are put right.
+    """
+    r = _pow(xp, a, b)
+    if a.dtype.kind == "f" and hasattr(b, "shape") and (
+            b.shape != r.shape or 0 in b.strides):
+        fix = (b == 0.5) & ((a == 0) | (a == -xp.inf))
+        r = xp.where(fix, xp.abs(a), r)
+    return r
+
+
+def pow_scalar_exponent(xp, a, b):
+    """``pow`` with a number exponent, computed the way PyTorch's float/double/bfloat16
+    kernel does: 0.5 is ``sqrt``, -0.5 ``1 / sqrt``, -1 ``1 / x``, 2 ``x * x``, 3
+    ``x * x * x``, -2 ``1 / (x * x)`` (this shows at -0., +-inf: ``(-0.) ** -0.5`` is -inf,
+    ``(-inf) ** -0.5`` nan), anything else C's ``pow``."""
+    if a.dtype.kind == "f":
+        e = float(b)
+        if e == 0.5:
+            return xp.sqrt(a)
+        if e == -0.5:
+            return xp.reciprocal(xp.sqrt(a))
+        if e == -1.0:
+            return xp.reciprocal(a)
+        if e == 2.0:
+            return a * a
+        if e == 3.0:
+            return a * a * a
+        if e == -2.0:
+            return xp.reciprocal(a * a)
+    return pow_tensor_exponent(xp, a, b)
+
+
+_POW_SPECIAL_DTYPES = (_dtypes.float32, _dtypes.float64, _dtypes.bfloat16)
+
+
+def _select_pow(base, exponent):
+    # PyTorch's pow(Tensor, Scalar) kernel special-cases some exponents for float, double
+    # and bfloat16 (not half); pow(Tensor, Tensor), even with a 0-d exponent, is plain pow.
+    if isinstance(exponent, Tensor):
+        return pow_tensor_exponent
+    if base._dtype in _POW_SPECIAL_DTYPES and exponent.__class__ is not complex:
+        return pow_scalar_exponent  # a real number keeps a float tensor's dtype
+    return pow_scalar_exponent if promoted(base, exponent) in _POW_SPECIAL_DTYPES else \
+        pow_tensor_exponent
+
+
 def _xlogy(xp, x, y):
     r = xp.where(x == 0, xp.zeros_like(x), x * xp.log(y))
     return xp.where(xp.isnan(y), y, r)
@@ -416,7 +480,8 @@ remainder, remainder_ = binary_op(
 fmod, fmod_ = binary_op("fmod", _fmod, scalar_input=False,
                         check=refuse_dtypes("fmod_cpu", bool_=True, complex_=True))
 _pow_impl, _pow_inplace = binary_op("pow", _pow, operator="__pow__", reflected="__rpow__",
-                                     inplace_operator="__ipow__", check=_check_pow)
+                                     inplace_operator="__ipow__", check=_check_pow,
+                                     select=_select_pow)
 
 
 def pow(input, exponent, *, out=None):

@@ -43,20 +43,54 @@ def _dim_index(input, dim, index, name, allow_int=True):
     return dim, index._array().reshape(-1).astype(np.int64)
 
 
+def _index_vector(index, dim, name, vector_message):
+    """PyTorch's first checks of ``index`` along an already wrapped ``dim``: a tensor of at
+    most one dim (``IndexError``), then int32/int64; returns it as a flat int64 array."""
+    if not isinstance(index, Tensor):
+        raise TensorTypeError(
+            f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index.dim() > 1:
+        raise TensorIndexError(vector_message)
+    return index._array().reshape(-1).astype(np.int64)
+
+
+def _check_index_dtype(index, message):
+    if index._dtype not in (_dtypes.int64, _dtypes.int32):
+        raise TensorRuntimeError(message)
+
+
 @register("copy")
 def index_select(input, dim, index, *, out=None):
-    """The slices of ``input`` at positions ``index`` (a vector) along ``dim``: a copy."""
-    dim, idx = _dim_index(input, dim, index, "index_select")
-    size = input._shape[dim] if input.dim() else 1
-    if idx.size and (bool((idx >= size).any()) or bool((idx < -size).any())):
-        bad = int(idx[(idx >= size) | (idx < -size)][0])
+    """The slices of ``input`` at positions ``index`` (a vector) along ``dim``: a copy. A 0-d
+    ``input`` takes exactly one index (0) and gives a 0-d result."""
+    _check_tensor(input, "index_select", "input")
+    dim = wrap_dim(dim, input.dim())
+    idx = _index_vector(index, dim, "index_select",
+                        "index_select(): Index is supposed to be a vector")
+    if not input.dim() and idx.size != 1:
         raise TensorRuntimeError(
-            f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+            f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+    _check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
+    size = input._shape[dim] if input.dim() else 1
+    if input.dim() > 1 and size == 0 and idx.size:
+        raise TensorRuntimeError(
+            f"index_select(): self indexing axis dim should be positive (dim {dim} of shape "
+            f"{list(input._shape)} is empty, got {idx.size} indices)")
+    bad = (idx >= size) | (idx < 0)
+    if idx.size and bool(bad.any()):
+        # Negative indices are refused too; the error type follows PyTorch's CPU kernels.
+        first = int(idx[bad][0])
+        if input.dim() > 1 and (dim == 1 or input.numel() == 0):
+            raise TensorRuntimeError(
+                f"INDICES element is out of DATA bounds, id={first} axis_dim={size}")
+        raise TensorIndexError(
+            f"index out of range in self: index_select() got index {first} for dim {dim} "
+            f"of size {size}")
     xp = _xp(input)
-    source = input._array() if input.dim() else input._array().reshape(1)
-    values = xp.take(source, idx, axis=dim)
-    if not input.dim():
-        values = values.reshape(index._shape)
+    if input.dim():
+        values = xp.take(input._array(), idx, axis=dim)
+    else:
+        values = input._array().copy()
     result = _wrap(values, input._dtype, input._storage.device)
     if out is not None:
         return finish(index_select.op, (input, index),
@@ -65,6 +99,8 @@ def index_select(input, dim, index, *, out=None):
 
 
 def _index_add_check(self, dim, index, source, name):
+    if name.startswith("index_add"):
+        return _index_add_checks(self, dim, index, source, name)
     dim, idx = _dim_index(self, dim, index, name)
     _check_tensor(source, name, "source")
     n = idx.size
@@ -91,6 +127,60 @@ def _index_add_check(self, dim, index, source, name):
         raise err(f"{name}(): index {bad} is out of bounds for dimension {dim} with size "
                   f"{size}")
     return dim, np.where(idx < 0, idx + size, idx), expected
+
+
+def _index_add_checks(self, dim, index, source, name):
+    """``index_add``'s checks in PyTorch's order (``index_func_meta_impl``, then the CPU
+    kernel's bounds check); a 0-d ``self`` or ``source`` counts as one slice."""
+    dim = wrap_dim(dim, self.dim())
+    idx = _index_vector(index, dim, name, f"{name}(): Index is supposed to be a vector, but "
+                        f"got dim: {index.dim() if isinstance(index, Tensor) else '?'} with "
+                        f"size: {list(getattr(index, '_shape', ()))}")
+    _check_index_dtype(index, f"{name}(): Expected dtype int32/int64 for index but got: "
+                              f"{index._dtype._torch_name}")
+    _check_tensor(source, name, "source")
+    if source._dtype is not self._dtype:
+        raise TensorRuntimeError(
+            f"{name}(): self ({self._dtype._torch_name}) and source "
+            f"({source._dtype._torch_name}) must have the same scalar type")
+    if dim != 0 and dim >= source.dim():
+        raise TensorRuntimeError(
+            f"{name}(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+            f"{source.dim()}")
+    n = idx.size
+    if n != (source._shape[dim] if source.dim() else 1):
+        if not source.dim():
+            # PyTorch fails while writing this message (source.size(0) of a 0-d tensor).
+            raise TensorIndexError(
+                f"{name}(): Number of indices ({n}) should be equal to the number of source "
+                f"slices (1 for a 0-d source); Dimension specified as 0 but tensor has no "
+                f"dimensions")
+        raise TensorRuntimeError(
+            f"{name}(): Number of indices ({n}) should be equal to source.size(dim): "
+            f"({source._shape[dim]}), for dim: {dim}")
+    self_rest, source_rest = list(self._shape), list(source._shape)
+    if self.dim() and source.dim():
+        del self_rest[dim], source_rest[dim]
+    if self_rest != source_rest:
+        raise TensorRuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(self._shape)} source.shape = "
+            f"{list(source._shape)}")
+    size = self._shape[dim] if self.dim() else 1
+    bad = (idx >= size) | (idx < 0)
+    if n and self.numel() and bool(bad.any()):
+        first = int(idx[bad][0])
+        if self.dim() > 1:
+            raise TensorRuntimeError(
+                f"{name}(): index {first} is out of bounds for dimension {dim} with size "
+                f"{size}")
+        raise TensorIndexError(
+            f"index out of range in self: {name}() got index {first} for dim {dim} of size "
+            f"{size}")
+    expected = list(self._shape)
+    if self.dim():
+        expected[dim] = n
+    return dim, idx, expected
 
 
 def _index_add_into(target, dim, idx, source, alpha, expected):

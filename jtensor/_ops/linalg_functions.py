@@ -21,7 +21,7 @@ from .._errors import (
 from .._layout import broadcast_shapes
 from .._registry import register
 from .._tensor import Tensor
-from .reductions import _vector_norm, quiet, wrap_result
+from .reductions import _vector_norm, check_norm_dtype, quiet, wrap_result
 
 _FLOAT_TYPES = (_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128)
 
@@ -98,13 +98,7 @@ def _norm_dtype(name, x, dtype):
     _check_float(name, x, half=True)
     if dtype is not None:
         dtype = _dtypes.to_dtype(dtype)
-        if dtype not in _FLOAT_TYPES + (_dtypes.float16, _dtypes.bfloat16):
-            raise TensorRuntimeError(f"{name}: dtype should be floating point or complex. "
-                                     f"Got {dtype._torch_name}")
-        if x._dtype.is_complex and not dtype.is_complex:
-            raise TensorRuntimeError(
-                f"{name}: dtype should be complex when input is complex. Got "
-                f"{dtype._torch_name}")
+        check_norm_dtype(name, x._dtype, dtype)  # PyTorch only widens (no float64 -> 32)
         work = dtype
     else:
         work = x._dtype
@@ -327,34 +321,36 @@ def linalg_solve(A, B, *, left=True):
             f"{name}: Expected A and B to have the same dtype, but found A of type "
             f"{A._dtype._torch_name} and B of type {B._dtype._torch_name} instead")
     n = A._shape[-1]
-    vector = B.dim() == 1 or (left and B.dim() == A.dim() - 1
+    # As PyTorch: B is a (batch of) vector(s) when 1-D or shaped A.shape[:-1], whatever
+    # ``left`` is; it is then a column (k x 1) in the shape checks.
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1
                               and tuple(B._shape) == tuple(A._shape[:-1]))
-    xp = _xp(A)
-    a, b = A._array(), B._array()
-    if vector:
-        if B._shape[-1] != n:
-            raise TensorRuntimeError(
-                f"{name}: Incompatible shapes of A and B for the equation AX = B "
-                f"({'x'.join(map(str, A._shape[-2:]))} and {B._shape[-1]})")
-        b = b[..., None]
-    else:
-        if B.dim() < 2:
-            raise TensorRuntimeError(f"{name}: The input tensor B must have at least 2 "
-                                     "dimensions.")
-        k = B._shape[-2] if left else B._shape[-1]
-        if k != n:
-            eq = "AX = B" if left else "XA = B"
-            raise TensorRuntimeError(
-                f"{name}: Incompatible shapes of A and B for the equation {eq} "
-                f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})")
-        if not left:
-            a, b = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)
+    b_shape = tuple(B._shape) + (1,) if vector else tuple(B._shape)
+    if len(b_shape) < 2:
+        raise TensorRuntimeError(f"{name}: The input tensor B must have at least 2 "
+                                 "dimensions.")
+    if (b_shape[-2] if left else b_shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise TensorRuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation {eq} "
+            f"({A._shape[-2]}x{A._shape[-1]} and {b_shape[-2]}x{b_shape[-1]})")
     try:
-        batch = tuple(broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+        batch = tuple(broadcast_shapes(tuple(A._shape[:-2]), b_shape[:-2]))
     except RuntimeError:
         raise TensorRuntimeError(
             f"{name}: shape mismatch: A {list(A._shape)} and B {list(B._shape)} cannot be "
             "broadcast together") from None
+    if vector and not left:
+        raise TensorRuntimeError(
+            f"{name}: Vector broadcasting of the left hand side is not supported for "
+            f"left=False (A {list(A._shape)}, B {list(B._shape)}). In this case linalg.solve "
+            "is equivalent to B / A.squeeze(-1)")
+    xp = _xp(A)
+    a, b = A._array(), B._array()
+    if vector:
+        b = b[..., None]
+    elif not left:
+        a, b = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)
     a = xp.broadcast_to(a, batch + a.shape[-2:])
     b = xp.broadcast_to(b, batch + b.shape[-2:])
     r = _linalg_call(name, xp.linalg.solve, a, b)

@@ -295,6 +295,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
                     f"{input._shape[i]}, but got tensor.size({i}) = {extra._shape[i]}")
     xp = _xp(input)
     device = check_same_device([p for p in (prepend, input, append) if p is not None])
+    if n == 0:
+        # PyTorch checks prepend/append, then returns a copy of the input alone (its layout
+        # kept), ignoring them.
+        result = _with_strides(xp, input._array().copy(), input._dtype, device,
+                               dense_strides_like(tuple(input._shape), tuple(input._stride)))
+        return finish(diff.op, (input,), result)
     if prepend is None and append is None:
         dtype = input._dtype
         a = input._array()
@@ -307,9 +313,6 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     shape = tuple(a.shape)
     if stride is None:
         stride = contiguous_strides(shape)
-    if n == 0:
-        result = _with_strides(xp, a.copy(), dtype, device, dense_strides_like(shape, stride))
-        return finish(diff.op, tuple(parts) if len(parts) > 1 else (input,), result)
     n = min(n, shape[d])
     work = _work_array(a, dtype)
     for _ in range(n):

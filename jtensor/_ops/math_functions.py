@@ -23,7 +23,8 @@ from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import elementwise_output_strides
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
-from .arithmetic import as_operand, binary_op, refuse_dtypes
+from .arithmetic import (as_operand, binary_op, pow_scalar_exponent, pow_tensor_exponent,
+                         refuse_dtypes)
 from .unary import _check_tensor, _not_implemented, _run, _supports, unary_op
 
 # ------------------------------------------------------------------------ helpers
@@ -175,6 +176,12 @@ def _float_power_args(name, base, exponent):
     return base, exponent
 
 
+def _float_power_kernel(exponent):
+    # float_power(Tensor, Scalar) is pow(base.double(), Scalar): the special-cased kernel
+    # (``x ** -0.5`` is ``1 / sqrt(x)``); a tensor exponent gives C's pow everywhere.
+    return pow_tensor_exponent if isinstance(exponent, Tensor) else pow_scalar_exponent
+
+
 @register("elementwise")
 def float_power(input, exponent, *, out=None):
     """``torch.float_power``: ``input ** exponent`` computed and returned in float64
@@ -185,8 +192,8 @@ def float_power(input, exponent, *, out=None):
         raise TensorRuntimeError(
             f"the output given to float_power has dtype {out._dtype._torch_name} but the "
             f"operation's result requires dtype {dtype._torch_name}")
-    return _run(float_power.op, "power", (input, exponent), out=out, rule=PROMOTE,
-                result_dtype_override=dtype)
+    return _run(float_power.op, _float_power_kernel(exponent), (input, exponent), out=out,
+                rule=PROMOTE, result_dtype_override=dtype)
 
 
 @register("inplace", function=False)
@@ -198,8 +205,8 @@ def float_power_(self, exponent):
         raise TensorRuntimeError(
             f"the base given to float_power_ has dtype {self._dtype._torch_name} but the "
             f"operation's result requires dtype {dtype._torch_name}")
-    return _run(float_power_.op, "power", (self, exponent), inplace=self, rule=PROMOTE,
-                result_dtype_override=dtype)
+    return _run(float_power_.op, _float_power_kernel(exponent), (self, exponent),
+                inplace=self, rule=PROMOTE, result_dtype_override=dtype)
 
 
 # ------------------------------------------------------------------------ frexp

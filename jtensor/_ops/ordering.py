@@ -4,11 +4,13 @@
 Conventions (layouts, validation before writing, ``finish``): see ``_selection_common``.
 """
 
+import numbers
+
 import numpy as np
 
 from .. import _dtypes, return_types
 from .._dispatch import finish
-from .._errors import TensorRuntimeError, wrap_dim
+from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
 from .._registry import register
 from ._selection_common import _fresh, _preserve, _wrap, _write_out, _xp
 
@@ -44,20 +46,37 @@ def _sort_impl(input, dim, descending):
             _wrap(indices, _dtypes.int64, device, stride))
 
 
+def _check_sort_args(name, dim, descending, stable):
+    """PyTorch's argument parser: ``dim`` an int (not a bool: ``x.sort(True)`` is an error,
+    ``stable`` is keyword-only), ``descending`` a bool, ``stable`` a bool or None."""
+    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
+        raise TensorTypeError(
+            f"{name}() received an invalid combination of arguments: 'dim' must be int, not "
+            f"{type(dim).__name__} ({dim!r}); pass stable= and descending= as keywords")
+    if not isinstance(descending, bool):
+        raise TensorTypeError(
+            f"{name}() received an invalid combination of arguments: 'descending' must be "
+            f"bool, not {type(descending).__name__} ({descending!r})")
+    if stable is not None and not isinstance(stable, bool):
+        raise TensorTypeError(
+            f"{name}() received an invalid combination of arguments: 'stable' must be bool, "
+            f"not {type(stable).__name__} ({stable!r})")
+    return int(dim)
+
+
 @register("copy")
-def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     """Sorted values and their original indices along ``dim`` (a ``(values, indices)`` named
     tuple). jtensor always sorts stably; NaN counts as the largest value."""
-    if isinstance(dim, bool):
-        # sort(input, stable, dim=..., descending=...) keyword-style overload
-        dim = -1
+    dim = _check_sort_args("sort", dim, descending, stable)
     values, indices = _sort_impl(input, dim, descending)
     return _finish_pair(sort.op, input, values, indices, out)
 
 
 @register("copy")
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, *, stable=False):
     """The indices that sort ``input`` along ``dim``."""
+    dim = _check_sort_args("argsort", dim, descending, stable)
     _, indices = _sort_impl(input, dim, descending)
     return finish(argsort.op, (input,), indices)
 

@@ -451,9 +451,9 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
             [s for i, s in enumerate(a.shape) if i not in axes]
         lo = hi = xp.empty(tuple(shape), dtype=a.dtype)
     else:
-        keep = keepdim and dim is not None
-        lo = xp.min(a, axis=axes, keepdims=keep)
-        hi = xp.max(a, axis=axes, keepdims=keep)
+        # keepdim=True without a dim keeps every dim as size 1 ((2, 3) -> (1, 1)), as PyTorch.
+        lo = xp.min(a, axis=axes, keepdims=keepdim)
+        hi = xp.max(a, axis=axes, keepdims=keepdim)
     return _emit_pair(aminmax.op, (input,), xp, (lo, hi), (input._dtype, input._dtype),
                       input.device, "aminmax", out)
 
@@ -602,6 +602,22 @@ def _vector_norm(xp, a, p, axes, keepdim):
     return xp.sum(x ** x.dtype.type(p), axis=axes, keepdims=keepdim) ** x.dtype.type(1.0 / p)
 
 
+def check_norm_dtype(name, input_dtype, dtype):
+    """PyTorch's checks of a norm's ``dtype=``: floating or complex, of the input's kind
+    (real/complex), and only widening (float64 input with dtype=float32 is refused)."""
+    if not (dtype.category == _dtypes.FLOATING or dtype.is_complex):
+        raise TensorRuntimeError(f"{name}: dtype should be floating point or complex, "
+                                 f"but got {dtype._torch_name}")
+    if input_dtype.is_complex != dtype.is_complex:
+        kind = "complex" if input_dtype.is_complex else "real"
+        raise TensorRuntimeError(
+            f"{name}: dtype should be {kind} for {kind} inputs, but got {dtype._torch_name}")
+    if _dtypes.promote_types(input_dtype, dtype) is not dtype:
+        raise TensorRuntimeError(
+            f"{name}: the dtype of the input ({input_dtype._torch_name}) should be "
+            f"convertible without narrowing to the specified dtype ({dtype._torch_name})")
+
+
 @register("reduction")
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """Vector p-norm over ``dim`` (all elements by default); ``'fro'`` is the 2-norm and
@@ -623,6 +639,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         raise TensorRuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{_describe(input._dtype)}")
+    if dtype is not None:
+        check_norm_dtype("linalg.matrix_norm" if p == "nuc" else "linalg.vector_norm",
+                         input._dtype, compute_dtype)
     result = compute_dtype.to_real()
     check_out(out, "norm")
     xp = _xp(input)

@@ -291,6 +291,14 @@ def _check_cpu(self, name):
         raise TensorTypeError(f"{name} is only implemented on CPU tensors")
 
 
+def _check_no_grad(self, name, other=None):
+    # PyTorch's apply_/map_ run a Python callback autograd can't see: refused outright.
+    if self.requires_grad or (other is not None and other.requires_grad):
+        raise TensorRuntimeError(
+            f"Can't call {name}() on Variable that requires grad. Use "
+            f"var.detach().{name}() instead.")
+
+
 def _store(self, values):
     """Write the callback's Python results into ``self`` (cast as PyTorch's scalar writes)."""
     out = np.array(values, dtype=object).reshape(tuple(self._shape))
@@ -306,7 +314,9 @@ def _store(self, values):
 
 @register("inplace", function=False)
 def apply_(self, callable):
-    """Replace every element ``x`` by ``callable(x)`` (a Python number). CPU only; slow."""
+    """Replace every element ``x`` by ``callable(x)`` (a Python number). CPU only; slow.
+    Refused on a tensor that requires grad, even under ``no_grad`` (as PyTorch)."""
+    _check_no_grad(self, "apply_")
     _check_cpu(self, "apply_")
     check_inplace(self)
     values = [callable(v) for v in np.asarray(self._array()).reshape(-1).tolist()]
@@ -317,9 +327,11 @@ def apply_(self, callable):
 @register("inplace", function=False)
 def map_(self, tensor, callable):
     """Replace every element ``x`` of ``self`` by ``callable(x, y)``, ``y`` from ``tensor``
-    broadcast to ``self``'s shape (same dtype required). CPU only; slow."""
-    _check_cpu(self, "map_")
+    broadcast to ``self``'s shape (same dtype required). CPU only; slow. Refused when
+    ``self`` or ``tensor`` requires grad, even under ``no_grad`` (as PyTorch)."""
     _check_tensor(tensor, "map_", "tensor")
+    _check_no_grad(self, "map_", tensor)
+    _check_cpu(self, "map_")
     if tensor._dtype is not self._dtype:
         raise TensorTypeError(
             f"map_: expected torch.{self._dtype._torch_name}Tensor for 'other' (got "

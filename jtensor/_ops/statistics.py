@@ -484,29 +484,50 @@ def _trapezoid_common(name, y, x, dx, dim, cumulative):
     if x is not None:
         check_tensor(x, name, "x")
         inputs.append(x)
+        if n == 0 and not cumulative:
+            # No samples: PyTorch returns zeros of y's dtype before looking at x.
+            shape = tuple(s for i, s in enumerate(y._shape) if i != d)
+            return xp, xp.zeros(shape, dtype=y._dtype.numpy), y._dtype, inputs
+        if y._dtype is _dtypes.bool_ or x._dtype is _dtypes.bool_:
+            raise TensorRuntimeError(
+                f"{name}: received a bool input for `x` or `y`, but bool is not supported")
         dtype = result_dtype([y, x])
         out_dtype = dtype if (_is_float(dtype) or dtype.is_complex) else _dtypes.float32
         if x.dim() == 1 and x._shape[0] != n:
             raise TensorRuntimeError(
-                f"{name}: There must be one `x` value for each sample point")
+                f"{name}: There must be one `x` value for each sample point (x has "
+                f"{x._shape[0]} values, y has {n} along dim {d})")
         ya = _work_array(y, out_dtype)
         xa = _work_array(x, out_dtype)
+        # As PyTorch: a 1-D x lies along dim; an x with fewer dims than y gets leading 1s;
+        # then x is differenced along dim (the index wrapped for y) and broadcast with y.
         if x.dim() == 1:
-            dxa = xp.diff(xa).reshape((-1,) + (1,) * (y.dim() - 1 - d))
-        else:
-            dx_dim = wrap_dim(dim, x.dim())
-            dxa = xp.diff(xa, axis=dx_dim)
+            xa = xa.reshape(tuple(n if i == d else 1 for i in range(y.dim())))
+        elif x.dim() < y.dim():
+            xa = xa.reshape((1,) * (y.dim() - x.dim()) + tuple(x._shape))
+        dxa = xp.diff(xa, axis=d)
+        ym = xp.moveaxis(ya, d, -1)
         with quiet():
-            ym = xp.moveaxis(ya, d, -1)
             avg = xp.moveaxis(ym[..., 1:] + ym[..., :-1], -1, d)
+        broadcast_shapes(tuple(avg.shape), tuple(dxa.shape))  # PyTorch's error on a clash
+        with quiet():
             prod = dxa * avg
             if cumulative:
-                r = xp.cumsum(prod, axis=d if prod.ndim == y.dim() else -1) / 2
+                r = xp.cumsum(prod, axis=d) / 2
             else:
-                r = prod.sum(axis=d if prod.ndim == y.dim() else -1) / 2
-        return xp, r, out_dtype, inputs
+                r = prod.sum(axis=d) / 2
+        return xp, r.astype(out_dtype.numpy, copy=False), out_dtype, inputs
+    if n == 0 and not cumulative:
+        shape = tuple(s for i, s in enumerate(y._shape) if i != d)
+        return xp, xp.zeros(shape, dtype=y._dtype.numpy), y._dtype, inputs
+    if y._dtype is _dtypes.bool_:
+        raise TensorRuntimeError(
+            f"{name}: received a bool input for `y`, but bool is not supported")
     if dx is None:
         dx = 1
+    if isinstance(dx, (bool, complex)):
+        raise TensorRuntimeError(
+            f"{name}: Currently, we only support dx as a real number, got {dx!r}.")
     # integer samples integrate in the default float dtype, whatever dx is
     out_dtype = _trapz_float(y._dtype)
     ya = _work_array(y, out_dtype)
@@ -538,6 +559,11 @@ def trapz(y, x=None, *, dx=None, dim=-1):
     """The old name of ``trapezoid``."""
     if x is not None and dx is not None:
         raise TensorTypeError("trapz() received an invalid combination of arguments")
+    if isinstance(dx, bool):
+        dx = float(dx)  # trapz's dx is a float argument (True is 1.0), unlike trapezoid's
+    elif isinstance(dx, complex):
+        raise TensorTypeError(
+            f"trapz(): argument 'dx' must be float, not complex ({dx!r})")
     xp, r, dtype, inputs = _trapezoid_common("trapezoid", y, x, dx, dim, False)
     return finish(trapz.op, tuple(inputs), wrap_result(xp, r, dtype, y.device))
 
@@ -628,8 +654,8 @@ def _cov_array(name, input, correction, fweights, aweights):
         centered = a - avg[:, None]
         weighted = centered * w if w is not None else centered
         c = xp.matmul(centered, xp.conj(weighted).T) / a.real.dtype.type(norm)
-    if input.dim() < 2:
-        c = c.reshape(())
+    if c.shape == (1, 1):
+        c = c.reshape(())  # PyTorch squeezes: one variable, (1, n) included, gives a 0-d result
     return xp, c.astype(a.dtype), dtype, inputs
 
 

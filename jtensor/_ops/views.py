@@ -6,6 +6,7 @@ the memory, exactly as in PyTorch.
 """
 
 import builtins
+import numbers
 import warnings
 
 from .. import _dtypes
@@ -427,7 +428,7 @@ def _expand_layout(input, sizes):
 @register("view", method=False)
 def broadcast_tensors(*tensors):
     """Views of all ``tensors`` expanded to their common broadcast shape (stride 0 where
-    a tensor is repeated).
+    a tensor is repeated); a tensor that already has that shape is returned itself.
 
     >>> import jtensor as torch
     >>> a, b = torch.broadcast_tensors(torch.zeros(2, 1), torch.zeros(3))
@@ -444,6 +445,9 @@ def broadcast_tensors(*tensors):
     shape = broadcast_shapes(*(t._shape for t in tensors))
     outputs = []
     for t in tensors:
+        if tuple(t._shape) == tuple(shape):
+            outputs.append(t)  # PyTorch hands back an input already of the broadcast shape
+            continue
         view_shape, view_stride = _expand_layout(t, shape)
         outputs.append(make_view(t, view_shape, view_stride, t._offset))
     return finish(broadcast_tensors.op, tuple(tensors), tuple(outputs))
@@ -640,11 +644,33 @@ def chunk(input, chunks, dim=0):
 
 @register("view")
 def tensor_split(input, indices_or_sections, dim=0):
-    """Split into ``n`` near-equal views, or at the given indices (NumPy's array_split)."""
+    """Split into ``n`` near-equal views, or at the given indices (NumPy's array_split).
+    ``indices_or_sections`` may be an int64 tensor: 0-d is a number of sections, 1-d the
+    indices."""
     ndim = input.dim()
     if ndim == 0:
         raise TensorRuntimeError(
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    if isinstance(indices_or_sections, bool):
+        raise TensorTypeError(
+            "tensor_split(): argument 'indices_or_sections' must be an int, a sequence of ints "
+            "or a Tensor, not bool")
+    if isinstance(indices_or_sections, numbers.Integral) and \
+            not isinstance(indices_or_sections, int):
+        indices_or_sections = int(indices_or_sections)  # a NumPy integer
+    if isinstance(indices_or_sections, Tensor):
+        split = indices_or_sections
+        if split._dtype is not _dtypes.int64:
+            raise TensorRuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but "
+                f"got {split._dtype._torch_name}")
+        if split.dim() > 1:
+            raise TensorRuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {split.dim()} dims")
+        # 0-d: a number of sections; 1-d: the indices.
+        values = split._array().tolist()
+        indices_or_sections = values if split.dim() else int(values)
     dim = wrap_dim(dim, ndim)
     size = input._shape[dim]
     if isinstance(indices_or_sections, int):

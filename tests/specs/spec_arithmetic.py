@@ -224,6 +224,35 @@ def inplace_operator_cases(symbol):
     ]
 
 
+def with_sign(r):
+    """A result and its sign bits (the value comparison doesn't tell -0. from 0.)."""
+    return r, r.signbit() & (r == 0)
+
+
+# PyTorch's pow(Tensor, Scalar) computes 0.5 as sqrt, -0.5 as 1/sqrt, -1 as 1/x, 2/3/-2 by
+# products (float, double, bfloat16; half is plain pow); a tensor exponent is always C's pow.
+POW_EDGE = np.array([-0., 0., -INF, INF, NAN, -1., 1., -2.5, 2.5], dtype="float32")
+POW_SPECIAL_CASES = [
+    case(lambda lib, e=e, d=d: with_sign(lib.pow(T(lib, POW_EDGE, dtype=d), e)),
+         name=f"special-exponent-{e}-{d}", rtol=1e-2 if d in ("float16", "bfloat16") else 1e-5)
+    for e in (0.5, -0.5, -1, 2, 3, -2, 2.0, -1.5) for d in ("float32", "float64", "bfloat16",
+                                                             "float16")
+] + [
+    case(lambda lib: with_sign(T(lib, POW_EDGE) ** -0.5), name="operator-rsqrt-edges"),
+    case(lambda lib: with_sign(lib.pow(T(lib, POW_EDGE), lib.tensor(0.5))),
+         name="0d-tensor-exponent-half-is-pow"),
+    case(lambda lib: with_sign(lib.pow(T(lib, POW_EDGE), lib.tensor(-0.5))),
+         name="0d-tensor-exponent-minus-half-is-pow"),
+    case(lambda lib: with_sign(lib.pow(T(lib, POW_EDGE.reshape(3, 3)), lib.tensor([0.5]))),
+         name="broadcast-tensor-exponent-half-is-pow"),
+    case(lambda lib: with_sign(lib.pow(T(lib, POW_EDGE.reshape(3, 3)),
+                                       lib.full((3, 1), 0.5))),
+         name="column-tensor-exponent-half-is-pow"),
+    case(lambda lib: with_sign(lib.pow(T(lib, np.array([-2, 0, 4])), -0.5)),
+         name="int-tensor-rsqrt"),
+]
+
+
 def div_mode(mode):
     return lambda lib, a, b, **kw: lib.div(a, b, rounding_mode=mode, **kw)
 
@@ -385,8 +414,13 @@ SPECS = [
         case(lambda lib: f34(lib) ** -2, name="negative-float"),
         case(lambda lib: T(lib, arr(3, 4, dtype="bool")) ** False, name="bool-scalar"),
         case(lambda lib: T(lib, np.array([3])) ** 40, name="int-overflow-wraps"),
-    ]),
-    inplace_spec("pow_", extra=inplace_operator_cases("**") + [case(lambda lib: i34(lib).pow_(-1), name="int-negative")]),
+    ] + POW_SPECIAL_CASES),
+    inplace_spec("pow_", extra=inplace_operator_cases("**") + [
+        case(lambda lib: i34(lib).pow_(-1), name="int-negative"),
+        case(lambda lib: with_sign(T(lib, POW_EDGE, dtype="float64").pow_(-0.5)),
+             name="rsqrt-edges"),
+        case(lambda lib: with_sign(T(lib, POW_EDGE).pow_(lib.tensor(0.5))),
+             name="0d-tensor-exponent-half-is-pow")]),
     binary_spec("atan2", fn("atan2"), extra=[
         case(lambda lib: lib.arctan2(f34(lib), f34(lib, 1)), name="arctan2"),
     ]),

@@ -5,7 +5,8 @@ dtypes, float16/bfloat16, layouts, broadcasting, out=, poles/infinities/nan and 
 import numpy as np
 
 from ..harness import Case, OpSpec, T, arr
-from .spec_arithmetic import binary_cases, f34, i34, inplace_cases, nz34, zero_d
+from .spec_arithmetic import (binary_cases, f34, i34, inplace_cases, nz34, with_sign,
+                              zero_d)
 
 NAN, INF = float("nan"), float("inf")
 
@@ -114,6 +115,13 @@ FLOAT_POWER_EXTRA = [
     c(lambda lib: lib.float_power(f34(lib), 2, out=lib.empty(3, 4)), name="out-float32-refused"),
     c(lambda lib: lib.float_power(f34(lib), 2, out=lib.empty(3, 4, dtype=lib.float64)),
       name="out-float64"),
+    # A number exponent goes through pow's special cases (-0.5 is 1/sqrt); a tensor one not.
+    c(lambda lib: with_sign(lib.float_power(
+        T(lib, [-0., 0., -INF, INF, NAN, -4.]), -0.5)), name="rsqrt-edges"),
+    c(lambda lib: with_sign(lib.float_power(
+        T(lib, [-0., 0., -INF, INF, NAN, -4.]), 0.5)), name="sqrt-edges"),
+    c(lambda lib: with_sign(lib.float_power(
+        T(lib, [-0., 0., -INF, INF, NAN, -4.]), lib.tensor(0.5))), name="0d-tensor-half-is-pow"),
 ]
 
 
@@ -254,7 +262,10 @@ SPECS = [
     inplace_spec("float_power_", [
         c(lambda lib: f34(lib).double().float_power_(2), name="float64-self"),
         c(lambda lib: f34(lib).double().float_power_(f34(lib, 1)), name="float64-self-tensor"),
-        c(lambda lib: f34(lib).double().float_power_(1j), name="complex-exponent-refused")]),
+        c(lambda lib: f34(lib).double().float_power_(1j), name="complex-exponent-refused"),
+        c(lambda lib: with_sign(
+            T(lib, [-0., 0., -INF, INF, NAN, -4.]).double().float_power_(-0.5)),
+          name="rsqrt-edges")]),
     OpSpec("frexp", FREXP_CASES),
     OpSpec("sinc", unary_cases("sinc") + [
         c(lambda lib: lib.sinc(T(lib, arr(4, dtype="complex64"))), name="complex-values")]),

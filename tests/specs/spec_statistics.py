@@ -273,6 +273,28 @@ def trapezoid_cases(name):
         case(lambda lib, y, x: f(lib, y, x), mk((3, 4), (5,)), "x-size-error"),
         case(lambda lib, y: f(lib, y, dim=2), x34, "dim-error"),
         case(lambda lib, y: f(lib, y), nan34, "nan"),
+        # An x with more than one dim but fewer than y gets leading 1s, then is differenced
+        # along dim (wrapped for y) and broadcast with y's intervals.
+        case(lambda lib, y, x: f(lib, y, x, dim=1), mk((2, 3, 4), (3, 4)), "x-2d-y-3d-dim1"),
+        case(lambda lib, y, x: f(lib, y, x, dim=-2), mk((2, 3, 4), (3, 4)), "x-2d-y-3d-dim-2"),
+        case(lambda lib, y, x: f(lib, y, x, dim=2), mk((2, 3, 4), (3, 4)), "x-2d-y-3d-dim2"),
+        case(lambda lib, y, x: f(lib, y, x, dim=0), mk((2, 3, 4), (3, 4)), "x-2d-y-3d-dim0"),
+        case(lambda lib, y, x: f(lib, y, x, dim=1), mk((2, 3, 4), (3, 1)), "x-column-y-3d"),
+        case(lambda lib, y, x: f(lib, y, x, dim=1), mk((2, 3, 4), (3, 5)),
+             "x-2d-broadcast-error"),
+        case(lambda lib, y, x: f(lib, y, x, dim=1), mk((2, 3, 4), (1, 4)),
+             "x-2d-one-sample-error"),
+        case(lambda lib, y, x: f(lib, y, x, dim=0), mk((3, 4), (2, 3, 4)), "x-more-dims-error"),
+        case(lambda lib, y, x: f(lib, y, x, dim=1), mk((2, 0, 4), (0, 4)), "x-2d-no-samples"),
+        case(lambda lib, y, x: f(lib, y, x), lambda lib: (R(lib, 3, 0, dtype="int64"),
+                                                          R(lib, 4)), "x-no-samples-int"),
+        case(lambda lib, y, x: f(lib, y, x > 0), mk((3, 4), (4,)), "x-bool-error"),
+        case(lambda lib, y: f(lib, y > 0), x34, "bool-error"),
+        case(lambda lib, y: f(lib, y[:, :0] > 0), x34, "bool-no-samples"),
+        case(lambda lib, y: f(lib, y, dx=True), x34, "dx-bool-error"),
+        case(lambda lib, y: f(lib, y, dx=2j), x34, "dx-complex-error"),
+        case(lambda lib, y: f(lib, y[:, :0]), lambda lib: R(lib, 3, 4, dtype="int64"),
+             "no-samples-int"),
     ]
     return cases
 
@@ -294,6 +316,12 @@ def cov_cases():
         case(lambda lib, x: lib.cov(x), lambda lib: R(lib, 3, 4, dtype="float64"), "float64"),
         case(lambda lib, x: lib.cov(x.t()), lambda lib: R(lib, 5, 3), "transposed"),
         case(lambda lib, x: lib.cov(x), lambda lib: R(lib, 3, 1), "one-obs"),
+        # One variable in a (1, n) matrix: the result is squeezed to 0-d.
+        case(lambda lib, x: lib.cov(x), lambda lib: R(lib, 1, 5), "one-row"),
+        case(lambda lib, x: lib.cov(x, fweights=w4(lib), aweights=a4(lib)),
+             lambda lib: R(lib, 1, 4), "one-row-weights"),
+        case(lambda lib, x: lib.cov(x), lambda lib: R(lib, 1, 1), "one-row-one-obs"),
+        case(lambda lib, x: lib.cov(x), lambda lib: R(lib, 1, 0), "one-row-no-obs"),
         case(lambda lib, x: lib.cov(x), nan34, "nan"),
         case(lambda lib, x: lib.cov(x[:, :0]), x34, "no-obs"),
         case(lambda lib, x: lib.cov(x[:0]), x34, "no-vars"),
@@ -323,6 +351,11 @@ def corrcoef_cases():
         case(lambda lib, x: lib.corrcoef(x.t()), lambda lib: R(lib, 5, 3), "transposed"),
         case(lambda lib, x: lib.corrcoef(x), nan34, "nan"),
         case(lambda lib, x: lib.corrcoef(x), x234, "3d-error"),
+        # One variable in a (1, n) matrix: the result is squeezed to 0-d (c / c).
+        case(lambda lib, x: lib.corrcoef(x), lambda lib: R(lib, 1, 5), "one-row"),
+        case(lambda lib, x: lib.corrcoef(x), lambda lib: R(lib, 1, 1), "one-row-one-obs"),
+        case(lambda lib, x: lib.corrcoef(x[:, ::2]), lambda lib: R(lib, 1, 6, dtype="float64"),
+             "one-row-strided"),
     ]
 
 

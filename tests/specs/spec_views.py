@@ -1,10 +1,26 @@
 """Specs of the view ops: metadata (shape, stride, offset), sharing and errors vs PyTorch."""
 
+import numpy as np
+
 from ..harness import Case, OpSpec, T, arr
 
 
 def x34(lib):
     return T(lib, arr(3, 4))
+
+
+def broadcast_identity(lib, *tensors):
+    """``broadcast_tensors``' results, and which of them are the inputs themselves."""
+    out = lib.broadcast_tensors(*tensors)
+    return out, tuple(o is t for o, t in zip(out, tensors))
+
+
+def broadcast_leaf_identity(lib, x):
+    """A leaf requiring grad, already of the broadcast shape, comes back itself, still a leaf
+    (the other output's ``requires_grad`` differs in jtensor: not compared here)."""
+    x.requires_grad_()
+    out = lib.broadcast_tensors(x, x[0].detach())
+    return out[0], out[0] is x, out[0].grad_fn is None, x.is_leaf
 
 
 def x234(lib):
@@ -130,6 +146,13 @@ SPECS = [
         case(lambda lib, x: lib.broadcast_tensors(x[0], 1.0), name="not-a-tensor"),
         case(lambda lib, x: lib.broadcast_tensors(lib.ones(3, 1).t(), lib.ones(4, 1)),
              name="transposed-unit"),
+        # An input that already has the broadcast shape comes back itself (not a new view).
+        case(lambda lib, x: broadcast_identity(lib, x, x[0]), name="full-shape-is-input"),
+        case(lambda lib, x: broadcast_identity(lib, x), name="one-is-input"),
+        case(lambda lib, x: broadcast_identity(lib, x.t(), x.t()), name="same-twice-is-input"),
+        case(lambda lib, x: broadcast_identity(lib, x[:1].expand(3, 4), x[0]),
+             name="expanded-full-shape-is-input"),
+        case(lambda lib, x: broadcast_leaf_identity(lib, x), name="requires-grad-full-shape-is-input"),
     ]),
     OpSpec("expand_as", [case(lambda lib, x: x[:1].expand_as(x))]),
     OpSpec("broadcast_to", [
@@ -184,6 +207,30 @@ SPECS = [
         case(lambda lib, x: x.tensor_split([1, 3], 1)),
         case(lambda lib: lib.arange(7).tensor_split(3), make=None),
         case(lambda lib: lib.arange(7).tensor_split([5, 2]), make=None, name="unordered"),
+        # An int64 tensor: 0-d is a number of sections, 1-d the indices.
+        case(lambda lib: lib.tensor_split(lib.arange(7), lib.tensor(3)), make=None,
+             name="0d-tensor-sections"),
+        case(lambda lib, x: x.tensor_split(lib.tensor(2), 1), name="0d-tensor-sections-dim"),
+        case(lambda lib: lib.arange(7).tensor_split(lib.tensor([1, 4])), make=None,
+             name="1d-tensor-indices"),
+        case(lambda lib: lib.arange(7).tensor_split(lib.tensor([-2, 4])), make=None,
+             name="1d-tensor-negative"),
+        case(lambda lib: lib.arange(7).tensor_split(lib.tensor([], dtype=lib.int64)),
+             make=None, name="1d-tensor-empty"),
+        case(lambda lib: lib.arange(7).tensor_split(lib.tensor(0)), make=None,
+             name="0d-tensor-zero-error"),
+        case(lambda lib: lib.arange(7).tensor_split(lib.tensor(3.0)), make=None,
+             name="float-tensor-error"),
+        case(lambda lib: lib.arange(7).tensor_split(lib.tensor(3, dtype=lib.int32)), make=None,
+             name="int32-tensor-error"),
+        case(lambda lib: lib.arange(7).tensor_split(lib.tensor([[1, 4]])), make=None,
+             name="2d-tensor-error"),
+        case(lambda lib: lib.tensor(3).tensor_split(0), make=None, name="0d-input-error"),
+        case(lambda lib: lib.arange(7).tensor_split(lib.tensor(3.0), 5), make=None,
+             name="dtype-before-dim-error"),
+        case(lambda lib: lib.arange(7).tensor_split(0, 5), make=None, name="dim-before-count"),
+        case(lambda lib: lib.arange(7).tensor_split(True), make=None, name="bool-error"),
+        case(lambda lib: lib.arange(7).tensor_split(np.int64(2)), make=None, name="numpy-int"),
     ]),
     OpSpec("detach", [case(lambda lib, x: x.detach())]),
     OpSpec("alias", [case(lambda lib, x: lib.alias(x) if hasattr(lib, "alias")

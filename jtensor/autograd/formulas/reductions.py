@@ -823,7 +823,10 @@ def log_softmax_backward(ctx, g):
 
 @derivative("diff", inputs=("input", "prepend", "append"),
             save=("input", "prepend", "append"),
-            name=lambda v: "CopyBackwards" if v.get("n", 1) == 0 else "SubBackward0")
+            name=lambda v: "CopyBackwards" if v.get("n", 1) == 0 else "SubBackward0",
+            # ``n=0`` copies the input alone: prepend/append cannot make it require grad.
+            nondiff_outputs=lambda v: [0] if v.get("n", 1) == 0 and not v["input"]._requires_grad
+            else [])
 def diff_backward(ctx, g):
     x = ctx.input
     d = ctx.dim % x.dim()

@@ -150,7 +150,13 @@ def expand_like_backward(ctx, g):
     return g  # the engine sums it back to the input's shape
 
 
-@derivative("broadcast_tensors", inputs=("tensors",), multi_grad=True, name="ExpandBackward0")
+def _outputs_of_inputs_without_grad(values):
+    # Each output is its own input expanded: it needs grad only when that input does.
+    return [i for i, t in enumerate(values["tensors"]) if not getattr(t, "_requires_grad", False)]
+
+
+@derivative("broadcast_tensors", inputs=("tensors",), multi_grad=True, name="ExpandBackward0",
+            nondiff_outputs=_outputs_of_inputs_without_grad)
 def broadcast_tensors_backward(ctx, *grads):
     return (list(grads),)
 
