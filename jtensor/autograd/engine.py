@@ -12,7 +12,7 @@ import heapq
 import sys
 
 from .. import _dtypes
-from .._dispatch import grad_mode
+from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
 from . import graph
@@ -134,8 +134,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     for (node, nr), g in zip(roots, grads):
         _add_to_buffer(buffers, node, nr, g)
 
-    previous_mode = grad_mode.enabled
-    grad_mode.enabled = bool(create_graph)
+    previous_mode = (grad_mode.enabled, grad_mode.inside)
+    set_modes(bool(create_graph), False)
     heappush, heappop = heapq.heappush, heapq.heappop
     plain = not create_graph
     try:
@@ -197,7 +197,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         del dependencies[nxt]
                         heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
     finally:
-        grad_mode.enabled = previous_mode
+        set_modes(*previous_mode)
 
     if inputs is not None and not accumulate:
         for k, r in enumerate(results):

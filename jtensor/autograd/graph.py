@@ -17,7 +17,7 @@ import traceback
 import weakref
 
 from .. import _dispatch, _dtypes
-from .._dispatch import grad_mode
+from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
 from .._layout import broadcastable_to
 from .._tensor import Tensor
@@ -600,11 +600,12 @@ def _set_history(t, node, nr):
 
 
 def _run_inside(impl, args, kwargs):
-    grad_mode.inside = True
+    enabled = grad_mode.enabled
+    set_modes(enabled, True)
     try:
         return impl(*args, **kwargs)
     finally:
-        grad_mode.inside = False
+        set_modes(enabled, False)
 
 
 def _clone_raw(t):
