@@ -372,3 +372,86 @@ def s_version_counts(lib):
 
 
 SCRIPTS = {name_: fn for name_, fn in sorted(globals().items()) if name_.startswith("s_")}
+
+
+def s_optimizer_style_loop(lib):
+    w = leaf(lib, [1.0, -2.0, 0.5])
+    x = lib.tensor([[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]], dtype=lib.float64)
+    versions = []
+    for _ in range(3):
+        loss = ((x @ w) ** 2).mean()
+        loss.backward()
+        with lib.no_grad():
+            w -= 0.1 * w.grad
+        versions.append(w._version)
+        w.grad.zero_()
+    return {"w": w.detach(), "versions": versions, "grad": w.grad, "leaf": w.is_leaf}
+
+
+def s_requires_grad_rules(lib):
+    a = leaf(lib, [1.0, 2.0])
+    b = a * 2
+    d = b.detach().requires_grad_()
+    return {"nonleaf_off": raises(lambda: b.requires_grad_(False)),
+            "nonleaf_on": raises(lambda: b.requires_grad_(True)),
+            "d_leaf": d.is_leaf, "d_req": d.requires_grad,
+            "set_attr": raises(lambda: setattr(b, "requires_grad", False))}
+
+
+def s_grad_outputs_and_nonleaf_inputs(lib):
+    a = leaf(lib, [1.0, 2.0, 3.0])
+    h = a * a
+    y = (h * 3).sum()
+    gh, = lib.autograd.grad(y, h, retain_graph=True)
+    ga, gh2 = lib.autograd.grad([h.sum(), y], [a, h], allow_unused=True, retain_graph=True)
+    z = a * 2
+    g, = lib.autograd.grad(z, a, grad_outputs=lib.tensor([1.0, 0.5, 0.25], dtype=lib.float64))
+    y.backward(inputs=[h])
+    return {"gh": gh, "ga": ga, "gh2": gh2, "g": g, "a.grad_none": a.grad is None}
+
+
+def s_inplace_chain_versions(lib):
+    a = leaf(lib, [1.0, 2.0, 3.0])
+    b = a.clone()
+    b.mul_(2).add_(1)
+    b.exp_()
+    v = b[1:]
+    v.sub_(1)
+    names = [name(b), name(v)]
+    stale = raises(lambda: b.sum().backward())  # exp_ saved its output; sub_ changed it
+    c = a.clone()
+    c.mul_(2).add_(1)
+    c[1:].sub_(1)
+    (c * c).sum().backward()
+    return {"names": names, "stale": stale, "grad": a.grad, "version": b._version}
+
+
+def s_view_then_base_write(lib):
+    a = leaf(lib, [1.0, 2.0, 3.0, 4.0])
+    b = a * 1
+    v = b.view(2, 2)
+    r = v[0]
+    b.mul_(2)
+    names = [name(v), name(r)]
+    (r * r).sum().backward()
+    return {"names": names, "grad": a.grad}
+
+
+def s_retain_grad_through_inplace(lib):
+    a = leaf(lib, [1.0, 2.0])
+    b = a * 2
+    b.retain_grad()
+    b.add_(1)
+    (b * b).sum().backward()
+    return {"b.grad": b.grad, "a.grad": a.grad}
+
+
+def s_zero_size_and_scalar(lib):
+    a = leaf(lib, 3.0)
+    (a * a).backward()
+    e = lib.zeros(0, dtype=lib.float64, requires_grad=True)
+    e.sum().backward()
+    return {"a.grad": a.grad, "e.grad": e.grad}
+
+
+SCRIPTS = {name_: fn for name_, fn in sorted(globals().items()) if name_.startswith("s_")}

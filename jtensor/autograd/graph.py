@@ -590,13 +590,21 @@ def _edge_before_write(t):
 
 
 def _set_history(t, node, nr):
+    if t._retains_grad:
+        _drop_retain(t)
     t._requires_grad = True
     t._grad_fn = node
     t._output_nr = nr
     if t._retains_grad:
-        # A retained tensor written in place keeps retaining, on its new node.
+        # A retained tensor written in place keeps retaining, on its new node only.
         t._retains_grad = False
         t.retain_grad()
+
+
+def _drop_retain(t):
+    old = t._grad_fn
+    if old is not None and old._retain:
+        old._retain.pop(t._output_nr, None)
 
 
 def _run_inside(impl, args, kwargs):
@@ -736,6 +744,8 @@ def refresh_view(view):
     node._input_meta = ((base._shape, base._dtype, base.device),)
     node._values = {"base": (base._shape, base._stride, base._offset),
                     "view": (view._shape, view._stride, view._offset)}
+    if view._retains_grad:
+        _drop_retain(view)
     view._requires_grad = True
     view._grad_fn = node
     view._output_nr = 0
