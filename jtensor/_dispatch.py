@@ -139,12 +139,19 @@ def _generated_entry(op, impl, Tensor):
             default = f"=_d{i}"
         if p.kind is p.POSITIONAL_ONLY:
             return None
+        # A view's only differentiable argument is the tensor it views (the others are
+        # sizes, dims, a dtype or a tensor whose shape is borrowed): check just that one.
+        if op.kind == "view" and positional and p.kind is not p.VAR_POSITIONAL:
+            checked = False
+        else:
+            checked = True
         if p.kind is p.POSITIONAL_OR_KEYWORD:
             signature.append(p.name + default)
             positional.append(p.name)
-            checks.append(f"({p.name}._requires_grad if {p.name}.__class__ is T else "
-                          f"({p.name}.__class__ is not int and {p.name} is not None and "
-                          f"_w(({p.name},), T)))")
+            if checked:
+                checks.append(f"({p.name}._requires_grad if {p.name}.__class__ is T else "
+                              f"({p.name}.__class__ is not int and {p.name} is not None and "
+                              f"_w(({p.name},), T)))")
         elif p.kind is p.VAR_POSITIONAL:
             signature.append("*" + p.name)
             star_done = True
@@ -156,8 +163,9 @@ def _generated_entry(op, impl, Tensor):
                 star_done = True
             signature.append(p.name + default)
             keywords.append(p.name)
-            checks.append(f"({p.name} is not None and {p.name}.__class__ is not int and "
-                          f"_w(({p.name},), T))")
+            if checked:
+                checks.append(f"({p.name} is not None and {p.name}.__class__ is not int and "
+                              f"_w(({p.name},), T))")
         else:
             signature.append("**" + p.name)
             var_keyword = p.name
@@ -183,7 +191,7 @@ def _generated_entry(op, impl, Tensor):
     body = (f"    if {unset}:\n        return impl({short_call})\n" if optional and not var_keyword
             else "")
     source = (f"def entry({', '.join(signature)}):\n"
-              f"    if grad_mode.record and ({' or '.join(checks) or 'False'}):\n"
+              f"    if ({' or '.join(checks) or 'False'}) and grad_mode.record:\n"
               f"        return _d.autograd_call(op, impl, ({args}{',' if args else ''}), "
               f"{kwargs})\n"
               + body +
