@@ -141,7 +141,7 @@ def _generated_entry(op, impl, Tensor):
             return None
         # A view's only differentiable argument is the tensor it views (the others are
         # sizes, dims, a dtype or a tensor whose shape is borrowed): check just that one.
-        if op.kind == "view" and positional and p.kind is not p.VAR_POSITIONAL:
+        if op.kind == "view" and positional:
             checked = False
         else:
             checked = True
@@ -156,7 +156,9 @@ def _generated_entry(op, impl, Tensor):
             signature.append("*" + p.name)
             star_done = True
             var_positional = p.name
-            checks.append(f"({p.name} and {p.name}[0].__class__ is not int and _w({p.name}, T))")
+            if checked:
+                checks.append(
+                    f"({p.name} and {p.name}[0].__class__ is not int and _w({p.name}, T))")
         elif p.kind is p.KEYWORD_ONLY:
             if not star_done:
                 signature.append("*")
