@@ -140,16 +140,16 @@ class Node:
 
     # Hot fields in slots; rarely set ones (hooks, anomaly stack) default at class level.
     __slots__ = ("next_functions", "_formula", "_values", "_saved", "_input_meta",
-                 "_sequence_nr", "_num_outputs", "__dict__", "__weakref__")
+                 "_sequence_nr", "_num_outputs", "_freed", "__dict__", "__weakref__")
 
     _pre_hooks = None
     _hooks = None
     _tensor_hooks = None
     _retain = None
     _stack = None
-    _freed = False
 
     def __init__(self, formula=None):
+        self._freed = False
         self._formula = formula
         self._sequence_nr = next(_sequence)
         self._saved = None
@@ -225,6 +225,18 @@ class Node:
             formula.backward(self, grads[0])
         if result.__class__ is not tuple and result.__class__ is not list:
             result = (result,)
+        if formula.list_input is None:
+            # One gradient per input: fit each to its input (the common case, inlined).
+            meta = self._input_meta
+            out = []
+            for k, g in enumerate(result):
+                if g is None or k >= len(meta):
+                    out.append(None)
+                else:
+                    m = meta[k]
+                    out.append(g if m is not None and g.__class__ is Tensor and
+                               g._shape == m[0] and g._dtype is m[1] else _fit(g, m, self, k))
+            return out
         return _flatten_grads(self, result)
 
 
