@@ -41,6 +41,7 @@ from . import _ops  # noqa: E402,F401
 from .autograd import formulas as _formulas  # noqa: E402,F401 (derivatives of the ops)
 from . import utils  # noqa: E402,F401 (utils.checkpoint)
 import jtensor.utils.checkpoint  # noqa: E402,F401
+from . import nn  # noqa: E402,F401 (torch.nn is there after import torch, too)
 from . import linalg  # noqa: E402,F401
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 

@@ -1,0 +1,1 @@
+"""The pieces of ``jtensor.nn.functional``, by family; each lists its names in ``__all__``."""

@@ -1,0 +1,70 @@
+"""``nn.Parameter``: a tensor that a Module registers as a learnable parameter."""
+
+from .._tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad by default and is registered when assigned to a
+    ``Module`` attribute. It shares memory with the tensor it was made from.
+
+    >>> import jtensor as torch
+    >>> torch.nn.Parameter(torch.ones(2))
+    Parameter containing:
+    tensor([1., 1.], requires_grad=True)
+    """
+
+    __slots__ = ()  # the same layout as Tensor, so a tensor's fields carry over as they are
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from .._ops.creation import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): data must be a Tensor, not {type(data).__name__}")
+        self = Tensor._make(data._storage, data._shape, data._stride, data._offset,
+                            data._dtype, version=data._version_counter,
+                            array=data._cached_array)
+        self.__class__ = cls
+        if requires_grad:
+            self.requires_grad_(True)
+        return self
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (self.detach(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = Parameter(self.detach().clone(), self._requires_grad)
+        memo[id(self)] = result
+        return result
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
+
+
+class Buffer(Tensor):
+    """``nn.Buffer(tensor, persistent=True)``: marks a tensor to register as a buffer."""
+
+    __slots__ = ()
+
+    def __new__(cls, data=None, *, persistent=True):
+        from .._ops.creation import empty
+
+        data = empty(0) if data is None else data
+        self = Tensor._make(data._storage, data._shape, data._stride, data._offset,
+                            data._dtype, version=data._version_counter)
+        self.__class__ = cls
+        self.persistent = persistent
+        return self
+
+    def __init__(self, data=None, *, persistent=True):
+        pass
