@@ -147,6 +147,79 @@ def workloads(quick):
         matmul[name] = (lambda a=a, b=b: a @ b)
     rows.append(("large", f"matmul {m}x{m} float32", matmul))
     rows.extend(autograd_workloads(libs, quick))
+    rows.extend(training_workloads(libs, quick))
+    return rows
+
+
+def _numpy_sgd_step(params, x, y, lr):
+    """One hand-written SGD step of a 784-256-10 ReLU MLP with cross entropy (the reference
+    issue 4 measures against: the same arithmetic, no framework)."""
+    w1, b1, w2, b2 = params
+    n = x.shape[0]
+    h = x @ w1.T + b1
+    a = np.maximum(h, 0)
+    z = a @ w2.T + b2
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    p = e / e.sum(axis=1, keepdims=True)
+    loss = -np.log(p[np.arange(n), y]).mean()
+    dz = p
+    dz[np.arange(n), y] -= 1
+    dz /= n
+    dw2 = dz.T @ a
+    db2 = dz.sum(0)
+    da = dz @ w2
+    da *= h > 0
+    dw1 = da.T @ x
+    db1 = da.sum(0)
+    w1 -= lr * dw1
+    b1 -= lr * db1
+    w2 -= lr * dw2
+    b2 -= lr * db2
+    return loss
+
+
+def training_workloads(libs, quick):
+    """One SGD step of a 784-256-10 MLP on a batch of 128 (issue 4), and cross entropy
+    forward+backward on (128, 10000) logits (from bench/nn_bench.py)."""
+    rows = []
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((128, 784)).astype(np.float32)
+    y = rng.integers(0, 10, 128)
+    init = [rng.uniform(-0.05, 0.05, s).astype(np.float32)
+            for s in ((256, 784), (256,), (10, 256), (10,))]
+    fns = {}
+    for name, lib in libs.items():
+        if lib is None:
+            params = [p.copy() for p in init]
+            fns[name] = (lambda params=params: _numpy_sgd_step(params, x, y, 0.01))
+            continue
+        if not hasattr(lib, "nn") or not hasattr(lib, "optim"):
+            continue
+        model = lib.nn.Sequential(lib.nn.Linear(784, 256), lib.nn.ReLU(),
+                                  lib.nn.Linear(256, 10))
+        with lib.no_grad():
+            for p, v in zip(model.parameters(), init):
+                p.copy_(lib.from_numpy(v.copy()))
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
+        xb, yb = lib.from_numpy(x), lib.from_numpy(y)
+        F = lib.nn.functional
+
+        def step(model=model, opt=opt, xb=xb, yb=yb, F=F):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fns[name] = step
+    if "jtensor" in fns:
+        rows.append(("training", "SGD step, MLP 784-256-10, batch 128 (float32)", fns))
+    try:
+        from nn_bench import cross_entropy_workloads
+    except ImportError:
+        return rows
+    rows.extend(cross_entropy_workloads(libs, quick))
     return rows
 
 
@@ -205,7 +278,8 @@ def autograd_workloads(libs, quick):
 
 
 TARGETS = {"small": ("torch", 3.0), "view": ("torch", 2.0), "large": ("numpy", 1.05),
-           "autograd-small": ("torch", 1.0), "autograd-large": ("numpy", 1.1)}
+           "autograd-small": ("torch", 1.0), "autograd-large": ("numpy", 1.1),
+           "training": ("numpy", 1.1), "cross-entropy": ("numpy", 1.0)}
 
 
 def main():
@@ -217,7 +291,8 @@ def main():
 
     results = []
     for group, name, fns in workloads(args.quick):
-        times = measure_together(fns, min_time, interleave="matmul" not in name and "@" not in name)
+        times = measure_together(fns, min_time, interleave=group not in ("training",) and
+                                 "matmul" not in name and "@" not in name)
         against, target = TARGETS[group]
         ratio_torch = times["jtensor"] / times["torch"] if "torch" in times else None
         ratio_numpy = times["jtensor"] / times["numpy"] if "numpy" in times else None

@@ -9,8 +9,8 @@ import pytest
 import jtensor
 
 MODULES = sorted({"jtensor"} | {
-    f"jtensor.{m.name}" for m in pkgutil.walk_packages(jtensor.__path__)
-    if not m.name.startswith(("magics", "widgets"))
+    m.name for m in pkgutil.walk_packages(jtensor.__path__, prefix="jtensor.")
+    if not m.name.startswith(("jtensor.magics", "jtensor.widgets"))
 })
 
 

@@ -170,6 +170,9 @@ def _infer_dtype(obj):
     """PyTorch's infer_scalar_type: promote the dtypes of every leaf of nested data."""
     if isinstance(obj, Tensor):
         return obj._dtype
+    if isinstance(obj, (np.ndarray, np.generic)):
+        # Before the Python types: np.float64 is a float subclass but keeps its own dtype.
+        return _dtypes.from_numpy_dtype(obj.dtype)
     if isinstance(obj, bool):
         return _dtypes.bool_
     if isinstance(obj, int):

@@ -31,6 +31,8 @@ SPECS = [
     OpSpec("tensor", [
         case(lambda lib: lib.tensor([[1, 2], [3, 4]]), name="int64"),
         case(lambda lib: lib.tensor([1.5, 2]), name="float"),
+        case(lambda lib: lib.tensor([np.float64(1.5), 2.0]), name="numpy-float64-in-list"),
+        case(lambda lib: lib.tensor([[np.float32(1.5)], [2]]), name="numpy-float32-nested"),
         case(lambda lib: lib.tensor([True, False]), name="bool"),
         case(lambda lib: lib.tensor([True, 2]), name="bool-int"),
         case(lambda lib: lib.tensor([1, 2j]), name="complex"),
