@@ -53,14 +53,20 @@ class Module:
     assign parameters and submodules as attributes, and define ``forward``.
 
     >>> import jtensor as torch
+    >>> class Scale(torch.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.weight = torch.nn.Parameter(torch.ones(3))
+    ...     def forward(self, x):
+    ...         return x * self.weight
     >>> class Net(torch.nn.Module):
     ...     def __init__(self):
     ...         super().__init__()
-    ...         self.fc = torch.nn.Linear(3, 2)
+    ...         self.inner = Scale()
     ...     def forward(self, x):
-    ...         return self.fc(x).relu()
+    ...         return self.inner(x).relu()
     >>> [name for name, _ in Net().named_parameters()]
-    ['fc.weight', 'fc.bias']
+    ['inner.weight']
     """
 
     training: bool
