@@ -42,6 +42,7 @@ from .autograd import formulas as _formulas  # noqa: E402,F401 (derivatives of t
 from . import utils  # noqa: E402,F401 (utils.checkpoint)
 import jtensor.utils.checkpoint  # noqa: E402,F401
 from . import nn  # noqa: E402,F401 (torch.nn is there after import torch, too)
+from . import optim  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 

@@ -1,0 +1,12 @@
+"""``jtensor.optim``: optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``) and
+``lr_scheduler``, with PyTorch's names, defaults, state_dict format and update arithmetic."""
+
+from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]

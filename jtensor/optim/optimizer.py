@@ -1,0 +1,413 @@
+"""``optim.Optimizer``: the base class of every optimizer (param groups, per-parameter state,
+``zero_grad``, ``state_dict``/``load_state_dict`` in PyTorch's format, step hooks)."""
+
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterable
+from copy import deepcopy
+from itertools import chain
+
+from .._tensor import Tensor
+from ..autograd import grad_mode as _grad_mode
+from ..nn.modules.module import RemovableHandle
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Singleton marking a hyperparameter that a param group must give."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+
+
+def _typename(obj):
+    """PyTorch's ``torch.typename``: ``torch.FloatTensor`` style for tensors, else the type."""
+    if isinstance(obj, Tensor):
+        return obj.type() if hasattr(obj, "type") else "torch.Tensor"
+    module = type(obj).__module__
+    qualname = type(obj).__qualname__
+    return qualname if module in ("builtins", None) else f"{module}.{qualname}"
+
+
+def _to_scalar(x):
+    """A one-element tensor hyperparameter as a 0-dim tensor; anything else unchanged."""
+    if isinstance(x, Tensor) and x.dim() != 0:
+        return x.squeeze()
+    return x
+
+
+def _get_value(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _get_scalar_dtype():
+    from .. import float32, float64, get_default_dtype
+
+    return float64 if get_default_dtype() == float64 else float32
+
+
+def _use_grad_for_differentiable(func):
+    """Run ``step`` with grad mode set to the optimizer's ``differentiable`` flag (off by
+    default), as PyTorch does, so the in-place updates are not recorded."""
+
+    @functools.wraps(func)
+    def _use_grad(self, *args, **kwargs):
+        with _grad_mode.set_grad_enabled(bool(self.defaults.get("differentiable", False))):
+            return func(self, *args, **kwargs)
+
+    return _use_grad
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Register a pre hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    """Register a post hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
+    handle = RemovableHandle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+class Optimizer:
+    """Base class for all optimizers.
+
+    ``params`` is an iterable of tensors, of ``(name, tensor)`` pairs, or of dicts (param
+    groups, each with a ``"params"`` entry and optional per-group hyperparameters);
+    ``defaults`` holds the hyperparameters used by groups that do not set them.
+
+    >>> import jtensor as torch
+    >>> w = torch.nn.Parameter(torch.ones(2))
+    >>> opt = torch.optim.SGD([w], lr=0.5)
+    >>> w.sum().backward(); opt.step(); w
+    Parameter containing:
+    tensor([0.5000, 0.5000], requires_grad=True)
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._optimizer_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_state_dict_post_hooks = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        self._patch_step_function()
+
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got " + _typename(params))
+
+        self.state = defaultdict(dict)
+        self.param_groups = []
+
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    # -- pickling -----------------------------------------------------------------------------
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+        self._patch_step_function()
+        self.defaults.setdefault("differentiable", False)
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            format_string += "\n"
+            format_string += f"Parameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    format_string += f"    {key}: {group[key]}\n"
+        format_string += ")"
+        return format_string
+
+    # -- step hooks ---------------------------------------------------------------------------
+
+    @staticmethod
+    def profile_hook_step(func):
+        """Wrap a subclass's ``step`` so that the step pre/post hooks run around it."""
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            self, *_ = args
+            for pre_hook in chain(_global_optimizer_pre_hooks.values(),
+                                  self._optimizer_step_pre_hooks.values()):
+                result = pre_hook(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError(f"{func} must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+            out = func(*args, **kwargs)
+            for post_hook in chain(self._optimizer_step_post_hooks.values(),
+                                   _global_optimizer_post_hooks.values()):
+                post_hook(self, args, kwargs)
+            return out
+
+        return wrapper
+
+    def _patch_step_function(self):
+        self._zero_grad_profile_name = \
+            f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"
+        if not getattr(self.__class__.step, "hooked", None):
+            self.__class__.step = self.profile_hook_step(self.__class__.step)
+            self.__class__.step.hooked = True
+
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`` before step."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs) -> None`` after step."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer) -> None`` before ``state_dict()`` builds the dict."""
+        handle = RemovableHandle(self._optimizer_state_dict_pre_hooks)
+        self._optimizer_state_dict_pre_hooks[handle.id] = hook
+        if prepend:
+            self._optimizer_state_dict_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict) -> state_dict or None`` after ``state_dict()``."""
+        handle = RemovableHandle(self._optimizer_state_dict_post_hooks)
+        self._optimizer_state_dict_post_hooks[handle.id] = hook
+        if prepend:
+            self._optimizer_state_dict_post_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict) -> state_dict or None`` before loading."""
+        handle = RemovableHandle(self._optimizer_load_state_dict_pre_hooks)
+        self._optimizer_load_state_dict_pre_hooks[handle.id] = hook
+        if prepend:
+            self._optimizer_load_state_dict_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer) -> None`` after loading."""
+        handle = RemovableHandle(self._optimizer_load_state_dict_post_hooks)
+        self._optimizer_load_state_dict_post_hooks[handle.id] = hook
+        if prepend:
+            self._optimizer_load_state_dict_post_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    # -- state_dict ---------------------------------------------------------------------------
+
+    def state_dict(self):
+        """The optimizer's state as ``{"state": {index: {...}}, "param_groups": [...]}``:
+        parameters are replaced by their index in the order of the param groups (PyTorch's
+        format); the state tensors are the optimizer's own (not copies)."""
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
+        param_mappings = {}
+        start_index = 0
+
+        def pack_group(group):
+            nonlocal start_index
+            packed = {k: v for k, v in group.items() if k != "params"}
+            param_mappings.update({id(p): i for i, p in enumerate(group["params"], start_index)
+                                   if id(p) not in param_mappings})
+            packed["params"] = [param_mappings[id(p)] for p in group["params"]]
+            start_index += len(packed["params"])
+            return packed
+
+        param_groups = [pack_group(g) for g in self.param_groups]
+        packed_state = {(param_mappings[id(k)] if isinstance(k, Tensor) else k): v
+                        for k, v in self.state.items()}
+        state_dict = {"state": packed_state, "param_groups": param_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
+
+    @staticmethod
+    def _process_value_according_to_param_policy(param, value, param_id, param_groups,
+                                                 key=None):
+        fused = capturable = False
+        for pg in param_groups:
+            if param_id in pg["params"]:
+                fused = pg.get("fused", False)
+                capturable = pg.get("capturable", False)
+                break
+        if key == "step":
+            if capturable or fused:
+                return value.to(dtype=_float32(), device=param.device)
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+
+    def load_state_dict(self, state_dict):
+        """Load a dict from ``state_dict()``: groups are matched by position and must have
+        the same sizes; state tensors are cast to their parameter's dtype (``step`` kept)."""
+        state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+
+        def _cast(param, value, param_id=None, param_groups=None, key=None):
+            if isinstance(value, Tensor):
+                return Optimizer._process_value_according_to_param_policy(
+                    param, value, param_id, param_groups, key)
+            if isinstance(value, dict):
+                return {k: _cast(param, v, param_id=param_id, param_groups=param_groups, key=k)
+                        for k, v in value.items()}
+            if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
+                return type(value)(_cast(param, v, param_id=param_id, param_groups=param_groups)
+                                   for v in value)
+            return value
+
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = _cast(param, v, param_id=k,
+                                     param_groups=state_dict["param_groups"])
+            else:
+                state[k] = v
+
+        def update_group(group, new_group):
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+            return new_group
+
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+        self.__setstate__({"state": state, "param_groups": param_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
+
+    # -- gradients and steps ------------------------------------------------------------------
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all optimized tensors: to ``None`` (default) or, with
+        ``set_to_none=False``, to zeros in place (detached first)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        if g.grad_fn is not None:
+                            g.detach_()
+                        else:
+                            g.requires_grad_(False)
+                        g.zero_()
+
+    def step(self, closure=None):
+        """Perform a single optimization step (implemented by subclasses)."""
+        raise NotImplementedError
+
+    def add_param_group(self, param_group):
+        """Add a param group (a dict with ``"params"`` and optional hyperparameters);
+        unspecified hyperparameters take the optimizer's defaults."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+
+        tensors, names = [], []
+        for param in param_group["params"]:
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        param_group["params"] = tensors
+        if names:
+            if len(names) == len(tensors):
+                param_group["param_names"] = names
+            else:
+                raise ValueError("all optimizer params should be with/without names. "
+                                 "Some param names are missing")
+
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + _typename(param))
+            if not self.defaults.get("differentiable", None) and not (
+                    param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+
+        params = param_group["params"]
+        if len(params) != len({id(p) for p in params}):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; "
+                          "in future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+
+        param_set = set()
+        for group in self.param_groups:
+            param_set.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                txt = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {txt} to the optimizer")
+        if not param_set.isdisjoint(id(p) for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+
+def _float32():
+    from .. import float32
+
+    return float32

@@ -1,0 +1,100 @@
+"""``optim.SGD``: stochastic gradient descent with momentum, dampening, Nesterov momentum,
+weight decay and ``maximize``, in PyTorch's exact arithmetic order."""
+
+from ..autograd.grad_mode import enable_grad
+from .optimizer import Optimizer, _get_value, _to_scalar, _use_grad_for_differentiable
+
+__all__ = ["SGD", "sgd"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent (optionally with momentum).
+
+    ``SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+    maximize=False, foreach=None, differentiable=False, fused=None)``. The momentum buffer
+    starts as a copy of the first gradient: ``buf = momentum * buf + (1 - dampening) * g``,
+    and the step is ``-lr * buf`` (Nesterov: ``-lr * (g + momentum * buf)``).
+
+    >>> import jtensor as torch
+    >>> w = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+    >>> opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+    >>> for _ in range(2):
+    ...     opt.zero_grad(); (w * w).sum().backward(); opt.step()
+    >>> w.detach()
+    tensor([0.4600, 0.9200])
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
+        from .._tensor import Tensor
+
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params, grads, bufs = [], [], []
+            momentum = group["momentum"]
+            for p in group["params"]:
+                if p.grad is not None:
+                    params.append(p)
+                    grads.append(p.grad)
+                    if momentum != 0:
+                        bufs.append(self.state[p].get("momentum_buffer"))
+            sgd(params, grads, bufs, weight_decay=group["weight_decay"], momentum=momentum,
+                lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"],
+                maximize=group["maximize"])
+            if momentum != 0:
+                for p, buf in zip(params, bufs):
+                    self.state[p]["momentum_buffer"] = buf
+        return loss
+
+
+def sgd(params, d_p_list, momentum_buffer_list, *, weight_decay, momentum, lr, dampening,
+        nesterov, maximize, **_ignored):
+    """Functional SGD: updates ``params`` in place (and fills ``momentum_buffer_list``)."""
+    lr = _get_value(_to_scalar(lr))  # a tensor lr enters the update as its value
+    for i, param in enumerate(params):
+        grad = d_p_list[i] if not maximize else -d_p_list[i]
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        if momentum != 0:
+            buf = momentum_buffer_list[i]
+            if buf is None:
+                buf = grad.detach().clone()
+                momentum_buffer_list[i] = buf
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+            if nesterov:
+                grad = grad.add(buf, alpha=momentum)
+            else:
+                grad = buf
+        param.add_(grad, alpha=-lr)
