@@ -269,6 +269,45 @@ def check_no_internal_overlap(tensor):
                 f"{list(tensor._stride)}: a stride of 0 repeats one element.)")
 
 
+def check_no_partial_overlap(target, inputs):
+    """PyTorch's refusal to write into memory that an input reads differently.
+
+    Writing ``a[1:]`` from ``a[:-1]`` would read elements already overwritten (NumPy copies
+    to hide it; PyTorch refuses). As in ATen's ``get_overlap_status``: the same elements with
+    the same strides are fine (``a.add_(a)``), disjoint ranges are fine, and layouts that are
+    not dense are not judged at all.
+    """
+    from ._layout import is_non_overlapping_and_dense
+
+    storage = target._storage
+    for t in inputs:
+        if t is target or t._storage is not storage:
+            continue
+        if not target.numel() or not t.numel():
+            continue
+        if not (is_non_overlapping_and_dense(target._shape, target._stride)
+                and is_non_overlapping_and_dense(t._shape, t._stride)):
+            continue
+        a0, a1 = _span(target)
+        b0, b1 = _span(t)
+        if (a0 == b0 and a1 == b1 and t._stride == target._stride
+                and t._shape == target._shape) or a1 <= b0 or b1 <= a0:
+            continue
+        raise TensorRuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            f"performing the operation. (Written: shape {list(target._shape)}, stride "
+            f"{list(target._stride)}, offset {target._offset}; read: shape {list(t._shape)}, "
+            f"stride {list(t._stride)}, offset {t._offset}.)")
+
+
+def _span(t):
+    itemsize = t._dtype.itemsize
+    start = t._offset * itemsize
+    end = start + (1 + sum((n - 1) * s for n, s in zip(t._shape, t._stride))) * itemsize
+    return start, end
+
+
 def check_same_device(tensors):
     """PyTorch's cross-device error; 0-d CPU tensors may join tensors on any device."""
     first = None

@@ -12,7 +12,8 @@ import warnings
 import numpy as np
 
 from . import _dtypes
-from ._dispatch import check_inplace, check_no_internal_overlap, check_same_device, finish
+from ._dispatch import (check_inplace, check_no_internal_overlap, check_no_partial_overlap,
+                        check_same_device, finish)
 from ._errors import TensorRuntimeError, TensorTypeError
 from ._layout import broadcast_shapes, contiguous_strides, elementwise_output_strides
 from ._out import resize_output
@@ -142,16 +143,33 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
         else:
             arrays.append(_scalar_array(backend, v, np_work))
     xp = backend.xp
-    computed = run_compute(xp, compute, arrays)
     np_result = result.numpy
+    if inplace is not None and np_work == np_result and inplace._dtype.numpy == np_result:
+        # Straight into the target's memory (``p.add_(g, alpha=-lr)`` in an optimizer step):
+        # no result array, no copy. Elementwise kernels cannot fail half-way, and NumPy
+        # handles operands that overlap the target.
+        into = compute if type(compute) is str else getattr(compute, "into", None)
+        if into is not None:
+            check_no_internal_overlap(inplace)
+            check_no_partial_overlap(inplace, tensors)
+            target = inplace._array()
+            with np.errstate(all="ignore"):
+                if type(into) is str:
+                    getattr(xp, into)(*arrays, out=target)
+                else:
+                    into(xp, *arrays, out=target)
+            return finish(op, tuple(tensors), inplace, modified=inplace, info=info)
+    computed = run_compute(xp, compute, arrays)
     if computed.dtype != np_result:
         computed = computed.astype(np_result)
 
     # ---- write the result
     if inplace is not None:
+        check_no_partial_overlap(inplace, tensors)
         _write_into(inplace, computed)
         return finish(op, tuple(tensors), inplace, modified=inplace, info=info)
     if out is not None:
+        check_no_partial_overlap(out, tensors)
         _write_out(out, computed, shape)
         return finish(op, tuple(tensors), out, modified=out, info=info)
     if len(tensors) == 1 and len(values) == 1 and tensors[0]._shape == shape and \

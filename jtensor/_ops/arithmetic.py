@@ -94,6 +94,13 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
                     b * alpha_value
             return run_compute(xp, compute, (a, b))
 
+        if type(compute) is str:
+            def into(xp, a, b, out):
+                b = b * xp.asarray(alpha_value).astype(b.dtype) if hasattr(b, "dtype") else \
+                    b * alpha_value
+                getattr(xp, compute)(a, b, out=out)
+
+            with_alpha.into = into
         return with_alpha
 
     def args(input, other, first_is_self):

@@ -349,6 +349,12 @@ SPECS = [
     ]),
     inplace_spec("add_", extra=inplace_operator_cases("+") + [
         case(lambda lib: f34(lib).add_(f34(lib, 1), alpha=-1.5), name="alpha"),
+        case(lambda lib: (lambda a: a[1:].add_(a[:-1]))(f34(lib)), name="partial-overlap"),
+        case(lambda lib: (lambda a: a.add_(a.t()))(f34(lib)[:3, :3].contiguous()),
+             name="overlap-transposed"),
+        case(lambda lib: (lambda a: a[0].add_(a[2], alpha=2))(f34(lib)), name="disjoint-rows"),
+        case(lambda lib: (lambda a: lib.add(a[:2], 1, out=a[1:3]))(f34(lib)),
+             name="out-overlaps-input"),
     ]),
     binary_spec("sub", fn("sub"), extra=operator_cases("-") + [
         case(lambda lib: lib.subtract(f34(lib), nz34(lib), alpha=2), name="subtract-alpha"),

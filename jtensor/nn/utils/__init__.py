@@ -9,3 +9,4 @@ from .clip_grad import (  # noqa: F401
     clip_grads_with_norm_,
     get_total_norm,
 )
+from . import rnn  # noqa: E402,F401 (pack_padded_sequence, pad_sequence, ...)
