@@ -43,6 +43,8 @@ from . import utils  # noqa: E402,F401 (utils.checkpoint)
 import jtensor.utils.checkpoint  # noqa: E402,F401
 from . import nn  # noqa: E402,F401 (torch.nn is there after import torch, too)
 from . import optim  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401
+from ._sparse import sparse_coo, sparse_coo_tensor  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 

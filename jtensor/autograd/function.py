@@ -98,7 +98,9 @@ _NODE_CLASSES = {}
 def _node_class(fn_cls):
     cls = _NODE_CLASSES.get(fn_cls)
     if cls is None:
-        cls = type(fn_cls.__name__ + "Backward", (BackwardCFunction,), {})
+        # ``_node_name`` lets a fused Function show PyTorch's node name (``NllLossBackward0``).
+        name = getattr(fn_cls, "_node_name", None) or fn_cls.__name__ + "Backward"
+        cls = type(name, (BackwardCFunction,), {})
         cls._function = fn_cls
         _NODE_CLASSES[fn_cls] = cls
     return cls
