@@ -10,7 +10,7 @@ import numbers
 import warnings
 
 from .. import _dtypes
-from .._dispatch import finish
+from .._dispatch import check_inplace, finish
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, wrap_dim)
 from .._layout import contiguous_strides, infer_size, view_strides
@@ -294,27 +294,35 @@ def _reversed_dims(self):
 Tensor.T = property(_reversed_dims)
 
 
-@register("view", aliases=("swapaxes", "swapdims"))
-def transpose(input, dim0, dim1):
-    """Swap two dims (their sizes and strides)."""
+def _transpose_layout(input, dim0, dim1):
     ndim = input.dim()
     d0, d1 = wrap_dim(dim0, ndim), wrap_dim(dim1, ndim)
     shape, stride = list(input._shape), list(input._stride)
     if ndim:
         shape[d0], shape[d1] = shape[d1], shape[d0]
         stride[d0], stride[d1] = stride[d1], stride[d0]
+    return shape, stride
+
+
+@register("view", aliases=("swapaxes", "swapdims"))
+def transpose(input, dim0, dim1):
+    """Swap two dims (their sizes and strides)."""
+    shape, stride = _transpose_layout(input, dim0, dim1)
     return _view_op(transpose.op, input, shape, stride, input._offset)
+
+
+def _t_layout(input, name="t"):
+    if input.dim() > 2:
+        raise TensorRuntimeError(
+            f"{name}() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
+    return input._shape[::-1], input._stride[::-1]
 
 
 @register("view")
 def t(input):
     """Transpose a tensor of at most 2 dims (0-d and 1-d come back unchanged, as views)."""
-    if input.dim() > 2:
-        raise TensorRuntimeError(
-            f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
-    if input.dim() < 2:
-        return _view_op(t.op, input, input._shape, input._stride, input._offset)
-    return _view_op(t.op, input, input._shape[::-1], input._stride[::-1], input._offset)
+    shape, stride = _t_layout(input)
+    return _view_op(t.op, input, shape, stride, input._offset)
 
 
 @register("view", aliases=("moveaxis",))
@@ -349,21 +357,24 @@ def movedim(input, source, destination):
 
 
 # ---------------------------------------------------------------------- adding/removing dims
-@register("view")
-def unsqueeze(input, dim):
-    """Insert a size-1 dim; its stride is chosen as PyTorch does (size*stride of the next dim)."""
+def _unsqueeze_layout(input, dim):
     ndim = input.dim()
     dim = wrap_dim(dim, ndim + 1)
     shape, stride = list(input._shape), list(input._stride)
     new_stride = 1 if dim >= ndim else shape[dim] * stride[dim]
     shape.insert(dim, 1)
     stride.insert(dim, new_stride)
-    return _view_op(unsqueeze.op, input, shape, stride, input._offset)
+    return shape, stride
 
 
 @register("view")
-def squeeze(input, dim=None):
-    """Remove size-1 dims (all, one, or a tuple of them); other dims are left alone."""
+def unsqueeze(input, dim):
+    """Insert a size-1 dim; its stride is chosen as PyTorch does (size*stride of the next dim)."""
+    shape, stride = _unsqueeze_layout(input, dim)
+    return _view_op(unsqueeze.op, input, shape, stride, input._offset)
+
+
+def _squeeze_layout(input, dim):
     shape, stride = input._shape, input._stride
     ndim = len(shape)
     if dim is None:
@@ -374,8 +385,60 @@ def squeeze(input, dim=None):
         else:
             dims = {wrap_dim(dim, ndim)}
         keep = [d for d in range(ndim) if not (d in dims and shape[d] == 1)]
-    return _view_op(squeeze.op, input, tuple([shape[d] for d in keep]),
-                    tuple([stride[d] for d in keep]), input._offset)
+    return tuple([shape[d] for d in keep]), tuple([stride[d] for d in keep])
+
+
+@register("view")
+def squeeze(input, dim=None):
+    """Remove size-1 dims (all, one, or a tuple of them); other dims are left alone."""
+    shape, stride = _squeeze_layout(input, dim)
+    return _view_op(squeeze.op, input, shape, stride, input._offset)
+
+
+# ---------------------------------------------------------------------- in-place view ops
+def _restride(op, input, shape, stride, offset):
+    """An in-place view op: ``input`` itself takes the new metadata (its data is untouched,
+    its version is bumped, as PyTorch does)."""
+    check_inplace(input)
+    input._set_metadata(shape, stride, offset)
+    return finish(op, (input,), input, modified=input)
+
+
+@register("inplace", function=False)
+def t_(input):
+    """In-place ``t()``: this tensor's own shape and strides are swapped."""
+    shape, stride = _t_layout(input, "t_")
+    return _restride(t_.op, input, shape, stride, input._offset)
+
+
+@register("inplace", function=False, aliases=("swapaxes_", "swapdims_"))
+def transpose_(input, dim0, dim1):
+    """In-place ``transpose``."""
+    shape, stride = _transpose_layout(input, dim0, dim1)
+    return _restride(transpose_.op, input, shape, stride, input._offset)
+
+
+@register("inplace", function=False)
+def unsqueeze_(input, dim):
+    """In-place ``unsqueeze``."""
+    shape, stride = _unsqueeze_layout(input, dim)
+    return _restride(unsqueeze_.op, input, shape, stride, input._offset)
+
+
+@register("inplace", function=False)
+def squeeze_(input, dim=None):
+    """In-place ``squeeze``."""
+    shape, stride = _squeeze_layout(input, dim)
+    return _restride(squeeze_.op, input, shape, stride, input._offset)
+
+
+@register("inplace", function=False)
+def as_strided_(input, size, stride, storage_offset=None):
+    """In-place ``as_strided``: any layout over this tensor's storage, checked against it."""
+    size, stride = tuple(map(int, size)), tuple(map(int, stride))
+    offset = input._offset if storage_offset is None else int(storage_offset)
+    check_strided_bounds(input, size, stride, offset, "as_strided_")
+    return _restride(as_strided_.op, input, size, stride, offset)
 
 
 @register("view")

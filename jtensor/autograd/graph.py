@@ -442,6 +442,9 @@ class Formula:
 
 
 NONDIFF = "nondifferentiable"
+# In-place ops that change only the metadata of their input (in-place views).
+METADATA_INPLACE = frozenset(("t_", "transpose_", "swapaxes_", "swapdims_", "unsqueeze_",
+                              "squeeze_", "as_strided_"))
 _NO_EDGE = (None, 0)
 _EMPTY = frozenset()
 
@@ -466,8 +469,13 @@ def record_call(op, impl, args, kwargs):
     values = formula.bind(args, kwargs)
     inplace = op.kind == "inplace"
     old_self = None
+    pre_meta = None
     if inplace:
         target = values["input"]
+        if isinstance(target, Tensor):
+            # The input as it was (``t_`` changes the shape the gradient must come back to).
+            pre_meta = (target._shape, target._dtype, target._storage.device, target._stride,
+                        target._offset)
         if isinstance(target, Tensor) and "input" in formula.save:
             # The formula needs ``self`` as it was before the write (mul_ needs it).
             old_self = _clone_raw(target)
@@ -513,9 +521,10 @@ def record_call(op, impl, args, kwargs):
                 fn = v._grad_fn if v._view_version is None else v.grad_fn
                 e = (fn, v._output_nr) if fn is not None else (accumulator_of(v), 0)
             edges.append(e)
-            meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset)
-                        if old_self is None or name != "input" else
-                        (old_self._shape, old_self._dtype, old_self.device, old_self._stride, 0))
+            if name == "input" and pre_meta is not None:
+                meta.append(pre_meta)
+            else:
+                meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset))
             needs.append(e[0] is not None)
         else:
             edges.append((None, 0))
@@ -574,7 +583,13 @@ def record_call(op, impl, args, kwargs):
     node._saved = saved
     if inplace:
         target = values["input"]
-        if target._base is not None:
+        if op.name in METADATA_INPLACE:
+            # ``t_``, ``unsqueeze_``...: the data is untouched, only this tensor's view of it
+            # changes, so the base keeps its history and this tensor gets the view's node.
+            _set_history(target, node, 0)
+            if target._base is not None:
+                target._view_version = target._version_counter.value
+        elif target._base is not None:
             _rebase_view(target, node)
         else:
             _set_history(target, node, 0)

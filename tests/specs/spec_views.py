@@ -258,4 +258,34 @@ SPECS = [
         case(lambda lib, x: x[None, ..., None, ...], make=x234, name="none-ellipses"),
         case(lambda lib, x: x[..., None], name="trailing-none"),
     ]),
+    # In-place views: the tensor itself takes the new metadata (version bumped).
+    OpSpec("t_", [
+        case(lambda lib, x: x.t_()),
+        case(lambda lib, x: (x, x.t_())[0], name="same-object"),
+        case(lambda lib, x: x[0].t_(), name="1d"),
+        case(lambda lib, x: x.t_(), make=x234, name="3d"),
+        case(lambda lib, x: (lambda v: (v.t_(), x._version))(x[1:]), name="view-version"),
+    ]),
+    OpSpec("transpose_", [
+        case(lambda lib, x: x.transpose_(0, 1)),
+        case(lambda lib, x: x.swapaxes_(0, 2), make=x234),
+        case(lambda lib, x: x.swapdims_(-1, 1), make=x234),
+        case(lambda lib, x: x.transpose_(0, 2), name="bad-dim"),
+    ]),
+    OpSpec("unsqueeze_", [
+        case(lambda lib, x: x.unsqueeze_(1)),
+        case(lambda lib, x: x.t().unsqueeze_(-1), name="transposed"),
+        case(lambda lib, x: x.unsqueeze_(3), name="bad-dim"),
+    ]),
+    OpSpec("squeeze_", [
+        case(lambda lib, x: x[:1].squeeze_()),
+        case(lambda lib, x: x[:, :1].squeeze_(1), name="dim"),
+        case(lambda lib, x: x[:1, :1].squeeze_((0, 1)), name="dims"),
+        case(lambda lib, x: x.squeeze_(0), name="not-size-1"),
+    ]),
+    OpSpec("as_strided_", [
+        case(lambda lib, x: x.as_strided_((2, 2), (1, 2), 1)),
+        case(lambda lib, x: x.as_strided_((3, 3), (1, 1)), name="overlapping"),
+        case(lambda lib, x: x.as_strided_((20,), (1,)), name="out-of-bounds"),
+    ]),
 ]
