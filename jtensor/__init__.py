@@ -44,6 +44,8 @@ import jtensor.utils.checkpoint  # noqa: E402,F401
 from . import nn  # noqa: E402,F401 (torch.nn is there after import torch, too)
 from . import optim  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
+from . import amp  # noqa: E402,F401
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from ._sparse import sparse_coo, sparse_coo_tensor  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402

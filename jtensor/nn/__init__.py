@@ -1,6 +1,7 @@
 """``jtensor.nn``: modules, parameters, ``functional``, ``init`` and ``utils``."""
 
 from . import functional  # noqa: F401
+from . import init  # noqa: F401
 from . import utils  # noqa: F401 (nn.utils.clip_grad_norm_, nn.utils.rnn)
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all

@@ -1,0 +1,399 @@
+"""Convolutions: ``conv1d`` and ``conv2d``.
+
+One implementation (2-d; 1-d inputs get a height of 1): the (padded) input is seen in
+NHWC order, its sliding windows are an ``as_strided`` view ``(N, OH, OW, kh, kw, C)`` (stride-
+and dilation-aware, no copy), which is gathered once into columns and multiplied with the
+weight in a single matmul (batched over the groups; an einsum for depthwise). The result is computed as ``(N, OH, OW, O)``, so a
+``channels_last`` output costs nothing and a contiguous NCHW one one transpose-copy: the
+output takes PyTorch's memory format (channels_last when the input or the weight is).
+
+The op is an ``autograd.Function`` with an explicit backward (``ConvolutionBackward0``, as in
+PyTorch): the weight gradient is one matmul with the recomputed columns, the input gradient
+one matmul and a kh*kw-step col2im. float16/bfloat16 are computed in float32 and rounded
+(as PyTorch's CPU kernels accumulate).
+"""
+
+import numpy as np
+
+from ..._errors import TensorRuntimeError, TensorTypeError
+from ..._layout import channels_last_strides, is_channels_last
+from ..._tensor import Tensor
+from ...autograd import function as _function
+
+__all__ = ["conv1d", "conv2d"]
+
+
+def _name_node(fn_cls, name):
+    """Give a Function's backward node PyTorch's name (``ConvolutionBackward0``...)."""
+    fn_cls._node_name = name
+    _function._NODE_CLASSES[fn_cls] = type(name, (_function.BackwardCFunction,),
+                                           {"_function": fn_cls})
+
+
+class _DoubleBackwardError(_function.Function):
+    """Passes first-order gradients through; differentiating them again raises (the
+    kernels' backward is not itself differentiable), instead of a silently wrong zero."""
+
+    @staticmethod
+    def forward(ctx, op, count, *tensors):
+        ctx.op = op
+        return tuple(t.detach() for t in tensors[:count])
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise TensorRuntimeError(
+            f"double backward (a derivative of the gradient) through {ctx.op} is not "
+            f"supported yet: compute first-order gradients only (create_graph=False), or "
+            f"build the op from differentiable primitives")
+
+
+def _first_order_only(op, deps=lambda ctx: ()):
+    """Decorator for a Function's ``backward`` written on raw arrays: when the caller asked
+    for a graph of the gradient (``create_graph=True``), the returned gradients get a node
+    that raises if anyone differentiates through them."""
+
+    def decorate(backward):
+        def wrapper(ctx, *grads):
+            results = backward(ctx, *grads)
+            from ..._dispatch import grad_mode
+
+            if not grad_mode.enabled:
+                return results
+            sources = [g for g in grads if isinstance(g, Tensor)] + list(deps(ctx))
+            if not any(t._requires_grad for t in sources):
+                return results
+            present = [i for i, r in enumerate(results) if isinstance(r, Tensor)]
+            wrapped = _DoubleBackwardError.apply(op, len(present),
+                                                 *[results[i] for i in present], *sources)
+            if not isinstance(wrapped, tuple):
+                wrapped = (wrapped,)
+            out = list(results)
+            for i, w in zip(present, wrapped):
+                out[i] = w
+            return tuple(out)
+
+        return wrapper
+
+    return decorate
+
+
+def _xp(t):
+    return t._storage._backend.xp
+
+
+def _compute_dtype(t):
+    """The array dtype the math runs in: float32 for the 16-bit floats."""
+    return np.float32 if t._dtype.itemsize == 2 and t._dtype.is_floating_point else \
+        t._dtype.numpy
+
+
+def _pair(value, name, n=2):
+    if isinstance(value, (list, tuple)):
+        if len(value) == 1:
+            value = tuple(value) * n
+        if len(value) != n:
+            raise TensorRuntimeError(f"expected {name} to be a single integer value or a list "
+                                     f"of {n} values to match the convolution dimensions, "
+                                     f"but got {name}={list(value)}")
+        return tuple(int(v) for v in value)
+    return (int(value),) * n
+
+
+def _wrap(arr, dtype, device):
+    return Tensor._from_array(arr, dtype, device)
+
+
+def _wrap_channels_last(xp, nhwc, dtype, device):
+    """A channels_last (N, C, H, W) tensor over the NHWC array ``nhwc`` (PyTorch's
+    channels_last strides even where a dim is 1)."""
+    t = Tensor._from_array(xp.ascontiguousarray(nhwc), dtype, device)
+    n, h, w, c = nhwc.shape
+    shape = (n, c, h, w)
+    return Tensor._make(t._storage, shape, channels_last_strides(shape), 0, dtype)
+
+
+def _windows(xp, xh, out_hw, kernel, stride, dilation):
+    """(N, OH, OW, kh, kw, C) view of the NHWC array ``xh``: the sliding windows."""
+    n, _, _, c = xh.shape
+    sn, sh, sw, sc = xh.strides
+    return xp.lib.stride_tricks.as_strided(
+        xh, (n, out_hw[0], out_hw[1], kernel[0], kernel[1], c),
+        (sn, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1], sc),
+        writeable=False)
+
+
+def _padded_nhwc(xp, x_arr, pads, ct):
+    """NHWC array of the NCHW array ``x_arr`` with zero padding ``((top, bottom), (l, r))``."""
+    xh = x_arr.transpose(0, 2, 3, 1)
+    if xh.dtype != ct:
+        xh = xh.astype(ct)
+    (pt, pb), (pl, pr) = pads
+    if pt or pb or pl or pr:
+        n, h, w, c = xh.shape
+        out = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=ct)
+        out[:, pt:pt + h, pl:pl + w, :] = xh
+        return out
+    return xh
+
+
+def _columns(xp, x_arr, meta):
+    """(N*OH*OW, kh, kw, C) columns of the input: the windows gathered in one copy."""
+    pads, kernel, stride, dilation, _, out_hw, ct = meta
+    xh = _padded_nhwc(xp, x_arr, pads, ct)
+    n, c = xh.shape[0], xh.shape[3]
+    win = _windows(xp, xh, out_hw, kernel, stride, dilation)
+    return xp.ascontiguousarray(win).reshape(n * out_hw[0] * out_hw[1], kernel[0], kernel[1], c)
+
+
+def _grouped_cols(xp, cols, groups):
+    """(groups, M, kh*kw*Cg) contiguous columns of each group."""
+    m, kh, kw, c = cols.shape
+    g = cols.reshape(m, kh * kw, groups, c // groups).transpose(2, 0, 1, 3)
+    return xp.ascontiguousarray(g).reshape(groups, m, -1)
+
+
+def _grouped_weight(xp, w_arr, groups, ct):
+    """(groups, Og, kh*kw*Cg) contiguous weight rows of each group."""
+    o = w_arr.shape[0]
+    return _weight_rows(xp, w_arr, 0, o, ct).reshape(groups, o // groups, -1)
+
+
+def _weight_rows(xp, w_arr, gi, og, ct):
+    """(Og, kh*kw*Cg) weight rows of group ``gi``, columns ordered like ``_columns``."""
+    wg = w_arr[gi * og:(gi + 1) * og].transpose(0, 2, 3, 1)
+    return xp.ascontiguousarray(wg, dtype=ct).reshape(og, -1)
+
+
+class _Convolution(_function.Function):
+    @staticmethod
+    def forward(ctx, input, weight, bias, meta, squeeze, batched, channels_last):
+        xp = _xp(input)
+        groups, out_hw, ct = meta[4:]
+        x_arr, w_arr = input._array(), weight._array()
+        if squeeze:  # conv1d: height 1
+            x_arr, w_arr = x_arr[:, :, None, :], w_arr[:, :, None, :]
+        n, c = x_arr.shape[:2]
+        o = w_arr.shape[0]
+        cols = _columns(xp, x_arr, meta)  # (M, kh, kw, C)
+        # Matmuls on C-contiguous operands (NumPy hands those to BLAS): one 2-d product,
+        # or one product batched over the groups.
+        if groups == 1:
+            out = xp.matmul(cols.reshape(cols.shape[0], -1), _weight_rows(xp, w_arr, 0, o, ct).T)
+        elif groups == c:  # depthwise: one input channel per group, no gather needed
+            out = xp.einsum("mkg,gok->mgo", cols.reshape(cols.shape[0], -1, c),
+                            _grouped_weight(xp, w_arr, groups, ct)).reshape(cols.shape[0], o)
+        else:
+            out = xp.matmul(_grouped_cols(xp, cols, groups),
+                            _grouped_weight(xp, w_arr, groups, ct).transpose(0, 2, 1).copy())
+            out = out.transpose(1, 0, 2).reshape(cols.shape[0], o)
+        if bias is not None:
+            out += bias._array().astype(ct, copy=False)
+        out = out.reshape(n, out_hw[0], out_hw[1], o)
+        ctx.meta = meta
+        ctx.shape_info = (squeeze, batched)
+        ctx.save_for_backward(input, weight)
+        ctx.has_bias = bias is not None
+        if channels_last and not squeeze:
+            return _wrap_channels_last(xp, out, input._dtype, input.device)
+        out = out.transpose(0, 3, 1, 2)
+        if squeeze:
+            out = out[:, :, 0, :]
+        return _wrap(xp.ascontiguousarray(out), input._dtype, input.device)
+
+    @staticmethod
+    @_first_order_only("conv2d", lambda ctx: ctx.saved_tensors)
+    def backward(ctx, grad):
+        input, weight = ctx.saved_tensors
+        xp = _xp(input)
+        pads, kernel, stride, dilation, groups, out_hw, ct = ctx.meta
+        squeeze = ctx.shape_info[0]
+        g_arr = grad._array()
+        x_arr, w_arr = input._array(), weight._array()
+        if squeeze:
+            g_arr, x_arr, w_arr = g_arr[:, :, None, :], x_arr[:, :, None, :], w_arr[:, :, None, :]
+        n, c, h, w = x_arr.shape
+        o = w_arr.shape[0]
+        og, cg = o // groups, c // groups
+        m = n * out_hw[0] * out_hw[1]
+        gm = xp.ascontiguousarray(g_arr.transpose(0, 2, 3, 1), dtype=ct).reshape(m, o)
+        grad_input = grad_weight = grad_bias = None
+        needs = ctx.needs_input_grad
+        if needs[1]:
+            cols = _columns(xp, x_arr, ctx.meta)
+            if groups == 1:
+                gw = xp.matmul(gm.T, cols.reshape(m, -1))
+            elif groups == c:
+                gw = xp.einsum("mgo,mkg->gok", gm.reshape(m, groups, og),
+                               cols.reshape(m, -1, c))
+            else:
+                gmt = xp.ascontiguousarray(gm.reshape(m, groups, og).transpose(1, 2, 0))
+                gw = xp.matmul(gmt, _grouped_cols(xp, cols, groups))
+            gw = gw.reshape(o, kernel[0], kernel[1], cg)
+            gw = gw.transpose(0, 3, 1, 2)
+            if squeeze:
+                gw = gw[:, :, 0, :]
+            grad_weight = _wrap(xp.ascontiguousarray(gw), weight._dtype, weight.device)
+        if needs[0]:
+            if groups == 1:
+                dcols = xp.matmul(gm, _weight_rows(xp, w_arr, 0, o, ct))
+            elif groups == c:
+                dcols = xp.einsum("mgo,gok->mkg", gm.reshape(m, groups, og),
+                                  _grouped_weight(xp, w_arr, groups, ct))
+            else:
+                gmg = xp.ascontiguousarray(gm.reshape(m, groups, og).transpose(1, 0, 2))
+                dcols = xp.matmul(gmg, _grouped_weight(xp, w_arr, groups, ct))  # (g, M, K*Cg)
+                dcols = dcols.reshape(groups, m, kernel[0] * kernel[1], cg).transpose(1, 2, 0, 3)
+            dcols = dcols.reshape(n, out_hw[0], out_hw[1], kernel[0], kernel[1], c)
+            (pt, pb), (pl, pr) = pads
+            hp, wp = h + pt + pb, w + pl + pr
+            dx = xp.zeros((n, hp, wp, c), dtype=ct)
+            sh, sw = stride
+            eh, ew = sh * (out_hw[0] - 1) + 1, sw * (out_hw[1] - 1) + 1
+            for i in range(kernel[0]):  # col2im: one strided add per kernel offset
+                r0 = i * dilation[0]
+                for j in range(kernel[1]):
+                    c0 = j * dilation[1]
+                    dx[:, r0:r0 + eh:sh, c0:c0 + ew:sw] += dcols[:, :, :, i, j]
+            dx = dx[:, pt:pt + h, pl:pl + w].transpose(0, 3, 1, 2)
+            if squeeze:
+                dx = dx[:, :, 0, :]
+            grad_input = _wrap(xp.ascontiguousarray(dx), input._dtype, input.device)
+        if ctx.has_bias and needs[2]:
+            gb = gm.sum(axis=0)
+            grad_bias = _wrap(gb, input._dtype, input.device)
+        return grad_input, grad_weight, grad_bias, None, None, None, None
+
+
+_name_node(_Convolution, "ConvolutionBackward0")
+
+
+def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
+    name = f"conv{nd}d"
+    if not isinstance(input, Tensor):
+        raise TensorTypeError(f"{name}() argument 'input' (position 1) must be Tensor, not "
+                              f"{type(input).__name__}")
+    if not isinstance(weight, Tensor):
+        raise TensorTypeError(f"{name}() argument 'weight' (position 2) must be Tensor, not "
+                              f"{type(weight).__name__}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TensorTypeError(f"{name}() argument 'bias' (position 3) must be Tensor, not "
+                              f"{type(bias).__name__}")
+    from ...amp import autocast_mode as _amp
+    if _amp._state.depth:
+        input, weight, bias = _amp.cast_inputs("lower", input, weight, bias)
+    dim = input.dim()
+    if dim not in (nd + 1, nd + 2):
+        raise TensorRuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
+            f"input of size: {list(input._shape)}")
+    if weight.dim() != nd + 2:
+        raise TensorRuntimeError(
+            f"weight should have at least three dimensions and be {nd + 2}-D for {name}, but "
+            f"got weight of size {list(weight._shape)}")
+    if not input._dtype.is_floating_point:
+        raise TensorRuntimeError(f"{name}: expected a floating-point input, got {input.dtype}; "
+                                 f"convert it with .float()")
+    if input._dtype != weight._dtype or (bias is not None and bias._dtype != input._dtype):
+        other = weight if input._dtype != weight._dtype else bias
+        raise TensorRuntimeError(
+            f"Input type ({input.dtype}) and {'weight' if other is weight else 'bias'} type "
+            f"({other.dtype}) should be the same: cast them with .to(dtype)")
+    if input.device != weight.device:
+        raise TensorRuntimeError(f"Input ({input.device}) and weight ({weight.device}) must be "
+                                 f"on the same device")
+    batched = dim == nd + 2
+    if not batched:  # PyTorch adds the batch dim and squeezes it (SqueezeBackward1)
+        return _check_and_run(input.unsqueeze(0), weight, bias, stride, padding, dilation,
+                              groups, nd).squeeze(0)
+    groups = int(groups)
+    if groups <= 0:
+        raise TensorRuntimeError("non-positive groups is not supported")
+    stride = _pair(stride, "stride", nd)
+    dilation = _pair(dilation, "dilation", nd)
+    if any(s <= 0 for s in stride):
+        raise TensorRuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise TensorRuntimeError("dilation should be greater than zero")
+    shape = tuple(input._shape) if batched else (1,) + tuple(input._shape)
+    wshape = tuple(weight._shape)
+    kernel = wshape[2:]
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * nd
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise TensorRuntimeError(
+                    "padding='same' is not supported for strided convolutions")
+            pads = []
+            for k, d in zip(kernel, dilation):
+                total = d * (k - 1)
+                pads.append((total // 2, total - total // 2))
+            pads = tuple(pads)
+        else:
+            raise TensorRuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        p = _pair(padding, "padding", nd)
+        if any(v < 0 for v in p):
+            raise TensorRuntimeError("negative padding is not supported")
+        pads = tuple((v, v) for v in p)
+    if wshape[0] % groups:
+        raise TensorRuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+            f"0, but got weight of size {list(wshape)} instead")
+    if shape[1] != wshape[1] * groups:
+        raise TensorRuntimeError(
+            f"Given groups={groups}, weight of size {list(wshape)}, expected input"
+            f"{list(input._shape)} to have {wshape[1] * groups} channels, but got {shape[1]} "
+            f"channels instead")
+    if bias is not None and (bias.dim() != 1 or bias._shape[0] != wshape[0]):
+        raise TensorRuntimeError(
+            f"Given weight of size {list(wshape)}, expected bias to be 1-dimensional with "
+            f"{wshape[0]} elements, but got bias of size {list(bias._shape)} instead")
+    spatial = shape[2:]
+    padded = [s + a + b for s, (a, b) in zip(spatial, pads)]
+    eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+    if any(p < e for p, e in zip(padded, eff)):
+        dims = " x ".join(str(p) for p in padded)
+        raise TensorRuntimeError(
+            f"Calculated padded input size per channel: ({dims}). Kernel size: "
+            f"({' x '.join(str(e) for e in eff)}). Kernel size can't be greater than actual "
+            f"input size")
+    out = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride))
+    if nd == 1:
+        pads = ((0, 0),) + pads
+        kernel = (1,) + tuple(kernel)
+        stride = (1,) + stride
+        dilation = (1,) + dilation
+        out = (1,) + out
+    channels_last = nd == 2 and any(
+        is_channels_last(t._shape, t._stride) and not t.is_contiguous()
+        for t in (input, weight))
+    ct = _compute_dtype(input)
+    meta = (pads, tuple(kernel), stride, dilation, groups, out, ct)
+    return _Convolution.apply(input, weight, bias, meta, nd == 1, batched, channels_last)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-d convolution (cross-correlation) of ``input`` ``(N, C, H, W)`` or ``(C, H, W)``
+    with ``weight`` ``(O, C/groups, kh, kw)``, as ``torch.nn.functional.conv2d``.
+
+    ``padding`` is an int, a pair, ``'valid'`` (none) or ``'same'`` (output as large as the
+    input; stride 1 only; an odd total is padded one more on the right/bottom). The output is
+    ``channels_last`` when the input or the weight is.
+
+    >>> import jtensor as torch
+    >>> torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 2, 2)).shape
+    torch.Size([1, 1, 2, 2])
+    """
+    return _check_and_run(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-d convolution of ``input`` ``(N, C, L)`` or ``(C, L)`` with ``weight``
+    ``(O, C/groups, k)``, as ``torch.nn.functional.conv1d`` (same options as ``conv2d``).
+
+    >>> import jtensor as torch
+    >>> torch.nn.functional.conv1d(torch.ones(1, 1, 5), torch.ones(1, 1, 3)).shape
+    torch.Size([1, 1, 3])
+    """
+    return _check_and_run(input, weight, bias, stride, padding, dilation, groups, 1)

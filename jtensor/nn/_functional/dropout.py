@@ -1,0 +1,115 @@
+"""Dropout: ``dropout``, ``dropout1d``, ``dropout2d``, ``dropout3d`` (``jtensor.nn.functional``).
+
+Training zeroes each element (or each channel) with probability ``p`` and scales the rest by
+``1 / (1 - p)``: ``input * mask`` (``MulBackward0``, as PyTorch on CPU). In evaluation, with
+``p == 0`` or an empty input the input itself is returned. The mask comes from jtensor's
+random generator.
+"""
+
+import warnings
+
+from ..._errors import TensorRuntimeError, TensorValueError
+
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise TensorValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _apply_noise(input, p, inplace, noise_shape):
+    if p == 1.0:
+        noise = input.new_zeros(noise_shape)
+    else:
+        noise = input.new_empty(noise_shape).bernoulli_(1.0 - p)
+        noise.div_(1.0 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the others by ``1/(1-p)``
+    (only when ``training``).
+
+    >>> import jtensor as torch
+    >>> x = torch.ones(4)
+    >>> torch.nn.functional.dropout(x, 0.5, training=False) is x
+    True
+    """
+    _check_p(p)
+    if p == 0.0 or not training or input.numel() == 0:
+        return input
+    if not input.is_floating_point():
+        raise TensorRuntimeError(f"dropout: expected a floating point input, got {input.dtype}")
+    return _apply_noise(input, p, inplace, tuple(input.shape))
+
+
+def _feature_dropout(input, p, training, inplace):
+    _check_p(p)
+    if p == 0.0 or not training or input.numel() == 0:
+        return input
+    if input.dim() < 2:
+        raise TensorRuntimeError(
+            "Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape)
+    noise_shape = shape[:2] + (1,) * (len(shape) - 2)
+    return _apply_noise(input, p, inplace, noise_shape)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of a ``(N, C, L)`` or ``(C, L)`` input with probability ``p``."""
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (2, 3):
+        raise TensorRuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
+    if inp_dim == 2:
+        x = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+        result = _feature_dropout(x, p, training, inplace)
+        return result.squeeze_(0) if inplace else result.squeeze(0)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of a ``(N, C, H, W)`` input with probability ``p``; as PyTorch, a
+    3-D input is taken as ``(N, C, L)`` (with a warning)."""
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, "
+            "and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if inp_dim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of a ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with
+    probability ``p``."""
+    _check_p(p)
+    inp_dim = input.dim()
+    if inp_dim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is deprecated and "
+            "will result in an error in a future release. To retain the behavior and silence "
+            "this warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, "
+            "and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    if inp_dim != 5:
+        x = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+        result = _feature_dropout(x, p, training, inplace)
+        return result.squeeze_(0) if inplace else result.squeeze(0)
+    return _feature_dropout(input, p, training, inplace)

@@ -1,0 +1,109 @@
+"""``embedding`` (``jtensor.nn.functional``): rows of a weight matrix picked by index.
+
+A custom ``autograd.Function`` (node ``EmbeddingBackward0``, as PyTorch) so that the rows
+at ``padding_idx`` get no gradient and ``scale_grad_by_freq`` divides each row's gradient by
+its index's count in the batch. The backward is written with public ops (differentiable
+again).
+"""
+
+from ..._errors import TensorIndexError, TensorRuntimeError
+from ...autograd.function import Function, _node_class
+
+__all__ = ["embedding"]
+
+
+def _no_grad():
+    from ...autograd.grad_mode import no_grad
+
+    return no_grad()
+
+
+class _Embedding(Function):
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        flat = indices.reshape(-1)
+        out = weight.index_select(0, flat)
+        ctx.save_for_backward(indices)
+        ctx.num_weights = weight.shape[0]
+        ctx.padding_idx = padding_idx
+        ctx.scale_grad_by_freq = scale_grad_by_freq
+        return out.view(*tuple(indices.shape), weight.shape[1])
+
+    @staticmethod
+    def backward(ctx, grad):
+        (indices,) = ctx.saved_tensors
+        if not ctx.needs_input_grad[0]:
+            return None, None, None, None
+        dim = grad.shape[-1]
+        flat = indices.reshape(-1)
+        g = grad.reshape(-1, dim)
+        if ctx.padding_idx >= 0:
+            g = g.masked_fill((flat == ctx.padding_idx).unsqueeze(1), 0)
+        if ctx.scale_grad_by_freq:
+            counts = g.new_zeros(ctx.num_weights).index_add_(
+                0, flat, g.new_ones(flat.shape[0]))
+            g = g / counts.index_select(0, flat).unsqueeze(1)
+        # in place on the fresh zeros: no copy of the (num_embeddings, dim) table
+        gw = g.new_zeros(ctx.num_weights, dim).index_add_(0, flat, g)
+        return gw, None, None, None
+
+
+_node_class(_Embedding).__name__ = "EmbeddingBackward0"
+
+
+def _embedding_renorm_(weight, indices, max_norm, norm_type):
+    with _no_grad():
+        rows = indices.reshape(-1).unique()
+        selected = weight.index_select(0, rows)
+        norms = selected.norm(norm_type, 1)
+        over = norms > max_norm
+        if bool(over.any()):
+            scale = (max_norm / (norms + 1e-7)).where(over, norms.new_ones(()))
+            weight.index_copy_(0, rows, selected * scale.unsqueeze(1))
+    return weight
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """``weight[input]``: an ``(*)`` integer tensor of indices gives ``(*, embedding_dim)``.
+
+    ``padding_idx``: that row receives no gradient. ``max_norm``: the rows looked up are
+    first renormalised in place to norm at most ``max_norm`` (``norm_type``-norm).
+    ``scale_grad_by_freq``: gradients divided by each index's frequency in ``input``.
+    ``sparse`` is accepted; the gradient is dense.
+
+    >>> import jtensor as torch
+    >>> w = torch.arange(6.).view(3, 2)
+    >>> torch.nn.functional.embedding(torch.tensor([2, 0]), w).tolist()
+    [[4.0, 5.0], [0.0, 1.0]]
+    """
+    if weight.dim() != 2:
+        raise TensorRuntimeError(f"'weight' must be 2-D, got a {weight.dim()}-D tensor")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num, "Padding_idx must be within num_embeddings"
+            padding_idx = num + padding_idx
+    else:
+        padding_idx = -1
+    dtype = str(input.dtype)
+    if dtype not in ("torch.int64", "torch.int32"):
+        name = {"torch.float32": "FloatTensor", "torch.float64": "DoubleTensor",
+                "torch.float16": "HalfTensor", "torch.int16": "ShortTensor",
+                "torch.int8": "CharTensor", "torch.uint8": "ByteTensor",
+                "torch.bool": "BoolTensor"}.get(dtype, dtype)
+        raise TensorRuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{name} instead (while checking arguments for "
+            "embedding)")
+    if input.numel():
+        lo, hi = int(input.min()), int(input.max())
+        if lo < 0 or hi >= num:
+            bad = lo if lo < 0 else hi
+            raise TensorIndexError(
+                f"index out of range in self (index {bad}, num_embeddings {num})")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    return _Embedding.apply(weight, input, padding_idx, bool(scale_grad_by_freq))

@@ -1,0 +1,323 @@
+"""Normalization: ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``,
+``normalize`` (``jtensor.nn.functional``).
+
+``layer_norm`` and ``batch_norm`` are fused ``autograd.Function``s with PyTorch's node names
+(``NativeLayerNormBackward0``, ``NativeBatchNormBackward0``) and the closed-form backward
+(``rstd * (g - mean(g) - xhat * mean(g * xhat))``); the backward is written with public ops
+and, under ``create_graph``, recomputes the statistics from the input so that double backward
+is exact. The others compose public ops. Running statistics are updated in place without
+history.
+"""
+
+from ..._dispatch import grad_mode
+from ..._errors import TensorRuntimeError, TensorValueError
+from ...autograd.function import Function, _node_class
+
+__all__ = ["batch_norm", "group_norm", "layer_norm", "normalize", "rms_norm"]
+
+
+def _no_grad():
+    from ...autograd.grad_mode import no_grad
+
+    return no_grad()
+
+
+class _NativeNorm(Function):
+    """``(x - mean) * rstd * weight + bias`` with the statistics over ``dims``.
+
+    ``stats`` None: the batch statistics (differentiated through), and ``update`` =
+    ``(running_mean, running_var, momentum)`` is updated from them (unbiased variance);
+    otherwise the fixed ``(mean, var)`` (batch norm in evaluation). ``pshape``: the shape weight and bias are
+    viewed as to broadcast against ``x``."""
+
+    _node_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, dims, pshape, eps, stats, update=None):
+        if stats is None:
+            mean = x.mean(dims, keepdim=True)
+            xhat = x - mean  # reused: centred values, then normalized in place
+            var = (xhat * xhat).mean(dims, keepdim=True)
+            if update is not None:  # batch norm's running statistics
+                running_mean, running_var, momentum = update
+                C = running_mean.numel() if running_mean is not None else running_var.numel()
+                n = x.numel() // C
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(
+                        mean.reshape(C).to(running_mean.dtype), alpha=momentum)
+                if running_var is not None:
+                    running_var.mul_(1 - momentum).add_(
+                        (var.reshape(C) * (n / (n - 1))).to(running_var.dtype), alpha=momentum)
+        else:
+            mean, var = stats
+            xhat = x - mean
+        rstd = (var + eps).rsqrt()
+        xhat.mul_(rstd)
+        affine = weight is not None or bias is not None
+        if weight is not None:
+            out = xhat * weight.view(pshape)
+            if bias is not None:
+                out.add_(bias.view(pshape))
+        elif bias is not None:
+            out = xhat + bias.view(pshape)
+        else:
+            out = xhat
+        # xhat is kept when it is not the (user-visible) output; otherwise recomputed.
+        ctx.save_for_backward(x, weight, mean, rstd, xhat if affine else None)
+        ctx.dims, ctx.pshape, ctx.eps, ctx.fixed = dims, pshape, eps, stats is not None
+        ctx.param_dims = tuple(d for d in range(x.dim()) if pshape[d] == 1)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x, weight, mean, rstd, xhat = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        graph = grad_mode.enabled  # create_graph: build everything out of place, from x
+        dims = ctx.dims
+        if graph and not ctx.fixed:
+            # the statistics as functions of x, so double backward is exact
+            mean = x.mean(dims, keepdim=True)
+            centred = x - mean
+            rstd = ((centred * centred).mean(dims, keepdim=True) + ctx.eps).rsqrt()
+            xhat = centred * rstd
+        elif graph or xhat is None:
+            xhat = (x - mean) * rstd
+        pdims = ctx.param_dims
+
+        def param_sum(t):
+            return t.sum(pdims) if pdims else t
+
+        gw = param_sum(g * xhat).view(weight.shape) if need_w else None
+        gb = param_sum(g).view(-1 if weight is None else weight.shape) if need_b else None
+        if need_b and weight is None:
+            gb = gb.view(tuple(ctx.pshape[d] for d in range(len(ctx.pshape))
+                               if d not in pdims))
+        gx = None
+        if need_x:
+            gxh = g * weight.view(ctx.pshape) if weight is not None else g
+            if ctx.fixed:
+                gx = gxh * rstd
+            elif graph:
+                gx = (gxh - gxh.mean(dims, keepdim=True)
+                      - xhat * (gxh * xhat).mean(dims, keepdim=True)) * rstd
+            else:
+                proj = (gxh * xhat).mean(dims, keepdim=True)
+                gx = gxh - gxh.mean(dims, keepdim=True)
+                gx.sub_(xhat * proj)
+                gx.mul_(rstd)
+        return gx, gw, gb, None, None, None, None, None
+
+
+class _NativeBatchNorm(_NativeNorm):
+    _node_name = "NativeBatchNormBackward0"
+
+
+_node_class(_NativeNorm).__name__ = "NativeLayerNormBackward0"
+_node_class(_NativeBatchNorm).__name__ = "NativeBatchNormBackward0"
+
+
+def _check_dtypes(input, *params):
+    """PyTorch's CPU rule: parameters share the input's dtype, except that float16/bfloat16
+    inputs may take float32 parameters. Returns whether to compute in float32 (low-precision
+    inputs are normalized in float32 and the result cast back, as PyTorch accumulates)."""
+    low = str(input.dtype) in ("torch.float16", "torch.bfloat16")
+    for p in params:
+        if p is None or p.dtype == input.dtype:
+            continue
+        if low and str(p.dtype) == "torch.float32":
+            continue
+        if low:
+            raise TensorRuntimeError(
+                "mixed dtype (CPU): expect parameter to have scalar type of Float")
+        raise TensorRuntimeError(
+            f"mixed dtype (CPU): all inputs must share same datatype. Got input {input.dtype} "
+            f"and a parameter of {p.dtype}; convert them to one dtype.")
+    return low
+
+
+def _f32(t):
+    return None if t is None else t.float()
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the trailing ``normalized_shape`` dims (biased variance), then scale
+    by ``weight`` and shift by ``bias`` (both of shape ``normalized_shape``).
+
+    >>> import jtensor as torch
+    >>> y = torch.nn.functional.layer_norm(torch.tensor([[1., 2., 3.]]), (3,))
+    >>> [round(v, 4) for v in y[0].tolist()]
+    [-1.2247, 0.0, 1.2247]
+    """
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    k = len(normalized_shape)
+    shape = tuple(input.shape)
+    if k == 0:
+        raise TensorRuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+            "one element, but got normalized_shape = []")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != normalized_shape:
+            raise TensorRuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(t.shape)} and normalized_shape = {list(normalized_shape)}")
+    _check_normalized_shape(shape, normalized_shape, True)
+    if _check_dtypes(input, weight, bias):
+        out = layer_norm(input.float(), normalized_shape, _f32(weight), _f32(bias), eps)
+        return out.to(input.dtype)
+    dims = tuple(range(len(shape) - k, len(shape)))
+    pshape = (1,) * (len(shape) - k) + normalized_shape
+    return _NativeNorm.apply(input, weight, bias, dims, pshape, eps, None, None)
+
+
+def _verify_batch_size(shape):
+    size_prods = shape[0]
+    for s in shape[2:]:
+        size_prods *= s
+    if size_prods == 1:
+        raise TensorValueError(
+            f"Expected more than 1 value per channel when training, got input size "
+            f"torch.Size({list(shape)})")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalize each channel (dim 1) of ``input`` over the batch and spatial dims.
+
+    Training: batch mean and biased variance normalize; ``running_mean``/``running_var``
+    (if given) become ``(1 - momentum) * running + momentum * batch_stat`` with the unbiased
+    batch variance. Evaluation: the running statistics normalize.
+    """
+    shape = tuple(input.shape)
+    if len(shape) < 2:
+        raise TensorValueError(
+            f"batch_norm: expected an input of at least 2 dimensions (N, C, ...), got "
+            f"{len(shape)}D input")
+    if training:
+        _verify_batch_size(shape)
+    C = shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != C:
+            raise TensorRuntimeError(f"{name} should contain {C} elements not {t.numel()}")
+    if not training and (running_mean is None or running_var is None):
+        which = "running_mean" if running_mean is None else "running_var"
+        raise TensorRuntimeError(f"{which} must be defined in evaluation mode")
+    import jtensor as J
+
+    if _check_dtypes(input, running_mean, running_var, weight, bias):
+        out = _batch_norm(J, input.float(), running_mean, running_var, _f32(weight),
+                          _f32(bias), training, momentum, eps)
+        return out.to(input.dtype)
+    return _batch_norm(J, input, running_mean, running_var, weight, bias, training, momentum,
+                       eps)
+
+
+def _batch_norm(J, input, running_mean, running_var, weight, bias, training, momentum, eps):
+    shape = tuple(input.shape)
+    C = shape[1]
+    bshape = (1, C) + (1,) * (len(shape) - 2)
+    dims = (0,) + tuple(range(2, len(shape)))
+    if training:
+        update = (running_mean, running_var, momentum) \
+            if running_mean is not None or running_var is not None else None
+        return _NativeBatchNorm.apply(input, weight, bias, dims, bshape, eps, None, update)
+    mean = running_mean.view(bshape).to(input.dtype)
+    var = running_var.view(bshape).to(input.dtype)
+    if not (grad_mode.enabled and any(t is not None and t._requires_grad
+                                      for t in (input, weight, bias))):
+        # inference: one per-channel scale and shift (two passes over the input)
+        scale = (var + eps).rsqrt()
+        if weight is not None:
+            scale = scale * weight.view(bshape)
+        shift = -mean * scale
+        if bias is not None:
+            shift = shift + bias.view(bshape)
+        out = input * scale
+        return out.add_(shift)
+    return _NativeBatchNorm.apply(input, weight, bias, dims, bshape, eps, (mean, var), None)
+
+
+def _check_normalized_shape(shape, normalized_shape, spaced):
+    k = len(normalized_shape)
+    if len(shape) < k or shape[len(shape) - k:] != normalized_shape:
+        sep = ", " if spaced else ""
+        raise TensorRuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*{sep}{', '.join(str(s) for s in normalized_shape)}], but got input of size"
+            f"{list(shape)}")
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``input / sqrt(mean(input**2) + eps) * weight`` over the trailing
+    ``normalized_shape`` dims; ``eps`` defaults to the dtype's machine epsilon."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    shape = tuple(input.shape)
+    _check_normalized_shape(shape, normalized_shape, False)
+    if weight is not None and tuple(weight.shape) != normalized_shape:
+        raise TensorRuntimeError(
+            f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{list(weight.shape)} and normalized_shape = {list(normalized_shape)}")
+    if eps is None:
+        import jtensor as J
+
+        eps = J.finfo(input.dtype).eps
+    if _check_dtypes(input, weight):
+        return rms_norm(input.float(), normalized_shape, _f32(weight), eps).to(input.dtype)
+    dims = tuple(range(len(shape) - len(normalized_shape), len(shape)))
+    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalize ``(N, C, *)`` over each of ``num_groups`` groups of channels (and the
+    spatial dims), then scale and shift per channel."""
+    shape = tuple(input.shape)
+    if len(shape) < 2:
+        raise TensorRuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {len(shape)}")
+    N, C = shape[0], shape[1]
+    if C % num_groups != 0:
+        raise TensorRuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {list(shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != C):
+            raise TensorRuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {list(t.shape)} and input of shape "
+                f"{list(shape)}")
+    if _check_dtypes(input, weight, bias):
+        return group_norm(input.float(), num_groups, _f32(weight), _f32(bias), eps).to(
+            input.dtype)
+    import jtensor as J
+
+    grouped = input.reshape(N, num_groups, -1)
+    var, mean = J.var_mean(grouped, (2,), correction=0, keepdim=True)
+    out = ((grouped - mean) * (var + eps).rsqrt()).view(shape)
+    bshape = (1, C) + (1,) * (len(shape) - 2)
+    if weight is not None:
+        out = out * weight.view(bshape)
+    if bias is not None:
+        out = out + bias.view(bshape)
+    return out
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along ``dim``.
+
+    >>> import jtensor as torch
+    >>> torch.nn.functional.normalize(torch.tensor([[3., 4.]], dtype=torch.float64)).tolist()
+    [[0.6, 0.8]]
+    """
+    import jtensor as J
+
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return J.div(input, denom, out=out)

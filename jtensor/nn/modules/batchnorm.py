@@ -1,0 +1,122 @@
+"""Batch normalization: ``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d``.
+
+Training normalizes with the batch statistics and (with ``track_running_stats``) updates
+``running_mean``/``running_var`` (unbiased variance) by ``momentum``, or by the cumulative
+average ``1 / num_batches_tracked`` when ``momentum`` is None; evaluation uses the running
+statistics (the batch's when they are not tracked).
+"""
+
+from ..._errors import TensorValueError
+from ..._ops.creation import empty, ones, tensor, zeros
+from .. import init
+from .._functional import normalization as _F
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+
+
+class _NormBase(Module):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
+            import jtensor as J
+
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=J.long, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        """Running mean to 0, running variance to 1, ``num_batches_tracked`` to 0."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        """Reset the running statistics, ``weight`` to ones and ``bias`` to zeros."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            from ...autograd.grad_mode import no_grad
+
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked)
+            else:
+                factor = self.momentum
+        if self.training:
+            bn_training = True
+        else:
+            bn_training = self.running_mean is None and self.running_var is None
+        use_buffers = not self.training or self.track_running_stats
+        return _F.batch_norm(input, self.running_mean if use_buffers else None,
+                          self.running_var if use_buffers else None, self.weight, self.bias,
+                          bn_training, factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization of ``(N, C)`` or ``(N, C, L)`` inputs over ``C`` channels.
+
+    >>> import jtensor as torch
+    >>> torch.nn.BatchNorm1d(3)
+    BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise TensorValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization of ``(N, C, H, W)`` inputs over ``C`` channels."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise TensorValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of ``(N, C, D, H, W)`` inputs over ``C`` channels."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise TensorValueError(f"expected 5D input (got {input.dim()}D input)")
