@@ -157,6 +157,18 @@ def _cast_arg(kind, value):
     return value
 
 
+def _call_with_state(attr, value, fn, args, kwargs):
+    """``fn(*args, **kwargs)`` with this thread's ``_state.<attr>`` set to ``value`` for the
+    call (restored after)."""
+    st = _state
+    previous = getattr(st, attr)
+    setattr(st, attr, value)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        setattr(st, attr, previous)
+
+
 def _wrap(kind, fn, name):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -165,11 +177,7 @@ def _wrap(kind, fn, name):
             return fn(*args, **kwargs)
         args = tuple(_cast_arg(kind, a) for a in args)
         kwargs = {k: _cast_arg(kind, v) for k, v in kwargs.items()}
-        st.inside = True
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            st.inside = False
+        return _call_with_state("inside", True, fn, args, kwargs)
 
     wrapper._autocast_original = fn
     return wrapper
@@ -235,13 +243,7 @@ def _install():
 def _without_autocast(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        st = _state
-        depth = st.depth
-        st.depth = 0
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            st.depth = depth
+        return _call_with_state("depth", 0, fn, args, kwargs)
 
     wrapper._autocast_original = fn
     return wrapper
@@ -255,6 +257,15 @@ def _uninstall():
         for owner, attr, original in reversed(_installed["saved"]):
             setattr(owner, attr, original)
         _installed["saved"] = []
+
+
+# PyTorch's warnings for a ``dtype`` autocast does not support on the device.
+_UNSUPPORTED_DTYPE = {
+    "cpu": "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+           "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
+    "cuda": "In CUDA autocast, but the target dtype is not supported. Disabling autocast.\n"
+            "CUDA Autocast only supports dtypes of torch.float16 and torch.bfloat16 currently.",
+}
 
 
 class autocast:
@@ -290,21 +301,11 @@ class autocast:
             warnings.warn(f"User provided device_type of '{device_type}', but autocast "
                           f"supports only 'cpu' and 'cuda' here. Disabling")
             enabled = False
-        if enabled and device_type == "cpu":
+        if enabled:
             from .. import _dtypes
 
             if self.fast_dtype not in (_dtypes.bfloat16, _dtypes.float16):
-                warnings.warn("In CPU autocast, but the target dtype is not supported. "
-                              "Disabling autocast.\nCPU Autocast only supports dtypes of "
-                              "torch.bfloat16, torch.float16 currently.")
-                enabled = False
-        if enabled and device_type == "cuda":
-            from .. import _dtypes
-
-            if self.fast_dtype not in (_dtypes.bfloat16, _dtypes.float16):
-                warnings.warn("In CUDA autocast, but the target dtype is not supported. "
-                              "Disabling autocast.\nCUDA Autocast only supports dtypes of "
-                              "torch.float16 and torch.bfloat16 currently.")
+                warnings.warn(_UNSUPPORTED_DTYPE[device_type])
                 enabled = False
         self._enabled = enabled
         self._saved = []

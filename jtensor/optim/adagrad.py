@@ -1,13 +1,16 @@
 """``optim.Adagrad`` (``lr_decay``, ``initial_accumulator_value``, weight decay,
 ``maximize``), in PyTorch's exact arithmetic order."""
 
-from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
 from .optimizer import (
     Optimizer,
+    _apply_weight_decay,
+    _check_fused,
+    _check_lr,
+    _check_non_negative,
+    _eval_closure,
     _get_scalar_dtype,
-    _get_value,
-    _to_scalar,
+    _params_with_grad,
+    _scalar_value,
     _use_grad_for_differentiable,
 )
 
@@ -34,29 +37,16 @@ class Adagrad(Optimizer):
                  differentiable=False, fused=None):
         from .._ops.creation import full_like, tensor
 
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(
-                f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_lr(lr)
+        _check_non_negative(("lr_decay value", lr_decay), ("weight_decay value", weight_decay),
+                            ("initial_accumulator_value value", initial_accumulator_value),
+                            ("epsilon value", eps))
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value,
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        _check_fused(fused, differentiable, foreach)
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
@@ -64,18 +54,9 @@ class Adagrad(Optimizer):
                 state["sum"] = full_like(p, initial_accumulator_value)
 
     def __setstate__(self, state):
-        from .._ops.creation import tensor
-
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = tensor(float(p_state["step"]), dtype=_get_scalar_dtype())
+        self._setstate_groups({"foreach": None, "maximize": False, "differentiable": False,
+                               "fused": None}, tensor_step=True)
 
     def share_memory(self):
         """Move the state sums to shared memory (a no-op for the NumPy backend)."""
@@ -88,19 +69,13 @@ class Adagrad(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _eval_closure(closure)
         for group in self.param_groups:
             params, grads, sums, steps = [], [], [], []
-            for p in group["params"]:
-                if p.grad is not None:
-                    params.append(p)
-                    grads.append(p.grad)
-                    state = self.state[p]
-                    sums.append(state["sum"])
-                    steps.append(state["step"])
+            for p in _params_with_grad(group, params, grads):
+                state = self.state[p]
+                sums.append(state["sum"])
+                steps.append(state["step"])
             adagrad(params, grads, sums, steps, lr=group["lr"],
                     weight_decay=group["weight_decay"], lr_decay=group["lr_decay"],
                     eps=group["eps"], maximize=group["maximize"])
@@ -110,13 +85,11 @@ class Adagrad(Optimizer):
 def adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_decay, eps,
             maximize, **_ignored):
     """Functional Adagrad: updates ``params`` and the state tensors in place."""
-    lr = _get_value(_to_scalar(lr))
+    lr = _scalar_value(lr)
     for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
         step_t += 1
-        step = _get_value(step_t)
-        grad = grad if not maximize else -grad
-        if weight_decay != 0:
-            grad = grad.add(param, alpha=weight_decay)
+        step = _scalar_value(step_t)
+        grad = _apply_weight_decay(grad, param, weight_decay, maximize)
         clr = lr / (1 + (step - 1) * lr_decay)
         state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt().add_(eps)

@@ -2,11 +2,16 @@
 PyTorch's exact arithmetic order (the single-tensor CPU path)."""
 
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
 from .optimizer import (
     Optimizer,
+    _apply_weight_decay,
+    _check_fused,
+    _check_lr,
+    _check_non_negative,
+    _eval_closure,
     _get_scalar_dtype,
-    _get_value,
+    _params_with_grad,
+    _scalar_value,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -32,22 +37,16 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        if isinstance(lr, Tensor):
-            if foreach and not capturable:
-                raise ValueError("lr as a Tensor is not supported for capturable=False and "
-                                 "foreach=True")
-            if lr.numel() != 1:
-                raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
+        _check_lr(lr)
+        _check_non_negative(("epsilon value", eps))
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_non_negative(("weight_decay value", weight_decay))
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")  # noqa: TRY004 (PyTorch's type)
@@ -60,41 +59,22 @@ class Adam(Optimizer):
                     "capturable": capturable, "differentiable": differentiable,
                     "fused": fused, "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        _check_fused(fused, differentiable, foreach)
 
     def __setstate__(self, state):
-        from .._ops.creation import tensor
-
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = tensor(float(p_state["step"]), dtype=_get_scalar_dtype())
+        self._setstate_groups({"amsgrad": False, "maximize": False, "foreach": None,
+                               "capturable": False, "differentiable": False,
+                               "decoupled_weight_decay": False, "fused": None},
+                              tensor_step=True)
 
     def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
                     state_steps):
         from .._ops.creation import tensor, zeros_like
 
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            if getattr(p.grad, "is_sparse", False):
-                raise RuntimeError("Adam does not support sparse gradients, please consider "
-                                   "SparseAdam instead")
-            grads.append(p.grad)
+        for p in _params_with_grad(group, params, grads,
+                                   "Adam does not support sparse gradients, please consider "
+                                   "SparseAdam instead"):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = tensor(0.0, dtype=_get_scalar_dtype())
@@ -111,10 +91,7 @@ class Adam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _eval_closure(closure)
         for group in self.param_groups:
             params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps = [], [], [], [], [], []
             beta1, beta2 = group["betas"]
@@ -134,23 +111,21 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
     """Functional Adam/AdamW: updates ``params`` and the state tensors in place."""
     from .. import maximum
 
-    lr = _get_value(_to_scalar(lr))  # a tensor lr / betas enter the update as their values
-    beta1 = _get_value(_to_scalar(beta1))
-    beta2 = _get_value(_to_scalar(beta2))
+    lr = _scalar_value(lr)  # a tensor lr / betas enter the update as their values
+    beta1 = _scalar_value(beta1)
+    beta2 = _scalar_value(beta2)
     for i, param in enumerate(params):
-        grad = grads[i] if not maximize else -grads[i]
         exp_avg = exp_avgs[i]
         exp_avg_sq = exp_avg_sqs[i]
         step_t = state_steps[i]
         step_t += 1
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                param.mul_(1 - lr * weight_decay)
-            else:
-                grad = grad.add(param, alpha=weight_decay)
+        if weight_decay != 0 and decoupled_weight_decay:
+            param.mul_(1 - lr * weight_decay)
+        grad = _apply_weight_decay(grads[i], param,
+                                   0 if decoupled_weight_decay else weight_decay, maximize)
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        step = _get_value(step_t)
+        step = _scalar_value(step_t)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         step_size = lr / bias_correction1

@@ -71,6 +71,49 @@ def _update_param_group_val(param_group, key, val):
         param_group[key] = val
 
 
+def _check_optimizer(optimizer):
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+
+
+def _callable_state(fn):
+    """What a state_dict keeps of a user callable: a plain function as ``None``, a callable
+    object as a copy of its ``__dict__``."""
+    if isinstance(fn, types.FunctionType):
+        return None
+    return fn.__dict__.copy()
+
+
+def _cosine_annealed(eta_min, base_lr, t, period):
+    """``eta_min + (base_lr - eta_min) * (1 + cos(pi * t / period)) / 2``."""
+    return eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * t / period)) / 2
+
+
+def _check_cycle_momentum(optimizer):
+    """Whether the optimizer cycles ``betas[0]`` (else ``momentum``); raises when it has
+    neither."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError("optimizer must support momentum or beta1 with "
+                         "`cycle_momentum` option enabled")
+    return "betas" in optimizer.defaults
+
+
+def _set_momentum(group, momentum, use_beta1):
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
+
+
+def _init_cycle_momentum(optimizer, max_momentums, base_momentums, use_beta1):
+    """Start each group at its max momentum and record the cycle's bounds in it."""
+    for m_momentum, b_momentum, group in zip(max_momentums, base_momentums,
+                                             optimizer.param_groups):
+        _set_momentum(group, m_momentum, use_beta1)
+        group["max_momentum"] = m_momentum
+        group["base_momentum"] = b_momentum
+
+
 class LRScheduler:
     """Base class of the schedulers: ``LRScheduler(optimizer, last_epoch=-1)``.
 
@@ -84,8 +127,7 @@ class LRScheduler:
     _is_initial = False
 
     def __init__(self, optimizer, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
@@ -179,22 +221,29 @@ class LRScheduler:
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
+        if epoch is None:
+            self.last_epoch += 1
+            get_lr = self.get_lr
+        else:
+            self.last_epoch = epoch
+            get_lr = getattr(self, "_get_closed_form_lr", self.get_lr)
+        self._apply_lr(get_lr)
+
+    def _apply_lr(self, get_lr):
+        """Compute the lrs with ``get_lr()`` (flagged as within ``step``), write them into the
+        param groups and record them as the last lrs."""
         self._get_lr_called_within_step = True
         try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                if hasattr(self, "_get_closed_form_lr"):
-                    values = self._get_closed_form_lr()
-                else:
-                    values = self.get_lr()
+            values = get_lr()
         finally:
             self._get_lr_called_within_step = False
         for param_group, lr in zip(self.optimizer.param_groups, values):
             _update_param_group_val(param_group, "lr", lr)
         self._last_lr = _param_groups_val_list(self.optimizer, "lr")
+
+    def _current_lrs_times(self, factor):
+        """Each group's current lr times ``factor``."""
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
 
 
 def _warn_get_lr_called_within_step(scheduler):
@@ -207,17 +256,10 @@ class _LRScheduler(LRScheduler):
     pass
 
 
-class LambdaLR(LRScheduler):
-    """``lr = initial_lr * lr_lambda(epoch)`` (one function, or one per param group).
+class _LambdaScheduler(LRScheduler):
+    """Shared by the schedulers driven by ``lr_lambdas`` (one function per param group)."""
 
-    >>> import jtensor as torch
-    >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
-    >>> sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: 0.5 ** e)
-    >>> opt.step(); sched.step(); sched.get_last_lr()
-    [0.5]
-    """
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+    def _init_lr_lambdas(self, optimizer, lr_lambda):
         self.optimizer = optimizer
         if not isinstance(lr_lambda, (list, tuple)):
             self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
@@ -226,17 +268,13 @@ class LambdaLR(LRScheduler):
                 raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
                                  f"{len(lr_lambda)}")
             self.lr_lambdas = list(lr_lambda)
-        super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
         """The attributes; a lambda is saved only when it is a callable object (its
         ``__dict__``), plain functions as ``None``."""
         state_dict = {key: value for key, value in self.__dict__.items()
                       if key not in ("optimizer", "lr_lambdas")}
-        state_dict["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        for idx, fn in enumerate(self.lr_lambdas):
-            if not isinstance(fn, types.FunctionType):
-                state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
+        state_dict["lr_lambdas"] = [_callable_state(fn) for fn in self.lr_lambdas]
         return state_dict
 
     def load_state_dict(self, state_dict):
@@ -247,6 +285,21 @@ class LambdaLR(LRScheduler):
         for idx, fn in enumerate(lr_lambdas):
             if fn is not None:
                 self.lr_lambdas[idx].__dict__.update(fn)
+
+
+class LambdaLR(_LambdaScheduler):
+    """``lr = initial_lr * lr_lambda(epoch)`` (one function, or one per param group).
+
+    >>> import jtensor as torch
+    >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    >>> sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: 0.5 ** e)
+    >>> opt.step(); sched.step(); sched.get_last_lr()
+    [0.5]
+    """
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self._init_lr_lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         """``base_lr * lr_lambda(last_epoch)`` for each group."""
@@ -278,7 +331,7 @@ class StepLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if (self.last_epoch == 0) or (self.last_epoch % self.step_size != 0):
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._current_lrs_times(self.gamma)
 
     def _get_closed_form_lr(self):
         return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
@@ -308,8 +361,7 @@ class MultiStepLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch not in self.milestones:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma ** self.milestones[self.last_epoch]
-                for group in self.optimizer.param_groups]
+        return self._current_lrs_times(self.gamma ** self.milestones[self.last_epoch])
 
     def _get_closed_form_lr(self):
         milestones = sorted(self.milestones.elements())
@@ -336,7 +388,7 @@ class ExponentialLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._current_lrs_times(self.gamma)
 
     def _get_closed_form_lr(self):
         return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
@@ -367,9 +419,7 @@ class CosineAnnealingLR(LRScheduler):
         if self._is_initial:
             return _param_groups_val_list(self.optimizer, "lr")
         if self._step_count == 1 and self.last_epoch > 0:
-            return [self.eta_min + (base_lr - self.eta_min)
-                    * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
-                    for base_lr in self.base_lrs]
+            return self._get_closed_form_lr()
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [group["lr"] + (base_lr - self.eta_min)
                     * (1 - math.cos(math.pi / self.T_max)) / 2
@@ -380,8 +430,7 @@ class CosineAnnealingLR(LRScheduler):
                 for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [self.eta_min + (base_lr - self.eta_min)
-                * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+        return [_cosine_annealed(self.eta_min, base_lr, self.last_epoch, self.T_max)
                 for base_lr in self.base_lrs]
 
 
@@ -404,8 +453,7 @@ class ReduceLROnPlateau(LRScheduler):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(optimizer.param_groups):
@@ -517,8 +565,7 @@ class OneCycleLR(LRScheduler):
                  pct_start=0.3, anneal_strategy="cos", cycle_momentum=True,
                  base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
                  final_div_factor=1e4, three_phase=False, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         if total_steps is not None:
             if total_steps <= 0 or not isinstance(total_steps, int):
@@ -572,22 +619,11 @@ class OneCycleLR(LRScheduler):
 
         self.cycle_momentum = cycle_momentum
         if self.cycle_momentum:
-            if ("momentum" not in self.optimizer.defaults
-                    and "betas" not in self.optimizer.defaults):
-                raise ValueError("optimizer must support momentum or beta1 with "
-                                 "`cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.use_beta1 = _check_cycle_momentum(self.optimizer)
             max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums,
-                                                         optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+                _init_cycle_momentum(optimizer, max_momentums, base_momentums, self.use_beta1)
         super().__init__(optimizer, last_epoch)
 
     def _anneal_func(self, *args, **kwargs):
@@ -627,24 +663,11 @@ class OneCycleLR(LRScheduler):
                 start_step = phase["end_step"]
             lrs.append(computed_lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (computed_momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = computed_momentum
+                _set_momentum(group, computed_momentum, self.use_beta1)
         return lrs
 
 
-def _lambdas_state_dict(scheduler):
-    state_dict = {key: value for key, value in scheduler.__dict__.items()
-                  if key not in ("optimizer", "lr_lambdas")}
-    state_dict["lr_lambdas"] = [None] * len(scheduler.lr_lambdas)
-    for idx, fn in enumerate(scheduler.lr_lambdas):
-        if not isinstance(fn, types.FunctionType):
-            state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
-    return state_dict
-
-
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """Multiply the lr by ``lr_lambda(epoch)`` every epoch (after the initial one).
 
     >>> import jtensor as torch
@@ -655,26 +678,11 @@ class MultiplicativeLR(LRScheduler):
     """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
-                                 f"{len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self._init_lr_lambdas(optimizer, lr_lambda)
         for fn in self.lr_lambdas:
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
-
-    def state_dict(self):
-        """The attributes; callable objects' ``__dict__`` for the lambdas."""
-        return _lambdas_state_dict(self)
-
-    def load_state_dict(self, state_dict):
-        """Restore the attributes (and callable objects' ``__dict__``)."""
-        LambdaLR.load_state_dict(self, state_dict)
 
     def get_lr(self):
         """The current lr times ``lr_lambda(last_epoch)``."""
@@ -706,10 +714,10 @@ class ConstantLR(LRScheduler):
         """``lr * factor`` at epoch 0, divided back at ``total_iters``."""
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
-            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+            return self._current_lrs_times(self.factor)
         if self.last_epoch != self.total_iters:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+        return self._current_lrs_times(1.0 / self.factor)
 
     def _get_closed_form_lr(self):
         return [base_lr * (self.factor + (self.last_epoch >= self.total_iters)
@@ -746,14 +754,13 @@ class LinearLR(LRScheduler):
         """The next lr by PyTorch's recursive linear formula."""
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
-            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+            return self._current_lrs_times(self.start_factor)
         if self._is_initial or self.last_epoch > self.total_iters:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * (1.0 + (self.end_factor - self.start_factor)
-                               / (self.total_iters * self.start_factor
-                                  + (self.last_epoch - 1)
-                                  * (self.end_factor - self.start_factor)))
-                for group in self.optimizer.param_groups]
+        return self._current_lrs_times(1.0 + (self.end_factor - self.start_factor)
+                                       / (self.total_iters * self.start_factor
+                                          + (self.last_epoch - 1)
+                                          * (self.end_factor - self.start_factor)))
 
     def _get_closed_form_lr(self):
         return [base_lr * (self.start_factor + (self.end_factor - self.start_factor)
@@ -783,7 +790,7 @@ class PolynomialLR(LRScheduler):
             return _param_groups_val_list(self.optimizer, "lr")
         decay_factor = ((1.0 - self.last_epoch / self.total_iters)
                         / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
-        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+        return self._current_lrs_times(decay_factor)
 
     def _get_closed_form_lr(self):
         return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
@@ -807,22 +814,26 @@ def _check_schedulers(owner, optimizer, schedulers):
                 f"{optimizer.__class__.__name__}.")
 
 
-def _nested_state_dict(scheduler):
-    state_dict = {key: value for key, value in scheduler.__dict__.items()
-                  if key not in ("optimizer", "_schedulers")}
-    state_dict["_schedulers"] = [s.state_dict() for s in scheduler._schedulers]
-    return state_dict
+class _NestedScheduler(LRScheduler):
+    """Shared by the schedulers that drive a list of sub-schedulers (``_schedulers``)."""
+
+    def state_dict(self):
+        """The attributes, with each sub-scheduler's state_dict."""
+        state_dict = {key: value for key, value in self.__dict__.items()
+                      if key not in ("optimizer", "_schedulers")}
+        state_dict["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state_dict
+
+    def load_state_dict(self, state_dict):
+        """Restore the attributes and the sub-schedulers."""
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = schedulers
+        for idx, s in enumerate(schedulers):
+            self._schedulers[idx].load_state_dict(s)
 
 
-def _nested_load_state_dict(scheduler, state_dict):
-    schedulers = state_dict.pop("_schedulers")
-    scheduler.__dict__.update(state_dict)
-    state_dict["_schedulers"] = schedulers
-    for idx, s in enumerate(schedulers):
-        scheduler._schedulers[idx].load_state_dict(s)
-
-
-class SequentialLR(LRScheduler):
+class SequentialLR(_NestedScheduler):
     """Run ``schedulers`` one after another, switching at the ``milestones`` epochs.
 
     >>> import jtensor as torch
@@ -880,16 +891,8 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self):
-        """The attributes, with each sub-scheduler's state_dict."""
-        return _nested_state_dict(self)
 
-    def load_state_dict(self, state_dict):
-        """Restore the attributes and the sub-schedulers."""
-        _nested_load_state_dict(self, state_dict)
-
-
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_NestedScheduler):
     """Step every scheduler in ``schedulers`` on each ``step()`` (their effects compose).
 
     >>> import jtensor as torch
@@ -917,14 +920,6 @@ class ChainedScheduler(LRScheduler):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
-
-    def state_dict(self):
-        """The attributes, with each sub-scheduler's state_dict."""
-        return _nested_state_dict(self)
-
-    def load_state_dict(self, state_dict):
-        """Restore the attributes and the sub-schedulers."""
-        _nested_load_state_dict(self, state_dict)
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -959,8 +954,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def get_lr(self):
         """``eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur / T_i)) / 2``."""
         _warn_get_lr_called_within_step(self)
-        return [self.eta_min + (base_lr - self.eta_min)
-                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        return [_cosine_annealed(self.eta_min, base_lr, self.T_cur, self.T_i)
                 for base_lr in self.base_lrs]
 
     def step(self, epoch=None):
@@ -987,14 +981,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for param_group, lr in zip(self.optimizer.param_groups, values):
-            _update_param_group_val(param_group, "lr", lr)
-        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
+        self._apply_lr(self.get_lr)
 
 
 class CyclicLR(LRScheduler):
@@ -1015,8 +1002,7 @@ class CyclicLR(LRScheduler):
     def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
                  mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
                  cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
@@ -1036,22 +1022,12 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with "
-                                 "`cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.use_beta1 = _check_cycle_momentum(optimizer)
             self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(self.max_momentums,
-                                                         self.base_momentums,
-                                                         optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+                _init_cycle_momentum(optimizer, self.max_momentums, self.base_momentums,
+                                     self.use_beta1)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
@@ -1106,10 +1082,7 @@ class CyclicLR(LRScheduler):
                 base_height = (max_momentum - base_momentum) * scale_factor
                 momentums.append(max_momentum - base_height * self.scale_fn(where))
             for param_group, momentum in zip(self.optimizer.param_groups, momentums):
-                if self.use_beta1:
-                    param_group["betas"] = (momentum, *param_group["betas"][1:])
-                else:
-                    param_group["momentum"] = momentum
+                _set_momentum(param_group, momentum, self.use_beta1)
         return lrs
 
     def state_dict(self):
@@ -1117,9 +1090,7 @@ class CyclicLR(LRScheduler):
         state = super().state_dict()
         state.pop("_scale_fn_ref", None)
         fn = state.pop("_scale_fn_custom")
-        state["_scale_fn_custom"] = None
-        if fn is not None and not isinstance(fn, types.FunctionType):
-            state["_scale_fn_custom"] = fn.__dict__.copy()
+        state["_scale_fn_custom"] = None if fn is None else _callable_state(fn)
         return state
 
     def load_state_dict(self, state_dict):

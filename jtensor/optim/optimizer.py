@@ -48,6 +48,11 @@ def _get_value(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _scalar_value(x):
+    """A (one-element tensor) hyperparameter or step count as a plain Python number."""
+    return _get_value(_to_scalar(x))
+
+
 def _get_scalar_dtype():
     from .. import float32, float64, get_default_dtype
 
@@ -66,18 +71,78 @@ def _use_grad_for_differentiable(func):
     return _use_grad
 
 
+def _eval_closure(closure):
+    """The loss from ``closure`` (re-evaluated with grad enabled), or ``None``."""
+    if closure is None:
+        return None
+    with _grad_mode.enable_grad():
+        return closure()
+
+
+def _check_lr(lr):
+    """PyTorch's learning-rate checks: a tensor lr has one element, and ``lr >= 0``."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_non_negative(*checks):
+    """``ValueError(f"Invalid {label}: {value}")`` for the first ``(label, value)`` pair
+    whose value is not ``>= 0``."""
+    for label, value in checks:
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {label}: {value}")
+
+
+def _check_fused(fused, differentiable, foreach):
+    """The ``fused`` flag's conflicts, checked after the base ``__init__`` as PyTorch does."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _apply_weight_decay(grad, param, weight_decay, maximize):
+    """The gradient negated for ``maximize``, plus the L2 term ``weight_decay * param``."""
+    grad = grad if not maximize else -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    return grad
+
+
+def _params_with_grad(group, params, grads, sparse_error=None):
+    """Yield the group's parameters that have a gradient, after appending each to ``params``
+    and its gradient to ``grads``; a sparse gradient raises ``RuntimeError(sparse_error)``
+    when that message is given."""
+    for p in group["params"]:
+        if p.grad is None:
+            continue
+        params.append(p)
+        if sparse_error is not None and getattr(p.grad, "is_sparse", False):
+            raise RuntimeError(sparse_error)
+        grads.append(p.grad)
+        yield p
+
+
+def _add_hook(hooks, hook, prepend=False):
+    """Store ``hook`` in the ordered dict ``hooks`` (first when ``prepend``); its handle."""
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
 def register_optimizer_step_pre_hook(hook):
     """Register a pre hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
-    handle = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_optimizer_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     """Register a post hook common to all optimizers: ``hook(optimizer, args, kwargs)``."""
-    handle = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_optimizer_post_hooks, hook)
 
 
 class Optimizer:
@@ -137,6 +202,21 @@ class Optimizer:
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
+    def _setstate_groups(self, defaults, tensor_step=False):
+        """After unpickling: fill the groups' missing hyperparameters from ``defaults`` (in
+        order) and, with ``tensor_step``, turn a plain-number ``step`` into a scalar tensor."""
+        from .._ops.creation import tensor
+
+        for group in self.param_groups:
+            for key, value in defaults.items():
+                group.setdefault(key, value)
+            if tensor_step:
+                for p in group["params"]:
+                    p_state = self.state.get(p, [])
+                    if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+                        p_state["step"] = tensor(float(p_state["step"]),
+                                                 dtype=_get_scalar_dtype())
+
     def __repr__(self):
         format_string = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
@@ -183,47 +263,27 @@ class Optimizer:
 
     def register_step_pre_hook(self, hook):
         """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`` before step."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
         """``hook(optimizer, args, kwargs) -> None`` after step."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
         """``hook(optimizer) -> None`` before ``state_dict()`` builds the dict."""
-        handle = RemovableHandle(self._optimizer_state_dict_pre_hooks)
-        self._optimizer_state_dict_pre_hooks[handle.id] = hook
-        if prepend:
-            self._optimizer_state_dict_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook, prepend=False):
         """``hook(optimizer, state_dict) -> state_dict or None`` after ``state_dict()``."""
-        handle = RemovableHandle(self._optimizer_state_dict_post_hooks)
-        self._optimizer_state_dict_post_hooks[handle.id] = hook
-        if prepend:
-            self._optimizer_state_dict_post_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook, prepend=False):
         """``hook(optimizer, state_dict) -> state_dict or None`` before loading."""
-        handle = RemovableHandle(self._optimizer_load_state_dict_pre_hooks)
-        self._optimizer_load_state_dict_pre_hooks[handle.id] = hook
-        if prepend:
-            self._optimizer_load_state_dict_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook, prepend=False):
         """``hook(optimizer) -> None`` after loading."""
-        handle = RemovableHandle(self._optimizer_load_state_dict_post_hooks)
-        self._optimizer_load_state_dict_post_hooks[handle.id] = hook
-        if prepend:
-            self._optimizer_load_state_dict_post_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     # -- state_dict ---------------------------------------------------------------------------
 

@@ -1,8 +1,14 @@
 """``optim.SGD``: stochastic gradient descent with momentum, dampening, Nesterov momentum,
 weight decay and ``maximize``, in PyTorch's exact arithmetic order."""
 
-from ..autograd.grad_mode import enable_grad
-from .optimizer import Optimizer, _get_value, _to_scalar, _use_grad_for_differentiable
+from .optimizer import (
+    Optimizer,
+    _apply_weight_decay,
+    _eval_closure,
+    _params_with_grad,
+    _scalar_value,
+    _use_grad_for_differentiable,
+)
 
 __all__ = ["SGD", "sgd"]
 
@@ -46,29 +52,19 @@ class SGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        self._setstate_groups({"nesterov": False, "maximize": False, "foreach": None,
+                               "differentiable": False, "fused": False})
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the loss."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = _eval_closure(closure)
         for group in self.param_groups:
             params, grads, bufs = [], [], []
             momentum = group["momentum"]
-            for p in group["params"]:
-                if p.grad is not None:
-                    params.append(p)
-                    grads.append(p.grad)
-                    if momentum != 0:
-                        bufs.append(self.state[p].get("momentum_buffer"))
+            for p in _params_with_grad(group, params, grads):
+                if momentum != 0:
+                    bufs.append(self.state[p].get("momentum_buffer"))
             sgd(params, grads, bufs, weight_decay=group["weight_decay"], momentum=momentum,
                 lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"],
                 maximize=group["maximize"])
@@ -81,11 +77,9 @@ class SGD(Optimizer):
 def sgd(params, d_p_list, momentum_buffer_list, *, weight_decay, momentum, lr, dampening,
         nesterov, maximize, **_ignored):
     """Functional SGD: updates ``params`` in place (and fills ``momentum_buffer_list``)."""
-    lr = _get_value(_to_scalar(lr))  # a tensor lr enters the update as its value
+    lr = _scalar_value(lr)  # a tensor lr enters the update as its value
     for i, param in enumerate(params):
-        grad = d_p_list[i] if not maximize else -d_p_list[i]
-        if weight_decay != 0:
-            grad = grad.add(param, alpha=weight_decay)
+        grad = _apply_weight_decay(d_p_list[i], param, weight_decay, maximize)
         if momentum != 0:
             buf = momentum_buffer_list[i]
             if buf is None:

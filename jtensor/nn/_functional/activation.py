@@ -116,7 +116,8 @@ class _LeakyRelu(Function):
         return J.where(x > 0, grad, grad * ctx.slope), None
 
 
-class _LeakyReluInplace(Function):
+class _LeakyReluInplace(_LeakyRelu):
+    # The backward reads the output: it has the input's sign (the slope is not negative).
     _node_name = "LeakyReluBackward1"
 
     @staticmethod
@@ -127,24 +128,27 @@ class _LeakyReluInplace(Function):
         ctx.save_for_backward(input)
         return input
 
-    @staticmethod
-    def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
-        return J.where(out > 0, grad, grad * ctx.slope), None
+
+def _with_parameter(fn, fn_inplace, input, param, inplace, kernel, negative_message):
+    """``fn`` (or, with ``inplace``, ``fn_inplace``) applied to ``input`` and ``param``; the
+    in-place form's backward reads the output, which needs ``param >= 0`` when ``input``
+    requires grad."""
+    _floating_only(input, kernel)
+    if inplace:
+        _check_inplace(input)
+        if input.requires_grad and param < 0:
+            raise TensorRuntimeError(negative_message)
+        return fn_inplace.apply(input, param)
+    return fn.apply(input, param)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` where ``x > 0`` else ``negative_slope * x``."""
-    _floating_only(input, "leaky_relu_cpu")
-    if inplace:
-        _check_inplace(input)
-        if input.requires_grad and negative_slope < 0:
-            raise TensorRuntimeError(
-                "In-place leakyReLu backward calculation is triggered with a negative slope "
-                "which is not supported. This is caused by calling in-place forward function "
-                "with a negative slope, please call out-of-place version instead.")
-        return _LeakyReluInplace.apply(input, negative_slope)
-    return _LeakyRelu.apply(input, negative_slope)
+    return _with_parameter(
+        _LeakyRelu, _LeakyReluInplace, input, negative_slope, inplace, "leaky_relu_cpu",
+        "In-place leakyReLu backward calculation is triggered with a negative slope "
+        "which is not supported. This is caused by calling in-place forward function "
+        "with a negative slope, please call out-of-place version instead.")
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -217,12 +221,16 @@ class _Silu(Function):
     @staticmethod
     def forward(ctx, input):
         ctx.save_for_backward(input)
-        return _lowp(lambda x: x * J.sigmoid(x), input)
+        return _lowp(_silu_forward, input)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return _lowp(_silu_backward, grad, x)
+
+
+def _silu_forward(x):
+    return x * J.sigmoid(x)
 
 
 def _silu_backward(grad, x):
@@ -230,23 +238,16 @@ def _silu_backward(grad, x):
     return grad * (s * (x * (1 - s) + 1))
 
 
-class _SiluInplace(Function):
-    _node_name = "SiluBackward0"
-
+class _SiluInplace(_Silu):
     @staticmethod
     def forward(ctx, input):
         # silu is not invertible: keep the input's value from before the write (as PyTorch
         # does for silu_); the backward of this node is not itself differentiable in x.
         before = input.clone()
         ctx.save_for_backward(before)
-        input.copy_(_lowp(lambda x: x * J.sigmoid(x), before))
+        input.copy_(_lowp(_silu_forward, before))
         ctx.mark_dirty(input)
         return input
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return _lowp(_silu_backward, grad, x)
 
 
 def silu(input, inplace=False):
@@ -259,6 +260,10 @@ def silu(input, inplace=False):
 
 
 # ------------------------------------------------------------------------------- elu
+def _elu_forward(x, alpha):
+    return J.where(x > 0, x, J.expm1(x) * alpha)
+
+
 class _Elu(Function):
     _node_name = "EluBackward0"
 
@@ -266,7 +271,7 @@ class _Elu(Function):
     def forward(ctx, input, alpha):
         ctx.alpha = alpha
         ctx.save_for_backward(input)
-        return _lowp(lambda x: J.where(x > 0, x, J.expm1(x) * alpha), input)
+        return _lowp(lambda x: _elu_forward(x, alpha), input)
 
     @staticmethod
     def backward(ctx, grad):
@@ -281,7 +286,7 @@ class _EluInplace(Function):
     @staticmethod
     def forward(ctx, input, alpha):
         ctx.alpha = alpha
-        input.copy_(_lowp(lambda x: J.where(x > 0, x, J.expm1(x) * alpha), input))
+        input.copy_(_lowp(lambda x: _elu_forward(x, alpha), input))
         ctx.mark_dirty(input)
         ctx.save_for_backward(input)
         return input
@@ -295,15 +300,10 @@ class _EluInplace(Function):
 
 def elu(input, alpha=1.0, inplace=False):
     """``x`` where ``x > 0`` else ``alpha * (exp(x) - 1)``."""
-    _floating_only(input, "elu_cpu")
-    if inplace:
-        _check_inplace(input)
-        if input.requires_grad and alpha < 0:
-            raise TensorRuntimeError(
-                "In-place elu backward calculation is triggered with a negative slope which "
-                "is not supported. Call the out-of-place version instead.")
-        return _EluInplace.apply(input, alpha)
-    return _Elu.apply(input, alpha)
+    return _with_parameter(
+        _Elu, _EluInplace, input, alpha, inplace, "elu_cpu",
+        "In-place elu backward calculation is triggered with a negative slope which "
+        "is not supported. Call the out-of-place version instead.")
 
 
 def elu_(input, alpha=1.0):

@@ -56,6 +56,26 @@ def _feature_dropout(input, p, training, inplace):
     return _apply_noise(input, p, inplace, noise_shape)
 
 
+def _unbatched(input, p, training, inplace):
+    """Feature dropout of an input without its batch dimension (one is added for the
+    call, and taken away after)."""
+    x = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(x, p, training, inplace)
+    return result.squeeze_(0) if inplace else result.squeeze(0)
+
+
+def _warn_deprecated_dim(name, inp_dim, spatial):
+    """PyTorch's warning for an input to ``dropout2d``/``dropout3d`` (``spatial`` 2 or 3)
+    that has neither ``spatial + 1`` nor ``spatial + 2`` dimensions."""
+    warnings.warn(
+        f"{name}: Received a {inp_dim}-D input to {name}, which is deprecated and "
+        "will result in an error in a future release. To retain the behavior and silence "
+        f"this warning, please use dropout instead. Note that {name} exists to provide "
+        f"channel-wise dropout on inputs with {spatial} spatial dimensions, a channel dimension, "
+        f"and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+        stacklevel=3)
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a ``(N, C, L)`` or ``(C, L)`` input with probability ``p``."""
     _check_p(p)
@@ -67,9 +87,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs).")
     if inp_dim == 2:
-        x = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-        result = _feature_dropout(x, p, training, inplace)
-        return result.squeeze_(0) if inplace else result.squeeze(0)
+        return _unbatched(input, p, training, inplace)
     return _feature_dropout(input, p, training, inplace)
 
 
@@ -79,12 +97,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     inp_dim = input.dim()
     if inp_dim not in (3, 4):
-        warnings.warn(
-            f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and "
-            "will result in an error in a future release. To retain the behavior and silence "
-            "this warning, please use dropout instead. Note that dropout2d exists to provide "
-            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, "
-            "and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+        _warn_deprecated_dim("dropout2d", inp_dim, 2)
     if inp_dim == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
@@ -102,14 +115,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     inp_dim = input.dim()
     if inp_dim not in (4, 5):
-        warnings.warn(
-            f"dropout3d: Received a {inp_dim}-D input to dropout3d, which is deprecated and "
-            "will result in an error in a future release. To retain the behavior and silence "
-            "this warning, please use dropout instead. Note that dropout3d exists to provide "
-            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, "
-            "and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+        _warn_deprecated_dim("dropout3d", inp_dim, 3)
     if inp_dim != 5:
-        x = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-        result = _feature_dropout(x, p, training, inplace)
-        return result.squeeze_(0) if inplace else result.squeeze(0)
+        return _unbatched(input, p, training, inplace)
     return _feature_dropout(input, p, training, inplace)

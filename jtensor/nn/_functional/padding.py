@@ -18,6 +18,18 @@ from .pooling import _finish, _is_cl
 __all__ = ["pad"]
 
 
+def _padded(ctx, xp, out, input, channels_last):
+    """The forward's result ``out`` in the op's layout; ``input``'s dtype and device are kept
+    on ``ctx`` for the gradient."""
+    ctx.dtype, ctx.device = input._dtype, input.device
+    return _finish(xp, out, channels_last, input._dtype, input.device)
+
+
+def _input_grad(ctx, xp, g, channels_last):
+    """The gradient array ``g`` of the input, as a tensor of its dtype, device and layout."""
+    return _finish(xp, g, channels_last, ctx.dtype, ctx.device)
+
+
 class _ConstantPad(_function.Function):
     @staticmethod
     def forward(ctx, input, pads, value, channels_last):
@@ -39,8 +51,7 @@ class _ConstantPad(_function.Function):
         if all(s.start < s.stop for s in src[lead:]):
             out[tuple(dst)] = x[tuple(src)]
         ctx.slices = (tuple(src), tuple(dst), x.shape, channels_last)
-        ctx.dtype, ctx.device = input._dtype, input.device
-        return _finish(xp, out, channels_last, input._dtype, input.device)
+        return _padded(ctx, xp, out, input, channels_last)
 
     @staticmethod
     @_first_order_only("pad")
@@ -51,7 +62,7 @@ class _ConstantPad(_function.Function):
         gx = xp.zeros(shape, dtype=g.dtype)
         if all(s.start < s.stop for s in src if s.start is not None):
             gx[src] = g[dst]
-        return _finish(xp, gx, channels_last, ctx.dtype, ctx.device), None, None, None
+        return _input_grad(ctx, xp, gx, channels_last), None, None, None
 
 
 _name_node(_ConstantPad, "ConstantPadNdBackward0")
@@ -86,8 +97,7 @@ class _IndexPad(_function.Function):
         for k, idx in enumerate(indices):
             out = xp.take(out, xp.asarray(idx), axis=lead + k)
         ctx.meta = (indices, input._shape, lead, channels_last)
-        ctx.dtype, ctx.device = input._dtype, input.device
-        return _finish(xp, out, channels_last, input._dtype, input.device)
+        return _padded(ctx, xp, out, input, channels_last)
 
     @staticmethod
     @_first_order_only("pad")
@@ -108,7 +118,7 @@ class _IndexPad(_function.Function):
             for j in list(range(j0)) + list(range(j1, len(idx))):
                 acc[idx[j]] += moved[j]
             g = xp.moveaxis(acc, 0, axis)
-        return _finish(xp, g, channels_last, ctx.dtype, ctx.device), None, None
+        return _input_grad(ctx, xp, g, channels_last), None, None
 
 
 _PAD_NAMES = {"reflect": "ReflectionPad", "replicate": "ReplicationPad"}

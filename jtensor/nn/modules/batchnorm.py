@@ -7,10 +7,9 @@ statistics (the batch's when they are not tracked).
 """
 
 from ..._errors import TensorValueError
-from ..._ops.creation import empty, ones, tensor, zeros
-from .. import init
+from ..._ops.creation import ones, tensor, zeros
 from .._functional import normalization as _F
-from ..parameter import Parameter
+from ._params import _register_affine, _reset_affine
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
@@ -25,15 +24,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, affine, bias, num_features, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
@@ -56,10 +47,7 @@ class _NormBase(Module):
     def reset_parameters(self):
         """Reset the running statistics, ``weight`` to ones and ``bias`` to zeros."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

@@ -17,7 +17,48 @@ def _index(idx, n, what):
     return idx % n
 
 
-class Sequential(Module):
+def _as_parameter(value):
+    return value if isinstance(value, Parameter) else Parameter(value)
+
+
+def _pairs(mapping_or_pairs):
+    """The ``(key, value)`` pairs of a mapping, or the pairs themselves."""
+    return mapping_or_pairs.items() if hasattr(mapping_or_pairs, "items") else mapping_or_pairs
+
+
+class _ModuleSequence(Module):
+    """What ``Sequential`` and ``ModuleList`` share: modules registered under ``"0"``,
+    ``"1"``, ... and renumbered after a delete or an insert (as PyTorch)."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+    def _renumber(self, items):
+        self._modules.clear()
+        for i, module in enumerate(items):
+            self._modules[str(i)] = module
+
+    def _insert(self, index, module):
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+
+
+class Sequential(_ModuleSequence):
     """Modules applied in order: ``Sequential(a, b)(x) == b(a(x))``."""
 
     def __init__(self, *args):
@@ -33,12 +74,6 @@ class Sequential(Module):
         for module in self._modules.values():
             input = module(input)
         return input
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -58,42 +93,20 @@ class Sequential(Module):
         else:
             del self._modules[keys[_index(idx, len(keys), "Sequential")]]
         # PyTorch renumbers the remaining modules.
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, module in enumerate(items):
-            self._modules[str(i)] = module
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        for module in modules:
-            self.append(module)
-        return self
+        self._renumber(list(self._modules.values()))
 
     def insert(self, index, module):
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
+        self._insert(index, module)
         return self
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules, registered (so their parameters are the model's)."""
 
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.extend(modules)
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -106,25 +119,10 @@ class ModuleList(Module):
     def __delitem__(self, idx):
         items = list(self._modules.values())
         del items[idx]
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        for module in modules:
-            self.append(module)
-        return self
+        self._renumber(items)
 
     def insert(self, index, module):
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
+        self._insert(index, module)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList has no forward: iterate over it instead")
@@ -172,8 +170,7 @@ class ModuleDict(Module):
         self._modules.clear()
 
     def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
-        for key, module in items:
+        for key, module in _pairs(modules):
             self[key] = module
 
     def forward(self, *args, **kwargs):
@@ -199,11 +196,10 @@ class ParameterList(Module):
 
     def __setitem__(self, idx, value):
         self.register_parameter(str(_index(idx, len(self), "ParameterList")),
-                                value if isinstance(value, Parameter) else Parameter(value))
+                                _as_parameter(value))
 
     def append(self, value):
-        self.register_parameter(str(len(self)),
-                                value if isinstance(value, Parameter) else Parameter(value))
+        self.register_parameter(str(len(self)), _as_parameter(value))
         return self
 
     def extend(self, values):
@@ -218,15 +214,14 @@ class ParameterDict(Module):
     def __init__(self, parameters=None):
         super().__init__()
         if parameters is not None:
-            items = parameters.items() if hasattr(parameters, "items") else parameters
-            for k, v in items:
+            for k, v in _pairs(parameters):
                 self[k] = v
 
     def __getitem__(self, key):
         return self._parameters[key]
 
     def __setitem__(self, key, value):
-        self.register_parameter(key, value if isinstance(value, Parameter) else Parameter(value))
+        self.register_parameter(key, _as_parameter(value))
 
     def __len__(self):
         return len(self._parameters)

@@ -8,6 +8,7 @@ from .. import init
 # Called through the module (``_F.linear``): autocast swaps the functional forms there.
 from .._functional import linear as _F
 from ..parameter import Parameter
+from ._params import _register_bias
 from .module import Module
 
 __all__ = ["Bilinear", "Linear"]
@@ -29,10 +30,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _register_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -63,10 +61,7 @@ class Bilinear(Module):
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in1_features, in2_features),
                                       device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _register_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

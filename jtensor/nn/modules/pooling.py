@@ -47,7 +47,21 @@ class MaxPool1d(_MaxPoolNd):
                           ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptiveAvgPoolNd(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AvgPool2d(_AvgPoolNd):
     """2-d average pooling layer, as ``torch.nn.AvgPool2d`` (``count_include_pad``,
     ``divisor_override``, ``ceil_mode``).
 
@@ -66,9 +80,6 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
     def forward(self, input):
         from ..functional import avg_pool2d
 
@@ -76,20 +87,13 @@ class AvgPool2d(Module):
                           self.count_include_pad, self.divisor_override)
 
 
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Adaptive 2-d average pooling to ``output_size``, as ``torch.nn.AdaptiveAvgPool2d``.
 
     >>> import jtensor as torch
     >>> torch.nn.AdaptiveAvgPool2d((1, 1))(torch.ones(2, 3, 5, 5)).shape
     torch.Size([2, 3, 1, 1])
     """
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
     def forward(self, input):
         from ..functional import adaptive_avg_pool2d
@@ -101,7 +105,7 @@ def _single(value):
     return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
-class AvgPool1d(Module):
+class AvgPool1d(_AvgPoolNd):
     """1-d average pooling layer, as ``torch.nn.AvgPool1d``.
 
     >>> import jtensor as torch
@@ -118,9 +122,6 @@ class AvgPool1d(Module):
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
     def forward(self, input):
         from ..functional import avg_pool1d
 
@@ -128,20 +129,13 @@ class AvgPool1d(Module):
                           self.count_include_pad)
 
 
-class AdaptiveAvgPool1d(Module):
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Adaptive 1-d average pooling to ``output_size``, as ``torch.nn.AdaptiveAvgPool1d``.
 
     >>> import jtensor as torch
     >>> torch.nn.AdaptiveAvgPool1d(4)(torch.ones(1, 2, 9)).shape
     torch.Size([1, 2, 4])
     """
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
     def forward(self, input):
         from ..functional import adaptive_avg_pool1d

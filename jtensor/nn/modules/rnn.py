@@ -562,6 +562,12 @@ class RNNBase(Module):
         return output, hidden
 
 
+def _no_proj_size(kwargs):
+    if "proj_size" in kwargs:
+        raise TensorValueError(
+            "proj_size argument is only supported for LSTM, not RNN or GRU")
+
+
 class RNN(RNNBase):
     """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ``relu``).
 
@@ -576,9 +582,7 @@ class RNN(RNNBase):
     """
 
     def __init__(self, *args, **kwargs):
-        if "proj_size" in kwargs:
-            raise TensorValueError(
-                "proj_size argument is only supported for LSTM, not RNN or GRU")
+        _no_proj_size(kwargs)
         if len(args) > 3:
             self.nonlinearity = args[3]
             args = args[:3] + args[4:]
@@ -630,9 +634,7 @@ class GRU(RNNBase):
     """
 
     def __init__(self, *args, **kwargs):
-        if "proj_size" in kwargs:
-            raise TensorValueError(
-                "proj_size argument is only supported for LSTM, not RNN or GRU")
+        _no_proj_size(kwargs)
         super().__init__("GRU", *args, **kwargs)
 
 
