@@ -13,6 +13,7 @@ Hooks are plain module attributes so the layers above (``jtensor.autograd``,
 import threading
 
 from ._errors import TensorRuntimeError
+from ._layout import is_non_overlapping_and_dense
 
 # Installed by jtensor.trace while a recorder is active: callable(op, inputs, outputs, info).
 trace_hook = None
@@ -277,8 +278,6 @@ def check_no_partial_overlap(target, inputs):
     the same strides are fine (``a.add_(a)``), disjoint ranges are fine, and layouts that are
     not dense are not judged at all.
     """
-    from ._layout import is_non_overlapping_and_dense
-
     storage = target._storage
     for t in inputs:
         if t is target or t._storage is not storage:

@@ -174,9 +174,15 @@ def s_saved_tensor_modified(lib):
     b.mul_(2)
     err2 = raises(lambda: z.sum().backward())
     e = a.exp()
-    f = e * 2  # saves nothing of e's that matters to a later in-place... mul saves e
-    return {"sigmoid": err, "mul_input": err2, "versions": [y._version, b._version],
-            "f_name": name(f)}
+    f = e * 2  # mul by a number saves nothing, but exp saved its output ``e``
+    e.add_(1)
+    err3 = raises(lambda: f.sum().backward())
+    g = a * 1
+    h = g * 2  # nothing in this chain saved ``g``: writing into it is harmless
+    g.add_(1)
+    h.sum().backward()
+    return {"sigmoid": err, "mul_input": err2, "exp_output": err3,
+            "versions": [y._version, b._version], "f_name": name(f), "grad": a.grad}
 
 
 def s_inplace_on_view_of_nonleaf(lib):
@@ -214,6 +220,7 @@ def s_detach(lib):
     v = b[0:1]
     return {"shared_version": shared, "d_req": d.requires_grad, "d_leaf": d.is_leaf,
             "detach_view": raises(lambda: v.detach_()),
+            "detach_plain_view": raises(lambda: lib.ones(3)[:2].detach_()),
             "data_version": b.data._version,
             "detach_inplace": raises(lambda: (a * 3).detach_())}
 
@@ -240,8 +247,11 @@ def s_inference_mode(lib):
     with lib.inference_mode():
         x = lib.ones(2, dtype=lib.float64)
         y = a * 2
+        v = x[:1]
+        av = a[:1]
         inside = lib.is_inference_mode_enabled()
     return {"x_inf": x.is_inference(), "y_req": y.requires_grad, "inside": inside,
+            "views": [v.is_inference(), av.is_inference(), av.requires_grad, av.is_leaf],
             "grad_enabled": lib.is_grad_enabled(), "save": raises(lambda: (x * a).sum()),
             "inplace": raises(lambda: x.add_(1)), "a_inf": a.is_inference()}
 
@@ -291,8 +301,7 @@ def s_function(lib):
     y = Cube.apply(a, 2.0)
     n = name(y)
     y.sum().backward()
-    return {"y": y.detach(), "name": n, "grad": a.grad, "leaf": y.is_leaf,
-            "needs": None}
+    return {"y": y.detach(), "name": n, "grad": a.grad, "leaf": y.is_leaf}
 
 
 def s_max_ties(lib):

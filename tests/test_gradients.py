@@ -53,11 +53,6 @@ def test_nondiff_specs_match_the_registry():
     assert not unknown, f"gradient specs for unknown ops: {unknown}"
 
 
-def _run(case, lib, inputs):
-    out = case.fn(lib, *inputs)
-    return out
-
-
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_gradcheck(case):
     inputs, _ = make_inputs(jtensor, case, SEEDS[id(case)])

@@ -380,11 +380,19 @@ def pow_scalar_exponent(xp, a, b):
 _POW_SPECIAL_DTYPES = (_dtypes.float32, _dtypes.float64, _dtypes.bfloat16)
 
 
+def _pow_half_scalar(xp, a, b):
+    """A float16 tensor to a number: PyTorch rounds the exponent to float16 first
+    (``half(-1.9) ** 1e-31`` is ``x ** 0 == 1``), then computes in float32."""
+    return pow_tensor_exponent(xp, a, xp.asarray(b).astype(np.float16).astype(a.dtype))
+
+
 def _select_pow(base, exponent):
     # PyTorch's pow(Tensor, Scalar) kernel special-cases some exponents for float, double
     # and bfloat16 (not half); pow(Tensor, Tensor), even with a 0-d exponent, is plain pow.
     if isinstance(exponent, Tensor):
         return pow_tensor_exponent
+    if base._dtype is _dtypes.float16 and exponent.__class__ is not complex:
+        return _pow_half_scalar
     if base._dtype in _POW_SPECIAL_DTYPES and exponent.__class__ is not complex:
         return pow_scalar_exponent  # a real number keeps a float tensor's dtype
     return pow_scalar_exponent if promoted(base, exponent) in _POW_SPECIAL_DTYPES else \

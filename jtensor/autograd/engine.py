@@ -19,6 +19,7 @@ from . import graph
 from .._ops.copies import copy_with_strides, strides_for_format
 from .._tensor import preserve_format
 from .formulas import _fast
+from .grad_mode import no_grad
 from .graph import AccumulateGrad, accumulator_of
 
 
@@ -333,7 +334,7 @@ def _accumulate(leaf, g, create_graph):
         old._storage._backend.xp.add(target, g._array(), out=target)
         old._version_counter.value += 1
     else:
-        with _no_grad():
+        with no_grad():
             old.add_(g)
     _post_accumulate(leaf)
 
@@ -343,12 +344,3 @@ def _post_accumulate(leaf):
     if hooks:
         for hook in list(hooks):
             hook(leaf)
-
-
-class _no_grad:
-    def __enter__(self):
-        self.prev = grad_mode.enabled
-        grad_mode.enabled = False
-
-    def __exit__(self, *exc):
-        grad_mode.enabled = self.prev

@@ -7,6 +7,7 @@ tells which inputs need a gradient, ``ctx.mark_dirty`` declares inputs written i
 
 import functools
 
+from .. import _dtypes
 from .._dispatch import grad_mode
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
@@ -159,10 +160,9 @@ class Function:
             if isinstance(o, Tensor):
                 if id(o) in input_ids and id(o) not in dirty:
                     # Returning an input unchanged: PyTorch gives back a view of it.
-                    o = o.view_as(o) if False else Tensor._make(
-                        o._storage, o._shape, o._stride, o._offset, o._dtype,
-                        version=o._version_counter)
-                if id(o) not in non_diff and o._dtype.category >= 2:
+                    o = Tensor._make(o._storage, o._shape, o._stride, o._offset, o._dtype,
+                                     version=o._version_counter)
+                if id(o) not in non_diff and o._dtype.category >= _dtypes.FLOATING:
                     if id(o) in dirty and o._base is not None:
                         graph._rebase_view(o, node)
                     else:

@@ -122,10 +122,20 @@ _inference_depth = [0]
 def _mark_inference(op, inputs, outputs, modified, info):
     if not grad_mode.inference or modified is not None:
         return
+    outs = outputs if isinstance(outputs, tuple) else (outputs,)
     if op.kind == "view":
-        # A view keeps its base's kind: views of normal tensors stay normal tensors.
+        # A view keeps its input's kind: a view of an inference tensor is one; a view of a
+        # normal tensor stays normal and keeps requires_grad (as a leaf, as in PyTorch).
+        source = inputs[0] if inputs else None
+        if source is not None:
+            for o in outs:
+                if hasattr(o, "_is_inference"):
+                    if source._is_inference:
+                        o._is_inference = True
+                    elif source._requires_grad:
+                        o._requires_grad = True
         return
-    for o in (outputs if isinstance(outputs, tuple) else (outputs,)):
+    for o in outs:
         if hasattr(o, "_is_inference"):
             o._is_inference = True
 

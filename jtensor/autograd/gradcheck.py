@@ -7,7 +7,6 @@ the numerical Jacobian; one backward pass per output element gives the analytica
 
 import numpy as np
 
-from .._dispatch import grad_mode
 from .._errors import TensorRuntimeError
 from .._layout import is_non_overlapping_and_dense
 from .._tensor import Tensor
@@ -34,15 +33,9 @@ def _numerical(func, inputs, diff_inputs, eps):
         for idx in np.ndindex(*x._shape):
             orig = arr[idx].copy()
             arr[idx] = orig + eps
-            if True:
-                plus = [o.detach()._host_array().astype(np.complex128 if o.is_complex() else
-                                                       np.float64).ravel().copy()
-                        for o in _float_outputs(func(*inputs))]
+            plus = _evaluate(func, inputs)
             arr[idx] = orig - eps
-            if True:
-                minus = [o.detach()._host_array().astype(np.complex128 if o.is_complex() else
-                                                        np.float64).ravel().copy()
-                         for o in _float_outputs(func(*inputs))]
+            minus = _evaluate(func, inputs)
             arr[idx] = orig
             cols.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
                         if plus else np.zeros(0))
@@ -54,13 +47,10 @@ def _float_outputs(out):
     return [o for o in _as_tuple(out) if isinstance(o, Tensor) and o.is_floating_point()]
 
 
-class _NoGrad:
-    def __enter__(self):
-        self.prev = grad_mode.enabled
-        grad_mode.enabled = False
-
-    def __exit__(self, *exc):
-        grad_mode.enabled = self.prev
+def _evaluate(func, inputs):
+    """The floating outputs of ``func(*inputs)`` as flat float64/complex128 NumPy copies."""
+    return [o.detach()._host_array().astype(np.complex128 if o.is_complex() else np.float64)
+            .ravel().copy() for o in _float_outputs(func(*inputs))]
 
 
 def _analytical(func, inputs, diff_inputs):

@@ -225,18 +225,6 @@ class Node:
             formula.backward(self, grads[0])
         if result.__class__ is not tuple and result.__class__ is not list:
             result = (result,)
-        if formula.list_input is None:
-            # One gradient per input: fit each to its input (the common case, inlined).
-            meta = self._input_meta
-            out = []
-            for k, g in enumerate(result):
-                if g is None or k >= len(meta):
-                    out.append(None)
-                else:
-                    m = meta[k]
-                    out.append(g if m is not None and g.__class__ is Tensor and
-                               g._shape == m[0] and g._dtype is m[1] else _fit(g, m, self, k))
-            return out
         return _flatten_grads(self, result)
 
 
@@ -280,19 +268,23 @@ def _flatten_grads(node, result):
     """Formula results (one per declared input; a list for a list input) -> one per edge,
     each summed to its input's shape and cast to its dtype."""
     formula = node._formula
-    out = []
     meta = node._input_meta
+    out = []
     k = 0
     for i, g in enumerate(result):
-        if formula is not None and formula.list_input is not None and i == formula.list_input:
-            n = node._values["__list_len__"]
-            gs = g if g is not None else [None] * n
-            for gi in gs:
+        if formula is not None and i == formula.list_input:
+            for gi in (g if g is not None else [None] * node._values["__list_len__"]):
                 out.append(_fit(gi, meta[k], node, k) if gi is not None else None)
                 k += 1
+            continue
+        if g is None or k >= len(meta):
+            out.append(None)
         else:
-            out.append(_fit(g, meta[k], node, k) if g is not None and k < len(meta) else None)
-            k += 1
+            m = meta[k]
+            # Already fitting (the common case) skips the call.
+            out.append(g if m is not None and g.__class__ is Tensor and g._shape == m[0]
+                       and g._dtype is m[1] else _fit(g, m, node, k))
+        k += 1
     return out
 
 
@@ -362,8 +354,9 @@ def accumulator_of(leaf):
 def edge_of(t):
     """The ``(node, output_nr)`` a gradient for ``t`` flows into, or ``(None, 0)``."""
     if not t._requires_grad:
-        return (None, 0)
-    fn = t.grad_fn  # refreshes stale views
+        return _NO_EDGE
+    # Only a recorded view can be stale; the property refreshes it.
+    fn = t._grad_fn if t._view_version is None else t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
     return (accumulator_of(t), 0)
@@ -497,16 +490,13 @@ def record_call(op, impl, args, kwargs):
     needs = []
     for i, name in enumerate(formula.inputs):
         v = values.get(name)
-        if name == "input" and old_self is not None:
-            v = values["input"]
         if v.__class__ is list or v.__class__ is tuple:
             formula.list_input = i
             values["__list_len__"] = len(v)
             any_needs = False
             for t in v:
                 if isinstance(t, Tensor):
-                    e = edge_of(t) if not (inplace and t is values.get("input")) else \
-                        _edge_before_write(t)
+                    e = edge_of(t)
                     edges.append(e)
                     meta.append((t._shape, t._dtype, t.device, t._stride, t._offset))
                     any_needs = any_needs or e[0] is not None
@@ -515,11 +505,7 @@ def record_call(op, impl, args, kwargs):
                     meta.append(None)
             needs.append(any_needs)
         elif isinstance(v, Tensor):
-            if not v._requires_grad:
-                e = _NO_EDGE
-            else:
-                fn = v._grad_fn if v._view_version is None else v.grad_fn
-                e = (fn, v._output_nr) if fn is not None else (accumulator_of(v), 0)
+            e = edge_of(v)
             edges.append(e)
             if name == "input" and pre_meta is not None:
                 meta.append(pre_meta)
@@ -610,10 +596,6 @@ def record_call(op, impl, args, kwargs):
                                if isinstance(o, Tensor) else None
                                for i, o in enumerate(outputs)]
     return result
-
-
-def _edge_before_write(t):
-    return edge_of(t)
 
 
 def _set_history(t, node, nr):

@@ -4,7 +4,7 @@ import weakref
 
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
-from .graph import _Handle, accumulator_of
+from .graph import _Handle
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -57,7 +57,7 @@ def register_post_accumulate_grad_hook(self, hook):
 
 def detach_(self):
     """Detach in place: this tensor becomes a leaf without history. Views cannot."""
-    if self._base is not None and (self._base._requires_grad or self._requires_grad):
+    if self._base is not None:
         raise TensorRuntimeError(
             "Can't detach views in-place. Use detach() instead. (This tensor is a view of "
             "another tensor; detaching it in place would cut that tensor's history too.)")
@@ -78,5 +78,3 @@ for _name, _fn in (("backward", backward), ("retain_grad", retain_grad),
                    ("register_post_accumulate_grad_hook", register_post_accumulate_grad_hook),
                    ("is_inference", is_inference)):
     setattr(Tensor, _name, _fn)
-
-_ = accumulator_of

@@ -408,6 +408,9 @@ SPECS = [
     ]),
     inplace_spec("fmod_"),
     binary_spec("pow", fn("pow"), extra=operator_cases("**") + [
+        case(lambda lib: lib.pow(f34(lib).half(), 1.4716e-31), name="half-tiny-exponent"),
+        case(lambda lib: lib.pow(f34(lib).half(), 1e-3), name="half-exponent-rounded"),
+        case(lambda lib: lib.pow(f34(lib).bfloat16(), 1e-3), name="bfloat16-small-exponent"),
         case(lambda lib: i34(lib) ** -1, name="int-negative-int-exponent"),
         case(lambda lib: zero_d(lib, 2, "int64") ** -2, name="0d-int-negative-exponent"),
         case(lambda lib: T(lib, arr(3, 4, dtype="bool")) ** -1, name="bool-negative-exponent"),

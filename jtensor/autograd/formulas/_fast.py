@@ -63,6 +63,6 @@ def dense_copy(g):
     array = g._array()
     # ascontiguousarray copies a strided array, but hands a contiguous one back as it is.
     copied = xp.ascontiguousarray(array)
-    if copied is array or g.is_contiguous():
+    if copied is array:
         copied = array.copy()
     return Tensor._from_array(copied, g._dtype, g.device)
