@@ -579,6 +579,33 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 # ---------------------------------------------------------------------- cov, corrcoef
+def _cov_weights(weights, kind, name, num_obs, xp):
+    """``cov``'s checks of ``fweights`` (integers) or ``aweights`` (floats), in PyTorch's
+    order; returns the weights as a flat array."""
+    check_tensor(weights, name, kind)
+    if weights.dim() > 1:
+        raise TensorRuntimeError(
+            f"cov(): expected {kind} to have one or fewer dimensions but got {kind} "
+            f"with {weights.dim()} dimensions")
+    if kind == "fweights":
+        if weights._dtype.category != _dtypes.INTEGRAL or weights._dtype is _dtypes.bool_:
+            raise TensorRuntimeError(
+                f"cov(): expected fweights to have integral dtype but got fweights with "
+                f"{_name(weights._dtype)} dtype")
+    elif not _is_float(weights._dtype):
+        raise TensorRuntimeError(
+            f"cov(): expected aweights to have floating point dtype but got aweights "
+            f"with {_name(weights._dtype)} dtype")
+    if weights.numel() != num_obs:
+        raise TensorRuntimeError(
+            f"cov(): expected {kind} to have the same numel as there are observations "
+            f"in the input but got {weights.numel()} != {num_obs}")
+    array = weights._array().reshape(-1)
+    if num_obs and bool(xp.any(array < 0)):
+        raise TensorRuntimeError(f"cov(): {kind} cannot be negative")
+    return array
+
+
 def _cov_array(name, input, correction, fweights, aweights):
     check_tensor(input, name)
     if input.dim() > 2:
@@ -595,41 +622,10 @@ def _cov_array(name, input, correction, fweights, aweights):
     w = None
     inputs = [input]
     if fweights is not None:
-        check_tensor(fweights, name, "fweights")
-        if fweights.dim() > 1:
-            raise TensorRuntimeError(
-                f"cov(): expected fweights to have one or fewer dimensions but got fweights "
-                f"with {fweights.dim()} dimensions")
-        if fweights._dtype.category != _dtypes.INTEGRAL or fweights._dtype is _dtypes.bool_:
-            raise TensorRuntimeError(
-                f"cov(): expected fweights to have integral dtype but got fweights with "
-                f"{_name(fweights._dtype)} dtype")
-        if fweights.numel() != num_obs:
-            raise TensorRuntimeError(
-                f"cov(): expected fweights to have the same numel as there are observations "
-                f"in the input but got {fweights.numel()} != {num_obs}")
-        fw = fweights._array().reshape(-1)
-        if num_obs and bool(xp.any(fw < 0)):
-            raise TensorRuntimeError("cov(): fweights cannot be negative")
-        w = fw
+        w = _cov_weights(fweights, "fweights", name, num_obs, xp)
         inputs.append(fweights)
     if aweights is not None:
-        check_tensor(aweights, name, "aweights")
-        if aweights.dim() > 1:
-            raise TensorRuntimeError(
-                f"cov(): expected aweights to have one or fewer dimensions but got aweights "
-                f"with {aweights.dim()} dimensions")
-        if not _is_float(aweights._dtype):
-            raise TensorRuntimeError(
-                f"cov(): expected aweights to have floating point dtype but got aweights "
-                f"with {_name(aweights._dtype)} dtype")
-        if aweights.numel() != num_obs:
-            raise TensorRuntimeError(
-                f"cov(): expected aweights to have the same numel as there are observations "
-                f"in the input but got {aweights.numel()} != {num_obs}")
-        aw = aweights._array().reshape(-1)
-        if num_obs and bool(xp.any(aw < 0)):
-            raise TensorRuntimeError("cov(): aweights cannot be negative")
+        aw = _cov_weights(aweights, "aweights", name, num_obs, xp)
         w = aw if w is None else w * aw
         inputs.append(aweights)
     with quiet():
