@@ -17,6 +17,10 @@ from ._layout import is_non_overlapping_and_dense
 
 # Installed by jtensor.trace while a recorder is active: callable(op, inputs, outputs, info).
 trace_hook = None
+# Installed by jtensor.trace while a recorder is active: callable(kind, info) for events that
+# are not ops: "sync" (a host wait on a device), "transfer" (bytes between devices), "launch"
+# (a kernel queued on an asynchronous device), "backward" (one autograd node run).
+event_hook = None
 # Installed by the autograd layer while inference mode is on somewhere: marks outputs.
 autograd_hook = None
 # Installed by jtensor.autograd: callable(op, impl, args, kwargs) -> result, the slow path of
@@ -88,6 +92,12 @@ def finish(op, inputs, outputs, modified=None, info=None):
     if trace_hook is not None:
         trace_hook(op, inputs, outputs, modified, info)
     return outputs
+
+
+def emit(kind, **info):
+    """Report a non-op event (see ``event_hook``) to the active recorder, if there is one."""
+    if event_hook is not None:
+        event_hook(kind, info)
 
 
 def _wants_grad(values, Tensor):
