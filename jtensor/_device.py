@@ -63,7 +63,30 @@ class device:
 CPU = device("cpu")
 
 
-class CPUBackend:
+class Backend:
+    """What a device provides. ``cpu`` is NumPy; ``cuda:N`` is CuPy, or the emulated device.
+
+    ``xp``: the array module ops compute with. ``deferred``: kernels run later, on a queue
+    (the emulated device), so code that reads device memory on the host must wait for them;
+    ``view`` does that, ``view_nowait`` (for kernels being queued) does not. ``tracked``:
+    every storage is registered with the device's allocator (``adopt``) for its memory
+    statistics.
+    """
+
+    name = "abstract"
+    xp = np
+    device = None
+    deferred = False
+    tracked = False
+
+    def normalize(self, dev):
+        return dev
+
+    def current_device(self):
+        return self.device
+
+
+class CPUBackend(Backend):
     """NumPy on the host."""
 
     name = "cpu"
@@ -87,6 +110,8 @@ class CPUBackend:
             offset_bytes = 0
         return np.ndarray(shape, np_dtype, data, offset_bytes, strides_bytes)
 
+    view_nowait = view
+
     @staticmethod
     def data_ptr(data):
         return data.__array_interface__["data"][0]
@@ -96,15 +121,21 @@ class CPUBackend:
         return np.asarray(value)
 
     @staticmethod
-    def to_host(array):
+    def to_host(array, reason=None):
         return array
+
+    @staticmethod
+    def from_other(array, other):
+        """``array`` (on ``other``'s device) brought to the host."""
+        return other.to_host(array, "cpu")
 
     @staticmethod
     def synchronize():
         pass
 
 
-_BACKENDS = {"cpu": CPUBackend}
+CPU_BACKEND = CPUBackend()
+_BACKENDS = {"cpu": CPU_BACKEND}
 
 
 def register_backend(device_type, backend):
@@ -113,12 +144,15 @@ def register_backend(device_type, backend):
 
 
 def backend_for(dev):
-    try:
-        return _BACKENDS[dev.type]
-    except KeyError:
-        raise TensorRuntimeError(
-            f"no backend is available for device '{dev}'. CUDA tensors need CuPy and a GPU, "
-            "or the emulated CUDA device (JTENSOR_EMULATE_CUDA=1).") from None
+    """The backend of a device; ``cuda`` devices are resolved (and CUDA started) lazily."""
+    if dev.type == "cpu":
+        return CPU_BACKEND
+    if dev.type == "cuda":
+        from .cuda import _runtime
+
+        return _runtime.backend(dev.index)
+    raise TensorRuntimeError(
+        f"no backend is available for device '{dev}': jtensor has cpu and cuda devices")
 
 
 def to_device(value):

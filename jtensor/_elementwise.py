@@ -135,6 +135,9 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     # ---- compute (float16/bfloat16 are computed in float32 and rounded, as on PyTorch's CPU)
     work_dtype = _dtypes.float32 if compute_dtype in _LOW_PRECISION else compute_dtype
     np_work = work_dtype.numpy
+    if backend.deferred:
+        return _launch(op, compute, tensors, values, np_work, result, shape, inplace, out,
+                       info, backend, device)
     arrays = []
     for v in values:
         if isinstance(v, Tensor):
@@ -172,13 +175,7 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
         check_no_partial_overlap(out, tensors)
         _write_out(out, computed, shape)
         return finish(op, tuple(tensors), out, modified=out, info=info)
-    if len(tensors) == 1 and len(values) == 1 and tensors[0]._shape == shape and \
-            tensors[0].is_contiguous():
-        strides = None  # same layout as the only input: contiguous
-    else:
-        strides = elementwise_output_strides(
-            tuple(shape), [(tuple(v._shape), v._stride) if isinstance(v, Tensor) else ((), ())
-                           for v in values])
+    strides = _output_strides(tensors, values, shape)
     if computed.shape != tuple(shape):
         computed = backend.xp.broadcast_to(computed, tuple(shape))
     if strides is None or strides == contiguous_strides(shape):
@@ -193,6 +190,49 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
             output = new_empty_tensor(shape, result, device, stride=strides)
             output._array()[...] = computed
     return finish(op, tuple(tensors), output, info=info)
+
+
+def _output_strides(tensors, values, shape):
+    """The layout of a new result (``None``: contiguous), as TensorIterator picks it."""
+    if len(tensors) == 1 and len(values) == 1 and tensors[0]._shape == shape and \
+            tensors[0].is_contiguous():
+        return None  # same layout as the only input: contiguous
+    return elementwise_output_strides(
+        tuple(shape), [(tuple(v._shape), v._stride) if isinstance(v, Tensor) else ((), ())
+                       for v in values])
+
+
+def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, info, backend,
+            device):
+    """The element-wise op as a kernel on an asynchronous device: the host checks, picks the
+    output and queues the computation; nothing waits for the device."""
+    if inplace is not None:
+        check_no_internal_overlap(inplace)
+        check_no_partial_overlap(inplace, tensors)
+        target = inplace
+    elif out is not None:
+        check_no_partial_overlap(out, tensors)
+        resize_output(out, shape)
+        check_no_internal_overlap(out)
+        target = out
+    else:
+        target = new_empty_tensor(shape, result, device, stride=_output_strides(
+            tensors, values, shape))
+    arrays = [v._array_nowait() if isinstance(v, Tensor) else _scalar_array(backend, v, np_work)
+              for v in values]
+    destination = target._array_nowait()
+    xp, np_result = backend.xp, result.numpy
+
+    def kernel():
+        computed = run_compute(xp, compute, [a if a.dtype == np_work else a.astype(np_work)
+                                             for a in arrays])
+        if computed.dtype != np_result:
+            computed = computed.astype(np_result)
+        destination[...] = computed
+
+    backend.launch(op.name, kernel)
+    modified = None if inplace is None and out is None else target
+    return finish(op, tuple(tensors), target, modified=modified, info=info)
 
 
 def run_compute(xp, compute, arrays):
@@ -254,6 +294,8 @@ def _fast(op, compute, inputs, rule, info):
     if not contiguous and not one_dim:
         return None
     storage = first._storage
+    if storage._backend.deferred:
+        return None   # kernels are queued by the general path
     count = len(inputs)
     if count == 1:
         tensors = inputs

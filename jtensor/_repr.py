@@ -215,7 +215,7 @@ def _summarized_data(array):
 
 def _host_values(t):
     """The tensor's values on the host, half types widened (exactly) to float32."""
-    array = np.asarray(t._host_array())
+    array = np.asarray(t._host_array("print"))
     if t._dtype in (_dtypes.float16, _dtypes.bfloat16):
         array = array.astype(np.float32)
     return array

@@ -25,8 +25,10 @@ class Storage:
         self._bytes = data
         self._source = source
         self.device = device
-        self._backend = backend if backend is not None else backend_for(device)
+        backend = self._backend = backend if backend is not None else backend_for(device)
         self._generation = 0
+        if backend.tracked:
+            backend.adopt(self)   # device memory: counted by its allocator, freed to it
 
     @property
     def _data(self):

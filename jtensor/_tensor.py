@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtypes
+from . import _dispatch, _dtypes
 from ._device import CPU, backend_for
 from ._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
 from ._layout import (contiguous_strides, is_channels_last, is_contiguous,
@@ -146,6 +146,15 @@ class Tensor:
             self._cached_array = array
             self._cached_generation = storage._generation
         return array
+
+    def _array_nowait(self):
+        """Like ``_array``, for a kernel being queued on an asynchronous device: the array is
+        built over device memory without waiting for earlier kernels (they run first)."""
+        storage = self._storage
+        itemsize = self._dtype.itemsize
+        return storage._backend.view_nowait(
+            storage._data, self._shape, self._dtype.numpy, self._offset * itemsize,
+            tuple(s * itemsize for s in self._stride))
 
     def _set_metadata(self, shape, stride, offset):
         """In-place metadata change (``as_strided_``, ``transpose_``...): drop the cache."""
@@ -369,6 +378,8 @@ class Tensor:
         invisible to autograd's saved-tensor check: this is exactly why ``.data`` can
         silently corrupt gradients in PyTorch, and jtensor reproduces it.
         """
+        if _dispatch.event_hook is not None:
+            _dispatch.emit("data", tensor=self)  # for jtensor.trace's pitfalls
         return Tensor._make(self._storage, self._shape, self._stride, self._offset,
                             self._dtype, array=self._cached_array)
 
@@ -435,21 +446,29 @@ class Tensor:
         if self.numel() != 1:
             raise TensorRuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        value = self._host_array().reshape(-1)[0]
+        value = self._host_array("item").reshape(-1)[0]
         if self._dtype is _dtypes.bfloat16:
             return float(value)
         return value.item()
 
     def tolist(self):
         """Nested Python lists of Python numbers (a 0-d tensor gives a number)."""
-        array = self._host_array()
+        array = self._host_array("tolist")
         if self._dtype is _dtypes.bfloat16:
             array = array.astype(np.float32)
         return array.tolist()
 
-    def _host_array(self):
-        array = self._array()
-        return self._storage._backend.to_host(array)
+    def _host_array(self, reason="cpu"):
+        """The values on the host: for a device tensor a copy, after a sync (``reason``)."""
+        storage = self._storage
+        if storage._backend.deferred:
+            itemsize = self._dtype.itemsize
+            array = storage._backend.view_nowait(
+                storage._data, self._shape, self._dtype.numpy, self._offset * itemsize,
+                tuple(s * itemsize for s in self._stride))
+        else:
+            array = self._array()
+        return storage._backend.to_host(array, reason)
 
     def numpy(self, *, force=False):
         """A NumPy array sharing this tensor's memory (writes show both ways)."""

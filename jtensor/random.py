@@ -121,9 +121,30 @@ class Generator:
 default_generator = Generator()
 
 
-def _rng(generator):
-    """The NumPy Generator behind ``generator`` (the default one when None)."""
+_cuda_generators = {}
+
+
+def cuda_generator(index):
+    """The default generator of ``cuda:index`` (``None``: the current CUDA device), made on
+    first use. CUDA devices have their own generators, as in PyTorch."""
+    if index is None:
+        from .cuda._runtime import runtime
+
+        index = runtime.local.index
+    generator = _cuda_generators.get(index)
     if generator is None:
+        generator = _cuda_generators[index] = Generator(f"cuda:{index}")
+        generator.manual_seed(default_generator.initial_seed())
+    return generator
+
+
+def _rng(generator, device=None):
+    """The NumPy Generator behind ``generator`` (when None: the default one of ``device``)."""
+    if generator is None:
+        if device is not None and device != "cpu":
+            dev = to_device(device)
+            if dev.type == "cuda":
+                return cuda_generator(dev.index)._rng
         return default_generator._rng
     if not isinstance(generator, Generator):
         raise TensorTypeError(
@@ -132,7 +153,10 @@ def _rng(generator):
 
 
 def manual_seed(seed):
-    """Seed the default generator; returns it. Reproducible, but not PyTorch's values."""
+    """Seed the default generator (and every CUDA device's); returns it. Reproducible, but
+    not PyTorch's values."""
+    for generator in _cuda_generators.values():
+        generator.manual_seed(seed)
     return default_generator.manual_seed(seed)
 
 

@@ -123,7 +123,7 @@ def _random_factory(op, size, sample, dtype, device, requires_grad, out, name):
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples from [0, 1) (floating and complex dtypes)."""
-    rng = _rng(generator)
+    rng = _rng(generator, device)
 
     def sample(shape, dt):
         _require_floating("check_uniform_bounds", dt)
@@ -136,7 +136,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples (complex: each part has variance 1/2)."""
-    rng = _rng(generator)
+    rng = _rng(generator, device)
 
     def sample(shape, dt):
         _require_floating("normal_kernel_cpu", dt)
@@ -203,7 +203,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     d = (out._dtype if out is not None else _dtypes.int64) if dtype is None \
         else _dtypes.to_dtype(dtype)
     _check_random_bounds(low, high, d)
-    rng = _rng(generator)
+    rng = _rng(generator, device)
 
     def sample(shape, dt):
         return _integers(rng, shape, low, high - 1, dt)
@@ -228,7 +228,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if d.category == _dtypes.FLOATING and n > (1 << _DIGITS[d]) + 1:
         raise TensorRuntimeError(
             f"n cannot be greater than 2^{_DIGITS[d]}+1 for {d} (got n={n})")
-    rng = _rng(generator)
+    rng = _rng(generator, device)
 
     def sample(shape, dt):
         return rng.permutation(n).astype(dt.numpy)
@@ -258,7 +258,7 @@ def _random_like(op, input, sample, dtype, device, requires_grad, memory_format)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=preserve_format):
     """``rand`` shaped like ``input`` (its dtype, device and dim order by default)."""
-    rng = _rng(generator)
+    rng = _rng(generator, input.device if device is None else device)
 
     def sample(shape, dt):
         _require_floating("check_uniform_bounds", dt)
@@ -271,7 +271,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=preserve_format):
     """``randn`` shaped like ``input``."""
-    rng = _rng(generator)
+    rng = _rng(generator, input.device if device is None else device)
 
     def sample(shape, dt):
         _require_floating("normal_kernel_cpu", dt)
@@ -291,7 +291,7 @@ def randint_like(input, low_or_high, high=None, *, generator=None, dtype=None, l
         low, high = _int_arg(low_or_high, "low", 2), _int_arg(high, "high", 3)
     d = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     _check_random_bounds(low, high, d)
-    rng = _rng(generator)
+    rng = _rng(generator, input.device if device is None else device)
 
     def sample(shape, dt):
         return _integers(rng, shape, low, high - 1, dt)
@@ -324,7 +324,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     from .._elementwise import _write_into
     from .._layout import broadcast_shapes
 
-    rng = _rng(generator)
+    rng = _rng(generator, device)
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mean_t and not std_t:
         if size is None:
@@ -407,7 +407,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: ``input`` holds the probabilities, or ``p`` gives one for every element."""
     from .._elementwise import _write_into
 
-    rng = _rng(generator)
+    rng = _rng(generator, input.device)
     if p is None:
         if input._dtype.category != _dtypes.FLOATING:
             raise _not_implemented("bernoulli_tensor_cpu_p_", input._dtype)
@@ -474,7 +474,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         if bool(xp.any(probs.sum(axis=1) <= 0)):
             raise TensorRuntimeError(
                 "invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _rng(generator)
+    rng = _rng(generator, input.device)
     device = input._storage.device
     if rows == 0:
         result = xp.zeros(out_shape, dtype=xp.int64)
@@ -506,7 +506,7 @@ def poisson(input, generator=None):
     if input.numel() and not bool(xp.all(rates >= 0)):
         raise TensorRuntimeError("invalid Poisson rate, expected rate to be non-negative")
     host = input._host_array().astype(np.float64)
-    values = _rng(generator).poisson(host).astype(input._dtype.numpy)
+    values = _rng(generator, input.device).poisson(host).astype(input._dtype.numpy)
     return finish(poisson.op, (input,), Tensor._from_array(
         _contig(xp, host_to_device(values, input._storage.device)), input._dtype,
         input._storage.device))
@@ -559,7 +559,7 @@ def uniform_(self, *args, generator=None, **kwargs):
             f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > "
             f"to={_fmt(high)}")
     check_inplace(self)
-    values = _uniform(_rng(generator), tuple(self._shape), self._dtype, low, high)
+    values = _uniform(_rng(generator, self.device), tuple(self._shape), self._dtype, low, high)
     return _fill_inplace(uniform_.op, self, values)
 
 
@@ -570,7 +570,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     mean, std = _scalar_value(mean, "normal_"), _scalar_value(std, "normal_")
     _check_std_scalar(std)
     check_inplace(self)
-    z = _standard_normal(_rng(generator), tuple(self._shape), self._dtype)
+    z = _standard_normal(_rng(generator, self.device), tuple(self._shape), self._dtype)
     work = np.float32 if self._dtype in (_dtypes.float32, _dtypes.float16,
                                          _dtypes.bfloat16) else None
     values = (z.astype(work) * (work(std) if work else std) + (work(mean) if work else mean)
@@ -600,7 +600,7 @@ def random_(self, *args, generator=None, **kwargs):
             top = int(np.iinfo(d.numpy).max)
     else:
         top = high - 1
-    values = _integers(_rng(generator), tuple(self._shape), low, top, d)
+    values = _integers(_rng(generator, self.device), tuple(self._shape), low, top, d)
     return _fill_inplace(random_.op, self, values)
 
 
@@ -616,7 +616,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
         raise TensorRuntimeError(
             f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     check_inplace(self)
-    values = _rng(generator).exponential(1.0 / lambd, size=tuple(self._shape))
+    values = _rng(generator, self.device).exponential(1.0 / lambd, size=tuple(self._shape))
     return _fill_inplace(exponential_.op, self, values.astype(self._dtype.numpy))
 
 
@@ -649,7 +649,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
         prob = _scalar_value(p, "bernoulli_")
         _check_p_scalar(prob)
     check_inplace(self)
-    values = _bernoulli_values(_rng(generator), self._shape, prob, self._dtype,
+    values = _bernoulli_values(_rng(generator, self.device), self._shape, prob, self._dtype,
                                self._storage.device)
     from .._elementwise import _write_into
 

@@ -87,9 +87,9 @@ def _default_dtype(device_type):
 
 
 def _cuda_available():
-    from .._device import _BACKENDS
+    from .. import cuda
 
-    return "cuda" in _BACKENDS
+    return cuda.is_available()
 
 
 def is_autocast_available(device_type):

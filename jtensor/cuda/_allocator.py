@@ -1,0 +1,200 @@
+"""The emulated device's caching allocator: PyTorch's block and segment rules, in bookkeeping.
+
+PyTorch rounds every request up to a multiple of 512 bytes and carves blocks out of
+segments it reserves from the driver: requests of at most 1 MiB come from 2 MiB segments,
+requests under 10 MiB from 20 MiB segments, bigger ones get a segment of their own rounded
+up to 2 MiB. Freeing a tensor returns its block to the cache (``memory_allocated`` drops,
+``memory_reserved`` does not); ``empty_cache`` hands segments with no live block back.
+
+The bytes themselves are NumPy buffers. A freed block's buffer is kept with the cache and
+handed to the next request of the same size, so ``empty`` on the emulated device shows the
+old contents, as uninitialised memory on a GPU does.
+"""
+
+import threading
+
+import numpy as np
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+ROUND = 512
+SMALL_REQUEST = 1 * MIB
+SMALL_SEGMENT = 2 * MIB
+MEDIUM_REQUEST = 10 * MIB
+MEDIUM_SEGMENT = 20 * MIB
+LARGE_ROUND = 2 * MIB
+
+
+def rounded_size(nbytes):
+    """The block size PyTorch's allocator gives a request of ``nbytes`` (0 stays 0)."""
+    if nbytes <= 0:
+        return 0
+    return -(-nbytes // ROUND) * ROUND
+
+
+def segment_size(block):
+    if block <= SMALL_REQUEST:
+        return SMALL_SEGMENT
+    if block < MEDIUM_REQUEST:
+        return MEDIUM_SEGMENT
+    return -(-block // LARGE_ROUND) * LARGE_ROUND
+
+
+def format_size(nbytes):
+    for unit, size in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if nbytes >= size:
+            return f"{nbytes / size:.2f} {unit}"
+    return f"{nbytes} bytes"
+
+
+class OutOfMemoryError(RuntimeError):
+    """``torch.cuda.OutOfMemoryError``: the device cannot hold the requested block."""
+
+
+class _Segment:
+    __slots__ = ("size", "used", "small", "blocks")
+
+    def __init__(self, size, small):
+        self.size = size
+        self.used = 0
+        self.small = small
+        self.blocks = 0
+
+
+class Block:
+    """One live allocation: its segment, rounded size and bytes."""
+
+    __slots__ = ("segment", "size", "buffer", "__weakref__")
+
+    def __init__(self, segment, size, buffer):
+        self.segment = segment
+        self.size = size
+        self.buffer = buffer
+
+
+class CachingAllocator:
+    def __init__(self, index, capacity):
+        self.index = index
+        self.capacity = capacity
+        self._lock = threading.Lock()
+        self._segments = []
+        self._cached = {}          # block size -> [(segment, buffer)] ready for reuse
+        self.allocated = 0
+        self.reserved = 0
+        self.peak_allocated = 0
+        self.peak_reserved = 0
+        self.num_allocs = 0
+        self.num_frees = 0
+        self.num_segments = 0
+        self.num_releases = 0
+        self.num_ooms = 0
+
+    # ------------------------------------------------------------------ allocation
+    def malloc(self, nbytes, buffer=None):
+        """A live block of at least ``nbytes``; ``buffer`` (already holding the bytes, from a
+        computation) is adopted instead of taking one from the cache."""
+        size = rounded_size(nbytes)
+        with self._lock:
+            segment = None
+            if buffer is None:
+                cached = self._cached.get(size)
+                if cached:
+                    segment, buffer = cached.pop()
+                    if buffer.shape[0] < nbytes:
+                        buffer = None
+            if segment is None:
+                segment = self._find_segment(size)
+            segment.used += size
+            segment.blocks += 1
+            self.allocated += size
+            self.peak_allocated = max(self.peak_allocated, self.allocated)
+            self.num_allocs += 1
+        if buffer is None:
+            buffer = np.empty(size, dtype=np.uint8)
+        return Block(segment, size, buffer)
+
+    def _find_segment(self, size):
+        small = size <= SMALL_REQUEST
+        best = None
+        for segment in self._segments:
+            room = segment.size - segment.used
+            if segment.small == small and room >= size and (
+                    best is None or room < best.size - best.used):
+                best = segment
+        if best is not None:
+            return best
+        new = segment_size(size)
+        if self.reserved + new > self.capacity:
+            self._release_free_segments()
+            if self.reserved + new > self.capacity:
+                self.num_ooms += 1
+                raise OutOfMemoryError(
+                    f"CUDA out of memory. Tried to allocate {format_size(size)}. GPU {self.index} "
+                    f"(emulated) has a total capacity of {format_size(self.capacity)} of which "
+                    f"{format_size(self.capacity - self.reserved)} is free. Of the allocated "
+                    f"memory {format_size(self.allocated)} is allocated by tensors, and "
+                    f"{format_size(self.reserved - self.allocated)} is reserved but unallocated "
+                    "(cached). Free tensors you no longer need (del), or use smaller batches.")
+        segment = _Segment(new, small)
+        self._segments.append(segment)
+        self.reserved += new
+        self.peak_reserved = max(self.peak_reserved, self.reserved)
+        self.num_segments += 1
+        return segment
+
+    def free(self, block):
+        """Return ``block`` to the cache (called when its storage is garbage collected)."""
+        with self._lock:
+            segment = block.segment
+            segment.used -= block.size
+            segment.blocks -= 1
+            self.allocated -= block.size
+            self.num_frees += 1
+            if segment in self._segments:
+                self._cached.setdefault(block.size, []).append((segment, block.buffer))
+            block.buffer = None
+
+    # ------------------------------------------------------------------ cache control
+    def _release_free_segments(self):
+        keep = []
+        for segment in self._segments:
+            if segment.blocks == 0:
+                self.reserved -= segment.size
+                self.num_releases += 1
+            else:
+                keep.append(segment)
+        self._segments = keep
+        live = set(map(id, keep))
+        self._cached = {size: [(s, b) for s, b in entries if id(s) in live]
+                        for size, entries in self._cached.items()}
+        self._cached = {size: entries for size, entries in self._cached.items() if entries}
+
+    def empty_cache(self):
+        with self._lock:
+            self._release_free_segments()
+
+    def reset_peak(self):
+        with self._lock:
+            self.peak_allocated = self.allocated
+            self.peak_reserved = self.reserved
+
+    def stats(self):
+        """A subset of ``torch.cuda.memory_stats`` with PyTorch's key names."""
+        with self._lock:
+            active_segments = len(self._segments)
+            return {
+                "allocated_bytes.all.current": self.allocated,
+                "allocated_bytes.all.peak": self.peak_allocated,
+                "reserved_bytes.all.current": self.reserved,
+                "reserved_bytes.all.peak": self.peak_reserved,
+                "active_bytes.all.current": self.allocated,
+                "inactive_split_bytes.all.current": self.reserved - self.allocated,
+                "allocation.all.allocated": self.num_allocs,
+                "allocation.all.freed": self.num_frees,
+                "allocation.all.current": self.num_allocs - self.num_frees,
+                "segment.all.current": active_segments,
+                "segment.all.allocated": self.num_segments,
+                "segment.all.freed": self.num_releases,
+                "num_ooms": self.num_ooms,
+            }

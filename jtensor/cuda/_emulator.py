@@ -1,0 +1,455 @@
+"""The emulated CUDA device: NumPy kernels on a real asynchronous queue.
+
+Each emulated device has one worker thread that runs the kernels launched on it, in launch
+order, and a caching allocator that keeps PyTorch's statistics. The host thread queues a
+kernel and goes on, exactly as it does with a GPU; it waits only at synchronisation points
+(``synchronize``, ``item``, ``tolist``, printing, copies to the host, event and stream waits)
+and when host code must read device memory directly. A kernel that fails (an index out of
+range) does not raise where it was launched: the error is kept and raised at the next
+synchronisation, with the launch site, unless ``CUDA_LAUNCH_BLOCKING=1`` made every launch
+wait for its kernel.
+
+Device memory is NumPy buffers that no host array ever shares: moving data between host
+and device always copies.
+"""
+
+import os
+import sys
+import threading
+import time
+import weakref
+from collections import deque
+
+import numpy as np
+
+from .. import _dispatch
+from .._device import Backend, device
+from .._errors import TensorRuntimeError
+from ._allocator import CachingAllocator
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class DeviceSideError(RuntimeError):
+    """A kernel failed on the device; raised at the next synchronisation, as CUDA does."""
+
+
+def user_site():
+    """``(filename, line)`` of the innermost frame outside the jtensor package."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not os.path.abspath(filename).startswith(_PACKAGE_DIR):
+            return filename, frame.f_lineno
+        frame = frame.f_back
+    return "<unknown>", 0
+
+
+class Kernel:
+    """One launch: its name, the stream it went to, and when it was launched, started and
+    finished (``time.perf_counter`` seconds; ``None`` until it happened)."""
+
+    __slots__ = ("name", "fn", "stream", "seq", "site", "launch_time", "start_time",
+                 "end_time", "skipped", "__weakref__")
+
+    def __init__(self, name, fn, stream, site):
+        self.name = name
+        self.fn = fn
+        self.stream = stream
+        self.site = site
+        self.seq = 0
+        self.launch_time = time.perf_counter()
+        self.start_time = None
+        self.end_time = None
+        self.skipped = False
+
+    def __repr__(self):
+        state = "pending" if self.end_time is None else (
+            "skipped" if self.skipped else f"ran {1e3 * (self.end_time - self.start_time):.3f} ms")
+        return f"<kernel {self.name} #{self.seq} ({state})>"
+
+
+class KernelQueue:
+    """A device's in-order execution engine: a worker thread running queued kernels."""
+
+    def __init__(self, index):
+        self.index = index
+        self._pending = deque()
+        self._cv = threading.Condition()
+        self.launched = 0
+        self.completed = 0
+        self._error = None
+        self._thread = None
+
+    def _start(self):
+        self._thread = threading.Thread(target=self._run, name=f"jtensor-cuda:{self.index}",
+                                        daemon=True)
+        self._thread.start()
+
+    def submit(self, kernel):
+        with self._cv:
+            if self._thread is None:
+                self._start()
+            self.launched += 1
+            kernel.seq = self.launched
+            self._pending.append(kernel)
+            self._cv.notify_all()
+        return kernel.seq
+
+    def _run(self):
+        cv = self._cv
+        while True:
+            with cv:
+                while not self._pending:
+                    cv.wait()
+                kernel = self._pending[0]
+            if self._error is None:
+                kernel.start_time = time.perf_counter()
+                try:
+                    kernel.fn()
+                except BaseException as exc:  # noqa: BLE001 - reported at the next sync
+                    self._error = (kernel, exc)
+                kernel.end_time = time.perf_counter()
+            else:
+                # After a device-side failure the rest of the queue is not run (on a GPU
+                # the context is broken); the error is reported at the next sync.
+                kernel.skipped = True
+                kernel.start_time = kernel.end_time = time.perf_counter()
+            kernel.fn = None
+            with cv:
+                self._pending.popleft()
+                self.completed = kernel.seq
+                cv.notify_all()
+
+    @property
+    def busy(self):
+        return self.completed != self.launched
+
+    def wait(self, seq=None, where="a synchronisation"):
+        """Block until kernel ``seq`` (default: the last launched) has run; raise a deferred
+        kernel error, if one happened, here."""
+        if self._thread is not None and threading.current_thread() is self._thread:
+            return
+        target = self.launched if seq is None else seq
+        if self.completed < target:
+            with self._cv:
+                while self.completed < target:
+                    self._cv.wait()
+        if self._error is not None:
+            self.raise_error(where)
+
+    def raise_error(self, where):
+        kernel, exc = self._error
+        # Everything after the failure was skipped; the queue is empty again by now.
+        with self._cv:
+            while self.completed < self.launched:
+                self._cv.wait()
+            self._error = None
+        filename, line = kernel.site
+        raise DeviceSideError(
+            f"CUDA error: device-side assert triggered (emulated device cuda:{self.index}).\n"
+            f"The kernel '{kernel.name}' launched at {filename}:{line} failed on the device: "
+            f"{exc}\n"
+            f"CUDA kernel errors are reported asynchronously, at a later API call (here: "
+            f"{where}), so the stack trace below points at that call, not at the launch. "
+            "Kernels queued after the failed one were not run.\n"
+            "For debugging consider passing CUDA_LAUNCH_BLOCKING=1 (or call "
+            "jtensor.cuda.set_launch_blocking(True)): every launch then waits for its kernel "
+            "and the error is raised where it happens.\n"
+            "On a real GPU this error is sticky: every later CUDA call fails until the process "
+            "restarts. The emulator reports it once and goes on.") from exc
+
+
+class EmulatedBackend(Backend):
+    """``cuda:N`` emulated with NumPy: a kernel queue and a caching allocator."""
+
+    name = "cuda"
+    xp = np
+    deferred = True
+    tracked = True
+    emulated = True
+
+    def __init__(self, index, runtime, capacity):
+        self.index = index
+        self.device = device("cuda", index)
+        self.runtime = runtime
+        self.queue = KernelQueue(index)
+        self.allocator = CachingAllocator(index, capacity)
+        self._fresh = {}
+
+    def __repr__(self):
+        return f"<emulated CUDA backend cuda:{self.index}>"
+
+    # ------------------------------------------------------------------ devices
+    def normalize(self, dev):
+        return self.runtime.normalize(dev)
+
+    def current_device(self):
+        return device("cuda", self.runtime.current_index())
+
+    # ------------------------------------------------------------------ memory
+    def allocate(self, nbytes):
+        block = self.allocator.malloc(nbytes)
+        data = block.buffer[:nbytes]
+        self._fresh[id(data)] = block
+        return data
+
+    def zeros(self, nbytes):
+        data = self.allocate(nbytes)
+        self.launch("zero_", data.fill, 0)
+        return data
+
+    def adopt(self, storage):
+        """Account for a new storage on this device and free its block when it dies."""
+        data = storage._bytes
+        block = self._fresh.pop(id(data), None) if data is not None else None
+        if block is None:
+            nbytes = data.shape[0] if data is not None else storage._source.nbytes
+            block = self.allocator.malloc(nbytes, buffer=False)
+            block.buffer = None   # computed bytes: not reused through the cache
+        weakref.finalize(storage, self.allocator.free, block)
+
+    def view(self, data, shape, np_dtype, offset_bytes, strides_bytes):
+        """Host access to device memory: waits for the kernels queued so far."""
+        if self.queue.busy or self.queue._error is not None:
+            self.queue.wait(where="host code reading device memory")
+        return self.view_nowait(data, shape, np_dtype, offset_bytes, strides_bytes)
+
+    @staticmethod
+    def view_nowait(data, shape, np_dtype, offset_bytes, strides_bytes):
+        if offset_bytes >= data.shape[0] and 0 in shape:
+            offset_bytes = 0
+        return np.ndarray(shape, np_dtype, data, offset_bytes, strides_bytes)
+
+    @staticmethod
+    def data_ptr(data):
+        return data.__array_interface__["data"][0]
+
+    # ------------------------------------------------------------------ execution
+    def launch(self, name, fn, *args):
+        """Queue ``fn(*args)`` as a kernel on the current stream; returns the kernel."""
+        stream = self.runtime.current_stream(self.index)
+        kernel = Kernel(name, (lambda: fn(*args)) if args else fn, stream, user_site())
+        stream._last = self.queue.submit(kernel)
+        if _dispatch.event_hook is not None:
+            _dispatch.emit("launch", device=str(self.device), op=name, kernel=kernel)
+        if self.runtime.launch_blocking:
+            self.queue.wait(kernel.seq, where=f"the launch of '{name}' (CUDA_LAUNCH_BLOCKING=1)")
+        return kernel
+
+    def synchronize(self, reason="synchronize"):
+        if _dispatch.event_hook is not None:
+            _dispatch.emit("sync", device=str(self.device), reason=reason)
+        self.queue.wait(where=f"a synchronisation ({reason})")
+
+    # ------------------------------------------------------------------ statistics
+    def memory_allocated(self):
+        return self.allocator.allocated
+
+    def memory_reserved(self):
+        return self.allocator.reserved
+
+    def empty_cache(self):
+        self.allocator.empty_cache()
+
+    @staticmethod
+    def pinned_buffer(nbytes):
+        return np.empty(nbytes, dtype=np.uint8)
+
+    def device_name(self):
+        return "Emulated CUDA device (NumPy on the CPU)"
+
+    def total_memory(self):
+        return self.allocator.capacity
+
+    @staticmethod
+    def capability():
+        return (0, 0)
+
+    # ------------------------------------------------------------------ copies
+    def to_host(self, array, reason="cpu"):
+        """A host copy of device ``array``: waits for the queue (a sync point)."""
+        if reason == "cpu":
+            self._transfer_event(str(self.device), "cpu", array.nbytes, False)
+        self.synchronize(reason)
+        return np.array(array)
+
+    def from_host(self, array, dev=None, private=False):
+        """Device memory holding host ``array`` (its own copy: device memory is separate).
+
+        A plain copy from pageable host memory waits for the device, as PyTorch's blocking
+        copy does. ``private``: the host array is jtensor's own (fresh random numbers),
+        never touched again, so the copy is queued like a kernel that made the values.
+        """
+        out = np.empty(np.shape(array), np.asarray(array).dtype)
+        if private:
+            self.launch("fill (random)", np.copyto, out, array)
+        else:
+            self._transfer_event("cpu", str(self.device), out.nbytes, False)
+            self.queue.wait(where="a copy from the host")
+            np.copyto(out, array)
+        return out
+
+    def from_other(self, array, other):
+        """A copy on this device of ``array``, which lives on ``other`` (host or device)."""
+        if other is self:
+            return array
+        if other.name == "cpu":
+            return self.from_host(array)
+        other.synchronize("copy between devices")
+        self._transfer_event(str(other.device), str(self.device), array.nbytes, False)
+        self.queue.wait(where="a copy between devices")
+        return np.array(array)
+
+    def copy_async_from_host(self, dst, host):
+        """Queue a copy from pinned host memory (read when the kernel runs, not now)."""
+        self._transfer_event("cpu", str(self.device), host.nbytes, True)
+        self.launch("copy (host to device, non_blocking)", _assign, dst, host)
+
+    def copy_async_to_host(self, host, src):
+        """Queue a copy into pinned host memory: ``host`` holds the values only after a sync."""
+        self._transfer_event(str(self.device), "cpu", src.nbytes, True)
+        self.launch("copy (device to host, non_blocking)", _assign, host, src)
+
+    def _transfer_event(self, src, dst, nbytes, non_blocking):
+        if _dispatch.event_hook is not None:
+            _dispatch.emit("transfer", src=src, dst=dst, nbytes=int(nbytes),
+                           non_blocking=non_blocking)
+
+
+def _assign(dst, src):
+    from .._ops.copies import cast_array
+
+    dst[...] = cast_array(src, dst.dtype)
+
+
+# ---------------------------------------------------------------------- streams and events
+class Stream:
+    """A queue of work on one device. The emulator runs all streams of a device on its one
+    worker in launch order, which is one valid schedule of what a GPU may overlap."""
+
+    _count = 0
+
+    def __init__(self, backend, priority=0):
+        Stream._count += 1
+        self.backend = backend
+        self.device_index = backend.index
+        self.device = backend.device
+        self.priority = priority
+        self.id = Stream._count
+        self._last = 0
+
+    @classmethod
+    def _default(cls, backend):
+        stream = object.__new__(cls)
+        stream.backend = backend
+        stream.device_index = backend.index
+        stream.device = backend.device
+        stream.priority = 0
+        stream.id = 0
+        stream._last = 0
+        return stream
+
+    def query(self):
+        """Whether every kernel launched on this stream has run."""
+        return self.backend.queue.completed >= self._last
+
+    def synchronize(self):
+        """Wait for every kernel launched on this stream so far."""
+        if _dispatch.event_hook is not None:
+            _dispatch.emit("sync", device=str(self.device), reason="stream")
+        self.backend.queue.wait(self._last, where="Stream.synchronize()")
+
+    def wait_event(self, event):
+        """Later work on this stream waits for ``event`` (in-order here: already true)."""
+        if event._kernel is not None and event._kernel.seq > self._last:
+            self._last = event._kernel.seq
+
+    def wait_stream(self, stream):
+        """Later work on this stream waits for the work queued on ``stream`` so far."""
+        self._last = max(self._last, stream._last)
+
+    def record_event(self, event=None):
+        event = event if event is not None else Event()
+        event.record(self)
+        return event
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and other.backend is self.backend and other.id == self.id
+
+    def __hash__(self):
+        return hash((self.device_index, self.id))
+
+    def __repr__(self):
+        kind = "default stream" if self.id == 0 else f"stream {self.id}"
+        return f"<jtensor.cuda.Stream device={self.device} {kind} (emulated)>"
+
+
+class Event:
+    """A marker in a stream: ``record`` queues it; it completes when the device reaches it."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self.enable_timing = enable_timing
+        self.blocking = blocking
+        self.interprocess = interprocess
+        self._kernel = None
+        self._stream = None
+
+    def record(self, stream=None):
+        from ._runtime import runtime
+
+        if stream is None:
+            index = runtime.current_index()
+            stream = runtime.current_stream(index)
+        self._stream = stream
+        backend = stream.backend
+        previous = runtime.current_stream(stream.device_index)
+        runtime.set_stream(stream)
+        try:
+            self._kernel = backend.launch("event record", _nothing)
+        finally:
+            runtime.set_stream(previous)
+
+    def query(self):
+        """Whether the device has reached this event (True if it was never recorded)."""
+        return self._kernel is None or self._kernel.end_time is not None
+
+    def synchronize(self):
+        """Wait until the device reaches this event."""
+        if self._kernel is None:
+            return
+        backend = self._stream.backend
+        if _dispatch.event_hook is not None:
+            _dispatch.emit("sync", device=str(backend.device), reason="event")
+        backend.queue.wait(self._kernel.seq, where="Event.synchronize()")
+
+    def wait(self, stream=None):
+        from ._runtime import runtime
+
+        if stream is None:
+            stream = runtime.current_stream(runtime.current_index())
+        stream.wait_event(self)
+
+    def elapsed_time(self, end_event):
+        """Milliseconds of device time between this event and ``end_event``."""
+        if not (self.enable_timing and end_event.enable_timing):
+            raise TensorRuntimeError(
+                "Both events must be created with argument 'enable_timing=True'.")
+        if self._kernel is None or end_event._kernel is None:
+            raise TensorRuntimeError(
+                "Both events must be recorded before calculating elapsed time.")
+        if self._kernel.end_time is None or end_event._kernel.end_time is None:
+            raise TensorRuntimeError(
+                "CUDA error: device not ready: an event has not completed on the device yet, "
+                "so there is no time to read. Call end_event.synchronize() (or "
+                "jtensor.cuda.synchronize()) before elapsed_time().")
+        return 1e3 * (end_event._kernel.end_time - self._kernel.end_time)
+
+    def __repr__(self):
+        state = "not recorded" if self._kernel is None else (
+            "completed" if self.query() else "pending")
+        return f"<jtensor.cuda.Event ({state}, emulated)>"
+
+
+def _nothing():
+    pass
