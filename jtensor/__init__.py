@@ -45,6 +45,8 @@ from . import nn  # noqa: E402,F401 (torch.nn is there after import torch, too)
 from . import optim  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
+from . import cuda  # noqa: E402,F401
+from ._ops.creation import get_default_device, set_default_device  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from ._sparse import sparse_coo, sparse_coo_tensor  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
@@ -96,3 +98,7 @@ def unload_ipython_extension(ipython):
 
 
 __version__ = "0.1.0"
+
+# Tracing (plain Python; the magics that use it are imported only by %load_ext jtensor).
+from . import trace  # noqa: E402
+from .trace.describe import describe  # noqa: E402

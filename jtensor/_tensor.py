@@ -599,12 +599,19 @@ def wrap_storage(storage, shape, dtype, device, stride=None):
     return Tensor._make(storage, shape, tuple(stride), 0, dtype)
 
 
-def new_empty_tensor(shape, dtype, device=CPU, stride=None):
-    """Allocate uninitialised memory for ``shape`` (with ``stride``, contiguous by default)."""
+def new_empty_tensor(shape, dtype, device=CPU, stride=None, pinned=False):
+    """Allocate uninitialised memory for ``shape`` (with ``stride``, contiguous by default);
+    ``pinned``: page-locked host memory, for queued copies to and from CUDA devices."""
     shape = tuple(shape)
     if stride is None:
         stride = contiguous_strides(shape)
     extent = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, stride))
+    if pinned:
+        from . import cuda
+
+        storage = Storage(cuda._backend().pinned_buffer(extent * dtype.itemsize), device)
+        cuda._pin(storage)
+        return Tensor._make(storage, shape, tuple(stride), 0, dtype)
     backend = backend_for(device)
     storage = Storage(backend.allocate(extent * dtype.itemsize), device)
     return Tensor._make(storage, shape, tuple(stride), 0, dtype)

@@ -124,16 +124,65 @@ def strides_for_format(input, memory_format, shape=None):
     raise TensorTypeError(f"memory_format must be a torch.memory_format, got {memory_format!r}")
 
 
-def copy_with_strides(input, strides, dtype=None, device=None):
+def copy_with_strides(input, strides, dtype=None, device=None, non_blocking=False):
     """A new tensor with ``input``'s values laid out with ``strides`` (no bookkeeping)."""
     dtype = dtype or input._dtype
     device = device or input._storage.device
-    out = new_empty_tensor(input._shape, dtype, device, stride=strides)
-    source = input._array()
-    if device != input._storage.device:
-        source = out._storage._backend.from_other(source, input._storage._backend)
-    out._array()[...] = cast_array(source, dtype.numpy)
+    if non_blocking and device.type == "cpu" and input._storage.device.type == "cuda":
+        # PyTorch copies into pinned memory then, so the copy can be queued.
+        out = new_empty_tensor(input._shape, dtype, device, stride=strides, pinned=True)
+    else:
+        out = new_empty_tensor(input._shape, dtype, device, stride=strides)
+    copy_values(out, input, non_blocking)
     return out
+
+
+def copy_values(out, input, non_blocking=False):
+    """Write ``input``'s values into ``out`` (same shape; cast; across devices as CUDA does).
+
+    On one asynchronous device the copy is a queued kernel. Between host and device, a copy
+    from pinned host memory (or into it) with ``non_blocking=True`` is queued too; any other
+    host/device copy waits for the device, as PyTorch's blocking copies do.
+    """
+    source_backend = input._storage._backend
+    target_backend = out._storage._backend
+    if source_backend is target_backend:
+        if source_backend.deferred:
+            source_backend.launch("copy_", _cast_into, out._array_nowait(),
+                                  input._array_nowait())
+            return
+        out._array()[...] = cast_array(input._array(), out._dtype.numpy)
+        return
+    if non_blocking:
+        from .. import cuda
+
+        if source_backend.name == "cpu" and cuda._is_pinned(input._storage):
+            target_backend.copy_async_from_host(out._array_nowait(),
+                                                cast_array(input._array(), out._dtype.numpy))
+            return
+        if target_backend.name == "cpu" and cuda._is_pinned(out._storage):
+            source_backend.copy_async_to_host(out._array(), input._array_nowait())
+            return
+    if target_backend.name == "cpu":
+        source = input._host_array("cpu")            # device to host: a sync point
+    else:
+        source = target_backend.from_other(input._array(), source_backend)
+    out._array()[...] = cast_array(source, out._dtype.numpy)
+
+
+def _broadcast_view(t, shape):
+    """``t`` expanded to ``shape`` (metadata only, no op recorded)."""
+    shape = tuple(shape)
+    if tuple(t._shape) == shape:
+        return t
+    lead = len(shape) - len(t._shape)
+    stride = [0] * lead + [0 if size == 1 and want != 1 else st for size, st, want in
+                           zip(t._shape, t._stride, shape[lead:])]
+    return Tensor._make(t._storage, shape, tuple(stride), t._offset, t._dtype)
+
+
+def _cast_into(target, source):
+    target[...] = cast_array(source, target.dtype)
 
 
 def contiguous_copy(input):
@@ -311,7 +360,7 @@ def _parse_to_args(args, kwargs):
         raise _to_type_error(args, kwargs, "'device' must be a torch.device, a string or an int")
     if memory_format is not None and not isinstance(memory_format, _memory_format_type):
         raise _to_type_error(args, kwargs, "'memory_format' must be a torch.memory_format")
-    return dtype, device, bound.get("copy", False), memory_format
+    return dtype, device, bound.get("copy", False), memory_format, bound.get("non_blocking", False)
 
 
 @register("copy", function=False)
@@ -327,20 +376,21 @@ def to(input, *args, **kwargs):
     >>> x.to(torch.float32) is x, x.to(torch.float32, copy=True) is x
     (True, False)
     """
-    dtype, device, copy, memory_format = _parse_to_args(args, kwargs)
+    dtype, device, copy, memory_format, non_blocking = _parse_to_args(args, kwargs)
     dtype = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     device = input._storage.device if device is None else to_device(device)
-    if device.type == "cuda" and device.index is None:
+    if device.type == "cuda":
         from .._device import backend_for
 
-        device = backend_for(device).current_device()
+        device = backend_for(device).normalize(device)
     if memory_format is None:
         memory_format = preserve_format
     if dtype is input._dtype and device == input._storage.device and not copy and (
             memory_format is preserve_format
             or suggest_memory_format(input._shape, input._stride) == memory_format.name):
         return input  # PyTorch's to_will_alias: nothing to do, no op runs
-    out = copy_with_strides(input, strides_for_format(input, memory_format), dtype, device)
+    out = copy_with_strides(input, strides_for_format(input, memory_format), dtype, device,
+                            non_blocking)
     return finish(to.op, (input,), out)
 
 
@@ -409,10 +459,14 @@ def copy_(self, src, non_blocking=False):
                 f"{list(shape)}")
         check_no_internal_overlap(self)
         _check_no_partial_overlap(self, src)
+        if src._storage._backend is not self._storage._backend or \
+                self._storage._backend.deferred:
+            if src is not self:
+                source = contiguous_copy(src) if src._storage is self._storage else src
+                copy_values(self, _broadcast_view(source, self._shape), non_blocking)
+            return finish(copy_.op, (self, src), self, modified=self)
         source = src._array()
-        if src._storage.device != self._storage.device:
-            source = self._storage._backend.from_other(source, src._storage._backend)
-        elif src._storage is self._storage and src is not self:
+        if src._storage is self._storage and src is not self:
             source = source.copy()  # overlapping layouts PyTorch does not reject
     elif _is_number(src):
         _check_int_range(_plain_number(src))
@@ -614,3 +668,33 @@ def copy_value_into(target, value):
     check_no_internal_overlap(target)
     target._array()[...] = cast_array(_number_array(target._storage._backend.xp, value),
                                       target._dtype.numpy)
+
+
+# ------------------------------------------------------------------------------ pinned memory
+def _pin_memory(self, device=None):
+    """A copy in page-locked host memory (``self`` when already pinned), so copies to and
+    from a CUDA device with ``non_blocking=True`` can be queued instead of waited for."""
+    from .. import cuda
+
+    if self._storage.device.type != "cpu":
+        raise TensorRuntimeError(
+            f"cannot pin '{self.type()}' only dense CPU tensors can be pinned (this tensor is "
+            f"on {self._storage.device})")
+    cuda._runtime.require()
+    if cuda._is_pinned(self._storage):
+        return self
+    out = new_empty_tensor(self._shape, self._dtype, self._storage.device,
+                           stride=strides_for_format(self, preserve_format), pinned=True)
+    out._array()[...] = self._array()
+    return finish(to.op, (self,), out)
+
+
+def _is_pinned(self, device=None):
+    """Whether this tensor lives in pinned (page-locked) host memory."""
+    from .. import cuda
+
+    return self._storage.device.type == "cpu" and cuda._is_pinned(self._storage)
+
+
+Tensor.pin_memory = _pin_memory
+Tensor.is_pinned = _is_pinned

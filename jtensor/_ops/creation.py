@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import CPU, backend_for, to_device
-from .._dispatch import finish
+from .._dispatch import emit, finish
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError
 from .._layout import contiguous_strides, dense_strides_like
 from .._out import resize_output
@@ -47,8 +47,24 @@ def _finalize(op, out, requires_grad, inputs=(), modified=None):
     return finish(op, inputs, out, modified=modified)
 
 
+_default_device = [CPU]
+
+
+def set_default_device(device):
+    """Make factories without ``device=`` create tensors on ``device`` (``None``: the CPU)."""
+    _default_device[0] = CPU if device is None else resolve_device(device)
+
+
+def get_default_device():
+    """The device factories use when no ``device=`` is given."""
+    return _default_device[0]
+
+
 def resolve_device(device):
-    """A concrete device (``cuda`` gets its current index) for a factory's ``device=``."""
+    """A concrete device (``cuda`` gets its current index) for a factory's ``device=``
+    (``None``: the default device)."""
+    if device is None:
+        return _default_device[0]
     device = to_device(device)
     if device.type == "meta":
         raise TensorRuntimeError(
@@ -58,16 +74,19 @@ def resolve_device(device):
     return device
 
 
-def host_to_device(array, device):
-    """Move a host NumPy array to ``device``'s backend (no copy on the CPU)."""
+def host_to_device(array, device, private=False):
+    """Move a host NumPy array to ``device``'s backend (no copy on the CPU).
+
+    ``private``: the array is jtensor's own (fresh random numbers), not user memory, so on a
+    device this stands for values made there (no transfer, no wait)."""
     if device.type == "cpu":
         return array
     if not array.flags.c_contiguous:
         array = array.copy(order="C")
-    return backend_for(device).from_host(array, device)
+    return backend_for(device).from_host(array, device, private=private)
 
 
-def _place(array, dtype, device, stride=None):
+def _place(array, dtype, device, stride=None, private=False):
     """A tensor holding host ``array`` on ``device`` (contiguous unless ``stride`` given)."""
     device = resolve_device(device)
     array = np.asarray(array)
@@ -82,7 +101,7 @@ def _place(array, dtype, device, stride=None):
         array = array.copy(order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
     if device.type == "cpu":
         return Tensor._from_array(array, dtype, CPU)
-    return Tensor._from_array(host_to_device(array, device), dtype, device)
+    return Tensor._from_array(host_to_device(array, device, private), dtype, device)
 
 
 def _copy_tensor(src, dtype, device, memory_format=preserve_format):
@@ -330,6 +349,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """
     if dtype is not None:
         check_requires_grad(_dtypes.to_dtype(dtype), requires_grad)
+    if isinstance(data, Tensor):
+        emit("tensor_from_tensor", source=data)  # for jtensor.trace's pitfalls
     out = _tensor_from_data(data, dtype, device, warn_name="torch.tensor")
     check_requires_grad(out._dtype, requires_grad)
     # No inputs: the copy is detached from ``data``'s history, as in PyTorch.
@@ -515,6 +536,13 @@ def _fill(out, value):
     if isinstance(value, complex) and out._dtype.category != _dtypes.COMPLEX:
         raise TensorRuntimeError(
             f"value cannot be converted to type {out._dtype.name} without overflow ({value})")
+    backend = out._storage._backend
+    if backend.deferred:   # a fill kernel, queued
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = np.asarray(value).astype(out._dtype.numpy)
+        backend.launch("fill_", np.copyto, out._array_nowait(), value)
+        return
     if (value == 0 or value == 1) and value.__class__ in (int, float, bool):
         out._array()[...] = value  # zeros/ones: nothing to overflow, nothing to warn about
         return

@@ -10,11 +10,11 @@ import builtins
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import check_inplace, finish
+from .._dispatch import check_inplace, check_same_device, finish
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
 from .._layout import broadcast_shapes
 from .._registry import register
-from .._tensor import Tensor
+from .._tensor import Tensor, new_empty_tensor
 from .advanced_indexing import prepare_put
 from ._selection_common import (_check_tensor, _check_writable, _fill_value, _fresh, _preserve,
                                 _wrap, _write_out, _xp)
@@ -65,6 +65,8 @@ def index_select(input, dim, index, *, out=None):
     ``input`` takes exactly one index (0) and gives a 0-d result."""
     _check_tensor(input, "index_select", "input")
     dim = wrap_dim(dim, input.dim())
+    if input._storage._backend.deferred and out is None and input.dim():
+        return _launch_index_select(input, dim, index)
     idx = _index_vector(index, dim, "index_select",
                         "index_select(): Index is supposed to be a vector")
     if not input.dim() and idx.size != 1:
@@ -95,6 +97,42 @@ def index_select(input, dim, index, *, out=None):
     if out is not None:
         return finish(index_select.op, (input, index),
                       _write_out(out, result, "index_select"), modified=out)
+    return finish(index_select.op, (input, index), result)
+
+
+def _launch_index_select(input, dim, index):
+    """``index_select`` as a kernel on an asynchronous device. The host checks only what it
+    knows without reading device memory; an index out of range fails in the kernel, so it is
+    reported at the next synchronisation, as a device-side assert is on a GPU."""
+    if not isinstance(index, Tensor):
+        raise TensorTypeError(
+            f"index_select(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index.dim() > 1:
+        raise TensorIndexError("index_select(): Index is supposed to be a vector")
+    _check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
+    device = check_same_device((input, index))
+    size = input._shape[dim]
+    count = index.numel()
+    if input.dim() > 1 and size == 0 and count:
+        raise TensorRuntimeError(
+            f"index_select(): self indexing axis dim should be positive (dim {dim} of shape "
+            f"{list(input._shape)} is empty, got {count} indices)")
+    shape = list(input._shape)
+    shape[dim] = count
+    result = new_empty_tensor(shape, input._dtype, device)
+    source, positions, target = (input._array_nowait(), index._array_nowait(),
+                                 result._array_nowait())
+
+    def kernel():
+        flat = positions.reshape(-1).astype(np.int64)
+        bad = (flat >= size) | (flat < 0)
+        if bad.any():
+            raise TensorIndexError(
+                f"index_select(): index {int(flat[bad][0])} is out of bounds for dimension "
+                f"{dim} with size {size} (Assertion `srcIndex < srcSelectDimSize` failed)")
+        target[...] = np.take(source, flat, axis=dim)
+
+    input._storage._backend.launch("index_select", kernel)
     return finish(index_select.op, (input, index), result)
 
 

@@ -12,6 +12,8 @@ as in PyTorch.
 
 import builtins
 
+import numpy as np
+
 
 from .. import _dtypes
 from .._dispatch import check_same_device, finish
@@ -19,7 +21,7 @@ from .._elementwise import result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
 from .._layout import broadcast_shapes, numel
 from .._registry import register
-from .._tensor import Tensor
+from .._tensor import Tensor, new_empty_tensor
 from .reductions import (TensorNotImplementedError, _c_name, check_out, quiet, wrap_result,
                          write_out)
 from .views import make_view
@@ -138,6 +140,39 @@ def _matmul_array(a, b):
     return xp, _product(xp, _work(a), _work(b))
 
 
+def _matmul_shape(a, b):
+    """The result shape of ``a @ b`` (already checked), from the shapes alone."""
+    sa, sb = tuple(a._shape), tuple(b._shape)
+    if len(sa) == 1 and len(sb) == 1:
+        return ()
+    a2 = sa if len(sa) >= 2 else (1,) + sa
+    b2 = sb if len(sb) >= 2 else sb + (1,)
+    shape = tuple(np.broadcast_shapes(a2[:-2], b2[:-2])) + (a2[-2], b2[-1])
+    if len(sa) == 1:
+        shape = shape[:-2] + shape[-1:]
+    if len(sb) == 1:
+        shape = shape[:-1]
+    return shape
+
+
+def _launch_product(op, a, b, device, out):
+    """On an asynchronous device: the product as a queued kernel (``None`` when the op must
+    run on the host: ``out=`` given, or a synchronous backend)."""
+    backend = a._storage._backend
+    if out is not None or not backend.deferred:
+        return None
+    dtype = a._dtype
+    result = new_empty_tensor(_matmul_shape(a, b), dtype, device)
+    work = (_dtypes.float32 if dtype in _LOW else dtype).numpy
+    left, right, target = a._array_nowait(), b._array_nowait(), result._array_nowait()
+
+    def kernel():
+        target[...] = _product(np, left.astype(work, copy=False), right.astype(work, copy=False))
+
+    backend.launch(op.name, kernel)
+    return finish(op, (a, b), result)
+
+
 @register("copy")
 def matmul(input, other, *, out=None):
     """Matrix product with NumPy/PyTorch rank rules: 1-D·1-D is a dot product (0-d), a 1-D
@@ -151,6 +186,9 @@ def matmul(input, other, *, out=None):
     device = _check_tensors("matmul", ("input", input), ("other", other))
     _check_matmul(input, other)
     _check_product_out(out, "matmul", input._dtype)
+    launched = _launch_product(matmul.op, input, other, device, out)
+    if launched is not None:
+        return launched
     xp, r = _matmul_array(input, other)
     return _finish_product(matmul.op, (input, other), xp, r, input._dtype, device, out)
 
@@ -188,6 +226,9 @@ def mm(input, mat2, *, out=None):
     if c1 != r2:
         raise _matrix_mismatch(r1, c1, r2, c2)
     _check_product_out(out, "mm", input._dtype)
+    launched = _launch_product(mm.op, input, mat2, device, out)
+    if launched is not None:
+        return launched
     xp, r = _matmul_array(input, mat2)
     return _finish_product(mm.op, (input, mat2), xp, r, input._dtype, device, out)
 
@@ -215,6 +256,9 @@ def bmm(input, mat2, *, out=None):
     device = _check_tensors("bmm", ("input", input), ("mat2", mat2))
     _check_bmm(input, mat2)
     _check_product_out(out, "bmm", input._dtype)
+    launched = _launch_product(bmm.op, input, mat2, device, out)
+    if launched is not None:
+        return launched
     xp, r = _matmul_array(input, mat2)
     return _finish_product(bmm.op, (input, mat2), xp, r, input._dtype, device, out)
 

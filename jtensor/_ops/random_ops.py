@@ -114,9 +114,9 @@ def _random_factory(op, size, sample, dtype, device, requires_grad, out, name):
         from .._elementwise import _write_into
 
         _resize_out(out, shape)
-        _write_into(out, host_to_device(values, out._storage.device))
+        _write_into(out, host_to_device(values, out._storage.device, private=True))
         return _finalize(op, out, requires_grad, modified=out)
-    return _finalize(op, _place(values, dtype, device), requires_grad)
+    return _finalize(op, _place(values, dtype, device, private=True), requires_grad)
 
 
 @register("factory", method=False)
@@ -250,7 +250,7 @@ def _random_like(op, input, sample, dtype, device, requires_grad, memory_format)
     values = sample(tuple(input._shape), d)
     dev = input._storage.device if device is None else resolve_device(device)
     out = new_empty_tensor(input._shape, d, dev, stride=strides_for_format(input, memory_format))
-    _write_into(out, host_to_device(values, dev))
+    _write_into(out, host_to_device(values, dev, private=True))
     return _finalize(op, out, requires_grad, (input,))
 
 
@@ -364,7 +364,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         _check_out(out, None, "normal")
     backend = ref._storage._backend
     xp = backend.xp
-    noise = host_to_device(_standard_normal(rng, tuple(shape), d), ref._storage.device)
+    noise = host_to_device(_standard_normal(rng, tuple(shape), d), ref._storage.device, private=True)
     m = mean._array() if mean_t else mean
     s = std._array() if std_t else std
     values = xp.asarray(noise * s + m).astype(d.numpy)
@@ -394,7 +394,7 @@ def _check_p_scalar(p, name="bernoulli_"):
 
 def _bernoulli_values(rng, target_shape, p, dtype, device):
     """0/1 samples of ``dtype`` on ``device``: ``p`` is a number or a tensor (broadcast)."""
-    u = host_to_device(rng.random(tuple(target_shape)), device)
+    u = host_to_device(rng.random(tuple(target_shape)), device, private=True)
     if isinstance(p, Tensor):
         prob = p._array()
         xp = p._storage._backend.xp
@@ -481,11 +481,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     elif replacement:
         cdf = xp.cumsum(probs, axis=1)
         cdf = cdf / cdf[:, -1:]
-        u = host_to_device(rng.random((rows, num_samples)), device)
+        u = host_to_device(rng.random((rows, num_samples)), device, private=True)
         result = xp.stack([xp.searchsorted(cdf[r], u[r], side="right") for r in range(rows)])
         result = xp.minimum(result, n_categories - 1).astype(xp.int64)
     else:
-        e = host_to_device(rng.exponential(size=(rows, n_categories)), device)
+        e = host_to_device(rng.exponential(size=(rows, n_categories)), device, private=True)
         keys = probs / e
         result = xp.argsort(-keys, axis=1, kind="stable")[:, :num_samples].astype(xp.int64)
     result = result.reshape(out_shape)
@@ -508,7 +508,7 @@ def poisson(input, generator=None):
     host = input._host_array().astype(np.float64)
     values = _rng(generator, input.device).poisson(host).astype(input._dtype.numpy)
     return finish(poisson.op, (input,), Tensor._from_array(
-        _contig(xp, host_to_device(values, input._storage.device)), input._dtype,
+        _contig(xp, host_to_device(values, input._storage.device, private=True)), input._dtype,
         input._storage.device))
 
 
@@ -516,7 +516,7 @@ def poisson(input, generator=None):
 def _fill_inplace(op, self, values):
     from .._elementwise import _write_into
 
-    _write_into(self, host_to_device(values, self._storage.device))
+    _write_into(self, host_to_device(values, self._storage.device, private=True))
     return finish(op, (self,), self, modified=self)
 
 

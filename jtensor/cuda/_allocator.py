@@ -112,6 +112,8 @@ class CachingAllocator:
             self.num_allocs += 1
         if buffer is None:
             buffer = np.empty(size, dtype=np.uint8)
+        elif buffer is False:
+            buffer = None   # bytes computed elsewhere: accounted, never reused
         return Block(segment, size, buffer)
 
     def _find_segment(self, size):
@@ -151,7 +153,7 @@ class CachingAllocator:
             segment.blocks -= 1
             self.allocated -= block.size
             self.num_frees += 1
-            if segment in self._segments:
+            if block.buffer is not None and segment in self._segments:
                 self._cached.setdefault(block.size, []).append((segment, block.buffer))
             block.buffer = None
 

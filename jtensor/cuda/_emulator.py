@@ -39,7 +39,8 @@ def user_site():
     frame = sys._getframe(2)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not os.path.abspath(filename).startswith(_PACKAGE_DIR):
+        if not filename.startswith("<entry of") and not \
+                os.path.abspath(filename).startswith(_PACKAGE_DIR):
             return filename, frame.f_lineno
         frame = frame.f_back
     return "<unknown>", 0
@@ -206,7 +207,6 @@ class EmulatedBackend(Backend):
         if block is None:
             nbytes = data.shape[0] if data is not None else storage._source.nbytes
             block = self.allocator.malloc(nbytes, buffer=False)
-            block.buffer = None   # computed bytes: not reused through the cache
         weakref.finalize(storage, self.allocator.free, block)
 
     def view(self, data, shape, np_dtype, offset_bytes, strides_bytes):

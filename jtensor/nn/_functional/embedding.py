@@ -98,7 +98,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
             f"types: Long, Int; but got torch.{name} instead (while checking arguments for "
             "embedding)")
-    if input.numel():
+    # On an asynchronous device the bounds are checked by the gather kernel (a device-side
+    # assert reported at the next sync), not here: reading min/max would wait for the device.
+    if input.numel() and not weight._storage._backend.deferred:
         lo, hi = int(input.min()), int(input.max())
         if lo < 0 or hi >= num:
             bad = lo if lo < 0 else hi

@@ -387,8 +387,7 @@ class Module:
         from ..._dtypes import to_dtype
         from ..._ops.copies import _parse_to_args
 
-        dtype, device, _, _ = _parse_to_args(args, kwargs)
-        non_blocking = bool(kwargs.get("non_blocking", False))
+        dtype, device, _, _, non_blocking = _parse_to_args(args, kwargs)
         if dtype is not None:
             dtype = to_dtype(dtype)
             if not (dtype.is_floating_point or dtype.is_complex):
