@@ -30,6 +30,9 @@ from ._allocator import CachingAllocator
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+_NAN = float("nan")
+
+
 class DeviceSideError(RuntimeError):
     """A kernel failed on the device; raised at the next synchronisation, as CUDA does."""
 
@@ -208,6 +211,9 @@ class EmulatedBackend(Backend):
             nbytes = data.shape[0] if data is not None else storage._source.nbytes
             block = self.allocator.malloc(nbytes, buffer=False)
         weakref.finalize(storage, self.allocator.free, block)
+        # NaN never equals itself, so tensors never trust an array cached over these bytes
+        # and rebuild it through ``view``, which waits for the kernels queued before.
+        storage._generation = _NAN
 
     def view(self, data, shape, np_dtype, offset_bytes, strides_bytes):
         """Host access to device memory: waits for the kernels queued so far."""

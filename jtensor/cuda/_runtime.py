@@ -99,6 +99,21 @@ class Runtime:
         self.default_streams = [Stream._default(b) for b in self.backends]
         self.mode = "cupy"
 
+    def _reset(self):
+        """Forget the started CUDA (tests use it to try several configurations in one
+        process): waits for queued kernels first. Tensors already made keep their device."""
+        with self.lock:
+            for backend in self.backends:
+                if getattr(backend, "deferred", False):
+                    try:
+                        backend.queue.wait()
+                    except RuntimeError:
+                        pass
+            self.mode, self.why_none, self.backends, self.requested = None, "", [], None
+            self.default_streams = []
+            self.local = _ThreadState()
+            self.launch_blocking = os.environ.get("CUDA_LAUNCH_BLOCKING", "0") == "1"
+
     # ------------------------------------------------------------------ devices
     def available(self):
         self.start()
