@@ -59,8 +59,24 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        """``with jtensor.device('cuda'):`` makes this the factories' default device."""
+        from ._ops.creation import get_default_device, set_default_device
+
+        stack = _DEFAULT_STACK.setdefault("stack", [])
+        stack.append(get_default_device())
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        from ._ops.creation import set_default_device
+
+        set_default_device(_DEFAULT_STACK["stack"].pop())
+        return False
+
 
 CPU = device("cpu")
+_DEFAULT_STACK = {}
 
 
 class Backend:

@@ -77,6 +77,7 @@ class _Unpickler(pickle.Unpickler):
         self._storages = storages
         self._loaded = {}
         self._weights_only = weights_only
+        self._restore_devices = True
 
     def persistent_load(self, pid):
         kind, key = pid
@@ -84,8 +85,12 @@ class _Unpickler(pickle.Unpickler):
             raise TensorRuntimeError(f"corrupt jtensor file: unknown storage reference {pid!r}")
         storage = self._loaded.get(key)
         if storage is None:
-            _device, raw = self._storages[key]
-            storage = Storage(np.frombuffer(raw, dtype=np.uint8).copy(), CPU)
+            saved_device, raw = self._storages[key]
+            data = np.frombuffer(raw, dtype=np.uint8).copy()
+            if saved_device.startswith("cuda") and self._restore_devices:
+                storage = _cuda_storage(data, saved_device)
+            else:
+                storage = Storage(data, CPU)
             self._loaded[key] = storage
         return storage
 
@@ -137,10 +142,26 @@ def load(f, map_location=None, *, weights_only=True, **kwargs):
     else:
         record = _read_record(f)
     unpickler = _Unpickler(io.BytesIO(record["body"]), record["storages"], weights_only)
+    unpickler._restore_devices = map_location is None
     obj = unpickler.load()
     if map_location is not None and str(map_location) != "cpu":
         obj = _move(obj, map_location)
     return obj
+
+
+def _cuda_storage(data, saved_device):
+    """A storage saved from ``saved_device`` (a CUDA device) put back there, as PyTorch."""
+    from . import cuda
+    from ._device import device
+
+    if not cuda.is_available():
+        raise TensorRuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+            "False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU (or turn on the "
+            "emulated CUDA device: JTENSOR_EMULATE_CUDA=1).")
+    dev = cuda._runtime.normalize(device(saved_device))
+    return Storage(cuda._runtime.backend(dev.index).from_host(data), dev)
 
 
 def _read_record(handle):

@@ -85,7 +85,8 @@ def test_environment_switches_emulation_on_and_launch_blocking():
         "try:\n"
         "    x.index_select(0, t.tensor([9], device='cuda'))\n"
         "except RuntimeError as e:\n"
-        "    print('raised at launch')\n")
+        "    print('raised at launch')\n"
+        "import sys; print('cupy' in sys.modules)\n")
     env = {"JTENSOR_EMULATE_CUDA": "2", "CUDA_LAUNCH_BLOCKING": "1", "PATH": ""}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=120)
@@ -94,6 +95,7 @@ def test_environment_switches_emulation_on_and_launch_blocking():
     assert lines[0] == "1"   # the one-time notice
     assert lines[1] == "Emulated CUDA device (NumPy on the CPU) True 2"
     assert lines[2] == "raised at launch"
+    assert lines[3] == "False"   # the emulator never imports CuPy
 
 
 # ---------------------------------------------------------------------- devices
@@ -417,3 +419,38 @@ def test_deprecated_cuda_amp_names(emulated):
     assert y.dtype == jtensor.float16
     with pytest.warns(FutureWarning, match="GradScaler"):
         jtensor.cuda.amp.GradScaler()
+
+
+# ---------------------------------------------------------------------- around the core
+def test_save_and_load_keep_the_device(emulated, tmp_path):
+    x = jtensor.arange(6.0, device="cuda").view(2, 3)
+    path = tmp_path / "x.pt"
+    jtensor.save({"x": x, "view": x[1]}, path)
+    back = jtensor.load(path)
+    assert back["x"].device.type == "cuda" and back["x"].tolist() == x.tolist()
+    assert back["view"].storage_offset() == 3
+    assert jtensor.load(path, map_location="cpu")["x"].device.type == "cpu"
+    runtime._reset()
+    runtime.mode, runtime.why_none = "none", "test"
+    with pytest.raises(RuntimeError, match="map_location=torch.device\\('cpu'\\)"):
+        jtensor.load(path)
+
+
+def test_device_context_sets_the_default_device(emulated):
+    with jtensor.device("cuda"):
+        assert jtensor.zeros(2).device.type == "cuda"
+        assert jtensor.get_default_device() == jtensor.device("cuda:0")
+    assert jtensor.zeros(2).device.type == "cpu"
+    jtensor.set_default_device("cuda")
+    try:
+        assert jtensor.tensor([1, 2]).is_cuda
+    finally:
+        jtensor.set_default_device(None)
+
+
+def test_dataloader_pins_batches(emulated):
+    data = jtensor.utils.data.TensorDataset(jtensor.arange(8.0).view(4, 2), jtensor.arange(4))
+    batches = list(jtensor.utils.data.DataLoader(data, batch_size=2, pin_memory=True))
+    assert all(x.is_pinned() and y.is_pinned() for x, y in batches)
+    moved = batches[0][0].to("cuda", non_blocking=True)
+    assert moved.tolist() == [[0.0, 1.0], [2.0, 3.0]]

@@ -2,15 +2,23 @@
 
 import doctest
 import importlib
+import importlib.util
 import pkgutil
 
 import pytest
 
 import jtensor
 
+def _importable(name):
+    # The CuPy backend imports CuPy at module level: it is loaded only when a GPU is used.
+    if name == "jtensor.cuda._cupy":
+        return importlib.util.find_spec("cupy") is not None
+    return not name.startswith(("jtensor.magics", "jtensor.widgets"))
+
+
 MODULES = sorted({"jtensor"} | {
     m.name for m in pkgutil.walk_packages(jtensor.__path__, prefix="jtensor.")
-    if not m.name.startswith(("jtensor.magics", "jtensor.widgets"))
+    if _importable(m.name)
 })
 
 

@@ -21,8 +21,8 @@ from .._elementwise import result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
 from .._layout import broadcast_shapes, numel
 from .._registry import register
-from .._tensor import Tensor, new_empty_tensor
-from .reductions import (TensorNotImplementedError, _c_name, check_out, quiet, wrap_result,
+from .._tensor import Tensor
+from .reductions import (launch_kernel, TensorNotImplementedError, _c_name, check_out, quiet, wrap_result,
                          write_out)
 from .views import make_view
 
@@ -155,22 +155,20 @@ def _matmul_shape(a, b):
     return shape
 
 
-def _launch_product(op, a, b, device, out):
-    """On an asynchronous device: the product as a queued kernel (``None`` when the op must
-    run on the host: ``out=`` given, or a synchronous backend)."""
-    backend = a._storage._backend
-    if out is not None or not backend.deferred:
+def _launch_product(op, a, b, device, out, base=None, beta=1, alpha=1):
+    """On an asynchronous device: the product (``beta * base + alpha * a @ b`` when ``base``
+    is given) as a queued kernel; ``None`` when it must run now (``out=``, other devices)."""
+    if out is not None or not a._storage._backend.deferred:
         return None
     dtype = a._dtype
-    result = new_empty_tensor(_matmul_shape(a, b), dtype, device)
     work = (_dtypes.float32 if dtype in _LOW else dtype).numpy
-    left, right, target = a._array_nowait(), b._array_nowait(), result._array_nowait()
-
-    def kernel():
-        target[...] = _product(np, left.astype(work, copy=False), right.astype(work, copy=False))
-
-    backend.launch(op.name, kernel)
-    return finish(op, (a, b), result)
+    if base is None:
+        return launch_kernel(op, (a, b), _matmul_shape(a, b), dtype, device, lambda x, y: _product(
+            np, x.astype(work, copy=False), y.astype(work, copy=False)))
+    shape = _matmul_shape(a, b)
+    return launch_kernel(op, (base, a, b), shape, dtype, device, lambda c, x, y: _scaled_sum(
+        np, c.astype(work, copy=False), _product(np, x.astype(work, copy=False),
+                                                 y.astype(work, copy=False)), beta, alpha))
 
 
 @register("copy")
@@ -384,6 +382,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     _check_add_base(input, (r1, c2), mat2._dtype, "mat2")
     _refuse_bool("addmm_impl_cpu_", input._dtype)
     _check_product_out(out, "addmm", input._dtype)
+    launched = _launch_product(addmm.op, mat1, mat2, device, out, input, beta, alpha)
+    if launched is not None:
+        return launched
     xp, r = _matmul_array(mat1, mat2)
     with quiet():
         r = _scaled_sum(xp, _work(input), r, beta, alpha)
@@ -398,6 +399,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     shape = _check_bmm(batch1, batch2)
     _check_add_base(input, shape, batch1._dtype, "batch2")
     _check_product_out(out, "baddbmm", input._dtype)
+    launched = _launch_product(baddbmm.op, batch1, batch2, device, out, input, beta, alpha)
+    if launched is not None:
+        return launched
     xp, r = _matmul_array(batch1, batch2)
     with quiet():
         r = _scaled_sum(xp, _work(input), r, beta, alpha)

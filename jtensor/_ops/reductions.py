@@ -26,7 +26,7 @@ from .._errors import (
 from .._out import resize_output
 from .._registry import OPS, register
 from .._size import Size
-from .._tensor import Tensor
+from .._tensor import Tensor, new_empty_tensor
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
 
@@ -146,6 +146,34 @@ def write_out(out, array):
     return out
 
 
+def launch_kernel(op, inputs, shape, dtype, device, compute, info=None):
+    """On an asynchronous device, queue ``compute(*input_arrays)`` as a kernel writing a new
+    ``shape``/``dtype`` tensor and return it (finished); ``None`` on other devices, where the
+    caller computes now. The host knows the result's metadata without waiting."""
+    backend = inputs[0]._storage._backend
+    if not backend.deferred:
+        return None
+    result = new_empty_tensor(shape, dtype, device)
+    arrays = [t._array_nowait() for t in inputs]
+    target, np_dtype = result._array_nowait(), dtype.numpy
+
+    def kernel():
+        with np.errstate(all="ignore"):
+            value = compute(*arrays)
+        target[...] = value if value.dtype == np_dtype else value.astype(np_dtype)
+
+    backend.launch(op.name, kernel)
+    return finish(op, tuple(inputs), result, info=info)
+
+
+def reduced_shape(input, dims, keepdim):
+    """The shape of a reduction of ``input`` over ``dims``."""
+    axes = _axes(input, dims)
+    if keepdim:
+        return tuple(1 if i in axes else s for i, s in enumerate(input._shape))
+    return tuple(s for i, s in enumerate(input._shape) if i not in axes)
+
+
 def _emit(op, inputs, xp, array, dtype, device, out=None, info=None):
     """Finish a single-output op: wrap ``array`` or write it into ``out``."""
     if out is not None:
@@ -203,6 +231,12 @@ def _sum_like(op, name, fn, input, dim, keepdim, dtype, out):
     if name == "nansum" and (input._dtype.is_complex or result.is_complex):
         raise TensorRuntimeError("nansum on CPU does not support complex inputs")
     xp = _xp(input)
+    if out is None and input._storage._backend.deferred:
+        work = (_dtypes.float32 if result in _LOW else result).numpy
+        axes = _axes(input, dims)
+        return launch_kernel(op, (input,), reduced_shape(input, dims, keepdim), result,
+                             input.device, lambda a: getattr(xp, fn)(
+                                 a.astype(work, copy=False), axis=axes, keepdims=keepdim))
     a = _work_array(input, result)
     # Sums only raise floating-point warnings (overflow), which errstate alone silences;
     # ``quiet()`` also resets the warnings filters, which costs more than a small sum.
@@ -265,6 +299,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     check_out(out, "mean")
     result = _mean_dtype(input, dtype, "mean")
     xp = _xp(input)
+    if out is None and input._storage._backend.deferred:
+        work = (_dtypes.float32 if result in _LOW else result).numpy
+        axes, count = _axes(input, dims), _reduced_count(input, dims)
+        return launch_kernel(mean.op, (input,), reduced_shape(input, dims, keepdim), result,
+                             input.device, lambda a: xp.sum(
+                                 a.astype(work, copy=False), axis=axes,
+                                 keepdims=keepdim) / np.dtype(work).type(count))
     a = _work_array(input, result)
     with quiet():
         r = xp.sum(a, axis=_axes(input, dims), keepdims=keepdim) / a.dtype.type(

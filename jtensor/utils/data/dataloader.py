@@ -100,8 +100,9 @@ class DataLoader(Generic[_T_co]):
             order; a worker's exception is re-raised here as
             ``Caught <Type> in DataLoader worker process <id>.``.
         collate_fn: merges a list of samples (default ``default_collate``).
-        pin_memory: accepted; jtensor has no accelerator, so batches come back unchanged
-            (with PyTorch's warning).
+        pin_memory: copy batches into pinned host memory, so ``.to('cuda',
+            non_blocking=True)`` can be queued; without a CUDA device (real or emulated)
+            batches come back unchanged, with PyTorch's warning.
         drop_last: drop the last incomplete batch.
         timeout: seconds to wait for a batch from the workers (0: forever).
         worker_init_fn: called in each worker with its id, after seeding.
