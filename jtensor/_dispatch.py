@@ -261,6 +261,7 @@ def check_inplace(tensor):
             "(Use torch.no_grad() for updates such as optimizer steps, or clone() first.)")
     base = tensor._base
     if base is not None and base._requires_grad and base._grad_fn is None:
+        emit("inplace_refused", tensor=tensor, base=base)  # for jtensor.trace's pitfalls
         raise TensorRuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place "
             "operation. (Write into a clone() instead, or under torch.no_grad().)")

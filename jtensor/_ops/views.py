@@ -10,7 +10,7 @@ import numbers
 import warnings
 
 from .. import _dtypes
-from .._dispatch import check_inplace, finish
+from .._dispatch import check_inplace, emit, finish
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, wrap_dim)
 from .._layout import contiguous_strides, infer_size, view_strides
@@ -80,6 +80,7 @@ def _view_shape(op, input, shape):
     shape = infer_size(shape, input.numel())
     stride = _new_strides(input, shape)
     if stride is None:
+        emit("view_failed", input=input, shape=tuple(shape))  # for jtensor.trace's pitfalls
         raise TensorRuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "

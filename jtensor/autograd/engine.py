@@ -12,6 +12,7 @@ import heapq
 import sys
 
 from .. import _dtypes
+from .. import _dispatch
 from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
@@ -79,6 +80,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     """
     if retain_graph is None:
         retain_graph = create_graph
+    if _dispatch.event_hook is not None:
+        _dispatch.emit("backward_call", retain_graph=retain_graph, create_graph=create_graph)
     roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     grads = _make_grads(outputs, grad_outputs)
 
@@ -168,8 +171,12 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if node.__class__ is AccumulateGrad:
                     if accumulate and (inputs is None or (node, 0) in captures):
                         _accumulate(node.variable, buf[0], create_graph)
+                        if _dispatch.event_hook is not None:
+                            _dispatch.emit("backward", node=node, grads=(node.variable._grad,))
                 else:
                     out_grads = _execute(node, buf, create_graph, retain_graph)
+                    if _dispatch.event_hook is not None:
+                        _dispatch.emit("backward", node=node, grads=tuple(out_grads))
                     for (nxt, nr), g in zip(node.next_functions, out_grads):
                         if nxt is not None and g is not None:
                             nbuf = buffers.get(nxt)

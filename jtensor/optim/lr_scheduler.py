@@ -11,6 +11,7 @@ from functools import wraps
 from math import inf
 from weakref import ref
 
+from .._dispatch import emit
 from .._tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
 
@@ -198,7 +199,9 @@ class LRScheduler:
 
     def step(self, epoch=None):
         """Advance the schedule by one (call after ``optimizer.step()``)."""
-        if self._step_count == 1:
+        if self._step_count == 1:  # the first call after the constructor's own step
+            emit("scheduler_step", scheduler=type(self).__name__,
+                 optimizer_stepped=getattr(self.optimizer, "_opt_called", False))
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
                 warnings.warn(
                     "Seems like `optimizer.step()` has been overridden after learning rate "
