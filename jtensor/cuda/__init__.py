@@ -194,12 +194,16 @@ def memory_allocated(device=None):
     return _backend(device).memory_allocated()
 
 
-def max_memory_allocated(device=None):
-    """Peak of ``memory_allocated`` since start or ``reset_peak_memory_stats``."""
+def _peak(device, what):
     backend = _backend(device)
     if hasattr(backend, "allocator"):
-        return backend.allocator.peak_allocated
-    return max(backend.peak_allocated, backend.memory_allocated())
+        return getattr(backend.allocator, "peak_" + what)
+    return max(getattr(backend, "peak_" + what), getattr(backend, "memory_" + what)())
+
+
+def max_memory_allocated(device=None):
+    """Peak of ``memory_allocated`` since start or ``reset_peak_memory_stats``."""
+    return _peak(device, "allocated")
 
 
 def memory_reserved(device=None):
@@ -208,10 +212,8 @@ def memory_reserved(device=None):
 
 
 def max_memory_reserved(device=None):
-    backend = _backend(device)
-    if hasattr(backend, "allocator"):
-        return backend.allocator.peak_reserved
-    return max(backend.peak_reserved, backend.memory_reserved())
+    """Peak of ``memory_reserved`` since start or ``reset_peak_memory_stats``."""
+    return _peak(device, "reserved")
 
 
 def reset_peak_memory_stats(device=None):

@@ -7,14 +7,12 @@ comes from CuPy's memory pool, which caches freed blocks as PyTorch's allocator 
 ``empty_cache`` frees the unused blocks.
 """
 
-import weakref
-
 import cupy
 import numpy as np
 
 from .. import _dispatch
 from .._device import Backend, device
-from .._errors import TensorRuntimeError
+from ._streams import EventBase, StreamBase, current_stream
 
 
 def device_count():
@@ -156,28 +154,17 @@ class CupyBackend(Backend):
         return props["major"], props["minor"]
 
 
-class Stream:
+class Stream(StreamBase):
     """``torch.cuda.Stream`` over a CuPy stream."""
 
-    def __init__(self, backend, priority=0):
-        self.backend = backend
-        self.device_index = backend.index
-        self.device = backend.device
-        self.priority = priority
-        with backend._cuda():
+    def _open(self):
+        with self.backend._cuda():
             self._stream = cupy.cuda.Stream(non_blocking=True)
         self.id = id(self._stream)
 
-    @classmethod
-    def _default(cls, backend):
-        stream = object.__new__(cls)
-        stream.backend = backend
-        stream.device_index = backend.index
-        stream.device = backend.device
-        stream.priority = 0
-        stream._stream = cupy.cuda.Stream.null
-        stream.id = 0
-        return stream
+    def _open_default(self):
+        self._stream = cupy.cuda.Stream.null
+        self.id = 0
 
     def query(self):
         return self._stream.done
@@ -188,16 +175,11 @@ class Stream:
         self._stream.synchronize()
 
     def wait_event(self, event):
-        if event._event is not None:
-            self._stream.wait_event(event._event)
+        if event._marker is not None:
+            self._stream.wait_event(event._marker)
 
     def wait_stream(self, stream):
         self._stream.wait_event(stream._stream.record())
-
-    def record_event(self, event=None):
-        event = event if event is not None else Event()
-        event.record(self)
-        return event
 
     def __enter__(self):
         self._previous = cupy.cuda.get_current_stream()
@@ -210,56 +192,27 @@ class Stream:
     def __eq__(self, other):
         return isinstance(other, Stream) and other._stream == self._stream
 
-    def __hash__(self):
-        return hash((self.device_index, self.id))
 
-    def __repr__(self):
-        kind = "default stream" if self.id == 0 else "stream"
-        return f"<jtensor.cuda.Stream device={self.device} {kind}>"
-
-
-class Event:
-    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
-        self.enable_timing = enable_timing
-        self.blocking = blocking
-        self.interprocess = interprocess
-        self._event = None
-
+class Event(EventBase):
     def record(self, stream=None):
-        from ._runtime import runtime
-
-        if stream is None:
-            stream = runtime.current_stream(runtime.current_index())
-        self._event = cupy.cuda.Event(block=self.blocking, disable_timing=not self.enable_timing)
-        self._event.record(stream._stream)
+        stream = stream if stream is not None else current_stream()
+        self._device = stream.device
+        self._marker = cupy.cuda.Event(block=self.blocking,
+                                       disable_timing=not self.enable_timing)
+        self._marker.record(stream._stream)
 
     def query(self):
-        return self._event is None or self._event.done
+        return self._marker is None or self._marker.done
 
     def synchronize(self):
-        if self._event is not None:
+        if self._marker is not None:
             if _dispatch.event_hook is not None:
-                _dispatch.emit("sync", device="cuda", reason="event")
-            self._event.synchronize()
-
-    def wait(self, stream=None):
-        from ._runtime import runtime
-
-        if stream is None:
-            stream = runtime.current_stream(runtime.current_index())
-        stream.wait_event(self)
+                _dispatch.emit("sync", device=str(self._device), reason="event")
+            self._marker.synchronize()
 
     def elapsed_time(self, end_event):
-        if not (self.enable_timing and end_event.enable_timing):
-            raise TensorRuntimeError(
-                "Both events must be created with argument 'enable_timing=True'.")
-        if self._event is None or end_event._event is None:
-            raise TensorRuntimeError(
-                "Both events must be recorded before calculating elapsed time.")
-        return cupy.cuda.get_elapsed_time(self._event, end_event._event)
+        self._check_elapsed(end_event)
+        return cupy.cuda.get_elapsed_time(self._marker, end_event._marker)
 
     def __repr__(self):
-        return f"<jtensor.cuda.Event ({'not recorded' if self._event is None else 'recorded'})>"
-
-
-_keep = weakref.WeakSet()
+        return f"<jtensor.cuda.Event ({'not recorded' if self._marker is None else 'recorded'})>"

@@ -26,6 +26,7 @@ from .. import _dispatch
 from .._device import Backend, device
 from .._errors import TensorRuntimeError
 from ._allocator import CachingAllocator
+from ._streams import EventBase, StreamBase, current_stream
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -330,31 +331,21 @@ def _assign(dst, src):
 
 
 # ---------------------------------------------------------------------- streams and events
-class Stream:
+class Stream(StreamBase):
     """A queue of work on one device. The emulator runs all streams of a device on its one
     worker in launch order, which is one valid schedule of what a GPU may overlap."""
 
+    note = " (emulated)"
     _count = 0
 
-    def __init__(self, backend, priority=0):
+    def _open(self):
         Stream._count += 1
-        self.backend = backend
-        self.device_index = backend.index
-        self.device = backend.device
-        self.priority = priority
         self.id = Stream._count
         self._last = 0
 
-    @classmethod
-    def _default(cls, backend):
-        stream = object.__new__(cls)
-        stream.backend = backend
-        stream.device_index = backend.index
-        stream.device = backend.device
-        stream.priority = 0
-        stream.id = 0
-        stream._last = 0
-        return stream
+    def _open_default(self):
+        self.id = 0
+        self._last = 0
 
     def query(self):
         """Whether every kernel launched on this stream has run."""
@@ -368,91 +359,57 @@ class Stream:
 
     def wait_event(self, event):
         """Later work on this stream waits for ``event`` (in-order here: already true)."""
-        if event._kernel is not None and event._kernel.seq > self._last:
-            self._last = event._kernel.seq
+        if event._marker is not None and event._marker.seq > self._last:
+            self._last = event._marker.seq
 
     def wait_stream(self, stream):
         """Later work on this stream waits for the work queued on ``stream`` so far."""
         self._last = max(self._last, stream._last)
 
-    def record_event(self, event=None):
-        event = event if event is not None else Event()
-        event.record(self)
-        return event
-
     def __eq__(self, other):
         return isinstance(other, Stream) and other.backend is self.backend and other.id == self.id
 
-    def __hash__(self):
-        return hash((self.device_index, self.id))
 
-    def __repr__(self):
-        kind = "default stream" if self.id == 0 else f"stream {self.id}"
-        return f"<jtensor.cuda.Stream device={self.device} {kind} (emulated)>"
-
-
-class Event:
-    """A marker in a stream: ``record`` queues it; it completes when the device reaches it."""
-
-    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
-        self.enable_timing = enable_timing
-        self.blocking = blocking
-        self.interprocess = interprocess
-        self._kernel = None
-        self._stream = None
+class Event(EventBase):
+    """``record`` queues a marker kernel; the event completes when the device runs it."""
 
     def record(self, stream=None):
         from ._runtime import runtime
 
-        if stream is None:
-            index = runtime.current_index()
-            stream = runtime.current_stream(index)
+        stream = stream if stream is not None else current_stream()
         self._stream = stream
-        backend = stream.backend
         previous = runtime.current_stream(stream.device_index)
         runtime.set_stream(stream)
         try:
-            self._kernel = backend.launch("event record", _nothing)
+            self._marker = stream.backend.launch("event record", _nothing)
         finally:
             runtime.set_stream(previous)
 
     def query(self):
         """Whether the device has reached this event (True if it was never recorded)."""
-        return self._kernel is None or self._kernel.end_time is not None
+        return self._marker is None or self._marker.end_time is not None
 
     def synchronize(self):
         """Wait until the device reaches this event."""
-        if self._kernel is None:
+        if self._marker is None:
             return
         backend = self._stream.backend
         if _dispatch.event_hook is not None:
             _dispatch.emit("sync", device=str(backend.device), reason="event")
-        backend.queue.wait(self._kernel.seq, where="Event.synchronize()")
-
-    def wait(self, stream=None):
-        from ._runtime import runtime
-
-        if stream is None:
-            stream = runtime.current_stream(runtime.current_index())
-        stream.wait_event(self)
+        backend.queue.wait(self._marker.seq, where="Event.synchronize()")
 
     def elapsed_time(self, end_event):
         """Milliseconds of device time between this event and ``end_event``."""
-        if not (self.enable_timing and end_event.enable_timing):
-            raise TensorRuntimeError(
-                "Both events must be created with argument 'enable_timing=True'.")
-        if self._kernel is None or end_event._kernel is None:
-            raise TensorRuntimeError(
-                "Both events must be recorded before calculating elapsed time.")
-        if self._kernel.end_time is None or end_event._kernel.end_time is None:
+        self._check_elapsed(end_event)
+        if self._marker.end_time is None or end_event._marker.end_time is None:
             raise TensorRuntimeError(
                 "CUDA error: device not ready: an event has not completed on the device yet, "
                 "so there is no time to read. Call end_event.synchronize() (or "
                 "jtensor.cuda.synchronize()) before elapsed_time().")
-        return 1e3 * (end_event._kernel.end_time - self._kernel.end_time)
+        return 1e3 * (end_event._marker.end_time - self._marker.end_time)
 
     def __repr__(self):
-        state = "not recorded" if self._kernel is None else (
+        state = "not recorded" if self._marker is None else (
             "completed" if self.query() else "pending")
         return f"<jtensor.cuda.Event ({state}, emulated)>"
 
