@@ -2,7 +2,8 @@
 # One entry point for people and CI. Each command creates .venv (if needed), installs what it
 # needs from pyproject.toml, then runs:
 #   ./dev.sh lab     open the curriculum (notebooks/) in JupyterLab
-#   ./dev.sh test    every test: unit, conformance against PyTorch, magics, widgets, notebooks
+#   ./dev.sh test    every test: unit, conformance against PyTorch, magics, widgets, notebooks,
+#                    and the widgets in a real browser (installs Debian's Chromium if missing)
 #   ./dev.sh bench   the benchmarks in bench/ (NumPy and PyTorch timed in the same run)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -22,11 +23,36 @@ setup() {  # setup EXTRA: a virtual environment with jtensor (editable) and EXTR
     fi
 }
 
+browser() {  # Chromium for the real-browser widget test: Debian's package, never a download
+    if [ -x "${JTENSOR_CHROMIUM:-/usr/bin/chromium}" ]; then
+        return 0
+    fi
+    local sudo=()
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            sudo=(sudo -n)
+        else
+            echo "dev.sh: Chromium is missing and installing it needs root or sudo;" \
+                 "the browser test will skip (under CI=true it fails)" >&2
+            return 0
+        fi
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "dev.sh: Chromium is missing and there is no apt-get to install it" >&2
+        return 0
+    fi
+    echo "dev.sh: installing Chromium for the browser test (apt-get install -y chromium)" >&2
+    "${sudo[@]}" apt-get update -q >/dev/null &&
+        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null ||
+        { echo "dev.sh: installing Chromium failed" >&2; [ -z "${CI:-}" ]; }
+}
+
 command=${1:-help}
 shift || true
 case "$command" in
     test)
         setup test
+        browser
         exec .venv/bin/python -m pytest -n 2 "$@"
         ;;
     lab)

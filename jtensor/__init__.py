@@ -102,3 +102,12 @@ __version__ = "0.1.0"
 # Tracing (plain Python; the magics that use it are imported only by %load_ext jtensor).
 from . import trace  # noqa: E402
 from .trace.describe import describe  # noqa: E402
+
+
+def __getattr__(name):
+    # ``jtensor.widgets`` is imported on first use: plain ``import jtensor`` stays light.
+    if name == "widgets":
+        import importlib
+
+        return importlib.import_module(".widgets", __name__)
+    raise AttributeError(f"module 'jtensor' has no attribute {name!r}")
