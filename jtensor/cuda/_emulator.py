@@ -13,8 +13,6 @@ Device memory is NumPy buffers that no host array ever shares: moving data betwe
 and device always copies.
 """
 
-import os
-import sys
 import threading
 import time
 import weakref
@@ -28,7 +26,6 @@ from .._errors import TensorRuntimeError
 from ._allocator import CachingAllocator
 from ._streams import EventBase, StreamBase, current_stream
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 _NAN = float("nan")
@@ -40,14 +37,10 @@ class DeviceSideError(RuntimeError):
 
 def user_site():
     """``(filename, line)`` of the innermost frame outside the jtensor package."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith("<entry of") and not \
-                os.path.abspath(filename).startswith(_PACKAGE_DIR):
-            return filename, frame.f_lineno
-        frame = frame.f_back
-    return "<unknown>", 0
+    from ._runtime import user_frame
+
+    frame, _ = user_frame(2)
+    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("<unknown>", 0)
 
 
 class Kernel:

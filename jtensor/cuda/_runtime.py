@@ -7,12 +7,33 @@ used through CuPy when there is one.
 """
 
 import os
+import sys
 import threading
 import warnings
 
 from .._device import device
 from .._errors import TensorRuntimeError
 from ._allocator import GIB
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_frame(depth=1):
+    """``(frame, level)``: the first caller outside jtensor, and how many frames up it is
+    from the caller of this function (a warning's ``stacklevel``)."""
+    frame, level = sys._getframe(depth + 1), 1
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith("<entry of") and not \
+                os.path.abspath(filename).startswith(_PACKAGE_DIR):
+            return frame, level
+        frame, level = frame.f_back, level + 1
+    return None, 1
+
+
+def _user_stacklevel():
+    return user_frame(1)[1]
 
 
 class EmulatedCUDAWarning(UserWarning):
@@ -79,7 +100,7 @@ class Runtime:
         warnings.warn(
             f"jtensor: CUDA is EMULATED ({count} device{'s' if count > 1 else ''}, NumPy on "
             "the CPU with an asynchronous kernel queue). The semantics are CUDA's; the speed "
-            "is the CPU's.", EmulatedCUDAWarning, stacklevel=4)
+            "is the CPU's.", EmulatedCUDAWarning, stacklevel=_user_stacklevel())
 
     def _start_cupy(self):
         try:
