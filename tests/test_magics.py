@@ -215,7 +215,9 @@ def test_unload_leaves_nothing_registered():
     shell.run_line_magic("unload_ext", "jtensor")
     assert "tensortrace" not in shell.magics_manager.magics["cell"]
     assert "tensorinfo" not in shell.magics_manager.magics["line"]
+    assert "tensorview" not in shell.magics_manager.magics["line"]
     assert "TensorMagics" not in shell.magics_manager.registry
+    assert "_ViewMagics" not in shell.magics_manager.registry
     shell.run_line_magic("load_ext", "jtensor")  # and it loads again
     assert "tensorinfo" in shell.magics_manager.magics["line"]
 
@@ -245,3 +247,42 @@ def test_big_tensors_are_summarised(ip):
     assert "big [1000, 1000] float32" in captured.stdout
     assert "= [0.0, 1.0, 2.0]" in captured.stdout
     assert len(captured.stdout) < 3000
+
+
+# ---------------------------------------------------------------------- widgets from the magics
+def test_tensorview_reaches_every_widget(ip):
+    from jtensor import widgets
+
+    ip.run_cell("a = torch.arange(6.).view(2, 3)\nb = a.t()\n"
+                "w = torch.ones(2, requires_grad=True)\nloss = (w * 3).sum()\n")
+    cases = (("storage a b", widgets.StorageMap), ("strides a", widgets.StrideExplorer),
+             ("graph loss", widgets.GradGraph), ("broadcast a (3, 1, 1)", widgets.BroadcastView),
+             ("summary a[0]", widgets.TensorSummary))
+    for line, kind in cases:
+        view = ip.run_line_magic("tensorview", line)
+        assert isinstance(view, kind), line
+        assert "<svg" in view._repr_html_()
+    storage_map = ip.run_line_magic("tensorview", "storage a b")
+    assert storage_map.names == ["a", "b"]
+    assert "loss" in ip.run_line_magic("tensorview", "graph loss")._repr_html_()
+
+
+def test_tensorview_bad_input(ip):
+    for line, message in (("", "needs a kind"), ("pie a", "unknown kind 'pie'"),
+                          ("storage", "needs at least one tensor"),
+                          ("strides a b", "takes one tensor"),
+                          ("storage not_defined_here", "not defined"),
+                          ("summary [1, 2]", "is a list")):
+        with pytest.raises(UsageError, match=message):
+            ip.run_line_magic("tensorview", line)
+
+
+def test_tensortrace_view_and_timeline_options(ip):
+    from jtensor import widgets
+
+    result, captured = run(ip, "%%tensortrace --text --view --timeline\n"
+                               "v = torch.arange(4.) * 2\n")
+    assert result.success
+    html = " ".join(o.data.get("text/html", "") for o in captured.outputs)
+    assert f"jtensor-{widgets.TraceView.kind}" in html
+    assert f"jtensor-{widgets.DeviceTimeline.kind}" in html

@@ -1,4 +1,5 @@
-"""IPython magics: ``%load_ext jtensor`` registers ``%%tensortrace`` and ``%tensorinfo``.
+"""IPython magics: ``%load_ext jtensor`` registers ``%%tensortrace``, ``%tensorinfo`` and
+``%tensorview`` (the widgets of ``jtensor.widgets`` from a line).
 
 This is the only part of jtensor that imports IPython; ``import jtensor`` never loads it
 (``jtensor.load_ipython_extension`` imports this module when the extension is loaded).
@@ -68,6 +69,12 @@ class TensorMagics(Magics):
     @argument("--timings", action="store_true",
               help="keep kernel launch/start/end times of asynchronous devices (reports "
                    "then differ from run to run)")
+    @argument("--view", action="store_true",
+              help="also show the trace as a TraceView widget (op table with filters, "
+                   "bytes allocated per device)")
+    @argument("--timeline", action="store_true",
+              help="also show a DeviceTimeline widget (host launches against device "
+                   "execution, with the sync points)")
     @cell_magic
     def tensortrace(self, line, cell):
         """Run the cell once while recording every tensor op, then show what happened:
@@ -163,6 +170,15 @@ class TensorMagics(Magics):
             from IPython.display import display
 
             display(_Report(trace, sections, show_values))
+        if args.view or args.timeline:
+            from IPython.display import display
+
+            from .. import widgets
+
+            if args.view:
+                display(widgets.TraceView(trace))
+            if args.timeline:
+                display(widgets.DeviceTimeline(trace))
 
     @line_magic
     def tensorinfo(self, line):
@@ -189,19 +205,109 @@ class TensorMagics(Magics):
                         name=expression if expression.isidentifier() else None)
 
 
+_VIEWS = {
+    "storage": ("StorageMap", "%tensorview storage a b ...: where each tensor's elements "
+                              "live in its storage"),
+    "strides": ("StrideExplorer", "%tensorview strides x: shape/stride/offset controls over "
+                                  "x's storage"),
+    "graph": ("GradGraph", "%tensorview graph loss: the autograd graph behind a tensor"),
+    "broadcast": ("BroadcastView", "%tensorview broadcast a b ...: how tensors (or shapes) "
+                                   "broadcast"),
+    "summary": ("summary", "%tensorview summary x: one-line statistics and a histogram"),
+}
+
+
+def _split_expressions(text):
+    """Top-level space- or comma-separated expressions: ``a b[0] (2, 3)``."""
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        if depth == 0 and char in " ,\t":
+            if current:
+                parts.append("".join(current))
+                current = []
+            continue
+        current.append(char)
+    if current:
+        parts.append("".join(current))
+    return parts
+
+
+@magics_class
+class _ViewMagics(Magics):
+    @line_magic
+    def tensorview(self, line):
+        """``%tensorview KIND EXPR...``: a widget of ``jtensor.widgets`` for the tensors
+        named by the expressions (evaluated in the user namespace, named by them):
+
+        - ``storage a b``: StorageMap; ``strides x``: StrideExplorer; ``graph loss``:
+          GradGraph; ``broadcast a b`` (tensors, or shapes like ``(2, 1)``): BroadcastView;
+          ``summary x``: summary.
+        """
+        words = line.strip().split(None, 1)
+        kinds = ", ".join(_VIEWS)
+        if not words:
+            raise UsageError(f"%tensorview needs a kind and tensors, e.g. %tensorview storage a "
+                             f"b; kinds: {kinds}")
+        kind = words[0]
+        if kind not in _VIEWS:
+            raise UsageError(f"%tensorview: unknown kind {kind!r}; kinds: {kinds}")
+        name, usage = _VIEWS[kind]
+        expressions = _split_expressions(words[1]) if len(words) > 1 else []
+        if not expressions:
+            raise UsageError(f"%tensorview {kind} needs at least one tensor: {usage}")
+        single = kind in ("strides", "graph", "summary")
+        if single and len(expressions) != 1:
+            raise UsageError(f"%tensorview {kind} takes one tensor, got {len(expressions)}: "
+                             f"{usage}")
+        ns = self.shell.user_ns
+        values = []
+        for expression in expressions:
+            try:
+                values.append(eval(expression, ns))
+            except NameError as exc:
+                raise UsageError(f"%tensorview: {exc}") from None
+            except SyntaxError as exc:
+                raise UsageError(f"%tensorview: {expression!r} is not an expression "
+                                 f"({exc.msg})") from None
+        from .. import widgets
+        from .._tensor import Tensor
+
+        for expression, value in zip(expressions, values):
+            if not isinstance(value, Tensor) and not (kind == "broadcast" and isinstance(
+                    value, (tuple, list, int))):
+                raise UsageError(f"%tensorview {kind}: {expression} is a "
+                                 f"{type(value).__name__}, not a jtensor Tensor")
+        make = getattr(widgets, name)
+        if kind in ("strides", "summary"):
+            return make(values[0], name=expressions[0])
+        if kind == "graph":
+            from ..widgets._read import tensors_by_name
+
+            named = dict(tensors_by_name(ns))
+            named.setdefault(expressions[0], values[0])
+            return make(values[0], names=named)
+        return make(*values, names=expressions)
+
+
 def load_ipython_extension(ipython):
     """Register the magics (``%load_ext jtensor``)."""
     ipython.register_magics(TensorMagics)
+    ipython.register_magics(_ViewMagics)
 
 
 def unload_ipython_extension(ipython):
     """Remove every magic ``load_ipython_extension`` registered (``%unload_ext jtensor``)."""
     manager = ipython.magics_manager
-    for kind, names in (("cell", ("tensortrace",)), ("line", ("tensorinfo",))):
+    for kind, names in (("cell", ("tensortrace",)), ("line", ("tensorinfo", "tensorview"))):
         table = manager.magics[kind]
         for name in names:
             bound = table.get(name)
             if bound is not None and isinstance(getattr(bound, "__self__", None),
-                                                TensorMagics):
+                                                (TensorMagics, _ViewMagics)):
                 del table[name]
     manager.registry.pop(TensorMagics.__name__, None)
+    manager.registry.pop(_ViewMagics.__name__, None)
