@@ -3,7 +3,9 @@
 # needs from pyproject.toml, then runs:
 #   ./dev.sh lab     open the curriculum (notebooks/) in JupyterLab
 #   ./dev.sh test    every test: unit, conformance against PyTorch, magics, widgets, notebooks,
-#                    and the widgets in a real browser (installs Debian's Chromium if missing)
+#                    and the widgets in a real browser (installs Debian's Chromium if missing);
+#                    then the device-independent suites again on CUDA (emulated without a GPU).
+#                    With arguments: pytest with those arguments only.
 #   ./dev.sh bench   the benchmarks in bench/ (NumPy and PyTorch timed in the same run)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -53,7 +55,13 @@ case "$command" in
     test)
         setup test
         browser
-        exec .venv/bin/python -m pytest -n 2 "$@"
+        if [ "$#" -gt 0 ]; then
+            exec .venv/bin/python -m pytest -n 2 "$@"
+        fi
+        # Every test on the CPU, then the device-independent suites (marked 'devices') again
+        # on CUDA: the GPU when there is one, jtensor's emulated CUDA device otherwise.
+        .venv/bin/python -m pytest -n 2
+        exec .venv/bin/python -m pytest -n 2 --device cuda
         ;;
     lab)
         setup notebook

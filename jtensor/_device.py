@@ -151,6 +151,7 @@ class CPUBackend(Backend):
 
 
 CPU_BACKEND = CPUBackend()
+_CUDA_BACKENDS = {}   # cuda:N -> its backend, once resolved (cleared when CUDA is reset)
 _BACKENDS = {"cpu": CPU_BACKEND}
 
 
@@ -164,9 +165,14 @@ def backend_for(dev):
     if dev.type == "cpu":
         return CPU_BACKEND
     if dev.type == "cuda":
-        from .cuda import _runtime
+        backend = _CUDA_BACKENDS.get(dev)
+        if backend is None:
+            from .cuda import _runtime
 
-        return _runtime.backend(dev.index)
+            backend = _runtime.backend(dev.index)
+            if dev.index is not None:
+                _CUDA_BACKENDS[dev] = backend
+        return backend
     raise TensorRuntimeError(
         f"no backend is available for device '{dev}': jtensor has cpu and cuda devices")
 

@@ -4,6 +4,11 @@ A case is ``Case(run, make=None)``: ``make(lib)`` builds the inputs, ``run(lib, 
 returns the output; ``lib`` is ``jtensor`` or ``torch``, so one lambda serves both. Compared:
 values, dtype, shape, strides, storage offset, contiguity, ``requires_grad``, whether the
 output shares storage with each input, and, when PyTorch raises, the exception type.
+
+The helpers are device-agnostic: under ``pytest --device cuda`` jtensor's default device is
+CUDA, so jtensor's tensors live there while PyTorch (the oracle) stays on the CPU. Values
+come back to the host with ``.cpu()`` before they are compared; a device PyTorch reports as
+``cpu`` is expected to be the run's device (``run_device()``) in jtensor.
 """
 
 import dataclasses
@@ -11,6 +16,7 @@ import warnings
 from typing import Callable, Optional
 
 import numpy as np
+import pytest
 
 import jtensor
 
@@ -18,6 +24,33 @@ try:
     import torch
 except ImportError:  # the conformance half is skipped without the oracle
     torch = None
+
+
+def run_device():
+    """The device this test run puts jtensor's tensors on (its default device)."""
+    return jtensor.get_default_device()
+
+
+def on_cuda():
+    """Whether this run is the CUDA run (``pytest --device cuda``)."""
+    return run_device().type == "cuda"
+
+
+def skip_on_cuda(reason):
+    """Skip the calling test in the CUDA run: it is about the CPU (NumPy memory sharing, ...)."""
+    if on_cuda():
+        pytest.skip(f"not device-independent: {reason}")
+
+
+def cuda_xfail(reason):
+    """Mark a test expected to fail in the CUDA run because of the jtensor bug ``reason``
+    (strict: once the bug is fixed the test passes and the mark must go)."""
+    return pytest.mark.xfail(on_cuda(), reason=f"jtensor bug on cuda: {reason}", strict=True)
+
+
+def cuda_skip(reason):
+    """Mark a test that does not apply to the CUDA run."""
+    return pytest.mark.skipif(on_cuda(), reason=f"not device-independent: {reason}")
 
 
 @dataclasses.dataclass
@@ -89,8 +122,9 @@ def _is_tensor(x):
 
 
 def to_numpy(t):
+    """A host copy of a jtensor or PyTorch tensor's values (bfloat16 as float32)."""
     if isinstance(t, jtensor.Tensor):
-        t = t.detach()
+        t = t.detach().cpu()
         if t.dtype is jtensor.bfloat16:
             t = t.float()
         return np.array(t.tolist() if t.dim() == 0 else t.numpy(), copy=True)
@@ -149,6 +183,9 @@ def compare(mine, theirs, case, where="output"):
             f"{where}: shape {tuple(mine.shape)} vs PyTorch {tuple(theirs.shape)}")
         assert str(mine.dtype) == str(theirs.dtype), (
             f"{where}: dtype {mine.dtype} vs PyTorch {theirs.dtype}")
+        expected = expected_device(theirs.device)
+        assert mine.device.type == expected.type, (
+            f"{where}: device {mine.device} vs {expected} (PyTorch on the CPU: {theirs.device})")
         if case.check_stride:
             assert tuple(mine.stride()) == tuple(theirs.stride()), (
                 f"{where}: stride {mine.stride()} vs PyTorch {theirs.stride()} "
@@ -176,8 +213,21 @@ def compare(mine, theirs, case, where="output"):
     if isinstance(theirs, torch.dtype if torch is not None else ()):
         assert str(mine) == str(theirs), f"{where}: {mine} vs {theirs}"
         return
+    if isinstance(theirs, torch.device if torch is not None else ()):
+        expected = expected_device(theirs)
+        assert isinstance(mine, jtensor.device) and mine.type == expected.type, (
+            f"{where}: device {mine!r} vs {expected!r} (PyTorch on the CPU said {theirs!r})")
+        return
     if case.check_values:
         assert mine == theirs, f"{where}: {mine!r} vs PyTorch {theirs!r}"
+
+
+def expected_device(torch_device):
+    """The jtensor device matching PyTorch's: the oracle runs on the CPU, so its ``cpu`` is
+    the run's device."""
+    if torch_device.type == "cpu":
+        return run_device()
+    return jtensor.device(str(torch_device))
 
 
 def _builtin_base(exc_type):

@@ -6,6 +6,9 @@ the jtensor module so both compute from the same numbers; ``assert_close(a, b)``
 tensors from the two libraries (shape, dtype name and values); ``assert_same_training``
 runs a forward, a backward with a fixed gradient, and compares outputs, input gradients
 and parameter gradients.
+
+Device-agnostic: jtensor tensors are made on the run's default device (``cuda`` under
+``pytest --device cuda``) and come back with ``.cpu()``; PyTorch stays on the CPU.
 """
 
 import numpy as np
@@ -19,7 +22,8 @@ except ImportError:  # the oracle is optional
 
 
 def to_numpy(t):
-    return t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
+    """A host array of a jtensor or PyTorch tensor (from any device), or of a plain value."""
+    return t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
 
 
 def to_jt(t, requires_grad=None):
@@ -40,7 +44,8 @@ def to_torch(t, requires_grad=None):
 
 def copy_weights(jt_module, torch_module):
     """Load ``torch_module``'s state (parameters and buffers) into ``jt_module``."""
-    state = {k: jtensor.tensor(v.detach().numpy()) for k, v in torch_module.state_dict().items()}
+    state = {k: jtensor.tensor(v.detach().cpu().numpy())
+             for k, v in torch_module.state_dict().items()}
     jt_module.load_state_dict(state)
     return jt_module
 

@@ -12,7 +12,8 @@ import jtensor
 
 from .harness import Case, compare, torch
 
-pytestmark = pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
+pytestmark = [pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed"),
+              pytest.mark.devices]  # device-independent: also runs with --device cuda
 
 DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
 OPS = {

@@ -16,6 +16,8 @@ try:
 except ImportError:
     torch = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 
 def _observe(value):
     if isinstance(value, (list, tuple)):
@@ -23,8 +25,8 @@ def _observe(value):
     if isinstance(value, dict):
         return {k: _observe(v) for k, v in value.items()}
     if hasattr(value, "detach") and hasattr(value, "shape"):
-        t = value.detach()
-        values = np.asarray(t.numpy()).round(8)
+        t = value.detach().cpu()
+        values = np.asarray(t.cpu().numpy()).round(8)
         return ("tensor", tuple(t.shape), str(t.dtype),
                 [str(v) if v != v else v for v in values.ravel().tolist()])
     return value
@@ -120,7 +122,7 @@ def test_checkpoint_saves_less_and_gives_the_same_gradients(reentrant):
     assert _saved_bytes(ckpt) < _saved_bytes(plain) / 4
     plain.sum().backward()
     ckpt.sum().backward()
-    np.testing.assert_allclose(x1.grad.numpy(), x2.grad.numpy())
+    np.testing.assert_allclose(x1.grad.cpu().numpy(), x2.grad.cpu().numpy())
 
 
 def test_checkpoint_without_use_reentrant_warns():

@@ -454,3 +454,52 @@ def test_dataloader_pins_batches(emulated):
     assert all(x.is_pinned() and y.is_pinned() for x, y in batches)
     moved = batches[0][0].to("cuda", non_blocking=True)
     assert moved.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+
+
+def test_forked_child_cannot_use_the_parents_cuda(emulated):
+    import multiprocessing
+
+    global _INHERITED
+    _INHERITED = jtensor.ones(2, device="cuda")
+    (_INHERITED + 1).sum().item()
+    context = multiprocessing.get_context("fork")
+    answers = context.SimpleQueue()
+    child = context.Process(target=_child_uses_cuda, args=(answers,))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    assert answers.get().startswith(
+        "RuntimeError: Cannot re-initialize CUDA in forked subprocess")
+
+
+_INHERITED = None
+
+
+def _child_uses_cuda(answers):
+    try:
+        (_INHERITED * 2).tolist()
+    except RuntimeError as exc:
+        answers.put(f"RuntimeError: {exc}")
+        return
+    answers.put("no error")
+
+
+def test_random_draws_on_the_device_are_filled(emulated):
+    emulated.manual_seed(1)
+    draws = jtensor.empty(4000, device="cuda").bernoulli_(0.25)
+    assert 0.2 < draws.mean().item() < 0.3
+    picks = jtensor.multinomial(jtensor.tensor([0.0, 1.0, 0.0, 3.0], device="cuda"), 400, True)
+    counts = jtensor.bincount(picks.cpu(), minlength=4).tolist()
+    assert counts[0] == counts[2] == 0 and counts[3] > 2 * counts[1] > 0
+
+
+def test_numpy_data_goes_to_the_default_device(emulated):
+    jtensor.set_default_device("cuda")
+    try:
+        assert jtensor.tensor(np.ones(2)).is_cuda
+        assert jtensor.as_tensor(np.ones(2)).is_cuda
+        assert jtensor.asarray(np.ones(2)).is_cuda
+    finally:
+        jtensor.set_default_device(None)
+    host = np.ones(2)
+    assert jtensor.as_tensor(host).numpy() is not None and jtensor.as_tensor(host).device.type == "cpu"

@@ -23,6 +23,8 @@ from jtensor.utils.data import (BatchSampler, ChainDataset, ConcatDataset, DataL
                                 get_worker_info, random_split)
 from jtensor.utils.data._utils import worker as jworker
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 try:
     import torch
     import torch.utils.data as tdata

@@ -13,6 +13,8 @@ from jtensor._registry import OPS
 
 from .harness import Case, T, arr, compare, run_case, torch
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 LAYOUTS = {
     "plain": lambda t: t,
     "transposed": lambda t: t.t(),

@@ -8,6 +8,8 @@ import jtensor
 
 from .harness import torch
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 needs_torch = pytest.mark.skipif(torch is None, reason="needs the PyTorch oracle")
 
 

@@ -17,6 +17,8 @@ try:
 except ImportError:  # the oracle is optional; gradcheck still runs
     torch = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 SPECS = load_specs()
 CASES = [s for s in SPECS if isinstance(s, G)]
 NONDIFFS = {s.op: s for s in SPECS if isinstance(s, NonDiff)}
@@ -112,4 +114,5 @@ def test_gradients_match_pytorch(case):
             assert ji.grad is None, f"input {k}: PyTorch gives no gradient, jtensor does"
         else:
             assert ji.grad is not None, f"input {k}: jtensor gives no gradient"
-            np.testing.assert_allclose(ji.grad.numpy(), ti.grad.numpy(), rtol=1e-6, atol=1e-8)
+            np.testing.assert_allclose(ji.grad.cpu().numpy(), ti.grad.numpy(), rtol=1e-6,
+                                       atol=1e-8)

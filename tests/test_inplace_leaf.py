@@ -14,6 +14,8 @@ from jtensor._registry import OPS
 from .harness import torch
 from .specs import all_specs
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 SPECS = all_specs()
 
 
@@ -42,8 +44,8 @@ def _outcome(lib, case):
         try:
             case.run(lib, *inputs)
         except Exception as exc:  # noqa: BLE001 - compared below
-            unchanged = np.array_equal(leaf.detach().float().numpy(), before.float().numpy(),
-                                       equal_nan=True)
+            unchanged = np.array_equal(leaf.detach().float().cpu().numpy(),
+                                       before.float().cpu().numpy(), equal_nan=True)
             return type(exc).__name__ if isinstance(exc, RuntimeError) else "other", unchanged
     return "ok", None
 

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 import jtensor
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 torch = pytest.importorskip("torch")
 
 SETTINGS = settings(max_examples=150, deadline=None,

@@ -15,6 +15,8 @@ try:
 except ImportError:
     torch = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
 
 STEPS = 30

@@ -21,6 +21,8 @@ try:
 except ImportError:
     torch = tnn = TF = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
 
 # Values spread over the interesting regions (both signs, beyond the clamps, near 0) while
@@ -87,7 +89,7 @@ def test_activation_matches_pytorch(name, fn, dtype):
     tx, ty = _run(torch, TF, fn, X.astype(dtype), inplace)
     assert_close(jy, ty, rtol=1e-5, atol=1e-6, what=f"{name} value")
     assert type(jy.grad_fn).__name__ == type(ty.grad_fn).__name__
-    g = np.random.default_rng(1).standard_normal(X.shape).astype(ty.detach().numpy().dtype)
+    g = np.random.default_rng(1).standard_normal(X.shape).astype(ty.detach().cpu().numpy().dtype)
     jy.backward(jtensor.tensor(g))
     ty.backward(torch.tensor(g))
     assert_close(jx.grad, tx.grad, rtol=1e-4, atol=1e-6, what=f"{name} grad")
@@ -122,19 +124,19 @@ def test_softmax_without_dim_warns_and_picks_pytorchs_dim():
     x = jtensor.rand(2, 3, 4)
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
         y = JF.softmax(x)
-    np.testing.assert_allclose(y.sum(0).numpy(), np.ones((3, 4)), rtol=1e-6)
+    np.testing.assert_allclose(y.sum(0).cpu().numpy(), np.ones((3, 4)), rtol=1e-6)
     with pytest.warns(UserWarning):
         y = JF.log_softmax(jtensor.rand(2, 3))
-    np.testing.assert_allclose(y.exp().sum(1).numpy(), np.ones(2), rtol=1e-6)
+    np.testing.assert_allclose(y.exp().sum(1).cpu().numpy(), np.ones(2), rtol=1e-6)
 
 
 def test_stable_at_huge_logits():
     x = jtensor.tensor([[1e30, 0.0, -1e30], [3e38, 3e38, -3e38]])
-    assert np.isfinite(JF.softmax(x, 1).numpy()).all()
-    np.testing.assert_allclose(JF.softmax(x, 1).numpy(), [[1, 0, 0], [.5, .5, 0]])
-    assert np.isfinite(JF.log_softmax(x, 1).numpy()[:, :2]).all()
-    np.testing.assert_allclose(JF.logsigmoid(jtensor.tensor([-1e4, 1e4])).numpy(), [-1e4, 0])
-    np.testing.assert_allclose(JF.softplus(jtensor.tensor([1e4, -1e4])).numpy(), [1e4, 0])
+    assert np.isfinite(JF.softmax(x, 1).cpu().numpy()).all()
+    np.testing.assert_allclose(JF.softmax(x, 1).cpu().numpy(), [[1, 0, 0], [.5, .5, 0]])
+    assert np.isfinite(JF.log_softmax(x, 1).cpu().numpy()[:, :2]).all()
+    np.testing.assert_allclose(JF.logsigmoid(jtensor.tensor([-1e4, 1e4])).cpu().numpy(), [-1e4, 0])
+    np.testing.assert_allclose(JF.softplus(jtensor.tensor([1e4, -1e4])).cpu().numpy(), [1e4, 0])
 
 
 INT_ERRORS = [
@@ -206,7 +208,7 @@ def test_module_reprs_without_oracle():
     assert repr(jnn.Sequential(jnn.Linear(2, 3), jnn.ReLU())) if hasattr(jnn, "Linear") else True
     x = jtensor.randn(3, 4)
     assert jnn.Identity()(x) is x
-    np.testing.assert_allclose(jnn.Softmax(dim=1)(x).sum(1).numpy(), np.ones(3), rtol=1e-6)
+    np.testing.assert_allclose(jnn.Softmax(dim=1)(x).sum(1).cpu().numpy(), np.ones(3), rtol=1e-6)
     assert list(jnn.GELU().parameters()) == []
 
 
@@ -282,5 +284,5 @@ def test_low_precision_rounds_once_like_pytorch(name, dtype):
     # Computed in float32 and rounded once: at most one unit in the last place apart.
     ulp = 2.0 ** -10 if dtype == "float16" else 2.0 ** -7
     for a, b in ((jy.detach(), ty.detach()), (jx.grad, tx.grad)):
-        a, b = a.float().numpy(), b.float().numpy()
+        a, b = a.float().cpu().numpy(), b.float().cpu().numpy()
         assert (np.abs(a - b) <= ulp * np.maximum(np.abs(b), 1e-3) * 1.01 + 1e-5).all()

@@ -19,6 +19,8 @@ except ImportError:
 
 from .nn_harness import assert_close, assert_same_training
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
 
 
@@ -411,11 +413,11 @@ def test_conv_init_is_pytorchs_distribution():
     jtensor.manual_seed(0)
     m = jnn.Conv2d(6, 64, 3, groups=2)
     bound = 1 / (3 * 3 * 3) ** 0.5
-    w = m.weight.detach().numpy()
+    w = m.weight.detach().cpu().numpy()
     assert m.weight.shape == (64, 3, 3, 3) and m.bias.shape == (64,)
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
     assert abs(w.mean()) < 0.02 and abs(w.std() - bound / 3 ** 0.5) < 0.01
-    assert np.abs(m.bias.detach().numpy()).max() <= bound
+    assert np.abs(m.bias.detach().cpu().numpy()).max() <= bound
     assert m.weight.requires_grad and isinstance(m.weight, jnn.Parameter)
     assert jnn.Conv2d(2, 2, 3, bias=False).bias is None
     assert jnn.Conv2d(2, 2, 3, dtype=jtensor.float64).weight.dtype == jtensor.float64

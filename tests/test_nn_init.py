@@ -18,6 +18,8 @@ try:
 except ImportError:
     torch = tinit = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
 
 
@@ -94,7 +96,7 @@ def test_uniform_initialisers_bounds_and_moments(name, kwargs, shape, bound):
     t = jtensor.empty(*shape)
     out = getattr(init, name)(t, **kwargs)
     assert out is t
-    arr = t.numpy().astype(np.float64)
+    arr = t.cpu().numpy().astype(np.float64)
     lo, hi = (-bound, bound) if bound is not None else (kwargs["a"], kwargs["b"])
     tol = 1e-6 * max(abs(lo), abs(hi))  # the float32 rounding of the bounds
     assert arr.min() >= lo - tol and arr.max() <= hi + tol
@@ -109,7 +111,7 @@ def test_uniform_initialisers_bounds_and_moments(name, kwargs, shape, bound):
 def test_uniform_bounds_agree_with_pytorch(name, kwargs, shape, bound):
     # PyTorch's own draw on the same shape stays within the same bound and nearly reaches it.
     torch.manual_seed(0)
-    arr = getattr(tinit, name)(torch.empty(*shape), **kwargs).numpy()
+    arr = getattr(tinit, name)(torch.empty(*shape), **kwargs).cpu().numpy()
     assert np.abs(arr).max() <= bound * (1 + 1e-6) and np.abs(arr).max() > 0.98 * bound
 
 
@@ -127,7 +129,7 @@ def test_normal_initialisers_moments(name, kwargs, shape, std):
     jtensor.manual_seed(1)
     t = jtensor.empty(*shape)
     assert getattr(init, name)(t, **kwargs) is t
-    arr = t.numpy().astype(np.float64)
+    arr = t.cpu().numpy().astype(np.float64)
     mean = kwargs.get("mean", 0.0)
     assert abs(arr.mean() - mean) < 0.02 * std * 5
     assert abs(arr.std() - std) < 0.02 * std
@@ -138,7 +140,7 @@ def test_normal_initialisers_moments(name, kwargs, shape, std):
 def test_trunc_normal_bounds_and_moments():
     jtensor.manual_seed(2)
     t = init.trunc_normal_(jtensor.empty(400, 400), mean=0.5, std=1.0, a=-1.0, b=1.5)
-    arr = t.numpy().astype(np.float64)
+    arr = t.cpu().numpy().astype(np.float64)
     assert arr.min() >= -1.0 and arr.max() <= 1.5
     # moments of N(0.5, 1) truncated to [-1, 1.5]
     from math import erf, exp, pi, sqrt
@@ -174,13 +176,13 @@ def test_orthogonal_and_sparse():
     for shape in [(5, 5), (3, 7), (8, 2), (4, 2, 3)]:
         t = jtensor.empty(*shape)
         assert init.orthogonal_(t, gain=2.0) is t
-        m = t.numpy().reshape(shape[0], -1).astype(np.float64)
+        m = t.cpu().numpy().reshape(shape[0], -1).astype(np.float64)
         if m.shape[0] <= m.shape[1]:
             np.testing.assert_allclose(m @ m.T, 4 * np.eye(m.shape[0]), atol=1e-5)
         else:
             np.testing.assert_allclose(m.T @ m, 4 * np.eye(m.shape[1]), atol=1e-5)
     t = init.sparse_(jtensor.empty(10, 6), sparsity=0.3)
-    assert ((t.numpy() == 0).sum(0) >= 3).all()
+    assert ((t.cpu().numpy() == 0).sum(0) >= 3).all()
 
 
 def test_in_place_without_history_on_parameters():

@@ -28,6 +28,8 @@ try:
 except ImportError:
     torch = tnn = TF = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
 
 
@@ -172,7 +174,7 @@ def test_linear_init_bounds():
     jtensor.manual_seed(0)
     m = jnn.Linear(400, 300)
     bound = 1 / math.sqrt(400)  # kaiming_uniform_(a=sqrt(5)) gives 1/sqrt(fan_in) too
-    w, b = m.weight.detach().numpy(), m.bias.detach().numpy()
+    w, b = m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()
     assert np.abs(w).max() <= bound and np.abs(b).max() <= bound
     assert np.abs(w).max() > 0.99 * bound
     assert abs(w.std() - bound / math.sqrt(3)) < 0.01 * bound
@@ -247,16 +249,16 @@ def test_dropout_statistics_and_structure():
     x = jtensor.ones(200, 500, requires_grad=True)
     for p in (0.2, 0.5, 0.9):
         y = JF.dropout(x, p)
-        arr = y.detach().numpy()
+        arr = y.detach().cpu().numpy()
         kept = arr != 0
         assert np.allclose(arr[kept], 1 / (1 - p))  # exact scaling of survivors
         assert abs(kept.mean() - (1 - p)) < 0.01
         y.sum().backward()
-        assert np.array_equal(x.grad.numpy(), arr)  # the gradient is the mask
+        assert np.array_equal(x.grad.cpu().numpy(), arr)  # the gradient is the mask
         x.grad = None
     m = jnn.Dropout(0.5)
     assert m.training
-    y1, y2 = m(x).detach().numpy(), m(x).detach().numpy()
+    y1, y2 = m(x).detach().cpu().numpy(), m(x).detach().cpu().numpy()
     assert not np.array_equal(y1, y2)  # fresh masks
     m.eval()
     assert m(x) is x
@@ -270,7 +272,7 @@ def test_dropout_inplace_and_seed_reproducible():
     assert a.tolist() == b.tolist()
     x = jtensor.ones(1000)
     y = JF.dropout(x, 0.25, inplace=True)
-    assert y is x and set(np.unique(x.numpy()).tolist()) <= {0.0, float(np.float32(1 / 0.75))}
+    assert y is x and set(np.unique(x.cpu().numpy()).tolist()) <= {0.0, float(np.float32(1 / 0.75))}
     z = jnn.Dropout(0.25, inplace=True)(jtensor.ones(10))
     assert z.shape == (10,)
 
@@ -278,16 +280,16 @@ def test_dropout_inplace_and_seed_reproducible():
 def test_dropout2d_zeroes_whole_channels():
     jtensor.manual_seed(0)
     x = jtensor.ones(20, 30, 4, 5, requires_grad=True)
-    y = JF.dropout2d(x, 0.4).detach().numpy()
+    y = JF.dropout2d(x, 0.4).detach().cpu().numpy()
     per_channel = y.reshape(20, 30, -1)
     assert np.all((per_channel == 0).all(-1) | (per_channel == 1 / 0.6).all(-1))
     assert abs((per_channel[..., 0] == 0).mean() - 0.4) < 0.06
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        y3 = JF.dropout2d(jtensor.ones(2, 3, 50), 0.5).numpy()
+        y3 = JF.dropout2d(jtensor.ones(2, 3, 50), 0.5).cpu().numpy()
     assert any("3D input to dropout2d" in str(m.message) for m in w)
     assert np.all((y3 == 0).all(-1) | (y3 == 2).all(-1))
-    y1 = JF.dropout1d(jtensor.ones(3, 40), 0.5).numpy()
+    y1 = JF.dropout1d(jtensor.ones(3, 40), 0.5).cpu().numpy()
     assert y1.shape == (3, 40) and np.all((y1 == 0).all(-1) | (y1 == 2).all(-1))
     assert jnn.Dropout2d(0.3).eval()(x) is x
 
@@ -401,15 +403,15 @@ def test_batch_norm_running_update_formula():
     x = jtensor.tensor(_rand(6, 2, 3))
     rm, rv = jtensor.zeros(2), jtensor.ones(2)
     JF.batch_norm(x, rm, rv, training=True, momentum=0.25)
-    arr = x.numpy().transpose(1, 0, 2).reshape(2, -1)
-    np.testing.assert_allclose(rm.numpy(), 0.25 * arr.mean(1), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(rv.numpy(), 0.75 + 0.25 * arr.var(1, ddof=1), rtol=1e-5)
+    arr = x.cpu().numpy().transpose(1, 0, 2).reshape(2, -1)
+    np.testing.assert_allclose(rm.cpu().numpy(), 0.25 * arr.mean(1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rv.cpu().numpy(), 0.75 + 0.25 * arr.var(1, ddof=1), rtol=1e-5)
     m = jnn.BatchNorm1d(2, momentum=None)
     xs = [jtensor.tensor(_rand(5, 2, seed=s) + s) for s in range(3)]
     for x in xs:
         m(x)
-    stacked = np.stack([x.numpy().mean(0) for x in xs])
-    np.testing.assert_allclose(m.running_mean.numpy(), stacked.mean(0), rtol=1e-5, atol=1e-6)
+    stacked = np.stack([x.cpu().numpy().mean(0) for x in xs])
+    np.testing.assert_allclose(m.running_mean.cpu().numpy(), stacked.mean(0), rtol=1e-5, atol=1e-6)
     assert m.num_batches_tracked.item() == 3 and str(m.num_batches_tracked.dtype) == \
         "torch.int64"
     assert m.running_mean.grad_fn is None and not m.running_mean.requires_grad
@@ -501,7 +503,7 @@ def test_embedding_padding_gradient_and_gradcheck():
     idx = jtensor.tensor([[1, 0, 4], [0, 0, 2]])
     out = JF.embedding(idx, w, padding_idx=0)
     out.sum().backward()
-    g = w.grad.numpy()
+    g = w.grad.cpu().numpy()
     assert np.all(g[0] == 0) and np.all(g[1] == 1) and np.all(g[3] == 0) and np.all(g[2] == 1)
     # (padding_idx and scale_grad_by_freq deliberately depart from the true gradient)
     assert gradcheck(lambda w: JF.embedding(idx, w),
@@ -513,7 +515,7 @@ def test_embedding_padding_gradient_and_gradcheck():
 
 def test_embedding_init_is_standard_normal():
     jtensor.manual_seed(0)
-    w = jnn.Embedding(1000, 100).weight.detach().numpy()
+    w = jnn.Embedding(1000, 100).weight.detach().cpu().numpy()
     assert abs(w.mean()) < 0.01 and abs(w.std() - 1) < 0.01
 
 
@@ -607,7 +609,7 @@ def test_group_and_rms_norm_gradcheck():
 
 def test_dropout3d_zeroes_whole_channels():
     jtensor.manual_seed(0)
-    y = JF.dropout3d(jtensor.ones(10, 20, 2, 3, 2), 0.5).numpy().reshape(10, 20, -1)
+    y = JF.dropout3d(jtensor.ones(10, 20, 2, 3, 2), 0.5).cpu().numpy().reshape(10, 20, -1)
     assert np.all((y == 0).all(-1) | (y == 2).all(-1))
     assert 0.35 < (y[..., 0] == 0).mean() < 0.65
 

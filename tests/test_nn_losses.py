@@ -21,6 +21,8 @@ try:
 except ImportError:
     torch = tnn = TF = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
 
 RNG = np.random.default_rng(0)
@@ -141,7 +143,7 @@ def test_loss_matches_pytorch(name, fn, arrays, grads, reduction):
     names = (type(j_out.grad_fn).__name__, type(t_out.grad_fn).__name__)
     assert names[0] == names[1] or names in NAME_EXCEPTIONS, names
     g = np.random.default_rng(1).standard_normal(tuple(t_out.shape)).astype(
-        t_out.detach().numpy().dtype)
+        t_out.detach().cpu().numpy().dtype)
     j_out.backward(jtensor.tensor(g))
     t_out.backward(torch.tensor(g))
     for i in grads:
@@ -239,7 +241,7 @@ def test_cross_entropy_is_nll_of_log_softmax():
     for red in REDUCTIONS:
         a = JF.cross_entropy(x, t, weight=w, reduction=red)
         b = JF.nll_loss(JF.log_softmax(x, 1), t, weight=w, reduction=red)
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(a.cpu().numpy(), b.cpu().numpy(), rtol=1e-12)
     # The weighted mean divides by the summed weights of the targets that are not ignored.
     kept = TARGET != -100
     logp = LOGITS.astype(np.float64) - np.log(np.exp(LOGITS.astype(np.float64)).sum(
@@ -274,7 +276,7 @@ def test_cross_entropy_fast_gradient_is_softmax_minus_onehot():
     p = np.exp(LOGITS.astype(np.float64))
     p /= p.sum(1, keepdims=True)
     p[np.arange(6), t] -= 1
-    np.testing.assert_allclose(x.grad.numpy(), p / 6, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), p / 6, rtol=1e-12, atol=1e-15)
 
 
 def test_stable_at_extreme_values():
@@ -282,15 +284,15 @@ def test_stable_at_extreme_values():
     t = jtensor.tensor([0, 1])
     loss = JF.cross_entropy(x, t)
     assert float(loss) == 0.0
-    assert np.isfinite(JF.log_softmax(x, 1).numpy()[0]).all()
+    assert np.isfinite(JF.log_softmax(x, 1).cpu().numpy()[0]).all()
     z = jtensor.tensor([-200.0, 200.0], requires_grad=True)
     out = JF.binary_cross_entropy_with_logits(z, jtensor.tensor([1.0, 0.0]), reduction="none")
-    np.testing.assert_allclose(out.detach().numpy(), [200.0, 200.0])
+    np.testing.assert_allclose(out.detach().cpu().numpy(), [200.0, 200.0])
     out.sum().backward()
-    np.testing.assert_allclose(z.grad.numpy(), [-1.0, 1.0])
+    np.testing.assert_allclose(z.grad.cpu().numpy(), [-1.0, 1.0])
     p = jtensor.tensor([0.0, 1.0])
     np.testing.assert_allclose(
-        JF.binary_cross_entropy(p, jtensor.tensor([1.0, 0.0]), reduction="none").numpy(),
+        JF.binary_cross_entropy(p, jtensor.tensor([1.0, 0.0]), reduction="none").cpu().numpy(),
         [100.0, 100.0])
 
 
@@ -416,9 +418,9 @@ def test_cross_entropy_low_precision(dtype):
     b.backward()
     assert str(jx.grad.dtype) == str(tx.grad.dtype)
     # Within a couple of units in the last place of the low-precision result.
-    np.testing.assert_allclose(a.float().detach().numpy(), b.float().detach().numpy(),
+    np.testing.assert_allclose(a.float().detach().cpu().numpy(), b.float().detach().cpu().numpy(),
                                rtol=2e-2)
-    np.testing.assert_allclose(jx.grad.float().numpy(), tx.grad.float().numpy(), atol=1e-2)
+    np.testing.assert_allclose(jx.grad.float().cpu().numpy(), tx.grad.float().numpy(), atol=1e-2)
 
 
 def test_function_node_name_attribute():

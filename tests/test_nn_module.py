@@ -12,6 +12,8 @@ try:
 except ImportError:
     torch = tnn = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 
 def _build(nn, lib):
     class Block(nn.Module):

@@ -6,6 +6,8 @@ import pytest
 import jtensor
 from tests.nn_harness import assert_close, to_jt, to_torch
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 torch = pytest.importorskip("torch")
 
 CASES = [

@@ -21,6 +21,8 @@ try:
 except ImportError:
     torch = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
 
 RNG = np.random.default_rng(0)
@@ -64,7 +66,7 @@ def _trajectory(lib, name, kwargs, steps=10, groups=False, closure=False):
             loss = loss_fn()
             loss.backward()
             opt.step()
-        out.append((float(loss), w.detach().numpy().copy(), b.detach().numpy().copy()))
+        out.append((float(loss), w.detach().cpu().numpy().copy(), b.detach().cpu().numpy().copy()))
     return out, opt
 
 
@@ -119,8 +121,8 @@ def test_trajectory_matches_torch(name, kwargs, mode):
             assert str(jv.dtype) == str(tv.dtype), key
             assert tuple(jv.shape) == tuple(tv.shape), key
             # state can hold cancellations (centered RMSprop): scale atol by its magnitude
-            scale = float(np.abs(tv.numpy()).max()) if tv.numel() else 1.0
-            np.testing.assert_allclose(jv.numpy(), tv.numpy(), rtol=1e-5,
+            scale = float(np.abs(tv.cpu().numpy()).max()) if tv.numel() else 1.0
+            np.testing.assert_allclose(jv.cpu().numpy(), tv.cpu().numpy(), rtol=1e-5,
                                        atol=1e-6 * max(1.0, scale), err_msg=key)
     assert repr(jopt) == repr(topt)
 
@@ -144,8 +146,8 @@ def test_state_dict_round_trip_continues_identically(name, kwargs):
         opt2.zero_grad()
         ((x @ w2 + b2 - y) ** 2).mean().backward()
         opt2.step()
-        np.testing.assert_array_equal(w2.detach().numpy(), full[step][1])
-        np.testing.assert_array_equal(b2.detach().numpy(), full[step][2])
+        np.testing.assert_array_equal(w2.detach().cpu().numpy(), full[step][1])
+        np.testing.assert_array_equal(b2.detach().cpu().numpy(), full[step][2])
 
 
 def test_state_dict_format_uses_indices():
@@ -191,7 +193,7 @@ def test_state_dict_loads_into_torch_format_keys():
     opt.step()
     sd = opt.state_dict()
     tsd = {"param_groups": copy.deepcopy(sd["param_groups"]),
-           "state": {k: {n: torch.tensor(v.numpy()) for n, v in s.items()}
+           "state": {k: {n: torch.tensor(v.cpu().numpy()) for n, v in s.items()}
                      for k, s in sd["state"].items()}}
     tw, tb, _ = _problem(torch)
     topt = torch.optim.Adam([tw, tb], lr=0.01, amsgrad=True)
@@ -361,7 +363,7 @@ def test_float64_params_trajectory():
         g = 2 * ref
         buf = g.copy() if buf is None else 0.9 * buf + g
         ref = ref - 0.1 * buf
-    np.testing.assert_allclose(p.detach().numpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(p.detach().cpu().numpy(), ref, rtol=1e-12)
     assert opt.state[p]["momentum_buffer"].dtype == jtensor.float64
 
 
@@ -393,7 +395,7 @@ def test_clip_grad_norm_matches_torch(norm_type, max_norm):
         if b.grad is None:
             assert a.grad is None
         else:
-            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-7)
+            np.testing.assert_allclose(a.grad.cpu().numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-7)
 
 
 def test_clip_grad_norm_jtensor_only():
@@ -401,7 +403,7 @@ def test_clip_grad_norm_jtensor_only():
     p.grad = jtensor.tensor([3.0, 4.0])
     total = clip_grad_norm_(p, 1.0)
     assert abs(total.item() - 5.0) < 1e-6
-    np.testing.assert_allclose(p.grad.numpy(), [0.6, 0.8], rtol=1e-5)
+    np.testing.assert_allclose(p.grad.cpu().numpy(), [0.6, 0.8], rtol=1e-5)
     assert p.grad.grad_fn is None
     # no gradients at all: a zero norm
     q = jtensor.nn.Parameter(jtensor.zeros(2))
@@ -430,8 +432,8 @@ def test_clip_grad_norm_nonfinite_matches_torch():
         tp.grad = torch.tensor([bad, 1.0])
         jn = clip_grad_norm_([jp], 1.0)
         tn = torch.nn.utils.clip_grad_norm_([tp], 1.0)
-        np.testing.assert_array_equal(jn.numpy(), tn.numpy())
-        np.testing.assert_array_equal(jp.grad.numpy(), tp.grad.numpy())
+        np.testing.assert_array_equal(jn.cpu().numpy(), tn.cpu().numpy())
+        np.testing.assert_array_equal(jp.grad.cpu().numpy(), tp.grad.cpu().numpy())
 
 
 @needs_torch
@@ -442,7 +444,7 @@ def test_clip_grad_value_matches_torch(clip):
     torch.nn.utils.clip_grad_value_(tp, clip)
     for a, b in zip(jp, tp):
         if b.grad is not None:
-            np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy())
+            np.testing.assert_array_equal(a.grad.cpu().numpy(), b.grad.cpu().numpy())
 
 
 def test_clip_grad_value_jtensor_only():
@@ -481,7 +483,7 @@ def test_tensor_lr_matches_torch(name):
             opt.step()
             sched.step()
         assert isinstance(opt.param_groups[0]["lr"], lib.Tensor)
-        out.append((w.detach().numpy().copy(), float(opt.param_groups[0]["lr"])))
+        out.append((w.detach().cpu().numpy().copy(), float(opt.param_groups[0]["lr"])))
     np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-5, atol=1e-6)
     assert abs(out[0][1] - out[1][1]) < 1e-9
 
@@ -559,7 +561,7 @@ def _custom_optimizer(lib):
         opt.zero_grad()
         loss_fn().backward()
         opt.step()
-    return w.detach().numpy().copy(), opt
+    return w.detach().cpu().numpy().copy(), opt
 
 
 def test_custom_optimizer_subclass():
@@ -595,7 +597,7 @@ def test_get_total_norm_and_clip_grads_with_norm_match_torch():
     torch.nn.utils.clip_grads_with_norm_(tp, 0.3, tn)
     for a, b in zip(jp, tp):
         if b.grad is not None:
-            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-7)
+            np.testing.assert_allclose(a.grad.cpu().numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-7)
 
 
 def test_clip_grad_norm_deprecated_alias_warns():
@@ -620,6 +622,6 @@ def test_float64_trajectory_matches_torch(name, kwargs):
             ((x @ w + b - y) ** 2).mean().backward()
             opt.step()
         state = opt.state_dict()["state"][0]
-        out.append((w.detach().numpy().copy(), {k: str(v.dtype) for k, v in state.items()}))
+        out.append((w.detach().cpu().numpy().copy(), {k: str(v.dtype) for k, v in state.items()}))
     np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-10, atol=1e-12)
     assert out[0][1] == out[1][1]

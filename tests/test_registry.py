@@ -8,8 +8,11 @@ import pytest
 import jtensor
 from jtensor._registry import OPS
 
-from .harness import check_self_consistent, compare, compare_sharing, run_case, torch
+from .harness import (check_self_consistent, compare, compare_sharing, on_cuda, run_case,
+                      torch)
 from .specs import all_specs
+
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
 
 SPECS = all_specs()
 CASES = [(name, i, case) for name, spec in sorted(SPECS.items())
@@ -110,6 +113,8 @@ def test_failing_calls_leave_their_inputs_untouched():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 case.run(jtensor, *inputs)
+                if on_cuda():  # a kernel's error (an index out of range) shows at the sync
+                    jtensor.cuda.synchronize()
         except Exception:  # noqa: BLE001 - only failing calls are of interest here
             failing += 1
             after = _snapshot(inputs)

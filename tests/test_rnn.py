@@ -18,6 +18,8 @@ try:
 except ImportError:
     torch = tnn = trnn = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
 
 
@@ -79,7 +81,7 @@ def test_round_trips():
     assert all(jtensor.equal(a, b) for a, b in
                zip(jrnn.unpack_sequence(jrnn.pack_sequence(seqs, enforce_sorted=False)), seqs))
     padded = jrnn.pad_sequence(seqs, batch_first=True)
-    lengths = jtensor.tensor([2, 5, 1, 4])
+    lengths = jtensor.tensor([2, 5, 1, 4]).cpu()  # lengths live on the CPU (as PyTorch's)
     assert all(jtensor.equal(a, b) for a, b in
                zip(jrnn.unpad_sequence(padded, lengths, batch_first=True), seqs))
     packed = jrnn.pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
@@ -127,7 +129,7 @@ def test_pack_and_pad_gradcheck():
     assert gradcheck(lambda t: jrnn.pack_padded_sequence(
         t, [2, 4, 3], batch_first=True, enforce_sorted=False).data, (y,))
     d = jtensor.tensor(rng.standard_normal((6, 2))).requires_grad_()
-    bs = jtensor.tensor([3, 2, 1])
+    bs = jtensor.tensor([3, 2, 1]).cpu()  # batch_sizes live on the CPU (as PyTorch's)
     assert gradcheck(lambda t: jrnn.pad_packed_sequence(
         jrnn.PackedSequence(t, bs, jtensor.tensor([2, 0, 1])), batch_first=True,
         padding_value=-1.0, total_length=4)[0], (d,))
@@ -161,7 +163,7 @@ def test_pack_padded_sequence_matches_pytorch(batch_first, lengths, enforce, as_
 
     def run(R, lib, T):
         x = T(arr, requires_grad=True)
-        lens = lib.tensor(lengths) if as_tensor else lengths
+        lens = lib.tensor(lengths).cpu() if as_tensor else lengths  # CPU, as PyTorch asks
         p = R.pack_padded_sequence(x, lens, batch_first=batch_first, enforce_sorted=enforce)
         out, out_lens = R.pad_packed_sequence(p, batch_first=batch_first, padding_value=-2.0,
                                               total_length=7)

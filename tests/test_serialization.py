@@ -11,6 +11,8 @@ import jtensor
 
 from .harness import torch
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 
 def round_trip(obj, lib=jtensor, **kwargs):
     buffer = io.BytesIO()

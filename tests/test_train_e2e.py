@@ -11,6 +11,8 @@ try:
 except ImportError:
     torch = None
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 
 def _data(n=256, seed=0):
     """Two interleaved moons' worth of points: 2-D inputs, 3 classes by angle sector."""
@@ -58,7 +60,7 @@ def test_loss_curve_matches_pytorch_step_for_step():
     torch.manual_seed(0)
     t_model = _model(torch)
     j_model = _model(jtensor)
-    j_model.load_state_dict({k: jtensor.tensor(v.detach().numpy())
+    j_model.load_state_dict({k: jtensor.tensor(v.detach().cpu().numpy())
                              for k, v in t_model.state_dict().items()})
     t_losses, t_acc = _train(torch, t_model, x, y)
     j_losses, j_acc = _train(jtensor, j_model, x, y)

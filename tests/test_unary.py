@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 import jtensor
 from jtensor import _dispatch
 
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
 
 def _ulps(mine, truth):
     mine, truth = np.asarray(mine), np.asarray(truth)
@@ -24,14 +26,14 @@ def test_erf_float64_accuracy(name, ref):
     rng = np.random.default_rng(0)
     x = np.concatenate([rng.uniform(-7, 7, 4000), rng.uniform(-27, 27, 1000),
                         np.geomspace(1e-300, 1, 200), np.arange(0, 6.2, 1 / 16)])
-    mine = getattr(jtensor, name)(jtensor.tensor(x)).numpy()
+    mine = getattr(jtensor, name)(jtensor.tensor(x)).cpu().numpy()
     assert _ulps(mine, [ref(v) for v in x]) < 8
 
 
 def test_erfinv_inverts_erf():
     rng = np.random.default_rng(1)
     y = np.concatenate([rng.uniform(-1, 1, 4000), 1 - np.geomspace(1.2e-16, 0.5, 500)])
-    x = jtensor.erfinv(jtensor.tensor(y)).numpy()
+    x = jtensor.erfinv(jtensor.tensor(y)).cpu().numpy()
     tail = y > 0.5
     # Near +-1 compare erfc, whose values keep full relative precision there.
     assert np.max(np.abs([math.erfc(v) for v in x[tail]] - (1 - y[tail])) / (1 - y[tail])) < 1e-13
@@ -84,7 +86,7 @@ def test_complex_parts_are_views_that_write_through():
     assert re.dtype is jtensor.float32 and re.stride() == (4, 2) and im.storage_offset() == 1
     im.mul_(-1)
     z.real = jtensor.zeros(2, 2)
-    assert z.numpy().tolist() == [[-2j, -4j], [-6j, -8j]]
+    assert z.cpu().numpy().tolist() == [[-2j, -4j], [-6j, -8j]]
     assert z._version == re._version  # one version counter for the views and their base
 
 
@@ -99,7 +101,7 @@ def test_clamp_matches_min_of_max(values, lo, hi):
         with pytest.raises(RuntimeError):
             jtensor.clamp(x, lo, hi)
         return
-    got = jtensor.clamp(x, lo, hi).numpy()
+    got = jtensor.clamp(x, lo, hi).cpu().numpy()
     want = np.array(values, np.float32)
     if lo is not None:
         want = np.maximum(want, np.float32(lo))
@@ -112,8 +114,8 @@ def test_clamp_matches_min_of_max(values, lo, hi):
 @given(st.lists(st.floats(-1e6, 1e6, width=32), min_size=1, max_size=20))
 def test_rounding_family_identities(values):
     x = jtensor.tensor(np.array(values, np.float32))
-    a = x.numpy()
-    np.testing.assert_array_equal(jtensor.floor(x).numpy(), np.floor(a))
-    np.testing.assert_array_equal(jtensor.ceil(x).numpy(), np.ceil(a))
-    np.testing.assert_array_equal(jtensor.round(x).numpy(), np.rint(a))
-    np.testing.assert_array_equal((jtensor.trunc(x) + jtensor.frac(x)).numpy(), a)
+    a = x.cpu().numpy()
+    np.testing.assert_array_equal(jtensor.floor(x).cpu().numpy(), np.floor(a))
+    np.testing.assert_array_equal(jtensor.ceil(x).cpu().numpy(), np.ceil(a))
+    np.testing.assert_array_equal(jtensor.round(x).cpu().numpy(), np.rint(a))
+    np.testing.assert_array_equal((jtensor.trunc(x) + jtensor.frac(x)).cpu().numpy(), a)

@@ -331,7 +331,7 @@ def _tensor_from_data(data, dtype, device, warn_name=None):
     if isinstance(data, np.ndarray):
         source = _alias_numpy(data)
         dtype = source._dtype if dtype is None else _dtypes.to_dtype(dtype)
-        return _copy_tensor(source, dtype, device if device is not None else CPU)
+        return _copy_tensor(source, dtype, resolve_device(device))
     array, dtype = array_from_data(data, dtype)
     return _place(array, dtype, device)
 
@@ -368,7 +368,8 @@ def _as_tensor_impl(data, dtype, device):
         return _copy_tensor(data, target or data._dtype, dev), False
     if isinstance(data, np.ndarray):
         source = _alias_numpy(data)
-        dev = None if device is None else resolve_device(device)
+        # A NumPy array goes to the default device (a copy unless that is the CPU).
+        dev = resolve_device(device)
         if (target is None or target is source._dtype) and (dev is None or dev.type == "cpu"):
             return source, True
         return _copy_tensor(source, target or source._dtype, dev), False

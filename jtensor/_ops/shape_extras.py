@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
-from .._device import backend_for, to_device
+from .._device import to_device
 from .._dispatch import check_same_device, finish
 from .._errors import (
     TensorIndexError,
@@ -409,7 +409,7 @@ def sum_to_size(input, *size):
 # ---------------------------------------------------------------------- index constructors
 def _tri_indices(op, name, row, col, offset, dtype, device, layout, pin_memory, requires_grad,
                  upper):
-    from .creation import check_requires_grad
+    from .creation import check_requires_grad, host_to_device, resolve_device
 
     row = _index(row, name, "row")
     col = _index(col, name, "col")
@@ -427,10 +427,11 @@ def _tri_indices(op, name, row, col, offset, dtype, device, layout, pin_memory, 
         r, c = np.triu_indices(row, offset, col)
     else:
         r, c = np.tril_indices(row, offset, col)
-    host = np.stack([r, c]).astype(dtype.numpy).reshape(2, -1)
-    device = to_device(device)
-    xp = backend_for(device).xp
-    out = Tensor._from_array(xp.ascontiguousarray(xp.asarray(host)), dtype, device)
+    host = np.ascontiguousarray(np.stack([r, c]).astype(dtype.numpy).reshape(2, -1))
+    # No ``device=``: the default device, as every factory. The indices are jtensor's own
+    # host array (made here, never seen by the user), so on a device they are its values.
+    device = resolve_device(device)
+    out = Tensor._from_array(host_to_device(host, device, private=True), dtype, device)
     return finish(op, (), out)
 
 

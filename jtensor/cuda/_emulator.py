@@ -13,6 +13,7 @@ Device memory is NumPy buffers that no host array ever shares: moving data betwe
 and device always copies.
 """
 
+import os
 import threading
 import time
 import weakref
@@ -29,6 +30,13 @@ from ._streams import EventBase, StreamBase, current_stream
 
 
 _NAN = float("nan")
+
+
+def forked_error():
+    return TensorRuntimeError(
+        "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you "
+        "must use the 'spawn' start method (CUDA, emulated here, was started in the parent "
+        "process; its device queue does not exist in a forked child).")
 
 
 class DeviceSideError(RuntimeError):
@@ -72,6 +80,7 @@ class KernelQueue:
 
     def __init__(self, index):
         self.index = index
+        self._pid = os.getpid()
         self._pending = deque()
         self._cv = threading.Condition()
         self.launched = 0
@@ -85,6 +94,8 @@ class KernelQueue:
         self._thread.start()
 
     def submit(self, kernel):
+        if os.getpid() != self._pid:
+            raise forked_error()
         with self._cv:
             if self._thread is None:
                 self._start()
@@ -128,6 +139,8 @@ class KernelQueue:
         kernel error, if one happened, here."""
         if self._thread is not None and threading.current_thread() is self._thread:
             return
+        if os.getpid() != self._pid:
+            raise forked_error()
         target = self.launched if seq is None else seq
         if self.completed < target:
             with self._cv:
@@ -278,12 +291,14 @@ class EmulatedBackend(Backend):
         """Device memory holding host ``array`` (its own copy: device memory is separate).
 
         A plain copy from pageable host memory waits for the device, as PyTorch's blocking
-        copy does. ``private``: the host array is jtensor's own (fresh random numbers),
-        never touched again, so the copy is queued like a kernel that made the values.
+        copy does. ``private``: the host array is jtensor's own (fresh random numbers), values
+        a GPU would make itself: no transfer, no wait.
         """
         out = np.empty(np.shape(array), np.asarray(array).dtype)
         if private:
-            self.launch("fill (random)", np.copyto, out, array)
+            # Fresh memory no kernel can touch yet: filled now, so callers may also read
+            # the returned array on the host (bernoulli compares it there) without a race.
+            np.copyto(out, array)
         else:
             self._transfer_event("cpu", str(self.device), out.nbytes, False)
             self.queue.wait(where="a copy from the host")

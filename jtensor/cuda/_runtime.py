@@ -23,13 +23,20 @@ def user_frame(depth=1):
     """``(frame, level)``: the first caller outside jtensor, and how many frames up it is
     from the caller of this function (a warning's ``stacklevel``)."""
     frame, level = sys._getframe(depth + 1), 1
+    inside = _INSIDE
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith("<entry of") and not \
-                os.path.abspath(filename).startswith(_PACKAGE_DIR):
+        flag = inside.get(filename)
+        if flag is None:
+            flag = inside[filename] = filename.startswith("<entry of") or \
+                os.path.abspath(filename).startswith(_PACKAGE_DIR)
+        if not flag:
             return frame, level
         frame, level = frame.f_back, level + 1
     return None, 1
+
+
+_INSIDE = {}   # filename -> whether it belongs to jtensor
 
 
 def _user_stacklevel():
@@ -55,6 +62,7 @@ class Runtime:
         self.local = _ThreadState()
         self.lock = threading.RLock()
         self.default_streams = []
+        self.pid = os.getpid()   # the process CUDA started in (a forked child cannot use it)
 
     # ------------------------------------------------------------------ start-up
     def emulate(self, device_count=1, memory=8 * GIB):
@@ -95,7 +103,7 @@ class Runtime:
             raise TensorRuntimeError(f"emulate(): device_count must be a positive int, got {count!r}")
         self.backends = [EmulatedBackend(i, self, capacity) for i in range(count)]
         self.default_streams = [Stream._default(b) for b in self.backends]
-        self.mode = "emulated"
+        self.mode, self.pid = "emulated", os.getpid()
         self.requested = (count, capacity)
         warnings.warn(
             f"jtensor: CUDA is EMULATED ({count} device{'s' if count > 1 else ''}, NumPy on "
@@ -118,7 +126,7 @@ class Runtime:
             return
         self.backends = [CupyBackend(i, self) for i in range(count)]
         self.default_streams = [Stream._default(b) for b in self.backends]
-        self.mode = "cupy"
+        self.mode, self.pid = "cupy", os.getpid()
 
     def _reset(self):
         """Forget the started CUDA (tests use it to try several configurations in one
@@ -131,6 +139,9 @@ class Runtime:
                     except RuntimeError:
                         pass
             self.mode, self.why_none, self.backends, self.requested = None, "", [], None
+            from .. import _device
+
+            _device._CUDA_BACKENDS.clear()
             self.default_streams = []
             self.local = _ThreadState()
             self.launch_blocking = os.environ.get("CUDA_LAUNCH_BLOCKING", "0") == "1"
@@ -142,6 +153,10 @@ class Runtime:
 
     def require(self):
         self.start()
+        if self.pid != os.getpid() and self.mode in ("emulated", "cupy"):
+            from ._emulator import forked_error
+
+            raise forked_error()
         if not self.backends:
             raise TensorRuntimeError(
                 "Found no NVIDIA driver on your system: no CUDA device is available "

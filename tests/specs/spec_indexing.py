@@ -53,8 +53,8 @@ ADVANCED_GETITEM_CASES = [
     case(lambda lib, x: x[[0, 1], [0, 1], [0]], name="too-many"),
     case(lambda lib, x: x[ix(lib, [True, False, True])], name="mask"),
     case(lambda lib, x: x[ix(lib, [True, False, True, True])], name="mask-shape-error"),
-    case(lambda lib, x: x[ix(lib, x.numpy() > 0) if lib.__name__ == "jtensor"
-                          else ix(lib, x.numpy() > 0)], name="2d-mask"),
+    case(lambda lib, x: x[ix(lib, x.cpu().numpy() > 0) if lib.__name__ == "jtensor"
+                          else ix(lib, x.cpu().numpy() > 0)], name="2d-mask"),
     case(lambda lib, x: x[ix(lib, np.zeros((3, 4), bool))], name="mask-empty-result"),
     case(lambda lib, x: x[[True, False, True]], name="bool-list"),
     case(lambda lib, x: x[ix(lib, [1, 0, 1], "uint8")], name="uint8-mask"),
@@ -123,8 +123,8 @@ SETITEM_CASES = [
           name="column-broadcast"),
         S(lambda lib, x: ([0, 2], None, [1, 3]), lambda lib, x: ix(lib, [9.0, 8.0]),
           name="separated"),
-        S(lambda lib, x: ix(lib, x.numpy() > 0), lambda lib, x: -1.0, name="mask-fill"),
-        S(lambda lib, x: ix(lib, x.numpy() > 0), lambda lib, x: scalar(lib, 5),
+        S(lambda lib, x: ix(lib, x.cpu().numpy() > 0), lambda lib, x: -1.0, name="mask-fill"),
+        S(lambda lib, x: ix(lib, x.cpu().numpy() > 0), lambda lib, x: scalar(lib, 5),
           name="mask-fill-0d-other-dtype"),
         S(lambda lib, x: ix(lib, [True, False, True]), lambda lib, x: ix(lib, [1.0, 2, 3, 4]),
           name="mask-rows"),

@@ -261,7 +261,9 @@ sorted_indices=tensor([2, 0, 1]), unsorted_indices=tensor([1, 2, 0]))
     flat = b_idx * max_len + t_idx if batch_first else t_idx * batch_size + b_idx
     index = J.as_tensor(flat.astype(np.int64), device=input.device)
     data = _PackPadded.apply(input, index)
-    return PackedSequence(data, J.as_tensor(batch_sizes, dtype=J.int64), sorted_indices, None)
+    # batch_sizes always live on the CPU, as in PyTorch.
+    return PackedSequence(data, J.as_tensor(batch_sizes, dtype=J.int64, device="cpu"),
+                          sorted_indices, None)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
