@@ -24,6 +24,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 KERNEL = "python3"
 CELL_TIMEOUT = 120
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def script_to_notebook(text):
@@ -91,6 +92,9 @@ def _normalise(nb):
             cell.outputs = _coalesce(cell.outputs)
             for out in cell.outputs:
                 out.get("metadata", {}).pop("execution", None)
+                # A live widget's view names a random model id, and its state is not stored:
+                # keep the deterministic text/html snapshot every front end can show.
+                out.get("data", {}).pop(WIDGET_VIEW, None)
                 if out.get("output_type") == "stream":
                     out["text"] = _CELL_FILE.sub("<cell>", out["text"])
     nb.metadata.pop("widgets", None)

@@ -116,7 +116,12 @@ def test_build_script_format_and_normalisation():
         nbformat.v4.new_output("stream", name="stderr",
                                text="/tmp/ipykernel_123/456.py:1: UserWarning: w\n"),
     ]
+    nb.cells[1].outputs = [nbformat.v4.new_output(
+        "execute_result", execution_count=1,
+        data={"text/plain": "map", "text/html": "<svg/>",
+              build.WIDGET_VIEW: {"model_id": "0123abcd", "version_major": 2}})]
     out = build._normalise(nb)
+    assert set(out.cells[1].outputs[0]["data"]) == {"text/plain", "text/html"}
     assert [c["id"] for c in out.cells] == ["cell-000", "cell-001", "cell-002"]
     assert [(o["name"], o["text"]) for o in out.cells[2].outputs] == [
         ("stdout", "ab\n"), ("stderr", "<cell>:1: UserWarning: w\n")]

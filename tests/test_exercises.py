@@ -33,8 +33,8 @@ ALL = exercises.names()
 
 def test_the_curriculum_has_exercises_for_each_written_notebook():
     prefixes = {n.split("-")[0] for n in ALL}
-    assert {"01", "05", "06", "11", "17"} <= prefixes
-    assert len(ALL) >= 12
+    assert {"01", "02", "03", "04", "05", "06", "07", "08", "11", "17"} <= prefixes
+    assert len(ALL) >= 27
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -152,3 +152,20 @@ def test_importing_exercises_imports_no_notebook_package():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_backward_rule_reports_what_backward_raises():
+    r = exercises.check("08-shifted-sigmoid", lambda x: x.sigmoid().add_(1))
+    assert not r.passed
+    assert ("backward: expected backward() works, got backward() raises RuntimeError: one of "
+            "the variables needed for gradient computation has been modified by an inplace "
+            "operation") in str(r)
+    r = exercises.check("08-shifted-sigmoid", lambda x: x.detach().sigmoid() + 1)
+    assert "got no graph (the result does not require grad)" in str(r)
+    assert exercises.check("08-shifted-sigmoid", lambda x: 1 + torch.sigmoid(x)).passed
+
+
+def test_zero_dim_values_print_as_plain_numbers():
+    r = exercises.check("07-second-derivative",
+                        lambda x: torch.autograd.grad(x ** 3 + 2 * x, x)[0])
+    assert "value: expected 9, got 8.75" in str(r)

@@ -43,7 +43,7 @@ __all__ = ["Exercise", "Hint", "Result", "check", "get", "register", "names", "s
 EXERCISES = {}
 
 _RULES = ("type", "shape", "dtype", "values", "stride", "offset", "device", "shares",
-          "requires_grad")
+          "requires_grad", "backward")
 _DEFAULT_RULES = ("type", "shape", "dtype", "values")
 
 
@@ -162,6 +162,7 @@ def _features(value, inputs):
             "offset": None if value.is_sparse else value.storage_offset(),
             "device": str(value.device),
             "requires_grad": value.requires_grad,
+            "tensor": value,  # for the "backward" rule, run only when an exercise asks
             "shares": tuple(_shares(value, i) for i in inputs
                             if _is_tensor(i) or isinstance(i, np.ndarray)),
         }
@@ -196,6 +197,8 @@ def _describe_value(v):
         return _short(v)
     if isinstance(v, frozenset):  # sorted: a set's order changes from run to run
         return "{" + ", ".join(sorted(repr(x) for x in v)) + "}"
+    if isinstance(v, np.generic):  # a 0-dim tensor's value: 9.0, not np.float32(9.0)
+        return _short(v)[1:-1]
     return repr(v)
 
 
@@ -238,6 +241,10 @@ def _differences(got, want, rules, rtol, atol, where=""):
     for rule in ("stride", "offset", "device", "requires_grad"):
         if rule in rules and rule in want and got[rule] != want[rule]:
             problems.append(f"{rule}{at}: expected {want[rule]}, got {got[rule]}")
+    if "backward" in rules and "tensor" in want:
+        w, g = _backward_status(want["tensor"]), _backward_status(got["tensor"])
+        if w != g:
+            problems.append(f"backward{at}: expected {w}, got {g}")
     if "shares" in rules and "shares" in want and got["shares"] != want["shares"]:
         for i, (g, w) in enumerate(zip(got["shares"], want["shares"])):
             if g != w:
@@ -246,6 +253,18 @@ def _differences(got, want, rules, rtol, atol, where=""):
                     f"with input {i}, but it {'does' if g else 'does not'}"
                     + (" (it is a copy)" if w else " (it is a view or alias)"))
     return problems
+
+
+def _backward_status(t):
+    """What ``t.sum().backward()`` does: "it works", "no graph" or the error it raises."""
+    if not t.requires_grad:
+        return "no graph (the result does not require grad)"
+    try:
+        t.sum().backward()
+    except RuntimeError as err:
+        first = str(err).split(". ")[0].split(" (")[0]
+        return f"backward() raises {_error_name(err)}: {first}"
+    return "backward() works"
 
 
 def _arrays_equal(g, w, rtol, atol):
@@ -267,7 +286,9 @@ class Exercise:
       them beside the reference).
     - ``rules``: what must match, from ``"type", "shape", "dtype", "values", "stride",
       "offset", "device", "shares"`` (storage shared with each tensor/array input, or not)
-      and ``"requires_grad"``. Default: type, shape, dtype and values.
+      ``"requires_grad"`` and ``"backward"`` (whether ``result.sum().backward()`` runs or
+      what it raises; it accumulates into the inputs' ``.grad``). Default: type, shape,
+      dtype and values.
     - ``rtol``/``atol``: tolerance for floating-point values.
     - ``register=True`` makes ``check(name, answer)`` find it.
     """

@@ -320,3 +320,371 @@ Exercise(
              "returns only the selected elements, flattened.",
              wrong=lambda x, mask: x * mask),
     ])
+
+
+# --------------------------------------------------------------- 02 storage, shape, stride
+def address_of_element():
+    m = torch.arange(24.).reshape(2, 3, 4)
+    v = m[1, 1:, ::3]
+    return v.storage_offset() + 1 * v.stride(0) + 1 * v.stride(1)
+
+
+Exercise(
+    "02-address",
+    "m = torch.arange(24.).reshape(2, 3, 4) and v = m[1, 1:, ::3]. Which storage cell holds "
+    "v[1, 1]? Answer an int.",
+    address_of_element,
+    hints=[
+        Hint("1*4 + 1*3 counts the steps inside v but forgets where v starts: v's offset is "
+             "1*12 + 1*4 = 16 (m[1, 1, 0]).",
+             wrong=lambda: 7),
+        Hint("The column stride of v is 3 (every third column of a stride-1 dimension), not "
+             "1: offset 16 + 1*4 + 1*3.",
+             wrong=lambda: 21),
+    ])
+
+
+def _signal():
+    return (torch.arange(5.),)
+
+
+def sliding_pairs(x):
+    return torch.as_strided(x, (x.numel() - 1, 2), (1, 1))  # or x.unfold(0, 2, 1)
+
+
+Exercise(
+    "02-sliding-pairs",
+    "x is a contiguous 1-D tensor of length n. Write f(x) returning a view of shape (n - 1, 2) "
+    "whose row k is (x[k], x[k + 1]), without copying.",
+    sliding_pairs, inputs=_signal,
+    rules=("type", "shape", "dtype", "values", "shares"),
+    hints=[
+        Hint("torch.stack builds the pairs from two slices but copies them into new memory: "
+             "the same layout as a view is stride (1, 1), e.g. x.unfold(0, 2, 1).",
+             wrong=lambda x: torch.stack([x[:-1], x[1:]], dim=1)),
+        Hint("A row stride of 2 makes the pairs disjoint ((x0, x1), (x2, x3), ...); sliding "
+             "windows move by one element: stride (1, 1).",
+             wrong=lambda x: torch.as_strided(x, (x.numel() - 1, 2), (2, 1))),
+    ])
+
+
+def _six():
+    return (torch.arange(6.),)
+
+
+def column_major(x):
+    return x.view(3, 2).t()  # = torch.as_strided(x, (2, 3), (1, 2))
+
+
+Exercise(
+    "02-column-major",
+    "x is torch.arange(6.). Write f(x) returning a (2, 3) view of x whose columns are "
+    "consecutive in memory: [[x0, x2, x4], [x1, x3, x5]].",
+    column_major, inputs=_six,
+    rules=("type", "shape", "dtype", "values", "stride", "shares"),
+    hints=[
+        Hint("x.view(2, 3) is row-major: its ROWS are consecutive. Lay x out as (3, 2) "
+             "and transpose: x.view(3, 2).t(), strides (1, 2).",
+             wrong=lambda x: x.view(2, 3)),
+        Hint("contiguous() copies into a fresh row-major storage: the values are right but "
+             "it no longer shares x's memory. Drop it.",
+             wrong=lambda x: x.view(3, 2).t().contiguous()),
+    ])
+
+
+# --------------------------------------------------------------- 03 views vs copies
+def which_share():
+    x = torch.arange(12.).reshape(3, 4)
+
+    def shares(t):
+        return t.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+
+    return tuple(shares(t) for t in (x.t(), x[:, ::2].reshape(-1), x.t().reshape(-1),
+                                     x[[0, 1]], x[0:2]))
+
+
+Exercise(
+    "03-shares",
+    "x = torch.arange(12.).reshape(3, 4). Which of x.t(), x[:, ::2].reshape(-1), "
+    "x.t().reshape(-1), x[[0, 1]], x[0:2] share memory with x? Answer a tuple of five bools.",
+    which_share,
+    hints=[
+        Hint("x[:, ::2] is evenly spaced (stride 2 across the rows too), so reshape(-1) can "
+             "return a view: check with untyped_storage().data_ptr().",
+             wrong=lambda: (True, False, False, False, True)),
+        Hint("A list of indices is advanced indexing, which copies, even when the rows it "
+             "picks (0 and 1) happen to be adjacent.",
+             wrong=lambda: (True, True, False, True, True)),
+        Hint("x.t() is a view, but flattening it needs the column order, which x's memory "
+             "does not have: reshape copies there.",
+             wrong=lambda: (True, True, True, False, True)),
+    ])
+
+
+def _grid_and_rows():
+    return (torch.arange(12.).reshape(4, 3), [0, 2])
+
+
+def zero_rows(x, rows):
+    x[rows] = 0
+    return x
+
+
+def _zero_rows_in_copy(x, rows):
+    x[rows][:] = 0
+    return x
+
+
+def _zero_rows_out_of_place(x, rows):
+    y = x.clone()
+    y[rows] = 0
+    return y
+
+
+Exercise(
+    "03-zero-rows",
+    "Write f(x, rows) that sets the rows of x listed in rows to 0, in x itself, and returns x.",
+    zero_rows, inputs=_grid_and_rows,
+    rules=("type", "shape", "dtype", "values", "shares"),
+    hints=[
+        Hint("x[rows] with a list is a copy, so x[rows][:] = 0 writes into that copy: assign "
+             "in one step, x[rows] = 0.",
+             wrong=_zero_rows_in_copy),
+        Hint("The values are right, but in a copy: write into x itself (x[rows] = 0) and "
+             "return x.",
+             wrong=_zero_rows_out_of_place),
+    ])
+
+
+def _square():
+    return (torch.arange(6.).reshape(2, 3),)
+
+
+def column_order(x):
+    return x.t().reshape(-1)  # = x.t().contiguous().view(-1)
+
+
+Exercise(
+    "03-column-order",
+    "Write f(x) returning the elements of the 2-D tensor x column by column, as a 1-D "
+    "tensor ([[0, 1], [2, 3]] gives [0, 2, 1, 3]).",
+    column_order, inputs=_square,
+    rules=("type", "shape", "dtype", "values"),
+    hints=[
+        Hint("reshape(-1) reads x in row order; transpose first: x.t().reshape(-1).",
+             wrong=lambda x: x.reshape(-1)),
+    ])
+
+
+# --------------------------------------------------------------- 04 broadcasting & expand
+def broadcast_result_shape():
+    return tuple((torch.zeros(5, 1, 4) * torch.zeros(3, 1)).shape)
+
+
+Exercise(
+    "04-result-shape",
+    "What is the shape of torch.zeros(5, 1, 4) * torch.zeros(3, 1)? Answer a tuple of ints.",
+    broadcast_result_shape,
+    hints=[
+        Hint("Shapes align from the right: (3, 1) becomes (1, 3, 1), then every size 1 "
+             "stretches, the 1 of (5, 1, 4) to 3 as well.",
+             wrong=lambda: (5, 1, 4)),
+        Hint("Align from the right, not the left: the 3 of (3, 1) meets the middle 1, and "
+             "its 1 meets the 4.",
+             wrong=lambda: (5, 3, 4, 1)),
+    ])
+
+
+def _rows_3x3():
+    return (torch.tensor([[1., 2., 3.], [10., 20., 30.], [0., 0., 6.]]),)
+
+
+def center_rows(x):
+    return x - x.mean(dim=1, keepdim=True)
+
+
+Exercise(
+    "04-center-rows",
+    "Write f(x) that subtracts from each row of the 2-D tensor x that row's mean.",
+    center_rows, inputs=_rows_3x3,
+    rules=("type", "shape", "dtype", "values"),
+    hints=[
+        Hint("x.mean(dim=1) has shape (n,), which broadcasts as a ROW: row means are "
+             "subtracted down the columns. Keep the dimension: x.mean(dim=1, keepdim=True) "
+             "has shape (n, 1).",
+             wrong=lambda x: x - x.mean(dim=1)),
+        Hint("x.mean(dim=0) is the mean of each column; each row needs its own mean, "
+             "over dim 1.",
+             wrong=lambda x: x - x.mean(dim=0)),
+    ])
+
+
+def _pred_target():
+    return (torch.tensor([[0.5], [2.0], [2.5], [4.0]]), torch.tensor([1.0, 2.0, 3.0, 4.0]))
+
+
+def residuals(pred, target):
+    return pred.squeeze(1) - target
+
+
+Exercise(
+    "04-residuals",
+    "pred has shape (N, 1) and target (N,). Write f(pred, target) returning pred - target "
+    "elementwise, with shape (N,).",
+    residuals, inputs=_pred_target,
+    rules=("type", "shape", "dtype", "values"),
+    hints=[
+        Hint("(N, 1) minus (N,) broadcasts to (N, N), every prediction against every "
+             "target: drop pred's trailing dimension first, pred.squeeze(1).",
+             wrong=lambda pred, target: pred - target),
+    ])
+
+
+# --------------------------------------------------------------- 07 autograd
+def accumulated_grad():
+    w = torch.ones(2, requires_grad=True)
+    for _ in range(2):
+        (3 * w).sum().backward()
+    return w.grad.tolist()
+
+
+Exercise(
+    "07-accumulate",
+    "w = torch.ones(2, requires_grad=True); then (3 * w).sum().backward() runs twice. "
+    "What is w.grad? Answer a list of floats.",
+    accumulated_grad,
+    hints=[
+        Hint("backward() adds into .grad instead of overwriting it: the two passes add "
+             "3 + 3.",
+             wrong=lambda: [3.0, 3.0]),
+    ])
+
+
+def _scalar_leaf():
+    return (torch.tensor(1.5, requires_grad=True),)
+
+
+def second_derivative(x):
+    (dy,) = torch.autograd.grad(x ** 3 + 2 * x, x, create_graph=True)
+    (d2y,) = torch.autograd.grad(dy, x)
+    return d2y
+
+
+Exercise(
+    "07-second-derivative",
+    "x is a 0-dim tensor with requires_grad=True. Write f(x) returning the second derivative "
+    "of x ** 3 + 2 * x at x, computed with autograd.",
+    second_derivative, inputs=_scalar_leaf,
+    rules=("type", "shape", "values"),
+    hints=[
+        Hint("That is the first derivative (3x^2 + 2). Take it with create_graph=True, so "
+             "that it can be differentiated again, then call torch.autograd.grad on it.",
+             wrong=lambda x: torch.autograd.grad(x ** 3 + 2 * x, x)[0]),
+    ])
+
+
+def _pair_leaf():
+    return (torch.tensor([1.0, 2.0], requires_grad=True),)
+
+
+def intermediate_grad(w):
+    h = w * 3
+    h.retain_grad()
+    (h ** 2).sum().backward()
+    return h.grad
+
+
+def _grad_of_leaf(w):
+    h = w * 3
+    (h ** 2).sum().backward()
+    return w.grad
+
+
+Exercise(
+    "07-retain-grad",
+    "h = w * 3 and loss = (h ** 2).sum(). Write f(w) returning the gradient of loss with "
+    "respect to h, from autograd (retain_grad, then backward).",
+    intermediate_grad, inputs=_pair_leaf,
+    rules=("type", "shape", "values"),
+    hints=[
+        Hint("w.grad is the gradient with respect to the leaf w (2h * 3); the question asks "
+             "for h's own gradient (2h): call h.retain_grad() before backward and return "
+             "h.grad.",
+             wrong=_grad_of_leaf),
+    ])
+
+
+# --------------------------------------------------------------- 08 in-place & versions
+def version_after():
+    t = torch.zeros(3)
+    t.add_(1)
+    v = t.view(3, 1)
+    v.mul_(2)
+    w = t * 2
+    w.add_(1)
+    return t._version
+
+
+Exercise(
+    "08-version",
+    "t = torch.zeros(3); t.add_(1); v = t.view(3, 1); v.mul_(2); w = t * 2; w.add_(1). "
+    "What is t._version? Answer an int.",
+    version_after,
+    hints=[
+        Hint("A view shares its base's version counter: v.mul_(2) wrote t's memory and "
+             "counts for t too.",
+             wrong=lambda: 1),
+        Hint("w = t * 2 is a new tensor with its own counter: w.add_(1) does not touch t.",
+             wrong=lambda: 3),
+    ])
+
+
+def _parameter():
+    return (torch.tensor([2.0, -4.0, 6.0], requires_grad=True),)
+
+
+def scale_parameter(w):
+    with torch.no_grad():
+        w.mul_(0.5)
+    return w
+
+
+Exercise(
+    "08-scale-parameter",
+    "w is a leaf parameter (requires_grad=True). Write f(w) that multiplies w by 0.5 in "
+    "place, as an optimizer step does, and returns w.",
+    scale_parameter, inputs=_parameter,
+    rules=("type", "shape", "dtype", "values", "shares", "requires_grad"),
+    hints=[
+        Hint("w * 0.5 is a new tensor (and not a leaf): the parameter itself is unchanged. "
+             "Update w in place under torch.no_grad(): with torch.no_grad(): w.mul_(0.5).",
+             wrong=lambda w: w * 0.5),
+        Hint("w.detach() * 0.5 has the right values but is a new tensor cut from the graph: "
+             "write into w itself, under torch.no_grad().",
+             wrong=lambda w: w.detach() * 0.5),
+    ])
+
+
+def _logits():
+    return (torch.tensor([-1.0, 0.0, 2.0], requires_grad=True),)
+
+
+def shifted_sigmoid(x):
+    return x.sigmoid() + 1
+
+
+def _inplace_shift(x):
+    return x.sigmoid().add_(1)
+
+
+Exercise(
+    "08-shifted-sigmoid",
+    "Write f(x) returning sigmoid(x) + 1 in a way that backward() through the result "
+    "works (x requires grad).",
+    shifted_sigmoid, inputs=_logits,
+    rules=("type", "shape", "dtype", "values", "backward"),
+    hints=[
+        Hint("sigmoid saves its output for backward; add_ overwrites it (version 0 -> 1), "
+             "so backward() would raise. Add out of place: x.sigmoid() + 1.",
+             wrong=_inplace_shift),
+    ])
