@@ -171,10 +171,8 @@ def test_launch_returns_before_the_kernel_runs(emulated):
     backend = runtime.backends[0]
     x = jtensor.arange(6.0, device="cuda")
     opened = gate(backend)
-    started = time.perf_counter()
     y = (x * 2 + 1) @ x            # queued behind the gate: the host does not wait
-    assert time.perf_counter() - started < 5
-    assert not emulated.current_stream().query()
+    assert not emulated.current_stream().query()   # (waiting would have deadlocked here)
     opened.set()
     assert y.item() == sum((2 * v + 1) * v for v in range(6))   # .item() waits
     assert emulated.current_stream().query()

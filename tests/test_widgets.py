@@ -4,11 +4,9 @@ tests/browser/."""
 
 import doctest
 import itertools
-import math
 import re
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -50,12 +48,11 @@ def test_coverage_matches_enumeration(seed):
 
 
 def test_coverage_of_a_huge_layout_looks_only_at_the_window():
-    # 10**8 elements on 10 rows of 10**7: the window in the middle is answered at once.
-    start = time.perf_counter()
+    # 10**8 elements on 10 rows of 10**7: the window in the middle is answered without
+    # enumerating the layout (bench/widgets_bench.py times the widgets built on it).
     got = coverage((10, 10**7), (10**7, 1), 0, 50_000_000, 50_000_004)
     assert got == {50_000_000 + k: 1 for k in range(5)}
     assert coverage((10**4, 10**4), (0, 0), 3, 0, 5) == {3: 10**8}
-    assert time.perf_counter() - start < 0.5
 
 
 def test_windows_cover_points_head_and_tail():
@@ -341,10 +338,8 @@ def test_grad_graph_numbers_repeated_ops_and_draws_long_chains_quickly():
     assert graph.controls["node"].options[:3] == ("y", "MulBackward0 #1", "MulBackward0 #2")
     graph.controls["node"].value = "MulBackward0 #2"
     assert 'stroke-width="3" rx="2" data-node="MulBackward0 #2"' in graph.view.value
-    start = time.perf_counter()
     graph.set_depth(graph.max_depth)
     assert len(svgs(graph.html())) == 1
-    assert time.perf_counter() - start < 2.0
 
 
 def test_grad_graph_select_node_from_the_widget():
@@ -417,16 +412,9 @@ def test_summary_interactive_bins_and_log_scale():
 
 
 # ---------------------------------------------------------------------------- large tensors
-def _fastest(fn, repeat=2):
-    best = math.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def test_a_100_million_element_tensor_renders_in_under_a_second():
+def test_a_100_million_element_tensor_is_summarised_not_drawn_whole():
+    # The one-second target is measured by bench/widgets_bench.py (tests never fail on
+    # timing); here: every widget renders such a tensor, drawing a bounded picture.
     big = torch.ones(10**8)
     big[12345] = float("nan")
     rows = big.view(10**4, 10**4)
@@ -439,7 +427,8 @@ def test_a_100_million_element_tensor_renders_in_under_a_second():
         "grad graph": lambda: GradGraph(big).html(),
     }
     for name, fn in checks.items():
-        assert _fastest(fn) < 1.0, name
+        html = fn()
+        assert len(html) < 2_000_000, (name, len(html))   # a summary, not 10^8 cells
     s = summary(big)
     assert s.nan == 1 and s.sampled and s.count == 10**8 - 1
     assert "histogram of 1,000,000 evenly spaced elements out of 100,000,000" in s.html()

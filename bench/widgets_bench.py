@@ -1,0 +1,46 @@
+"""How long each widget takes to render a 100,000,000-element tensor (issue 7's target: under
+a second, because big tensors are summarised, never drawn whole).
+
+    .venv/bin/python bench/widgets_bench.py
+
+A measurement, not a test: it prints the best of three runs per widget and the target.
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import jtensor as torch  # noqa: E402
+from jtensor.widgets import (BroadcastView, GradGraph, StorageMap, StrideExplorer,  # noqa: E402
+                             summary)
+
+
+def best_of(fn, repeat=3):
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main():
+    big = torch.ones(10**8)
+    rows = big.view(10**4, 10**4)
+    wide = torch.zeros(1).expand(10**4, 10**4)
+    checks = {
+        "summary": lambda: summary(big).html(),
+        "storage map": lambda: StorageMap(big, rows[:, 7], wide).html(),
+        "stride explorer": lambda: StrideExplorer(rows).html(),
+        "broadcast": lambda: BroadcastView(rows, wide).html(),
+        "grad graph": lambda: GradGraph(big).html(),
+    }
+    print(f"{'widget (10^8 elements)':28s} {'seconds':>8s}  target < 1 s")
+    for name, fn in checks.items():
+        seconds = best_of(fn)
+        print(f"{name:28s} {seconds:8.3f}  {'met' if seconds < 1 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
