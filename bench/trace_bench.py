@@ -1,4 +1,5 @@
-"""Overhead of jtensor.trace (issue 6): ``.venv/bin/python bench/trace_bench.py [--quick]``.
+"""Overhead of jtensor.trace (issue 6):
+``.venv/bin/python bench/trace_bench.py [--quick] [--runs N]``.
 
 1. Recording off: what the trace machinery costs a training step when nothing records. The
    only cost is one ``is None`` check per op (in ``finish``) and per ``emit`` site reached
@@ -9,9 +10,12 @@
    against the same loop of 10,000 ops: past the cap only counters grow, so the peak is
    bounded by the cap, not the loop length.
 
-Times are CPU time (``time.process_time``), best of several repeats.
+Times are CPU time (``time.process_time``), best of several repeats; with ``--runs N`` the
+small-op table is measured N times and each column is the median of the N runs (on a shared
+machine one run can be off by 10-20%).
 """
 
+import statistics
 import sys
 import time
 import timeit
@@ -23,6 +27,19 @@ import jtensor
 from jtensor import _dispatch
 
 QUICK = "--quick" in sys.argv
+
+
+def _runs():
+    if "--runs" not in sys.argv:
+        return 1
+    at = sys.argv.index("--runs")
+    try:
+        runs = int(sys.argv[at + 1])
+    except (IndexError, ValueError):
+        raise SystemExit(f"--runs needs a positive int, got {sys.argv[at + 1:at + 2]}")
+    if runs < 1:
+        raise SystemExit(f"--runs needs a positive int, got {runs}")
+    return runs
 
 
 def best_time(fn, number, repeat=5):
@@ -137,8 +154,13 @@ def main():
           f"{off['off_overhead_pct']:.3f}% of the step (requirement: <= 2%)")
     print(f"  recording on:  {off['mlp_step_recording_ms']:.3f} ms "
           f"({off['mlp_on_ratio']:.2f}x)")
-    print("\nsmall ops (us per call): off, recording, ratio (requirement: <= 3x)")
-    for name, t_off, t_on, ratio in small_ops():
+    runs = _runs()
+    print("\nsmall ops (us per call): off, recording, ratio (requirement: <= 3x)"
+          + (f"; medians of {runs} runs" if runs > 1 else ""))
+    tables = [small_ops() for _ in range(runs)]
+    for i, (name, *_) in enumerate(tables[0]):
+        t_off, t_on, ratio = (statistics.median(table[i][k] for table in tables)
+                              for k in (1, 2, 3))
         print(f"  {name:<18} {t_off:7.2f} {t_on:7.2f} {ratio:6.2f}x")
     print("\ntraced loop of x[0] (default cap 10000 events): peak traced memory")
     for n, (peak, events) in memory_bound().items():

@@ -111,7 +111,7 @@ class Event:
         self.source = None
         self.grad_fn = None
         self._info = info
-        self._refs = refs  # the recorder's label -> weak reference table
+        self._refs = refs  # the recorder's weak references (label k at [k - 1])
 
     @property
     def info(self):
@@ -177,8 +177,9 @@ def _jsonable(value):
 
 # The compact form the recorder stores (a flat tuple of numbers and strings, cheap to build
 # on every op and soon ignored by the garbage collector):
-# (label, shape, stride, offset, dtype name, device name, storage label, storage nbytes,
+# (label, shape, stride, offset, dtype name, (storage label, storage nbytes, device name),
 #  requires_grad, grad_fn name, is_view, contiguous or None, version_before, version, values)
+# ``refs`` is the recorder's list of weak references: the tensor of label k at [k - 1].
 
 
 def _dead():
@@ -186,18 +187,16 @@ def _dead():
 
 
 def _materialize(raw, refs):
-    (label, shape, stride, offset, dtype, device, storage, nbytes, requires_grad, fn,
-     is_view, contiguous, version_before, version, values) = raw
+    (label, shape, stride, offset, dtype, facts, requires_grad, fn, is_view, contiguous,
+     version_before, version, values) = raw
     s = TensorSnapshot.__new__(TensorSnapshot)
-    s.ref = refs.get(label, _dead) if refs is not None else _dead
+    s.ref = refs[label - 1] if refs is not None and 0 < label <= len(refs) else _dead
     s.label = label
     s.shape = tuple(shape)
     s.stride = tuple(stride)
     s.offset = offset
     s.dtype = dtype
-    s.device = device
-    s.storage = storage
-    s.storage_nbytes = nbytes
+    s.storage, s.storage_nbytes, s.device = facts
     s.requires_grad = requires_grad
     s.is_leaf = fn is None
     s.grad_fn = fn

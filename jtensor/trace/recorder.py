@@ -17,6 +17,7 @@ import sys
 import threading
 from threading import get_ident
 import weakref
+from sys import _getframe
 from collections import Counter
 
 from .. import _dispatch
@@ -84,8 +85,15 @@ class Trace:
         self.small_values = small_values
         self.timings = bool(timings)
         self.namespace = namespace
-        self.events = []
-        self.total_events = 0          # every event seen, recorded or past the cap
+        # Events recorded and not yet read, in order, in one flat list: an ``Event``, or
+        # (plain ops, see ``_fast_hook``) a raw record laid out flat, ``_RAW`` then its
+        # fields, which ``events`` turns into an ``Event`` when the trace is read
+        # (``_read_log``). Flat, a recorded op leaves no container for the garbage
+        # collector to track.
+        self._log = []
+        self._read_lock = threading.Lock()
+        self._events = []              # the ``Event`` objects read so far
+        self._count = 0                # events recorded (the length of ``events``)
         self.dropped = Counter()       # events past the cap, by kind
         self.other_threads = 0         # events from threads other than the recording one
         self.site_counts = Counter()   # (kind, filename, line, offset) of syncs/transfers
@@ -93,13 +101,13 @@ class Trace:
         self.started = self.stopped = False
         self._names = {}               # snapshot label -> user's variable name
         self._display = {}             # snapshot label -> name or t1, t2... for unnamed
-        # Labels live in dictionaries of plain values (the only objects made per new tensor
-        # are its weak reference and dict entries), and snapshots are flat tuples of
-        # strings and numbers: the garbage collector soon stops scanning them, which keeps
+        # Labels live in dictionaries and a list (the only objects made per new tensor are
+        # its weak reference and a dict entry), and snapshots are flat tuples of strings
+        # and numbers: the garbage collector soon stops scanning them, which keeps
         # recording cheap however long the trace grows.
         self._tensor_ids = {}          # id(tensor) -> label (1, 2... by first appearance)
-        self._refs = {}                # label -> weakref to the tensor
-        self._storage_labels = {}      # id(storage) -> (weakref, label, nbytes, device)
+        self._refs = []                # weakref to the tensor of label k at [k - 1]
+        self._storage_labels = {}      # id(storage) -> (weakref, (label, nbytes, device))
         self._node_labels = {}         # id(node) -> (weakref, label)
         self._storage_count = self._node_count = 0
         self._pending = None           # event whose outputs' grad_fn is not built yet
@@ -112,6 +120,11 @@ class Trace:
         self.main_filename = None      # lines of this file show as "line k"
         self.filename_label = None     # other files: callable(filename) -> short name or None
         self.dead_nodes = set()
+
+    @property
+    def total_events(self):
+        """Every event seen by the recording thread, recorded or past the cap."""
+        return self._count + sum(self.dropped.values())
 
     # ------------------------------------------------------------------ start / stop
     def __enter__(self):
@@ -144,7 +157,7 @@ class Trace:
             _active = self
             self.started = True
             self._thread = threading.get_ident()
-            _dispatch.trace_hook = self._on_op
+            _dispatch.trace_hook = self._on_op if self.small_values else self._fast_hook()
             _dispatch.event_hook = self._on_event
 
     def stop(self, exc=None, namespace=None):
@@ -184,19 +197,14 @@ class Trace:
         return self
 
     # ------------------------------------------------------------------ labels
-    def _storage_label(self, storage):
-        """(weak reference, label, nbytes, device name) of a storage, and whether it is
-        new here."""
-        key = id(storage)
-        entry = self._storage_labels.get(key)
-        if entry is not None and entry[0]() is storage:
-            return entry, False
+    def _new_storage(self, storage):
+        """Label a storage seen for the first time: its (label, nbytes, device name)."""
         data = storage._bytes
         nbytes = data.shape[0] if data is not None else storage._source.nbytes
         self._storage_count += 1  # (a counter: an id can come back for a new storage)
-        entry = self._storage_labels[key] = (weakref.ref(storage), f"S{self._storage_count}",
-                                             nbytes, str(storage.device))
-        return entry, True
+        facts = (f"S{self._storage_count}", nbytes, str(storage.device))
+        self._storage_labels[id(storage)] = (weakref.ref(storage), facts)
+        return facts
 
     def _node_label(self, node):
         key = id(node)
@@ -212,33 +220,33 @@ class Trace:
 
     def _snap(self, t, fresh=None, version_before=-1):
         """The compact snapshot of ``t`` (see ``events._materialize``): built on every
-        recorded op, so it is one flat tuple of numbers and strings read from slots."""
-        key = id(t)
-        label = self._tensor_ids.get(key)
-        if label is None or self._refs[label]() is not t:
-            label = len(self._refs) + 1
-            self._tensor_ids[key] = label
-            self._refs[label] = weakref.ref(t)
+        recorded op, so it is one flat tuple of numbers and strings read from slots (the
+        weak reference is made once per tensor, and kept apart so the tuple holds no
+        object the garbage collector must keep scanning)."""
+        refs = self._refs
+        label = self._tensor_ids.get(id(t))
+        if label is None or refs[label - 1]() is not t:
+            refs.append(weakref.ref(t))
+            label = self._tensor_ids[id(t)] = len(refs)
         storage = t._storage
         if storage is not None:
             sentry = self._storage_labels.get(id(storage))
             if sentry is None or sentry[0]() is not storage:
-                sentry, _ = self._storage_label(storage)
+                facts = self._new_storage(storage)
                 if fresh is not None:
-                    fresh.append(sentry[2])
-            slabel, nbytes, device = sentry[1], sentry[2], sentry[3]
+                    fresh.append(facts[1])
+            else:
+                facts = sentry[1]
         else:  # sparse tensors: no strided storage of their own
-            slabel, nbytes, device = None, 0, str(t.device)
-        dtype = t._dtype
-        dname = _dtype_names.get(dtype)
+            facts = (None, 0, str(t.device))
+        dname = _dtype_names.get(t._dtype)
         if dname is None:
-            dname = _dtype_names[dtype] = str(dtype)
+            dname = _dtype_names[t._dtype] = str(t._dtype)
         fn = t._grad_fn
         if fn is not None:
             fn = _node_names.get(fn.__class__) or _node_name(fn)
-        return (label, t._shape, t._stride, t._offset, dname, device, slabel, nbytes,
-                t._requires_grad, fn, t._base is not None, t._contiguous, version_before,
-                t._version_counter.value,
+        return (label, t._shape, t._stride, t._offset, dname, facts, t._requires_grad, fn,
+                t._base is not None, t._contiguous, version_before, t._version_counter.value,
                 self._values(t) if self.small_values and storage is not None else None)
 
     def _values(self, t):
@@ -284,13 +292,16 @@ class Trace:
         if threading.get_ident() != self._thread:
             self.other_threads += 1
             return False
-        self.total_events += 1
-        if len(self.events) >= self.max_ops:
+        if self._count >= self.max_ops:
             self.dropped[kind] += 1
             return False
+        self._count += 1
         return True
 
     def _on_op(self, op, inputs, outputs, modified, info):
+        """The general per-op hook (``_dispatch.trace_hook`` when values are kept; the
+        ``_fast_hook`` closure otherwise, which does the same for plain ops, faster, and
+        hands the others to ``_record_op``)."""
         if self._pending is not None:
             self._complete_pending()
         # _admit, inlined: this runs on every op.
@@ -299,13 +310,15 @@ class Trace:
         if get_ident() != self._thread:
             self.other_threads += 1
             return
-        self.total_events += 1
-        events = self.events
-        if len(events) >= self.max_ops:
+        if self._count >= self.max_ops:
             self.dropped[op.kind] += 1
             return
-        # The user's line: the first frame outside jtensor (inlined ``_where``).
-        frame = sys._getframe(1)
+        self._count += 1
+        # The user's line: the first frame outside jtensor (inlined ``_where``). Frame 1 is
+        # ``_dispatch.finish`` (the only caller of the hook) and frame 2 the jtensor function
+        # that called it, so the walk starts past both (each frame looked at costs a frame
+        # object).
+        frame = _getframe(3)
         inside = _inside_cache
         while frame is not None:
             code = frame.f_code
@@ -319,12 +332,12 @@ class Trace:
             filename, line = frame.f_code.co_filename, frame.f_lineno
         else:
             filename = line = None
-        fresh = []
+        self._record_op(op, inputs, outputs, modified, info, filename, line)
+
+    def _record_op(self, op, inputs, outputs, modified, info, filename, line):
+        """Record an admitted op (counted already) that happened at ``filename``:``line``."""
         snap = self._snap
-        ins = []
-        for t in inputs:
-            if isinstance(t, Tensor):
-                ins.append(snap(t))
+        fresh = []
         if outputs.__class__ is Tensor:
             outs_t = (outputs,)
         elif outputs.__class__ is tuple or outputs.__class__ is list:
@@ -333,15 +346,18 @@ class Trace:
             outs_t = (outputs,)
         else:
             outs_t = ()
+        if len(inputs) == 1 and inputs[0].__class__ is Tensor:
+            ins = (snap(inputs[0]),)
+        else:
+            ins = tuple([snap(t) for t in inputs if isinstance(t, Tensor)])
+        modified_at = None
         if modified is None:
             if len(outs_t) == 1:
-                outs = [snap(outs_t[0], fresh)]
+                outs = (snap(outs_t[0], fresh),)
             else:
-                outs = [snap(t, fresh) for t in outs_t]
-            modified_at = None
+                outs = tuple([snap(t, fresh) for t in outs_t])
         else:
             outs = []
-            modified_at = None
             for t in outs_t:
                 if t is modified:
                     modified_at = len(outs)
@@ -352,6 +368,7 @@ class Trace:
                 modified_at = len(outs)
                 outs.append(snap(modified, fresh, modified._version_counter.value - 1))
                 outs_t = list(outs_t) + [modified]
+            outs = tuple(outs)
         kind = op.kind
         if modified is not None:
             word = "in-place"
@@ -363,16 +380,202 @@ class Trace:
             word = "query"
         else:
             word = "view"
-        event = Event(len(events), word, op.name, kind, tuple(ins), tuple(outs), modified_at,
-                      sum(fresh), filename, line, dict(info) if info else None, self._refs)
-        events.append(event)
-        if modified is not None:
+        nbytes = sum(fresh) if fresh else 0
+        info = dict(info) if info else None
+        event = Event(self._count - 1, word, op.name, kind, ins, outs, modified_at, nbytes,
+                      filename, line, info, self._refs)
+        self._log.append(event)
+        if modified is not None and self._saved_index:
             self._check_saved(event, modified)
         if grad_mode.inside:
             # Recorded by autograd: the node is built after ``finish`` returns.
             self._pending = (event, outs_t)
         elif outs_t and outs_t[0]._grad_fn is not None:
             self._note_nodes(event, outs_t)
+
+    def _fast_hook(self):
+        """The per-op hook used when no values are kept: ``_on_op`` as a closure over the
+        tables it reads, with the common case (one tensor out, nothing written in place, no
+        autograd node) written out in full. Everything else goes to ``_record_op``."""
+        trace = self
+        log = self._log
+        tensor_ids = self._tensor_ids
+        refs = self._refs
+        storage_labels = self._storage_labels
+        new_storage = self._new_storage
+        record_op = self._record_op
+        thread = self._thread
+        max_ops = self.max_ops
+        inside = _inside_cache
+        node_names = _node_names
+        ref_of = weakref.ref
+        # This thread's grad-mode flags (``grad_mode`` is thread-local; the hook only records
+        # the thread that started, and a dict lookup is cheaper than the attribute).
+        mode = grad_mode.__dict__
+        T = Tensor
+        RAW = _RAW
+
+        def snap(t):
+            # ``_snap`` without values (kept in step with it), except that the dtype itself
+            # is kept (named when read).
+            label = tensor_ids.get(id(t))
+            if label is None or refs[label - 1]() is not t:
+                refs.append(ref_of(t))
+                label = tensor_ids[id(t)] = len(refs)
+            storage = t._storage
+            if storage is not None:
+                entry = storage_labels.get(id(storage))
+                facts = entry[1] if entry is not None and entry[0]() is storage \
+                    else new_storage(storage)
+            else:
+                facts = (None, 0, str(t.device))
+            fn = t._grad_fn
+            if fn is not None:
+                fn = node_names.get(fn.__class__) or _node_name(fn)
+            return (label, t._shape, t._stride, t._offset, t._dtype, facts, t._requires_grad,
+                    fn, t._base is not None, t._contiguous, -1, t._version_counter.value,
+                    None)
+
+        def on_op(op, inputs, outputs, modified, info):
+            nonlocal log
+            if trace._pending is not None:
+                trace._complete_pending()
+            # (``_busy`` is only set while values are read: never with this hook.)
+            if get_ident() != thread:
+                trace.other_threads += 1
+                return
+            count = trace._count
+            if count >= max_ops:
+                trace.dropped[op.kind] += 1
+                return
+            trace._count = count + 1
+            # The user's line (as in ``_on_op``: frames 1 and 2 are jtensor's).
+            frame = _getframe(3)
+            while frame is not None:
+                code = frame.f_code
+                flag = inside.get(code.co_filename)
+                if flag is None:
+                    flag = _is_inside(code)
+                if not flag:
+                    break
+                frame = frame.f_back
+            if modified is not None or outputs.__class__ is not T \
+                    or outputs._grad_fn is not None or mode.get("inside"):
+                if frame is not None:
+                    record_op(op, inputs, outputs, modified, info, code.co_filename,
+                              frame.f_lineno)
+                else:
+                    record_op(op, inputs, outputs, modified, info, None, None)
+                return
+            # One tensor out, nothing written, no node: a raw record laid out flat (see
+            # ``events``). Inputs are labelled first, as ``_record_op`` does.
+            if len(inputs) == 1 and inputs[0].__class__ is T:
+                # ``snap``, written out for the most common case.
+                i = inputs[0]
+                i_label = tensor_ids.get(id(i))
+                if i_label is None or refs[i_label - 1]() is not i:
+                    refs.append(ref_of(i))
+                    i_label = tensor_ids[id(i)] = len(refs)
+                storage = i._storage
+                if storage is not None:
+                    entry = storage_labels.get(id(storage))
+                    i_facts = entry[1] if entry is not None and entry[0]() is storage \
+                        else new_storage(storage)
+                else:
+                    i_facts = (None, 0, str(i.device))
+                i_fn = i._grad_fn
+                if i_fn is not None:
+                    i_fn = node_names.get(i_fn.__class__) or _node_name(i_fn)
+                ins = None
+                n_in = 1
+            else:
+                ins = [snap(t) for t in inputs if isinstance(t, T)]
+                n_in = len(ins)
+            t = outputs
+            label = tensor_ids.get(id(t))
+            if label is None or refs[label - 1]() is not t:
+                refs.append(ref_of(t))
+                label = tensor_ids[id(t)] = len(refs)
+            storage = t._storage
+            fresh = -1
+            if storage is not None:
+                entry = storage_labels.get(id(storage))
+                if entry is not None and entry[0]() is storage:
+                    facts = entry[1]
+                else:
+                    facts = new_storage(storage)
+                    fresh = facts[1]
+            else:
+                facts = (None, 0, str(t.device))
+            if ins is None:  # one record: header, the output, the input
+                log += (RAW, op, code if frame is not None else None,
+                        frame.f_lasti if frame is not None else -1,
+                        dict(info) if info else None, fresh, 1,
+                        label, t._shape, t._stride, t._offset, t._dtype, facts,
+                        t._requires_grad, None, t._base is not None, t._contiguous, -1,
+                        t._version_counter.value, None,
+                        i_label, i._shape, i._stride, i._offset, i._dtype, i_facts,
+                        i._requires_grad, i_fn, i._base is not None, i._contiguous, -1,
+                        i._version_counter.value, None)
+                return
+            log += (RAW, op, code if frame is not None else None,
+                    frame.f_lasti if frame is not None else -1,
+                    dict(info) if info else None, fresh, n_in,
+                    label, t._shape, t._stride, t._offset, t._dtype, facts, t._requires_grad,
+                    None, t._base is not None, t._contiguous, -1, t._version_counter.value,
+                    None)
+            for item in ins:
+                log += item
+
+        return on_op
+
+    @property
+    def events(self):
+        """The recorded events, in order (a list of ``Event``; see ``jtensor.trace.events``
+        for the fields)."""
+        if self._log:
+            with self._read_lock:
+                self._read_log()
+        return self._events
+
+    def _read_log(self):
+        """Turn the records of ``_log`` into ``Event`` objects (appended to ``_events``) and
+        drop them. Another thread may be recording meanwhile: only whole records are read,
+        and only those are deleted (the recorder only ever appends)."""
+        log = self._log
+        n = len(log)
+        events = self._events
+        refs = self._refs
+        lines = {}
+        i = 0
+        while i < n:
+            item = log[i]
+            if item is not _RAW:
+                events.append(item)
+                i += 1
+                continue
+            if i + 7 > n:
+                break
+            op, code, lasti, info, fresh, n_in = log[i + 1:i + 7]
+            end = i + 7 + (1 + n_in) * _SNAP
+            if end > n:
+                break
+            i += 7
+            out = _named(log[i:i + _SNAP])
+            i += _SNAP
+            ins = tuple([_named(log[i + k * _SNAP:i + (k + 1) * _SNAP]) for k in range(n_in)])
+            i = end
+            if code is not None:
+                filename, line = code.co_filename, _line_of(code, lasti, lines)
+            else:
+                filename = line = None
+            kind = op.kind
+            # (as in ``_record_op``, for one output and no in-place write)
+            word = "allocation" if kind == "factory" else "copy" if fresh >= 0 else "view"
+            events.append(Event(len(events), word, op.name, kind, ins, (out,), None,
+                                max(fresh, 0), filename, line, info, refs))
+        # Read: the raw records are no longer needed (nor the code objects they hold).
+        del log[:i]
 
     def _complete_pending(self):
         pending = self._pending
@@ -387,7 +590,7 @@ class Trace:
             if item.__class__ is tuple:
                 name = None if fn is None else (_node_names.get(fn.__class__)
                                                 or _node_name(fn))
-                raw[i] = item[:8] + (t._requires_grad, name) + item[10:]
+                raw[i] = item[:6] + (t._requires_grad, name) + item[8:]
             else:
                 item.requires_grad = t._requires_grad
                 item.is_leaf = fn is None
@@ -460,7 +663,7 @@ class Trace:
         if not self._admit(kind):
             return
         filename, line = self._where(2)
-        index = len(self.events)
+        index = self._count - 1
         if kind == "backward":
             node = info.get("node")
             grads = info.get("grads") or ()
@@ -510,7 +713,7 @@ class Trace:
                     event.info[key] = list(value)
                 else:
                     event.info[key] = repr(value)
-        self.events.append(event)
+        self._log.append(event)
 
     # ------------------------------------------------------------------ names
     def resolve_names(self, namespace):
@@ -529,7 +732,7 @@ class Trace:
                 except Exception:  # a broken user module must not break the report
                     pass
         names = {}
-        for label, ref in self._refs.items():
+        for label, ref in enumerate(self._refs, 1):
             t = ref()
             if t is not None and id(t) in by_id:
                 candidates = [n for n in by_id[id(t)] if namespace.get(n) is t
@@ -562,7 +765,7 @@ class Trace:
 
     # ------------------------------------------------------------------ queries
     def __len__(self):
-        return len(self.events)
+        return self._count
 
     def __iter__(self):
         return iter(self.events)
@@ -691,6 +894,34 @@ class Trace:
 
 _dtype_names = {}
 _node_names = {}
+_RAW = object()  # marks the start of a raw op record in ``Trace._log``
+
+
+def _named(raw):
+    """A flat snapshot from ``Trace._log`` as the compact tuple, its dtype named."""
+    dtype = raw[4]
+    name = _dtype_names.get(dtype)
+    if name is None:
+        name = _dtype_names[dtype] = str(dtype)
+    raw[4] = name
+    return tuple(raw)
+
+
+def _line_of(code, offset, cache):
+    """The line of the instruction at byte ``offset`` of ``code`` (``frame.f_lineno`` of a
+    frame stopped there); ``cache`` is keyed by ``id(code)``, so it must not outlive the
+    code objects it was used for."""
+    key = (id(code), offset)
+    line = cache.get(key, -1)
+    if line == -1:
+        line = None
+        for start, end, number in code.co_lines():
+            if start <= offset < end:
+                line = number
+                break
+        cache[key] = line
+    return line
+_SNAP = 13       # fields of a compact snapshot (``events._materialize``)
 
 
 def _node_name(node):
