@@ -1,17 +1,22 @@
-"""The widgets in a real browser: JupyterLab on localhost driven by Debian's Chromium.
+"""The widgets in a real browser: JupyterLab and Notebook 7 on localhost, driven by Chromium.
 
-The test starts JupyterLab (a throw-away config, settings and workspace), opens
-``widgets_demo.ipynb`` in Chromium through Playwright (the system's Chromium; Playwright never
-downloads a browser here), runs every cell, checks that each widget's live SVG appears,
-changes one control of each widget and waits for its SVG to change, then exports the
-notebook with ``nbconvert --to html`` and checks the static snapshots in the exported page.
+Each test starts its Jupyter front end (JupyterLab, or Jupyter Notebook 7, which serves the
+classic-looking UI built from JupyterLab's components) with a throw-away config, settings and
+workspace, opens ``widgets_demo.ipynb`` in Chromium through Playwright (the system's Chromium;
+Playwright never downloads a browser here), runs every cell from the Run menu, checks that each
+widget's live SVG appears, changes one control of each widget and waits for its SVG to change.
+The JupyterLab test then exports the notebook with ``nbconvert --to html`` and checks the static
+snapshots in the exported page. VS Code's notebook front end cannot be driven here.
 Screenshots go to the folder it prints: ``$JTENSOR_SHOTS``, else ``jtensor-browser-shots`` in
-the temporary directory (``/tmp/jtensor-browser-shots``), emptied at each run.
+the temporary directory (``/tmp/jtensor-browser-shots``); each test first removes its own old
+ones (``lab-*`` and ``export*`` for JupyterLab, ``nb7-*`` for Notebook 7), so both can run at
+once under xdist.
 
-Without Chromium the test skips with the reason, except under ``CI=true``, where it fails:
+Without Chromium the tests skip with the reason, except under ``CI=true``, where they fail:
 ``./dev.sh test`` installs Chromium first when it can (root or sudo).
 """
 
+import contextlib
 import json
 import os
 import re
@@ -44,11 +49,11 @@ def _missing(reason):
     pytest.skip(reason)
 
 
-def _requirements():
+def _requirements(front_end):
     if not os.path.exists(CHROMIUM):
         _missing(f"Chromium is not installed at {CHROMIUM} (apt-get install -y chromium as "
                  "root, or run ./dev.sh test as root or with sudo)")
-    for module in ("playwright", "jupyterlab", "ipywidgets", "nbconvert", "nbclient"):
+    for module in ("playwright", front_end, "ipywidgets", "nbconvert", "nbclient"):
         try:
             __import__(module)
         except ImportError:
@@ -62,8 +67,9 @@ def _free_port():
 
 
 def _write_settings(root):
-    """Lab settings for a quiet, fully rendered notebook: no news/update checks (no network),
-    every cell kept in the DOM (no windowing) so off-screen widgets exist."""
+    """Settings (JupyterLab and Notebook 7 read the same ones) for a quiet, fully rendered
+    notebook: no news/update checks (no network), every cell kept in the DOM (no windowing)
+    so off-screen widgets exist."""
     settings = root / "settings"
     files = {
         "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
@@ -90,15 +96,18 @@ def _environment(root):
     return env
 
 
-class Lab:
-    """A JupyterLab server on a free localhost port, stopped (process group) on exit."""
+class Server:
+    """A Jupyter server (``app``: ``lab`` or ``notebook``) on a free localhost port, stopped
+    (process group) on exit."""
 
-    def __init__(self, root, env):
+    def __init__(self, app, root, env):
+        self.app = app
         self.port = _free_port()
         self.token = os.urandom(12).hex()
-        self.log = open(root / "jupyterlab.log", "w")  # noqa: SIM115 - closed in stop()
+        self.log_path = root / f"jupyter-{app}.log"
+        self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+            [sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
              "--ip=127.0.0.1", f"--port={self.port}", f"--IdentityProvider.token={self.token}",
              f"--ServerApp.root_dir={root / 'work'}", "--ServerApp.port_retries=0"],
             cwd=root / "work", env=env, stdout=self.log, stderr=subprocess.STDOUT,
@@ -109,7 +118,7 @@ class Lab:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited with {self.process.returncode}")
+                raise RuntimeError(f"jupyter {self.app} exited with {self.process.returncode}")
             try:
                 with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}",
                                             timeout=2) as response:
@@ -117,7 +126,24 @@ class Lab:
                         return
             except OSError:
                 time.sleep(0.5)
-        raise TimeoutError(f"JupyterLab did not answer on {self.url} within {timeout}s")
+        raise TimeoutError(f"jupyter {self.app} did not answer on {self.url} within {timeout}s")
+
+    def wait_kernel_connected(self, timeout=90):
+        """Until a session's kernel is idle with a client (the page) connected to it."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/sessions?token={self.token}",
+                                            timeout=5) as response:
+                    sessions = json.load(response)
+            except OSError:
+                sessions = []
+            if any((s.get("kernel") or {}).get("connections", 0) >= 1
+                   and s["kernel"].get("execution_state") == "idle" for s in sessions):
+                return
+            time.sleep(0.3)
+        raise TimeoutError(f"no kernel of jupyter {self.app} was idle and connected to the "
+                           f"page within {timeout}s")
 
     def stop(self):
         if self.process.poll() is None:
@@ -144,36 +170,42 @@ def _wait_changed(page, kind, old, must_contain, timeout=30_000):
         arg=[kind, old, must_contain], timeout=timeout)
 
 
-def _wait_kernel_idle(page, timeout=90_000):
-    page.wait_for_selector(".jp-StatusBar-Widget:has-text('| Idle')", timeout=timeout)
-
-
 def _fill(page, kind, control, value):
     box = page.locator(f".jtensor-interactive-{kind} .jtensor-control-{control} input")
     box.fill(value)
     box.press("Enter")
 
 
-def test_widgets_in_jupyterlab_and_in_the_html_export():
-    _requirements()
-    from playwright.sync_api import sync_playwright
-
+def _shots(*old):
+    """The screenshot folder, without the files of this test's earlier runs (globs ``old``)."""
     if os.environ.get("JTENSOR_SHOTS"):
         shots = Path(os.environ["JTENSOR_SHOTS"])
     else:
-        # A fixed place, emptied at each run, so it is easy to find even when pytest (under
-        # xdist, or without -s) does not show what the test prints.
+        # A fixed place, so it is easy to find even when pytest (under xdist, or without -s)
+        # does not show what the test prints.
         shots = Path(tempfile.gettempdir()) / "jtensor-browser-shots"
-        shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True, exist_ok=True)
+    for pattern in old:
+        for path in shots.glob(pattern):
+            path.unlink()
     print(f"\nbrowser screenshots: {shots}")
-    root = Path(tempfile.mkdtemp(prefix="jtensor-lab-"))
+    return shots
+
+
+@contextlib.contextmanager
+def _browser_session(app, shots, prefix):
+    """Starts ``jupyter <app>`` over a copy of the demo notebook and Chromium; yields
+    (page, server, root, env). On failure, saves ``<prefix>failure.png`` and prints the end of
+    the server's log."""
+    from playwright.sync_api import sync_playwright
+
+    root = Path(tempfile.mkdtemp(prefix=f"jtensor-{app}-"))
     (root / "work").mkdir()
     shutil.copy(NOTEBOOK, root / "work" / NOTEBOOK.name)
     env = _environment(root)
-    lab = Lab(root, env)
+    server = Server(app, root, env)
     try:
-        lab.wait()
+        server.wait()
         with sync_playwright() as playwright:
             context = playwright.chromium.launch_persistent_context(
                 user_data_dir=str(root / "chromium-profile"), executable_path=CHROMIUM,
@@ -181,56 +213,109 @@ def test_widgets_in_jupyterlab_and_in_the_html_export():
             try:
                 page = context.new_page()
                 try:
-                    _run_in_lab(page, lab, shots)
-                    _check_export(page, root, env, shots)
+                    yield page, server, root, env
                 except Exception:
-                    page.screenshot(path=str(shots / "failure.png"))
-                    print(f"screenshot of the failure: {shots / 'failure.png'}")
+                    page.screenshot(path=str(shots / f"{prefix}failure.png"), full_page=True)
+                    print(f"screenshot of the failure: {shots / f'{prefix}failure.png'}")
+                    print("--- what each cell shows ---\n" + _cells_text(page))
                     raise
             finally:
                 context.close()
     except Exception:
-        log = (root / "jupyterlab.log").read_text(errors="replace")[-4000:]
-        print(f"--- last lines of the JupyterLab log ---\n{log}")
+        log = server.log_path.read_text(errors="replace")[-4000:]
+        print(f"--- last lines of the jupyter {app} log ---\n{log}")
         raise
     finally:
-        lab.stop()
+        server.stop()
     shutil.rmtree(root, ignore_errors=True)
 
 
-def _run_in_lab(page, lab, shots):
-    page.goto(f"{lab.url}/lab/tree/{NOTEBOOK.name}?token={lab.token}")
+def _cells_text(page):
+    """Each cell's prompt and the start of its outputs' text (a failure's context)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        return page.evaluate(
+            "() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell')).map("
+            "(c, i) => { const p = c.querySelector('.jp-InputPrompt');"
+            " const o = Array.from(c.querySelectorAll('.jp-OutputArea-output')).map("
+            "e => e.innerText.slice(0, 200).replace(/\\s+/g, ' '));"
+            " return `cell ${i} ${p ? p.innerText : ''}: ${o.join(' | ')}`; }).join('\\n')")
+    except PlaywrightError as error:  # the page itself may be gone
+        return f"(could not read the cells: {error})"
+
+
+def test_widgets_in_jupyterlab_and_in_the_html_export():
+    _requirements("jupyterlab")
+    shots = _shots("lab-*", "export*")
+    with _browser_session("lab", shots, "lab-") as (page, server, root, env):
+        page.goto(f"{server.url}/lab/tree/{NOTEBOOK.name}?token={server.token}")
+        # Lab's status bar says "Python 3 (ipykernel) | Idle" once the kernel is there.
+        _run_all_cells(page, server, ".jp-StatusBar-Widget:has-text('| Idle')")
+        _check_widgets(page, shots, "lab-")
+        _check_export(page, root, env, shots)
+
+
+def test_widgets_in_notebook7():
+    _requirements("notebook")
+    shots = _shots("nb7-*")
+    with _browser_session("notebook", shots, "nb7-") as (page, server, _root, _env):
+        page.goto(f"{server.url}/notebooks/{NOTEBOOK.name}?token={server.token}")
+        # Notebook 7 has no status bar: the toolbar's kernel indicator carries the status.
+        _run_all_cells(page, server, ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+        _check_widgets(page, shots, "nb7-")
+
+
+def _run_all_cells(page, server, idle):
+    """Run > Run All Cells through the menu, as a learner would, once the kernel is ``idle``
+    (a selector); both front ends share the menu, the dialogs and the cell prompts."""
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-    # Wait for the kernel, then Run > Run All Cells through the menu, as a learner would.
     first = page.locator(f".jtensor-interactive-{KINDS[0]} svg[data-jtensor='{KINDS[0]}']")
     accept = page.locator(".jp-Dialog .jp-mod-accept")
     started = page.locator(".jp-InputPrompt", has_text=re.compile(r"\[(\*|\d+)\]"))
     deadline = time.monotonic() + 150
     for _attempt in range(3):
-        _wait_kernel_idle(page)
+        # The page's idle indicator shows before the kernel is attached; the server knows
+        # when the page's websocket is connected to a started kernel.
+        server.wait_kernel_connected()
+        page.wait_for_selector(idle, timeout=90_000)
+        _accept_dialogs(page, accept)
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-        # A kernel not attached yet makes Lab ask which kernel to use (and drop the run):
-        # accept the notebook's own and run again; so does a run that never started.
+        # A kernel not attached yet makes the front end ask which kernel to use (and drop the
+        # run): accept the notebook's own and run again; so does a run that never started.
         retry_at = time.monotonic() + 20
         while not first.count() and time.monotonic() < deadline:
             if accept.count() and accept.first.is_visible():
-                accept.first.click()
+                _accept_dialogs(page, accept)
                 break
             if not started.count() and time.monotonic() > retry_at:
                 break
             page.wait_for_timeout(300)
         if first.count() or started.count() and not accept.count():
             break
+
+
+def _accept_dialogs(page, accept):
+    """Accepts whatever dialog is open (saying which), so it cannot block the menu."""
+    while accept.count() and accept.first.is_visible():
+        print("dialog:", page.locator(".jp-Dialog").first.inner_text().replace("\n", " ")[:200])
+        accept.first.click()
+        page.wait_for_timeout(300)
+
+
+def _check_widgets(page, shots, prefix):
+    """Every widget's SVG appears; one control of each changes its SVG. Screenshots before
+    and after, per widget and of the whole page, named ``<prefix>...``."""
     for kind in KINDS:
         page.wait_for_selector(f".jtensor-interactive-{kind} svg[data-jtensor='{kind}']",
                                timeout=120_000)
-    page.screenshot(path=str(shots / "lab-after-run-all.png"))
+    page.screenshot(path=str(shots / f"{prefix}after-run-all.png"))
     for kind in KINDS:
         count = page.locator(f".jtensor-interactive-{kind} svg[data-jtensor='{kind}']").count()
         assert count >= 1, kind
         page.locator(f".jtensor-interactive-{kind}").screenshot(
-            path=str(shots / f"lab-{kind}-before.png"))
+            path=str(shots / f"{prefix}{kind}-before.png"))
 
     # Storage map: pick b[2, 1]; the sum and the lit cell appear.
     old = _view_html(page, "storage-map")
@@ -282,8 +367,8 @@ def _run_in_lab(page, lab, shots):
     for kind in KINDS:
         page.locator(f".jtensor-interactive-{kind}").scroll_into_view_if_needed()
         page.locator(f".jtensor-interactive-{kind}").screenshot(
-            path=str(shots / f"lab-{kind}-after.png"))
-    page.screenshot(path=str(shots / "lab-after-changes.png"))
+            path=str(shots / f"{prefix}{kind}-after.png"))
+    page.screenshot(path=str(shots / f"{prefix}after-changes.png"))
 
 
 def _check_export(page, root, env, shots):
@@ -295,7 +380,8 @@ def _check_export(page, root, env, shots):
     result = subprocess.run(
         [sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--execute",
          "--ExecutePreprocessor.store_widget_state=False", "--output", "export.html",
-         NOTEBOOK.name], cwd=work, env=env, capture_output=True, text=True, timeout=180)
+         NOTEBOOK.name], cwd=work, env=env, capture_output=True, text=True, timeout=180,
+        check=False)
     assert result.returncode == 0, result.stderr[-3000:]
     export = work / "export.html"
     shutil.copy(export, shots / "export.html")
