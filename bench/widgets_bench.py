@@ -10,10 +10,11 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+ROOT = os.path.join(os.path.dirname(__file__), "..")
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 import jtensor as torch  # noqa: E402
-from jtensor.widgets import (BroadcastView, GradGraph, StorageMap, StrideExplorer,  # noqa: E402
-                             summary)
+from test_widgets import big_tensor_renders  # noqa: E402  (the same renders the test checks)
 
 
 def best_of(fn, repeat=3):
@@ -26,16 +27,7 @@ def best_of(fn, repeat=3):
 
 
 def main():
-    big = torch.ones(10**8)
-    rows = big.view(10**4, 10**4)
-    wide = torch.zeros(1).expand(10**4, 10**4)
-    checks = {
-        "summary": lambda: summary(big).html(),
-        "storage map": lambda: StorageMap(big, rows[:, 7], wide).html(),
-        "stride explorer": lambda: StrideExplorer(rows).html(),
-        "broadcast": lambda: BroadcastView(rows, wide).html(),
-        "grad graph": lambda: GradGraph(big).html(),
-    }
+    checks = big_tensor_renders(torch.ones(10**8))
     print(f"{'widget (10^8 elements)':28s} {'seconds':>8s}  target < 1 s")
     for name, fn in checks.items():
         seconds = best_of(fn)

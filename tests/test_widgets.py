@@ -412,20 +412,26 @@ def test_summary_interactive_bins_and_log_scale():
 
 
 # ---------------------------------------------------------------------------- large tensors
-def test_a_100_million_element_tensor_is_summarised_not_drawn_whole():
-    # The one-second target is measured by bench/widgets_bench.py (tests never fail on
-    # timing); here: every widget renders such a tensor, drawing a bounded picture.
-    big = torch.ones(10**8)
-    big[12345] = float("nan")
+def big_tensor_renders(big):
+    """Each widget over a 10^8-element tensor, as callables (bench/widgets_bench.py times
+    the same ones)."""
     rows = big.view(10**4, 10**4)
     wide = torch.zeros(1).expand(10**4, 10**4)
-    checks = {
+    return {
         "summary": lambda: summary(big).html(),
         "storage map": lambda: StorageMap(big, rows[:, 7], wide).html(),
         "stride explorer": lambda: StrideExplorer(rows).html(),
         "broadcast": lambda: BroadcastView(rows, wide).html(),
         "grad graph": lambda: GradGraph(big).html(),
     }
+
+
+def test_a_100_million_element_tensor_is_summarised_not_drawn_whole():
+    # The one-second target is measured by bench/widgets_bench.py (tests never fail on
+    # timing); here: every widget renders such a tensor, drawing a bounded picture.
+    big = torch.ones(10**8)
+    big[12345] = float("nan")
+    checks = big_tensor_renders(big)
     for name, fn in checks.items():
         html = fn()
         assert len(html) < 2_000_000, (name, len(html))   # a summary, not 10^8 cells
