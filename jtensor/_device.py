@@ -177,6 +177,15 @@ def backend_for(dev):
         f"no backend is available for device '{dev}': jtensor has cpu and cuda devices")
 
 
+def data_dependent_sync(tensor):
+    """An op whose output size depends on ``tensor``'s values (``nonzero``, a boolean mask,
+    ``masked_select``, ``unique``) must wait for a CUDA device to know that size: a sync point,
+    as in PyTorch. Nothing happens on the CPU."""
+    backend = tensor._storage._backend
+    if backend is not CPU_BACKEND:
+        backend.synchronize("data-dependent")
+
+
 def to_device(value):
     """Normalise ``None``, a string, an int or a device into a ``device``."""
     if value is None:

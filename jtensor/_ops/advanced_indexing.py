@@ -11,6 +11,7 @@ This module follows those steps literally so that shapes, strides and errors mat
 import numpy as np
 
 from .. import _dtypes
+from .._device import data_dependent_sync
 from .._dispatch import check_inplace, finish
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
 from .._layout import (broadcast_shapes, broadcastable_to, contiguous_strides,
@@ -243,6 +244,7 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
                         f"The shape of the mask {list(t._shape)} at index {j} does not match the "
                         f"shape of the indexed tensor {shown} at index {d + j}")
             xp = t._storage._backend.xp
+            data_dependent_sync(t)
             columns = xp.nonzero(t._array())
             k = t.dim()
             count = int(columns[0].shape[0]) if k else 0

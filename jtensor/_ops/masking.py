@@ -7,6 +7,7 @@ Conventions (layouts, validation before writing, ``finish``): see ``_selection_c
 import numpy as np
 
 from .. import _dtypes
+from .._device import data_dependent_sync
 from .._dispatch import finish
 from .._elementwise import elementwise, result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError
@@ -28,6 +29,7 @@ def masked_select(input, mask, *, out=None):
             f"masked_select: expected BoolTensor for mask, got {mask._dtype._torch_name}")
     shape = broadcast_shapes(input._shape, mask._shape)
     xp = _xp(input)
+    data_dependent_sync(mask)
     values = xp.broadcast_to(input._array(), shape)[xp.broadcast_to(mask._array(), shape)]
     result = _wrap(values, input._dtype, input._storage.device)
     if out is not None:
@@ -157,6 +159,7 @@ def _nonzero_tuple(input):
 
 def _nonzero_array(input):
     xp = _xp(input)
+    data_dependent_sync(input)
     array = input._array()
     if array.ndim == 0:
         return xp.zeros((int(bool(array != 0)), 0), dtype=np.int64)

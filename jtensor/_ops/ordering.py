@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from .. import _dtypes, return_types
+from .._device import data_dependent_sync
 from .._dispatch import finish
 from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
 from .._registry import register
@@ -150,6 +151,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     with ``dim``, the distinct slices along ``dim``."""
     xp = _xp(input)
     device = input._storage.device
+    data_dependent_sync(input)
     array = input._array()
     if dim is None:
         flat = array.reshape(-1)
