@@ -688,3 +688,263 @@ Exercise(
              "so backward() would raise. Add out of place: x.sigmoid() + 1.",
              wrong=_inplace_shift),
     ])
+
+
+# --------------------------------------------------------------- 09 grad modes
+def propagation_flags():
+    x = torch.ones(2, requires_grad=True)
+    k = torch.ones(2)
+    with torch.no_grad():
+        a = x * 2
+        with torch.enable_grad():
+            b = a * x
+    c = k * a
+    return (a.requires_grad, b.requires_grad, c.requires_grad)
+
+
+Exercise(
+    "09-propagation",
+    "x = torch.ones(2, requires_grad=True); k = torch.ones(2); under torch.no_grad(): "
+    "a = x * 2, and inside a nested torch.enable_grad(): b = a * x; then, outside both, "
+    "c = k * a. Answer the tuple (a.requires_grad, b.requires_grad, c.requires_grad).",
+    propagation_flags,
+    hints=[
+        Hint("a was made under no_grad, but b was made with grad mode back on, and one of its "
+             "inputs (x) requires grad: that is enough for b.",
+             wrong=lambda: (False, False, False)),
+        Hint("Under no_grad nothing is recorded, even when x requires grad: a is a plain tensor "
+             "(and so is c = k * a, since neither k nor a requires grad).",
+             wrong=lambda: (True, True, True)),
+        Hint("c = k * a is computed with grad mode on, but neither k nor a requires grad: "
+             "no input requires grad, so c does not either.",
+             wrong=lambda: (False, True, True)),
+    ])
+
+
+def _weights_and_batch():
+    return (torch.tensor([[1.0, -1.0], [0.5, 2.0], [0.0, 1.0]], requires_grad=True),
+            torch.tensor([[1.0, 2.0, 3.0], [-1.0, 0.0, 1.0]]))
+
+
+def predict_scores(w, x):
+    with torch.no_grad():
+        return x @ w
+
+
+Exercise(
+    "09-no-grad-predict",
+    "w (3x2) is a parameter with requires_grad=True, x (2x3) a batch. Write f(w, x) returning "
+    "x @ w computed without recording a graph.",
+    predict_scores, inputs=_weights_and_batch,
+    rules=("type", "shape", "dtype", "values", "requires_grad"),
+    hints=[
+        Hint("x @ w is recorded because w requires grad: the result carries a graph (and the "
+             "tensors saved for backward). Compute it inside with torch.no_grad():.",
+             wrong=lambda w, x: x @ w),
+    ])
+
+
+def _small_model():
+    torch.manual_seed(0)
+    return (torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(),
+                                torch.nn.Linear(8, 8), torch.nn.ReLU(),
+                                torch.nn.Linear(8, 2)),)
+
+
+def freeze_all_but_last(model):
+    model.requires_grad_(False)
+    model[-1].requires_grad_(True)
+    return [n for n, p in model.named_parameters() if p.requires_grad]
+
+
+def _freeze_only_first(model):
+    model[0].requires_grad_(False)
+    return [n for n, p in model.named_parameters() if p.requires_grad]
+
+
+def _freeze_weights_only(model):
+    for name, p in model.named_parameters():
+        if name.endswith("weight") and not name.startswith(f"{len(model) - 1}."):
+            p.requires_grad_(False)
+    return [n for n, p in model.named_parameters() if p.requires_grad]
+
+
+Exercise(
+    "09-freeze",
+    "model is an nn.Sequential. Write f(model) that freezes every parameter except those of "
+    "its last layer, and returns the list of names of the parameters that still require grad.",
+    freeze_all_but_last, inputs=_small_model,
+    rules=("type", "values"),
+    hints=[
+        Hint("Only the first layer is frozen: every layer but the last must be, "
+             "e.g. model.requires_grad_(False), then model[-1].requires_grad_(True).",
+             wrong=_freeze_only_first),
+        Hint("The biases still train: freeze every parameter of the other layers, weights "
+             "and biases (module.requires_grad_(False) does both).",
+             wrong=_freeze_weights_only),
+    ])
+
+
+# --------------------------------------------------------------- 10 losses
+def _big_logits():
+    return (torch.tensor([[2.0, 0.5, -1.0], [0.0, -200.0, 5.0], [1000.0, 0.0, 999.0]]),
+            torch.tensor([0, 1, 2]))
+
+
+def cross_entropy_by_hand(logits, target):
+    log_p = logits.log_softmax(dim=1)
+    return -log_p[torch.arange(len(target)), target].mean()
+
+
+Exercise(
+    "10-cross-entropy",
+    "logits is (N, C), target (N,) int64 class indices. Write f(logits, target) returning the "
+    "mean cross entropy without F.cross_entropy or F.nll_loss, finite for large logits.",
+    cross_entropy_by_hand, inputs=_big_logits,
+    rules=("type", "shape", "values"),
+    hints=[
+        Hint("log(softmax(x)) underflows: a probability below float32's range becomes 0 and "
+             "its log -inf. Use logits.log_softmax(dim=1), which computes x - logsumexp(x).",
+             wrong=lambda logits, target:
+                 -logits.softmax(1).log()[torch.arange(len(target)), target].mean()),
+        Hint("The classes are along dim 1 (one row per example): log_softmax over dim=0 "
+             "normalises each class across the batch instead.",
+             wrong=lambda logits, target:
+                 -logits.log_softmax(0)[torch.arange(len(target)), target].mean()),
+        Hint("The loss is the NEGATIVE log-probability of the true class: you forgot the minus.",
+             wrong=lambda logits, target:
+                 logits.log_softmax(1)[torch.arange(len(target)), target].mean()),
+    ])
+
+
+def _lse_input():
+    return (torch.tensor([[1000.0, 1001.0, 1002.0], [0.0, -1.0, -2.0]]),)
+
+
+def stable_logsumexp(x):
+    m = x.max(dim=-1, keepdim=True).values
+    return (x - m).exp().sum(dim=-1).log() + m.squeeze(-1)
+
+
+Exercise(
+    "10-logsumexp",
+    "Write f(x) returning log(sum(exp(x))) over the last dimension, without torch.logsumexp, "
+    "finite for large x.",
+    stable_logsumexp, inputs=_lse_input,
+    rules=("type", "shape", "values"),
+    hints=[
+        Hint("exp(1000.) is inf in float32. Subtract the row maximum m first, then add it back: "
+             "m + log(sum(exp(x - m))).",
+             wrong=lambda x: x.exp().sum(-1).log()),
+        Hint("Shift by each row's own maximum (max over dim=-1, keepdim=True), not by the "
+             "maximum of the whole tensor: a row far below it underflows to log(0) = -inf.",
+             wrong=lambda x: (x - x.max()).exp().sum(-1).log() + x.max()),
+    ])
+
+
+def _bce_input():
+    return (torch.tensor([-200.0, -2.0, 0.0, 3.0, 40.0]),
+            torch.tensor([1.0, 0.0, 1.0, 1.0, 0.0]))
+
+
+def binary_loss(z, y):
+    return torch.nn.functional.binary_cross_entropy_with_logits(z, y, reduction="none")
+
+
+Exercise(
+    "10-bce-logits",
+    "z are logits, y targets in [0, 1]. Write f(z, y) returning the per-element binary cross "
+    "entropy (same shape as z), stable for large |z|.",
+    binary_loss, inputs=_bce_input,
+    rules=("type", "shape", "values"),
+    hints=[
+        Hint("sigmoid followed by binary_cross_entropy saturates: sigmoid(-200.) is 0, the log "
+             "is clamped at -100 and the gradient is 0. Use "
+             "F.binary_cross_entropy_with_logits(z, y, reduction='none').",
+             wrong=lambda z, y: torch.nn.functional.binary_cross_entropy(
+                 torch.sigmoid(z), y, reduction="none")),
+        Hint("The default reduction is 'mean': a single number. Pass reduction='none' for one "
+             "loss per element.",
+             wrong=lambda z, y: torch.nn.functional.binary_cross_entropy_with_logits(z, y)),
+    ])
+
+
+# --------------------------------------------------------------- 16 training loop
+def lrs_used():
+    p = torch.nn.Parameter(torch.zeros(1))
+    opt = torch.optim.SGD([p], lr=0.8)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    used = []
+    for _ in range(3):
+        p.grad = torch.ones(1)
+        used.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    return tuple(used)
+
+
+Exercise(
+    "16-lr-order",
+    "p = nn.Parameter(torch.zeros(1)); opt = torch.optim.SGD([p], lr=0.8); "
+    "sched = StepLR(opt, step_size=1, gamma=0.5); three times: p.grad = torch.ones(1); "
+    "opt.step(); sched.step(). Answer the tuple of the learning rates the three opt.step() "
+    "calls used.",
+    lrs_used,
+    hints=[
+        Hint("Here scheduler.step() comes after optimizer.step(), the right order: the first "
+             "step uses the initial lr (0.8), and each scheduler step halves it for the next.",
+             wrong=lambda: (0.4, 0.2, 0.1)),
+        Hint("StepLR halves the lr at every scheduler.step() (step_size=1): it does not stay "
+             "at 0.8.",
+             wrong=lambda: (0.8, 0.8, 0.8)),
+    ])
+
+
+def _nested_model():
+    torch.manual_seed(0)
+    return (torch.nn.Sequential(
+        torch.nn.Linear(3, 4), torch.nn.ReLU(),
+        torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Tanh()),
+        torch.nn.Linear(4, 2)),)
+
+
+def _init_linear(m):
+    if isinstance(m, torch.nn.Linear):
+        torch.nn.init.constant_(m.weight, 0.01)
+        torch.nn.init.zeros_(m.bias)
+
+
+def init_all(model):
+    model.apply(_init_linear)
+    return [round(float(p.sum()), 4) for p in model.parameters()]
+
+
+def _init_top_level_only(model):
+    for m in model.children():
+        if isinstance(m, torch.nn.Linear):
+            torch.nn.init.constant_(m.weight, 0.01)
+            torch.nn.init.zeros_(m.bias)
+    return [round(float(p.sum()), 4) for p in model.parameters()]
+
+
+def _init_weights_only(model):
+    def fn(m):
+        if isinstance(m, torch.nn.Linear):
+            torch.nn.init.constant_(m.weight, 0.01)
+    model.apply(fn)
+    return [round(float(p.sum()), 4) for p in model.parameters()]
+
+
+Exercise(
+    "16-apply-init",
+    "Write f(model) that uses model.apply to set every nn.Linear's weight to 0.01 and its bias "
+    "to 0, at any depth, and returns [round(float(p.sum()), 4) for p in model.parameters()].",
+    init_all, inputs=_nested_model,
+    rules=("type", "values"),
+    hints=[
+        Hint("model.children() gives only the direct children: the Linear inside the nested "
+             "Sequential was missed. model.apply(fn) visits every submodule, recursively.",
+             wrong=_init_top_level_only),
+        Hint("The biases keep their random values: set them too (torch.nn.init.zeros_(m.bias)).",
+             wrong=_init_weights_only),
+    ])
