@@ -948,3 +948,96 @@ Exercise(
         Hint("The biases keep their random values: set them too (torch.nn.init.zeros_(m.bias)).",
              wrong=_init_weights_only),
     ])
+
+
+# --------------------------------------------------------------- 15 memory formats
+def channels_last_strides():
+    return tuple(torch.empty(2, 3, 4, 5, memory_format=torch.channels_last).stride())
+
+
+Exercise(
+    "15-cl-strides",
+    "Answer the strides (a tuple) of torch.empty(2, 3, 4, 5, memory_format=torch.channels_last).",
+    channels_last_strides,
+    hints=[
+        Hint("Those are the NCHW (contiguous_format) strides. In channels_last the channel "
+             "index moves fastest: stride(C) = 1, stride(W) = C, stride(H) = W*C, "
+             "stride(N) = H*W*C, and the shape stays (2, 3, 4, 5).",
+             wrong=lambda: (60, 20, 5, 1)),
+        Hint("Strides are listed in the order of the dimensions N, C, H, W, not in memory "
+             "order: the channel dimension (second) has stride 1.",
+             wrong=lambda: (60, 15, 3, 1)),
+    ])
+
+
+def _nchw_input():
+    return (torch.arange(2 * 3 * 2 * 2, dtype=torch.float32).reshape(2, 3, 2, 2),)
+
+
+def to_nhwc(x):
+    return x.contiguous(memory_format=torch.channels_last).permute(0, 2, 3, 1)
+
+
+Exercise(
+    "15-nhwc",
+    "Write f(x) that takes a contiguous NCHW tensor and returns the same images as a "
+    "contiguous (N, H, W, C) tensor (result[n, h, w, c] == x[n, c, h, w], "
+    "result.is_contiguous() True).",
+    to_nhwc, inputs=_nchw_input,
+    rules=("shape", "values", "stride"),
+    hints=[
+        Hint("permute alone only relabels the dimensions: the memory is still NCHW, so the "
+             "result is not contiguous. Reorder the memory first "
+             "(x.contiguous(memory_format=torch.channels_last)), then permute.",
+             wrong=lambda x: x.permute(0, 2, 3, 1)),
+        Hint("reshape keeps the memory order and only regroups it: result[n, h, w, c] is not "
+             "x[n, c, h, w]. Move the channel dimension instead.",
+             wrong=lambda x: x.reshape(x.shape[0], x.shape[2], x.shape[3], x.shape[1])),
+    ])
+
+
+# --------------------------------------------------------------- 12 data
+def batches_and_last():
+    from jtensor.utils.data import DataLoader
+    batches = list(DataLoader(range(10), batch_size=4))
+    return (len(batches), len(batches[-1]))
+
+
+Exercise(
+    "12-batches",
+    "loader = DataLoader(range(10), batch_size=4). Answer the tuple (number of batches, "
+    "size of the last batch).",
+    batches_and_last,
+    hints=[
+        Hint("drop_last is False by default: the 2 samples left over form a short last batch.",
+             wrong=lambda: (2, 4)),
+        Hint("The last batch is not padded: 10 = 4 + 4 + 2, so it has 2 samples.",
+             wrong=lambda: (3, 4)),
+    ])
+
+
+def _seqs():
+    return ([torch.arange(1, 4), torch.arange(1, 2), torch.arange(1, 5)],)
+
+
+def pad_batch(batch):
+    longest = max(len(s) for s in batch)
+    out = torch.zeros(len(batch), longest, dtype=batch[0].dtype)
+    for row, s in enumerate(batch):
+        out[row, :len(s)] = s
+    return out
+
+
+Exercise(
+    "12-pad-collate",
+    "Write f(batch) for a list of 1-D int64 tensors of different lengths: return a "
+    "(len(batch), longest) tensor whose rows are the sequences followed by zeros.",
+    pad_batch, inputs=_seqs,
+    rules=("shape", "dtype", "values"),
+    hints=[
+        Hint("Cutting every sequence to the shortest loses data: pad to the longest instead.",
+             wrong=lambda batch: torch.stack([s[:min(len(t) for t in batch)] for s in batch])),
+        Hint("The padding goes after each sequence (at the end of the row), not before it.",
+             wrong=lambda batch: torch.stack([torch.cat([torch.zeros(
+                 max(len(t) for t in batch) - len(s), dtype=s.dtype), s]) for s in batch])),
+    ])
