@@ -98,9 +98,6 @@ class Backend:
     def normalize(self, dev):
         return dev
 
-    def current_device(self):
-        return self.device
-
 
 class CPUBackend(Backend):
     """NumPy on the host."""
@@ -112,10 +109,6 @@ class CPUBackend(Backend):
     @staticmethod
     def allocate(nbytes):
         return np.empty(nbytes, dtype=np.uint8)
-
-    @staticmethod
-    def zeros(nbytes):
-        return np.zeros(nbytes, dtype=np.uint8)
 
     @staticmethod
     def view(data, shape, np_dtype, offset_bytes, strides_bytes):
@@ -131,10 +124,6 @@ class CPUBackend(Backend):
     @staticmethod
     def data_ptr(data):
         return data.__array_interface__["data"][0]
-
-    @staticmethod
-    def asarray(value):
-        return np.asarray(value)
 
     @staticmethod
     def to_host(array, reason=None):

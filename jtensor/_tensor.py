@@ -460,15 +460,10 @@ class Tensor:
 
     def _host_array(self, reason="cpu"):
         """The values on the host: for a device tensor a copy, after a sync (``reason``)."""
-        storage = self._storage
-        if storage._backend.deferred:
-            itemsize = self._dtype.itemsize
-            array = storage._backend.view_nowait(
-                storage._data, self._shape, self._dtype.numpy, self._offset * itemsize,
-                tuple(s * itemsize for s in self._stride))
-        else:
-            array = self._array()
-        return storage._backend.to_host(array, reason)
+        backend = self._storage._backend
+        # (On a deferred device ``to_host`` waits, and reports the sync with its reason.)
+        array = self._array_nowait() if backend.deferred else self._array()
+        return backend.to_host(array, reason)
 
     def numpy(self, *, force=False):
         """A NumPy array sharing this tensor's memory (writes show both ways)."""

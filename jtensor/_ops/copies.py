@@ -18,6 +18,7 @@ from .._dispatch import check_inplace, check_no_internal_overlap, finish
 from .._errors import JTensorError, TensorRuntimeError, TensorTypeError
 from .._layout import (
     broadcast_shapes,
+    broadcast_strides,
     channels_last_strides,
     contiguous_strides,
     dense_strides_like,
@@ -148,7 +149,7 @@ def copy_values(out, input, non_blocking=False):
     target_backend = out._storage._backend
     if source_backend is target_backend:
         if source_backend.deferred:
-            source_backend.launch("copy_", _cast_into, out._array_nowait(),
+            source_backend.launch("copy_", cast_into, out._array_nowait(),
                                   input._array_nowait())
             return
         out._array()[...] = cast_array(input._array(), out._dtype.numpy)
@@ -175,13 +176,12 @@ def _broadcast_view(t, shape):
     shape = tuple(shape)
     if tuple(t._shape) == shape:
         return t
-    lead = len(shape) - len(t._shape)
-    stride = [0] * lead + [0 if size == 1 and want != 1 else st for size, st, want in
-                           zip(t._shape, t._stride, shape[lead:])]
+    stride = broadcast_strides(shape, tuple(t._shape), t._stride)
     return Tensor._make(t._storage, shape, tuple(stride), t._offset, t._dtype)
 
 
-def _cast_into(target, source):
+def cast_into(target, source):
+    """``target[...] = source`` with PyTorch's cast semantics (a copy kernel's body)."""
     target[...] = cast_array(source, target.dtype)
 
 

@@ -147,12 +147,10 @@ def write_out(out, array):
 
 
 def launch_kernel(op, inputs, shape, dtype, device, compute, info=None):
-    """On an asynchronous device, queue ``compute(*input_arrays)`` as a kernel writing a new
-    ``shape``/``dtype`` tensor and return it (finished); ``None`` on other devices, where the
-    caller computes now. The host knows the result's metadata without waiting."""
+    """On an asynchronous device (``backend.deferred``: the caller checks), queue
+    ``compute(*input_arrays)`` as a kernel writing a new ``shape``/``dtype`` tensor and return
+    it, finished. The host knows the result's metadata without waiting."""
     backend = inputs[0]._storage._backend
-    if not backend.deferred:
-        return None
     result = new_empty_tensor(shape, dtype, device)
     arrays = [t._array_nowait() for t in inputs]
     target, np_dtype = result._array_nowait(), dtype.numpy

@@ -40,9 +40,6 @@ class CupyBackend(Backend):
     def normalize(self, dev):
         return self.runtime.normalize(dev)
 
-    def current_device(self):
-        return device("cuda", self.runtime.current_index())
-
     def _cuda(self):
         return cupy.cuda.Device(self.index)
 
@@ -50,10 +47,6 @@ class CupyBackend(Backend):
     def allocate(self, nbytes):
         with self._cuda():
             return cupy.empty(nbytes, dtype=cupy.uint8)
-
-    def zeros(self, nbytes):
-        with self._cuda():
-            return cupy.zeros(nbytes, dtype=cupy.uint8)
 
     def adopt(self, storage):
         self.peak_allocated = max(self.peak_allocated, self.pool.used_bytes())

@@ -195,19 +195,11 @@ class EmulatedBackend(Backend):
     def normalize(self, dev):
         return self.runtime.normalize(dev)
 
-    def current_device(self):
-        return device("cuda", self.runtime.current_index())
-
     # ------------------------------------------------------------------ memory
     def allocate(self, nbytes):
         block = self.allocator.malloc(nbytes)
         data = block.buffer[:nbytes]
         self._fresh[id(data)] = block
-        return data
-
-    def zeros(self, nbytes):
-        data = self.allocate(nbytes)
-        self.launch("zero_", data.fill, 0)
         return data
 
     def adopt(self, storage):
@@ -319,23 +311,21 @@ class EmulatedBackend(Backend):
     def copy_async_from_host(self, dst, host):
         """Queue a copy from pinned host memory (read when the kernel runs, not now)."""
         self._transfer_event("cpu", str(self.device), host.nbytes, True)
-        self.launch("copy (host to device, non_blocking)", _assign, dst, host)
+        from .._ops.copies import cast_into
+
+        self.launch("copy (host to device, non_blocking)", cast_into, dst, host)
 
     def copy_async_to_host(self, host, src):
         """Queue a copy into pinned host memory: ``host`` holds the values only after a sync."""
         self._transfer_event(str(self.device), "cpu", src.nbytes, True)
-        self.launch("copy (device to host, non_blocking)", _assign, host, src)
+        from .._ops.copies import cast_into
+
+        self.launch("copy (device to host, non_blocking)", cast_into, host, src)
 
     def _transfer_event(self, src, dst, nbytes, non_blocking):
         if _dispatch.event_hook is not None:
             _dispatch.emit("transfer", src=src, dst=dst, nbytes=int(nbytes),
                            non_blocking=non_blocking)
-
-
-def _assign(dst, src):
-    from .._ops.copies import cast_array
-
-    dst[...] = cast_array(src, dst.dtype)
 
 
 # ---------------------------------------------------------------------- streams and events
