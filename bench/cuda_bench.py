@@ -103,7 +103,7 @@ def main():
     t_sync = torch.cuda.synchronize if has_torch_cuda else None
     for (name, make_j), (_, make_t) in zip(workloads(jtensor, "cuda"),
                                            workloads(torch, "cuda") if has_torch_cuda else
-                                           [(None, None)] * 4):
+                                           [(None, None)] * 4, strict=True):
         j = median_time(make_j(), j_sync)
         t = median_time(make_t(), t_sync) if make_t else None
         rows.append({"workload": name, "jtensor_s": j, "torch_s": t,

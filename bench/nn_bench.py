@@ -65,7 +65,7 @@ if __name__ == "__main__":
         torch = None
     libs = {"jtensor": jtensor, "torch": torch, "numpy": None}
     libs = {k: v for k, v in libs.items() if k != "torch" or v is not None}
-    for group, title, fns in cross_entropy_workloads(libs, "--quick" in sys.argv):
+    for _group, title, fns in cross_entropy_workloads(libs, "--quick" in sys.argv):
         times = measure_together(fns, 0.2)
         print(title, {k: f"{v * 1e3:.3f} ms" for k, v in times.items()},
               f"jt/numpy {times['jtensor'] / times['numpy']:.2f}x")

@@ -5,8 +5,8 @@
 Reports the median time per call of each workload and the ratios jtensor/PyTorch and
 jtensor/NumPy, with the issues' targets: small ops within 3x of PyTorch, views within 2x of
 PyTorch, large ops within 1.05x of plain NumPy; autograd: a small forward+backward no slower
-than PyTorch, large ones within 1.1x of a hand-written NumPy forward+backward. This is a measurement, not a test: it never
-fails on timing.
+than PyTorch, large ones within 1.1x of a hand-written NumPy forward+backward. This is a
+measurement, not a test: it never fails on timing.
 """
 
 import argparse
@@ -199,7 +199,7 @@ def training_workloads(libs, quick):
         model = lib.nn.Sequential(lib.nn.Linear(784, 256), lib.nn.ReLU(),
                                   lib.nn.Linear(256, 10))
         with lib.no_grad():
-            for p, v in zip(model.parameters(), init):
+            for p, v in zip(model.parameters(), init, strict=True):
                 p.copy_(lib.from_numpy(v.copy()))
         opt = lib.optim.SGD(model.parameters(), lr=0.01)
         xb, yb = lib.from_numpy(x), lib.from_numpy(y)

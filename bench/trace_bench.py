@@ -36,7 +36,7 @@ def _runs():
     try:
         runs = int(sys.argv[at + 1])
     except (IndexError, ValueError):
-        raise SystemExit(f"--runs needs a positive int, got {sys.argv[at + 1:at + 2]}")
+        raise SystemExit(f"--runs needs a positive int, got {sys.argv[at + 1:at + 2]}") from None
     if runs < 1:
         raise SystemExit(f"--runs needs a positive int, got {runs}")
     return runs

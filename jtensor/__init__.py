@@ -4,24 +4,26 @@ Use it as ``import jtensor as torch``. In Jupyter, ``%load_ext jtensor`` adds th
 ``%%tensortrace`` magic and the widgets (imported lazily: the core never imports IPython).
 """
 
-from . import _dtypes
-from ._device import device
+# The public API: these names are re-exported (torch.dtype, torch.Tensor, ...), hence F401.
+from . import _dtypes  # noqa: F401
+from ._device import device  # noqa: F401
 from ._dtypes import ALIASES as _ALIASES
-from ._dtypes import dtype, finfo, get_default_dtype, iinfo, set_default_dtype
-from ._errors import (JTensorError, TensorIndexError, TensorRuntimeError, TensorTypeError,
-                      TensorValueError)
+from ._dtypes import dtype, finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
+from ._errors import (JTensorError, TensorIndexError, TensorRuntimeError,  # noqa: F401
+                      TensorTypeError, TensorValueError)
 from ._size import Size
-from . import return_types  # torch.return_types' named tuples
+from . import return_types  # noqa: F401 (torch.return_types' named tuples)
 from .serialization import load, save  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402,F401
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._storage import Storage
-from ._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format, is_tensor,
-                      memory_format, preserve_format)
+from ._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format,  # noqa: F401
+                      is_tensor, memory_format, preserve_format)
 
 UntypedStorage = Storage
-globals().update(_ALIASES)  # torch.float32, torch.float, torch.long, ... (shadowing builtins, as torch does)
+# torch.float32, torch.float, torch.long, ... (shadowing builtins, as torch does)
+globals().update(_ALIASES)
 
 
 class layout:
@@ -54,10 +56,11 @@ from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 
 globals().update(_FUNCTIONS)
 
-from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402,E501
-from ._repr import get_printoptions, printoptions, set_printoptions  # noqa: E402
+from .random import (Generator, default_generator, get_rng_state,  # noqa: E402,F401
+                     initial_seed, manual_seed, seed, set_rng_state)
+from ._repr import get_printoptions, printoptions, set_printoptions  # noqa: E402,F401
 
-from ._dtypes import can_cast, promote_types, result_type  # noqa: E402
+from ._dtypes import can_cast, promote_types, result_type  # noqa: E402,F401
 from ._layout import broadcast_shapes as _broadcast_shapes  # noqa: E402
 
 
@@ -100,8 +103,8 @@ def unload_ipython_extension(ipython):
 __version__ = "0.1.0"
 
 # Tracing (plain Python; the magics that use it are imported only by %load_ext jtensor).
-from . import trace  # noqa: E402
-from .trace.describe import describe  # noqa: E402
+from . import trace  # noqa: E402,F401
+from .trace.describe import describe  # noqa: E402,F401
 
 
 def __getattr__(name):

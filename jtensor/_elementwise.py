@@ -100,7 +100,8 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     # ---- dtypes
     promoted = result_dtype_override or result_dtype(values)
     if rule is FLOAT or rule == FLOAT:
-        compute_dtype = promoted if promoted.category >= _dtypes.FLOATING else _dtypes.get_default_dtype()
+        compute_dtype = (promoted if promoted.category >= _dtypes.FLOATING
+                         else _dtypes.get_default_dtype())
         result = compute_dtype
     elif rule == BOOL_RESULT:
         compute_dtype, result = promoted, _dtypes.bool_

@@ -36,7 +36,8 @@ def channels_last_strides(shape):
         order = (1, 4, 3, 2, 0)
     else:
         raise TensorRuntimeError(
-            f"required rank 4 tensor to use channels_last format, got a tensor of rank {len(shape)}")
+            "required rank 4 tensor to use channels_last format, got a tensor of rank "
+            f"{len(shape)}")
     strides = [0] * len(shape)
     step = 1
     for d in order:
@@ -49,7 +50,7 @@ def is_contiguous(shape, stride):
     if 0 in shape:
         return True
     expected = 1
-    for size, st in zip(reversed(shape), reversed(stride)):
+    for size, st in zip(reversed(shape), reversed(stride), strict=True):
         if size != 1:
             if st != expected:
                 return False
@@ -143,7 +144,8 @@ def view_strides(old_shape, old_stride, new_shape):
     new_stride = [0] * len(new_shape)
     if total == 0:
         for d in range(len(new_shape) - 1, -1, -1):
-            new_stride[d] = 1 if d == len(new_shape) - 1 else max(new_shape[d + 1], 1) * new_stride[d + 1]
+            new_stride[d] = (1 if d == len(new_shape) - 1
+                             else max(new_shape[d + 1], 1) * new_stride[d + 1])
         return tuple(new_stride)
     view_d = len(new_shape) - 1
     chunk_base_stride = old_stride[-1]
@@ -223,7 +225,7 @@ def broadcast_strides(shape, in_shape, in_stride):
     """The strides of an input of (in_shape, in_stride) broadcast to ``shape`` (0 = repeated)."""
     lead = len(shape) - len(in_shape)
     result = [0] * lead
-    for size, st, out_size in zip(in_shape, in_stride, shape[lead:]):
+    for size, st, out_size in zip(in_shape, in_stride, shape[lead:], strict=True):
         result.append(0 if size == 1 and out_size != 1 else st)
     return result
 
@@ -315,14 +317,15 @@ def storage_extent(shape, stride, offset):
     """One past the largest element index the layout touches (0 for an empty tensor)."""
     if 0 in shape:
         return 0
-    return offset + 1 + sum((s - 1) * st for s, st in zip(shape, stride))
+    return offset + 1 + sum((s - 1) * st for s, st in zip(shape, stride, strict=True))
 
 
 def broadcastable_to(shape, target):
     """Whether ``shape`` broadcasts to ``target`` (each trailing size equal or 1)."""
     if len(shape) > len(target):
         return False
-    for s, t in zip(reversed(shape), reversed(target)):
+    # strict=False: ``target``'s leading dims beyond ``shape``'s broadcast from nothing.
+    for s, t in zip(reversed(shape), reversed(target), strict=False):
         if s != t and s != 1:
             return False
     return True

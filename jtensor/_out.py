@@ -37,6 +37,6 @@ def resize_output(out, shape, stride=None, *, warn=True):
             stacklevel=4)
     stride = contiguous_strides(shape) if stride is None else tuple(stride)
     if 0 not in shape:
-        last = out._offset + sum((s - 1) * st for s, st in zip(shape, stride))
+        last = out._offset + sum((s - 1) * st for s, st in zip(shape, stride, strict=True))
         grow_storage(out._storage, (last + 1) * out._dtype.itemsize)
     out._set_metadata(shape, stride, out._offset)

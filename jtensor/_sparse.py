@@ -1241,7 +1241,7 @@ def _merge_keys(ai, bi, sparse_shape):
     bounds (integers), tuples otherwise."""
     inside = all(
         (not row.size or (row.min() >= 0 and row.max() < size))
-        for idx in (ai, bi) for row, size in zip(idx, sparse_shape))
+        for idx in (ai, bi) for row, size in zip(idx, sparse_shape, strict=True))
     if inside:
         ka = np.zeros(ai.shape[1], dtype=np.int64)
         kb = np.zeros(bi.shape[1], dtype=np.int64)

@@ -605,7 +605,7 @@ def new_empty_tensor(shape, dtype, device=CPU, stride=None, pinned=False):
     shape = tuple(shape)
     if stride is None:
         stride = contiguous_strides(shape)
-    extent = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, stride))
+    extent = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, stride, strict=True))
     if pinned:
         from . import cuda
 

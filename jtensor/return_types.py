@@ -12,7 +12,7 @@ from ._errors import TensorTypeError
 
 
 def _rt_repr(self):
-    body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+    body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self, strict=True))
     return f"torch.return_types.{type(self).__name__}(\n{body})"
 
 

@@ -13,7 +13,7 @@ come back to the host with ``.cpu()`` before they are compared; a device PyTorch
 
 import dataclasses
 import warnings
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -56,7 +56,7 @@ def cuda_skip(reason):
 @dataclasses.dataclass
 class Case:
     run: Callable
-    make: Optional[Callable] = None
+    make: Callable | None = None
     name: str = ""
     atol: float = 1e-6
     rtol: float = 1e-5
@@ -150,7 +150,8 @@ def check_self_consistent(out, inputs, where="output"):
     if not isinstance(out, jtensor.Tensor):
         return
     needed = 0 if out.numel() == 0 else (
-        out.storage_offset() + 1 + sum((s - 1) * st for s, st in zip(out.shape, out.stride())))
+        out.storage_offset() + 1
+        + sum((s - 1) * st for s, st in zip(out.shape, out.stride(), strict=True)))
     assert needed * out.element_size() <= out.untyped_storage().nbytes(), (
         f"{where}: layout {tuple(out.shape)}/{out.stride()}+{out.storage_offset()} reaches past "
         f"its storage of {out.untyped_storage().nbytes()} bytes")
@@ -174,7 +175,7 @@ def compare(mine, theirs, case, where="output"):
     if isinstance(theirs, (tuple, list)):
         assert isinstance(mine, (tuple, list)), f"{where}: expected a sequence, got {mine!r}"
         assert len(mine) == len(theirs), f"{where}: {len(mine)} items vs {len(theirs)}"
-        for i, (m, t) in enumerate(zip(mine, theirs)):
+        for i, (m, t) in enumerate(zip(mine, theirs, strict=True)):
             compare(m, t, case, f"{where}[{i}]")
         return
     if _is_tensor(theirs):
@@ -241,8 +242,8 @@ def compare_sharing(mine_inputs, mine_out, torch_inputs, torch_out, where="outpu
     """Each output shares memory with the same inputs in both libraries."""
     outs_m = mine_out if isinstance(mine_out, (tuple, list)) else (mine_out,)
     outs_t = torch_out if isinstance(torch_out, (tuple, list)) else (torch_out,)
-    for i, (om, ot) in enumerate(zip(outs_m, outs_t)):
-        for j, (im, it) in enumerate(zip(mine_inputs, torch_inputs)):
+    for i, (om, ot) in enumerate(zip(outs_m, outs_t, strict=True)):
+        for j, (im, it) in enumerate(zip(mine_inputs, torch_inputs, strict=True)):
             if _is_tensor(it):
                 assert shares(om, im) == shares(ot, it), (
                     f"{where}[{i}] vs input {j}: jtensor shares={shares(om, im)}, "

@@ -56,7 +56,7 @@ def assert_close(ours, theirs, rtol=1e-5, atol=1e-6, what="value"):
         return
     if isinstance(theirs, (tuple, list)):
         assert len(ours) == len(theirs), f"{what}: lengths differ"
-        for i, (a, b) in enumerate(zip(ours, theirs)):
+        for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             assert_close(a, b, rtol, atol, f"{what}[{i}]")
         return
     assert tuple(ours.shape) == tuple(theirs.shape), \
@@ -81,7 +81,7 @@ def assert_same_training(jt_module, torch_module, *inputs, rtol=1e-5, atol=1e-6,
             to_numpy(t_out).dtype)
         j_out.backward(jtensor.tensor(g))
         t_out.backward(torch.tensor(g))
-        for i, (a, b) in enumerate(zip(j_in, t_in)):
+        for i, (a, b) in enumerate(zip(j_in, t_in, strict=True)):
             if hasattr(b, "grad") and b.requires_grad:
                 assert_close(a.grad, b.grad, rtol, atol, f"grad of input {i}")
         j_params = dict(jt_module.named_parameters())

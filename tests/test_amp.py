@@ -112,7 +112,7 @@ def test_entry_points_are_restored():
         assert jtensor.matmul is not before[0]  # still inside the outer region
     after = (jtensor.matmul, jtensor.mm, jtensor.bmm, jtensor.Tensor.__matmul__,
              jtensor.Tensor.matmul, jtensor.Tensor.mm, jtensor.Tensor.bmm, JF.cross_entropy)
-    assert all(x is y for x, y in zip(before, after))
+    assert all(x is y for x, y in zip(before, after, strict=True))
     with pytest.raises(ZeroDivisionError), autocast("cpu"):
         1 / 0  # noqa: B018
     assert jtensor.matmul is before[0] and jtensor.Tensor.__matmul__ is before[3]
@@ -216,7 +216,7 @@ def test_autocast_gradients_match_pytorch():
     assert str(jloss.dtype) == str(tloss.dtype) == "torch.float32"
     assert type(jl.grad_fn).__name__ == type(tl.grad_fn).__name__
     np.testing.assert_allclose(jloss.item(), tloss.item(), rtol=2e-2)
-    for a, b in zip(jg, tg):
+    for a, b in zip(jg, tg, strict=True):
         assert str(a.dtype) == str(b.dtype) == "torch.float32"
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=0.1, atol=3e-2)
 
@@ -299,7 +299,7 @@ def test_grad_scaler_without_oracle():
 def test_grad_scaler_trajectory_matches_pytorch():
     ours = _scaler_trajectory(jtensor, lambda p: _SGD(p, 0.1))
     theirs = _scaler_trajectory(torch, lambda p: torch.optim.SGD(p, lr=0.1))
-    for a, b in zip(ours[:-1], theirs[:-1]):
+    for a, b in zip(ours[:-1], theirs[:-1], strict=True):
         assert a[0] == b[0] and a[2] == b[2] and a[3] == (b[3] and a[3])
         np.testing.assert_allclose(a[1], b[1], rtol=1e-6)
     assert ours[-1] == theirs[-1]
@@ -309,7 +309,7 @@ def test_grad_scaler_trajectory_matches_pytorch():
         return
     with_optim = _scaler_trajectory(jtensor, lambda p: joptim.SGD(p, lr=0.1))
     assert [r[0] for r in with_optim[:-1]] == [r[0] for r in theirs[:-1]]
-    for a, b in zip(with_optim[:-1], theirs[:-1]):
+    for a, b in zip(with_optim[:-1], theirs[:-1], strict=True):
         np.testing.assert_allclose(a[1], b[1], rtol=1e-6)
 
 

@@ -76,7 +76,8 @@ def build(lib, array, dtype, transpose):
        seed=st.integers(0, 1000))
 def test_binary_op_matches_torch(op, shapes, dtypes, transpose, scalar, seed):
     """Values, dtype, shape, strides (and the exception type when PyTorch raises)."""
-    arrays = [make_array(s, d, seed + i) for i, (s, d) in enumerate(zip(shapes, dtypes))]
+    arrays = [make_array(s, d, seed + i)
+              for i, (s, d) in enumerate(zip(shapes, dtypes, strict=True))]
 
     def run(lib):
         a = build(lib, arrays[0], dtypes[0], transpose[0])

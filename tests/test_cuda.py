@@ -415,7 +415,7 @@ def test_module_to_and_a_training_step_match_the_cpu(emulated):
             opt.zero_grad()
             jtensor.nn.functional.cross_entropy(net(d), t).backward()
             opt.step()
-    for p, q in zip(model.parameters(), twin.parameters()):
+    for p, q in zip(model.parameters(), twin.parameters(), strict=True):
         assert p.grad.device.type == "cuda"
         np.testing.assert_allclose(p.detach().cpu().numpy(), q.detach().numpy(), rtol=1e-5,
                                    atol=1e-6)

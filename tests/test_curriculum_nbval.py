@@ -96,7 +96,8 @@ def test_sanitize_file_is_shipped_and_parses():
 
     # A warning names jtensor's file and line: both vary between machines and versions.
     a = "/work/x/jtensor/nn/_functional/loss.py:724: UserWarning: size"
-    b = "/opt/venv/lib/python3.11/site-packages/jtensor/nn/_functional/loss.py:731: UserWarning: size"
+    b = ("/opt/venv/lib/python3.11/site-packages/jtensor/nn/_functional/loss.py:731: "
+         "UserWarning: size")
     assert clean(a) == clean(b) == ".../jtensor/nn/_functional/loss.py: UserWarning: size"
 
 

@@ -103,7 +103,7 @@ def test_tagged_cells_give_the_same_output_with_pytorch(path):
     client.execute()
     patterns = _patterns()
     mismatches = []
-    for stored, ran in zip(cells, nb.cells):
+    for stored, ran in zip(cells, nb.cells, strict=True):
         want, got = observed(stored.outputs, patterns), observed(ran.outputs, patterns)
         if want != got:
             mismatches.append(f"--- cell:\n{stored.source}\n--- jtensor (stored):\n{want}\n"

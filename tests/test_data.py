@@ -163,7 +163,7 @@ def test_concat_subset_stack_chain_match_pytorch():
         return ds[idx]
 
     for idx in (0, 2, 3, 4, -1, -5, -6, 5):
-        both(lambda lib, d: concat(lib, d, idx))
+        both(lambda lib, d, idx=idx: concat(lib, d, idx))
     both(lambda lib, d: d.ConcatDataset([]))
     both(lambda lib, d: d.ConcatDataset([d.TensorDataset(lib.arange(3))]).cumulative_sizes)
     both(lambda lib, d: [d.Subset(d.TensorDataset(lib.arange(5) * 2), [4, 0, 2])[i]
@@ -296,8 +296,8 @@ def test_sampler_errors_and_lengths_match_pytorch():
     both(lambda lib, d: sorted(d.WeightedRandomSampler([1.0, 0.0, 2.0], 2, replacement=False)))
     for bs in (1, 3, 4, 10, 11):
         for drop in (False, True):
-            both(lambda lib, d: (list(d.BatchSampler(range(10), bs, drop)),
-                                 len(d.BatchSampler(range(10), bs, drop))))
+            both(lambda lib, d, bs=bs, drop=drop: (list(d.BatchSampler(range(10), bs, drop)),
+                                                   len(d.BatchSampler(range(10), bs, drop))))
     both(lambda lib, d: d.BatchSampler(range(10), 0, False))
     both(lambda lib, d: d.BatchSampler(range(10), -2, False))
     both(lambda lib, d: d.BatchSampler(range(10), True, False))
@@ -522,10 +522,10 @@ def test_option_conflicts_match_pytorch():
         dict(batch_sampler=[[0]], batch_size=1, shuffle=False, drop_last=False),
     ]
     for kw in cases:
-        both(lambda lib, d: (d.DataLoader(list(range(4)), **kw).batch_size, "built"))
+        both(lambda lib, d, kw=kw: (d.DataLoader(list(range(4)), **kw).batch_size, "built"))
     for kw in [dict(shuffle=True), dict(sampler=[0]), dict(batch_sampler=[[0]]),
                dict(shuffle=False)]:
-        both(lambda lib, d: (d.DataLoader(counter(d)(3), **kw).batch_size, "built"))
+        both(lambda lib, d, kw=kw: (d.DataLoader(counter(d)(3), **kw).batch_size, "built"))
 
     def set_attr(lib, d):
         dl = d.DataLoader(list(range(4)))
@@ -765,7 +765,8 @@ def test_workers_are_real_processes_with_worker_info():
     assert len(pids) == 2 and os.getpid() not in pids
     assert all(b["num_workers"].tolist() == [2, 2] for b in batches)
     assert all(all(b["same_dataset"].tolist()) for b in batches)  # info.dataset: the copy
-    seeds = {w: s for b in batches for w, s in zip(b["worker"].tolist(), b["seed"].tolist())}
+    seeds = {w: s for b in batches
+             for w, s in zip(b["worker"].tolist(), b["seed"].tolist(), strict=True)}
     assert seeds[1] == seeds[0] + 1  # base_seed + worker_id
     # the base seed comes from the loader's generator: same generator state, same seeds
     again = list(DataLoader(WhoLoads(), batch_size=2, num_workers=2,

@@ -27,7 +27,7 @@ NAMES = sorted(name for name, op in OPS.items() if op.kind == "elementwise")
 
 def _cases(name):
     rng = random.Random(name)  # the same draws every run, different for each op
-    for trial in range(4):
+    for _ in range(4):
         dtype = rng.choice(DTYPES)
         first, second = rng.choice(list(LAYOUTS)), rng.choice(list(LAYOUTS))
         seed = rng.randrange(1000)

@@ -73,7 +73,7 @@ def _same(a, b, path="obs"):
         return
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         assert len(a) == len(b), f"{path}: {a!r} != {b!r}"
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             _same(x, y, f"{path}[{i}]")
         return
     assert a == b, f"{path}: jtensor {a!r} != torch {b!r}"

@@ -32,7 +32,8 @@ ALL = exercises.names()
 
 def test_the_curriculum_has_exercises_for_each_written_notebook():
     prefixes = {n.split("-")[0] for n in ALL}
-    assert {"01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "16", "17"} <= prefixes
+    assert {"01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "16",
+            "17"} <= prefixes
     assert len(ALL) >= 27
 
 
@@ -77,7 +78,7 @@ def test_values_shape_dtype_messages_name_the_values():
     assert "values differ: expected [1, 1, 2, 2, 3, 3], got [1, 2, 3, 1, 2, 3]" in str(r)
     r = exercises.check("17-masked-select", lambda x, m: x * m)
     assert "shape: expected (3,), got (2, 3)" in str(r)
-    r = exercises.check("05-accuracy", lambda p, l: (p == l).double().mean())
+    r = exercises.check("05-accuracy", lambda p, labels: (p == labels).double().mean())
     assert "dtype: expected torch.float32, got torch.float64" in str(r)
 
 

@@ -95,19 +95,21 @@ def test_gradients_match_pytorch(case):
     j_out = tensors_in(case.fn(jtensor, *j_in))
     t_out = tensors_in(case.fn(torch, *t_in))
     assert len(j_out) == len(t_out)
-    for j, t in zip(j_out, t_out):
+    for j, t in zip(j_out, t_out, strict=True):
         assert j.requires_grad == t.requires_grad, "requires_grad of the output differs"
         assert grad_fn_name(j) == grad_fn_name(t), "grad_fn names differ"
     rng = np.random.default_rng(seed + 7)
-    pairs = [(j, t) for j, t in zip(j_out, t_out) if t.requires_grad]
+    pairs = [(j, t) for j, t in zip(j_out, t_out, strict=True) if t.requires_grad]
     if not pairs:
         return
     gos = [rng.standard_normal(tuple(t.shape)) for _, t in pairs]
     jtensor.autograd.backward([j for j, _ in pairs],
-                              [jtensor.tensor(g, dtype=j.dtype) for g, (j, _) in zip(gos, pairs)])
+                              [jtensor.tensor(g, dtype=j.dtype)
+                               for g, (j, _) in zip(gos, pairs, strict=True)])
     torch.autograd.backward([t for _, t in pairs],
-                            [torch.tensor(g, dtype=t.dtype) for g, (_, t) in zip(gos, pairs)])
-    for k, (ji, ti) in enumerate(zip(j_in, t_in)):
+                            [torch.tensor(g, dtype=t.dtype)
+                             for g, (_, t) in zip(gos, pairs, strict=True)])
+    for k, (ji, ti) in enumerate(zip(j_in, t_in, strict=True)):
         if not hasattr(ti, "grad") or not getattr(ti, "requires_grad", False):
             continue
         if ti.grad is None:

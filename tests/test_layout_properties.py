@@ -71,7 +71,8 @@ def test_can_cast_all_pairs():
 
 def test_promotion_accepts_python_types_and_rejects_others():
     for t in (float, int, bool, complex):
-        assert str(jtensor.promote_types(t, jtensor.int8)) == str(torch.promote_types(t, torch.int8))
+        assert str(jtensor.promote_types(t, jtensor.int8)) == str(
+            torch.promote_types(t, torch.int8))
     assert outcome(lambda: jtensor.promote_types("float32", jtensor.int8)) is TypeError
     assert outcome(lambda: torch.promote_types("float32", torch.int8)) is TypeError
 
@@ -120,8 +121,8 @@ def test_result_type_under_default_dtype(a, b, default):
 def test_result_type_argument_errors():
     for args in [(jtensor.zeros(1), "a"), (jtensor.zeros(1), None), ([1], jtensor.zeros(1))]:
         targs = tuple(torch.zeros(1) if isinstance(x, jtensor.Tensor) else x for x in args)
-        assert outcome(lambda: jtensor.result_type(*args)) is outcome(
-            lambda: torch.result_type(*targs)) is TypeError
+        assert outcome(lambda args=args: jtensor.result_type(*args)) is outcome(
+            lambda targs=targs: torch.result_type(*targs)) is TypeError
     assert str(jtensor.result_type(1, 2.0)) == str(torch.result_type(1, 2.0))
     assert str(jtensor.result_type(jtensor.zeros(1, dtype=jtensor.int32), np.float64(2))) == \
         str(torch.result_type(torch.zeros(1, dtype=torch.int32), np.float64(2)))
@@ -142,14 +143,14 @@ def test_finfo_iinfo_and_default_dtype_match_torch():
         assert (mine.bits, mine.min, mine.max, mine.dtype) == (
             theirs.bits, theirs.min, theirs.max, theirs.dtype)
     for bad in ["int32", "bool"]:
-        assert outcome(lambda: jtensor.finfo(getattr(jtensor, bad))) is outcome(
-            lambda: torch.finfo(getattr(torch, bad))) is TypeError
+        assert outcome(lambda bad=bad: jtensor.finfo(getattr(jtensor, bad))) is outcome(
+            lambda bad=bad: torch.finfo(getattr(torch, bad))) is TypeError
     for bad in ["float32", "bool", "complex64"]:
-        assert outcome(lambda: jtensor.iinfo(getattr(jtensor, bad))) is outcome(
-            lambda: torch.iinfo(getattr(torch, bad))) is TypeError
+        assert outcome(lambda bad=bad: jtensor.iinfo(getattr(jtensor, bad))) is outcome(
+            lambda bad=bad: torch.iinfo(getattr(torch, bad))) is TypeError
     for bad in ["int32", "complex64", "bool"]:
-        assert outcome(lambda: jtensor.set_default_dtype(getattr(jtensor, bad))) is outcome(
-            lambda: torch.set_default_dtype(getattr(torch, bad))) is TypeError
+        assert outcome(lambda bad=bad: jtensor.set_default_dtype(getattr(jtensor, bad))) is outcome(
+            lambda bad=bad: torch.set_default_dtype(getattr(torch, bad))) is TypeError
     assert outcome(lambda: jtensor.set_default_dtype(float)) is outcome(
         lambda: torch.set_default_dtype(float)) is TypeError
     try:
@@ -250,8 +251,8 @@ def test_view_chains_match_torch(chain):
     theirs = torch.arange(n * 2).view(2, *shape)[1]
     root_m, root_t = mine, theirs
     for step in steps:
-        out_m = outcome(lambda: _apply(jtensor, mine, step))
-        out_t = outcome(lambda: _apply(torch, theirs, step))
+        out_m = outcome(lambda mine=mine, step=step: _apply(jtensor, mine, step))
+        out_t = outcome(lambda theirs=theirs, step=step: _apply(torch, theirs, step))
         if isinstance(out_t, type):
             assert out_m is out_t, (step, out_m, out_t)
             return
@@ -297,8 +298,8 @@ def strided_layout(draw):
 
 
 def _strided(lib, size, stride, offset):
-    extent = offset + 1 + sum((s - 1) * st for s, st in zip(size, stride)) if 0 not in size \
-        else offset + 1
+    extent = (offset + 1 + sum((s - 1) * st for s, st in zip(size, stride, strict=True))
+              if 0 not in size else offset + 1)
     return lib.arange(float(extent)).as_strided(size, stride, offset)
 
 
@@ -384,7 +385,7 @@ def _make_operand(lib, shape, spec):
             if shape else lib.tensor(3.0)
         return big[..., ::step] if shape else big
     if kind in ("expanded", "broadcast"):
-        small = [s if k else 1 for s, k in zip(shape, keep)]
+        small = [s if k else 1 for s, k in zip(shape, keep, strict=True)]
         base = lib.arange(float(np.prod(small))).view(small)
         return base.expand(*shape) if kind == "expanded" else base
     if kind == "channels_last" and len(shape) == 4:

@@ -141,7 +141,7 @@ def test_graph_values_and_gradients_match_pytorch(name, reduction):
     seed = np.random.default_rng(5).standard_normal(tuple(t_out.shape))
     j_out.backward(jtensor.tensor(seed))
     t_out.backward(torch.tensor(seed))
-    for j, t in zip(j_in, t_in):
+    for j, t in zip(j_in, t_in, strict=True):
         if t.requires_grad:
             np.testing.assert_allclose(_host(j.grad), _host(t.grad), rtol=1e-10, atol=1e-12)
 

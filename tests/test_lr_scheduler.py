@@ -270,7 +270,7 @@ def _outcome(fn):
 
 @needs_torch
 def test_scheduler_errors_match_torch():
-    for (d, f), (_, g) in zip(_bad_schedulers(jtensor), _bad_schedulers(torch)):
+    for (d, f), (_, g) in zip(_bad_schedulers(jtensor), _bad_schedulers(torch), strict=True):
         assert _outcome(f) == _outcome(g), d
 
 

@@ -79,8 +79,8 @@ def test_shape_and_strides(name):
     same(lambda lib: layouts(lib)[name]._is_view())
     same(lambda lib: layouts(lib)[name].untyped_storage().nbytes())
     for dim in (0, -1, 1, 5, -6):
-        same(lambda lib: layouts(lib)[name].size(dim))
-        same(lambda lib: layouts(lib)[name].stride(dim))
+        same(lambda lib, dim=dim: layouts(lib)[name].size(dim))
+        same(lambda lib, dim=dim: layouts(lib)[name].stride(dim))
 
 
 @pytest.mark.parametrize("name", LAYOUTS)
@@ -106,11 +106,11 @@ def test_number_conversions():
         make = (lambda v, d: lambda lib: lib.tensor(v, dtype=getattr(lib, d)))(value, dtype)
         for conv in (bool, float, complex, int):
             if dtype != "complex64" or conv in (bool, complex):
-                same(lambda lib: conv(make(lib)))
-        same(lambda lib: make(lib).__index__())
-        same(lambda lib: make(lib)[None].__index__())
-        same(lambda lib: make(lib).item())
-        same(lambda lib: make(lib).tolist())
+                same(lambda lib, conv=conv, make=make: conv(make(lib)))
+        same(lambda lib, make=make: make(lib).__index__())
+        same(lambda lib, make=make: make(lib)[None].__index__())
+        same(lambda lib, make=make: make(lib).item())
+        same(lambda lib, make=make: make(lib).tolist())
     same(lambda lib: [1, 2, 3][lib.tensor(1)])
     same(lambda lib: bool(lib.zeros(0)))
     same(lambda lib: bool(lib.zeros(2)))

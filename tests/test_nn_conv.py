@@ -64,7 +64,7 @@ def _compare(name, x_shape, args=(), kwargs=None, channels_last=False, ties=Fals
     g = np.random.default_rng(seed + 3).standard_normal(tuple(t_out.shape))
     j_out.backward(jtensor.tensor(g))
     t_out.backward(torch.tensor(g))
-    for k, (a, b) in enumerate(zip(j_in, t_in)):
+    for k, (a, b) in enumerate(zip(j_in, t_in, strict=True)):
         if b is not None:
             assert_close(a.grad, b.grad, rtol=1e-9, atol=1e-10, what=f"grad {k}")
     return j_out
@@ -389,7 +389,7 @@ def test_modules_match_pytorch(name, args, kw):
     j_mod = getattr(jnn, name)(*args, **kw).double()
     assert repr(j_mod) == repr(t_mod)
     assert [n for n, _ in j_mod.named_parameters()] == [n for n, _ in t_mod.named_parameters()]
-    for (n, p), (_, q) in zip(j_mod.named_parameters(), t_mod.named_parameters()):
+    for (_, p), (_, q) in zip(j_mod.named_parameters(), t_mod.named_parameters(), strict=True):
         assert tuple(p.shape) == tuple(q.shape)
     shape = (2, 4, 11) if name.endswith("1d") else (2, 4, 9, 10)
     if name == "Conv2d" and args[0] == 3:

@@ -97,7 +97,8 @@ def _structure(nn):
     out["pretrained"] = [pre.weight.requires_grad, pre.weight.tolist()]
     out["pretrained_unfrozen"] = nn.Embedding.from_pretrained(
         nn.Embedding(4, 2).weight.detach(), freeze=False).weight.requires_grad
-    out["float64"] = str(nn.Linear(2, 2, dtype=__import__(nn.__name__.split(".")[0]).float64).weight.dtype)
+    lib = __import__(nn.__name__.split(".")[0])
+    out["float64"] = str(nn.Linear(2, 2, dtype=lib.float64).weight.dtype)
     return out
 
 
@@ -340,7 +341,8 @@ def test_layer_norm_gradcheck():
 def test_layer_norm_bad_inputs_match_pytorch():
     def errors(lib, F):
         x = lib.ones(2, 3)
-        return [_outcome(lambda: F.layer_norm(x, (4,))), _outcome(lambda: F.layer_norm(x, (2, 3, 1))),
+        return [_outcome(lambda: F.layer_norm(x, (4,))),
+                _outcome(lambda: F.layer_norm(x, (2, 3, 1))),
                 _outcome(lambda: F.layer_norm(x, (3,), lib.ones(4))),
                 _outcome(lambda: F.layer_norm(x, (3,), None, lib.ones(2)))]
 
@@ -376,9 +378,9 @@ def test_batch_norm_training_and_eval_match_pytorch(cls_name, shape, kwargs):
         jy.backward(jtensor.tensor(g))
         ty.backward(torch.tensor(g))
         assert_close(jx.grad, x.grad, rtol=1e-4, atol=1e-4, what=f"step {step} input grad")
-        for (name, p), (_, q) in zip(jm.named_parameters(), tm.named_parameters()):
+        for (name, p), (_, q) in zip(jm.named_parameters(), tm.named_parameters(), strict=True):
             assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-4, what=f"step {step} {name}.grad")
-        for (name, b), (_, c) in zip(jm.named_buffers(), tm.named_buffers()):
+        for (name, b), (_, c) in zip(jm.named_buffers(), tm.named_buffers(), strict=True):
             assert_close(b, c, rtol=1e-5, atol=1e-6, what=f"step {step} {name}")
     jm.eval()
     tm.eval()
@@ -555,7 +557,7 @@ def test_low_precision_norm_values_match_pytorch():
     assert_close(jm.running_var, tm.running_var, rtol=1e-3, atol=1e-3)
 
 
-# ---------------------------------------------------------------------------------- GroupNorm, RMSNorm
+# ------------------------------------------------------------------------------ GroupNorm, RMSNorm
 @needs_torch
 def test_group_and_rms_norm_reprs_and_errors_match_pytorch():
     def observe(lib, F, nn):

@@ -162,7 +162,7 @@ def test_loss_gradcheck_float64(name, fn, arrays, grads, reduction):
 
     def f(*diff):
         args = list(inputs)
-        for i, d in zip(grads, diff):
+        for i, d in zip(grads, diff, strict=True):
             args[i] = d
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -106,7 +106,7 @@ def test_trajectory_matches_torch(name, kwargs, mode):
                              closure=mode == "closure")
     theirs, topt = _trajectory(torch, name, kwargs, groups=mode == "groups",
                                closure=mode == "closure")
-    for step, ((jl, jw, jb), (tl, tw, tb)) in enumerate(zip(ours, theirs)):
+    for step, ((jl, jw, jb), (tl, tw, tb)) in enumerate(zip(ours, theirs, strict=True)):
         np.testing.assert_allclose(jl, tl, rtol=1e-5, atol=1e-6, err_msg=f"loss at {step}")
         np.testing.assert_allclose(jw, tw, rtol=1e-5, atol=1e-6, err_msg=f"weight at {step}")
         np.testing.assert_allclose(jb, tb, rtol=1e-5, atol=1e-6, err_msg=f"bias at {step}")
@@ -302,7 +302,7 @@ def test_errors_jtensor_only():
 def test_errors_match_torch():
     ours = [(d, _outcome(f)) for d, f in _errors(jtensor)]
     theirs = [(d, _outcome(f)) for d, f in _errors(torch)]
-    for (d, (jt, jm)), (_, (tt, tm)) in zip(ours, theirs):
+    for (d, (jt, jm)), (_, (tt, tm)) in zip(ours, theirs, strict=True):
         assert jt == tt, f"{d}: {jt} ({jm}) != {tt} ({tm})"
         if d not in ("tensor params", "not a tensor"):  # these name a torch type
             assert jm == tm, d
@@ -391,7 +391,7 @@ def test_clip_grad_norm_matches_torch(norm_type, max_norm):
     tn = torch.nn.utils.clip_grad_norm_(tp, max_norm, norm_type=norm_type)
     assert str(jn.dtype) == str(tn.dtype) and tuple(jn.shape) == ()
     np.testing.assert_allclose(jn.item(), tn.item(), rtol=1e-5)
-    for a, b in zip(jp, tp):
+    for a, b in zip(jp, tp, strict=True):
         if b.grad is None:
             assert a.grad is None
         else:
@@ -442,7 +442,7 @@ def test_clip_grad_value_matches_torch(clip):
     jp, tp = _params_with_grads(jtensor), _params_with_grads(torch)
     assert clip_grad_value_(jp, clip) is None
     torch.nn.utils.clip_grad_value_(tp, clip)
-    for a, b in zip(jp, tp):
+    for a, b in zip(jp, tp, strict=True):
         if b.grad is not None:
             np.testing.assert_array_equal(a.grad.cpu().numpy(), b.grad.cpu().numpy())
 
@@ -595,7 +595,7 @@ def test_get_total_norm_and_clip_grads_with_norm_match_torch():
     np.testing.assert_allclose(jn.item(), tn.item(), rtol=1e-6)
     jtensor.nn.utils.clip_grads_with_norm_(jp, 0.3, jn)
     torch.nn.utils.clip_grads_with_norm_(tp, 0.3, tn)
-    for a, b in zip(jp, tp):
+    for a, b in zip(jp, tp, strict=True):
         if b.grad is not None:
             np.testing.assert_allclose(a.grad.cpu().numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-7)
 

@@ -191,7 +191,10 @@ def test_inplace_fills_bump_version_and_keep_layout():
     v = x._version
     out = x.uniform_()
     assert out is x and x._version == v + 1 and x.stride() == (1, 4)
-    x.normal_(); x.random_(3); x.exponential_(); x.bernoulli_()
+    x.normal_()
+    x.random_(3)
+    x.exponential_()
+    x.bernoulli_()
     assert x._version == v + 5
 
 

@@ -24,7 +24,7 @@ NAMES = sorted(name for name, op in OPS.items() if op.kind == "reduction")
 
 def _cases(name):
     rng = random.Random(name)
-    for trial in range(5):
+    for _ in range(5):
         dtype = rng.choice(DTYPES)
         layout = rng.choice(list(LAYOUTS))
         if name in ("median", "nanmedian") and layout == "expanded":

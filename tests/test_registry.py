@@ -130,7 +130,7 @@ def test_failing_calls_leave_their_inputs_untouched():
         except Exception:  # noqa: BLE001 - only failing calls are of interest here
             failing += 1
             after = _snapshot(inputs)
-            for i, (b, a) in enumerate(zip(before, after)):
+            for i, (b, a) in enumerate(zip(before, after, strict=True)):
                 if b is not None and not _same(a, b):
                     violations.append(f"{name}[{case.name or index}] modified input {i}")
     assert failing > 1000, f"expected many failing cases to check, found {failing}"
@@ -141,7 +141,7 @@ def _same(a, b):
     import math
 
     if isinstance(a, list) or isinstance(a, tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) and math.isnan(a):
         return isinstance(b, float) and math.isnan(b)
     return a == b

@@ -79,11 +79,12 @@ def test_round_trips():
     rng = _rng(1)
     seqs = [jtensor.tensor(rng.standard_normal((n, 3))) for n in (2, 5, 1, 4)]
     assert all(jtensor.equal(a, b) for a, b in
-               zip(jrnn.unpack_sequence(jrnn.pack_sequence(seqs, enforce_sorted=False)), seqs))
+               zip(jrnn.unpack_sequence(jrnn.pack_sequence(seqs, enforce_sorted=False)), seqs,
+                   strict=True))
     padded = jrnn.pad_sequence(seqs, batch_first=True)
     lengths = jtensor.tensor([2, 5, 1, 4]).cpu()  # lengths live on the CPU (as PyTorch's)
     assert all(jtensor.equal(a, b) for a, b in
-               zip(jrnn.unpad_sequence(padded, lengths, batch_first=True), seqs))
+               zip(jrnn.unpad_sequence(padded, lengths, batch_first=True), seqs, strict=True))
     packed = jrnn.pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
     back, lens = jrnn.pad_packed_sequence(packed, batch_first=True, total_length=7)
     assert tuple(back.shape) == (4, 7, 3) and lens.tolist() == [2, 5, 1, 4]
@@ -149,7 +150,7 @@ def _both(fn):
 
 def _assert_packed(ours, theirs):
     assert type(ours).__name__ == "PackedSequence"
-    for a, b, what in zip(ours, theirs, ours._fields):
+    for a, b, what in zip(ours, theirs, ours._fields, strict=True):
         assert_close(a, b, what=what)
 
 
@@ -477,7 +478,7 @@ def _compare_layer(mode, x_arr, *, lengths=None, with_h0=False, dtype="float64",
             packed_meta = None
         g = _rng(8)
         loss = (out * lib.tensor(g.standard_normal(tuple(out.shape)).astype(dtype))).sum()
-        for k, h in enumerate(hidden):
+        for h in hidden:
             loss = loss + (h * lib.tensor(g.standard_normal(tuple(h.shape)).astype(dtype))).sum()
         loss.backward()
         grads = {n: p.grad for n, p in m.named_parameters()}
@@ -532,7 +533,8 @@ def test_layers_sorted_packed_match_pytorch(mode):
 def test_packed_hidden_size_error_matches_pytorch():
     for nn, lib, R in ((jnn, jtensor, jrnn), (tnn, torch, trnn)):
         p = R.pack_sequence([lib.ones(3, 2), lib.ones(2, 2)])
-        with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 2, 3\), got \[1, 3, 3\]"):
+        with pytest.raises(RuntimeError,
+                           match=r"Expected hidden size \(1, 2, 3\), got \[1, 3, 3\]"):
             nn.GRU(2, 3)(p, lib.zeros(1, 3, 3))
 
 

@@ -45,7 +45,7 @@ def _np(t):
 def _compare(ours, theirs, what="result"):
     if isinstance(theirs, (tuple, list)):
         assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs), what
-        for k, (a, b) in enumerate(zip(ours, theirs)):
+        for k, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             _compare(a, b, f"{what}[{k}]")
         return
     if torch is not None and isinstance(theirs, torch.Tensor):
@@ -318,7 +318,7 @@ def test_sparse_mm_gradients_match_torch():
         assert out.requires_grad
         out.backward(L.tensor(g, dtype=L.float32))
         grads[L.__name__] = (_np(out), _np(v.grad), _np(D.grad))
-    for a, b in zip(grads["jtensor"], grads["torch"]):
+    for a, b in zip(grads["jtensor"], grads["torch"], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 

@@ -277,7 +277,7 @@ def test_large_index_select_matches_torch(nnz, size, n, coalesce, dim):
 @needs_torch
 def test_random_mul_matches_torch():
     rng = np.random.default_rng(7)
-    for trial in range(30):
+    for _ in range(30):
         shape = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
         cases = []
         for _ in range(2):

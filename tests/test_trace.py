@@ -76,7 +76,7 @@ def test_ops_returning_values_and_indices_record_both_outputs():
         s = a.sort(descending=True)
         m = jtensor.max(a, 0)
         k = a.topk(2)
-    for ev, n in zip(t.events, (3, 0, 2)):
+    for ev, n in zip(t.events, (3, 0, 2), strict=True):
         assert ev.kind == "copy", ev.name
         assert [o.shape for o in ev.outputs] == [(n,) if n else (), (n,) if n else ()]
         assert all(o.storage != ev.inputs[0].storage for o in ev.outputs)
@@ -88,7 +88,7 @@ def test_lines_source_and_names_from_the_callers_frame():
     x = jtensor.arange(4.)
     with record() as t:
         y = x.view(2, 2)
-        z = (y * 2).sum()
+        z = (y * 2).sum()  # noqa: F841 - the recorder names the result after it
     first = t.events[0]
     assert first.filename == __file__
     assert first.source == "y = x.view(2, 2)"
@@ -226,7 +226,7 @@ def test_query_api():
 def test_json_export(tmp_path):
     x = jtensor.arange(6.)
     with record() as t:
-        y = x.view(3, 2)
+        y = x.view(3, 2)  # noqa: F841 - the recorder names the result after it
     data = json.loads(t.to_json())
     assert data["events"][0]["outputs"][0]["name"] == "y"
     assert data["events"][0]["outputs"][0]["stride"] == [2, 1]
@@ -250,7 +250,7 @@ def test_html_escapes_names():
 def test_report_sections():
     x = jtensor.arange(6.)
     with record() as t:
-        y = x.view(2, 3)
+        y = x.view(2, 3)  # noqa: F841 - the recorder names the result after it
     text = t.to_text(sections=("summary",))
     assert text.startswith("tensortrace: 1 op (1 view)") and "ops:" not in text
     assert "storage sharing" in t.to_text(sections=("sharing",))
@@ -269,7 +269,7 @@ def test_nested_record_is_refused_and_hooks_are_restored():
     with pytest.raises(ZeroDivisionError):
         with t:
             jtensor.ones(1)
-            1 / 0
+            1 / 0  # noqa: B018
     assert _dispatch.trace_hook is None and _dispatch.event_hook is None
     assert t.error[0] == "ZeroDivisionError" and t.error[3] is not None
     assert "raised ZeroDivisionError" in t.to_text()

@@ -97,12 +97,12 @@ def test_multi_line_statement_gets_the_line_python_reports():
 def test_reading_events_while_recording_then_recording_more():
     x = jtensor.ones(4)
     with record() as t:
-        a = x[0]
+        a = x[0]  # noqa: F841 - the recorder names the result after it
         first = [e.name for e in t.events]
-        b = x.view(2, 2)
+        b = x.view(2, 2)  # noqa: F841 - the recorder names the result after it
         c = x + 1
         second = [e.name for e in t.events]
-        d = c.t() if c.dim() == 2 else c[1:]
+        d = c.t() if c.dim() == 2 else c[1:]  # noqa: F841 - the recorder names the result after it
     assert first == ["__getitem__"]
     assert second == ["__getitem__", "view", "add"]
     assert [e.index for e in t.events] == list(range(len(t.events)))
@@ -115,7 +115,7 @@ def test_labels_follow_first_appearance_inputs_before_outputs():
     x = jtensor.ones(3)  # made before the trace: first seen as an input
     with record() as t:
         y = x.view(3)
-        z = y + x
+        z = y + x  # noqa: F841 - the recorder names the result after it
     assert [s.label for s in t.events[0].tensors()] == [1, 2]
     assert [s.label for s in t.events[1].tensors()] == [2, 1, 3]
     assert [t.name_of(s) for s in t.events[1].tensors()] == ["y", "x", "z"]
@@ -125,7 +125,7 @@ def test_an_op_on_a_parameter_input_keeps_its_snapshot():
     p = jtensor.nn.Parameter(jtensor.ones(2, 3))
     with record() as t:
         with jtensor.no_grad():
-            q = p.t()
+            q = p.t()  # noqa: F841 - the recorder names the result after it
     (event,) = t.events
     assert event.kind == "view"
     assert [s.shape for s in event.inputs] == [(2, 3)]

@@ -27,7 +27,7 @@ def svgs(html):
 def brute_coverage(shape, stride, offset):
     counts = {}
     for index in itertools.product(*(range(n) for n in shape)):
-        p = offset + sum(i * s for i, s in zip(index, stride))
+        p = offset + sum(i * s for i, s in zip(index, stride, strict=True))
         counts[p] = counts.get(p, 0) + 1
     return counts
 

@@ -225,7 +225,8 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
     ndim = len(view_shape)
     for t in indices.values():
         if t._dtype not in _INDEX_DTYPES:
-            raise TensorIndexError("tensors used as indices must be long, int, byte or bool tensors")
+            raise TensorIndexError(
+                "tensors used as indices must be long, int, byte or bool tensors")
     # expandTensors: masks become one int64 column per dim (nonzero), checked against the view.
     per_dim = [None] * ndim
     layouts = [None] * ndim
@@ -273,7 +274,7 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
         in_shape, in_stride = layouts[d]
         lead = len(bshape) - len(in_shape)
         st = [0] * lead + [0 if s == 1 and b != 1 else x
-                           for s, x, b in zip(in_shape, in_stride, bshape[lead:])]
+                           for s, x, b in zip(in_shape, in_stride, bshape[lead:], strict=True)]
         layouts[d] = (tuple(bshape), tuple(st))
     info = IndexInfo()
     adjacent = present == list(range(present[0], present[-1] + 1))
@@ -304,7 +305,7 @@ def check_bounds(info):
     sizes = info.shape[info.before:info.before + info.count]
     bad_any = None
     bad = []
-    for array, size in zip(info.arrays, sizes):
+    for array, size in zip(info.arrays, sizes, strict=True):
         xp = _xp_of(array)
         b = (array < -size) | (array >= size)
         bad.append(b)
@@ -317,7 +318,7 @@ def check_bounds(info):
     for f in full:
         combined |= f
     position = tuple(int(p[0]) for p in np.nonzero(combined)) if combined.ndim else ()
-    for i, (f, array, size) in enumerate(zip(full, info.arrays, sizes)):
+    for i, (f, array, size) in enumerate(zip(full, info.arrays, sizes, strict=True)):
         if f[position]:
             value = int(np.broadcast_to(np.asarray(_host(array)), info.bshape)[position])
             raise TensorIndexError(
@@ -354,7 +355,7 @@ def _key_arrays(info, xp):
     """The index tuple for the permuted source array (indices wrapped to be non-negative)."""
     sizes = info.shape[info.before:info.before + info.count]
     arrays = []
-    for array, size in zip(info.arrays, sizes):
+    for array, size in zip(info.arrays, sizes, strict=True):
         arrays.append(xp.where(array < 0, array + size, array))
     return (slice(None),) * info.before + tuple(arrays)
 

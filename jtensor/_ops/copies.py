@@ -72,7 +72,7 @@ def _overlaps_itself(t):
     # PyTorch's has_internal_overlap: only a stride-0 dim of size > 1 is a certain overlap.
     if is_non_overlapping_and_dense(t._shape, t._stride):
         return False
-    return any(st == 0 and size > 1 for size, st in zip(t._shape, t._stride))
+    return any(st == 0 and size > 1 for size, st in zip(t._shape, t._stride, strict=True))
 
 
 def _check_no_partial_overlap(dst, src):
@@ -334,7 +334,7 @@ def _parse_to_args(args, kwargs):
         names = ("device", "dtype", "non_blocking", "copy")
     if len(args) > len(names):
         raise _to_type_error(args, kwargs, f"at most {len(names)} positional arguments")
-    bound = dict(zip(names, args))
+    bound = dict(zip(names, args, strict=False))  # the names past the args: keywords
     memory_format = None
     for key, value in kwargs.items():
         if key == "memory_format":
@@ -661,7 +661,7 @@ def copy_value_into(target, value):
                 f"number of sizes provided ({len(tshape)}) must be greater or equal to the "
                 f"number of dimensions in the tensor ({len(vshape)})")
         lead = len(tshape) - len(vshape)
-        for i, (have, want) in enumerate(zip(vshape, tshape[lead:])):
+        for i, (have, want) in enumerate(zip(vshape, tshape[lead:], strict=True)):
             if have != want and have != 1:
                 raise TensorRuntimeError(
                     f"The expanded size of the tensor ({want}) must match the existing size "

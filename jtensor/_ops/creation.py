@@ -172,7 +172,7 @@ def _alias_numpy(ndarray):
     else:
         # A size-1 dim may carry any (even negative) NumPy stride; PyTorch keeps it as is.
         stride = tuple(s // itemsize for s in ndarray.strides)
-        extent = 1 + sum((n - 1) * s for n, s in zip(shape, stride))
+        extent = 1 + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
         first = ndarray[(0,) * ndarray.ndim + (None,)]
         # The storage spans from the first element to the last one the array reaches.
         flat = np.lib.stride_tricks.as_strided(

@@ -22,8 +22,8 @@ from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
 from .._layout import broadcast_shapes, numel
 from .._registry import register
 from .._tensor import Tensor
-from .reductions import (launch_kernel, TensorNotImplementedError, _c_name, check_out, quiet, wrap_result,
-                         write_out)
+from .reductions import (TensorNotImplementedError, _c_name, check_out, launch_kernel, quiet,
+                         wrap_result, write_out)
 from .views import make_view
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
@@ -472,7 +472,7 @@ def tensordot(a, b, dims=2, out=None):
     if a._dtype is not b._dtype:
         raise TensorRuntimeError("both inputs should have same dtype")
     _refuse_bool("addmm_impl_cpu_", a._dtype)
-    for da, db in zip(dims_a, dims_b):
+    for da, db in zip(dims_a, dims_b, strict=True):
         sa, sb = a._shape[da], b._shape[db]
         if sa != sb and sa != 1 and sb != 1:
             raise TensorRuntimeError(
@@ -482,7 +482,7 @@ def tensordot(a, b, dims=2, out=None):
     xp = a._storage._backend.xp
     wa, wb = _work(a), _work(b)
     # A size-1 contracted dim broadcasts against its partner, as in PyTorch (sum first).
-    for da, db in zip(dims_a, dims_b):
+    for da, db in zip(dims_a, dims_b, strict=True):
         if wa.shape[da] != wb.shape[db]:
             if wa.shape[da] == 1:
                 wb = xp.sum(wb, axis=db, keepdims=True)
@@ -530,7 +530,7 @@ def _einsum_parse(equation, operands):
     index = 0
     sizes = {}
     ell_ndim = 0
-    for n, (term, t) in enumerate(zip(terms, operands)):
+    for n, (term, t) in enumerate(zip(terms, operands, strict=True)):
         labels = _parse_term(term, index, n, f"operand {n}")
         index += len(term) + 1
         named = [lab for lab in labels if lab is not None]

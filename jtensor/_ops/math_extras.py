@@ -349,7 +349,7 @@ def cross(input, other, dim=None, *, out=None):
             f"{input.dim()} and {other.dim()}")
     shape = tuple(broadcast_shapes(tuple(input._shape), tuple(other._shape)))
     if dim is None:
-        _warn_once("cross", 
+        _warn_once("cross",
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
             "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
             "dim will change to agree with that of linalg.cross in a future release.")
@@ -496,7 +496,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None
 @register("copy", method=False)
 def chain_matmul(*matrices, out=None):
     """The product of the 2-D ``matrices`` (deprecated: use ``linalg.multi_dot``)."""
-    _warn_once("chain_matmul", 
+    _warn_once("chain_matmul",
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
         "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "
         "rather than multiple parameters.")

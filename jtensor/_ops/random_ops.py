@@ -364,7 +364,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         _check_out(out, None, "normal")
     backend = ref._storage._backend
     xp = backend.xp
-    noise = host_to_device(_standard_normal(rng, tuple(shape), d), ref._storage.device, private=True)
+    noise = host_to_device(_standard_normal(rng, tuple(shape), d), ref._storage.device,
+                           private=True)
     m = mean._array() if mean_t else mean
     s = std._array() if std_t else std
     values = xp.asarray(noise * s + m).astype(d.numpy)

@@ -184,14 +184,14 @@ def _emit_pair(op, inputs, xp, arrays, dtypes, device, name, out=None):
     """Finish a (values, indices)-style op as ``torch.return_types.<name>``."""
     cls = getattr(return_types, name)
     if out is not None:
-        for o, a in zip(out, arrays):
+        for o, a in zip(out, arrays, strict=True):
             write_out(o, a)
         result = cls(*out)
         for o in out:
             o._version_counter.value += 1
         return finish(op, inputs, result)
     return finish(op, inputs, cls(*(wrap_result(xp, a, d, device)
-                                     for a, d in zip(arrays, dtypes))))
+                                     for a, d in zip(arrays, dtypes, strict=True))))
 
 
 def _check_pair_out(out, name, dtypes):
@@ -200,7 +200,7 @@ def _check_pair_out(out, name, dtypes):
     if not isinstance(out, (tuple, list)) or len(out) != 2 or not builtins.all(
             isinstance(o, Tensor) for o in out):
         raise TensorTypeError(f"{name}(): argument 'out' must be tuple of Tensors")
-    for o, d in zip(out, dtypes):
+    for o, d in zip(out, dtypes, strict=True):
         check_out(o, name, d)
     return tuple(out)
 

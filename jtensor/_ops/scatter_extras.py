@@ -355,6 +355,6 @@ def map_(self, tensor, callable):
     check_inplace(self)
     xs = np.asarray(self._array()).reshape(-1).tolist()
     ys = np.broadcast_to(np.asarray(tensor._array()), shape).reshape(-1).tolist()
-    _store(self, [callable(x, y) for x, y in zip(xs, ys)])
+    _store(self, [callable(x, y) for x, y in zip(xs, ys, strict=True)])
     return finish(map_.op, (self, tensor), self, modified=self)
 

@@ -588,8 +588,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         results.append(_wrap(inverse, _dtypes.int64, device))
     if return_counts:
         positions = xp.nonzero(starts)[0]
-        ends = xp.concatenate([positions[1:], xp.asarray([starts.shape[0]], dtype=positions.dtype)]) \
-            if positions.shape[0] else positions
+        last = xp.asarray([starts.shape[0]], dtype=positions.dtype)
+        ends = xp.concatenate([positions[1:], last]) if positions.shape[0] else positions
         results.append(_wrap((ends - positions).astype(i64), _dtypes.int64, device))
     if len(results) == 1:
         return finish(unique_consecutive.op, (input,), values)

@@ -150,7 +150,7 @@ def check_strided_bounds(input, size, stride, offset, name):
             f"dims but stride {list(stride)} has {len(stride)}")
     last = offset  # index of the last element the layout reaches
     empty = False
-    for n, st in zip(size, stride):
+    for n, st in zip(size, stride, strict=True):
         if st < 0:
             raise TensorRuntimeError(
                 f"{name}: Negative strides are not supported at the moment, got strides: "
@@ -328,7 +328,8 @@ def t(input):
 
 @register("view", aliases=("moveaxis",))
 def movedim(input, source, destination):
-    """Move dims from ``source`` positions to ``destination`` positions, keeping the rest in order."""
+    """Move dims from ``source`` positions to ``destination`` positions, keeping the rest in
+    order."""
     ndim = input.dim()
     if source.__class__ is int and destination.__class__ is int:  # the common form
         src, dst = wrap_dim(source, ndim), wrap_dim(destination, ndim)
@@ -349,7 +350,7 @@ def movedim(input, source, destination):
     if len(set(dst)) != len(dst):
         raise TensorRuntimeError(f"movedim: repeated dim in `destination` ({destination})")
     order = [None] * ndim
-    for s, d in zip(src, dst):
+    for s, d in zip(src, dst, strict=True):
         order[d] = s
     rest = iter(d for d in range(ndim) if d not in src)
     order = [o if o is not None else next(rest) for o in order]
@@ -761,7 +762,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         starts = [0] + bounds
         ends = bounds + [size]
         outputs = []
-        for s, e in zip(starts, ends):
+        for s, e in zip(starts, ends, strict=True):
             shape = list(input._shape)
             shape[dim] = builtins.max(e - s, 0)
             outputs.append(make_view(input, shape, input._stride,

@@ -22,9 +22,10 @@ outermost exit restores the originals (a global depth counter under a lock, so n
 threads are safe). A wrapper looks at its thread's autocast state, so other threads are not
 affected; ops called *inside* a wrapped op are not cast again (as PyTorch excludes the
 autocast key while running one), and a ``backward()`` called inside the region runs without
-autocast (the engine's entry point is wrapped too), as in PyTorch. Functions bound under another name before the region
-started (``from jtensor import matmul as mm``) are not wrapped; library code can call
-``cast_inputs(kind, *tensors)`` itself (``jtensor.nn.functional.conv2d`` does).
+autocast (the engine's entry point is wrapped too), as in PyTorch. Functions bound under
+another name before the region started (``from jtensor import matmul as mm``) are not
+wrapped; library code can call ``cast_inputs(kind, *tensors)`` itself
+(``jtensor.nn.functional.conv2d`` does).
 
 Casts are differentiable (``ToCopyBackward0``, as in PyTorch); with ``cache_enabled`` the
 low-precision copy of a float32 leaf that requires grad (a weight) is made once per region.
@@ -295,17 +296,17 @@ class autocast:
         enabled = bool(enabled)
         if enabled and device_type == "cuda" and not _cuda_available():
             warnings.warn("User provided device_type of 'cuda', but CUDA is not available. "
-                          "Disabling")
+                          "Disabling", stacklevel=2)
             enabled = False
         elif enabled and device_type not in ("cpu", "cuda"):
             warnings.warn(f"User provided device_type of '{device_type}', but autocast "
-                          f"supports only 'cpu' and 'cuda' here. Disabling")
+                          f"supports only 'cpu' and 'cuda' here. Disabling", stacklevel=2)
             enabled = False
         if enabled:
             from .. import _dtypes
 
             if self.fast_dtype not in (_dtypes.bfloat16, _dtypes.float16):
-                warnings.warn(_UNSUPPORTED_DTYPE[device_type])
+                warnings.warn(_UNSUPPORTED_DTYPE[device_type], stacklevel=2)
                 enabled = False
         self._enabled = enabled
         self._saved = []

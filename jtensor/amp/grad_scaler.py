@@ -50,7 +50,7 @@ class GradScaler:
 
             if not _cuda_available():
                 warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not "
-                              "available.  Disabling.")
+                              "available.  Disabling.", stacklevel=2)
                 self._enabled = False
         if self._enabled:
             # PyTorch checks these with assert (AssertionError), as below.

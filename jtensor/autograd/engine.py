@@ -47,7 +47,7 @@ def _sparse_in(a, b):
 
 def _make_grads(outputs, grad_outputs):
     grads = []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=True)):
         if g is None:
             if out._requires_grad:
                 if out.numel() != 1:
@@ -156,7 +156,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
     results = [None] * (len(inputs) if inputs is not None else 0)
     buffers = {}
-    for (node, nr), g in zip(roots, grads):
+    for (node, nr), g in zip(roots, grads, strict=True):
         _add_to_buffer(buffers, node, nr, g)
 
     previous_mode = (grad_mode.enabled, grad_mode.inside)
@@ -198,7 +198,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     out_grads = _execute(node, buf, create_graph, retain_graph)
                     if _dispatch.event_hook is not None:
                         _dispatch.emit("backward", node=node, grads=tuple(out_grads))
-                    for (nxt, nr), g in zip(node.next_functions, out_grads):
+                    # strict=False: a node may return fewer gradients than it has edges (the
+                    # missing trailing ones are None), or more (extra Nones).
+                    for (nxt, nr), g in zip(node.next_functions, out_grads, strict=False):
                         if nxt is not None and g is not None:
                             nbuf = buffers.get(nxt)
                             if nbuf is None:

@@ -63,7 +63,7 @@ class BackwardCFunction(FunctionCtx, Node):
             raise graph._freed_error()
         if self._materialize:
             grads = [J.zeros(m[0], dtype=m[1], device=m[2]) if g is None else g
-                     for g, m in zip(grads, self._output_meta)]
+                     for g, m in zip(grads, self._output_meta, strict=True)]
         result = self._function.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -75,7 +75,7 @@ class BackwardCFunction(FunctionCtx, Node):
                     f"function {type(self).__name__} returned an incorrect number of gradients "
                     f"(expected {self._num_args}, got {len(result)})")
         out = []
-        for pos, meta in zip(self._tensor_positions, self._input_meta):
+        for pos, meta in zip(self._tensor_positions, self._input_meta, strict=True):
             g = result[pos]
             if g is not None and not isinstance(g, Tensor):
                 raise TypeError(f"{type(self).__name__}.backward returned "

@@ -87,5 +87,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads:
         import jtensor as J
 
-        result = tuple(J.zeros_like(i) if r is None else r for r, i in zip(result, ins))
+        result = tuple(J.zeros_like(i) if r is None else r
+                       for r, i in zip(result, ins, strict=True))
     return result

@@ -37,7 +37,8 @@ def _numerical(func, inputs, diff_inputs, eps):
             arr[idx] = orig - eps
             minus = _evaluate(func, inputs)
             arr[idx] = orig
-            cols.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+            cols.append(np.concatenate([(p - m) / (2 * eps)
+                                        for p, m in zip(plus, minus, strict=True)])
                         if plus else np.zeros(0))
         jac.append(np.stack(cols, axis=1) if cols else np.zeros((0, 0)))
     return jac
@@ -71,12 +72,12 @@ def _analytical(func, inputs, diff_inputs):
             go[j] = 1
             gs = grad(o, diff_inputs, go.reshape(o.shape), retain_graph=True,
                       allow_unused=True)
-            for k, (x, g) in enumerate(zip(diff_inputs, gs)):
+            for k, (x, g) in enumerate(zip(diff_inputs, gs, strict=True)):
                 rows_per_input[k].append(
                     np.zeros(x.numel()) if g is None else
                     g.detach()._host_array().astype(np.float64).ravel().copy())
     return [np.stack(r, axis=0) if r else np.zeros((0, x.numel()))
-            for r, x in zip(rows_per_input, diff_inputs)]
+            for r, x in zip(rows_per_input, diff_inputs, strict=True)]
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
@@ -103,7 +104,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     "point. This check will likely fail if all the inputs are not of double "
                     "precision floating point. ", UserWarning, stacklevel=2)
             if not is_non_overlapping_and_dense(x._shape, x._stride) and any(
-                    s == 0 and n > 1 for n, s in zip(x._shape, x._stride)):
+                    s == 0 and n > 1 for n, s in zip(x._shape, x._stride, strict=True)):
                 raise TensorRuntimeError(
                     f"The {i}th input has a dimension with stride 0. gradcheck only supports "
                     "inputs that are non-overlapping to be able to compute the numerical "
@@ -111,7 +112,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     "passing it to gradcheck.")
     numerical = _numerical(func, inputs, diff_inputs, eps)
     analytical = _analytical(func, inputs, diff_inputs)
-    for k, (num, ana) in enumerate(zip(numerical, analytical)):
+    for k, (num, ana) in enumerate(zip(numerical, analytical, strict=True)):
         if num.shape != ana.shape:
             num = num.reshape(ana.shape) if num.size == ana.size else num
         if num.shape != ana.shape or not np.allclose(ana, num.real, rtol=rtol, atol=atol):

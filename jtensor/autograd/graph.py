@@ -419,7 +419,8 @@ class Formula:
         self.list_input = None
 
     def bind(self, args, kwargs):
-        values = dict(zip(self.positional, args))
+        # strict=False: fewer args than parameters (defaults) or more (*args, taken below).
+        values = dict(zip(self.positional, args, strict=False))
         n = len(self.positional)
         if self.var_positional is not None:
             rest = args[n:]
@@ -652,15 +653,15 @@ def view_geometry(t):
 def _positions(geom, origin, J, device):
     """Flat storage positions (relative to ``origin``) of every element of a geometry."""
     shape, stride, offset = geom
-    extent = 1 + sum((n - 1) * st for n, st in zip(shape, stride)) if all(shape) else 0
+    extent = 1 + sum((n - 1) * st for n, st in zip(shape, stride, strict=True)) if all(shape) else 0
     ramp = J.arange(offset - origin + max(extent, 1), device=device)
     return ramp.as_strided(shape, stride, offset - origin).reshape(-1)
 
 
 def _extent(geoms):
     lo = min(g[2] for g in geoms)
-    hi = max(g[2] + sum((n - 1) * st for n, st in zip(g[0], g[1])) + 1 if all(g[0]) else g[2]
-             for g in geoms)
+    hi = max(g[2] + sum((n - 1) * st for n, st in zip(g[0], g[1], strict=True)) + 1
+             if all(g[0]) else g[2] for g in geoms)
     return lo, hi - lo
 
 

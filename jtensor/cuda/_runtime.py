@@ -100,7 +100,8 @@ class Runtime:
         from ._emulator import EmulatedBackend, Stream
 
         if not isinstance(count, int) or count < 1:
-            raise TensorRuntimeError(f"emulate(): device_count must be a positive int, got {count!r}")
+            raise TensorRuntimeError(
+                f"emulate(): device_count must be a positive int, got {count!r}")
         self.backends = [EmulatedBackend(i, self, capacity) for i in range(count)]
         self.default_streams = [Stream._default(b) for b in self.backends]
         self.mode, self.pid = "emulated", os.getpid()

@@ -220,7 +220,7 @@ def _differences(got, want, rules, rtol, atol, where=""):
         if len(got["items"]) != len(want["items"]):
             return [f"expected {len(want['items'])} items{at}, got {len(got['items'])}"]
         out = []
-        for i, (g, w) in enumerate(zip(got["items"], want["items"])):
+        for i, (g, w) in enumerate(zip(got["items"], want["items"], strict=True)):
             out += _differences(g, w, rules, rtol, atol, f"{where}[{i}]" if where else str(i))
         return out
     problems = []
@@ -246,7 +246,7 @@ def _differences(got, want, rules, rtol, atol, where=""):
         if w != g:
             problems.append(f"backward{at}: expected {w}, got {g}")
     if "shares" in rules and "shares" in want and got["shares"] != want["shares"]:
-        for i, (g, w) in enumerate(zip(got["shares"], want["shares"])):
+        for i, (g, w) in enumerate(zip(got["shares"], want["shares"], strict=True)):
             if g != w:
                 problems.append(
                     f"memory{at}: the result should {'share' if w else 'not share'} memory "

@@ -276,7 +276,7 @@ class _ViewMagics(Magics):
         from .. import widgets
         from .._tensor import Tensor
 
-        for expression, value in zip(expressions, values):
+        for expression, value in zip(expressions, values, strict=True):
             if not isinstance(value, Tensor) and not (kind == "broadcast" and isinstance(
                     value, (tuple, list, int))):
                 raise UsageError(f"%tensorview {kind}: {expression} is a "

@@ -91,7 +91,7 @@ def adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_deca
             maximize, **_ignored):
     """Functional Adagrad: updates ``params`` and the state tensors in place."""
     lr = _scalar_value(lr)
-    for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
+    for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps, strict=True):
         step_t += 1
         step = _scalar_value(step_t)
         if weight_decay != 0 and _is_sparse(grad):

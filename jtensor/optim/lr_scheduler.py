@@ -109,7 +109,7 @@ def _set_momentum(group, momentum, use_beta1):
 def _init_cycle_momentum(optimizer, max_momentums, base_momentums, use_beta1):
     """Start each group at its max momentum and record the cycle's bounds in it."""
     for m_momentum, b_momentum, group in zip(max_momentums, base_momentums,
-                                             optimizer.param_groups):
+                                             optimizer.param_groups, strict=True):
         _set_momentum(group, m_momentum, use_beta1)
         group["max_momentum"] = m_momentum
         group["base_momentum"] = b_momentum
@@ -240,7 +240,7 @@ class LRScheduler:
             values = get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for param_group, lr in zip(self.optimizer.param_groups, values):
+        for param_group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _update_param_group_val(param_group, "lr", lr)
         self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
@@ -308,7 +308,7 @@ class LambdaLR(_LambdaScheduler):
         """``base_lr * lr_lambda(last_epoch)`` for each group."""
         _warn_get_lr_called_within_step(self)
         return [base_lr * lmbda(self.last_epoch)
-                for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+                for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
 class StepLR(LRScheduler):
@@ -426,7 +426,8 @@ class CosineAnnealingLR(LRScheduler):
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [group["lr"] + (base_lr - self.eta_min)
                     * (1 - math.cos(math.pi / self.T_max)) / 2
-                    for base_lr, group in zip(self.base_lrs, self.optimizer.param_groups)]
+                    for base_lr, group in zip(self.base_lrs, self.optimizer.param_groups,
+                                              strict=True)]
         return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
                 * (group["lr"] - self.eta_min) + self.eta_min
@@ -692,7 +693,8 @@ class MultiplicativeLR(_LambdaScheduler):
         _warn_get_lr_called_within_step(self)
         if not self._is_initial:
             return [group["lr"] * lmbda(self.last_epoch)
-                    for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+                    for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups,
+                                            strict=True)]
         return _param_groups_val_list(self.optimizer, "lr")
 
 
@@ -1009,7 +1011,7 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups):
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
                 _update_param_group_val(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
         step_size_up = float(step_size_up)
@@ -1076,15 +1078,16 @@ class CyclicLR(LRScheduler):
             scale_factor = (x - 1) / (self.step_ratio - 1)
         where = cycle if self.scale_mode == "cycle" else self.last_epoch
         lrs = []
-        for base_lr, max_lr in zip(self.base_lrs, self.max_lrs):
+        for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True):
             base_height = (max_lr - base_lr) * scale_factor
             lrs.append(base_lr + base_height * self.scale_fn(where))
         if self.cycle_momentum:
             momentums = []
-            for base_momentum, max_momentum in zip(self.base_momentums, self.max_momentums):
+            for base_momentum, max_momentum in zip(self.base_momentums, self.max_momentums,
+                                                   strict=True):
                 base_height = (max_momentum - base_momentum) * scale_factor
                 momentums.append(max_momentum - base_height * self.scale_fn(where))
-            for param_group, momentum in zip(self.optimizer.param_groups, momentums):
+            for param_group, momentum in zip(self.optimizer.param_groups, momentums, strict=True):
                 _set_momentum(param_group, momentum, self.use_beta1)
         return lrs
 

@@ -378,11 +378,12 @@ class Optimizer:
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+        if any(len(g["params"]) != len(s["params"])
+               for g, s in zip(groups, saved_groups, strict=True)):
             raise ValueError("loaded state dict contains a parameter group that doesn't match "
                              "the size of optimizer's group")
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
+                          chain.from_iterable(g["params"] for g in groups), strict=True))
 
         def _cast(param, value, param_id=None, param_groups=None, key=None):
             if isinstance(value, Tensor):
@@ -411,7 +412,7 @@ class Optimizer:
                 new_group["param_names"] = group["param_names"]
             return new_group
 
-        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups, strict=True)]
         self.__setstate__({"state": state, "param_groups": param_groups})
         for post_hook in self._optimizer_load_state_dict_post_hooks.values():
             post_hook(self)

@@ -73,7 +73,7 @@ class SGD(Optimizer):
                 lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"],
                 maximize=group["maximize"])
             if momentum != 0:
-                for p, buf in zip(params, bufs):
+                for p, buf in zip(params, bufs, strict=True):
                     self.state[p]["momentum_buffer"] = buf
         return loss
 

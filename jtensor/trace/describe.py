@@ -76,7 +76,7 @@ def describe(x, namespace=None, name=None):
     fields["dtype"] = f"{x._dtype} ({x._dtype.itemsize} bytes per element)"
     fields["device"] = str(x.device)
     layout = "contiguous" if is_contiguous(shape, stride) else "not contiguous"
-    if any(s == 0 and n > 1 for n, s in zip(shape, stride)):
+    if any(s == 0 and n > 1 for n, s in zip(shape, stride, strict=True)):
         layout += "; a stride of 0 repeats elements (expanded)"
     fields["layout"] = layout
     storage = x._storage

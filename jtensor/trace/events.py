@@ -40,9 +40,10 @@ class TensorSnapshot:
 
     Fields: ``label`` (an int, 1, 2... by first appearance of the tensor in the trace, the
     same for every snapshot of one tensor; ``trace.name_of(snapshot)`` gives the user's
-    variable name, or ``t1``, ``t2``... for unnamed tensors), ``shape``, ``stride``, ``offset`` (tuples
-    and int, in elements), ``dtype`` and ``device`` (strings such as ``"torch.float32"`` and
-    ``"cpu"``), ``storage`` (a stable label ``S1``, ``S2``...), ``storage_nbytes``,
+    variable name, or ``t1``, ``t2``... for unnamed tensors), ``shape``, ``stride``,
+    ``offset`` (tuples and int, in elements), ``dtype`` and ``device`` (strings such as
+    ``"torch.float32"`` and ``"cpu"``), ``storage`` (a stable label ``S1``, ``S2``...),
+    ``storage_nbytes``,
     ``requires_grad``, ``is_leaf``, ``grad_fn`` (node name or None), ``is_view``,
     ``contiguous``, ``version_before`` and ``version`` (after the event), ``values`` (a nested
     list for tensors of at most ``small_values`` elements when the recorder was asked,
@@ -80,7 +81,7 @@ class TensorSnapshot:
 
 
 def _overlapping(shape, stride):
-    dims = sorted((abs(s), n) for n, s in zip(shape, stride) if n > 1)
+    dims = sorted((abs(s), n) for n, s in zip(shape, stride, strict=True) if n > 1)
     reach = 0  # the furthest element offset the smaller dimensions reach
     for s, n in dims:
         if s == 0 or s <= reach:

@@ -69,7 +69,7 @@ def analyze(trace):
     (code, line)."""
     findings = []
     seen = set()
-    for code, (title, rule) in PITFALLS.items():
+    for _title, rule in PITFALLS.values():
         for finding in rule(trace):
             key = (finding.code, finding.filename, finding.line)
             if key in seen:
@@ -115,7 +115,7 @@ def _reshape_copy(trace):
 
 
 def _blocking_dims(shape, stride):
-    dims = [(n, s) for n, s in zip(shape, stride) if n != 1]
+    dims = [(n, s) for n, s in zip(shape, stride, strict=True) if n != 1]
     for i in range(len(dims) - 1):
         (_, s0), (n1, s1) = dims[i], dims[i + 1]
         if s0 != s1 * n1:

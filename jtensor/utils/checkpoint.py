@@ -48,7 +48,7 @@ class CheckpointFunction(Function):
 
         saved = iter(ctx.saved_tensors)
         args = [next(saved) if is_t else other for is_t, other in zip(ctx.arg_layout,
-                                                                       ctx.others)]
+                                                                       ctx.others, strict=True)]
         inputs = _detach_like(args)
         current = _random.get_rng_state() if ctx.rng_state is not None else None
         if ctx.rng_state is not None:
@@ -62,7 +62,7 @@ class CheckpointFunction(Function):
             if current is not None:
                 _random.set_rng_state(current)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-        pairs = [(o, g) for o, g in zip(outputs, grads)
+        pairs = [(o, g) for o, g in zip(outputs, grads, strict=True)
                  if isinstance(o, Tensor) and o._requires_grad and g is not None]
         if pairs:
             J.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])

@@ -7,11 +7,11 @@ import math
 
 def extent(shape, stride, offset):
     """(first, last) storage index a non-empty tensor touches (strides are >= 0)."""
-    return offset, offset + sum((n - 1) * s for n, s in zip(shape, stride) if n > 0)
+    return offset, offset + sum((n - 1) * s for n, s in zip(shape, stride, strict=True) if n > 0)
 
 
 def position(index, stride, offset):
-    return offset + sum(i * s for i, s in zip(index, stride))
+    return offset + sum(i * s for i, s in zip(index, stride, strict=True))
 
 
 def coverage(shape, stride, offset, lo, hi):
@@ -26,7 +26,7 @@ def coverage(shape, stride, offset, lo, hi):
         return {}
     repeat = 1
     dims = []
-    for n, s in zip(shape, stride):
+    for n, s in zip(shape, stride, strict=True):
         if n == 1:
             continue
         if s == 0:
@@ -60,7 +60,7 @@ def overlaps(shape, stride):
     ``has_internal_overlap`` question). Nested strides (each larger than everything the
     smaller ones reach) answer at once; other layouts are counted cell by cell, and None
     means too wide to count."""
-    dims = sorted((s, n) for n, s in zip(shape, stride) if n > 1)
+    dims = sorted((s, n) for n, s in zip(shape, stride, strict=True) if n > 1)
     if any(n == 0 for n in shape):
         return False
     if any(s == 0 for s, _ in dims):

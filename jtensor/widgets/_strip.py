@@ -152,7 +152,7 @@ def draw_grid(svg, x0, y0, shape, stride, offset, colour, values=None, selected=
               storage_length=None, limit=8):
     """Draw the logical grid (each cell: its storage index and value). Returns (w, h)."""
     # Cells as wide as the largest storage index (``@12345``) and value they show.
-    biggest = offset + sum((n - 1) * s for n, s in zip(shape, stride) if n > 0)
+    biggest = offset + sum((n - 1) * s for n, s in zip(shape, stride, strict=True) if n > 0)
     gw, gh = max(46, (len(str(biggest)) + 1) * 5.0 + 8), 30
     if values is not None and biggest < (storage_length or 0):
         sample = values(offset, offset + 1)

@@ -31,7 +31,7 @@ def tint(hex_colour, amount=0.75):
     """The colour mixed with white (``amount`` of white): a light fill for covered cells."""
     r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
     mix = [round(c + (255 - c) * amount) for c in (r, g, b)]
-    return "#%02X%02X%02X" % tuple(mix)
+    return "#" + "".join(f"{c:02X}" for c in mix)
 
 
 def number(x, digits=4):

@@ -132,7 +132,7 @@ class BroadcastView(Visual):
     # ------------------------------------------------------------------ snapshot
     def text(self):
         lines = [f"{name}: {shape_text(shape)}" for name, (shape, _) in
-                 zip(self.names, self.inputs)]
+                 zip(self.names, self.inputs, strict=True)]
         if self.error:
             lines.append(f"error: {self.error}")
         else:
@@ -214,7 +214,7 @@ class BroadcastView(Visual):
         if self.error:
             d = self.clash
             sizes = ", ".join(f"{name} has {shape[d]}" for name, (shape, _) in
-                              zip(self.names, self.inputs) if len(shape) >= -d and
+                              zip(self.names, self.inputs, strict=True) if len(shape) >= -d and
                               shape[d] != 1)
             parts.append(paragraph(f"dim {d}: {sizes}; only a size of 1 (or a missing "
                                    "dimension) can be stretched, so these cannot match.",

@@ -63,7 +63,7 @@ class StorageMap(Visual):
         if len(index) != t.dim():
             raise IndexError(f"{self.names[tensor]} has {t.dim()} dimensions but the index "
                              f"{index} has {len(index)}")
-        for d, (i, n) in enumerate(zip(index, t.shape)):
+        for d, (i, n) in enumerate(zip(index, t.shape, strict=True)):
             if not 0 <= i < n:
                 raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
         self.selected = (tensor, index)
@@ -75,7 +75,7 @@ class StorageMap(Visual):
             return ""
         k, index = self.selected
         t = self.tensors[k]
-        terms = "".join(f" + {i}*{s}" for i, s in zip(index, t.stride()))
+        terms = "".join(f" + {i}*{s}" for i, s in zip(index, t.stride(), strict=True))
         where = position(index, t.stride(), t.storage_offset())
         return (f"{self.names[k]}[{', '.join(map(str, index))}] -> "
                 f"storage[{t.storage_offset()}{terms}] = storage[{where}]")
@@ -99,7 +99,8 @@ class StorageMap(Visual):
     @staticmethod
     def _flags(t, prefix=""):
         flags = []
-        zero = [d for d, (n, s) in enumerate(zip(t.shape, t.stride())) if s == 0 and n > 1]
+        zero = [d for d, (n, s) in enumerate(zip(t.shape, t.stride(), strict=True))
+                if s == 0 and n > 1]
         if zero:
             flags.append("stride 0 in dim " + ", ".join(map(str, zero)))
         over = overlaps(tuple(t.shape), tuple(t.stride()))

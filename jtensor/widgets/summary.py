@@ -186,7 +186,7 @@ class TensorSummary(Visual):
         peak = float(scaled.max()) if counts.size and scaled.max() > 0 else 1.0
         bar = width / max(1, len(counts))
         svg.rect(left, top, width, height, fill="#FFFFFF", stroke=GRID)
-        for i, (c, v) in enumerate(zip(counts, scaled)):
+        for i, (c, v) in enumerate(zip(counts, scaled, strict=True)):
             h = height * float(v) / peak
             if c:
                 svg.rect(left + i * bar, top + height - h, max(bar - 1, 1), h,

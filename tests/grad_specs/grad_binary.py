@@ -33,7 +33,8 @@ def _no_derivative(lib, out, *keep):
 
 
 def _ties(lib, rng):
-    return _t(lib, [[1.0, 2.0, -0.5], [0.25, 3.0, 1.5]]), _t(lib, [[1.0, 0.5, -0.5], [1.0, 3.0, 0.0]])
+    return (_t(lib, [[1.0, 2.0, -0.5], [0.25, 3.0, 1.5]]),
+            _t(lib, [[1.0, 0.5, -0.5], [1.0, 3.0, 0.0]]))
 
 
 def _ldexp_int(lib, rng):

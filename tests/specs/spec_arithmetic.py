@@ -85,7 +85,8 @@ def binary_cases(f, *, scalar_first=True):
         case(lambda lib: f(lib, f34(lib).t(), f34(lib, 1).t()), name="both-transposed"),
         case(lambda lib: f(lib, f34(lib).t(), T(lib, arr(4, 3, seed=1))),
              name="transposed-and-contiguous"),
-        case(lambda lib: f(lib, T(lib, arr(4, 3)), f34(lib, 1).t()), name="contiguous-and-transposed"),
+        case(lambda lib: f(lib, T(lib, arr(4, 3)), f34(lib, 1).t()),
+             name="contiguous-and-transposed"),
         case(lambda lib: f(lib, f34(lib)[:, ::2], f34(lib, 1)[:, 1::2]), name="strided"),
         case(lambda lib: f(lib, channels_last(lib), channels_last(lib) * 0.5 + 1),
              name="channels-last"),
@@ -368,7 +369,8 @@ SPECS = [
         case(lambda lib: lib.multiply(f34(lib), 3), name="multiply"),
         case(lambda lib: T(lib, arr(3, 4, dtype="int8")) * 1000, name="int8-overflow-wraps"),
     ]),
-    inplace_spec("mul_", extra=inplace_operator_cases("*") + [case(lambda lib: f34(lib).multiply_(2), name="multiply_")]),
+    inplace_spec("mul_", extra=inplace_operator_cases("*") + [
+        case(lambda lib: f34(lib).multiply_(2), name="multiply_")]),
     binary_spec("div", fn("div"), extra=operator_cases("/") + [
         c for mode in ("trunc", "floor") for c in binary_cases(div_mode(mode))
         if c.name in ("float", "int-int", "int-int-with-zeros", "int-float-scalar", "bool-bool",

@@ -344,7 +344,8 @@ SPECS = [
     ]),
     OpSpec("__setitem__", [
         case(lambda lib, x: (x.__setitem__(0, 5.0), x)[1]),
-        case(lambda lib, x: (x.__setitem__((slice(None), 1), x[0, :3].clone()), x)[1], name="tensor"),
+        case(lambda lib, x: (x.__setitem__((slice(None), 1), x[0, :3].clone()), x)[1],
+             name="tensor"),
         case(lambda lib, x: (x.__setitem__(Ellipsis, x[0]), x)[1], name="broadcast"),
         case(lambda lib, x: (x.__setitem__(0, lib.ones(1, 1, 4)), x)[1], name="leading-ones"),
         case(lambda lib, x: (x.__setitem__(0, lib.ones(2, 3)), x)[1], name="too-many-dims"),

@@ -131,11 +131,13 @@ def minmax_spec(name):
         case(lambda lib, x: getattr(x, name)(0), make=c34, name="complex-dim"),
         case(lambda lib, x: getattr(x, name)(2), name="bad-dim"),
         case(lambda lib, x: getattr(x, name)((0, 1)), name="tuple-dim"),
-        case(lambda lib, x: getattr(lib, name)(x, 0, out=(lib.empty(0), lib.empty(0, dtype=lib.long))),
+        case(lambda lib, x: getattr(lib, name)(x, 0, out=(lib.empty(0),
+                                                          lib.empty(0, dtype=lib.long))),
              name="out"),
         case(lambda lib, x: getattr(lib, name)(x, 0, out=(lib.empty(0), lib.empty(0))),
              name="out-bad-dtype"),
-    ] + layouts(lambda lib, x: getattr(x, name)(0)) + layouts(lambda lib, x: getattr(x, name)(), "all-"))
+    ] + layouts(lambda lib, x: getattr(x, name)(0))
+    + layouts(lambda lib, x: getattr(x, name)(), "all-"))
 
 
 def amax_spec(name):
@@ -173,7 +175,8 @@ def arg_spec(name):
         case(lambda lib, x: getattr(x, name)(1), make=empty03, name="empty-other"),
         case(lambda lib, x: getattr(x, name)(0), make=s0d, name="0d"),
         case(lambda lib, x: getattr(x, name)(3), name="bad-dim"),
-    ] + layouts(lambda lib, x: getattr(x, name)(1)) + layouts(lambda lib, x: getattr(x, name)(), "all-"))
+    ] + layouts(lambda lib, x: getattr(x, name)(1))
+    + layouts(lambda lib, x: getattr(x, name)(), "all-"))
 
 
 def var_spec(name, method=True):
@@ -318,7 +321,8 @@ SPECS = [
         case(lambda lib: lib.tensor([1e38, 1e38, 3e38]).logsumexp(0), make=None, name="huge-f32"),
         case(lambda lib: lib.tensor([-1e38, -3e38]).logsumexp(0), make=None, name="very-negative"),
         case(lambda lib: lib.tensor([1.0, float("inf")]).logsumexp(0), make=None, name="inf"),
-        case(lambda lib: lib.tensor([float("-inf"), float("-inf")]).logsumexp(0), make=None, name="all-ninf"),
+        case(lambda lib: lib.tensor([float("-inf"), float("-inf")]).logsumexp(0), make=None,
+             name="all-ninf"),
         case(lambda lib, x: x.logsumexp(0), make=empty03, name="empty"),
         case(lambda lib, x: x.logsumexp(1), make=nan34, name="nan"),
         case(lambda lib, x: x.logsumexp(0), make=s0d, name="0d"),
@@ -383,8 +387,10 @@ SPECS = [
         case(lambda lib, x, n=name: getattr(x, n)(0), name="dim0"),
         case(lambda lib, x, n=name: getattr(x, n)(1), make=i34, name="int-ties"),
         case(lambda lib, x, n=name: getattr(x, n)(1), make=b34, name="bool"),
-        case(lambda lib, n=name: getattr(lib.tensor([1.0, 3, 3, 1, 3, 0, 0]), n)(0), make=None, name="ties"),
-        case(lambda lib, n=name: getattr(lib.tensor([1.0, NAN, 3, NAN, 5]), n)(0), make=None, name="nan-sticks"),
+        case(lambda lib, n=name: getattr(lib.tensor([1.0, 3, 3, 1, 3, 0, 0]), n)(0), make=None,
+             name="ties"),
+        case(lambda lib, n=name: getattr(lib.tensor([1.0, NAN, 3, NAN, 5]), n)(0), make=None,
+             name="nan-sticks"),
         case(lambda lib, x, n=name: getattr(x, n)(1), make=nan34, name="nan"),
         case(lambda lib, x, n=name: getattr(x, n)(1), make=h34, name="float16"),
         case(lambda lib, x, n=name: getattr(x, n)(0), make=empty03, name="empty"),
@@ -400,12 +406,16 @@ SPECS = [
         case(lambda lib, x, n=name: getattr(x, n)(1), name="dim"),
         case(lambda lib, x, n=name: getattr(x, n)(0, keepdim=True), name="keepdim"),
         case(lambda lib, x, n=name: getattr(x, n)(-1), make=x234, name="3d"),
-        case(lambda lib, n=name: getattr(lib.tensor([4.0, 1, 3, 2]), n)(), make=None, name="even-lower"),
-        case(lambda lib, n=name: getattr(lib.tensor([[3, 1, 2, 2]]), n)(1), make=None, name="int-ties"),
+        case(lambda lib, n=name: getattr(lib.tensor([4.0, 1, 3, 2]), n)(), make=None,
+             name="even-lower"),
+        case(lambda lib, n=name: getattr(lib.tensor([[3, 1, 2, 2]]), n)(1), make=None,
+             name="int-ties"),
         case(lambda lib, x, n=name: getattr(x, n)(), make=i34, name="int-all"),
         case(lambda lib, n=name: getattr(lib.tensor([[1.0, NAN, 3, NAN], [4, 2, 6, 1],
-                                             [NAN, NAN, NAN, 0]]), n)(1), make=None, name="nan-rows"),
-        case(lambda lib, n=name: getattr(lib.tensor([[NAN, NAN], [4, 2]]), n)(1), make=None, name="all-nan-row"),
+                                                     [NAN, NAN, NAN, 0]]), n)(1),
+             make=None, name="nan-rows"),
+        case(lambda lib, n=name: getattr(lib.tensor([[NAN, NAN], [4, 2]]), n)(1), make=None,
+             name="all-nan-row"),
         case(lambda lib, x, n=name: getattr(x, n)(), make=nan34, name="nan-all"),
         case(lambda lib, x, n=name: getattr(x, n)(1), make=h34, name="float16"),
         case(lambda lib, x, n=name: getattr(x, n)(), make=b34, name="bool"),

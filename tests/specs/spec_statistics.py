@@ -206,7 +206,8 @@ def renorm__cases():
         case(lambda lib, x: x.renorm_(2, 0, 3.0), x34, "inplace"),
         case(lambda lib, x: x.renorm_(1, 1, 1.0), lambda lib: R(lib, 4, 3).t(), "transposed"),
         case(lambda lib, x: x.renorm_(2, 0, 1.0), lambda lib: R(lib, 3), "1d-error"),
-        case(lambda lib, x: x.renorm_(2, 0, 1.0), lambda lib: T(lib, arr(3, 4), requires_grad=True), "leaf-error"),
+        case(lambda lib, x: x.renorm_(2, 0, 1.0),
+             lambda lib: T(lib, arr(3, 4), requires_grad=True), "leaf-error"),
     ]
 
 

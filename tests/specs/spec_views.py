@@ -12,7 +12,7 @@ def x34(lib):
 def broadcast_identity(lib, *tensors):
     """``broadcast_tensors``' results, and which of them are the inputs themselves."""
     out = lib.broadcast_tensors(*tensors)
-    return out, tuple(o is t for o, t in zip(out, tensors))
+    return out, tuple(o is t for o, t in zip(out, tensors, strict=True))
 
 
 def broadcast_leaf_identity(lib, x):
@@ -152,7 +152,8 @@ SPECS = [
         case(lambda lib, x: broadcast_identity(lib, x.t(), x.t()), name="same-twice-is-input"),
         case(lambda lib, x: broadcast_identity(lib, x[:1].expand(3, 4), x[0]),
              name="expanded-full-shape-is-input"),
-        case(lambda lib, x: broadcast_leaf_identity(lib, x), name="requires-grad-full-shape-is-input"),
+        case(lambda lib, x: broadcast_leaf_identity(lib, x),
+             name="requires-grad-full-shape-is-input"),
     ]),
     OpSpec("expand_as", [case(lambda lib, x: x[:1].expand_as(x))]),
     OpSpec("broadcast_to", [

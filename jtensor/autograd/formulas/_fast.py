@@ -52,7 +52,7 @@ def expand(g, shape):
     """A stride-0 broadcast of ``g`` to ``shape`` (``g`` has as many or fewer dims)."""
     lead = len(shape) - len(g._shape)
     stride = [0] * lead
-    for size, target, st in zip(g._shape, shape[lead:], g._stride):
+    for size, target, st in zip(g._shape, shape[lead:], g._stride, strict=True):
         stride.append(0 if size == 1 and target != 1 else st)
     return Tensor._make(g._storage, tuple(shape), tuple(stride), g._offset, g._dtype)
 

@@ -182,7 +182,7 @@ def kron_backward(ctx, g):
     sa = (1,) * (nd - a.dim()) + tuple(a.shape)
     sb = (1,) * (nd - b.dim()) + tuple(b.shape)
     # result[i * sb + j] = a[i] * b[j]: split each dim of g into (a's, b's)
-    inter = tuple(x for pair in zip(sa, sb) for x in pair)
+    inter = tuple(x for pair in zip(sa, sb, strict=True) for x in pair)
     g2 = g.reshape(inter)
     a_dims = tuple(range(0, 2 * nd, 2))
     b_dims = tuple(range(1, 2 * nd, 2))
@@ -244,7 +244,7 @@ def tensordot_backward(ctx, g):
 def _fit_contracted(g, shape):
     """A contracted dim of size 1 on the other side broadcast: expand it back (the engine
     sums the dims where this input had size 1)."""
-    target = [s if gs == 1 else gs for gs, s in zip(g.shape, shape)]
+    target = [s if gs == 1 else gs for gs, s in zip(g.shape, shape, strict=True)]
     return g.expand(target)
 
 
@@ -266,12 +266,12 @@ def _einsum_labels(equation, ops):
     used = {lab for labels, _ in parsed for lab in labels if lab is not None}
     free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used]
     ell = 0
-    for (labels, _), t in zip(parsed, ops):
+    for (labels, _), t in zip(parsed, ops, strict=True):
         if None in labels:
             ell = max(ell, t.dim() - (len(labels) - 1))
     ell_letters = [free.pop(0) for _ in range(ell)]
     explicit = []
-    for (labels, _), t in zip(parsed, ops):
+    for (labels, _), t in zip(parsed, ops, strict=True):
         row = []
         for lab in labels:
             if lab is None:
@@ -309,8 +309,8 @@ def einsum_backward(ctx, g):
         ops = list(ops[0])
     explicit, out, free = _einsum_labels(ctx.equation, ops)
     sizes = {}
-    for row, t in zip(explicit, ops):
-        for lab, s in zip(row, t.shape):
+    for row, t in zip(explicit, ops, strict=True):
+        for lab, s in zip(row, t.shape, strict=True):
             if sizes.get(lab, 1) == 1:
                 sizes[lab] = s
     needs = ctx.needs_input_grad[0]

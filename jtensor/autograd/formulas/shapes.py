@@ -42,7 +42,7 @@ def _split_cat(g, shapes, cat_shapes, dim):
     d = wrap_dim(dim, len(ref))
     out = []
     offset = 0
-    for shape, cshape in zip(shapes, cat_shapes):
+    for shape, cshape in zip(shapes, cat_shapes, strict=True):
         if tuple(cshape) == (0,) and len(ref) != 1:
             out.append(J.zeros(shape, dtype=g.dtype, device=g.device))
             continue
@@ -286,8 +286,10 @@ def _atleast_name(n):
 
 
 def _atleast_backward(ctx, *grads):
+    # strict=False: the engine's buffer stops at the last output that has a gradient (the
+    # missing trailing ones are None).
     return ([g.reshape(s) if g is not None else None
-             for g, s in zip(grads, _shapes(ctx))],)
+             for g, s in zip(grads, _shapes(ctx), strict=False)],)
 
 
 for _n in (1, 2, 3):
@@ -318,7 +320,8 @@ def meshgrid_backward(ctx, *grads):
     n = _count(ctx)
     swap = ctx.indexing == "xy" and n >= 2
     out = []
-    for k, (g, shape) in enumerate(zip(grads, _shapes(ctx))):
+    # strict=False: the engine's buffer stops at the last output that has a gradient.
+    for k, (g, shape) in enumerate(zip(grads, _shapes(ctx), strict=False)):
         if g is None:
             out.append(None)
             continue

@@ -201,7 +201,8 @@ def _pieces_backward(ctx, grads, cut):
         return None
     ref = next(g for g in grads if g is not None)
     z = _zeros(ref, ctx.input_meta(0)[0])
-    for piece, g in zip(cut(z), grads):
+    # strict=False: the engine's buffer stops at the last output that has a gradient.
+    for piece, g in zip(cut(z), grads, strict=False):
         if g is not None:
             piece.add_(g)  # tensor_split's pieces may overlap (indices [3, 1])
     return z

@@ -3,9 +3,10 @@
 One implementation (2-d; 1-d inputs get a height of 1): the (padded) input is seen in
 NHWC order, its sliding windows are an ``as_strided`` view ``(N, OH, OW, kh, kw, C)`` (stride-
 and dilation-aware, no copy), which is gathered once into columns and multiplied with the
-weight in a single matmul (batched over the groups; an einsum for depthwise). The result is computed as ``(N, OH, OW, O)``, so a
-``channels_last`` output costs nothing and a contiguous NCHW one one transpose-copy: the
-output takes PyTorch's memory format (channels_last when the input or the weight is).
+weight in a single matmul (batched over the groups; an einsum for depthwise). The result is
+computed as ``(N, OH, OW, O)``, so a ``channels_last`` output costs nothing and a contiguous
+NCHW one one transpose-copy: the output takes PyTorch's memory format (channels_last when the
+input or the weight is).
 
 The op is an ``autograd.Function`` with an explicit backward (``ConvolutionBackward0``, as in
 PyTorch): the weight gradient is one matmul with the recomputed columns, the input gradient
@@ -68,7 +69,7 @@ def _first_order_only(op, deps=lambda ctx: ()):
             if not isinstance(wrapped, tuple):
                 wrapped = (wrapped,)
             out = list(results)
-            for i, w in zip(present, wrapped):
+            for i, w in zip(present, wrapped, strict=True):
                 out[i] = w
             return tuple(out)
 
@@ -325,7 +326,7 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
                 raise TensorRuntimeError(
                     "padding='same' is not supported for strided convolutions")
             pads = []
-            for k, d in zip(kernel, dilation):
+            for k, d in zip(kernel, dilation, strict=True):
                 total = d * (k - 1)
                 pads.append((total // 2, total - total // 2))
             pads = tuple(pads)
@@ -350,15 +351,15 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
             f"Given weight of size {list(wshape)}, expected bias to be 1-dimensional with "
             f"{wshape[0]} elements, but got bias of size {list(bias._shape)} instead")
     spatial = shape[2:]
-    padded = [s + a + b for s, (a, b) in zip(spatial, pads)]
-    eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
-    if any(p < e for p, e in zip(padded, eff)):
+    padded = [s + a + b for s, (a, b) in zip(spatial, pads, strict=True)]
+    eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation, strict=True)]
+    if any(p < e for p, e in zip(padded, eff, strict=True)):
         dims = " x ".join(str(p) for p in padded)
         raise TensorRuntimeError(
             f"Calculated padded input size per channel: ({dims}). Kernel size: "
             f"({' x '.join(str(e) for e in eff)}). Kernel size can't be greater than actual "
             f"input size")
-    out = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride))
+    out = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride, strict=True))
     if nd == 1:
         pads = ((0, 0),) + pads
         kernel = (1,) + tuple(kernel)

@@ -27,8 +27,8 @@ class _NativeNorm(Function):
 
     ``stats`` None: the batch statistics (differentiated through), and ``update`` =
     ``(running_mean, running_var, momentum)`` is updated from them (unbiased variance);
-    otherwise the fixed ``(mean, var)`` (batch norm in evaluation). ``pshape``: the shape weight and bias are
-    viewed as to broadcast against ``x``."""
+    otherwise the fixed ``(mean, var)`` (batch norm in evaluation). ``pshape``: the shape
+    weight and bias are viewed as to broadcast against ``x``."""
 
     _node_name = "NativeLayerNormBackward0"
 

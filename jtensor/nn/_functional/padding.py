@@ -37,7 +37,8 @@ class _ConstantPad(_function.Function):
         x = input._array()
         nd = len(pads)
         lead = x.ndim - nd
-        shape = x.shape[:lead] + tuple(s + a + b for s, (a, b) in zip(x.shape[lead:], pads))
+        shape = x.shape[:lead] + tuple(s + a + b for s, (a, b)
+                                       in zip(x.shape[lead:], pads, strict=True))
         if any(s < 0 for s in shape):
             raise TensorRuntimeError(
                 f"pad: the padded size {list(shape)} would be negative for input of size "
@@ -45,7 +46,7 @@ class _ConstantPad(_function.Function):
         out = xp.full(shape, value, dtype=x.dtype)
         src = [slice(None)] * lead
         dst = [slice(None)] * lead
-        for size, (a, b) in zip(x.shape[lead:], pads):
+        for size, (a, b) in zip(x.shape[lead:], pads, strict=True):
             src.append(slice(max(-a, 0), size - max(-b, 0)))
             dst.append(slice(max(a, 0), max(a, 0) + max(size - max(-a, 0) - max(-b, 0), 0)))
         if all(s.start < s.stop for s in src[lead:]):

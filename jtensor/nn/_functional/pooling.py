@@ -23,7 +23,8 @@ from .conv import (
     _xp,
 )
 
-__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d", "max_pool2d", "max_pool2d_with_indices"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d",
+           "max_pool2d", "max_pool2d_with_indices"]
 
 
 def _tuple2(value, name, default=None):
@@ -75,7 +76,7 @@ def _geometry(name, input, kernel_size, stride, padding, dilation, ceil_mode):
     if any(d <= 0 for d in dilation):
         raise TensorRuntimeError(f"dilation should be greater than zero, but got dilationH: "
                                  f"{dilation[0]} dilationW: {dilation[1]}")
-    for k, p, d in zip(kernel, padding, dilation):
+    for k, p, d in zip(kernel, padding, dilation, strict=True):
         if p < 0 or p > (d * (k - 1) + 1) // 2:
             raise TensorRuntimeError(
                 f"pad should be at most half of effective kernel size, but got pad={p}, "
@@ -288,7 +289,7 @@ def _divisor(h, w, geometry, count_include_pad, divisor_override):
     if divisor_override:
         return np.full((oh, ow), float(divisor_override))
     sizes = []
-    for size, out, k, s, p in zip((h, w), (oh, ow), kernel, stride, padding):
+    for size, out, k, s, p in zip((h, w), (oh, ow), kernel, stride, padding, strict=True):
         start = np.arange(out) * s - p
         end = np.minimum(start + k, size + p)
         if count_include_pad:

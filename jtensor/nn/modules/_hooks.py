@@ -52,7 +52,7 @@ def call_with_backward_hooks(module, args, kwargs):
     if positions:
         wrapped = _through([args[i] for i in positions], on_input_grads)
         args = list(args)
-        for i, w in zip(positions, wrapped):
+        for i, w in zip(positions, wrapped, strict=True):
             args[i] = w
         args = tuple(args)
     output = module.forward(*args, **kwargs)
@@ -70,6 +70,6 @@ def call_with_backward_hooks(module, args, kwargs):
 
     wrapped = _through([outputs[i] for i in out_positions], on_output_grads)
     outputs = list(outputs)
-    for i, w in zip(out_positions, wrapped):
+    for i, w in zip(out_positions, wrapped, strict=True):
         outputs[i] = w
     return tuple(outputs) if isinstance(output, tuple) else outputs[0]

@@ -58,7 +58,7 @@ class _ConvNd(Module):
             pads = [0, 0] * nd
             if padding == "same":
                 for d, k, i in zip(self.dilation, self.kernel_size,
-                                   range(nd - 1, -1, -1)):
+                                   range(nd - 1, -1, -1), strict=True):
                     total = d * (k - 1)
                     left = total // 2
                     pads[2 * i] = left

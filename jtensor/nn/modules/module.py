@@ -363,7 +363,7 @@ class Module:
         previous = grad_mode.enabled
         grad_mode.enabled = False
         try:
-            for key, param in self._parameters.items():
+            for param in self._parameters.values():
                 if param is None:
                     continue
                 new = fn(param)

@@ -367,7 +367,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     out = J.full(shape + rest, padding_value, dtype=first.dtype, device=first.device)
     b_idx = np.repeat(np.arange(batch), lens)
     starts = (max_len - lens) if padding_side == "left" else np.zeros(batch, np.int64)
-    t_idx = np.concatenate([np.arange(int(s), int(s) + int(n)) for s, n in zip(starts, lens)])
+    t_idx = np.concatenate([np.arange(int(s), int(s) + int(n))
+                            for s, n in zip(starts, lens, strict=True)])
     flat = b_idx * max_len + t_idx if batch_first else t_idx * batch + b_idx
     if len(flat):
         values = sequences[0] if batch == 1 else J.cat(
@@ -403,7 +404,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
         raise TensorValueError(
             f"unpad_sequence: {len(padded_sequences)} padded sequences but {len(lengths)} "
             "lengths")
-    for seq, length in zip(padded_sequences, lengths):
+    for seq, length in zip(padded_sequences, lengths, strict=True):
         unpadded.append(seq[idx < length])
     return unpadded
 

@@ -16,7 +16,9 @@ import bisect
 import itertools
 import math
 import warnings
-from typing import Generic, Iterable, TypeVar
+# typing's Iterable, not collections.abc's: as a base next to Generic (IterableDataset) the
+# latter can fail with an inconsistent MRO (PyTorch keeps typing's for the same reason).
+from typing import Generic, Iterable, TypeVar  # noqa: UP035
 
 import jtensor as _J
 from ...random import default_generator
@@ -123,12 +125,12 @@ class StackDataset(Dataset):
         if isinstance(self.datasets, dict):
             batch = [{} for _ in indices]
             for k, dataset in self.datasets.items():
-                for data, sample in zip(self._column(dataset, indices), batch):
+                for data, sample in zip(self._column(dataset, indices), batch, strict=True):
                     sample[k] = data
             return batch
         batch = [[] for _ in indices]
         for dataset in self.datasets:
-            for data, sample in zip(self._column(dataset, indices), batch):
+            for data, sample in zip(self._column(dataset, indices), batch, strict=True):
                 sample.append(data)
         return [tuple(sample) for sample in batch]
 
@@ -274,5 +276,5 @@ def random_split(dataset, lengths, generator=default_generator):
 
     indices = _J.randperm(sum(lengths), generator=generator).tolist()
     return [Subset(dataset, indices[offset - length:offset])
-            for offset, length in zip(itertools.accumulate(lengths), lengths)]
+            for offset, length in zip(itertools.accumulate(lengths), lengths, strict=True)]
 

@@ -162,7 +162,7 @@ class BatchSampler(Sampler):
         if self.drop_last:
             # zip over the same iterator batch_size times: complete batches only.
             args = [sampler_iter] * self.batch_size
-            for batch in zip(*args):
+            for batch in zip(*args, strict=False):
                 yield [*batch]
         else:
             batch = [*itertools.islice(sampler_iter, self.batch_size)]

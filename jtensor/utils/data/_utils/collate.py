@@ -119,13 +119,13 @@ def collate(batch, *, collate_fn_map=None):
                     for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         return elem_type(*(collate(samples, collate_fn_map=collate_fn_map)
-                           for samples in zip(*batch)))
+                           for samples in zip(*batch, strict=False)))  # as PyTorch's
     if isinstance(elem, collections.abc.Sequence):
         it = iter(batch)
         elem_size = len(next(it))
         if not all(len(e) == elem_size for e in it):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = list(zip(*batch))
+        transposed = list(zip(*batch, strict=True))
         if isinstance(elem, tuple):
             return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
         try:

@@ -10,7 +10,7 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "MP_STATUS_CHECK_INTERVAL"]
 
@@ -87,8 +87,8 @@ class WorkerInfo:
     num_workers: int
     seed: int
     dataset: Any
-    rng: Optional[Any] = None
-    worker_method: Optional[str] = "multiprocessing"
+    rng: Any | None = None
+    worker_method: str | None = "multiprocessing"
 
 
 _worker_info = None
@@ -114,7 +114,7 @@ class _IterableDatasetStopIteration:
 class _ResumeIteration:
     """Sent to persistent workers at the start of a new epoch."""
 
-    seed: Optional[int] = None
+    seed: int | None = None
 
 
 class _DatasetKind:
