@@ -395,7 +395,7 @@ def register(exercise):
 
 
 def _load_curriculum():
-    from . import _curriculum  # noqa: F401  (registers the curriculum's exercises)
+    from . import curriculum  # noqa: F401  (registers the curriculum's exercises)
 
 
 def get(name):

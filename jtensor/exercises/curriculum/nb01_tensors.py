@@ -1,0 +1,75 @@
+"""Exercises of notebook 01_tensors.ipynb (tensors & construction).
+
+Names are ``<notebook number>-<topic>``; see ``jtensor/exercises/curriculum``.
+"""
+
+import numpy as np
+
+import jtensor as torch
+
+from .. import Exercise, Hint
+
+
+def _float_array():
+    return (np.arange(6, dtype=np.float64).reshape(2, 3),)
+
+
+def share_numpy(arr):
+    return torch.from_numpy(arr)  # torch.as_tensor(arr) also shares here
+
+
+Exercise(
+    "01-share-numpy",
+    "Write f(arr) returning a tensor with arr's values that shares arr's memory "
+    "(writing into arr must show in the tensor).",
+    share_numpy, inputs=_float_array,
+    rules=("type", "shape", "dtype", "values", "shares"),
+    hints=[
+        Hint("torch.tensor(data) always copies: use torch.from_numpy(arr) or "
+             "torch.as_tensor(arr), which reuse the array's memory.",
+             wrong=lambda arr: torch.tensor(arr)),
+        Hint("Asking for another dtype (float32 here) forces a conversion, hence a copy: "
+             "keep the array's float64.",
+             wrong=lambda arr: torch.as_tensor(arr, dtype=torch.float32)),
+    ])
+
+
+def _leaf():
+    return (torch.arange(4.0).requires_grad_(),)
+
+
+def independent_copy(w):
+    return w.detach().clone()
+
+
+Exercise(
+    "01-independent-copy",
+    "Write f(w) returning a copy of w's values that is cut from autograd "
+    "(requires_grad False) and shares no memory with w.",
+    independent_copy, inputs=_leaf,
+    rules=("type", "shape", "dtype", "values", "shares", "requires_grad"),
+    hints=[
+        Hint("detach() alone cuts the graph but still shares w's memory: add .clone().",
+             wrong=lambda w: w.detach()),
+        Hint("clone() alone copies the memory but stays in the graph (requires_grad True): "
+             "detach first.",
+             wrong=lambda w: w.clone()),
+    ])
+
+
+def bytes_of_batch():
+    x = torch.zeros(1000, 3, dtype=torch.float16)
+    return x.numel() * x.element_size()
+
+
+Exercise(
+    "01-bytes",
+    "How many bytes does the data of torch.zeros(1000, 3, dtype=torch.float16) take? "
+    "Answer an int.",
+    bytes_of_batch,
+    hints=[
+        Hint("3000 is the number of elements; multiply by the element size in bytes.",
+             wrong=lambda: 3000),
+        Hint("float16 elements take 2 bytes each, not 4 (that is float32).",
+             wrong=lambda: 12000),
+    ])

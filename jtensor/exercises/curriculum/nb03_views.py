@@ -1,0 +1,91 @@
+"""Exercises of notebook 03_views.ipynb (views vs copies).
+
+Names are ``<notebook number>-<topic>``; see ``jtensor/exercises/curriculum``.
+"""
+
+import jtensor as torch
+
+from .. import Exercise, Hint
+
+
+def which_share():
+    x = torch.arange(12.).reshape(3, 4)
+
+    def shares(t):
+        return t.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+
+    return tuple(shares(t) for t in (x.t(), x[:, ::2].reshape(-1), x.t().reshape(-1),
+                                     x[[0, 1]], x[0:2]))
+
+
+Exercise(
+    "03-shares",
+    "x = torch.arange(12.).reshape(3, 4). Which of x.t(), x[:, ::2].reshape(-1), "
+    "x.t().reshape(-1), x[[0, 1]], x[0:2] share memory with x? Answer a tuple of five bools.",
+    which_share,
+    hints=[
+        Hint("x[:, ::2] is evenly spaced (stride 2 across the rows too), so reshape(-1) can "
+             "return a view: check with untyped_storage().data_ptr().",
+             wrong=lambda: (True, False, False, False, True)),
+        Hint("A list of indices is advanced indexing, which copies, even when the rows it "
+             "picks (0 and 1) happen to be adjacent.",
+             wrong=lambda: (True, True, False, True, True)),
+        Hint("x.t() is a view, but flattening it needs the column order, which x's memory "
+             "does not have: reshape copies there.",
+             wrong=lambda: (True, True, True, False, True)),
+    ])
+
+
+def _grid_and_rows():
+    return (torch.arange(12.).reshape(4, 3), [0, 2])
+
+
+def zero_rows(x, rows):
+    x[rows] = 0
+    return x
+
+
+def _zero_rows_in_copy(x, rows):
+    x[rows][:] = 0
+    return x
+
+
+def _zero_rows_out_of_place(x, rows):
+    y = x.clone()
+    y[rows] = 0
+    return y
+
+
+Exercise(
+    "03-zero-rows",
+    "Write f(x, rows) that sets the rows of x listed in rows to 0, in x itself, and returns x.",
+    zero_rows, inputs=_grid_and_rows,
+    rules=("type", "shape", "dtype", "values", "shares"),
+    hints=[
+        Hint("x[rows] with a list is a copy, so x[rows][:] = 0 writes into that copy: assign "
+             "in one step, x[rows] = 0.",
+             wrong=_zero_rows_in_copy),
+        Hint("The values are right, but in a copy: write into x itself (x[rows] = 0) and "
+             "return x.",
+             wrong=_zero_rows_out_of_place),
+    ])
+
+
+def _square():
+    return (torch.arange(6.).reshape(2, 3),)
+
+
+def column_order(x):
+    return x.t().reshape(-1)  # = x.t().contiguous().view(-1)
+
+
+Exercise(
+    "03-column-order",
+    "Write f(x) returning the elements of the 2-D tensor x column by column, as a 1-D "
+    "tensor ([[0, 1], [2, 3]] gives [0, 2, 1, 3]).",
+    column_order, inputs=_square,
+    rules=("type", "shape", "dtype", "values"),
+    hints=[
+        Hint("reshape(-1) reads x in row order; transpose first: x.t().reshape(-1).",
+             wrong=lambda x: x.reshape(-1)),
+    ])

@@ -1,0 +1,71 @@
+"""Exercises of notebook 04_broadcasting.ipynb (broadcasting & expand).
+
+Names are ``<notebook number>-<topic>``; see ``jtensor/exercises/curriculum``.
+"""
+
+import jtensor as torch
+
+from .. import Exercise, Hint
+
+
+def broadcast_result_shape():
+    return tuple((torch.zeros(5, 1, 4) * torch.zeros(3, 1)).shape)
+
+
+Exercise(
+    "04-result-shape",
+    "What is the shape of torch.zeros(5, 1, 4) * torch.zeros(3, 1)? Answer a tuple of ints.",
+    broadcast_result_shape,
+    hints=[
+        Hint("Shapes align from the right: (3, 1) becomes (1, 3, 1), then every size 1 "
+             "stretches, the 1 of (5, 1, 4) to 3 as well.",
+             wrong=lambda: (5, 1, 4)),
+        Hint("Align from the right, not the left: the 3 of (3, 1) meets the middle 1, and "
+             "its 1 meets the 4.",
+             wrong=lambda: (5, 3, 4, 1)),
+    ])
+
+
+def _rows_3x3():
+    return (torch.tensor([[1., 2., 3.], [10., 20., 30.], [0., 0., 6.]]),)
+
+
+def center_rows(x):
+    return x - x.mean(dim=1, keepdim=True)
+
+
+Exercise(
+    "04-center-rows",
+    "Write f(x) that subtracts from each row of the 2-D tensor x that row's mean.",
+    center_rows, inputs=_rows_3x3,
+    rules=("type", "shape", "dtype", "values"),
+    hints=[
+        Hint("x.mean(dim=1) has shape (n,), which broadcasts as a ROW: row means are "
+             "subtracted down the columns. Keep the dimension: x.mean(dim=1, keepdim=True) "
+             "has shape (n, 1).",
+             wrong=lambda x: x - x.mean(dim=1)),
+        Hint("x.mean(dim=0) is the mean of each column; each row needs its own mean, "
+             "over dim 1.",
+             wrong=lambda x: x - x.mean(dim=0)),
+    ])
+
+
+def _pred_target():
+    return (torch.tensor([[0.5], [2.0], [2.5], [4.0]]), torch.tensor([1.0, 2.0, 3.0, 4.0]))
+
+
+def residuals(pred, target):
+    return pred.squeeze(1) - target
+
+
+Exercise(
+    "04-residuals",
+    "pred has shape (N, 1) and target (N,). Write f(pred, target) returning pred - target "
+    "elementwise, with shape (N,).",
+    residuals, inputs=_pred_target,
+    rules=("type", "shape", "dtype", "values"),
+    hints=[
+        Hint("(N, 1) minus (N,) broadcasts to (N, N), every prediction against every "
+             "target: drop pred's trailing dimension first, pred.squeeze(1).",
+             wrong=lambda pred, target: pred - target),
+    ])

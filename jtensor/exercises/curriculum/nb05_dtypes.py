@@ -1,0 +1,68 @@
+"""Exercises of notebook 05_dtypes.ipynb (dtypes & promotion).
+
+Names are ``<notebook number>-<topic>``; see ``jtensor/exercises/curriculum``.
+"""
+
+import jtensor as torch
+
+from .. import Exercise, Hint
+
+
+def dtype_int_plus_float_scalar():
+    return (torch.tensor([1, 2, 3]) + 2.5).dtype
+
+
+Exercise(
+    "05-int-plus-python-float",
+    "What is the dtype of torch.tensor([1, 2, 3]) + 2.5? Answer a dtype, e.g. torch.int64.",
+    dtype_int_plus_float_scalar,
+    hints=[
+        Hint("A Python float only moves the result to the floating category; the dtype is "
+             "then the default float dtype, torch.float32, not float64.",
+             wrong=lambda: torch.float64),
+        Hint("The result cannot stay integer: 2.5 has a fractional part, so the category "
+             "goes up to floating point.",
+             wrong=lambda: torch.int64),
+    ])
+
+
+def dtype_half_plus_zero_dim_double():
+    return (torch.ones(3, dtype=torch.float16) + torch.tensor(1.0, dtype=torch.float64)).dtype
+
+
+Exercise(
+    "05-half-plus-0dim-double",
+    "What is the dtype of torch.ones(3, dtype=torch.float16) + "
+    "torch.tensor(1.0, dtype=torch.float64)?",
+    dtype_half_plus_zero_dim_double,
+    hints=[
+        Hint("A 0-dim tensor of the same category (floating) does not widen a dimensioned "
+             "tensor: the float16 operand decides.",
+             wrong=lambda: torch.float64),
+    ])
+
+
+def _predictions():
+    return (torch.tensor([0, 2, 1, 1, 0]), torch.tensor([0, 1, 1, 1, 2]))
+
+
+def accuracy(pred, labels):
+    return (pred == labels).float().mean()
+
+
+Exercise(
+    "05-accuracy",
+    "Write f(pred, labels) (int64 class ids) returning the fraction of correct predictions "
+    "as a 0-dim float32 tensor.",
+    accuracy, inputs=_predictions,
+    hints=[
+        Hint("mean() refuses bool and integer tensors (it cannot infer a floating dtype): "
+             "convert the comparison with .float() first.",
+             wrong=lambda pred, labels: (pred == labels).mean()),
+        Hint("sum() of a bool tensor is an int64 count; divide by the number of elements "
+             "(or use .float().mean()).",
+             wrong=lambda pred, labels: (pred == labels).sum()),
+        Hint("Converting to float64 (.double()) gives the right value in the wrong dtype: "
+             "use .float().",
+             wrong=lambda pred, labels: (pred == labels).double().mean()),
+    ])

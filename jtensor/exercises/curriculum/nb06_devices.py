@@ -1,0 +1,46 @@
+"""Exercises of notebook 06_devices.ipynb (devices).
+
+Names are ``<notebook number>-<topic>``; see ``jtensor/exercises/curriculum``.
+"""
+
+import jtensor as torch
+
+from .. import Exercise, Hint
+
+
+def sync_points():
+    return {"item", "print", "cpu"}
+
+
+Exercise(
+    "06-sync-points",
+    "Which of these make the host wait for the device? 'add' (c = a + b), 'item' "
+    "(c.sum().item()), 'print' (print(c)), 'cpu' (c.cpu()), 'view' (c.view(-1)). Answer a "
+    "set of names.",
+    sync_points,
+    hints=[
+        Hint("Printing a CUDA tensor needs its values on the host, so it waits too.",
+             wrong=lambda: {"item", "cpu"}),
+        Hint("Launching c = a + b only queues a kernel: the host goes on at once.",
+             wrong=lambda: {"add", "item", "print", "cpu"}),
+    ])
+
+
+def _cpu_and_cuda():
+    return (torch.arange(3.0), torch.ones(3, device="cuda"))
+
+
+def add_on_device(x_cpu, y_cuda):
+    return x_cpu.to(y_cuda.device) + y_cuda
+
+
+Exercise(
+    "06-add-across-devices",
+    "Write f(x_cpu, y_cuda) returning x_cpu + y_cuda, computed on y_cuda's device.",
+    add_on_device, inputs=_cpu_and_cuda,
+    rules=("type", "shape", "dtype", "values", "device"),
+    hints=[
+        Hint("Bringing the CUDA tensor back to the CPU gives the right values on the wrong "
+             "device: move the CPU operand to y_cuda.device instead.",
+             wrong=lambda x, y: x + y.cpu()),
+    ])

@@ -1,0 +1,81 @@
+"""Exercises of notebook 07_autograd.ipynb (autograd).
+
+Names are ``<notebook number>-<topic>``; see ``jtensor/exercises/curriculum``.
+"""
+
+import jtensor as torch
+
+from .. import Exercise, Hint
+
+
+def accumulated_grad():
+    w = torch.ones(2, requires_grad=True)
+    for _ in range(2):
+        (3 * w).sum().backward()
+    return w.grad.tolist()
+
+
+Exercise(
+    "07-accumulate",
+    "w = torch.ones(2, requires_grad=True); then (3 * w).sum().backward() runs twice. "
+    "What is w.grad? Answer a list of floats.",
+    accumulated_grad,
+    hints=[
+        Hint("backward() adds into .grad instead of overwriting it: the two passes add "
+             "3 + 3.",
+             wrong=lambda: [3.0, 3.0]),
+    ])
+
+
+def _scalar_leaf():
+    return (torch.tensor(1.5, requires_grad=True),)
+
+
+def second_derivative(x):
+    (dy,) = torch.autograd.grad(x ** 3 + 2 * x, x, create_graph=True)
+    (d2y,) = torch.autograd.grad(dy, x)
+    return d2y
+
+
+Exercise(
+    "07-second-derivative",
+    "x is a 0-dim tensor with requires_grad=True. Write f(x) returning the second derivative "
+    "of x ** 3 + 2 * x at x, computed with autograd.",
+    second_derivative, inputs=_scalar_leaf,
+    rules=("type", "shape", "values"),
+    hints=[
+        Hint("That is the first derivative (3x^2 + 2). Take it with create_graph=True, so "
+             "that it can be differentiated again, then call torch.autograd.grad on it.",
+             wrong=lambda x: torch.autograd.grad(x ** 3 + 2 * x, x)[0]),
+    ])
+
+
+def _pair_leaf():
+    return (torch.tensor([1.0, 2.0], requires_grad=True),)
+
+
+def intermediate_grad(w):
+    h = w * 3
+    h.retain_grad()
+    (h ** 2).sum().backward()
+    return h.grad
+
+
+def _grad_of_leaf(w):
+    h = w * 3
+    (h ** 2).sum().backward()
+    return w.grad
+
+
+Exercise(
+    "07-retain-grad",
+    "h = w * 3 and loss = (h ** 2).sum(). Write f(w) returning the gradient of loss with "
+    "respect to h, from autograd (retain_grad, then backward).",
+    intermediate_grad, inputs=_pair_leaf,
+    rules=("type", "shape", "values"),
+    hints=[
+        Hint("w.grad is the gradient with respect to the leaf w (2h * 3); the question asks "
+             "for h's own gradient (2h): call h.retain_grad() before backward and return "
+             "h.grad.",
+             wrong=_grad_of_leaf),
+    ])

@@ -1,0 +1,83 @@
+"""Exercises of notebook 08_inplace.ipynb (in-place & versions).
+
+Names are ``<notebook number>-<topic>``; see ``jtensor/exercises/curriculum``.
+"""
+
+import jtensor as torch
+
+from .. import Exercise, Hint
+
+
+def version_after():
+    t = torch.zeros(3)
+    t.add_(1)
+    v = t.view(3, 1)
+    v.mul_(2)
+    w = t * 2
+    w.add_(1)
+    return t._version
+
+
+Exercise(
+    "08-version",
+    "t = torch.zeros(3); t.add_(1); v = t.view(3, 1); v.mul_(2); w = t * 2; w.add_(1). "
+    "What is t._version? Answer an int.",
+    version_after,
+    hints=[
+        Hint("A view shares its base's version counter: v.mul_(2) wrote t's memory and "
+             "counts for t too.",
+             wrong=lambda: 1),
+        Hint("w = t * 2 is a new tensor with its own counter: w.add_(1) does not touch t.",
+             wrong=lambda: 3),
+    ])
+
+
+def _parameter():
+    return (torch.tensor([2.0, -4.0, 6.0], requires_grad=True),)
+
+
+def scale_parameter(w):
+    with torch.no_grad():
+        w.mul_(0.5)
+    return w
+
+
+Exercise(
+    "08-scale-parameter",
+    "w is a leaf parameter (requires_grad=True). Write f(w) that multiplies w by 0.5 in "
+    "place, as an optimizer step does, and returns w.",
+    scale_parameter, inputs=_parameter,
+    rules=("type", "shape", "dtype", "values", "shares", "requires_grad"),
+    hints=[
+        Hint("w * 0.5 is a new tensor (and not a leaf): the parameter itself is unchanged. "
+             "Update w in place under torch.no_grad(): with torch.no_grad(): w.mul_(0.5).",
+             wrong=lambda w: w * 0.5),
+        Hint("w.detach() * 0.5 has the right values but is a new tensor cut from the graph: "
+             "write into w itself, under torch.no_grad().",
+             wrong=lambda w: w.detach() * 0.5),
+    ])
+
+
+def _logits():
+    return (torch.tensor([-1.0, 0.0, 2.0], requires_grad=True),)
+
+
+def shifted_sigmoid(x):
+    return x.sigmoid() + 1
+
+
+def _inplace_shift(x):
+    return x.sigmoid().add_(1)
+
+
+Exercise(
+    "08-shifted-sigmoid",
+    "Write f(x) returning sigmoid(x) + 1 in a way that backward() through the result "
+    "works (x requires grad).",
+    shifted_sigmoid, inputs=_logits,
+    rules=("type", "shape", "dtype", "values", "backward"),
+    hints=[
+        Hint("sigmoid saves its output for backward; add_ overwrites it (version 0 -> 1), "
+             "so backward() would raise. Add out of place: x.sigmoid() + 1.",
+             wrong=_inplace_shift),
+    ])

@@ -1,0 +1,82 @@
+"""Exercises of notebook 11_matmul.ipynb (matmul).
+
+Names are ``<notebook number>-<topic>``; see ``jtensor/exercises/curriculum``.
+"""
+
+import jtensor as torch
+
+from .. import Exercise, Hint
+
+
+def matmul_shape():
+    return (10, 3)
+
+
+Exercise(
+    "11-matmul-shape",
+    "What is the shape of torch.matmul(A, v) for A of shape (10, 3, 4) and v of shape (4,)? "
+    "Answer a tuple.",
+    matmul_shape,
+    hints=[
+        Hint("A 1-D second operand gets a 1 appended for the product and removed after: the "
+             "result has no trailing 1.",
+             wrong=lambda: (10, 3, 1)),
+        Hint("The contracted size 4 disappears; the batch 10 and the rows 3 remain.",
+             wrong=lambda: (10, 4)),
+    ])
+
+
+def _four_d():
+    a = torch.arange(2 * 3 * 4 * 5, dtype=torch.float64).reshape(2, 3, 4, 5) / 10
+    b = torch.arange(2 * 5 * 6 * 7, dtype=torch.float64).reshape(2, 5, 6, 7) / 100
+    return (a, b)
+
+
+def bmm_4d(a, b):
+    n, k = a.shape[0], a.shape[-1]
+    r = a.reshape(n, -1, k).bmm(b.reshape(n, k, -1))
+    return r.reshape(a.shape[:-1] + b.shape[2:])
+
+
+Exercise(
+    "11-bmm-4d",
+    "a has shape (2, 3, 4, 5), b has shape (2, 5, 6, 7). Write f(a, b) returning r of shape "
+    "(2, 3, 4, 6, 7) with r[n, i, j, k, l] = sum over m of a[n, i, j, m] * b[n, m, k, l], "
+    "using one bmm.",
+    bmm_4d, inputs=_four_d,
+    hints=[
+        Hint("a @ b treats the last two dims as matrices and broadcasts the others: (2, 3) "
+             "and (2, 5) do not broadcast. Flatten a to (2, 12, 5) and b to (2, 5, 42), bmm, "
+             "then reshape.",
+             wrong=lambda a, b: a @ b),
+        Hint("Reshaping b to (2, 5, 42) must keep m (size 5) as b's dim 1; transposing it "
+             "away mixes up the contraction.",
+             wrong=lambda a, b: a.reshape(2, -1, 5).bmm(
+                 b.transpose(1, 3).reshape(2, 5, -1)).reshape(2, 3, 4, 6, 7)),
+    ])
+
+
+def _rows_and_matrices():
+    x = torch.arange(20.0).reshape(4, 5) / 4
+    w = torch.arange(120.0).reshape(4, 5, 6) / 8
+    return (x, w)
+
+
+def row_times_matrix(x, w):
+    return (x.unsqueeze(1) @ w).squeeze(1)
+
+
+Exercise(
+    "11-row-times-matrix",
+    "x has shape (4, 5) and W shape (4, 5, 6). Write f(x, W) returning shape (4, 6) whose "
+    "row i is x[i] @ W[i].",
+    row_times_matrix, inputs=_rows_and_matrices,
+    hints=[
+        Hint("x @ W broadcasts the whole (4, 5) matrix against each of the 4 matrices: "
+             "shape (4, 4, 6). Make each row a (1, 5) matrix: x.unsqueeze(1) @ W, then "
+             "squeeze(1).",
+             wrong=lambda x, w: x @ w),
+        Hint("The products are right, but keep the shape (4, 6): squeeze the 1 that "
+             "unsqueeze(1) added.",
+             wrong=lambda x, w: x.unsqueeze(1) @ w),
+    ])

@@ -1,0 +1,62 @@
+"""Exercises of notebook 13_sequences.ipynb (sequences).
+
+Names are ``<notebook number>-<topic>``; see ``jtensor/exercises/curriculum``.
+"""
+
+import jtensor as torch
+
+from .. import Exercise, Hint
+
+
+def batch_sizes_for_lengths():
+    from jtensor.nn.utils.rnn import pack_sequence
+    seqs = [torch.zeros(n) for n in (4, 2, 2, 1)]
+    return pack_sequence(seqs).batch_sizes.tolist()
+
+
+Exercise(
+    "13-batch-sizes",
+    "pack_sequence of four sorted sequences with lengths [4, 2, 2, 1]: answer its batch_sizes "
+    "as a list.",
+    batch_sizes_for_lengths,
+    hints=[
+        Hint("Those are the lengths (one number per sequence). batch_sizes has one number per "
+             "time step: how many sequences are still running at that step.",
+             wrong=lambda: [4, 2, 2, 1]),
+        Hint("Packing leaves the padding out: at step t count only the sequences longer than t, "
+             "not all four.",
+             wrong=lambda: [4, 4, 4, 4]),
+    ])
+
+
+def _padded_output():
+    # (B=3, T=4, H=2): rows of lengths 4, 1, 2, zero after each length (as pad_packed_sequence
+    # returns them).
+    out = torch.arange(1.0, 25.0).reshape(3, 4, 2)
+    lengths = torch.tensor([4, 1, 2])
+    for i, n in enumerate(lengths.tolist()):
+        out[i, n:] = 0
+    return out, lengths
+
+
+def last_steps(out, lengths):
+    return out[torch.arange(out.shape[0]), lengths - 1]
+
+
+Exercise(
+    "13-last-step",
+    "Write f(out, lengths) for a batch-first padded RNN output out (B, T, H) and an int64 tensor "
+    "of B lengths: return the (B, H) tensor whose row i is out[i] at its last real step.",
+    last_steps, inputs=_padded_output,
+    rules=("shape", "values"),
+    hints=[
+        Hint("out[:, -1] is the last padded step: for every sequence shorter than the longest it "
+             "is padding. Use each row's own length: out[i, lengths[i] - 1].",
+             wrong=lambda out, lengths: out[:, -1]),
+        Hint("out[:, lengths - 1] picks every length for every row (shape B x B x H). Pair row i "
+             "with its own length: index the batch dimension with torch.arange(B) too.",
+             wrong=lambda out, lengths: out[:, lengths - 1]),
+        Hint("Time steps count from 0: the last real step of a sequence of length n is at "
+             "index n - 1 (index n is past the end for the longest one).",
+             wrong=lambda out, lengths: out[torch.arange(out.shape[0]), lengths]),
+    ])
