@@ -91,6 +91,18 @@ VIEW_OPS = {
 }
 
 
+# Per-call cost of PyTorch's argument forms (jtensor/_argparse.py): factories with their typed
+# keywords, a NumPy alias taking the rebinding path, separate ints folded into a list.
+CALL_FORMS = {
+    "zeros(4)": lambda L, x: L.zeros(4),
+    "ones(4, dtype=float64)": lambda L, x: L.ones(4, dtype=L.float64),
+    "x.sum(1)": lambda L, x: x.sum(1),
+    "x.sum(axis=1)": lambda L, x: x.sum(axis=1),
+    "x.flip(0, 1)": lambda L, x: x.flip(0, 1),
+    "x.view(size=(4096,))": lambda L, x: x.view(size=(4096,)),
+}
+
+
 def _int32_of(x):
     """The int32 dtype of whichever library ``x`` belongs to (for ``view(dtype)``)."""
     return (jtensor if isinstance(x, jtensor.Tensor) else torch).int32
@@ -122,6 +134,15 @@ def workloads(quick):
             x = lib.ones(64, 64)
             fns[name] = (lambda x=x, op=op: op(x))
         rows.append(("view", op_name, fns))
+
+    for form, call in CALL_FORMS.items():
+        fns = {}
+        for name, lib in libs.items():
+            if lib is None:
+                continue
+            x = lib.ones(64, 64)
+            fns[name] = (lambda x=x, lib=lib, call=call: call(lib, x))
+        rows.append(("call", form, fns))
 
     n = 1_000_000 if quick else 10_000_000
     large = {}
@@ -277,9 +298,10 @@ def autograd_workloads(libs, quick):
     return rows
 
 
-TARGETS = {"small": ("torch", 3.0), "view": ("torch", 2.0), "large": ("numpy", 1.05),
-           "autograd-small": ("torch", 1.0), "autograd-large": ("numpy", 1.1),
-           "training": ("numpy", 1.1), "cross-entropy": ("numpy", 1.0)}
+TARGETS = {"small": ("torch", 3.0), "view": ("torch", 2.0), "call": ("torch", 3.0),
+           "large": ("numpy", 1.05), "autograd-small": ("torch", 1.0),
+           "autograd-large": ("numpy", 1.1), "training": ("numpy", 1.1),
+           "cross-entropy": ("numpy", 1.0)}
 
 
 def main():
