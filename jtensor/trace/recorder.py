@@ -529,6 +529,9 @@ class Trace:
             for item in ins:
                 log += item
 
+        # The recording thread (as the bound ``_on_op``'s trace has it): ``nn`` ops detach
+        # the hook while their body runs only on this thread (nn/_functional/_op.py).
+        on_op._thread = thread
         return on_op
 
     @property

@@ -14,6 +14,7 @@ import jtensor as J
 
 from ..._errors import TensorRuntimeError, TensorValueError, not_implemented
 from ...autograd.function import Function
+from ._op import nn_op
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "sigmoid", "tanh", "silu",
            "elu", "elu_", "softplus", "hardtanh", "hardtanh_", "relu6", "logsigmoid",
@@ -76,6 +77,7 @@ class _Hardtanh(Function):
         return grad * ((out > lo) & (out < hi)), None, None, None
 
 
+@nn_op(inplace="inplace")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to ``[min_val, max_val]``; the gradient is 0 outside the open interval."""
     if min_val > max_val:
@@ -90,11 +92,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _Hardtanh.apply(input, min_val, max_val, bool(inplace))
 
 
+@nn_op(inplace=True)
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     """In-place ``hardtanh``."""
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
+@nn_op(inplace="inplace")
 def relu6(input, inplace=False):
     """``min(max(x, 0), 6)`` (PyTorch's node: ``HardtanhBackward0``)."""
     return hardtanh(input, 0.0, 6.0, inplace)
@@ -142,6 +146,7 @@ def _with_parameter(fn, fn_inplace, input, param, inplace, kernel, negative_mess
     return fn.apply(input, param)
 
 
+@nn_op(inplace="inplace")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` where ``x > 0`` else ``negative_slope * x``."""
     return _with_parameter(
@@ -151,6 +156,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
         "with a negative slope, please call out-of-place version instead.")
 
 
+@nn_op(inplace=True)
 def leaky_relu_(input, negative_slope=0.01):
     """In-place ``leaky_relu``."""
     return leaky_relu(input, negative_slope, inplace=True)
@@ -193,6 +199,7 @@ class _Gelu(Function):
                        x * J.exp(x * x * -0.5) * _INV_SQRT_2PI)
 
 
+@nn_op()
 def gelu(input, approximate="none"):
     """Gaussian error linear unit: ``x * Phi(x)``; ``approximate='tanh'`` uses the tanh
     formula."""
@@ -250,6 +257,7 @@ class _SiluInplace(_Silu):
         return input
 
 
+@nn_op(inplace="inplace")
 def silu(input, inplace=False):
     """``x * sigmoid(x)`` (a.k.a. swish)."""
     _floating_only(input, "silu_cpu")
@@ -298,6 +306,7 @@ class _EluInplace(Function):
         return J.where(out > 0, grad, grad * (out + ctx.alpha)), None
 
 
+@nn_op(inplace="inplace")
 def elu(input, alpha=1.0, inplace=False):
     """``x`` where ``x > 0`` else ``alpha * (exp(x) - 1)``."""
     return _with_parameter(
@@ -306,6 +315,7 @@ def elu(input, alpha=1.0, inplace=False):
         "is not supported. Call the out-of-place version instead.")
 
 
+@nn_op(inplace=True)
 def elu_(input, alpha=1.0):
     """In-place ``elu``."""
     return elu(input, alpha, inplace=True)
@@ -339,6 +349,7 @@ class _Softplus(Function):
         return _lowp(f, grad, x), None, None
 
 
+@nn_op()
 def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
     _floating_only(input, "softplus_cpu")
@@ -370,6 +381,7 @@ class _LogSigmoid(Function):
         return _lowp(f, grad, x)
 
 
+@nn_op()
 def logsigmoid(input):
     """``log(sigmoid(x))``, computed stably."""
     _floating_only(input, "log_sigmoid_cpu")
@@ -398,6 +410,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return J.log_softmax(input, dim, dtype=dtype)
 
 
+@nn_op()
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-x)`` along ``dim``."""
     if dim is None:
@@ -408,6 +421,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 # --------------------------------------------------------------------------- one_hot
+@nn_op(differentiable=False)
 def one_hot(tensor, num_classes=-1):
     """``int64`` tensor with a trailing class dimension holding 1 at each index.
     ``num_classes=-1`` uses ``max(tensor) + 1``."""

@@ -20,6 +20,7 @@ from ..._errors import TensorRuntimeError, TensorTypeError
 from ..._layout import channels_last_strides, is_channels_last
 from ..._tensor import Tensor
 from ...autograd import function as _function
+from ._op import nn_op
 
 __all__ = ["conv1d", "conv2d"]
 
@@ -374,6 +375,7 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
     return _Convolution.apply(input, weight, bias, meta, nd == 1, batched, channels_last)
 
 
+@nn_op()
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-d convolution (cross-correlation) of ``input`` ``(N, C, H, W)`` or ``(C, H, W)``
     with ``weight`` ``(O, C/groups, kh, kw)``, as ``torch.nn.functional.conv2d``.
@@ -389,6 +391,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _check_and_run(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+@nn_op()
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-d convolution of ``input`` ``(N, C, L)`` or ``(C, L)`` with ``weight``
     ``(O, C/groups, k)``, as ``torch.nn.functional.conv1d`` (same options as ``conv2d``).

@@ -9,6 +9,7 @@ random generator.
 import warnings
 
 from ..._errors import TensorRuntimeError, TensorValueError
+from ._op import nn_op
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
 
@@ -27,6 +28,7 @@ def _apply_noise(input, p, inplace, noise_shape):
     return input.mul_(noise) if inplace else input * noise
 
 
+@nn_op(inplace="inplace")
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the others by ``1/(1-p)``
     (only when ``training``).
@@ -76,6 +78,7 @@ def _warn_deprecated_dim(name, inp_dim, spatial):
         stacklevel=3)
 
 
+@nn_op(inplace="inplace")
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a ``(N, C, L)`` or ``(C, L)`` input with probability ``p``."""
     _check_p(p)
@@ -91,6 +94,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace)
 
 
+@nn_op(inplace="inplace")
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a ``(N, C, H, W)`` input with probability ``p``; as PyTorch, a
     3-D input is taken as ``(N, C, L)`` (with a warning)."""
@@ -109,6 +113,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace)
 
 
+@nn_op(inplace="inplace")
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of a ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with
     probability ``p``."""

@@ -15,6 +15,7 @@ contiguous decides how later accumulations combine, as in PyTorch).
 from ... import _dtypes
 from ..._errors import TensorIndexError, TensorRuntimeError
 from ...autograd.function import Function, _node_class
+from ._op import nn_op
 
 __all__ = ["embedding"]
 
@@ -103,6 +104,16 @@ def _embedding_renorm_(weight, indices, max_norm, norm_type):
     return weight
 
 
+
+def _renormed(args, kwargs):
+    """The weight, when ``max_norm`` renormalises its rows in place first."""
+    max_norm = args[3] if len(args) > 3 else kwargs.get("max_norm")
+    if max_norm is None:
+        return None
+    return args[1] if len(args) > 1 else kwargs.get("weight")
+
+
+@nn_op(inplace=_renormed)
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """``weight[input]``: an ``(*)`` integer tensor of indices gives ``(*, embedding_dim)``.

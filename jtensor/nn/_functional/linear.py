@@ -3,6 +3,7 @@
 from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError
 from ...autograd.function import Function, _node_class
+from ._op import nn_op
 
 __all__ = ["bilinear", "linear"]
 
@@ -43,6 +44,7 @@ def _recording(*tensors):
     return grad_mode.enabled and any(t is not None and t._requires_grad for t in tensors)
 
 
+@nn_op()
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: ``input`` is ``(*, in_features)``, ``weight``
     ``(out_features, in_features)``, ``bias`` ``(out_features)``.
@@ -71,6 +73,7 @@ def linear(input, weight, bias=None):
     return input.matmul(weight.t()) + bias
 
 
+@nn_op()
 def bilinear(input1, input2, weight, bias=None):
     """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``.
 
@@ -105,7 +108,6 @@ def bilinear(input1, input2, weight, bias=None):
     x2 = input2.reshape(-1, in2)
     # (n, in1) @ (in1, out * in2) -> (n, out, in2), then contract with input2 over in2.
     t = x1.matmul(weight.permute(1, 0, 2).reshape(in1, out_f * in2)).view(-1, out_f, in2)
-    y = t.matmul(x2.unsqueeze(-1)).squeeze(-1)
-    if bias is not None:
-        y = y + bias
-    return y.view(*lead1, out_f)
+    y = t.matmul(x2.unsqueeze(-1)).squeeze(-1).view(*lead1, out_f)
+    # The bias is added last, as PyTorch's ``bilinear`` (its node: ``AddBackward0``).
+    return y + bias if bias is not None else y

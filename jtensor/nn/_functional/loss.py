@@ -25,6 +25,7 @@ from ..._errors import (TensorIndexError, TensorRuntimeError, TensorValueError,
 from ..._tensor import Tensor
 from ...autograd import graph as _graph
 from ...autograd.function import Function
+from ._op import nn_op
 
 __all__ = ["cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "mse_loss", "l1_loss", "smooth_l1_loss",
@@ -345,6 +346,15 @@ def _check_nll_weight(input, weight, kernel):
             f"dtype: use weight.to({input.dtype}))")
 
 
+def _constant(kernel, name, t):
+    """PyTorch's refusal of a gradient for a weight argument its kernel treats as constant."""
+    if t is not None and t._requires_grad and grad_mode.enabled:
+        raise TensorRuntimeError(
+            f"The function '{kernel}' is not differentiable with respect to argument "
+            f"'{name}'. This input cannot have requires_grad True. (Pass {name}.detach() to "
+            f"use it as a constant.)")
+
+
 def _nll(input, target, weight, ignore_index, reduction):
     """PyTorch's ``nll_loss_nd``: 4-D inputs go to the 2-D kernel directly, 3-D and >4-D ones
     are viewed as (N, C, 1, -1) first (so the graphs match, ``ViewBackward0`` included)."""
@@ -364,6 +374,7 @@ def _nll(input, target, weight, ignore_index, reduction):
     return out.view(out_size) if reduction == "none" else out
 
 
+@nn_op()
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``
@@ -445,6 +456,7 @@ def _check_label_smoothing(label_smoothing):
             f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
 
 
+@nn_op()
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """``nll_loss(log_softmax(input, 1), target)`` for logits (N, C, d1, ...) or (C,).
@@ -558,6 +570,7 @@ class _BinaryCrossEntropy(Function):
         return gi, gt, None, None
 
 
+@nn_op()
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """``-(t * log(x) + (1 - t) * log(1 - x))`` for probabilities ``input`` in [0, 1] (no
@@ -578,6 +591,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise TensorRuntimeError("all elements of input should be between 0 and 1 "
                                  "(binary_cross_entropy takes probabilities; for logits use "
                                  "binary_cross_entropy_with_logits)")
+    _constant("binary_cross_entropy", "weight", weight)
     if weight is not None:
         weight = weight.expand(J.broadcast_shapes(target.shape, weight.shape))
     return _BinaryCrossEntropy.apply(input, target, weight, reduction)
@@ -622,6 +636,7 @@ class _BCEWithLogits(Function):
         return gi, gt, None, None, None
 
 
+@nn_op()
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """``binary_cross_entropy(sigmoid(input), target)`` computed stably from logits;
@@ -638,6 +653,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
             f"result type {input.dtype._torch_name} can't be cast to the desired output type "
             f"{target.dtype._torch_name}: binary_cross_entropy_with_logits needs a floating "
             f"target (use target.float()).")
+    _constant("binary_cross_entropy_with_logits", "weight", weight)
+    _constant("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     return _BCEWithLogits.apply(input, target, weight, pos_weight, reduction)
 
 
@@ -717,6 +734,7 @@ def _weighted(loss, weight, input, reduction):
     return loss.sum() if reduction == "sum" else loss
 
 
+@nn_op()
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error ``(input - target)**2`` (warns, as PyTorch, when the shapes differ
     and broadcast)."""
@@ -728,6 +746,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _MseLoss.apply(x, t, reduction, None)
 
 
+@nn_op()
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error ``|input - target|``."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -738,6 +757,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce((x - t).abs(), reduction)
 
 
+@nn_op()
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",
                    beta=1.0):
     """``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``beta=0`` is
@@ -753,6 +773,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _SmoothL1Loss.apply(x, t, reduction, float(beta))
 
 
+@nn_op()
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d**2`` where ``|d| < delta``, else ``delta * (|d| - 0.5 delta)``."""
     _check_reduction(reduction)
@@ -765,6 +786,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _HuberLoss.apply(x, t, reduction, float(delta))
 
 
+@nn_op()
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
            log_target=False):
     """Kullback-Leibler divergence ``target * (log(target) - input)`` with ``input`` given as

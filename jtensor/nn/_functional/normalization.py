@@ -12,6 +12,7 @@ history.
 from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError, TensorValueError
 from ...autograd.function import Function, _node_class
+from ._op import nn_op
 
 __all__ = ["batch_norm", "group_norm", "layer_norm", "normalize", "rms_norm"]
 
@@ -139,6 +140,7 @@ def _f32(t):
     return None if t is None else t.float()
 
 
+@nn_op()
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the trailing ``normalized_shape`` dims (biased variance), then scale
     by ``weight`` and shift by ``bias`` (both of shape ``normalized_shape``).
@@ -181,6 +183,7 @@ def _verify_batch_size(shape):
             f"torch.Size({list(shape)})")
 
 
+@nn_op()
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalize each channel (dim 1) of ``input`` over the batch and spatial dims.
@@ -249,6 +252,7 @@ def _check_normalized_shape(shape, normalized_shape, spaced):
             f"{list(shape)}")
 
 
+@nn_op()
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``input / sqrt(mean(input**2) + eps) * weight`` over the trailing
     ``normalized_shape`` dims; ``eps`` defaults to the dtype's machine epsilon."""
@@ -274,6 +278,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out
 
 
+@nn_op()
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalize ``(N, C, *)`` over each of ``num_groups`` groups of channels (and the
     spatial dims), then scale and shift per channel."""
@@ -308,6 +313,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return out
 
 
+@nn_op(inplace="out")
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``input / max(||input||_p, eps)`` along ``dim``.
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..._errors import TensorRuntimeError, TensorTypeError
 from ..._tensor import Tensor
 from ...autograd import function as _function
+from ._op import nn_op
 from .conv import _first_order_only, _name_node, _xp
 from .pooling import _finish, _is_cl
 
@@ -138,6 +139,7 @@ def _index_function(mode, nd):
     return fn
 
 
+@nn_op()
 def pad(input, pad, mode="constant", value=None):
     """Pad ``input``, as ``torch.nn.functional.pad``. ``pad`` lists ``(before, after)``
     pairs starting from the last dimension; ``mode`` is ``'constant'`` (with ``value``,

@@ -10,10 +10,11 @@ index (one ``bincount``), so overlapping windows accumulate as in PyTorch.
 
 import numpy as np
 
-from ..._errors import TensorRuntimeError, TensorTypeError
+from ..._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
 from ..._layout import is_channels_last
 from ..._tensor import Tensor
 from ...autograd import function as _function
+from ._op import nn_op
 from .conv import (
     _compute_dtype,
     _first_order_only,
@@ -195,6 +196,7 @@ class _MaxPool2d(_function.Function):
 _name_node(_MaxPool2d, "MaxPool2DWithIndicesBackward0")
 
 
+@nn_op()
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """2-d max pooling over ``input`` ``(N, C, H, W)`` or ``(C, H, W)``, as
@@ -214,6 +216,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, idx) if return_indices else out
 
 
+@nn_op()
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """1-d max pooling over ``input`` ``(N, C, L)`` or ``(C, L)`` (``max_pool2d`` on a
@@ -299,6 +302,7 @@ def _divisor(h, w, geometry, count_include_pad, divisor_override):
     return np.outer(sizes[0], sizes[1]).astype(np.float64)
 
 
+@nn_op()
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """2-d average pooling, as ``torch.nn.functional.avg_pool2d``: zero padding counts in
@@ -310,6 +314,10 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     tensor([[[[ 2.5000,  4.5000],
               [10.5000, 12.5000]]]])
     """
+    if isinstance(input, Tensor) and input.dim() < 3:  # PyTorch reads size(-3) first
+        raise TensorIndexError(
+            f"Dimension out of range (expected to be in range of [{-max(input.dim(), 1)}, "
+            f"{max(input.dim(), 1) - 1}], but got -3)")
     geometry = _geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and int(divisor_override) == 0:
         raise TensorRuntimeError("divisor must be not zero")
@@ -353,6 +361,7 @@ class _AdaptiveAvgPool2d(_function.Function):
 _name_node(_AdaptiveAvgPool2d, "AdaptiveAvgPool2DBackward0")
 
 
+@nn_op()
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a fixed ``output_size`` (an int, or a pair where ``None`` keeps
     that input size), as ``torch.nn.functional.adaptive_avg_pool2d``: output cell ``i``
@@ -392,6 +401,7 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 
+@nn_op()
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=True):
     """``max_pool2d`` returning ``(values, indices)``, as
@@ -415,6 +425,7 @@ def _check_1d(name, input):
             f"argument #1 'self' (while checking arguments for {name})")
 
 
+@nn_op()
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """1-d average pooling over ``(N, C, L)`` or ``(C, L)``, as
@@ -427,6 +438,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return out.squeeze(-2)
 
 
+@nn_op()
 def adaptive_avg_pool1d(input, output_size):
     """Adaptive 1-d average pooling over ``(N, C, L)`` or ``(C, L)``, as
     ``torch.nn.functional.adaptive_avg_pool1d``."""
