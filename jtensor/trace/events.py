@@ -19,7 +19,8 @@ Event fields (``Event``):
 - ``name``: the op name (``"add"``, ``"__getitem__"``), the node name for backward events
   (``"MulBackward0"``), the reason for syncs, the notice's name.
 - ``op_kind``: the registry kind of an op (``view``, ``elementwise``, ``reduction``, ``copy``,
-  ``inplace``, ``factory``, ``query``), else None.
+  ``inplace``, ``factory``, ``query``, ``nn`` for an ``nn.functional`` op such as ``conv2d``:
+  one event for the whole call), else None.
 - ``inputs``, ``outputs``: lists of ``TensorSnapshot``; ``modified``: the snapshot of the
   tensor written in place (also found among the outputs), else None.
 - ``nbytes_allocated``: bytes of storage this event created (0 for views and in-place ops).
