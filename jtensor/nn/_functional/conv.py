@@ -11,11 +11,15 @@ input or the weight is).
 The op is an ``autograd.Function`` with an explicit backward (``ConvolutionBackward0``, as in
 PyTorch): the weight gradient is one matmul with the recomputed columns, the input gradient
 one matmul and a kh*kw-step col2im. float16/bfloat16 are computed in float32 and rounded
-(as PyTorch's CPU kernels accumulate).
+(as PyTorch's CPU kernels accumulate). Under ``create_graph=True`` the same raw-array
+gradients are the forward of ``_ConvolutionBackward`` (``ConvolutionBackwardBackward0``),
+whose backward is made of convolutions and convolution gradients again: derivatives of any
+order, at the kernels' speed.
 """
 
 import numpy as np
 
+from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError, TensorTypeError
 from ..._layout import channels_last_strides, is_channels_last
 from ..._tensor import Tensor
@@ -30,53 +34,6 @@ def _name_node(fn_cls, name):
     fn_cls._node_name = name
     _function._NODE_CLASSES[fn_cls] = type(name, (_function.BackwardCFunction,),
                                            {"_function": fn_cls})
-
-
-class _DoubleBackwardError(_function.Function):
-    """Passes first-order gradients through; differentiating them again raises (the
-    kernels' backward is not itself differentiable), instead of a silently wrong zero."""
-
-    @staticmethod
-    def forward(ctx, op, count, *tensors):
-        ctx.op = op
-        return tuple(t.detach() for t in tensors[:count])
-
-    @staticmethod
-    def backward(ctx, *grads):
-        raise TensorRuntimeError(
-            f"double backward (a derivative of the gradient) through {ctx.op} is not "
-            f"supported yet: compute first-order gradients only (create_graph=False), or "
-            f"build the op from differentiable primitives")
-
-
-def _first_order_only(op, deps=lambda ctx: ()):
-    """Decorator for a Function's ``backward`` written on raw arrays: when the caller asked
-    for a graph of the gradient (``create_graph=True``), the returned gradients get a node
-    that raises if anyone differentiates through them."""
-
-    def decorate(backward):
-        def wrapper(ctx, *grads):
-            results = backward(ctx, *grads)
-            from ..._dispatch import grad_mode
-
-            if not grad_mode.enabled:
-                return results
-            sources = [g for g in grads if isinstance(g, Tensor)] + list(deps(ctx))
-            if not any(t._requires_grad for t in sources):
-                return results
-            present = [i for i, r in enumerate(results) if isinstance(r, Tensor)]
-            wrapped = _DoubleBackwardError.apply(op, len(present),
-                                                 *[results[i] for i in present], *sources)
-            if not isinstance(wrapped, tuple):
-                wrapped = (wrapped,)
-            out = list(results)
-            for i, w in zip(present, wrapped, strict=True):
-                out[i] = w
-            return tuple(out)
-
-        return wrapper
-
-    return decorate
 
 
 def _xp(t):
@@ -166,31 +123,113 @@ def _weight_rows(xp, w_arr, gi, og, ct):
     return xp.ascontiguousarray(wg, dtype=ct).reshape(og, -1)
 
 
+def _as4d(arr, squeeze):
+    """conv1d's (N, C, L) arrays seen as (N, C, 1, L)."""
+    return arr[:, :, None, :] if squeeze else arr
+
+
+def _conv_forward_array(xp, x_arr, w_arr, b_arr, meta):
+    """(N, OH, OW, O) array (compute dtype) of the convolution of the 4-d arrays."""
+    groups, out_hw, ct = meta[4:]
+    n, c = x_arr.shape[:2]
+    o = w_arr.shape[0]
+    cols = _columns(xp, x_arr, meta)  # (M, kh, kw, C)
+    # Matmuls on C-contiguous operands (NumPy hands those to BLAS): one 2-d product,
+    # or one product batched over the groups.
+    if groups == 1:
+        out = xp.matmul(cols.reshape(cols.shape[0], -1), _weight_rows(xp, w_arr, 0, o, ct).T)
+    elif groups == c:  # depthwise: one input channel per group, no gather needed
+        out = xp.einsum("mkg,gok->mgo", cols.reshape(cols.shape[0], -1, c),
+                        _grouped_weight(xp, w_arr, groups, ct)).reshape(cols.shape[0], o)
+    else:
+        out = xp.matmul(_grouped_cols(xp, cols, groups),
+                        _grouped_weight(xp, w_arr, groups, ct).transpose(0, 2, 1).copy())
+        out = out.transpose(1, 0, 2).reshape(cols.shape[0], o)
+    if b_arr is not None:
+        out += b_arr.astype(ct, copy=False)
+    return out.reshape(n, out_hw[0], out_hw[1], o)
+
+
+def _conv_backward_arrays(xp, g_arr, x_arr, w_arr, x_shape, meta, need_x, need_w, need_b):
+    """Raw-array gradients of the convolution (4-d arrays, compute dtype): the input's
+    (N, C, H, W), the weight's (O, C/groups, kh, kw) and the bias's (O,), None where not
+    needed. ``x_arr`` is read only for the weight's gradient, ``w_arr`` only for the
+    input's."""
+    pads, kernel, stride, dilation, groups, out_hw, ct = meta
+    n, c, h, w = x_shape
+    o = g_arr.shape[1]
+    og, cg = o // groups, c // groups
+    m = n * out_hw[0] * out_hw[1]
+    gm = xp.ascontiguousarray(g_arr.transpose(0, 2, 3, 1), dtype=ct).reshape(m, o)
+    dx = gw = gb = None
+    if need_w:
+        cols = _columns(xp, x_arr, meta)
+        if groups == 1:
+            gw = xp.matmul(gm.T, cols.reshape(m, -1))
+        elif groups == c:
+            gw = xp.einsum("mgo,mkg->gok", gm.reshape(m, groups, og), cols.reshape(m, -1, c))
+        else:
+            gmt = xp.ascontiguousarray(gm.reshape(m, groups, og).transpose(1, 2, 0))
+            gw = xp.matmul(gmt, _grouped_cols(xp, cols, groups))
+        gw = gw.reshape(o, kernel[0], kernel[1], cg).transpose(0, 3, 1, 2)
+    if need_x:
+        if groups == 1:
+            dcols = xp.matmul(gm, _weight_rows(xp, w_arr, 0, o, ct))
+        elif groups == c:
+            dcols = xp.einsum("mgo,gok->mkg", gm.reshape(m, groups, og),
+                              _grouped_weight(xp, w_arr, groups, ct))
+        else:
+            gmg = xp.ascontiguousarray(gm.reshape(m, groups, og).transpose(1, 0, 2))
+            dcols = xp.matmul(gmg, _grouped_weight(xp, w_arr, groups, ct))  # (g, M, K*Cg)
+            dcols = dcols.reshape(groups, m, kernel[0] * kernel[1], cg).transpose(1, 2, 0, 3)
+        dcols = dcols.reshape(n, out_hw[0], out_hw[1], kernel[0], kernel[1], c)
+        (pt, pb), (pl, pr) = pads
+        dxp = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=ct)
+        sh, sw = stride
+        eh, ew = sh * (out_hw[0] - 1) + 1, sw * (out_hw[1] - 1) + 1
+        for i in range(kernel[0]):  # col2im: one strided add per kernel offset
+            r0 = i * dilation[0]
+            for j in range(kernel[1]):
+                c0 = j * dilation[1]
+                dxp[:, r0:r0 + eh:sh, c0:c0 + ew:sw] += dcols[:, :, :, i, j]
+        dx = dxp[:, pt:pt + h, pl:pl + w].transpose(0, 3, 1, 2)
+    if need_b:
+        gb = gm.sum(axis=0)
+    return dx, gw, gb
+
+
+def _wrap_nchw(xp, arr, like, squeeze):
+    """The 4-d array ``arr`` as a contiguous tensor of ``like``'s dtype and device (conv1d:
+    without its height of 1)."""
+    if squeeze:
+        arr = arr[:, :, 0, :]
+    return _wrap(xp.ascontiguousarray(arr), like._dtype, like.device)
+
+
+def _creates_graph(*tensors):
+    """Whether a backward runs under ``create_graph=True`` with something to differentiate
+    again: then its gradient is a Function of its own (double backward works), else the
+    raw-array kernel runs."""
+    return grad_mode.enabled and any(t is not None and t._requires_grad for t in tensors)
+
+
+def _zeros_like_input(ctx, i):
+    """Zeros shaped like the ``i``-th tensor argument of the Function whose node is ``ctx``
+    (the derivative of a pooling or padding gradient in that op's input, as in PyTorch)."""
+    from ... import zeros
+
+    shape, dtype, device = ctx._input_meta[i]
+    return zeros(shape, dtype=dtype, device=device)
+
+
 class _Convolution(_function.Function):
     @staticmethod
     def forward(ctx, input, weight, bias, meta, squeeze, batched, channels_last):
         xp = _xp(input)
-        groups, out_hw, ct = meta[4:]
-        x_arr, w_arr = input._array(), weight._array()
-        if squeeze:  # conv1d: height 1
-            x_arr, w_arr = x_arr[:, :, None, :], w_arr[:, :, None, :]
-        n, c = x_arr.shape[:2]
-        o = w_arr.shape[0]
-        cols = _columns(xp, x_arr, meta)  # (M, kh, kw, C)
-        # Matmuls on C-contiguous operands (NumPy hands those to BLAS): one 2-d product,
-        # or one product batched over the groups.
-        if groups == 1:
-            out = xp.matmul(cols.reshape(cols.shape[0], -1), _weight_rows(xp, w_arr, 0, o, ct).T)
-        elif groups == c:  # depthwise: one input channel per group, no gather needed
-            out = xp.einsum("mkg,gok->mgo", cols.reshape(cols.shape[0], -1, c),
-                            _grouped_weight(xp, w_arr, groups, ct)).reshape(cols.shape[0], o)
-        else:
-            out = xp.matmul(_grouped_cols(xp, cols, groups),
-                            _grouped_weight(xp, w_arr, groups, ct).transpose(0, 2, 1).copy())
-            out = out.transpose(1, 0, 2).reshape(cols.shape[0], o)
-        if bias is not None:
-            out += bias._array().astype(ct, copy=False)
-        out = out.reshape(n, out_hw[0], out_hw[1], o)
+        x_arr = _as4d(input._array(), squeeze)
+        w_arr = _as4d(weight._array(), squeeze)
+        out = _conv_forward_array(xp, x_arr, w_arr,
+                                  None if bias is None else bias._array(), meta)
         ctx.meta = meta
         ctx.shape_info = (squeeze, batched)
         ctx.save_for_backward(input, weight)
@@ -203,70 +242,81 @@ class _Convolution(_function.Function):
         return _wrap(xp.ascontiguousarray(out), input._dtype, input.device)
 
     @staticmethod
-    @_first_order_only("conv2d", lambda ctx: ctx.saved_tensors)
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
-        xp = _xp(input)
-        pads, kernel, stride, dilation, groups, out_hw, ct = ctx.meta
         squeeze = ctx.shape_info[0]
-        g_arr = grad._array()
-        x_arr, w_arr = input._array(), weight._array()
-        if squeeze:
-            g_arr, x_arr, w_arr = g_arr[:, :, None, :], x_arr[:, :, None, :], w_arr[:, :, None, :]
-        n, c, h, w = x_arr.shape
-        o = w_arr.shape[0]
-        og, cg = o // groups, c // groups
-        m = n * out_hw[0] * out_hw[1]
-        gm = xp.ascontiguousarray(g_arr.transpose(0, 2, 3, 1), dtype=ct).reshape(m, o)
-        grad_input = grad_weight = grad_bias = None
-        needs = ctx.needs_input_grad
-        if needs[1]:
-            cols = _columns(xp, x_arr, ctx.meta)
-            if groups == 1:
-                gw = xp.matmul(gm.T, cols.reshape(m, -1))
-            elif groups == c:
-                gw = xp.einsum("mgo,mkg->gok", gm.reshape(m, groups, og),
-                               cols.reshape(m, -1, c))
-            else:
-                gmt = xp.ascontiguousarray(gm.reshape(m, groups, og).transpose(1, 2, 0))
-                gw = xp.matmul(gmt, _grouped_cols(xp, cols, groups))
-            gw = gw.reshape(o, kernel[0], kernel[1], cg)
-            gw = gw.transpose(0, 3, 1, 2)
-            if squeeze:
-                gw = gw[:, :, 0, :]
-            grad_weight = _wrap(xp.ascontiguousarray(gw), weight._dtype, weight.device)
-        if needs[0]:
-            if groups == 1:
-                dcols = xp.matmul(gm, _weight_rows(xp, w_arr, 0, o, ct))
-            elif groups == c:
-                dcols = xp.einsum("mgo,gok->mkg", gm.reshape(m, groups, og),
-                                  _grouped_weight(xp, w_arr, groups, ct))
-            else:
-                gmg = xp.ascontiguousarray(gm.reshape(m, groups, og).transpose(1, 0, 2))
-                dcols = xp.matmul(gmg, _grouped_weight(xp, w_arr, groups, ct))  # (g, M, K*Cg)
-                dcols = dcols.reshape(groups, m, kernel[0] * kernel[1], cg).transpose(1, 2, 0, 3)
-            dcols = dcols.reshape(n, out_hw[0], out_hw[1], kernel[0], kernel[1], c)
-            (pt, pb), (pl, pr) = pads
-            hp, wp = h + pt + pb, w + pl + pr
-            dx = xp.zeros((n, hp, wp, c), dtype=ct)
-            sh, sw = stride
-            eh, ew = sh * (out_hw[0] - 1) + 1, sw * (out_hw[1] - 1) + 1
-            for i in range(kernel[0]):  # col2im: one strided add per kernel offset
-                r0 = i * dilation[0]
-                for j in range(kernel[1]):
-                    c0 = j * dilation[1]
-                    dx[:, r0:r0 + eh:sh, c0:c0 + ew:sw] += dcols[:, :, :, i, j]
-            dx = dx[:, pt:pt + h, pl:pl + w].transpose(0, 3, 1, 2)
-            if squeeze:
-                dx = dx[:, :, 0, :]
-            grad_input = _wrap(xp.ascontiguousarray(dx), input._dtype, input.device)
-        if ctx.has_bias and needs[2]:
-            gb = gm.sum(axis=0)
-            grad_bias = _wrap(gb, input._dtype, input.device)
-        return grad_input, grad_weight, grad_bias, None, None, None, None
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        need_b = need_b and ctx.has_bias
+        if _creates_graph(grad, input, weight):
+            # create_graph: the gradients are themselves a differentiable op of (grad,
+            # input, weight), as PyTorch's ConvolutionBackwardBackward0.
+            gx, gw, gb = _ConvolutionBackward.apply(grad, input, weight, ctx.meta, squeeze,
+                                                    need_x, need_w, need_b)
+            return gx, gw, gb, None, None, None, None
+        xp = _xp(input)
+        x_arr = _as4d(input._array(), squeeze)
+        dx, gw, gb = _conv_backward_arrays(
+            xp, _as4d(grad._array(), squeeze), x_arr, _as4d(weight._array(), squeeze),
+            x_arr.shape, ctx.meta, need_x, need_w, need_b)
+        return (None if dx is None else _wrap_nchw(xp, dx, input, squeeze),
+                None if gw is None else _wrap_nchw(xp, gw, weight, squeeze),
+                None if gb is None else _wrap(gb, input._dtype, input.device),
+                None, None, None, None)
 
 
 _name_node(_Convolution, "ConvolutionBackward0")
+
+
+class _ConvolutionBackward(_function.Function):
+    """The convolution's gradients ``(grad_input, grad_weight, grad_bias)`` as an op of
+    ``(grad, input, weight)``, for ``create_graph=True``: the forward is the raw-array
+    backward; its own backward uses that grad_input is bilinear in (grad, weight),
+    grad_weight in (input, grad) and grad_bias linear in grad, so every derivative is a
+    convolution or a convolution gradient again (PyTorch's ``_convolution_double_backward``),
+    to any order."""
+
+    @staticmethod
+    def forward(ctx, grad, input, weight, meta, squeeze, need_x, need_w, need_b):
+        xp = _xp(grad)
+        x_arr = _as4d(input._array(), squeeze)
+        dx, gw, gb = _conv_backward_arrays(
+            xp, _as4d(grad._array(), squeeze), x_arr, _as4d(weight._array(), squeeze),
+            x_arr.shape, meta, need_x, need_w, need_b)
+        ctx.meta, ctx.squeeze = meta, squeeze
+        ctx.save_for_backward(grad, input, weight)
+        ctx.set_materialize_grads(False)
+        return (None if dx is None else _wrap_nchw(xp, dx, input, squeeze),
+                None if gw is None else _wrap_nchw(xp, gw, weight, squeeze),
+                None if gb is None else _wrap(gb, input._dtype, input.device))
+
+    @staticmethod
+    def backward(ctx, ggx, ggw, ggb):
+        grad, input, weight = ctx.saved_tensors
+        meta, squeeze = ctx.meta, ctx.squeeze
+        need_g, need_x, need_w = ctx.needs_input_grad[:3]
+        g_grad = g_input = g_weight = None
+        if need_g:
+            terms = []
+            if ggx is not None:
+                terms.append(_Convolution.apply(ggx, weight, None, meta, squeeze, True, False))
+            if ggw is not None:
+                terms.append(_Convolution.apply(input, ggw, None, meta, squeeze, True, False))
+            if ggb is not None:
+                terms.append(ggb.view((1, -1) + (1,) * (grad.dim() - 2)))
+            for t in terms:
+                g_grad = t if g_grad is None else g_grad + t
+            if g_grad is not None and tuple(g_grad.shape) != tuple(grad.shape):
+                g_grad = g_grad.expand(grad.shape)  # only the bias term: broadcast
+        if need_x and ggw is not None:  # grad_input's formula, with ggw as the weight
+            g_input = _ConvolutionBackward.apply(grad, input, ggw, meta, squeeze,
+                                                 True, False, False)[0]
+        if need_w and ggx is not None:  # grad_weight's formula, with ggx as the input
+            g_weight = _ConvolutionBackward.apply(grad, ggx, weight, meta, squeeze,
+                                                  False, True, False)[1]
+        return g_grad, g_input, g_weight, None, None, None, None, None
+
+
+_name_node(_ConvolutionBackward, "ConvolutionBackwardBackward0")
 
 
 def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):

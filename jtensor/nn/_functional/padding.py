@@ -4,7 +4,9 @@ dimension first: ``(left, right, top, bottom, front, back)``); negative pads cro
 Constant padding writes the input into a filled array (backward: a slice of the gradient).
 The other modes gather along each padded dimension with an index array (reflect: mirror
 without repeating the edge; replicate: clamp; circular: wrap) and scatter-add the gradient
-back through the same indices.
+back through the same indices. Under ``create_graph=True`` the constant pad's gradient is
+the opposite constant pad (``ConstantPadNdBackward0`` again) and an index pad's is an op
+whose derivative is the same pad (``ReflectionPad2DBackwardBackward0``...).
 """
 
 import numpy as np
@@ -13,7 +15,7 @@ from ..._errors import TensorRuntimeError, TensorTypeError
 from ..._tensor import Tensor
 from ...autograd import function as _function
 from ._op import nn_op
-from .conv import _first_order_only, _name_node, _xp
+from .conv import _creates_graph, _name_node, _xp, _zeros_like_input
 from .pooling import _finish, _is_cl
 
 __all__ = ["pad"]
@@ -53,11 +55,17 @@ class _ConstantPad(_function.Function):
         if all(s.start < s.stop for s in src[lead:]):
             out[tuple(dst)] = x[tuple(src)]
         ctx.slices = (tuple(src), tuple(dst), x.shape, channels_last)
+        ctx.pads = pads
         return _padded(ctx, xp, out, input, channels_last)
 
     @staticmethod
-    @_first_order_only("pad")
     def backward(ctx, grad):
+        if _creates_graph(grad):
+            # The gradient is the padding undone (a crop), itself a constant pad: PyTorch's
+            # ConstantPadNdBackward0 again, differentiable to any order.
+            pads = tuple((-a, -b) for a, b in ctx.pads)
+            return (_ConstantPad.apply(grad, pads, 0.0 if grad._dtype.is_floating_point else 0,
+                                       ctx.slices[3]), None, None, None)
         xp = _xp(grad)
         src, dst, shape, channels_last = ctx.slices
         g = grad._array()
@@ -98,29 +106,60 @@ class _IndexPad(_function.Function):
         lead = out.ndim - len(indices)
         for k, idx in enumerate(indices):
             out = xp.take(out, xp.asarray(idx), axis=lead + k)
-        ctx.meta = (indices, input._shape, lead, channels_last)
-        return _padded(ctx, xp, out, input, channels_last)
+        ctx.meta = (indices, input._shape, lead, channels_last, input._dtype, input.device)
+        if ctx._function._saves_input:  # reflect/replicate: PyTorch saves the input
+            ctx.save_for_backward(input)
+        return _finish(xp, out, channels_last, input._dtype, input.device)
 
     @staticmethod
-    @_first_order_only("pad")
     def backward(ctx, grad):
-        xp = _xp(grad)
-        indices, shape, lead, channels_last = ctx.meta
-        g = grad._array()
-        for k in reversed(range(len(indices))):
-            axis = lead + k
-            idx = indices[k]
-            moved = xp.moveaxis(g, axis, 0)
-            acc = xp.zeros((shape[axis],) + moved.shape[1:], dtype=g.dtype)
-            # The copied run (idx[j] == idx[j0] + j - j0) goes in one slice add; only the
-            # padded positions, usually few, are added one by one.
-            j0, j1 = _identity_run(idx)
-            if j1 > j0:
-                acc[idx[j0]:idx[j0] + j1 - j0] += moved[j0:j1]
-            for j in list(range(j0)) + list(range(j1, len(idx))):
-                acc[idx[j]] += moved[j]
-            g = xp.moveaxis(acc, 0, axis)
-        return _input_grad(ctx, xp, g, channels_last), None, None
+        fn = ctx._function
+        input = ctx.saved_tensors[0] if fn._saves_input else None
+        if _creates_graph(grad, input):
+            return fn._backward.apply(grad, input, ctx.meta, fn), None, None
+        return _index_pad_grad(ctx.meta, grad), None, None
+
+
+def _index_pad_grad(meta, grad):
+    """The gradient of an index pad on the arrays: scatter-add through the indices."""
+    xp = _xp(grad)
+    indices, shape, lead, channels_last, dtype, device = meta
+    g = grad._array()
+    for k in reversed(range(len(indices))):
+        axis = lead + k
+        idx = indices[k]
+        moved = xp.moveaxis(g, axis, 0)
+        acc = xp.zeros((shape[axis],) + moved.shape[1:], dtype=g.dtype)
+        # The copied run (idx[j] == idx[j0] + j - j0) goes in one slice add; only the
+        # padded positions, usually few, are added one by one.
+        j0, j1 = _identity_run(idx)
+        if j1 > j0:
+            acc[idx[j0]:idx[j0] + j1 - j0] += moved[j0:j1]
+        for j in list(range(j0)) + list(range(j1, len(idx))):
+            acc[idx[j]] += moved[j]
+        g = xp.moveaxis(acc, 0, axis)
+    return _finish(xp, g, channels_last, dtype, device)
+
+
+class _IndexPadBackward(_function.Function):
+    """An index pad's gradient as an op of ``(grad, input)`` (``create_graph=True``): linear
+    in ``grad``, whose derivative is the same pad (a gather) applied again; constant in
+    ``input`` (zeros, as PyTorch's ``ReflectionPad2DBackwardBackward0``)."""
+
+    @staticmethod
+    def forward(ctx, grad, input, meta, pad_fn):
+        ctx.meta, ctx.pad_fn = meta, pad_fn
+        return _index_pad_grad(meta, grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        need_g, need_x = ctx.needs_input_grad[:2]
+        g_grad = g_input = None
+        if need_g:
+            g_grad = ctx.pad_fn.apply(gg, ctx.meta[0], ctx.meta[3])
+        if need_x:
+            g_input = _zeros_like_input(ctx, 1)
+        return g_grad, g_input, None, None
 
 
 _PAD_NAMES = {"reflect": "ReflectionPad", "replicate": "ReplicationPad"}
@@ -132,9 +171,14 @@ def _index_function(mode, nd):
     fn = _INDEX_FUNCTIONS.get(key)
     if fn is None:
         fn = type(f"_{mode}_pad{nd}d", (_IndexPad,), {})
-        # PyTorch's circular mode is a composite of copies into slices (CopySlices).
+        # PyTorch's circular mode is a composite of copies into slices (CopySlices), which
+        # saves nothing; its gradient's node is SliceBackwardBackward0.
+        fn._saves_input = mode in _PAD_NAMES
         name = f"{_PAD_NAMES[mode]}{nd}DBackward0" if mode in _PAD_NAMES else "CopySlices"
         _name_node(fn, name)
+        fn._backward = type(f"_{mode}_pad{nd}d_backward", (_IndexPadBackward,), {})
+        _name_node(fn._backward, name.replace("Backward0", "BackwardBackward0")
+                   if mode in _PAD_NAMES else "SliceBackwardBackward0")
         _INDEX_FUNCTIONS[key] = fn
     return fn
 

@@ -6,7 +6,14 @@ element replaces the running maximum only when it is strictly greater or NaN, so
 the first maximum; padding is never chosen. Its backward sends each gradient to the saved
 index (one ``bincount``), so overlapping windows accumulate as in PyTorch.
 ``adaptive_avg_pool2d`` is separable: ``A_h @ x @ A_w.T`` with averaging matrices.
+
+Under ``create_graph=True`` each gradient is an op of ``(grad, input)`` of its own (PyTorch's
+``*BackwardBackward0`` nodes): linear in ``grad`` (max pooling's derivative gathers at the
+indices; the averages' is the pooling itself) and constant in ``input`` (zeros). As in
+PyTorch, the nodes save their input.
 """
+
+import types
 
 import numpy as np
 
@@ -17,11 +24,12 @@ from ...autograd import function as _function
 from ._op import nn_op
 from .conv import (
     _compute_dtype,
-    _first_order_only,
+    _creates_graph,
     _name_node,
     _wrap,
     _wrap_channels_last,
     _xp,
+    _zeros_like_input,
 )
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d",
@@ -116,6 +124,9 @@ def _finish(xp, arr, channels_last, dtype, device):
     return _wrap(xp.ascontiguousarray(arr), dtype, device)
 
 
+_Pool = types.SimpleNamespace  # a pooling's geometry and index arrays, kept by its node
+
+
 def _int64():
     from ... import _dtypes
 
@@ -168,29 +179,68 @@ class _MaxPool2d(_function.Function):
             rows = xp.where(none, xp.asarray(hs0)[:, None], rows)
             cols = xp.where(none, xp.asarray(ws0)[None, :], cols)
         indices = rows * w + cols
-        ctx.indices = indices
-        ctx.in_shape = x.shape
-        ctx.dtype = input._dtype
-        ctx.device = input.device
-        ctx.channels_last = channels_last
+        # What the gradient needs, apart from the node (a double-backward node keeps it).
+        ctx.pool = _Pool(indices=indices, in_shape=x.shape, dtype=input._dtype,
+                         device=input.device, channels_last=channels_last)
         out = _finish(xp, best, channels_last, input._dtype, input.device)
         idx = _finish(xp, indices, channels_last, _int64(), input.device)
         ctx.mark_non_differentiable(idx)
+        ctx.save_for_backward(input)  # as PyTorch: the input's version is checked
+        ctx.set_materialize_grads(False)  # no zeros for the indices' (absent) gradient
         return out, idx
 
     @staticmethod
-    @_first_order_only("max_pool2d")
     def backward(ctx, grad, _grad_indices):
-        xp = _xp(grad)
-        shape = ctx.in_shape
-        h, w = shape[-2:]
-        planes = int(np.prod(shape[:-2], dtype=np.int64))
-        idx = ctx.indices.reshape(planes, -1)
-        offsets = (xp.arange(planes, dtype=np.int64) * (h * w))[:, None] + idx
-        g = grad._array()
-        gx = xp.bincount(offsets.ravel(), weights=g.reshape(planes, -1).ravel(),
-                         minlength=planes * h * w).reshape(shape)
-        return _finish(xp, gx, ctx.channels_last, ctx.dtype, ctx.device), None, None
+        (input,) = ctx.saved_tensors
+        if grad is None:
+            return None, None, None
+        if _creates_graph(grad, input):
+            return _MaxPool2dBackward.apply(grad, input, ctx.pool), None, None
+        return _max_pool_scatter(ctx.pool, grad), None, None
+
+
+def _max_pool_scatter(pool, grad):
+    """The gradient of max pooling on the arrays: each gradient to its saved index (one
+    ``bincount``, so overlapping windows accumulate)."""
+    xp = _xp(grad)
+    shape = pool.in_shape
+    h, w = shape[-2:]
+    planes = int(np.prod(shape[:-2], dtype=np.int64))
+    idx = pool.indices.reshape(planes, -1)
+    offsets = (xp.arange(planes, dtype=np.int64) * (h * w))[:, None] + idx
+    g = grad._array()
+    gx = xp.bincount(offsets.ravel(), weights=g.reshape(planes, -1).ravel(),
+                     minlength=planes * h * w).reshape(shape)
+    return _finish(xp, gx, pool.channels_last, pool.dtype, pool.device)
+
+
+class _MaxPool2dBackward(_function.Function):
+    """Max pooling's gradient as an op of ``(grad, input)`` (``create_graph=True``): linear
+    in ``grad`` (its derivative gathers at the saved indices, PyTorch's
+    ``max_pool_double_backward``), constant in ``input`` (zeros)."""
+
+    @staticmethod
+    def forward(ctx, grad, input, pool):
+        ctx.pool = pool
+        ctx.out_shape = tuple(grad._shape)
+        return _max_pool_scatter(pool, grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        pool = ctx.pool
+        need_g, need_x = ctx.needs_input_grad[:2]
+        g_grad = g_input = None
+        if need_g:
+            shape = pool.in_shape
+            planes = int(np.prod(shape[:-2], dtype=np.int64))
+            index = _wrap(pool.indices.reshape(planes, -1), _int64(), pool.device)
+            g_grad = gg.reshape(planes, -1).gather(1, index).reshape(ctx.out_shape)
+        if need_x:
+            g_input = _zeros_like_input(ctx, 1)
+        return g_grad, g_input, None
+
+
+_name_node(_MaxPool2dBackward, "MaxPool2DWithIndicesBackwardBackward0")
 
 
 _name_node(_MaxPool2d, "MaxPool2DWithIndicesBackward0")
@@ -259,28 +309,63 @@ class _AvgPool2d(_function.Function):
         out = total / xp.asarray(div, dtype=ct)
         if not floating:
             out = xp.trunc(out)
-        ctx.meta = (geometry, pads, x.shape, div, channels_last, ct)
-        ctx.dtype, ctx.device = input._dtype, input.device
+        ctx.pool = _Pool(meta=(geometry, pads, x.shape, div, channels_last, ct),
+                         options=(count_include_pad, divisor_override),
+                         dtype=input._dtype, device=input.device)
+        ctx.save_for_backward(input)  # as PyTorch: the input's version is checked
         return _finish(xp, out.astype(x.dtype, copy=False), channels_last, input._dtype,
                        input.device)
 
     @staticmethod
-    @_first_order_only("avg_pool2d")
     def backward(ctx, grad):
-        xp = _xp(grad)
-        geometry, pads, shape, div, channels_last, ct = ctx.meta
-        kernel, stride, _, _, (oh, ow) = geometry
-        h, w = shape[-2:]
-        g = grad._array().astype(ct, copy=False) / xp.asarray(div, dtype=ct)
-        (pt, pb), (pl, pr) = pads
-        gx = xp.zeros(shape[:-2] + (h + pt + pb, w + pl + pr), dtype=ct)
-        eh, ew = stride[0] * (oh - 1) + 1, stride[1] * (ow - 1) + 1
-        for i in range(kernel[0]):
-            for j in range(kernel[1]):
-                gx[..., i:i + eh:stride[0], j:j + ew:stride[1]] += g
-        gx = gx[..., pt:pt + h, pl:pl + w]
-        return (_finish(xp, gx, channels_last, ctx.dtype, ctx.device), None, None, None,
-                None)
+        (input,) = ctx.saved_tensors
+        if _creates_graph(grad, input):
+            return _AvgPool2dBackward.apply(grad, input, ctx.pool), None, None, None, None
+        return _avg_pool_spread(ctx.pool, grad), None, None, None, None
+
+
+def _avg_pool_spread(pool, grad):
+    """The gradient of average pooling on the arrays: each window's gradient, divided by
+    its divisor, added back over the window (the padding cut off)."""
+    xp = _xp(grad)
+    geometry, pads, shape, div, channels_last, ct = pool.meta
+    kernel, stride, _, _, (oh, ow) = geometry
+    h, w = shape[-2:]
+    g = grad._array().astype(ct, copy=False) / xp.asarray(div, dtype=ct)
+    (pt, pb), (pl, pr) = pads
+    gx = xp.zeros(shape[:-2] + (h + pt + pb, w + pl + pr), dtype=ct)
+    eh, ew = stride[0] * (oh - 1) + 1, stride[1] * (ow - 1) + 1
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            gx[..., i:i + eh:stride[0], j:j + ew:stride[1]] += g
+    gx = gx[..., pt:pt + h, pl:pl + w]
+    return _finish(xp, gx, channels_last, pool.dtype, pool.device)
+
+
+class _AvgPool2dBackward(_function.Function):
+    """Average pooling's gradient as an op of ``(grad, input)`` (``create_graph=True``):
+    the adjoint of a linear map, so its derivative in ``grad`` is average pooling itself;
+    constant in ``input``."""
+
+    @staticmethod
+    def forward(ctx, grad, input, pool):
+        ctx.pool = pool
+        return _avg_pool_spread(pool, grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        pool = ctx.pool
+        need_g, need_x = ctx.needs_input_grad[:2]
+        g_grad = g_input = None
+        if need_g:
+            geometry = pool.meta[0]
+            g_grad = _AvgPool2d.apply(gg, geometry, *pool.options, False)
+        if need_x:
+            g_input = _zeros_like_input(ctx, 1)
+        return g_grad, g_input, None
+
+
+_name_node(_AvgPool2dBackward, "AvgPool2DBackwardBackward0")
 
 
 _name_node(_AvgPool2d, "AvgPool2DBackward0")
@@ -344,18 +429,50 @@ class _AdaptiveAvgPool2d(_function.Function):
         ah = xp.asarray(_adaptive_matrix(x.shape[-2], out_hw[0]), dtype=ct)
         aw = xp.asarray(_adaptive_matrix(x.shape[-1], out_hw[1]), dtype=ct)
         out = xp.matmul(xp.matmul(ah, x.astype(ct, copy=False)), aw.T)
-        ctx.mats = (ah, aw)
-        ctx.dtype, ctx.device, ctx.channels_last = input._dtype, input.device, channels_last
+        ctx.pool = _Pool(mats=(ah, aw), out_hw=out_hw, dtype=input._dtype,
+                         device=input.device, channels_last=channels_last)
+        ctx.save_for_backward(input)  # as PyTorch: the input's version is checked
         return _finish(xp, out, channels_last, input._dtype, input.device)
 
     @staticmethod
-    @_first_order_only("adaptive_avg_pool2d")
     def backward(ctx, grad):
-        xp = _xp(grad)
-        ah, aw = ctx.mats
-        g = grad._array().astype(ah.dtype, copy=False)
-        gx = xp.matmul(xp.matmul(ah.T, g), aw)
-        return _finish(xp, gx, ctx.channels_last, ctx.dtype, ctx.device), None, None
+        (input,) = ctx.saved_tensors
+        if _creates_graph(grad, input):
+            return _AdaptiveAvgPool2dBackward.apply(grad, input, ctx.pool), None, None
+        return _adaptive_spread(ctx.pool, grad), None, None
+
+
+def _adaptive_spread(pool, grad):
+    """The gradient of adaptive average pooling on the arrays: ``A_h.T @ g @ A_w``."""
+    xp = _xp(grad)
+    ah, aw = pool.mats
+    g = grad._array().astype(ah.dtype, copy=False)
+    gx = xp.matmul(xp.matmul(ah.T, g), aw)
+    return _finish(xp, gx, pool.channels_last, pool.dtype, pool.device)
+
+
+class _AdaptiveAvgPool2dBackward(_function.Function):
+    """Adaptive average pooling's gradient as an op of ``(grad, input)``
+    (``create_graph=True``): its derivative in ``grad`` is the pooling itself."""
+
+    @staticmethod
+    def forward(ctx, grad, input, pool):
+        ctx.pool = pool
+        return _adaptive_spread(pool, grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        pool = ctx.pool
+        need_g, need_x = ctx.needs_input_grad[:2]
+        g_grad = g_input = None
+        if need_g:
+            g_grad = _AdaptiveAvgPool2d.apply(gg, pool.out_hw, False)
+        if need_x:
+            g_input = _zeros_like_input(ctx, 1)
+        return g_grad, g_input, None
+
+
+_name_node(_AdaptiveAvgPool2dBackward, "AdaptiveAvgPool2DBackwardBackward0")
 
 
 _name_node(_AdaptiveAvgPool2d, "AdaptiveAvgPool2DBackward0")
