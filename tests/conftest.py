@@ -96,8 +96,8 @@ CUDA_EXPECTATIONS = [
     (r"tests/test_arithmetic_properties.py::(test_binary_op_matches_torch|"
      r"test_div_rounding_modes_match_torch|test_failed_inplace_leaves_input_untouched)",
      _INT_DIV_ZERO),
-    (r"tests/test_registry.py::test_case(_reaches_the_dispatch_point)?\[index_select-.*"
-     r"(out-of-range|negative-dim)", _DEFERRED),
+    (r"tests/test_registry.py::test_case(_reaches_the_dispatch_point)?\[(index_select|"
+     r"embedding)-.*(out-of-range|negative-dim)", _DEFERRED),
     (r"tests/test_nn_layers.py::test_embedding_from_pretrained_and_errors_match_pytorch",
      _DEFERRED),
     (r"tests/test_registry.py::test_case\[(apply_|map_)-",
