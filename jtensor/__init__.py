@@ -19,24 +19,12 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E4
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._storage import Storage
 from ._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format,  # noqa: F401
-                      is_tensor, memory_format, preserve_format)
+                      is_tensor, layout, memory_format, preserve_format, strided)
 
 UntypedStorage = Storage
 # torch.float32, torch.float, torch.long, ... (shadowing builtins, as torch does)
 globals().update(_ALIASES)
 
-
-class layout:
-    """``torch.strided`` (dense tensors)."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-
-strided = layout("strided")
 
 # Importing the op modules registers every op (functions here, methods on Tensor).
 from . import _ops  # noqa: E402,F401
@@ -48,7 +36,7 @@ from . import optim  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
-from ._ops.creation import get_default_device, set_default_device  # noqa: E402,F401
+from ._device import get_default_device, set_default_device  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from ._sparse import sparse_coo, sparse_coo_tensor  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401

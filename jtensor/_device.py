@@ -5,13 +5,16 @@ building array views over storage bytes, copies and synchronization. Ops call th
 ``xp`` instead of NumPy directly so that the CUDA backend slots in without touching them.
 """
 
+import weakref
+
 import numpy as np
 
 from ._errors import TensorRuntimeError, TensorTypeError
 
 
 class device:
-    """Where a tensor's storage lives: ``device('cpu')``, ``device('cuda', 0)``, ``device('cuda:1')``."""
+    """Where a tensor's storage lives: ``device('cpu')``, ``device('cuda', 0)``,
+    ``device('cuda:1')``."""
 
     __slots__ = ("type", "index")
 
@@ -61,16 +64,12 @@ class device:
 
     def __enter__(self):
         """``with jtensor.device('cuda'):`` makes this the factories' default device."""
-        from ._ops.creation import get_default_device, set_default_device
-
         stack = _DEFAULT_STACK.setdefault("stack", [])
         stack.append(get_default_device())
         set_default_device(self)
         return self
 
     def __exit__(self, *exc):
-        from ._ops.creation import set_default_device
-
         set_default_device(_DEFAULT_STACK["stack"].pop())
         return False
 
@@ -140,6 +139,21 @@ class CPUBackend(Backend):
 
 
 CPU_BACKEND = CPUBackend()
+# Installed by the CUDA layer (jtensor/cuda/_runtime.py) when it is imported, so that this
+# core module never imports the layer above it: index -> that device's backend.
+cuda_backend = None
+# Installed by jtensor.cuda: (nbytes, device) -> a pinned (page-locked) host Storage.
+pinned_storage = None
+_PINNED = weakref.WeakSet()   # host storages in pinned memory (pin_memory(), D2H copies)
+
+
+def is_pinned(storage):
+    """Whether ``storage`` is page-locked host memory (queued copies to a GPU may use it)."""
+    return storage in _PINNED
+
+
+def mark_pinned(storage):
+    _PINNED.add(storage)
 _CUDA_BACKENDS = {}   # cuda:N -> its backend, once resolved (cleared when CUDA is reset)
 _BACKENDS = {"cpu": CPU_BACKEND}
 
@@ -156,9 +170,11 @@ def backend_for(dev):
     if dev.type == "cuda":
         backend = _CUDA_BACKENDS.get(dev)
         if backend is None:
-            from .cuda import _runtime
-
-            backend = _runtime.backend(dev.index)
+            if cuda_backend is None:
+                raise TensorRuntimeError(
+                    f"no backend is available for device '{dev}': the CUDA layer "
+                    "(jtensor.cuda) is not loaded")
+            backend = cuda_backend(dev.index)
             if dev.index is not None:
                 _CUDA_BACKENDS[dev] = backend
         return backend
@@ -173,6 +189,34 @@ def data_dependent_sync(tensor):
     backend = tensor._storage._backend
     if backend is not CPU_BACKEND:
         backend.synchronize("data-dependent")
+
+
+# The factories' default device: state of the device layer, read by every factory.
+_default_device = [CPU]
+
+
+def set_default_device(device):
+    """Make factories without ``device=`` create tensors on ``device`` (``None``: the CPU)."""
+    _default_device[0] = CPU if device is None else resolve_device(device)
+
+
+def get_default_device():
+    """The device factories use when no ``device=`` is given."""
+    return _default_device[0]
+
+
+def resolve_device(device):
+    """A concrete device (``cuda`` gets its current index) for a factory's ``device=``
+    (``None``: the default device)."""
+    if device is None:
+        return _default_device[0]
+    device = to_device(device)
+    if device.type == "meta":
+        raise TensorRuntimeError(
+            "jtensor has no meta tensors: pass device='cpu' (or 'cuda') to this factory")
+    if device.type != "cpu":
+        device = backend_for(device).normalize(device)
+    return device
 
 
 def to_device(value):

@@ -100,148 +100,6 @@ def emit(kind, **info):
         event_hook(kind, info)
 
 
-def _wants_grad(values, Tensor):
-    for a in values:
-        if isinstance(a, Tensor):
-            if a._requires_grad:
-                return True
-        elif a.__class__ is list or a.__class__ is tuple:
-            for b in a:
-                if isinstance(b, Tensor) and b._requires_grad:
-                    return True
-    return False
-
-
-def make_entry(op, impl, Tensor):
-    """The public entry point of a differentiable op: ``impl`` itself unless grad mode is on
-    and an argument requires grad, in which case the autograd layer records the call.
-
-    The entry is generated with ``impl``'s own signature, so the common call (nothing
-    requires grad) costs one flag check and direct argument passing, no ``*args`` repacking.
-    """
-    entry = _generated_entry(op, impl, Tensor)
-    if entry is None:
-        entry = _generic_entry(op, impl, Tensor)
-    entry.__name__ = impl.__name__
-    entry.__qualname__ = impl.__qualname__
-    entry.__doc__ = impl.__doc__
-    entry.__module__ = impl.__module__
-    entry.__wrapped__ = impl
-    return entry
-
-
-def _generated_entry(op, impl, Tensor):
-    import inspect
-    import sys
-
-    try:
-        params = list(inspect.signature(impl).parameters.values())
-    except (TypeError, ValueError):
-        return None
-    namespace = {"impl": impl, "op": op, "grad_mode": grad_mode, "T": Tensor,
-                 "_w": _wants_grad, "_d": sys.modules[__name__]}
-    signature, positional, keywords, checks = [], [], [], []
-    star_done = False
-    var_positional = var_keyword = None
-    for i, p in enumerate(params):
-        default = ""
-        if p.default is not p.empty:
-            namespace[f"_d{i}"] = p.default
-            default = f"=_d{i}"
-        if p.kind is p.POSITIONAL_ONLY:
-            return None
-        # A view's only differentiable argument is the tensor it views (the others are
-        # sizes, dims, a dtype or a tensor whose shape is borrowed): check just that one.
-        if op.kind == "view" and positional:
-            checked = False
-        else:
-            checked = True
-        if p.kind is p.POSITIONAL_OR_KEYWORD:
-            signature.append(p.name + default)
-            positional.append(p.name)
-            if checked:
-                checks.append(f"({p.name}._requires_grad if {p.name}.__class__ is T else "
-                              f"({p.name}.__class__ is not int and {p.name} is not None and "
-                              f"_w(({p.name},), T)))")
-        elif p.kind is p.VAR_POSITIONAL:
-            signature.append("*" + p.name)
-            star_done = True
-            var_positional = p.name
-            if checked:
-                checks.append(
-                    f"({p.name} and {p.name}[0].__class__ is not int and _w({p.name}, T))")
-        elif p.kind is p.KEYWORD_ONLY:
-            if not star_done:
-                signature.append("*")
-                star_done = True
-            signature.append(p.name + default)
-            keywords.append(p.name)
-            if checked:
-                checks.append(f"({p.name} is not None and {p.name}.__class__ is not int and "
-                              f"_w(({p.name},), T))")
-        else:
-            signature.append("**" + p.name)
-            var_keyword = p.name
-            checks.append(f"({p.name} and _w({p.name}.values(), T))")
-    args = ", ".join(positional + ([f"*{var_positional}"] if var_positional else []))
-    call = ", ".join(positional + ([f"*{var_positional}"] if var_positional else [])
-                     + [f"{k}={k}" for k in keywords]
-                     + ([f"**{var_keyword}"] if var_keyword else []))
-    # Keyword-only arguments reach the recorder only when given (a formula's name may
-    # depend on whether ``stable=`` was passed), and ``impl`` gets them only when set.
-    defaults = {p.name: f"_d{i}" for i, p in enumerate(params) if p.default is not p.empty}
-    kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in keywords if k not in defaults) + "}"
-    optional = [k for k in keywords if k in defaults]
-    if optional:
-        kwargs = (f"_kw({kwargs}, " + ", ".join(f"({k!r}, {k}, {defaults[k]})" for k in optional)
-                  + ")")
-        namespace["_kw"] = _given_keywords
-    if var_keyword:
-        kwargs = f"dict({kwargs}, **{var_keyword})"
-    short_call = ", ".join(positional + ([f"*{var_positional}"] if var_positional else [])
-                           + [f"{k}={k}" for k in keywords if k not in defaults])
-    unset = " and ".join(f"{k} is {defaults[k]}" for k in optional)
-    body = (f"    if {unset}:\n        return impl({short_call})\n" if optional and not var_keyword
-            else "")
-    source = (f"def entry({', '.join(signature)}):\n"
-              f"    if ({' or '.join(checks) or 'False'}) and grad_mode.record:\n"
-              f"        return _d.autograd_call(op, impl, ({args}{',' if args else ''}), "
-              f"{kwargs})\n"
-              + body +
-              f"    return impl({call})\n")
-    try:
-        exec(compile(source, f"<entry of {op.name}>", "exec"), namespace)
-    except SyntaxError:
-        return None
-    return namespace["entry"]
-
-
-def _given_keywords(kwargs, *triples):
-    for name, value, default in triples:
-        if value is not default:
-            kwargs[name] = value
-    return kwargs
-
-
-def _generic_entry(op, impl, Tensor):
-    def entry(*args, **kwargs):
-        if grad_mode.record:
-            # Inlined for speed: this check runs on every call of every differentiable op.
-            for a in args:
-                if a.__class__ is Tensor:
-                    if a._requires_grad:
-                        return autograd_call(op, impl, args, kwargs)
-                elif a.__class__ is int:
-                    continue
-                elif _wants_grad((a,), Tensor):
-                    return autograd_call(op, impl, args, kwargs)
-            if kwargs and _wants_grad(kwargs.values(), Tensor):
-                return autograd_call(op, impl, args, kwargs)
-        return impl(*args, **kwargs)
-
-    return entry
-
-
 def check_inplace(tensor):
     """PyTorch's refusals before an in-place write, checked before a single byte changes.
 
@@ -272,7 +130,7 @@ def check_no_internal_overlap(tensor):
 
     NumPy would let many logical elements race for one memory cell; PyTorch raises instead.
     """
-    for size, stride in zip(tensor._shape, tensor._stride):
+    for size, stride in zip(tensor._shape, tensor._stride, strict=True):
         if stride == 0 and size > 1:
             raise TensorRuntimeError(
                 "unsupported operation: more than one element of the written-to tensor refers "
@@ -314,7 +172,8 @@ def check_no_partial_overlap(target, inputs):
 def _span(t):
     itemsize = t._dtype.itemsize
     start = t._offset * itemsize
-    end = start + (1 + sum((n - 1) * s for n, s in zip(t._shape, t._stride))) * itemsize
+    extent = 1 + sum((n - 1) * s for n, s in zip(t._shape, t._stride, strict=True))
+    end = start + extent * itemsize
     return start, end
 
 

@@ -4,6 +4,8 @@ Every class also inherits the builtin exception that PyTorch raises in the same
 situation, so code written as ``except RuntimeError`` keeps working unchanged.
 """
 
+import sys
+
 
 class JTensorError(Exception):
     """Base class of every error jtensor raises on purpose."""
@@ -67,3 +69,22 @@ def wrap_dim(dim, ndim):
     if dim < -effective or dim >= effective:
         raise dim_out_of_range(dim, ndim)
     return dim + effective if dim < 0 else dim
+
+
+def stacklevel(level):
+    """A warning's ``stacklevel`` counted as if the ops' generated entry points (frames of
+    ``<entry of ...>`` code, made by ``_argparse``) were not there: ``level`` 2 is the caller
+    of the function that warns, with entry frames in between skipped. Use it for every
+    warning raised inside an op, so the warning points at the same line however the op was
+    reached."""
+    frame = sys._getframe(1)   # the function about to call warnings.warn: level 1
+    k = counted = 1
+    while counted < level and frame.f_back is not None:
+        frame = frame.f_back
+        k += 1
+        if not frame.f_code.co_filename.startswith("<entry of"):
+            counted += 1
+    while frame.f_code.co_filename.startswith("<entry of") and frame.f_back is not None:
+        frame = frame.f_back
+        k += 1
+    return k

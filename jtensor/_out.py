@@ -3,6 +3,7 @@
 import warnings
 
 from ._layout import contiguous_strides
+from ._errors import stacklevel
 
 
 def grow_storage(storage, nbytes):
@@ -34,7 +35,7 @@ def resize_output(out, shape, stride=None, *, warn=True):
             "This behavior is deprecated, and in a future PyTorch release outputs will not be "
             "resized unless they have zero elements. You can explicitly reuse an out tensor t "
             "by resizing it, inplace, to zero elements with t.resize_(0).", UserWarning,
-            stacklevel=4)
+            stacklevel=stacklevel(4))
     stride = contiguous_strides(shape) if stride is None else tuple(stride)
     if 0 not in shape:
         last = out._offset + sum((s - 1) * st for s, st in zip(shape, stride, strict=True))

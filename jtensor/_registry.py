@@ -6,7 +6,8 @@ The package exports every op registered with ``function=True``. The test suite w
 registry: an op without a test spec fails the suite.
 """
 
-from ._dispatch import RECORDED_KINDS, OpDef, make_entry
+from ._argparse import METHOD_VARARGS, has_method_form, make_entry
+from ._dispatch import OpDef
 from ._errors import TensorRuntimeError
 
 OPS = {}
@@ -31,21 +32,27 @@ def register(kind, name=None, *, method=True, function=True, aliases=()):
         op = OpDef(op_name, kind, fn, method, function)
         OPS[op_name] = op
         fn.op = op
-        if kind in RECORDED_KINDS:
-            # Calls that need grad go through the autograd layer; others reach ``fn`` at once.
-            fn = make_entry(op, fn, Tensor)
-            fn.op = op
-            op.entry = fn
+        # The public entry points: PyTorch's argument rules (and, for differentiable kinds,
+        # the route to the autograd layer) in front of the implementation.
+        entry = make_entry(op, fn, Tensor)
+        entry.op = op
+        op.entry = entry
+        method_entry = entry
         if method:
-            setattr(Tensor, method if isinstance(method, str) else op_name, fn)
+            attr = method if isinstance(method, str) else op_name
+            # x.flip(0, 1): the method takes separate ints; x.sum(out=y) is refused
+            if attr in METHOD_VARARGS or has_method_form(fn):
+                method_entry = make_entry(op, fn, Tensor, method_form=True)
+                method_entry.op = op
+            setattr(Tensor, attr, method_entry)
         if function:
-            FUNCTIONS[op_name] = fn
+            FUNCTIONS[op_name] = entry
         for alias in aliases:
             if function:
-                FUNCTIONS[alias] = fn
+                FUNCTIONS[alias] = entry
             if method:
-                setattr(Tensor, alias, fn)
-        return fn
+                setattr(Tensor, alias, method_entry)
+        return entry
 
     return decorate
 

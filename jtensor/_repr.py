@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from . import _dtypes
+from . import _tensor as _tensor_module
 
 
 @dataclasses.dataclass
@@ -289,3 +290,6 @@ def tensor_repr(t):
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + tensor_str, suffixes, indent, force_newline=False)
+
+
+_tensor_module._hooks["repr"] = tensor_repr   # Tensor.__repr__

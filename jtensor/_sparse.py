@@ -44,28 +44,13 @@ from ._errors import (
     TensorTypeError,
     TensorValueError,
 )
+from ._argparse import bind_operands, operands
 from ._registry import FUNCTIONS, OPS, tensor_method
-from ._tensor import Tensor
+from ._tensor import Tensor, sparse_coo
 
 __all__ = ["SparseCOOTensor", "sparse_coo", "sparse_coo_tensor"]
 
 
-class _Layout:
-    """A tensor layout object (``torch.sparse_coo``); prints as ``torch.<name>``."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-
-try:  # the package's ``layout`` class (defined before the op modules are imported)
-    from . import layout as _package_layout
-except ImportError:  # pragma: no cover - imported before jtensor.layout exists
-    _package_layout = _Layout
-
-sparse_coo = _package_layout("sparse_coo")
 
 # The default of ``check_invariants`` (``torch.sparse.check_sparse_tensor_invariants``).
 _CHECK_INVARIANTS = [False]
@@ -1767,10 +1752,15 @@ def _route_dense_sparse():
     import sys
 
     def routed(name, dense):
-        def fn(input, other, *args, **kwargs):
+        def fn(*args, **kwargs):
+            if len(args) == 2:
+                input, other = args
+            else:
+                input, other = operands(args, kwargs)
             if other.__class__ is SparseCOOTensor and input.__class__ is not SparseCOOTensor:
-                return _dense_sparse_call(name, input, other, *args, **kwargs)
-            return dense(input, other, *args, **kwargs)
+                args, kwargs = bind_operands(args, kwargs)
+                return _dense_sparse_call(name, *args, **kwargs)
+            return dense(*args, **kwargs)
 
         fn.__name__ = fn.__qualname__ = getattr(dense, "__name__", name)
         fn.__doc__ = dense.__doc__

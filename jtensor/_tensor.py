@@ -9,9 +9,11 @@ import warnings
 
 import numpy as np
 
+from . import _device as _device_layer
 from . import _dispatch, _dtypes
 from ._device import CPU, backend_for
-from ._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
+from ._errors import (TensorRuntimeError, TensorTypeError, TensorValueError, stacklevel,
+                      wrap_dim)
 from ._layout import (contiguous_strides, is_channels_last, is_contiguous,
                       is_non_overlapping_and_dense)
 from ._size import Size
@@ -38,22 +40,56 @@ class _AutogradViews:
 _autograd_views = _AutogradViews()
 
 
-class memory_format:
-    """``torch.contiguous_format``, ``torch.channels_last``, ... (compare with ``is``)."""
+class _Constant:
+    """A named singleton that prints as ``torch.<name>`` and unpickles to itself (compare
+    with ``is``)."""
 
     __slots__ = ("name",)
 
     def __init__(self, name):
         self.name = name
+        _CONSTANTS[(type(self).__name__, name)] = self
 
     def __repr__(self):
         return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (_constant_named, (type(self).__name__, self.name))
+
+
+_CONSTANTS = {}
+
+
+def _constant_named(kind, name):
+    return _CONSTANTS[(kind, name)]
+
+
+class memory_format(_Constant):
+    """``torch.contiguous_format``, ``torch.channels_last``, ... (compare with ``is``)."""
+
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
+
+
+class layout(_Constant):
+    """``torch.strided`` (dense tensors) and ``torch.sparse_coo`` (compare with ``is``)."""
+
+    __slots__ = ()
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+
+
+# What the Tensor class needs from the layers above it (the legacy constructor, ``repr``,
+# ``torch.tensor`` for unpickling): each installs its function here when it is imported, so
+# this module never imports them.
+_hooks = {}
 
 
 class Tensor:
@@ -84,10 +120,9 @@ class Tensor:
 
     # ------------------------------------------------------------------ construction
     def __new__(cls, *args, dtype=None, device=None, requires_grad=False):
-        # The legacy constructor: Tensor(2, 3) is uninitialised, Tensor([1, 2]) copies data.
-        from ._ops.creation import legacy_tensor_constructor
-
-        return legacy_tensor_constructor(cls, args, dtype, device)
+        # The legacy constructor: Tensor(2, 3) is uninitialised, Tensor([1, 2]) copies data
+        # (installed by the op layer: jtensor/_ops/creation.py).
+        return _hooks["legacy_constructor"](cls, args, dtype, device)
 
     def __init__(self, *args, **kwargs):
         pass
@@ -239,8 +274,6 @@ class Tensor:
 
     @property
     def layout(self):
-        from . import strided
-
         return strided
 
     def get_device(self):
@@ -355,7 +388,7 @@ class Tensor:
                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
                 ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
                 "mistake, make sure you access the leaf Tensor instead.", UserWarning,
-                stacklevel=2)
+                stacklevel=stacklevel(2))
         return self._grad
 
     @grad.setter
@@ -528,9 +561,7 @@ class Tensor:
         return result
 
     def __repr__(self):
-        from ._repr import tensor_repr
-
-        return tensor_repr(self)
+        return _hooks["repr"](self)
 
     def __format__(self, spec):
         if not self._shape:
@@ -546,7 +577,7 @@ class Tensor:
         """The last two dims swapped (batched matrix transpose). A view."""
         if self.dim() == 0:
             warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the "
-                          "identity in these cases.", UserWarning, stacklevel=2)
+                          "identity in these cases.", UserWarning, stacklevel=stacklevel(2))
             return self._alias()
         if self.dim() < 2:
             raise TensorRuntimeError(
@@ -576,13 +607,20 @@ class Tensor:
                 raise TensorValueError(f"invalid type: '{dtype}'")
             device = "cuda" if prefix == "torch.cuda" else "cpu"
             return self.to(device=device, dtype=names[name])
-        return self.to(dtype)
+        if isinstance(dtype, _dtypes.dtype):
+            return self.to(dtype)
+        torch_name = getattr(dtype, "_torch_type_name", None)   # torch.FloatTensor
+        if torch_name is not None:
+            return self.type(torch_name)
+        kind = dtype.__name__ if isinstance(dtype, type) else type(dtype).__name__
+        module = getattr(dtype, "__module__", "builtins")
+        raise TensorValueError(
+            f"invalid type: '{kind if module == 'builtins' else f'{module}.{kind}'}' (pass a "
+            "torch dtype such as torch.float32, or a type name such as 'torch.FloatTensor')")
 
 
 def _rebuild_tensor(array, dtype_name, device_name, requires_grad):
-    from ._ops.creation import tensor
-
-    return tensor(array, dtype=_dtypes._dtype_by_name(dtype_name), device=device_name,
+    return _hooks["tensor"](array, dtype=_dtypes._dtype_by_name(dtype_name), device=device_name,
                   requires_grad=requires_grad)
 
 
@@ -607,10 +645,7 @@ def new_empty_tensor(shape, dtype, device=CPU, stride=None, pinned=False):
         stride = contiguous_strides(shape)
     extent = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, stride, strict=True))
     if pinned:
-        from . import cuda
-
-        storage = Storage(cuda._backend().pinned_buffer(extent * dtype.itemsize), device)
-        cuda._pin(storage)
+        storage = _device_layer.pinned_storage(extent * dtype.itemsize, device)
         return Tensor._make(storage, shape, tuple(stride), 0, dtype)
     backend = backend_for(device)
     storage = Storage(backend.allocate(extent * dtype.itemsize), device)

@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from . import _argparse
 from ._device import to_device
 from ._errors import TensorRuntimeError, TensorTypeError
 
@@ -116,6 +117,9 @@ class Generator:
 
     def __repr__(self):
         return f"<jtensor.Generator object on {self.device} (seed {self._initial_seed})>"
+
+
+_argparse.TYPES["generator"] = Generator   # generator= arguments are checked against it
 
 
 default_generator = Generator()

@@ -102,6 +102,8 @@ CUDA_EXPECTATIONS = [
      _DEFERRED),
     (r"tests/test_registry.py::test_case\[(apply_|map_)-",
      ("skip", "apply_ and map_ run Python per element: CPU tensors only (as PyTorch)")),
+    (r"tests/test_argparse.py::test_call_forms_pytorch_accepts\[map_\(",
+     ("skip", "map_ runs Python per element: CPU tensors only (as PyTorch)")),
     (r"tests/test_registry.py::test_case\[(from_numpy|from_dlpack)-",
      ("skip", "from_numpy/from_dlpack of NumPy data always give CPU tensors (as PyTorch)")),
     (r"tests/test_registry.py::test_case\[(to-device|to-no-op-is-self|zeros-device|"

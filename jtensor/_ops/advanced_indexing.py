@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes
 from .._device import data_dependent_sync
 from .._dispatch import check_inplace, finish
-from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
+from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, stacklevel
 from .._layout import (broadcast_shapes, broadcastable_to, contiguous_strides,
                        dense_strides_like, elementwise_output_strides,
                        is_non_overlapping_and_dense, view_strides)
@@ -238,7 +238,7 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
                 import warnings
 
                 warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
-                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
+                              "dtype torch.bool instead.", UserWarning, stacklevel=stacklevel(4))
             for j in range(t.dim()):
                 if d + j >= ndim or t._shape[j] != view_shape[d + j]:
                     raise TensorIndexError(

@@ -17,6 +17,7 @@ from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dt
 from .._errors import TensorRuntimeError, TensorTypeError, not_implemented
 from .._registry import FUNCTIONS, register
 from .._tensor import Tensor
+from ._renamed import renamed_entry
 
 
 _NUMBERS = (bool, int, float, complex)
@@ -468,8 +469,23 @@ def div_(self, other, *, rounding_mode=None):
     return elementwise(div_.op, compute, (self, other), inplace=self, rule=rule)
 
 
-div = _define("div", div, "elementwise", ("divide", "true_divide"))
-div_ = _define("div_", div_, "inplace", ("divide_", "true_divide_"), function=False)
+div = _define("div", div, "elementwise", ("divide",))
+div_ = _define("div_", div_, "inplace", ("divide_",), function=False)
+
+
+# ``true_divide`` is ``div`` without ``rounding_mode`` (PyTorch's takes none).
+def true_divide(input, other, *, out=None):
+    """True division (``div`` with no rounding): the result is floating."""
+    return div.op.impl(input, other, out=out)
+
+
+def true_divide_(self, other):
+    """In-place ``true_divide``."""
+    return div_.op.impl(self, other)
+
+
+true_divide = renamed_entry(div, true_divide)
+true_divide_ = renamed_entry(div_, true_divide_, function=False)
 for _attr in ("__truediv__", "__div__"):
     setattr(Tensor, _attr, operator_method(div))
 for _attr in ("__itruediv__", "__idiv__"):
@@ -512,11 +528,17 @@ def pow_(self, exponent):
 
 # PyTorch's keyword name is ``exponent=``: these wrappers replace the generated forms under
 # the same op entries (one trace event per call still comes from the inner implementation).
-for _public, _inner in ((pow, _pow_impl), (pow_, _pow_inplace)):
-    _public.op = _inner.op
+def _pow_method(self, exponent):
+    """``x.pow(exponent)`` (methods take no ``out=``)."""
+    return _pow_impl(self, exponent)
+
+
+_pow_method.__name__ = _pow_method.__qualname__ = "pow"
+for _public, _method, _inner in ((pow, _pow_method, _pow_impl), (pow_, pow_, _pow_inplace)):
+    _public.op = _method.op = _inner.op
     _inner.op.impl = _inner.__wrapped__
     _inner.op.entry = _public
-    setattr(Tensor, _inner.op.name, _public)
+    setattr(Tensor, _inner.op.name, _method)
 FUNCTIONS["pow"] = pow
 atan2, atan2_ = binary_op("atan2", "arctan2", FLOAT, tensor_other=True, aliases=("arctan2",),
                           check=refuse_dtypes("atan2_cpu", complex_=True))

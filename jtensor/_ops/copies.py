@@ -13,9 +13,9 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import device as _device_type
-from .._device import to_device
+from .._device import is_pinned, to_device
 from .._dispatch import check_inplace, check_no_internal_overlap, finish
-from .._errors import JTensorError, TensorRuntimeError, TensorTypeError
+from .._errors import JTensorError, TensorRuntimeError, TensorTypeError, stacklevel
 from .._layout import (
     broadcast_shapes,
     broadcast_strides,
@@ -62,7 +62,7 @@ def cast_array(array, np_dtype):
         return array
     if array.dtype.kind == "c" and np_dtype.kind not in "cb":
         warnings.warn("Casting complex values to real discards the imaginary part",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel(3))
         array = array.real
     with np.errstate(invalid="ignore", over="ignore"):  # host FP state only, no data touched
         return array.astype(np_dtype)
@@ -155,13 +155,11 @@ def copy_values(out, input, non_blocking=False):
         out._array()[...] = cast_array(input._array(), out._dtype.numpy)
         return
     if non_blocking:
-        from .. import cuda
-
-        if source_backend.name == "cpu" and cuda._is_pinned(input._storage):
+        if source_backend.name == "cpu" and is_pinned(input._storage):
             target_backend.copy_async_from_host(out._array_nowait(),
                                                 cast_array(input._array(), out._dtype.numpy))
             return
-        if target_backend.name == "cpu" and cuda._is_pinned(out._storage):
+        if target_backend.name == "cpu" and is_pinned(out._storage):
             source_backend.copy_async_to_host(out._array(), input._array_nowait())
             return
     if target_backend.name == "cpu":
@@ -441,43 +439,43 @@ Tensor.type_as = _type_as
 
 # ------------------------------------------------------------------------------ in place
 @register("inplace", method="copy_", function=False)
-def copy_(self, src, non_blocking=False):
-    """Write ``src`` (broadcast, cast, maybe from another device) into ``self``.
+def copy_(self, other, non_blocking=False):
+    """Write ``other`` (broadcast, cast, maybe from another device) into ``self``.
 
-    ``src`` may be a Python number. Raises when ``self`` repeats elements (stride 0) or
-    partly overlaps ``src`` in memory, as PyTorch does.
+    ``other`` (PyTorch's name for the source) may be a Python number. Raises when ``self``
+    repeats elements (stride 0) or partly overlaps ``other`` in memory, as PyTorch does.
     """
     if not isinstance(non_blocking, bool):
         raise TensorTypeError(
             f"copy_(): argument 'non_blocking' must be bool, not {type(non_blocking).__name__}")
     check_inplace(self)
-    if isinstance(src, Tensor):
-        shape = broadcast_shapes(tuple(self._shape), tuple(src._shape))
+    if isinstance(other, Tensor):
+        shape = broadcast_shapes(tuple(self._shape), tuple(other._shape))
         if tuple(shape) != tuple(self._shape):
             raise TensorRuntimeError(
                 f"output with shape {list(self._shape)} doesn't match the broadcast shape "
                 f"{list(shape)}")
         check_no_internal_overlap(self)
-        _check_no_partial_overlap(self, src)
-        if src._storage._backend is not self._storage._backend or \
+        _check_no_partial_overlap(self, other)
+        if other._storage._backend is not self._storage._backend or \
                 self._storage._backend.deferred:
-            if src is not self:
-                source = contiguous_copy(src) if src._storage is self._storage else src
+            if other is not self:
+                source = contiguous_copy(other) if other._storage is self._storage else other
                 copy_values(self, _broadcast_view(source, self._shape), non_blocking)
-            return finish(copy_.op, (self, src), self, modified=self)
-        source = src._array()
-        if src._storage is self._storage and src is not self:
+            return finish(copy_.op, (self, other), self, modified=self)
+        source = other._array()
+        if other._storage is self._storage and other is not self:
             source = source.copy()  # overlapping layouts PyTorch does not reject
-    elif _is_number(src):
-        _check_int_range(_plain_number(src))
+    elif _is_number(other):
+        _check_int_range(_plain_number(other))
         check_no_internal_overlap(self)
-        source = _number_array(self._storage._backend.xp, src)
+        source = _number_array(self._storage._backend.xp, other)
     else:
         raise TensorTypeError(
-            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
-    if src is not self:
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    if other is not self:
         self._array()[...] = cast_array(source, self._dtype.numpy)
-    return finish(copy_.op, (self, src) if isinstance(src, Tensor) else (self,), self,
+    return finish(copy_.op, (self, other) if isinstance(other, Tensor) else (self,), self,
                   modified=self)
 
 
@@ -527,7 +525,7 @@ def zero_(self):
 
 
 @register("inplace", method="resize_", function=False)
-def resize_(self, *sizes, memory_format=None):
+def resize_(self, *size, memory_format=None):
     """Change the shape in place; grows the storage when needed (new elements uninitialised).
 
     Same shape and no ``memory_format``: nothing changes (even the strides). Otherwise the
@@ -535,7 +533,7 @@ def resize_(self, *sizes, memory_format=None):
     """
     from .views import sizes_from_args
 
-    return _resize(resize_.op, self, sizes_from_args(sizes), memory_format)
+    return _resize(resize_.op, self, sizes_from_args(size), memory_format)
 
 
 @register("inplace")
@@ -692,14 +690,14 @@ def copy_value_into(target, value):
 def _pin_memory(self, device=None):
     """A copy in page-locked host memory (``self`` when already pinned), so copies to and
     from a CUDA device with ``non_blocking=True`` can be queued instead of waited for."""
-    from .. import cuda
+    from ..cuda import _runtime
 
     if self._storage.device.type != "cpu":
         raise TensorRuntimeError(
             f"cannot pin '{self.type()}' only dense CPU tensors can be pinned (this tensor is "
             f"on {self._storage.device})")
-    cuda._runtime.require()
-    if cuda._is_pinned(self._storage):
+    _runtime.require()
+    if is_pinned(self._storage):
         return self
     out = new_empty_tensor(self._shape, self._dtype, self._storage.device,
                            stride=strides_for_format(self, preserve_format), pinned=True)
@@ -709,9 +707,7 @@ def _pin_memory(self, device=None):
 
 def _is_pinned(self, device=None):
     """Whether this tensor lives in pinned (page-locked) host memory."""
-    from .. import cuda
-
-    return self._storage.device.type == "cpu" and cuda._is_pinned(self._storage)
+    return self._storage.device.type == "cpu" and is_pinned(self._storage)
 
 
 Tensor.pin_memory = _pin_memory

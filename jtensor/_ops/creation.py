@@ -10,11 +10,14 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
-from .._device import CPU, backend_for, to_device
+from .. import _tensor as _tensor_module
+from .._device import (CPU, backend_for, get_default_device, resolve_device,  # noqa: F401
+                       set_default_device, to_device)
 from .._dispatch import emit, finish
-from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError
+from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, stacklevel
 from .._layout import contiguous_strides, dense_strides_like
 from .._out import resize_output
+from .._argparse import int_arg
 from .._registry import register
 from .._size import Size
 from .._storage import Storage
@@ -45,33 +48,6 @@ def _finalize(op, out, requires_grad, inputs=(), modified=None):
     if requires_grad:
         out._requires_grad = True
     return finish(op, inputs, out, modified=modified)
-
-
-_default_device = [CPU]
-
-
-def set_default_device(device):
-    """Make factories without ``device=`` create tensors on ``device`` (``None``: the CPU)."""
-    _default_device[0] = CPU if device is None else resolve_device(device)
-
-
-def get_default_device():
-    """The device factories use when no ``device=`` is given."""
-    return _default_device[0]
-
-
-def resolve_device(device):
-    """A concrete device (``cuda`` gets its current index) for a factory's ``device=``
-    (``None``: the default device)."""
-    if device is None:
-        return _default_device[0]
-    device = to_device(device)
-    if device.type == "meta":
-        raise TensorRuntimeError(
-            "jtensor has no meta tensors: pass device='cpu' (or 'cuda') to this factory")
-    if device.type != "cpu":
-        device = backend_for(device).normalize(device)
-    return device
 
 
 def host_to_device(array, device, private=False):
@@ -163,7 +139,7 @@ def _alias_numpy(ndarray):
             "The given NumPy array is not writable, and PyTorch does not support non-writable "
             "tensors. This means writing to this tensor will result in undefined behavior. You "
             "may want to copy the array to protect its data or make it writable before "
-            "converting it to a tensor.", UserWarning, stacklevel=3)
+            "converting it to a tensor.", UserWarning, stacklevel=stacklevel(3))
     itemsize = ndarray.itemsize
     shape = Size(ndarray.shape)
     if ndarray.size == 0:
@@ -314,7 +290,7 @@ def array_from_data(data, dtype=None):
         warnings.warn(
             "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
             "converting the list to a single numpy.ndarray with numpy.array() before converting "
-            "to a tensor.", UserWarning, stacklevel=3)
+            "to a tensor.", UserWarning, stacklevel=stacklevel(3))
     shape = _nested_shape(data)
     values = []
     _flatten(data, shape, 0, values)
@@ -325,7 +301,7 @@ def _tensor_from_data(data, dtype, device, warn_name=None):
     """The shared body of ``tensor``/``new_tensor``: a copy with PyTorch's layout rules."""
     if isinstance(data, Tensor):
         if warn_name:
-            warnings.warn(_COPY_WARNING.format(warn_name), UserWarning, stacklevel=3)
+            warnings.warn(_COPY_WARNING.format(warn_name), UserWarning, stacklevel=stacklevel(3))
         dtype = data._dtype if dtype is None else _dtypes.to_dtype(dtype)
         return _copy_tensor(data.detach(), dtype, device)
     if isinstance(data, np.ndarray):
@@ -643,7 +619,24 @@ def _empty_strided(op, size, stride, d, device, requires_grad):
 
 
 # ---------------------------------------------------------------------- *_like
-def _like(op, input, fill, dtype, device, requires_grad, memory_format, inputs=None):
+def check_pin_memory(pin_memory, device, name):
+    """Whether a factory's result goes into pinned (page-locked) host memory: only with
+    ``pin_memory=True``, which needs CUDA (PyTorch without an accelerator refuses it too) and
+    a CPU result."""
+    if not pin_memory:
+        return False
+    if device.type != "cpu":
+        raise TensorRuntimeError(
+            f"{name}(): only dense CPU tensors can be pinned, but the result is on {device} "
+            "(drop pin_memory=True, or make it on the CPU and .to() the device later)")
+    from ..cuda import _runtime
+
+    _runtime.require()
+    return True
+
+
+def _like(op, input, fill, dtype, device, requires_grad, memory_format, inputs=None,
+          pin_memory=False):
     from .copies import strides_for_format
 
     if not isinstance(input, Tensor):
@@ -653,8 +646,9 @@ def _like(op, input, fill, dtype, device, requires_grad, memory_format, inputs=N
     d = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     check_requires_grad(d, requires_grad)
     dev = input._storage.device if device is None else resolve_device(device)
+    pinned = check_pin_memory(pin_memory, dev, op.name)
     stride = strides_for_format(input, memory_format)
-    out = new_empty_tensor(input._shape, d, dev, stride=stride)
+    out = new_empty_tensor(input._shape, d, dev, stride=stride, pinned=pinned)
     if fill is not None:
         _fill(out, fill)
     return _finalize(op, out, requires_grad, (input,))
@@ -662,31 +656,35 @@ def _like(op, input, fill, dtype, device, requires_grad, memory_format, inputs=N
 
 @register("factory", method=False)
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=preserve_format):
+               memory_format=preserve_format, pin_memory=False):
     """Zeros shaped like ``input`` (its dtype, device and, by default, its dim order)."""
-    return _like(zeros_like.op, input, 0, dtype, device, requires_grad, memory_format)
+    return _like(zeros_like.op, input, 0, dtype, device, requires_grad, memory_format,
+                 pin_memory=pin_memory)
 
 
 @register("factory", method=False)
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=preserve_format):
+              memory_format=preserve_format, pin_memory=False):
     """Ones shaped like ``input``."""
-    return _like(ones_like.op, input, 1, dtype, device, requires_grad, memory_format)
+    return _like(ones_like.op, input, 1, dtype, device, requires_grad, memory_format,
+                 pin_memory=pin_memory)
 
 
 @register("factory", method=False)
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=preserve_format):
+               memory_format=preserve_format, pin_memory=False):
     """Uninitialised memory shaped like ``input`` (dense, keeping its dim order)."""
-    return _like(empty_like.op, input, None, dtype, device, requires_grad, memory_format)
+    return _like(empty_like.op, input, None, dtype, device, requires_grad, memory_format,
+                 pin_memory=pin_memory)
 
 
 @register("factory", method=False)
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=preserve_format):
+              memory_format=preserve_format, pin_memory=False):
     """``fill_value`` shaped like ``input``, cast to ``input``'s dtype (7.5 -> 7 for int64)."""
     fill_value = _scalar_value(fill_value, "full_like")
-    return _like(full_like.op, input, fill_value, dtype, device, requires_grad, memory_format)
+    return _like(full_like.op, input, fill_value, dtype, device, requires_grad, memory_format,
+                 pin_memory=pin_memory)
 
 
 # ---------------------------------------------------------------------- new_* methods
@@ -756,10 +754,18 @@ def _number(value, name):
 
 
 @register("factory", method=False)
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
-    """``[start, end)`` every ``step``; int64 for int arguments, the default float otherwise."""
-    if end is None:
+    """``[start, end)`` every ``step``; int64 for int arguments, the default float otherwise.
+
+    PyTorch's two forms: ``arange(end)`` and ``arange(start, end, step=1)``, each also by
+    keyword (``arange(end=5)``).
+    """
+    if start is None:
+        if end is None:
+            raise TypeError('arange() missing 1 required positional arguments: "end"')
+        start = 0
+    elif end is None:
         start, end = 0, start
     values = [_number(v, "arange") for v in (start, end, step)]
     all_int = all(isinstance(v, int) for v in values)
@@ -848,9 +854,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
              requires_grad=False, pin_memory=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     start, end = _number(start, "linspace"), _number(end, "linspace")
-    if not isinstance(steps, int) or isinstance(steps, bool):
-        raise TensorTypeError(
-            f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+    steps = int_arg(steps, "linspace", "steps", 3)
     if steps < 0:
         raise TensorRuntimeError(f"number of steps must be non-negative (got {steps})")
     dtype = _range_dtype((start, end), dtype, out)
@@ -872,9 +876,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     """``base ** linspace(start, end, steps)``."""
     start, end = _number(start, "logspace"), _number(end, "logspace")
     base = _number(base, "logspace")
-    if not isinstance(steps, int) or isinstance(steps, bool):
-        raise TensorTypeError(
-            f"logspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+    steps = int_arg(steps, "logspace", "steps", 3)
     if steps < 0:
         raise TensorRuntimeError(f"number of steps must be non-negative (got {steps})")
     dtype = _range_dtype((start, end), dtype, out)
@@ -910,9 +912,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     """An ``n`` x ``m`` matrix with ones on the diagonal (``m`` defaults to ``n``)."""
     if m is None:
         m = n
+    n, m = int_arg(n, "eye", "n", 1), int_arg(m, "eye", "m", 2)
     for name, v in (("n", n), ("m", m)):
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise TensorTypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
         if v < 0:
             raise TensorRuntimeError(f"{name} must be greater or equal to 0, got {v}")
     d = (out._dtype if out is not None else _dtypes.get_default_dtype()) if dtype is None \
@@ -927,3 +928,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 
 _ = (channels_last, channels_last_3d, dense_strides_like)
+
+
+# The Tensor class calls these through its hooks (it lives below this layer).
+_tensor_module._hooks.update(legacy_constructor=legacy_tensor_constructor, tensor=tensor)

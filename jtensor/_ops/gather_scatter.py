@@ -263,11 +263,14 @@ def _index_copy_into(target, dim, idx, source, expected):
 
 
 @register("copy")
-def index_copy(input, dim, index, source):
+def index_copy(input, dim, index, source, *, out=None):
     """A copy of ``input`` whose slices at ``index`` along ``dim`` are replaced by ``source``."""
     dim, idx, expected = _index_add_check(input, dim, index, source, "index_copy")
     result = _fresh(input)
     _index_copy_into(result, dim, idx, source, expected)
+    if out is not None:
+        return finish(index_copy.op, (input, index, source),
+                      _write_out(out, result, "index_copy"), modified=out)
     return finish(index_copy.op, (input, index, source), result)
 
 
@@ -514,7 +517,7 @@ def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
     getattr(xp, ufunc).at(arr, key, values)
 
 
-def _scatter_common(op, self, dim, index, src, value, reduce, inplace, name):
+def _scatter_common(op, self, dim, index, src, value, reduce, inplace, name, out=None):
     if reduce is not None and reduce not in ("add", "multiply"):
         raise TensorRuntimeError(
             f"reduce argument must be either add or multiply. Got {reduce}")
@@ -536,13 +539,16 @@ def _scatter_common(op, self, dim, index, src, value, reduce, inplace, name):
         target = _fresh(self)
     _scatter_into(target, dim, idx, src_array, reduce)
     inputs = (self, index) + ((src,) if src is not None else ())
+    if out is not None:
+        return finish(op, inputs, _write_out(out, target, name), modified=out)
     return finish(op, inputs, target, modified=self if inplace else None)
 
 
 @register("copy")
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
     """A copy of ``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``."""
-    return _scatter_common(scatter.op, input, dim, index, src, value, reduce, False, "scatter")
+    return _scatter_common(scatter.op, input, dim, index, src, value, reduce, False, "scatter",
+                           out)
 
 
 @register("inplace", function=False)
@@ -552,12 +558,15 @@ def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
 
 
 @register("copy")
-def scatter_add(input, dim, index, src):
+def scatter_add(input, dim, index, src, *, out=None):
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (duplicates sum)."""
     _check_tensor(src, "scatter_add", "src")
     dim, idx = _scatter_check(input, dim, index, src, "scatter_add")
     target = _fresh(input)
     _scatter_into(target, dim, idx, src._array(), "add")
+    if out is not None:
+        return finish(scatter_add.op, (input, index, src), _write_out(out, target, "scatter_add"),
+                      modified=out)
     return finish(scatter_add.op, (input, index, src), target)
 
 
@@ -571,7 +580,8 @@ def scatter_add_(self, dim, index, src):
     return finish(scatter_add_.op, (self, index, src), self, modified=self)
 
 
-def _scatter_reduce_common(op, self, dim, index, src, reduce, include_self, inplace):
+def _scatter_reduce_common(op, self, dim, index, src, reduce, include_self, inplace,
+                           out=None):
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise TensorRuntimeError(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
@@ -581,14 +591,17 @@ def _scatter_reduce_common(op, self, dim, index, src, reduce, include_self, inpl
         _check_writable(self)
     target = self if inplace else _fresh(self)
     _scatter_into(target, dim, idx, src._array().copy(), reduce, include_self)
+    if out is not None:
+        return finish(op, (self, index, src), _write_out(out, target, "scatter_reduce"),
+                      modified=out)
     return finish(op, (self, index, src), target, modified=self if inplace else None)
 
 
 @register("copy")
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """Scatter ``src`` into a copy of ``input`` combining with sum/prod/mean/amax/amin."""
     return _scatter_reduce_common(scatter_reduce.op, input, dim, index, src, reduce,
-                                  include_self, False)
+                                  include_self, False, out)
 
 
 @register("inplace", function=False)

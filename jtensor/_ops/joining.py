@@ -36,10 +36,10 @@ def _repeat_array(input, sizes):
 
 
 @register("copy", function=False)
-def repeat(input, *sizes):
-    """Tile ``input`` ``sizes[d]`` times along each dim (NOT ``numpy.repeat``):
+def repeat(input, *repeats):
+    """Tile ``input`` ``repeats[d]`` times along each dim (NOT ``numpy.repeat``):
     ``tensor([1, 2]).repeat(2)`` is ``[1, 2, 1, 2]``."""
-    return finish(repeat.op, (input,), _wrap(_repeat_array(input, sizes), input._dtype,
+    return finish(repeat.op, (input,), _wrap(_repeat_array(input, repeats), input._dtype,
                                              input._storage.device))
 
 
@@ -196,9 +196,9 @@ def concat(tensors, dim=0, *, out=None):
 
 
 @register("copy", method=False)
-def concatenate(tensors, axis=0, *, out=None):
-    """Alias of ``cat`` (NumPy's name; ``axis`` is ``dim``)."""
-    return _cat_impl(concatenate.op, tensors, axis, out, "cat")
+def concatenate(tensors, dim=0, *, out=None):
+    """Alias of ``cat`` (NumPy's name; NumPy's ``axis=`` is accepted for ``dim``)."""
+    return _cat_impl(concatenate.op, tensors, dim, out, "cat")
 
 
 def _unsqueezed(t, dim):

@@ -19,9 +19,10 @@ from .._errors import (
     wrap_dim,
 )
 from .._layout import broadcast_shapes
+from .._out import resize_output
 from .._registry import register
 from .._tensor import Tensor
-from .reductions import _vector_norm, check_norm_dtype, quiet, wrap_result
+from .reductions import _vector_norm, check_norm_dtype, check_out, quiet, wrap_result, write_out
 
 _FLOAT_TYPES = (_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128)
 
@@ -268,9 +269,24 @@ def linalg_slogdet(A):
 
 
 @register("copy")
-def slogdet(input):
-    """``(sign, logabsdet)`` of each determinant (``torch.linalg.slogdet``)."""
+def slogdet(input, *, out=None):
+    """``(sign, logabsdet)`` of each determinant (``torch.linalg.slogdet``); ``out=`` is a
+    pair of tensors of those dtypes (resized as PyTorch resizes ``out=``)."""
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
+            raise TensorTypeError(
+                f"slogdet(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        if len(out) != 2:
+            raise TensorTypeError(f"expected tuple of 2 elements but got {len(out)}")
+        if isinstance(input, Tensor):
+            check_out(out[0], "slogdet", input._dtype)
+            check_out(out[1], "slogdet", input._dtype.to_real())
     _, sign, logabs = _slogdet("linalg.slogdet", "slogdet", input)
+    if out is not None:
+        for o, r in zip(out, (sign, logabs), strict=True):
+            write_out(o, r._array())
+            o._version_counter.value += 1   # both written (``finish`` bumps one)
+        return finish(slogdet.op, (input,), return_types.slogdet(tuple(out)))
     return finish(slogdet.op, (input,), return_types.slogdet((sign, logabs)))
 
 
@@ -301,9 +317,19 @@ def linalg_inv(A):
 
 
 @register("copy")
-def inverse(input):
-    """Inverse of each square matrix (``torch.linalg.inv``)."""
-    return finish(inverse.op, (input,), _inv("linalg.inv", "inverse", input))
+def inverse(input, *, out=None):
+    """Inverse of each square matrix (``torch.linalg.inv``). An ``out=`` of another shape
+    is resized to the result's column-major layout (with PyTorch's warning when it held
+    elements); one of the right shape keeps its strides."""
+    if out is not None and isinstance(input, Tensor):
+        check_out(out, "inverse", input._dtype)
+    result = _inv("linalg.inv", "inverse", input)
+    if out is not None:
+        if out._shape != result._shape:
+            resize_output(out, result._shape, result._stride)
+        out._array()[...] = result._array()
+        return finish(inverse.op, (input,), out, modified=out)
+    return finish(inverse.op, (input,), result)
 
 
 @register("copy", name="linalg_solve", method=False, function=False)

@@ -15,9 +15,10 @@ from .. import _dtypes
 from .._dispatch import check_same_device, finish
 from .._elementwise import _write_into, result_dtype
 from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
-                       wrap_dim)
+                       stacklevel, wrap_dim)
 from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
                        elementwise_output_strides)
+from .._out import resize_output
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
 from .linalg import _work
@@ -58,7 +59,7 @@ def _warn_once(key, message):
     """A UserWarning the first time per process, as PyTorch's TORCH_WARN_ONCE does."""
     if key not in _WARNED:
         _WARNED.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel(3))
 
 
 def _c_type(dtype):
@@ -68,41 +69,48 @@ def _c_type(dtype):
 
 
 # ---------------------------------------------------------------------- softmax
-def _softmax(op, name, log, input, dim, dtype):
+def _softmax(op, name, log, input, dim, dtype, out=None):
     check_tensor(input, name)
     if dim is None:
         raise TensorTypeError(f"{name}(): argument 'dim' must be int, not NoneType")
     ndim = input.dim()
     d = wrap_dim(dim, ndim)
     target = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
+    # ``out=`` must have the result's dtype exactly (it is resized, with PyTorch's warning
+    # when it held elements of another shape).
+    check_out(out, name, target)
     if target.category != _dtypes.FLOATING:
         last = "_lastdim" if ndim == 0 or d == ndim - 1 else ""
         raise _not_for(f"{name}{last}_kernel_impl", target)
     xp = _xp(input)
     a = _work(input, target)
     if a.size == 0:
-        return finish(op, (input,), wrap_result(xp, a, target, input.device))
-    axis = d if ndim else None
-    with quiet():
-        shifted = a - xp.max(a, axis=axis, keepdims=True)  # stability: exp(<= 0)
-        if log:
-            r = shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
-        else:
-            e = xp.exp(shifted)
-            r = e / xp.sum(e, axis=axis, keepdims=True)
+        r = a
+    else:
+        axis = d if ndim else None
+        with quiet():
+            shifted = a - xp.max(a, axis=axis, keepdims=True)  # stability: exp(<= 0)
+            if log:
+                r = shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+            else:
+                e = xp.exp(shifted)
+                r = e / xp.sum(e, axis=axis, keepdims=True)
+    if out is not None:
+        write_out(out, r)
+        return finish(op, (input,), out, modified=out)
     return finish(op, (input,), wrap_result(xp, r, target, input.device))
 
 
 @register("copy")
-def softmax(input, dim, dtype=None):
+def softmax(input, dim, dtype=None, *, out=None):
     """``exp(x) / sum(exp(x))`` along ``dim`` (required), optionally computed in ``dtype``."""
-    return _softmax(softmax.op, "softmax", False, input, dim, dtype)
+    return _softmax(softmax.op, "softmax", False, input, dim, dtype, out)
 
 
 @register("copy")
-def log_softmax(input, dim, dtype=None):
+def log_softmax(input, dim, dtype=None, *, out=None):
     """``x - logsumexp(x)`` along ``dim`` (required), optionally computed in ``dtype``."""
-    return _softmax(log_softmax.op, "log_softmax", True, input, dim, dtype)
+    return _softmax(log_softmax.op, "log_softmax", True, input, dim, dtype, out)
 
 
 # ---------------------------------------------------------------------- bincount, histc
@@ -268,10 +276,15 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 # ---------------------------------------------------------------------- diff
 @register("copy")
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     """The ``n``-th forward difference along ``dim``, after joining ``prepend`` and
-    ``append`` to ``input`` along it (bool inputs use logical xor)."""
+    ``append`` to ``input`` along it (bool inputs use logical xor).
+
+    ``out=`` follows the last step's rules, as PyTorch's: a subtraction's (any dtype the
+    result casts to; resized to the result's layout), a copy's for ``n=0`` (same dtype).
+    """
     check_tensor(input, "diff")
+    check_out(out, "diff")
     ndim = input.dim()
     if ndim == 0:
         raise TensorRuntimeError("diff expects input to be at least one-dimensional")
@@ -298,6 +311,13 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n == 0:
         # PyTorch checks prepend/append, then returns a copy of the input alone (its layout
         # kept), ignoring them.
+        if out is not None:
+            if out._dtype is not input._dtype:
+                raise TensorRuntimeError(
+                    f"expected scalar_type {input._dtype._torch_name} but found "
+                    f"{out._dtype._torch_name}")
+            write_out(out, input._array())
+            return finish(diff.op, (input,), out, modified=out)
         result = _with_strides(xp, input._array().copy(), input._dtype, device,
                                dense_strides_like(tuple(input._shape), tuple(input._stride)))
         return finish(diff.op, (input,), result)
@@ -323,8 +343,17 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
             work = xp.logical_xor(hi, lo) if dtype is _dtypes.bool_ else hi - lo
         new_shape = tuple(work.shape)
         stride = elementwise_output_strides(new_shape, [(new_shape, stride), (new_shape, stride)])
-    result = _with_strides(xp, work.astype(dtype.numpy), dtype, device, stride)
     inputs = tuple(p for p in (input, prepend, append) if p is not None)
+    if out is not None:
+        # logical_xor writes any dtype; a subtraction only one its result casts to
+        if dtype is not _dtypes.bool_ and out._dtype is not dtype and \
+                not _dtypes.can_cast(dtype, out._dtype):
+            raise _dtypes.cast_error(dtype, out._dtype)
+        if tuple(out._shape) != tuple(work.shape):
+            resize_output(out, work.shape, stride)
+        write_out(out, work)
+        return finish(diff.op, inputs, out, modified=out)
+    result = _with_strides(xp, work.astype(dtype.numpy), dtype, device, stride)
     return finish(diff.op, inputs, result)
 
 
@@ -458,9 +487,39 @@ def inner(input, other, *, out=None):
 
 
 # ---------------------------------------------------------------------- isin
+def _isin_side(value, scalar, name, scalar_name):
+    """One side of ``isin``: the tensor (or positional number) ``value`` or the number
+    ``scalar`` given by its scalar overload's name (a 0-d tensor counts as one)."""
+    if scalar is None:
+        if value is None:
+            raise TensorTypeError(f"isin() missing required argument '{name}' (or "
+                                  f"'{scalar_name}' for a number)")
+        return value
+    if value is not None:
+        raise TensorTypeError(f"isin() received an invalid combination of arguments - got "
+                              f"both '{name}' and '{scalar_name}'")
+    if isinstance(scalar, Tensor):
+        if scalar._shape:
+            raise TensorTypeError(
+                f"isin(): argument '{scalar_name}' must be Number, not a "
+                f"{len(scalar._shape)}-d Tensor (pass a tensor as '{name}')")
+        return scalar.item()
+    if not isinstance(scalar, numbers.Number):
+        raise TensorTypeError(f"isin(): argument '{scalar_name}' must be Number, not "
+                              f"{type(scalar).__name__}")
+    return scalar
+
+
 @register("copy", method=False)
-def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
-    """Whether each of ``elements`` occurs in ``test_elements`` (negated with ``invert``)."""
+def isin(elements=None, test_elements=None, *, element=None, test_element=None,
+         assume_unique=False, invert=False, out=None):
+    """Whether each of ``elements`` occurs in ``test_elements`` (negated with ``invert``).
+
+    Either side may be a number: by name ``element=`` (for ``elements``) or
+    ``test_element=`` (for ``test_elements``), PyTorch's scalar overloads.
+    """
+    elements = _isin_side(elements, element, "elements", "element")
+    test_elements = _isin_side(test_elements, test_element, "test_elements", "test_element")
     e_tensor, t_tensor = isinstance(elements, Tensor), isinstance(test_elements, Tensor)
     if not (e_tensor or t_tensor):
         raise TensorTypeError(

@@ -75,10 +75,21 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
 
 
 @register("copy")
-def argsort(input, dim=-1, descending=False, *, stable=False):
-    """The indices that sort ``input`` along ``dim``."""
+def argsort(input, dim=-1, descending=False, *, stable=None, out=None):
+    """The indices that sort ``input`` along ``dim`` (stably: ``stable`` changes nothing).
+
+    ``out=`` belongs to PyTorch's ``argsort(input, *, stable, dim=-1, descending=False,
+    out=None)`` overload, so it needs ``stable=`` given too (None stands for not given).
+    """
+    if out is not None and stable is None:
+        raise TensorTypeError(
+            "argsort() received an invalid combination of arguments - got (Tensor, out=Tensor):"
+            " argsort with out= takes stable= as well (argsort(input, *, stable, dim=-1, "
+            "descending=False, out=None))")
     dim = _check_sort_args("argsort", dim, descending, stable)
     _, indices = _sort_impl(input, dim, descending)
+    if out is not None:
+        return finish(argsort.op, (input,), _write_out(out, indices, "argsort"), modified=out)
     return finish(argsort.op, (input,), indices)
 
 

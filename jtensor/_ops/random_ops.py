@@ -20,7 +20,8 @@ from .._size import Size
 from .._tensor import Tensor, new_empty_tensor, preserve_format
 from ..random import _rng
 from .creation import (_check_out, _finalize, _place, _resize_out, _scalar_value, _shape_args,
-                       _sequence_size, check_requires_grad, host_to_device, resolve_device)
+                       _sequence_size, check_pin_memory, check_requires_grad, host_to_device,
+                       resolve_device)
 
 # Significand bits (with the implicit one) of each floating dtype: random_() draws integers in
 # [0, 2**digits] so that every value is exactly representable, as PyTorch does.
@@ -238,7 +239,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 
 
 # ---------------------------------------------------------------------- *_like
-def _random_like(op, input, sample, dtype, device, requires_grad, memory_format):
+def _random_like(op, input, sample, dtype, device, requires_grad, memory_format,
+                 pin_memory=False):
     from .._elementwise import _write_into
     from .copies import strides_for_format
 
@@ -247,16 +249,18 @@ def _random_like(op, input, sample, dtype, device, requires_grad, memory_format)
             f"{op.name}(): argument 'input' must be Tensor, not {type(input).__name__}")
     d = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     check_requires_grad(d, requires_grad)
-    values = sample(tuple(input._shape), d)
     dev = input._storage.device if device is None else resolve_device(device)
-    out = new_empty_tensor(input._shape, d, dev, stride=strides_for_format(input, memory_format))
+    pinned = check_pin_memory(pin_memory, dev, op.name)
+    values = sample(tuple(input._shape), d)
+    out = new_empty_tensor(input._shape, d, dev, stride=strides_for_format(input, memory_format),
+                           pinned=pinned)
     _write_into(out, host_to_device(values, dev, private=True))
     return _finalize(op, out, requires_grad, (input,))
 
 
 @register("factory", method=False)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
-              requires_grad=False, memory_format=preserve_format):
+              requires_grad=False, memory_format=preserve_format, pin_memory=False):
     """``rand`` shaped like ``input`` (its dtype, device and dim order by default)."""
     rng = _rng(generator, input.device if device is None else device)
 
@@ -264,12 +268,13 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
         _require_floating("check_uniform_bounds", dt)
         return _uniform01(rng, shape, dt)
 
-    return _random_like(rand_like.op, input, sample, dtype, device, requires_grad, memory_format)
+    return _random_like(rand_like.op, input, sample, dtype, device, requires_grad, memory_format,
+                        pin_memory)
 
 
 @register("factory", method=False)
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
-               requires_grad=False, memory_format=preserve_format):
+               requires_grad=False, memory_format=preserve_format, pin_memory=False):
     """``randn`` shaped like ``input``."""
     rng = _rng(generator, input.device if device is None else device)
 
@@ -278,17 +283,44 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
         return _standard_normal(rng, shape, dt)
 
     return _random_like(randn_like.op, input, sample, dtype, device, requires_grad,
-                        memory_format)
+                        memory_format, pin_memory)
+
+
+def _randint_like_bounds(args, low, high):
+    """``(low, high)`` of ``randint_like(input, high)``, ``randint_like(input, low, high)``
+    or their keyword forms (``low`` defaults to 0; ``high`` is required)."""
+    if len(args) > 2:
+        raise TensorTypeError(f"randint_like() takes from 2 to 3 positional arguments but "
+                              f"{len(args) + 1} were given")
+    if len(args) == 2:
+        if low is not None or high is not None:
+            raise TensorTypeError("randint_like() got multiple values for argument "
+                                  f"'{'low' if low is not None else 'high'}'")
+        low, high = args
+    elif len(args) == 1:
+        # One positional bound is ``high`` alone, or ``low`` when ``high=`` names the other.
+        if high is None:
+            if low is not None:
+                raise TensorTypeError("randint_like() received an invalid combination of "
+                                      "arguments: one positional bound (high) and low=")
+            high = args[0]
+        elif low is not None:
+            raise TensorTypeError("randint_like() got multiple values for argument 'low'")
+        else:
+            low = args[0]
+    if high is None:
+        raise TensorTypeError("randint_like() missing required argument 'high' (pos 2)")
+    position = 3 if low is not None else 2
+    return (0 if low is None else _int_arg(low, "low", 2)), _int_arg(high, "high", position)
 
 
 @register("factory", method=False)
-def randint_like(input, low_or_high, high=None, *, generator=None, dtype=None, layout=None,
-                 device=None, requires_grad=False, memory_format=preserve_format):
-    """Integers in [low, high) shaped like ``input``, with ``input``'s dtype (floats allowed)."""
-    if high is None:
-        low, high = 0, _int_arg(low_or_high, "high", 2)
-    else:
-        low, high = _int_arg(low_or_high, "low", 2), _int_arg(high, "high", 3)
+def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None,
+                 device=None, requires_grad=False, memory_format=preserve_format,
+                 pin_memory=False):
+    """Integers in [low, high) shaped like ``input``, with ``input``'s dtype (floats allowed):
+    ``randint_like(input, high)`` or ``randint_like(input, low, high)``, or by keyword."""
+    low, high = _randint_like_bounds(args, low, high)
     d = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     _check_random_bounds(low, high, d)
     rng = _rng(generator, input.device if device is None else device)
@@ -297,7 +329,7 @@ def randint_like(input, low_or_high, high=None, *, generator=None, dtype=None, l
         return _integers(rng, shape, low, high - 1, dt)
 
     return _random_like(randint_like.op, input, sample, dtype, device, requires_grad,
-                        memory_format)
+                        memory_format, pin_memory)
 
 
 # ---------------------------------------------------------------------- normal

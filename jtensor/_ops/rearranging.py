@@ -7,16 +7,15 @@ Conventions (layouts, validation before writing, ``finish``): see ``_selection_c
 from .._dispatch import finish
 from .._errors import TensorRuntimeError, wrap_dim
 from .._layout import channels_last_strides
+from .._argparse import int_list_arg
 from .._registry import register
 from ._selection_common import (_check_writable, _fresh, _preserve, _suggest_channels_last,
                                 _wrap, _write_out, _xp)
 
 
 # ---------------------------------------------------------------------- reordering
-def _dims_arg(dims, name="dims"):
-    if isinstance(dims, int):
-        return (dims,)
-    return tuple(int(d) for d in dims)
+def _dims_arg(dims, fname, name="dims"):
+    return int_list_arg(dims, fname, name)
 
 
 def _flip_array(input, dims):
@@ -35,7 +34,7 @@ def _flip_array(input, dims):
 @register("copy")
 def flip(input, dims):
     """A copy with the order of elements reversed along ``dims`` (keeps a dense layout)."""
-    dims = _dims_arg(dims)
+    dims = _dims_arg(dims, "flip")
     flipped = _flip_array(input, dims)
     return finish(flip.op, (input,), _wrap(flipped, input._dtype, input._storage.device,
                                            _preserve(input)))
@@ -63,14 +62,14 @@ def flipud(input):
 def roll(input, shifts, dims=None):
     """Shift elements along ``dims`` cyclically; ``dims=None`` rolls the flattened tensor."""
     xp = _xp(input)
-    shifts = _dims_arg(shifts)
+    shifts = _dims_arg(shifts, "roll", "shifts")
     if dims is None:
         if len(shifts) != 1:
             raise TensorRuntimeError(
                 f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         values = xp.roll(input._array().reshape(-1), shifts[0]).reshape(input._shape)
         return finish(roll.op, (input,), _wrap(values, input._dtype, input._storage.device))
-    dims = _dims_arg(dims)
+    dims = _dims_arg(dims, "roll")
     if len(shifts) != len(dims):
         raise TensorRuntimeError(
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
@@ -91,7 +90,7 @@ def roll(input, shifts, dims=None):
 def rot90(input, k=1, dims=(0, 1)):
     """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first towards the
     second); the result's layout is that of PyTorch's flip-then-transpose."""
-    dims = _dims_arg(dims)
+    dims = _dims_arg(dims, "rot90")
     if len(dims) != 2:
         raise TensorRuntimeError(
             f"expected total rotation dims == 2, but got dims = {len(dims)}")

@@ -22,6 +22,7 @@ from .._errors import (
     TensorRuntimeError,
     TensorTypeError,
     wrap_dim,
+    stacklevel,
 )
 from .._out import resize_output
 from .._registry import OPS, register
@@ -391,9 +392,27 @@ def _extreme_binary(name, input, other, out):
     return target.impl(input, other, out=out) if out is not None else target.impl(input, other)
 
 
-def _extreme(op, name, input, dim, keepdim, out):
+def _extreme(op, name, input, dim, keepdim, out, other=None):
     check_tensor(input, name)
+    if other is not None:
+        # PyTorch's binary overload ``max(input, other)``: ``other`` is a tensor and no
+        # ``dim``/``keepdim`` goes with it.
+        if not isinstance(other, Tensor) or dim is not None or keepdim is not False:
+            given = ", ".join(
+                [type(input).__name__]
+                + ([f"dim={type(dim).__name__}"] if dim is not None else [])
+                + ([f"keepdim={type(keepdim).__name__}"] if keepdim is not False else [])
+                + [f"other={type(other).__name__}"])
+            raise TensorTypeError(
+                f"{name}() received an invalid combination of arguments - got ({given}), "
+                f"but expected one of: (Tensor input), (Tensor input, Tensor other), "
+                f"(Tensor input, int dim, bool keepdim)")
+        return _extreme_binary(name, input, other, out)
     if isinstance(dim, Tensor):
+        if keepdim is not False:
+            raise TensorTypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                                  "Tensor (the element-wise form max(input, other) takes no "
+                                  "keepdim)")
         return _extreme_binary(name, input, dim, out)
     if dim is not None:
         return _extreme_with_dim(op, name, input, dim, keepdim, out)
@@ -408,19 +427,20 @@ def _extreme(op, name, input, dim, keepdim, out):
 
 
 @register("reduction")
-def max(input, dim=None, keepdim=False, *, out=None):
+def max(input, dim=None, keepdim=False, *, other=None, out=None):
     """The largest element (0-d), or ``(values, indices)`` along ``dim``.
 
-    ``max(input, other)`` with a tensor ``other`` is the element-wise ``maximum``. NaN
-    propagates; among equal maxima the first index is returned.
+    ``max(input, other)`` (``other`` a tensor, positionally or by name) is the element-wise
+    ``maximum``. NaN propagates; among equal maxima the first index is returned.
     """
-    return _extreme(max.op, "max", input, dim, keepdim, out)
+    return _extreme(max.op, "max", input, dim, keepdim, out, other)
 
 
 @register("reduction")
-def min(input, dim=None, keepdim=False, *, out=None):
-    """The smallest element (0-d), or ``(values, indices)`` along ``dim``."""
-    return _extreme(min.op, "min", input, dim, keepdim, out)
+def min(input, dim=None, keepdim=False, *, other=None, out=None):
+    """The smallest element (0-d), or ``(values, indices)`` along ``dim``; ``min(input,
+    other)`` is the element-wise ``minimum``."""
+    return _extreme(min.op, "min", input, dim, keepdim, out, other)
 
 
 def _amax_like(op, name, kernel, input, dim, keepdim, out):
@@ -577,7 +597,7 @@ def _var_core(name, input, dim, unbiased, keepdim, correction):
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
             "the reduction factor (input numel divided by output numel).", UserWarning,
-            stacklevel=4)
+            stacklevel=stacklevel(4))
     with quiet():
         m = xp.sum(a, axis=axes, keepdims=True) / a.dtype.type(n)
         d = a - m

@@ -21,6 +21,7 @@ from ._selection_common import (
     _fresh,
     _preserve,
     _wrap,
+    _write_out,
     _xp,
 )
 
@@ -95,7 +96,7 @@ def select_scatter(input, src, dim, index):
 
 
 @register("copy")
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """A copy of ``input`` with ``src`` written at ``input[..., start:end:step, ...]`` (on
     ``dim``)."""
     _check_tensor(input, "slice_scatter", "input")
@@ -120,6 +121,9 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
             _src_array(src, input._dtype, expected), d, 0)
     else:
         result._array()[...] = _src_array(src, input._dtype, expected)
+    if out is not None:
+        return finish(slice_scatter.op, (input, src), _write_out(out, result, "slice_scatter"),
+                      modified=out)
     return finish(slice_scatter.op, (input, src), result)
 
 
@@ -264,15 +268,18 @@ def _index_reduce_values(self, d, idx, source, reduce, include_self, expected):
 
 
 @register("copy")
-def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """Reduce ``source``'s slices into ``input``'s slices at ``index`` along ``dim`` with
     ``reduce`` ('prod', 'mean', 'amax', 'amin'); ``include_self=False`` leaves the current
     values of the indexed slices out."""
     _check_tensor(input, "index_reduce", "input")
     d, idx, expected = _index_reduce_check(input, dim, index, source, reduce, "index_reduce_")
     r = _index_reduce_values(input, d, idx, source, reduce, include_self, expected)
-    return finish(index_reduce.op, (input, index, source),
-                  _wrap(r, input._dtype, input._storage.device))
+    result = _wrap(r, input._dtype, input._storage.device)
+    if out is not None:
+        return finish(index_reduce.op, (input, index, source),
+                      _write_out(out, result, "index_reduce"), modified=out)
+    return finish(index_reduce.op, (input, index, source), result)
 
 
 @register("inplace", function=False)
@@ -325,19 +332,19 @@ def apply_(self, callable):
 
 
 @register("inplace", function=False)
-def map_(self, tensor, callable):
-    """Replace every element ``x`` of ``self`` by ``callable(x, y)``, ``y`` from ``tensor``
+def map_(self, other, callable):
+    """Replace every element ``x`` of ``self`` by ``callable(x, y)``, ``y`` from ``other``
     broadcast to ``self``'s shape (same dtype required). CPU only; slow. Refused when
-    ``self`` or ``tensor`` requires grad, even under ``no_grad`` (as PyTorch)."""
-    _check_tensor(tensor, "map_", "tensor")
-    _check_no_grad(self, "map_", tensor)
+    ``self`` or ``other`` requires grad, even under ``no_grad`` (as PyTorch)."""
+    _check_tensor(other, "map_", "other")
+    _check_no_grad(self, "map_", other)
     _check_cpu(self, "map_")
-    if tensor._dtype is not self._dtype:
+    if other._dtype is not self._dtype:
         raise TensorTypeError(
             f"map_: expected torch.{self._dtype._torch_name}Tensor for 'other' (got "
-            f"torch.{tensor._dtype._torch_name}Tensor)")
+            f"torch.{other._dtype._torch_name}Tensor)")
     shape = tuple(self._shape)
-    other_shape = tuple(tensor._shape)
+    other_shape = tuple(other._shape)
     try:
         ok = tuple(broadcast_shapes(other_shape, shape)) == shape
     except RuntimeError:
@@ -347,14 +354,14 @@ def map_(self, tensor, callable):
         for i in range(len(shape) - 1, -1, -1):
             if i < len(mine) and mine[i] != 1 and mine[i] != shape[i]:
                 raise TensorRuntimeError(
-                    f"The expanded size of the tensor ({shape[i]}) must match the existing "
+                    f"The expanded size of the other ({shape[i]}) must match the existing "
                     f"size ({mine[i]}) at non-singleton dimension {i}.  Target sizes: "
                     f"{list(shape)}.  Tensor sizes: {list(other_shape)}")
         raise TensorRuntimeError(
             f"expand: the shape {list(other_shape)} cannot be broadcast to {list(shape)}")
     check_inplace(self)
     xs = np.asarray(self._array()).reshape(-1).tolist()
-    ys = np.broadcast_to(np.asarray(tensor._array()), shape).reshape(-1).tolist()
+    ys = np.broadcast_to(np.asarray(other._array()), shape).reshape(-1).tolist()
     _store(self, [callable(x, y) for x, y in zip(xs, ys, strict=True)])
-    return finish(map_.op, (self, tensor), self, modified=self)
+    return finish(map_.op, (self, other), self, modified=self)
 

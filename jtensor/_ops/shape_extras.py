@@ -23,6 +23,7 @@ from .._errors import (
     TensorTypeError,
     not_implemented,
     wrap_dim,
+    stacklevel,
 )
 from .._layout import contiguous_strides, view_strides
 from .._registry import register
@@ -114,7 +115,7 @@ def meshgrid(*tensors, indexing=None):
             _MESHGRID_WARNED[0] = True
             warnings.warn(
                 "torch.meshgrid: in an upcoming release, it will be required to pass the "
-                "indexing argument.", UserWarning, stacklevel=2)
+                "indexing argument.", UserWarning, stacklevel=stacklevel(2))
         indexing = "ij"
     return finish(meshgrid.op, tuple(tensors), _meshgrid_views(tensors, indexing, "meshgrid"))
 
@@ -297,7 +298,7 @@ def adjoint(input):
             "tensor.")
     if input.dim() == 0:
         warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=stacklevel(2))
         return finish(adjoint.op, (input,), input)
     shape, stride = list(input._shape), list(input._stride)
     shape[-1], shape[-2] = shape[-2], shape[-1]

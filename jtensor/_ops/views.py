@@ -12,10 +12,13 @@ import warnings
 from .. import _dtypes
 from .._dispatch import check_inplace, emit, finish
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
-                       TensorValueError, wrap_dim)
+                       TensorValueError, stacklevel, wrap_dim)
 from .._layout import contiguous_strides, infer_size, view_strides
+from .._argparse import int_arg, int_list_arg
 from .._registry import register
+from .._size import Size
 from .._tensor import Tensor
+from ._renamed import renamed_entry
 
 
 def make_view(input, shape, stride, offset, dtype=None):
@@ -36,9 +39,18 @@ def _view_op(op, input, shape, stride, offset, dtype=None):
 
 
 def sizes_from_args(args, name="size"):
-    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))``."""
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))``; a
+    lone size may be any integer PyTorch takes as one (a 0-d integer tensor, a NumPy int)."""
     if len(args) == 1 and args[0].__class__ is not int:
-        args = args[0]
+        first = args[0]
+        if first.__class__ is tuple or first.__class__ is Size or first.__class__ is list:
+            args = first
+        elif first.__class__ is bool or isinstance(first, (float, str)):
+            raise TensorTypeError(f"{name} must be a sequence of ints, not "
+                                  f"{type(first).__name__} ({first!r})")
+        elif not (isinstance(first, numbers.Integral)
+                  or (isinstance(first, Tensor) and not first._shape)):
+            args = first
     for a in args:
         if a.__class__ is not int:
             break
@@ -53,19 +65,19 @@ def sizes_from_args(args, name="size"):
 
 # ---------------------------------------------------------------------- reshaping views
 @register("view", function=False)  # a method only, as in PyTorch
-def view(input, *shape, dtype=None):
+def view(input, *size, dtype=None):
     """A view with a new shape (or a new dtype); raises when the strides forbid it.
 
     >>> import jtensor as torch
     >>> torch.arange(6).view(2, 3).stride()
     (3, 1)
     """
-    if dtype is None and len(shape) == 1 and shape[0].__class__ is not int and \
-            isinstance(shape[0], (_dtypes.dtype, type)):
-        dtype = shape[0]
+    if dtype is None and len(size) == 1 and size[0].__class__ is not int and \
+            isinstance(size[0], (_dtypes.dtype, type)):
+        dtype = size[0]
     if dtype is not None:
         return _view_dtype(input, _dtypes.to_dtype(dtype))
-    return _view_shape(view.op, input, sizes_from_args(shape))
+    return _view_shape(view.op, input, sizes_from_args(size))
 
 
 def _new_strides(input, shape):
@@ -173,8 +185,8 @@ def check_strided_bounds(input, size, stride, offset, name):
             f"for storage of size {available}")
 
 
-@register("view", method=False)
-def reshape(input, *shape):
+@register("view")
+def reshape(input, shape):
     """A view when the strides allow it (even for some non-contiguous inputs), else a copy.
 
     >>> import jtensor as torch
@@ -182,7 +194,7 @@ def reshape(input, *shape):
     >>> x[:, ::2].reshape(-1)._is_view(), x.t().reshape(-1)._is_view()
     (True, False)
     """
-    return _reshape(reshape.op, input, sizes_from_args(shape))
+    return _reshape(reshape.op, input, sizes_from_args((shape,)))
 
 
 def _reshape(op, input, shape):
@@ -195,13 +207,6 @@ def _reshape(op, input, shape):
     copied = contiguous_copy(input)
     copied._set_metadata(shape, view_strides(copied._shape, copied._stride, shape), 0)
     return finish(op, (input,), copied, info={"copied": True})
-
-
-def _reshape_method(self, *shape):
-    return reshape(self, *shape)
-
-
-Tensor.reshape = _reshape_method
 
 
 @register("view", function=False)  # a method only, as in PyTorch
@@ -251,11 +256,10 @@ def unflatten(input, dim, sizes):
 
 # ---------------------------------------------------------------------- dim shuffles
 @register("view")
-def permute(input, *dims):
-    """Reorder dims; strides are permuted, data untouched."""
-    if not dims:
-        raise TensorTypeError("permute() missing 1 required positional argument: 'dims'")
-    dims = sizes_from_args(dims, "dims")
+def permute(input, dims):
+    """Reorder dims; strides are permuted, data untouched (``x.permute(1, 0)`` or
+    ``torch.permute(x, (1, 0))``)."""
+    dims = sizes_from_args((dims,), "dims")
     shape, stride = input._shape, input._stride
     ndim = len(shape)
     if len(dims) != ndim:
@@ -282,13 +286,13 @@ def _reversed_dims(self):
     ndim = len(self._shape)
     if ndim == 0:
         warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
-                      "these cases.", UserWarning, stacklevel=2)
+                      "these cases.", UserWarning, stacklevel=stacklevel(2))
     elif ndim > 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
-            "to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+            "to reverse the dimensions of a tensor.", UserWarning, stacklevel=stacklevel(2))
     return _view_op(permute.op, self, self._shape[::-1], self._stride[::-1], self._offset)
 
 
@@ -305,11 +309,19 @@ def _transpose_layout(input, dim0, dim1):
     return shape, stride
 
 
-@register("view", aliases=("swapaxes", "swapdims"))
+@register("view", aliases=("swapdims",))
 def transpose(input, dim0, dim1):
     """Swap two dims (their sizes and strides)."""
     shape, stride = _transpose_layout(input, dim0, dim1)
     return _view_op(transpose.op, input, shape, stride, input._offset)
+
+
+def swapaxes(input, axis0, axis1):
+    """``transpose`` under NumPy's name (PyTorch names the dims ``axis0``/``axis1`` here)."""
+    return transpose.op.impl(input, axis0, axis1)
+
+
+swapaxes = renamed_entry(transpose, swapaxes)
 
 
 def _t_layout(input, name="t"):
@@ -337,8 +349,8 @@ def movedim(input, source, destination):
         order.insert(dst, src)
         return _view_op(movedim.op, input, [input._shape[d] for d in order],
                         [input._stride[d] for d in order], input._offset)
-    source = [source] if isinstance(source, int) else list(source)
-    destination = [destination] if isinstance(destination, int) else list(destination)
+    source = list(int_list_arg(source, "movedim", "source", 1))
+    destination = list(int_list_arg(destination, "movedim", "destination", 2))
     if len(source) != len(destination):
         raise TensorRuntimeError(
             f"movedim: Invalid source or destination dims: source ({source} dims) should "
@@ -413,11 +425,19 @@ def t_(input):
     return _restride(t_.op, input, shape, stride, input._offset)
 
 
-@register("inplace", function=False, aliases=("swapaxes_", "swapdims_"))
+@register("inplace", function=False, aliases=("swapdims_",))
 def transpose_(input, dim0, dim1):
     """In-place ``transpose``."""
     shape, stride = _transpose_layout(input, dim0, dim1)
     return _restride(transpose_.op, input, shape, stride, input._offset)
+
+
+def swapaxes_(self, axis0, axis1):
+    """In-place ``swapaxes`` (``transpose_`` with PyTorch's ``axis0``/``axis1`` names)."""
+    return transpose_.op.impl(self, axis0, axis1)
+
+
+swapaxes_ = renamed_entry(transpose_, swapaxes_, function=False)
 
 
 @register("inplace", function=False)
@@ -444,9 +464,15 @@ def as_strided_(input, size, stride, storage_offset=None):
 
 
 @register("view", function=False)  # a method only, as in PyTorch
-def expand(input, *sizes):
-    """Broadcast to a bigger shape with stride 0 on the repeated dims (no memory is used)."""
-    return _expand(expand.op, input, sizes_from_args(sizes))
+def expand(input, *size, implicit=False):
+    """Broadcast to a bigger shape with stride 0 on the repeated dims (no memory is used).
+
+    ``implicit`` (PyTorch's flag for expansions its tracer inserted) changes nothing here.
+    """
+    if implicit.__class__ is not bool:
+        raise TensorTypeError(f"expand(): argument 'implicit' must be bool, not "
+                              f"{type(implicit).__name__}")
+    return _expand(expand.op, input, sizes_from_args(size))
 
 
 def _expand(op, input, sizes):
@@ -594,6 +620,7 @@ def _slice_view(op, input, dim, start, stop, step):
 @register("view")
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of the (dim1, dim2) planes as a new last dim; its stride is the sum."""
+    offset = int_arg(offset, "diagonal", "offset", 1)
     shape, stride = input._shape, input._stride
     ndim = len(shape)
     d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
@@ -667,6 +694,8 @@ def split(input, split_size_or_sections, dim=0):
         raise TensorRuntimeError("split expects at least a 1-dimensional tensor")
     dim = wrap_dim(dim, ndim)
     size = input._shape[dim]
+    if isinstance(split_size_or_sections, Tensor) and not split_size_or_sections._shape:
+        split_size_or_sections = int_arg(split_size_or_sections, "split", "split_size", 1)
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         if step < 0 or (step == 0 and size != 0):
@@ -683,6 +712,27 @@ def split(input, split_size_or_sections, dim=0):
                 f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                 f"size at dimension {dim}), but got split_sizes={sections}")
     return finish(split.op, (input,), _pieces(input, dim, sections))
+
+
+# PyTorch's two forms name their arguments differently (both Python functions there):
+# ``torch.split(tensor, split_size_or_sections, dim=0)`` and ``Tensor.split(self,
+# split_size, dim=0)``.
+def _split_function(tensor, split_size_or_sections, dim=0):
+    """Pieces of ``split_size_or_sections`` (an int: equal pieces, the last may be smaller;
+    a list: those sizes) along ``dim``; all views."""
+    return split.op.impl(tensor, split_size_or_sections, dim)
+
+
+def _split_method(self, split_size, dim=0):
+    """Pieces of ``split_size`` (an int: equal pieces, the last may be smaller; a list:
+    those sizes) along ``dim``; all views."""
+    return split.op.impl(self, split_size, dim)
+
+
+_split_function.__name__ = _split_method.__name__ = "split"
+_split_function.__qualname__ = _split_method.__qualname__ = "split"
+renamed_entry(split, _split_function, method=False)
+renamed_entry(split, _split_method, function=False)
 
 
 def _pieces(input, dim, sections):
@@ -714,22 +764,65 @@ def chunk(input, chunks, dim=0):
     return finish(chunk.op, (input,), _pieces(input, dim, sections))
 
 
+def _split_int(value):
+    """``value`` as one int where PyTorch's parser takes one (an int, a NumPy integer, a
+    one-element integer tensor), else None."""
+    if value.__class__ is bool:
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, Tensor) and value.numel() == 1 and \
+            value._dtype.category == _dtypes.INTEGRAL:
+        return int(value.item())
+    return None
+
+
+def _tensor_split_spec(input, tensor_indices_or_sections, dim, indices, sections):
+    """The one split argument of a ``tensor_split`` call, checked as PyTorch's three
+    overloads take it: ``indices`` a sequence of ints, ``sections`` an int,
+    ``tensor_indices_or_sections`` a tensor; positionally any of the three."""
+    named = {"tensor_indices_or_sections": tensor_indices_or_sections, "indices": indices,
+             "sections": sections}
+    given = {k: v for k, v in named.items() if v is not None}
+    spec = next(iter(given.values()), None)
+    ok = len(given) == 1 and not isinstance(dim, bool) and isinstance(dim, numbers.Integral)
+    if ok and indices is not None:
+        ok = isinstance(indices, (list, tuple)) and all(_split_int(i) is not None
+                                                        for i in indices)
+    elif ok and sections is not None:
+        spec = _split_int(sections)
+        ok = spec is not None
+    elif ok and not isinstance(spec, Tensor):
+        # given positionally (by name it must be a tensor; PyTorch's parser cannot tell
+        # the two apart here, jtensor neither): one of the three forms
+        ok = _split_int(spec) is not None or (
+            isinstance(spec, (list, tuple)) and all(_split_int(i) is not None for i in spec))
+    if not ok:
+        got = ", ".join([type(input).__name__] + [f"{k}={type(v).__name__}"
+                                                  for k, v in given.items()]
+                        + ([f"dim={type(dim).__name__}"] if dim != 0 else []))
+        raise TensorTypeError(
+            f"tensor_split() received an invalid combination of arguments - got ({got}), but "
+            "expected one of: (Tensor input, tuple of ints indices, int dim), (Tensor input, "
+            "Tensor tensor_indices_or_sections, int dim), (Tensor input, int sections, int "
+            "dim)")
+    if isinstance(spec, (list, tuple)):
+        return [_split_int(i) for i in spec]
+    return spec if isinstance(spec, Tensor) else _split_int(spec)
+
+
 @register("view")
-def tensor_split(input, indices_or_sections, dim=0):
-    """Split into ``n`` near-equal views, or at the given indices (NumPy's array_split).
-    ``indices_or_sections`` may be an int64 tensor: 0-d is a number of sections, 1-d the
-    indices."""
+def tensor_split(input, tensor_indices_or_sections=None, dim=0, *, indices=None,
+                 sections=None):
+    """Split into ``sections`` near-equal views, or at the given ``indices`` (NumPy's
+    array_split). Positionally the split argument may be either, or an int64 tensor
+    (``tensor_indices_or_sections``): 0-d is a number of sections, 1-d the indices."""
     ndim = input.dim()
     if ndim == 0:
         raise TensorRuntimeError(
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
-    if isinstance(indices_or_sections, bool):
-        raise TensorTypeError(
-            "tensor_split(): argument 'indices_or_sections' must be an int, a sequence of ints "
-            "or a Tensor, not bool")
-    if isinstance(indices_or_sections, numbers.Integral) and \
-            not isinstance(indices_or_sections, int):
-        indices_or_sections = int(indices_or_sections)  # a NumPy integer
+    indices_or_sections = _tensor_split_spec(input, tensor_indices_or_sections, dim, indices,
+                                             sections)
     if isinstance(indices_or_sections, Tensor):
         split = indices_or_sections
         if split._dtype is not _dtypes.int64:
@@ -750,14 +843,10 @@ def tensor_split(input, indices_or_sections, dim=0):
         if n <= 0:
             raise TensorRuntimeError(f"number of sections must be larger than 0, got {n}")
         base, extra = divmod(size, n)
-        sections = [base + 1] * extra + [base] * (n - extra)
+        lengths = [base + 1] * extra + [base] * (n - extra)
     else:
         bounds = [builtins.min(builtins.max(int(i) if i >= 0 else int(i) + size, 0), size)
                   for i in indices_or_sections]
-        sections, previous = [], 0
-        for b in bounds + [size]:
-            sections.append(builtins.max(b - previous, 0))
-            previous = builtins.max(previous, b)
         # Starts may not be monotone; compute each piece from its own bounds.
         starts = [0] + bounds
         ends = bounds + [size]
@@ -768,7 +857,7 @@ def tensor_split(input, indices_or_sections, dim=0):
             outputs.append(make_view(input, shape, input._stride,
                                      input._offset + s * input._stride[dim]))
         return finish(tensor_split.op, (input,), tuple(outputs))
-    return finish(tensor_split.op, (input,), _pieces(input, dim, sections))
+    return finish(tensor_split.op, (input,), _pieces(input, dim, lengths))
 
 
 @register("view")

@@ -11,14 +11,13 @@ warning). Nothing here imports CuPy until CUDA starts.
 import contextlib
 import sys
 import types
-import weakref
 
+from .. import _device as _device_layer
 from .._device import device as _device_type
 from ._allocator import OutOfMemoryError
 from ._emulator import DeviceSideError
 from ._runtime import EmulatedCUDAWarning, runtime as _runtime
 
-_pinned = weakref.WeakSet()
 
 
 # ---------------------------------------------------------------------- availability
@@ -328,11 +327,23 @@ def initial_seed():
 
 # ---------------------------------------------------------------------- pinned memory
 def _is_pinned(storage):
-    return storage in _pinned
+    return _device_layer.is_pinned(storage)
 
 
 def _pin(storage):
-    _pinned.add(storage)
+    _device_layer.mark_pinned(storage)
+
+
+def _pinned_storage(nbytes, device):
+    """A pinned host Storage of ``nbytes`` (``pin_memory()``, device-to-host copies)."""
+    from .._storage import Storage
+
+    storage = Storage(_backend().pinned_buffer(nbytes), device)
+    _pin(storage)
+    return storage
+
+
+_device_layer.pinned_storage = _pinned_storage
 
 
 # ---------------------------------------------------------------------- the module's repr

@@ -11,6 +11,7 @@ import sys
 import threading
 import warnings
 
+from .. import _device as _device_layer
 from .._device import device
 from .._errors import TensorRuntimeError
 from ._allocator import GIB
@@ -221,3 +222,6 @@ runtime = Runtime()
 def backend(index):
     """The backend of ``cuda:index`` (``None``: the current device)."""
     return runtime.backend(index)
+
+
+_device_layer.cuda_backend = backend   # the device layer resolves cuda:N through this

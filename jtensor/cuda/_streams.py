@@ -1,6 +1,8 @@
 """What the emulated and the CuPy streams and events share: construction, the default
 stream of a device, ``record_event``, ``wait`` and the argument checks of ``elapsed_time``."""
 
+import sys
+
 from .._errors import TensorRuntimeError
 
 
@@ -35,9 +37,9 @@ class StreamBase:
     def record_event(self, event=None):
         """Record ``event`` (a new one when None) on this stream and return it."""
         if event is None:
-            from . import Event
-
-            event = Event()
+            # The event type of this stream's kind (emulated or CuPy): the module that
+            # defines the stream class defines its Event too.
+            event = sys.modules[type(self).__module__].Event(False, False, False)
         event.record(self)
         return event
 

@@ -122,6 +122,8 @@ GRADS = [
     G("max", lambda lib, a: a.max(1), [(3, 4)], second=False),
     G("max", lambda lib, a: a.max(0, keepdim=True), [(3, 4)], second=False),
     G("max", lambda lib, a, b: lib.max(a, b), [(2, 3), (3,)], second=False),
+    G("max", lambda lib, a, b: lib.max(a, other=b), [(2, 3), (3,)], second=False),
+    G("min", lambda lib, a, b: a.min(other=b), [(2, 3), (2, 3)], second=False),
     G("min", lambda lib, a: a.min(), [(2, 3)], second=False),
     G("min", lambda lib, a: a.min(), make=_ties, second=False),
     G("min", lambda lib, a: a.min(-1), [(3, 4)], second=False),

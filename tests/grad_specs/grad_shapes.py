@@ -38,6 +38,7 @@ GRADS = [
     G("cat", lambda lib, a, b: lib.cat([a, b]), [(2, 3), (0,)]),
     G("concat", lambda lib, a, b: lib.concat([a, b], dim=1), [(2, 3), (2, 1)]),
     G("concatenate", lambda lib, a, b: lib.concatenate([a, b], axis=0), [(2, 3), (1, 3)]),
+    G("concatenate", lambda lib, a, b: lib.concatenate([a, b], dim=1), [(2, 3), (2, 1)]),
     G("stack", lambda lib, a, b: lib.stack([a, b]), [(2, 3), (2, 3)]),
     G("stack", lambda lib, a, b: lib.stack([a, b], dim=-1), [(2, 3), (2, 3)]),
     G("stack", lambda lib, a, b: lib.stack((a, b, a), 1), [(2, 2), (2, 2)]),

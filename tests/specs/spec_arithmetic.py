@@ -171,6 +171,21 @@ def method_cases(method):
     ]
 
 
+def max_other_cases(name):
+    """``torch.max(input, other)`` (positionally or ``other=``) is PyTorch's element-wise
+    ``maximum`` (ATen's ``max.other`` calls ``at::maximum``): its cases live here."""
+    f = lambda lib, *a, **k: getattr(lib, name)(*a, **k)  # noqa: E731
+    return [
+        case(lambda lib: f(lib, f34(lib), f34(lib, 1)), name=f"{name}-tensor"),
+        case(lambda lib: f(lib, f34(lib), other=f34(lib, 1)[0]), name=f"{name}-other"),
+        case(lambda lib: getattr(f34(lib), name)(other=f34(lib, 1)), name=f"{name}-other-method"),
+        case(lambda lib: f(lib, input=f34(lib), other=f34(lib, 1).t().t(), out=lib.empty(0)),
+             name=f"{name}-other-out"),
+        case(lambda lib: f(lib, f34(lib), other=f34(lib, 1), out=lib.empty(0, dtype=lib.long)),
+             name=f"{name}-other-out-cast-error"),
+    ]
+
+
 def binary_spec(name, fn, *, scalar_first=True, extra=()):
     return OpSpec(name, binary_cases(fn, scalar_first=scalar_first) + method_cases(name)
                   + list(extra))
@@ -381,6 +396,13 @@ SPECS = [
         case(lambda lib: lib.div(f34(lib), 2, rounding_mode="bad"), name="bad-mode"),
         case(lambda lib: lib.divide(nz34(lib), 4, rounding_mode="trunc"), name="divide-trunc"),
         case(lambda lib: lib.true_divide(nz34(lib), 4), name="true_divide"),
+        case(lambda lib: lib.true_divide(i34(lib), nz34(lib).t().t(), out=lib.empty(0)),
+             name="true_divide-out"),
+        case(lambda lib: i34(lib).true_divide(other=3), name="true_divide-method"),
+        case(lambda lib: lib.true_divide(f34(lib), 2, rounding_mode="floor"),
+             name="true_divide-rounding-mode-error"),
+        case(lambda lib: f34(lib).true_divide(2, rounding_mode="trunc"),
+             name="true_divide-method-rounding-mode-error"),
         case(lambda lib: lib.div(T(lib, np.array([5, -5, 7, -7])), T(lib, np.array([2, 2, -2, -2])),
                                  rounding_mode="trunc"), name="trunc-signs"),
         case(lambda lib: lib.div(T(lib, np.array([5, -5, 7, -7])), T(lib, np.array([2, 2, -2, -2])),
@@ -394,6 +416,9 @@ SPECS = [
         case(lambda lib: i34(lib).div_(0, rounding_mode="trunc"), name="int-trunc-zero"),
         case(lambda lib: f34(lib).divide_(3), name="divide_"),
         case(lambda lib: f34(lib).true_divide_(3), name="true_divide_"),
+        case(lambda lib: f34(lib).true_divide_(3, rounding_mode="floor"),
+             name="true_divide_-rounding-mode-error"),
+        case(lambda lib: i34(lib).true_divide_(3), name="true_divide_-int-error"),
         case(lambda lib: f34(lib).div_(3, rounding_mode="floor"), name="float-floor"),
     ]),
     binary_spec("floor_divide", fn("floor_divide"), extra=operator_cases("//")),
@@ -437,8 +462,8 @@ SPECS = [
     ]),
     inplace_spec("atan2_", extra=[case(lambda lib: f34(lib).arctan2_(f34(lib, 1)),
                                        name="arctan2_")]),
-    binary_spec("maximum", fn("maximum")),
-    binary_spec("minimum", fn("minimum")),
+    binary_spec("maximum", fn("maximum"), extra=max_other_cases("max")),
+    binary_spec("minimum", fn("minimum"), extra=max_other_cases("min")),
     binary_spec("fmax", fn("fmax")),
     binary_spec("fmin", fn("fmin")),
     binary_spec("hypot", fn("hypot")),

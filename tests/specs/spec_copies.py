@@ -199,6 +199,8 @@ SPECS = [
     OpSpec("copy_", [
         case(lambda lib, x: lib.zeros(3, 4).copy_(x)),
         case(lambda lib, x: lib.zeros(3, 4).copy_(x[0]), name="broadcast-row"),
+        case(lambda lib, x: lib.zeros(3, 4).copy_(other=x, non_blocking=False), name="keywords"),
+        case(lambda lib, x: lib.zeros(3, 4).copy_(src=x), name="src-keyword-error"),
         case(lambda lib, x: lib.zeros(3, 4).copy_(x[:, :1]), name="broadcast-col"),
         case(lambda lib, x: lib.zeros(3, 4).copy_(x[0, 0]), name="broadcast-0d"),
         case(lambda lib, x: lib.zeros(3, 4).t().copy_(x.t()), name="transposed-dst"),

@@ -157,11 +157,13 @@ SPECS = [
         r(lambda lib, x: lib.rand_like(x, memory_format=lib.contiguous_format), make=nhwc,
           name="contiguous"),
         r(lambda lib: lib.rand_like(lib.ones(2, dtype=lib.int64)), name="int"),
+        r(lambda lib, x: lib.rand_like(x, pin_memory=False), make=nhwc, name="pin_memory"),
     ]),
     OpSpec("randn_like", [
         r(lambda lib, x: lib.randn_like(x), make=xt),
         r(lambda lib, x: lib.randn_like(x, requires_grad=True), make=x34),
         r(lambda lib: lib.randn_like(lib.ones(2, dtype=lib.int64)), name="int"),
+        r(lambda lib, x: lib.randn_like(x, pin_memory=False), make=xt, name="pin_memory"),
     ]),
     OpSpec("randint_like", [
         r(lambda lib, x: lib.randint_like(x, 10), make=x34),
@@ -170,6 +172,19 @@ SPECS = [
         r(lambda lib, x: lib.randint_like(x, 10, 3), make=x34, name="empty-range"),
         r(lambda lib: lib.randint_like(lib.ones(3, dtype=lib.int64), 5, dtype=lib.int32),
           name="dtype"),
+        r(lambda lib, x: lib.randint_like(x, 10, pin_memory=False), make=xt, name="pin_memory"),
+        # PyTorch's overloads (input, high) and (input, low, high), by keyword too.
+        d(lambda lib, x: lib.randint_like(x, low=2, high=3), make=x34, name="low-high"),
+        d(lambda lib, x: lib.randint_like(x, high=1), make=x34, name="high"),
+        d(lambda lib, x: lib.randint_like(x, 4, high=5), make=x34, name="low-positional-high"),
+        d(lambda lib, x: lib.randint_like(input=x, high=lib.tensor(1)), make=x34,
+          name="high-tensor"),
+        r(lambda lib, x: lib.randint_like(x, low=2), make=x34, name="low-only-error"),
+        r(lambda lib, x: lib.randint_like(x, 5, low=1), make=x34, name="high-and-low-error"),
+        r(lambda lib, x: lib.randint_like(x, 1, 5, high=6), make=x34, name="two-highs-error"),
+        r(lambda lib, x: lib.randint_like(x, high=5.0), make=x34, name="float-high-error"),
+        r(lambda lib, x: lib.randint_like(x), make=x34, name="no-bound-error"),
+        r(lambda lib, x: lib.randint_like(x, low_or_high=5), make=x34, name="old-name-error"),
     ]),
     OpSpec("uniform_", [
         r(lambda lib, x: x.uniform_(), make=x34),

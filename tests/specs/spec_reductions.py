@@ -136,6 +136,12 @@ def minmax_spec(name):
              name="out"),
         case(lambda lib, x: getattr(lib, name)(x, 0, out=(lib.empty(0), lib.empty(0))),
              name="out-bad-dtype"),
+        # The binary overload's errors (its results: the maximum/minimum specs).
+        case(lambda lib, x: getattr(lib, name)(x, 1, other=x), name="binary-other-dim-error"),
+        case(lambda lib, x: getattr(lib, name)(x, other=x, keepdim=True),
+             name="binary-other-keepdim-error"),
+        case(lambda lib, x: getattr(lib, name)(x, other=1.0), name="binary-other-number-error"),
+        case(lambda lib, x: getattr(x, name)(x, keepdim=True), name="binary-keepdim-error"),
     ] + layouts(lambda lib, x: getattr(x, name)(0))
     + layouts(lambda lib, x: getattr(x, name)(), "all-"))
 

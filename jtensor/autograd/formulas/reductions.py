@@ -209,20 +209,22 @@ def _prod_safe_zeros(x, d):
 def _extreme_name(kind):
     def name(v):
         dim = v.get("dim")
-        if type(dim).__name__ == "Tensor" or hasattr(dim, "_storage"):
+        if v.get("other") is not None or type(dim).__name__ == "Tensor" or \
+                hasattr(dim, "_storage"):
             return "MaximumBackward0" if kind == "max" else "MinimumBackward0"
         return f"{kind.capitalize()}Backward1" if dim is None else \
             f"{kind.capitalize()}Backward0"
     return name
 
 
-@derivative("max", inputs=("input", "dim"), save=("input", "dim", "result"),
+# ``other`` is the binary overload's tensor given by name; positionally it arrives as ``dim``.
+@derivative("max", inputs=("input", "dim", "other"), save=("input", "dim", "other", "result"),
             name=_extreme_name("max"))
 def max_backward(ctx, g):
     return _extreme_dispatch(ctx, g, True)
 
 
-@derivative("min", inputs=("input", "dim"), save=("input", "dim", "result"),
+@derivative("min", inputs=("input", "dim", "other"), save=("input", "dim", "other", "result"),
             name=_extreme_name("min"))
 def min_backward(ctx, g):
     return _extreme_dispatch(ctx, g, False)
@@ -230,19 +232,25 @@ def min_backward(ctx, g):
 
 def _extreme_dispatch(ctx, g, is_max):
     J = _J()
-    dim = ctx.dim
-    if isinstance(dim, J.Tensor):
-        x, other = ctx.input, dim
+    dim, other = ctx.dim, ctx.other
+    if other is not None or isinstance(dim, J.Tensor):
+        x = ctx.input
+        named = other is not None
+        if not named:
+            other = dim
         greater, less = (x > other), (x < other)
         shared = J.where(x == other, g / 2, g)
-        need_a, need_b = ctx.needs_input_grad
+        need_a, need_dim, need_other = ctx.needs_input_grad
+        need_b = need_other if named else need_dim
         lose_a, lose_b = (less, greater) if is_max else (greater, less)
+        grad_b = shared.masked_fill(lose_b, 0) if need_b else None
         return (shared.masked_fill(lose_a, 0) if need_a else None,
-                shared.masked_fill(lose_b, 0) if need_b else None)
+                None if named else grad_b, grad_b if named else None)
     if dim is None:
-        return _evenly_distribute(g, ctx.input, ctx.result), None
+        return _evenly_distribute(g, ctx.input, ctx.result), None, None
     _, indices = ctx.result
-    return _value_selecting(g, dim, indices, ctx.input_meta(0)[0], ctx.keepdim), None
+    return (_value_selecting(g, dim, indices, ctx.input_meta(0)[0], ctx.keepdim), None,
+            None)
 
 
 def _amax_like_backward(ctx, g):

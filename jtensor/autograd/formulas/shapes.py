@@ -55,16 +55,10 @@ def _split_cat(g, shapes, cat_shapes, dim):
     return out
 
 
-@_formula(("cat", "concat"), inputs=("tensors",), name="CatBackward0")
+@_formula(("cat", "concat", "concatenate"), inputs=("tensors",), name="CatBackward0")
 def cat_backward(ctx, g):
     shapes = _shapes(ctx)
     return (_split_cat(g, shapes, shapes, ctx.dim),)
-
-
-@_formula("concatenate", inputs=("tensors",), name="CatBackward0")
-def concatenate_backward(ctx, g):
-    shapes = _shapes(ctx)
-    return (_split_cat(g, shapes, shapes, ctx.axis),)
 
 
 @_formula("stack", inputs=("tensors",), name="StackBackward0")
@@ -146,7 +140,7 @@ def _sizes(sizes):
 
 @derivative("repeat")
 def repeat_backward(ctx, g):
-    return _repeat_grad(g, ctx.input_meta(0)[0], _sizes(ctx.sizes))
+    return _repeat_grad(g, ctx.input_meta(0)[0], _sizes(ctx.repeats))
 
 
 @derivative("tile", name="RepeatBackward0")

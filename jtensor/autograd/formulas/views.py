@@ -53,7 +53,7 @@ def _reshape_name(input, shape):
 def _reshape_call_name(v):
     from ..._ops.views import sizes_from_args
 
-    return _reshape_name(v["input"], sizes_from_args(v["shape"]))
+    return _reshape_name(v["input"], sizes_from_args((v["shape"],)))
 
 
 def _flatten_call_name(v):
@@ -116,7 +116,7 @@ def permute_backward(ctx, g):
     from ..._ops.views import sizes_from_args
 
     n = len(ctx.input_meta(0)[0])
-    dims = [d % n if n else 0 for d in sizes_from_args(ctx.dims, "dims")]
+    dims = [d % n if n else 0 for d in sizes_from_args((ctx.dims,), "dims")]
     inverse = [0] * n
     for i, d in enumerate(dims):
         inverse[d] = i
@@ -223,11 +223,12 @@ def chunk_backward(ctx, *grads):
     return _pieces_backward(ctx, grads, lambda z: z.chunk(ctx.chunks, ctx.dim))
 
 
-@derivative("tensor_split", multi_grad=True, save=("indices_or_sections",),
-            name="SliceBackward0")
+@derivative("tensor_split", multi_grad=True,
+            save=("tensor_indices_or_sections", "indices", "sections"), name="SliceBackward0")
 def tensor_split_backward(ctx, *grads):
-    return _pieces_backward(ctx, grads,
-                            lambda z: z.tensor_split(ctx.indices_or_sections, ctx.dim))
+    spec = {k: getattr(ctx, k) for k in ("tensor_indices_or_sections", "indices", "sections")}
+    spec = {k: v for k, v in spec.items() if v is not None}
+    return _pieces_backward(ctx, grads, lambda z: z.tensor_split(dim=ctx.dim, **spec))
 
 
 @derivative("unbind", multi_grad=True)
@@ -363,7 +364,7 @@ def to_backward(ctx, g):
     return g if g.device == device else g.to(device)
 
 
-@derivative("copy_", inputs=("input", "src"), name="CopyBackwards")
+@derivative("copy_", inputs=("input", "other"), name="CopyBackwards")
 def copy_backward(ctx, g):
     need_self, need_src = ctx.needs_input_grad
     gs = _fit_trailing(g, ctx.input_meta(1)[0]) if need_src else None

@@ -1,0 +1,510 @@
+"""PyTorch's argument parser, in one place: how every registered op binds its arguments.
+
+Each op declares its signature once, as its implementation's Python signature with
+PyTorch's parameter names (``sum(input, dim=None, keepdim=False, *, dtype=None, out=None)``).
+``make_entry`` turns that into the op's public entry point, generated with the same
+signature so that the common call costs direct argument passing, and applies PyTorch's
+rules (``torch/csrc/utils/python_arg_parser.cpp``) for every op alike:
+
+- NumPy's names are accepted as keywords: ``axis`` for ``dim``, ``keepdims`` for
+  ``keepdim``, ``x``/``a``/``x1`` for ``input`` and ``x2`` for ``other``
+  (``x.sum(axis=1, keepdims=True)``);
+- a size or dims argument is given as separate ints, one sequence, a ``Size`` or a keyword
+  (``view(2, 3)``, ``view((2, 3))``, ``view(size=(2, 3))``); the method forms whose only
+  argument is such a list take it as separate ints too (``x.flip(0, 1)``, ``x.tile(2, 2)``),
+  as ``METHOD_VARARGS`` lists (PyTorch's own list; ``tests/test_argparse.py`` checks it
+  against the installed PyTorch's signatures);
+- typed arguments are checked before anything runs, with PyTorch's ``TypeError`` wording:
+  ``dtype`` must be a ``torch.dtype`` (or ``float``/``int``/``bool``/``complex``, which
+  PyTorch also takes), never a string or a NumPy type; ``device`` a device, a string or an
+  int; ``layout``, ``memory_format`` and ``generator`` their own types;
+  ``requires_grad``/``pin_memory`` a bool.
+
+The generated entry reaches the slow path here (``_rebind``) only when a call used one of
+these forms; ordinary calls pay one empty-dict check.
+"""
+
+import inspect
+import sys
+
+from ._dispatch import RECORDED_KINDS, grad_mode
+
+# NumPy's argument names that PyTorch accepts for its own (python_arg_parser.cpp's
+# ``numpy_compatibility_arg_names``).
+NUMPY_ALIASES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input",
+                 "x1": "input", "x2": "other"}
+# Parameters a NumPy name may stand for; ``self`` (in-place ops) is PyTorch's ``input``.
+_ALIASED = frozenset(NUMPY_ALIASES.values()) | {"self"}
+
+# Method forms whose single argument is a list of ints and may be given as separate ints
+# (``x.view(2, 3)``): PyTorch allows it exactly where that list is the only positional
+# argument after ``self``. The value is the parameter's keyword name.
+METHOD_VARARGS = {
+    "broadcast_to": "size", "count_nonzero": "dim", "dsplit": "indices", "expand": "size",
+    "flip": "dims", "hsplit": "indices", "new_empty": "size", "new_ones": "size",
+    "new_zeros": "size", "permute": "dims", "repeat": "repeats", "reshape": "shape",
+    "resize_": "size", "squeeze": "dim", "squeeze_": "dim", "sum_to_size": "size",
+    "tile": "dims", "view": "size", "vsplit": "indices",
+}
+
+# Types of typed arguments defined in layers above this one, installed when they load
+# (``jtensor.random`` installs ``Generator``, before any op taking a generator registers).
+TYPES = {"generator": type("NoGeneratorYet", (), {})}
+
+_DEBUG_SOURCES = None   # a dict here collects the generated sources (for reading them)
+
+_MISSING = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+
+
+class _Plan:
+    """What the parser knows about one entry point: its parameters and which rules apply."""
+
+    __slots__ = ("op", "name", "params", "names", "defaults", "var", "var_keyword", "fold",
+                 "required", "recorded")
+
+    def __init__(self, op, impl, fold, method_form):
+        self.op = op
+        self.name = op.name
+        self.params = list(inspect.signature(impl).parameters.values())
+        if method_form:   # PyTorch's methods take no ``out=`` (``x.sum(out=y)`` is refused)
+            self.params = [p for p in self.params
+                           if not (p.name == "out" and p.kind is p.KEYWORD_ONLY)]
+        self.names = [p.name for p in self.params
+                      if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        self.defaults = {p.name: p.default for p in self.params if p.default is not p.empty}
+        self.var = next((p.name for p in self.params if p.kind is p.VAR_POSITIONAL), None)
+        self.var_keyword = any(p.kind is p.VAR_KEYWORD for p in self.params)
+        self.fold = fold            # the int-list parameter separate ints are folded into
+        self.required = [p.name for p in self.params if p.default is p.empty
+                         and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        self.recorded = op.kind in RECORDED_KINDS
+
+
+# ------------------------------------------------------------------ typed arguments
+def _type_name(value):
+    """The type as PyTorch's messages name it: ``str``, ``numpy.int64``, ``Tensor``."""
+    kind = type(value)
+    module = kind.__module__
+    if module in ("builtins",) or module.startswith("jtensor"):
+        return kind.__name__
+    return f"{module.partition('.')[0]}.{kind.__name__}"
+
+
+def _classes():
+    """The classes of the typed arguments (imported late: they live above this module)."""
+    from ._device import device
+    from ._dtypes import dtype
+    from ._tensor import layout, memory_format
+
+    return dtype, device, layout, memory_format
+
+
+def check_dtype(fname, value, argname="dtype"):
+    """A ``dtype`` argument as PyTorch's parser takes it: a dtype, or ``float``, ``int``,
+    ``bool`` or ``complex`` (PyTorch maps them to float64, int64, bool and complex128)."""
+    from . import _dtypes
+
+    if isinstance(value, _dtypes.dtype):
+        return value
+    if value in (float, int, bool, complex):
+        return _dtypes.to_dtype(value)
+    hint = ""
+    if isinstance(value, str):
+        hint = f" (write torch.{value.rpartition('.')[2]}, not the string {value!r})"
+    elif getattr(value, "__module__", "") == "numpy" or type(value).__module__ == "numpy":
+        hint = " (NumPy dtypes are not accepted: write a torch dtype such as torch.float32)"
+    raise TypeError(f"{fname}(): argument '{argname}' must be torch.dtype, not "
+                    f"{_type_name(value)}{hint}")
+
+
+def _check_typed(plan, values):
+    """The slow check of the typed arguments: raise PyTorch's TypeError for a wrong type,
+    return the values (normalised: Python types to dtypes, NumPy bools to bools)."""
+    dtype_cls, device_cls, layout_cls, format_cls = _classes()
+    out = dict(values)
+    for argname, value in values.items():
+        if value is None:
+            continue
+        if argname == "dtype":
+            out[argname] = check_dtype(plan.name, value)
+        elif argname == "device":
+            if not (isinstance(value, (device_cls, str))
+                    or (isinstance(value, int) and not isinstance(value, bool))):
+                raise TypeError(f"{plan.name}(): argument 'device' must be torch.device, not "
+                                f"{_type_name(value)}")
+        elif argname == "layout":
+            if not isinstance(value, layout_cls):
+                raise TypeError(f"{plan.name}(): argument 'layout' must be torch.layout, not "
+                                f"{_type_name(value)}")
+        elif argname == "memory_format":
+            if not isinstance(value, format_cls):
+                raise TypeError(f"{plan.name}(): argument 'memory_format' must be "
+                                f"torch.memory_format, not {_type_name(value)}")
+        elif argname == "generator":
+            if not isinstance(value, TYPES["generator"]):
+                raise TypeError(f"{plan.name}(): argument 'generator' must be "
+                                f"torch.Generator, not {_type_name(value)}")
+        elif argname in ("requires_grad", "pin_memory"):
+            if type(value).__name__ == "bool_" and type(value).__module__ == "numpy":
+                out[argname] = bool(value)
+            elif not isinstance(value, bool):
+                raise TypeError(f"{plan.name}(): argument '{argname}' must be bool, not "
+                                f"{_type_name(value)}")
+    return out
+
+
+# Parameters checked by type in every entry, and the expression that is true when the value
+# needs the slow check (None and the common exact types pass at once).
+_TYPED = {
+    "dtype": "({n} is not None and {n}.__class__ is not _DT)",
+    "device": "({n} is not None and {n}.__class__ is not str and {n}.__class__ is not _DEV)",
+    "layout": "({n} is not None and {n}.__class__ is not _LAY)",
+    "memory_format": "({n} is not None and {n}.__class__ is not _MF)",
+    "generator": "({n} is not None and {n}.__class__ is not _GEN)",
+    "requires_grad": "({n} is not False and {n} is not True)",
+    "pin_memory": "({n} is not False and {n} is not True)",
+}
+# Ops that parse these names themselves (their ``dtype`` may be a string or a tensor).
+_OWN_PARSING = frozenset(("type", "to"))
+
+
+def int_arg(value, fname, argname, position=None):
+    """An ``int`` argument as PyTorch's parser reads it: a Python int, or anything with
+    ``__index__`` (a 0-d integer tensor, a NumPy integer); bools and floats are refused."""
+    if value.__class__ is int:
+        return value
+    if not isinstance(value, (bool, float)) and hasattr(value, "__index__"):
+        try:
+            return value.__index__()
+        except (TypeError, RuntimeError):  # a tensor that is not one integer
+            pass
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{fname}(): argument '{argname}'{where} must be int, not "
+                    f"{_type_name(value)}")
+
+
+def int_list_arg(value, fname, argname, position=None):
+    """An ``int[]`` argument: one int (read as ``int_arg`` does) or a sequence of them."""
+    if value.__class__ is int:
+        return (value,)
+    if value.__class__ is tuple or value.__class__ is list or isinstance(value, tuple):
+        return tuple(v if v.__class__ is int else int_arg(v, fname, argname, position)
+                     for v in value)
+    if hasattr(value, "__index__") and not getattr(value, "shape", ()):
+        return (int_arg(value, fname, argname, position),)
+    if hasattr(value, "__iter__"):
+        return tuple(int_arg(v, fname, argname, position) for v in value)
+    where = f" (position {position})" if position is not None else ""
+    raise TypeError(f"{fname}(): argument '{argname}'{where} must be tuple of ints, not "
+                    f"{_type_name(value)}")
+
+
+# ----------------------------------------------------------------------- the rebind
+def _rebind(plan, entry, values, var, extra, kwargs):
+    """A call that used a NumPy alias, a keyword for separate ints, or separate ints for a
+    method's list: bind it by PyTorch's rules and call the entry again, the ordinary way.
+
+    ``values``: the named parameters as the entry received them (``_MISSING`` where a
+    required one was not given); ``var``: the implementation's own ``*args``; ``extra``:
+    positional arguments past the signature; ``kwargs``: keywords it does not name.
+    """
+    name = plan.name
+    values = dict(values)
+    if extra:
+        if plan.fold is None or values.get(plan.fold, _MISSING) is _MISSING:
+            count = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in plan.params)
+            raise TypeError(f"{name}() takes {count} positional arguments but "
+                            f"{count + len(extra)} were given")
+        values[plan.fold] = (values[plan.fold], *extra)
+    for key, value in kwargs.items():
+        if key == plan.var:
+            if var:
+                raise TypeError(f"{name}() got multiple values for argument '{key}'")
+            var = (value,)
+            continue
+        target = "input" if key == "input" else NUMPY_ALIASES.get(key)
+        if target == "input" and "input" not in plan.names and "self" in plan.names:
+            target = "self"   # torch.exp_(input=x): in-place ops name it ``self``
+        if target is None or target not in plan.names:
+            accepted = ", ".join(([plan.var] if plan.var else []) + plan.names[1:])
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'"
+                            + (f" (it takes: {accepted})" if accepted else ""))
+        current = values.get(target, _MISSING)
+        if current is not _MISSING and current is not plan.defaults.get(target, _MISSING):
+            raise TypeError(f"{name}() got multiple values for argument '{target}' (given "
+                            f"as '{target}' and as its NumPy name '{key}')")
+        values[target] = value
+    missing = [n for n in plan.required if values.get(n, _MISSING) is _MISSING]
+    if missing:
+        listed = " and ".join(f"'{n}'" for n in missing)
+        raise TypeError(f"{name}() missing {len(missing)} required argument"
+                        f"{'s' if len(missing) > 1 else ''}: {listed}")
+    positional, keywords = [], {}
+    for p in plan.params:
+        if p.kind is p.POSITIONAL_OR_KEYWORD:
+            positional.append(values[p.name])
+        elif p.kind is p.VAR_POSITIONAL:
+            positional.extend(var)
+        elif p.kind is p.KEYWORD_ONLY:
+            value = values.get(p.name, _MISSING)
+            if value is not _MISSING:
+                keywords[p.name] = value
+    return entry(*positional, **keywords)
+
+
+def operands(args, kwargs):
+    """``(input, other)`` of a binary call however they were given (positionally, by
+    name or by a NumPy name); None where absent (the entry point then reports it)."""
+    input = args[0] if args else None
+    other = args[1] if len(args) > 1 else None
+    if kwargs:
+        for key, value in kwargs.items():
+            target = NUMPY_ALIASES.get(key, key)
+            if target == "input":
+                input = value
+            elif target == "other":
+                other = value
+    return input, other
+
+
+def bind_operands(args, kwargs):
+    """The call with ``input`` and ``other`` moved to the front positionally."""
+    if len(args) >= 2 or not kwargs:
+        return args, kwargs
+    input, other = operands(args, kwargs)
+    rest = {k: v for k, v in kwargs.items()
+            if NUMPY_ALIASES.get(k, k) not in ("input", "other")}
+    return (input, other), rest
+
+
+# ------------------------------------------------------------------- entry points
+def _wants_grad(values, Tensor):
+    for a in values:
+        if isinstance(a, Tensor):
+            if a._requires_grad:
+                return True
+        elif a.__class__ is list or a.__class__ is tuple:
+            for b in a:
+                if isinstance(b, Tensor) and b._requires_grad:
+                    return True
+    return False
+
+
+def _given_keywords(kwargs, *triples):
+    for name, value, default in triples:
+        if value is not default:
+            kwargs[name] = value
+    return kwargs
+
+
+def make_entry(op, impl, Tensor, method_form=False):
+    """The public entry point of ``op`` (its function form, or with ``method_form`` its
+    method): ``impl`` behind PyTorch's argument rules and, for differentiable kinds, the
+    grad check (calls with an argument that requires grad, in grad mode, are recorded by
+    the autograd layer; the rest reach ``impl`` directly).
+
+    Returns ``impl`` itself when no rule applies (a query with plain arguments).
+    """
+    fold = None
+    if method_form:
+        fold = METHOD_VARARGS.get(op.name)
+    try:
+        plan = _Plan(op, impl, fold, method_form)
+    except (TypeError, ValueError):
+        plan = None
+    entry = None if plan is None else _generated_entry(plan, impl, Tensor)
+    if entry is None:
+        if op.kind not in RECORDED_KINDS:
+            return impl
+        entry = _generic_entry(op, impl, Tensor)
+    if entry is impl:
+        return impl
+    entry.__name__ = impl.__name__
+    entry.__qualname__ = impl.__qualname__
+    entry.__doc__ = impl.__doc__
+    entry.__module__ = impl.__module__
+    entry.__wrapped__ = impl
+    entry.__signature__ = inspect.Signature(plan.params) if plan is not None else \
+        inspect.signature(impl)
+    return entry
+
+
+def has_method_form(impl):
+    """Whether ``impl``'s method entry differs from its function entry (a list given as
+    separate ints, or an ``out=`` that methods do not take)."""
+    try:
+        params = inspect.signature(impl).parameters
+    except (TypeError, ValueError):
+        return False
+    out = params.get("out")
+    return out is not None and out.kind is out.KEYWORD_ONLY
+
+
+def _generated_entry(plan, impl, Tensor):
+    from ._device import device
+    from ._dtypes import dtype
+    from ._tensor import layout, memory_format
+
+    params = plan.params
+    op = plan.op
+    namespace = {"impl": impl, "op": op, "grad_mode": grad_mode, "T": Tensor,
+                 "_w": _wants_grad, "_d": sys.modules["jtensor._dispatch"], "_M": _MISSING,
+                 "_plan": plan, "_rebind": _rebind, "_check": _check_typed,
+                 "_DT": dtype, "_DEV": device, "_LAY": layout, "_MF": memory_format,
+                 "_GEN": TYPES["generator"]}
+    signature, positional, keywords, checks = [], [], [], []
+    star_done = False
+    var_positional = var_keyword = None
+    aliased = any(n in _ALIASED for n in plan.names)
+    # The slow path catches what the signature cannot bind: NumPy names, ``size=`` for
+    # ``*size``, separate ints for a method's list.
+    catch_keywords = (aliased or plan.var is not None) and not plan.var_keyword
+    catch_extra = plan.fold is not None and plan.var is None
+    sentinel = []   # required parameters that a NumPy alias may supply
+    for i, p in enumerate(params):
+        default = ""
+        if p.default is not p.empty:
+            namespace[f"_d{i}"] = p.default
+            default = f"=_d{i}"
+        elif catch_keywords and p.name in _ALIASED:
+            default = "=_M"
+            sentinel.append(p.name)
+        if p.kind is p.POSITIONAL_ONLY:
+            return None
+        # A view's only differentiable argument is the tensor it views (the others are
+        # sizes, dims, a dtype or a tensor whose shape is borrowed): check just that one.
+        checked = plan.recorded and not (op.kind == "view" and positional)
+        if p.kind is p.POSITIONAL_OR_KEYWORD:
+            if default == "" and any("=" in s for s in signature):
+                # A required parameter after one given a default: keep Python's order rule.
+                default = "=_M"
+                sentinel.append(p.name)
+            signature.append(p.name + default)
+            positional.append(p.name)
+            if checked:
+                checks.append(f"({p.name}._requires_grad if {p.name}.__class__ is T else "
+                              f"({p.name}.__class__ is not int and {p.name} is not None and "
+                              f"_w(({p.name},), T)))")
+        elif p.kind is p.VAR_POSITIONAL:
+            signature.append("*" + p.name)
+            star_done = True
+            var_positional = p.name
+            if checked:
+                checks.append(
+                    f"({p.name} and {p.name}[0].__class__ is not int and _w({p.name}, T))")
+        elif p.kind is p.KEYWORD_ONLY:
+            if not star_done:
+                signature.append("*_va" if catch_extra else "*")
+                star_done = True
+            signature.append(p.name + default)
+            keywords.append(p.name)
+            if checked:
+                checks.append(f"({p.name} is not None and {p.name}.__class__ is not int and "
+                              f"_w(({p.name},), T))")
+        else:
+            signature.append("**" + p.name)
+            var_keyword = p.name
+            if plan.recorded:
+                checks.append(f"({p.name} and _w({p.name}.values(), T))")
+    if catch_extra and not star_done:
+        signature.append("*_va")
+    if catch_keywords:
+        signature.append("**_kw")
+    typed = [] if op.name in _OWN_PARSING else [n for n in plan.names if n in _TYPED]
+    if not (plan.recorded or catch_keywords or catch_extra or typed
+            or len(params) != len(inspect.signature(impl).parameters)):
+        return impl   # nothing to parse and nothing to record: the implementation itself
+    args = ", ".join(positional + ([f"*{var_positional}"] if var_positional else []))
+    call = ", ".join(positional + ([f"*{var_positional}"] if var_positional else [])
+                     + [f"{k}={k}" for k in keywords]
+                     + ([f"**{var_keyword}"] if var_keyword else []))
+    body = ""
+    slow = []
+    if catch_extra:
+        # x.permute(1, 0): the separate ints are the list (folded here, not in _rebind:
+        # this form is as common as the tuple form).
+        f = plan.fold
+        body += (f"    if _va:\n"
+                 f"        if {f} is _M or {f}.__class__ is tuple or {f}.__class__ is list:\n"
+                 f"            return _rebind(_plan, _self, {{{f!r}: _M}}, (), _va, {{}})\n"
+                 f"        {f} = ({f}, *_va)\n")
+    if catch_keywords:
+        slow.append("_kw")
+    slow.extend(f"{n} is _M" for n in sentinel)
+    if slow:
+        named = ", ".join(f"{n!r}: {n}" for n in positional + keywords)
+        body += (f"    if {' or '.join(slow)}:\n"
+                 f"        return _rebind(_plan, _self, {{{named}}}, "
+                 f"{var_positional or '()'}, (), "
+                 f"{'_kw' if catch_keywords else '{}'})\n")
+    if typed:
+        test = " or ".join(_TYPED[n].format(n=n) for n in typed)
+        given = ", ".join(f"{n!r}: {n}" for n in typed)
+        unpack = ", ".join(typed) + ("," if len(typed) == 1 else "")
+        body += (f"    if {test}:\n"
+                 f"        _v = _check(_plan, {{{given}}})\n"
+                 f"        {unpack} = {', '.join(f'_v[{n!r}]' for n in typed)}\n")
+    if plan.recorded:
+        # Keyword-only arguments reach the recorder only when given (a formula's name may
+        # depend on whether ``stable=`` was passed), and ``impl`` gets them only when set.
+        defaults = {p.name: f"_d{i}" for i, p in enumerate(params)
+                    if p.default is not p.empty}
+        kwargs = "{" + ", ".join(f"{k!r}: {k}" for k in keywords if k not in defaults) + "}"
+        optional = [k for k in keywords if k in defaults]
+        if optional:
+            kwargs = (f"_kw_given({kwargs}, "
+                      + ", ".join(f"({k!r}, {k}, {defaults[k]})" for k in optional) + ")")
+            namespace["_kw_given"] = _given_keywords
+        if var_keyword:
+            kwargs = f"dict({kwargs}, **{var_keyword})"
+        short_call = ", ".join(positional + ([f"*{var_positional}"] if var_positional else [])
+                               + [f"{k}={k}" for k in keywords if k not in defaults])
+        body += (f"    if ({' or '.join(checks) or 'False'}) and grad_mode.record:\n"
+                 f"        return _d.autograd_call(op, impl, ({args}{',' if args else ''}), "
+                 f"{kwargs})\n")
+        if optional and not var_keyword:
+            unset = " and ".join(f"{k} is {defaults[k]}" for k in optional)
+            body += f"    if {unset}:\n        return impl({short_call})\n"
+    elif keywords and not var_keyword:
+        # ``torch.zeros(4)``: keywords left at their defaults are not passed on.
+        defaults = {p.name: f"_d{i}" for i, p in enumerate(params)
+                    if p.default is not p.empty}
+        optional = [k for k in keywords if k in defaults]
+        if optional:
+            short_call = ", ".join(
+                positional + ([f"*{var_positional}"] if var_positional else [])
+                + [f"{k}={k}" for k in keywords if k not in defaults])
+            unset = " and ".join(f"{k} is {defaults[k]}" for k in optional)
+            body += f"    if {unset}:\n        return impl({short_call})\n"
+    source = (f"def entry({', '.join(signature)}):\n" + body
+              + f"    return impl({call})\n")
+    if _DEBUG_SOURCES is not None:
+        _DEBUG_SOURCES[op.name] = source
+    try:
+        exec(compile(source, f"<entry of {op.name}>", "exec"), namespace)
+    except SyntaxError:
+        return None
+    entry = namespace["entry"]
+    namespace["_self"] = entry
+    return entry
+
+
+def _generic_entry(op, impl, Tensor):
+    from . import _dispatch
+
+    def entry(*args, **kwargs):
+        if grad_mode.record:
+            # Inlined for speed: this check runs on every call of every differentiable op.
+            for a in args:
+                if a.__class__ is Tensor:
+                    if a._requires_grad:
+                        return _dispatch.autograd_call(op, impl, args, kwargs)
+                elif a.__class__ is int:
+                    continue
+                elif _wants_grad((a,), Tensor):
+                    return _dispatch.autograd_call(op, impl, args, kwargs)
+            if kwargs and _wants_grad(kwargs.values(), Tensor):
+                return _dispatch.autograd_call(op, impl, args, kwargs)
+        return impl(*args, **kwargs)
+
+    return entry
