@@ -27,34 +27,55 @@ def register(kind, name=None, *, method=True, function=True, aliases=()):
             raise TensorRuntimeError(f"refusing to register private function {op_name!r} as an op")
         if op_name in OPS:
             raise TensorRuntimeError(f"op {op_name!r} is registered twice")
-        from ._tensor import Tensor
-
         op = OpDef(op_name, kind, fn, method, function)
         OPS[op_name] = op
         fn.op = op
-        # The public entry points: PyTorch's argument rules (and, for differentiable kinds,
-        # the route to the autograd layer) in front of the implementation.
-        entry = make_entry(op, fn, Tensor)
-        entry.op = op
+        entry, _ = _publish(op, fn, method if isinstance(method, str) else
+                            (op_name if method else None), op_name if function else None,
+                            aliases)
         op.entry = entry
-        method_entry = entry
-        if method:
-            attr = method if isinstance(method, str) else op_name
-            # x.flip(0, 1): the method takes separate ints; x.sum(out=y) is refused
-            if attr in METHOD_VARARGS or has_method_form(fn):
-                method_entry = make_entry(op, fn, Tensor, method_form=True)
-                method_entry.op = op
-            setattr(Tensor, attr, method_entry)
-        if function:
-            FUNCTIONS[op_name] = entry
-        for alias in aliases:
-            if function:
-                FUNCTIONS[alias] = entry
-            if method:
-                setattr(Tensor, alias, method_entry)
         return entry
 
     return decorate
+
+
+def _publish(op, impl, method_name, function_name, aliases=()):
+    """Make the public entry points of ``op`` over ``impl`` (PyTorch's argument rules and, for
+    differentiable kinds, the route to the autograd layer) and attach them: the method as
+    ``Tensor.<method_name>``, the function in ``FUNCTIONS[function_name]``; None skips one.
+    Returns ``(function entry, method entry)``."""
+    from ._tensor import Tensor
+
+    entry = make_entry(op, impl, Tensor)
+    entry.op = op
+    method_entry = entry
+    if method_name is not None:
+        # x.flip(0, 1): the method takes separate ints; x.sum(out=y) is refused
+        if method_name in METHOD_VARARGS or has_method_form(impl):
+            method_entry = make_entry(op, impl, Tensor, method_form=True)
+            method_entry.op = op
+        setattr(Tensor, method_name, method_entry)
+    if function_name is not None:
+        FUNCTIONS[function_name] = entry
+    for alias in aliases:
+        if function_name is not None:
+            FUNCTIONS[alias] = entry
+        if method_name is not None:
+            setattr(Tensor, alias, method_entry)
+    return entry, method_entry
+
+
+def renamed(registered, impl, *, function=True, method=True):
+    """Publish the op behind the entry ``registered`` under ``impl``'s name with ``impl``'s
+    signature, where PyTorch names the arguments differently there (``swapaxes(input,
+    axis0, axis1)`` is ``transpose(input, dim0, dim1)``). ``impl`` passes its arguments on to
+    the op's implementation, so a call is still one call of the op: one trace event, its
+    gradient formula and node name. Returns the function entry (the method entry when
+    ``function`` is False)."""
+    name = impl.__name__
+    entry, method_entry = _publish(registered.op, impl, name if method else None,
+                                   name if function else None)
+    return entry if function else method_entry
 
 
 def define(kind, name, impl, *, method=True, function=True):

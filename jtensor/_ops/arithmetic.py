@@ -15,9 +15,8 @@ import numpy as np
 from .. import _dtypes
 from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, not_implemented
-from .._registry import FUNCTIONS, register
+from .._registry import FUNCTIONS, register, renamed
 from .._tensor import Tensor
-from ._renamed import renamed_entry
 
 
 _NUMBERS = (bool, int, float, complex)
@@ -484,8 +483,8 @@ def true_divide_(self, other):
     return div_.op.impl(self, other)
 
 
-true_divide = renamed_entry(div, true_divide)
-true_divide_ = renamed_entry(div_, true_divide_, function=False)
+true_divide = renamed(div, true_divide)
+true_divide_ = renamed(div_, true_divide_, function=False)
 for _attr in ("__truediv__", "__div__"):
     setattr(Tensor, _attr, operator_method(div))
 for _attr in ("__itruediv__", "__idiv__"):

@@ -15,10 +15,9 @@ from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, stacklevel, wrap_dim)
 from .._layout import contiguous_strides, infer_size, view_strides
 from .._argparse import int_arg, int_list_arg
-from .._registry import register
+from .._registry import register, renamed
 from .._size import Size
 from .._tensor import Tensor
-from ._renamed import renamed_entry
 
 
 def make_view(input, shape, stride, offset, dtype=None):
@@ -321,7 +320,7 @@ def swapaxes(input, axis0, axis1):
     return transpose.op.impl(input, axis0, axis1)
 
 
-swapaxes = renamed_entry(transpose, swapaxes)
+swapaxes = renamed(transpose, swapaxes)
 
 
 def _t_layout(input, name="t"):
@@ -437,7 +436,7 @@ def swapaxes_(self, axis0, axis1):
     return transpose_.op.impl(self, axis0, axis1)
 
 
-swapaxes_ = renamed_entry(transpose_, swapaxes_, function=False)
+swapaxes_ = renamed(transpose_, swapaxes_, function=False)
 
 
 @register("inplace", function=False)
@@ -731,8 +730,8 @@ def _split_method(self, split_size, dim=0):
 
 _split_function.__name__ = _split_method.__name__ = "split"
 _split_function.__qualname__ = _split_method.__qualname__ = "split"
-renamed_entry(split, _split_function, method=False)
-renamed_entry(split, _split_method, function=False)
+renamed(split, _split_function, method=False)
+renamed(split, _split_method, function=False)
 
 
 def _pieces(input, dim, sections):
