@@ -766,6 +766,8 @@ def chunk(input, chunks, dim=0):
 def _split_int(value):
     """``value`` as one int where PyTorch's parser takes one (an int, a NumPy integer, a
     one-element integer tensor), else None."""
+    if value.__class__ is int:
+        return value
     if value.__class__ is bool:
         return None
     if isinstance(value, numbers.Integral):
@@ -780,6 +782,9 @@ def _tensor_split_spec(input, tensor_indices_or_sections, dim, indices, sections
     """The one split argument of a ``tensor_split`` call, checked as PyTorch's three
     overloads take it: ``indices`` a sequence of ints, ``sections`` an int,
     ``tensor_indices_or_sections`` a tensor; positionally any of the three."""
+    if (tensor_indices_or_sections.__class__ is int and indices is None and sections is None
+            and dim.__class__ is int):
+        return tensor_indices_or_sections   # x.tensor_split(3): the common call
     named = {"tensor_indices_or_sections": tensor_indices_or_sections, "indices": indices,
              "sections": sections}
     given = {k: v for k, v in named.items() if v is not None}
