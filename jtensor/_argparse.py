@@ -27,6 +27,7 @@ these forms; ordinary calls pay one empty-dict check.
 import inspect
 import sys
 
+from . import _autocast
 from ._dispatch import RECORDED_KINDS, grad_mode
 
 # NumPy's argument names that PyTorch accepts for its own (python_arg_parser.cpp's
@@ -351,7 +352,7 @@ def _generated_entry(plan, impl, Tensor):
                  "_w": _wants_grad, "_d": sys.modules["jtensor._dispatch"], "_M": _MISSING,
                  "_plan": plan, "_rebind": _rebind, "_check": _check_typed,
                  "_DT": dtype, "_DEV": device, "_LAY": layout, "_MF": memory_format,
-                 "_GEN": TYPES["generator"]}
+                 "_GEN": TYPES["generator"], "_AC": _autocast}
     signature, positional, keywords, checks = [], [], [], []
     star_done = False
     var_positional = var_keyword = None
@@ -411,7 +412,8 @@ def _generated_entry(plan, impl, Tensor):
     if catch_keywords:
         signature.append("**_kw")
     typed = [] if op.name in _OWN_PARSING else [n for n in plan.names if n in _TYPED]
-    if not (plan.recorded or catch_keywords or catch_extra or typed
+    autocast = op.name in _autocast.ELIGIBLE
+    if not (plan.recorded or catch_keywords or catch_extra or typed or autocast
             or len(params) != len(inspect.signature(impl).parameters)):
         return impl   # nothing to parse and nothing to record: the implementation itself
     args = ", ".join(positional + ([f"*{var_positional}"] if var_positional else []))
@@ -444,6 +446,14 @@ def _generated_entry(plan, impl, Tensor):
         body += (f"    if {test}:\n"
                  f"        _v = _check(_plan, {{{given}}})\n"
                  f"        {unpack} = {', '.join(f'_v[{n!r}]' for n in typed)}\n")
+    if autocast:
+        # Inside an autocast region (any thread: one global count while none is open) the
+        # call goes through the op's cast policy, which calls this entry again.
+        given = ", ".join(f"{k!r}: {k}" for k in keywords)
+        body += (f"    if _AC.active and _AC.wants({op.name!r}) is not None:\n"
+                 f"        return _AC.call({op.name!r}, _self, ({args}{',' if args else ''}), "
+                 f"{{{given}{', ' if given and var_keyword else ''}"
+                 f"{'**' + var_keyword if var_keyword else ''}}})\n")
     if plan.recorded:
         # Keyword-only arguments reach the recorder only when given (a formula's name may
         # depend on whether ``stable=`` was passed), and ``impl`` gets them only when set.

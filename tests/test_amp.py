@@ -102,20 +102,42 @@ def test_autocast_policy_without_oracle():
     assert not jtensor.amp.is_autocast_enabled("cpu")
 
 
-def test_entry_points_are_restored():
-    before = (jtensor.matmul, jtensor.mm, jtensor.bmm, jtensor.Tensor.__matmul__,
-              jtensor.Tensor.matmul, jtensor.Tensor.mm, jtensor.Tensor.bmm, JF.cross_entropy)
+def test_no_entry_point_is_patched_and_early_bindings_are_cast_too():
+    """Autocast is a step of each op's entry (no swapping of public names): a name bound
+    before the region is cast like any other, and leaving a region (also by an exception)
+    leaves nothing behind."""
+    from jtensor import _autocast
+    from jtensor import matmul as early_matmul
+
+    before = (jtensor.matmul, jtensor.mm, jtensor.Tensor.__matmul__, jtensor.Tensor.matmul,
+              JF.cross_entropy, JF.linear)
+    a, b = jtensor.randn(2, 3), jtensor.randn(3, 2)
     with autocast("cpu", dtype=jtensor.float16):
-        assert jtensor.matmul is not before[0]
+        during = (jtensor.matmul, jtensor.mm, jtensor.Tensor.__matmul__,
+                  jtensor.Tensor.matmul, JF.cross_entropy, JF.linear)
+        assert early_matmul(a, b).dtype == jtensor.float16
+        assert _autocast.active == 1
         with autocast("cpu"):
-            pass
-        assert jtensor.matmul is not before[0]  # still inside the outer region
-    after = (jtensor.matmul, jtensor.mm, jtensor.bmm, jtensor.Tensor.__matmul__,
-             jtensor.Tensor.matmul, jtensor.Tensor.mm, jtensor.Tensor.bmm, JF.cross_entropy)
-    assert all(x is y for x, y in zip(before, after, strict=True))
+            assert _autocast.active == 2
+        assert _autocast.active == 1
+    assert all(x is y for x, y in zip(before, during, strict=True))
+    assert _autocast.active == 0
     with pytest.raises(ZeroDivisionError), autocast("cpu"):
         1 / 0  # noqa: B018
-    assert jtensor.matmul is before[0] and jtensor.Tensor.__matmul__ is before[3]
+    assert _autocast.active == 0 and early_matmul(a, b).dtype == jtensor.float32
+
+
+def test_other_threads_are_not_cast_while_a_region_is_open():
+    import threading
+
+    a, b = jtensor.randn(2, 3), jtensor.randn(3, 2)
+    seen = []
+    with autocast("cpu"):
+        worker = threading.Thread(target=lambda: seen.append((a @ b).dtype))
+        worker.start()
+        worker.join()
+        assert (a @ b).dtype == jtensor.bfloat16
+    assert seen == [jtensor.float32]
 
 
 def test_nesting_disabling_and_decorator():

@@ -12,7 +12,7 @@ import heapq
 import sys
 
 from .. import _dtypes
-from .. import _dispatch
+from .. import _autocast, _dispatch
 from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
@@ -97,8 +97,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     """Shared by ``Tensor.backward``, ``autograd.backward`` and ``autograd.grad``.
 
     With ``accumulate`` the leaves' ``.grad`` fields receive the gradients (only those in
-    ``inputs`` when given); otherwise the gradients of ``inputs`` are returned.
+    ``inputs`` when given); otherwise the gradients of ``inputs`` are returned. Runs with
+    autocast off, as PyTorch's engine (the formulas call public ops, which must not be cast).
     """
+    if _autocast.active and _autocast.state.depth:
+        with _autocast.suspended():
+            return _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs,
+                                 allow_unused, accumulate)
+    return _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs,
+                         allow_unused, accumulate)
+
+
+def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, allow_unused,
+                  accumulate):
     if retain_graph is None:
         retain_graph = create_graph
     if _dispatch.event_hook is not None:

@@ -330,9 +330,6 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
     if bias is not None and not isinstance(bias, Tensor):
         raise TensorTypeError(f"{name}() argument 'bias' (position 3) must be Tensor, not "
                               f"{type(bias).__name__}")
-    from ...amp import autocast_mode as _amp
-    if _amp._state.depth:
-        input, weight, bias = _amp.cast_inputs("lower", input, weight, bias)
     dim = input.dim()
     if dim not in (nd + 1, nd + 2):
         raise TensorRuntimeError(
