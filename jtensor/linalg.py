@@ -1,10 +1,10 @@
 """``torch.linalg``: ``import jtensor as torch; torch.linalg.inv(A)``.
 
-The implementations live in ``jtensor/_ops/linalg_functions.py`` (registered as
+The implementations live in ``jtensor/_ops/linalg.py`` (registered as
 ``linalg_<name>``); this module gives them torch.linalg's names.
 """
 
-from ._ops.linalg_functions import (
+from ._ops.linalg import (
                                     linalg_cholesky,
                                     linalg_cross,
                                     linalg_det,

@@ -1,663 +1,675 @@
-"""Linear algebra: matmul (every rank combination), mm, bmm, dot, vdot, outer, mv, addmm,
-baddbmm, einsum, tensordot, trace and kron.
+"""``torch.linalg``: norms, determinants, inverses, solvers, decompositions (QR, Cholesky,
+eigh, SVD), rank, pseudo-inverse, matrix powers, ``multi_dot``, ``vecdot`` and ``cross``.
 
-Shapes, dtypes and errors follow PyTorch: matrix products need both operands of the same
-dtype (no promotion, unlike element-wise ops), batch dims broadcast, and each rank
-combination reports a shape mismatch with the message of the ATen kernel it lowers to
-(``mat1 and mat2 shapes cannot be multiplied (3x4 and 5x6)``, ``size mismatch, ...``).
-float16/bfloat16 products are accumulated in float32 and rounded back. Results are new
-contiguous tensors, except ``einsum`` with one operand and nothing to sum, which is a view
-as in PyTorch.
+Registered as ``linalg_<name>`` with neither method nor top-level function; the public
+names live in ``jtensor.linalg``. ``det``, ``logdet``, ``slogdet`` and ``inverse`` are also
+top-level functions and Tensor methods, as in PyTorch. Results computed by LAPACK in
+PyTorch come back column-major (``stride(-2) == 1``); so do ours, so strides agree.
 """
 
 import builtins
+import math
 
-import numpy as np
-
-
-from .. import _dtypes
+from .. import _dtypes, return_types
 from .._dispatch import check_same_device, finish
-from .._elementwise import result_dtype
-from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
-from .._layout import broadcast_shapes, numel
+from .._errors import (
+    TensorNotImplementedError,
+    TensorRuntimeError,
+    TensorTypeError,
+    wrap_dim,
+)
+from .._layout import broadcast_shapes
+from .._out import resize_output
 from .._registry import register
 from .._tensor import Tensor
-from .reductions import (TensorNotImplementedError, _c_name, check_out, launch_kernel, quiet,
-                         wrap_result, write_out)
-from .views import make_view
+from .reductions import _vector_norm, check_norm_dtype, check_out, quiet, wrap_result, write_out
 
-_LOW = (_dtypes.float16, _dtypes.bfloat16)
+_FLOAT_TYPES = (_dtypes.float32, _dtypes.float64, _dtypes.complex64, _dtypes.complex128)
 
 
-def _name(dtype):
-    return dtype._torch_name
+def _xp(t):
+    return t._storage._backend.xp
 
 
-def _check_tensors(name, *pairs):
-    for position, (arg, x) in enumerate(pairs, 1):
-        if not isinstance(x, Tensor):
-            raise TensorTypeError(
-                f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
-                f"{type(x).__name__}")
-    return check_same_device([x for _, x in pairs])
+def _check_tensor(name, x, arg="A"):
+    if not isinstance(x, Tensor):
+        raise TensorTypeError(f"{name}(): argument '{arg}' must be Tensor, not "
+                              f"{type(x).__name__}")
 
 
-def _work(t, dtype=None):
-    """``t``'s array in the dtype the product is computed in (float32 for half types)."""
-    dtype = dtype or t._dtype
-    work = _dtypes.float32 if dtype in _LOW else dtype
-    a = t._array()
-    return a if a.dtype == work.numpy else a.astype(work.numpy)
-
-
-def _refuse_bool(kernel, dtype):
-    if dtype is _dtypes.bool_:
-        raise TensorNotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-
-
-def _product(xp, a, b):
-    with quiet():
-        return xp.matmul(a, b)
-
-
-def _finish_product(op, inputs, xp, array, dtype, device, out):
-    if out is not None:
-        write_out(out, array)
-        return finish(op, inputs, out, modified=out)
-    return finish(op, inputs, wrap_result(xp, array, dtype, device))
-
-
-def _check_product_out(out, name, dtype):
-    check_out(out, name, dtype, f"Expected out tensor to have dtype {_c_name(dtype)}, but got "
-                                f"{_c_name(out._dtype) if isinstance(out, Tensor) else out} "
-                                "instead")
-
-
-def _matrix_mismatch(r1, c1, r2, c2):
-    return TensorRuntimeError(
-        f"mat1 and mat2 shapes cannot be multiplied ({r1}x{c1} and {r2}x{c2})")
-
-
-def _vector_mismatch(n, k):
-    return TensorRuntimeError(
-        f"inconsistent tensor size, expected tensor [{n}] and src [{k}] to have the same "
-        f"number of elements, but got {n} and {k} elements respectively")
-
-
-def _mv_mismatch(rows, cols, k):
-    return TensorRuntimeError(
-        f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({k})")
-
-
-# ---------------------------------------------------------------------- matmul
-def _check_matmul(a, b):
-    """PyTorch's checks for every rank combination of ``a @ b`` (before any compute)."""
-    da, db = a.dim(), b.dim()
-    if da == 0 or db == 0:
+def _check_float(name, t, half=False):
+    ok = _FLOAT_TYPES + ((_dtypes.float16, _dtypes.bfloat16) if half else ())
+    if t._dtype not in ok:
         raise TensorRuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
-    if a._dtype is not b._dtype:
-        if da == 1 and db == 1:
-            raise TensorRuntimeError(
-                f"dot : expected both vectors to have same dtype, but found {_name(a._dtype)} "
-                f"and {_name(b._dtype)}")
+            f"{name}: Expected a floating point or complex tensor as input. Got "
+            f"{t._dtype._torch_name}")
+
+
+def _check_matrix(name, t, square=True):
+    if t.dim() < 2:
         raise TensorRuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_c_name(a._dtype)} != "
-            f"{_c_name(b._dtype)}")
-    _refuse_bool("dot" if da == db == 1 else "addmm_impl_cpu_", a._dtype)
-    sa, sb = tuple(a._shape), tuple(b._shape)
-    if da == 1 and db == 1:
-        if sa[0] != sb[0]:
-            raise _vector_mismatch(sa[0], sb[0])
-        return ()
-    if db == 1:  # matrix (or batch folded into rows) times vector
-        rows = numel(sa[:-1])
-        if sa[-1] != sb[0]:
-            raise _mv_mismatch(rows, sa[-1], sb[0])
-        return sa[:-1]
-    if da == 1 and db == 2:
-        if sa[0] != sb[0]:
-            raise _matrix_mismatch(1, sa[0], sb[0], sb[1])
-        return sb[1:]
-    if db == 2:  # a is 2-D or a batch folded into rows
-        if sa[-1] != sb[0]:
-            raise _matrix_mismatch(numel(sa[:-1]), sa[-1], sb[0], sb[1])
-        return sa[:-1] + sb[1:]
-    # b is batched: broadcast the batch dims, then bmm
-    batch_a = sa[:-2] if da >= 2 else ()
-    batch_b = sb[:-2]
-    batch = tuple(broadcast_shapes(batch_a, batch_b))
-    n = sa[-2] if da >= 2 else None
-    if sa[-1] != sb[-2]:
+            f"{name}: The input tensor A must have at least 2 dimensions.")
+    if square and t._shape[-1] != t._shape[-2]:
         raise TensorRuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{numel(batch)}, {sa[-1]}] but got: [{numel(batch)}, {sb[-2]}].")
-    return batch + ((n,) if n is not None else ()) + (sb[-1],)
+            f"{name}: A must be batches of square matrices, but they are {t._shape[-2]} by "
+            f"{t._shape[-1]} matrices")
 
 
-def _matmul_array(a, b):
-    xp = a._storage._backend.xp
-    return xp, _product(xp, _work(a), _work(b))
+def _colmajor(xp, array, dtype, device):
+    """A tensor holding ``array`` with each matrix stored column by column (LAPACK layout)."""
+    array = xp.asarray(array)
+    if array.ndim < 2:
+        return wrap_result(xp, array, dtype, device)
+    shape = tuple(array.shape)
+    swapped = xp.ascontiguousarray(xp.swapaxes(array, -1, -2))
+    if swapped.dtype != dtype.numpy:
+        swapped = swapped.astype(dtype.numpy)
+    t = Tensor._from_array(swapped, dtype, device)
+    rows, cols = shape[-2], shape[-1]
+    batch = []
+    step = rows * cols
+    for size in reversed(shape[:-2]):
+        batch.append(step)
+        step *= size
+    t._set_metadata(shape, tuple(reversed(batch)) + (1, builtins.max(rows, 1)), 0)
+    return t
 
 
-def _matmul_shape(a, b):
-    """The result shape of ``a @ b`` (already checked), from the shapes alone."""
-    sa, sb = tuple(a._shape), tuple(b._shape)
-    if len(sa) == 1 and len(sb) == 1:
-        return ()
-    a2 = sa if len(sa) >= 2 else (1,) + sa
-    b2 = sb if len(sb) >= 2 else sb + (1,)
-    shape = tuple(np.broadcast_shapes(a2[:-2], b2[:-2])) + (a2[-2], b2[-1])
-    if len(sa) == 1:
-        shape = shape[:-2] + shape[-1:]
-    if len(sb) == 1:
-        shape = shape[:-1]
-    return shape
-
-
-def _launch_product(op, a, b, device, out, base=None, beta=1, alpha=1):
-    """On an asynchronous device: the product (``beta * base + alpha * a @ b`` when ``base``
-    is given) as a queued kernel; ``None`` when it must run now (``out=``, other devices)."""
-    if out is not None or not a._storage._backend.deferred:
-        return None
-    dtype = a._dtype
-    work = (_dtypes.float32 if dtype in _LOW else dtype).numpy
-    if base is None:
-        return launch_kernel(op, (a, b), _matmul_shape(a, b), dtype, device, lambda x, y: _product(
-            np, x.astype(work, copy=False), y.astype(work, copy=False)))
-    shape = _matmul_shape(a, b)
-    return launch_kernel(op, (base, a, b), shape, dtype, device, lambda c, x, y: _scaled_sum(
-        np, c.astype(work, copy=False), _product(np, x.astype(work, copy=False),
-                                                 y.astype(work, copy=False)), beta, alpha))
-
-
-@register("copy")
-def matmul(input, other, *, out=None):
-    """Matrix product with NumPy/PyTorch rank rules: 1-D·1-D is a dot product (0-d), a 1-D
-    operand is a row (left) or column (right) vector that is dropped from the result, and
-    leading batch dims broadcast: ``(j, 1, n, m) @ (k, m, p) -> (j, k, n, p)``.
-
-    >>> import jtensor as torch
-    >>> (torch.ones(10, 3, 4) @ torch.ones(4, 5)).shape
-    torch.Size([10, 3, 5])
-    """
-    device = _check_tensors("matmul", ("input", input), ("other", other))
-    _check_matmul(input, other)
-    _check_product_out(out, "matmul", input._dtype)
-    launched = _launch_product(matmul.op, input, other, device, out)
-    if launched is not None:
-        return launched
-    xp, r = _matmul_array(input, other)
-    return _finish_product(matmul.op, (input, other), xp, r, input._dtype, device, out)
-
-
-def _matmul_operator(self, other):
-    if not isinstance(other, Tensor):
-        return NotImplemented
-    return matmul(self, other)
-
-
-def _rmatmul_operator(self, other):
-    if not isinstance(other, Tensor):
-        return NotImplemented
-    return matmul(other, self)
-
-
-Tensor.__matmul__ = _matmul_operator
-Tensor.__rmatmul__ = _rmatmul_operator
-
-
-@register("copy")
-def mm(input, mat2, *, out=None):
-    """Product of two matrices (2-D only; see ``matmul`` for other ranks)."""
-    device = _check_tensors("mm", ("input", input), ("mat2", mat2))
-    if input.dim() != 2:
-        raise TensorRuntimeError("self must be a matrix")
-    if mat2.dim() != 2:
-        raise TensorRuntimeError("mat2 must be a matrix")
-    if input._dtype is not mat2._dtype:
-        raise TensorRuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_c_name(input._dtype)} != "
-            f"{_c_name(mat2._dtype)}")
-    _refuse_bool("addmm_impl_cpu_", input._dtype)
-    (r1, c1), (r2, c2) = input._shape, mat2._shape
-    if c1 != r2:
-        raise _matrix_mismatch(r1, c1, r2, c2)
-    _check_product_out(out, "mm", input._dtype)
-    launched = _launch_product(mm.op, input, mat2, device, out)
-    if launched is not None:
-        return launched
-    xp, r = _matmul_array(input, mat2)
-    return _finish_product(mm.op, (input, mat2), xp, r, input._dtype, device, out)
-
-
-def _check_bmm(b1, b2):
-    if b1.dim() != 3:
-        raise TensorRuntimeError("batch1 must be a 3D tensor")
-    if b2.dim() != 3:
-        raise TensorRuntimeError("batch2 must be a 3D tensor")
-    if b1._dtype is not b2._dtype:
-        raise TensorRuntimeError(
-            f"expected scalar type {_name(b1._dtype)} but found {_name(b2._dtype)}")
-    _refuse_bool("bmm", b1._dtype)
-    (n, _, k), (n2, k2, _) = b1._shape, b2._shape
-    if (n2, k2) != (n, k):
-        raise TensorRuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but "
-            f"got: [{n2}, {k2}].")
-    return (n, b1._shape[1], b2._shape[2])
-
-
-@register("copy")
-def bmm(input, mat2, *, out=None):
-    """Batched matrix product of two 3-D tensors with equal batch sizes (no broadcasting)."""
-    device = _check_tensors("bmm", ("input", input), ("mat2", mat2))
-    _check_bmm(input, mat2)
-    _check_product_out(out, "bmm", input._dtype)
-    launched = _launch_product(bmm.op, input, mat2, device, out)
-    if launched is not None:
-        return launched
-    xp, r = _matmul_array(input, mat2)
-    return _finish_product(bmm.op, (input, mat2), xp, r, input._dtype, device, out)
-
-
-def _check_vectors(name, a, b, arg_b="tensor"):
-    if a.dim() != 1 or b.dim() != 1:
-        raise TensorRuntimeError(
-            f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
-    if a._dtype is not b._dtype:
-        raise TensorRuntimeError(
-            f"{name} : expected both vectors to have same dtype, but found {_name(a._dtype)} "
-            f"and {_name(b._dtype)}")
-    _refuse_bool(name, a._dtype)
-    if a._shape[0] != b._shape[0]:
-        raise _vector_mismatch(a._shape[0], b._shape[0])
-
-
-@register("copy")
-def dot(input, tensor, *, out=None):
-    """Inner product of two 1-D tensors of the same dtype and length (a 0-d tensor)."""
-    device = _check_tensors("dot", ("input", input), ("tensor", tensor))
-    _check_vectors("dot", input, tensor)
-    _check_product_out(out, "dot", input._dtype)
-    xp, r = _matmul_array(input, tensor)
-    return _finish_product(dot.op, (input, tensor), xp, r, input._dtype, device, out)
-
-
-@register("copy")
-def vdot(input, other, *, out=None):
-    """``dot`` with the first vector conjugated (the same as ``dot`` for real inputs)."""
-    device = _check_tensors("vdot", ("input", input), ("other", other))
-    _check_vectors("vdot", input, other)
-    _check_product_out(out, "vdot", input._dtype)
-    xp = input._storage._backend.xp
-    r = _product(xp, xp.conj(_work(input)), _work(other))
-    return _finish_product(vdot.op, (input, other), xp, r, input._dtype, device, out)
-
-
-@register("copy", aliases=("ger",))
-def outer(input, vec2, *, out=None):
-    """Outer product ``input[i] * vec2[j]`` of two 1-D tensors (dtypes promote, as for mul).
-    ``ger`` is its old name."""
-    device = _check_tensors("outer", ("input", input), ("vec2", vec2))
-    if input.dim() != 1:
-        raise TensorRuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
-    if vec2.dim() != 1:
-        raise TensorRuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
-    dtype = result_dtype([input, vec2])
-    check_out(out, "outer")
-    xp = input._storage._backend.xp
-    with quiet():
-        r = xp.multiply(_work(input, dtype)[:, None], _work(vec2, dtype)[None, :])
-    return _finish_product(outer.op, (input, vec2), xp, r, dtype, device, out)
-
-
-@register("copy")
-def mv(input, vec, *, out=None):
-    """Matrix (2-D) times vector (1-D)."""
-    device = _check_tensors("mv", ("input", input), ("vec", vec))
-    if input.dim() != 2 or vec.dim() != 1:
-        raise TensorRuntimeError(
-            f"vector + matrix @ vector expected, got 1, {input.dim()}, {vec.dim()}")
-    if input._dtype is not vec._dtype:
-        raise TensorRuntimeError(
-            f"addmv input tensors must have the same dtype, but got {_name(input._dtype)}, "
-            f"{_name(vec._dtype)}, and {_name(input._dtype)}")
-    _refuse_bool("addmv_impl_cpu", input._dtype)
-    rows, cols = input._shape
-    if cols != vec._shape[0]:
-        raise _mv_mismatch(rows, cols, vec._shape[0])
-    _check_product_out(out, "mv", input._dtype)
-    xp, r = _matmul_array(input, vec)
-    return _finish_product(mv.op, (input, vec), xp, r, input._dtype, device, out)
-
-
-def _scaled_sum(xp, base, product, beta, alpha):
-    """``beta * base + alpha * product``; ``beta == 0`` ignores ``base`` (NaN included)."""
-    if alpha != 1:
-        product = product * alpha
-    if beta == 0:
-        return product
-    base = base * beta if beta != 1 else base
-    return product + base
-
-
-def _check_add_base(input, shape, dtype, other_name):
-    if input._dtype is not dtype:
-        raise TensorRuntimeError(
-            f"self and {other_name} must have the same dtype, but got {_name(input._dtype)} "
-            f"and {_name(dtype)}")
+def _linalg_call(name, fn, *args, **kwargs):
+    """Run an ``xp.linalg`` routine; its LinAlgError becomes PyTorch's (a RuntimeError)."""
     try:
-        target = tuple(broadcast_shapes(tuple(input._shape), shape))
-    except RuntimeError:
-        target = None
-    if target != tuple(shape):
-        ndim = len(shape)
-        mine = (1,) * (ndim - input.dim()) + tuple(input._shape)
-        for i in range(ndim - 1, -1, -1):
-            if i < len(mine) and mine[i] != 1 and mine[i] != shape[i]:
-                raise TensorRuntimeError(
-                    f"The expanded size of the tensor ({shape[i]}) must match the existing "
-                    f"size ({mine[i]}) at non-singleton dimension {i}.  Target sizes: "
-                    f"{list(shape)}.  Tensor sizes: {list(input._shape)}")
-        raise TensorRuntimeError(
-            f"expand: the shape {list(input._shape)} cannot be broadcast to {list(shape)}")
+        with quiet():
+            return fn(*args, **kwargs)
+    except Exception as exc:
+        if type(exc).__name__ == "LinAlgError":
+            raise TensorRuntimeError(f"{name}: {exc}") from None
+        raise
 
 
-@register("copy")
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
-    device = _check_tensors("addmm", ("input", input), ("mat1", mat1), ("mat2", mat2))
-    if mat1.dim() != 2:
-        raise TensorRuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
-    if mat2.dim() != 2:
-        raise TensorRuntimeError(f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
-    if mat1._dtype is not mat2._dtype:
-        raise TensorRuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_c_name(mat1._dtype)} != "
-            f"{_c_name(mat2._dtype)}")
-    (r1, c1), (r2, c2) = mat1._shape, mat2._shape
-    if c1 != r2:
-        raise _matrix_mismatch(r1, c1, r2, c2)
-    _check_add_base(input, (r1, c2), mat2._dtype, "mat2")
-    _refuse_bool("addmm_impl_cpu_", input._dtype)
-    _check_product_out(out, "addmm", input._dtype)
-    launched = _launch_product(addmm.op, mat1, mat2, device, out, input, beta, alpha)
-    if launched is not None:
-        return launched
-    xp, r = _matmul_array(mat1, mat2)
-    with quiet():
-        r = _scaled_sum(xp, _work(input), r, beta, alpha)
-    return _finish_product(addmm.op, (input, mat1, mat2), xp, r, input._dtype, device, out)
+# ---------------------------------------------------------------------- norms
+def _dims(dim, ndim):
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    return tuple(wrap_dim(d, builtins.max(ndim, 1)) for d in dim)
 
 
-@register("copy")
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * bmm(batch1, batch2)``; ``input`` broadcasts."""
-    device = _check_tensors("baddbmm", ("input", input), ("batch1", batch1),
-                            ("batch2", batch2))
-    shape = _check_bmm(batch1, batch2)
-    _check_add_base(input, shape, batch1._dtype, "batch2")
-    _check_product_out(out, "baddbmm", input._dtype)
-    launched = _launch_product(baddbmm.op, batch1, batch2, device, out, input, beta, alpha)
-    if launched is not None:
-        return launched
-    xp, r = _matmul_array(batch1, batch2)
-    with quiet():
-        r = _scaled_sum(xp, _work(input), r, beta, alpha)
-    return _finish_product(baddbmm.op, (input, batch1, batch2), xp, r, input._dtype, device,
-                           out)
-
-
-@register("copy")
-def trace(input):
-    """Sum of the main diagonal of a 2-D tensor (integers sum to int64)."""
-    if not isinstance(input, Tensor):
-        raise TensorTypeError(f"trace(): argument 'input' must be Tensor, not "
-                              f"{type(input).__name__}")
-    if input.dim() != 2:
-        raise TensorRuntimeError(
-            f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    _refuse_bool("trace", input._dtype)
-    dtype = _dtypes.int64 if input._dtype.category == _dtypes.INTEGRAL else input._dtype
-    xp = input._storage._backend.xp
-    with quiet():
-        r = xp.trace(_work(input, dtype))
-    return finish(trace.op, (input,), wrap_result(xp, r, dtype, input.device))
-
-
-@register("copy")
-def kron(input, other, *, out=None):
-    """Kronecker product; the operand with fewer dims is padded with leading 1s."""
-    device = _check_tensors("kron", ("input", input), ("other", other))
-    dtype = result_dtype([input, other])
-    check_out(out, "kron")
-    xp = input._storage._backend.xp
-    with quiet():
-        r = xp.kron(_work(input, dtype), _work(other, dtype))
-    return _finish_product(kron.op, (input, other), xp, r, dtype, device, out)
-
-
-# ---------------------------------------------------------------------- tensordot
-def _dim_list(dims, ndim):
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
-    if isinstance(dims, int):
-        dims = [dims]
-    return [wrap_dim(d, ndim) for d in dims]
-
-
-@register("copy", method=False)
-def tensordot(a, b, dims=2, out=None):
-    """Contract ``a``'s last ``dims`` dims with ``b``'s first ``dims`` (an int), or the dims
-    named in ``dims = (dims_a, dims_b)``."""
-    device = _check_tensors("tensordot", ("a", a), ("b", b))
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
-    if isinstance(dims, int) and not isinstance(dims, bool):
-        if dims < 0:
-            raise TensorRuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        if dims > a.dim() or dims > b.dim():
-            raise TensorRuntimeError(
-                f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        dims_a = list(range(a.dim() - dims, a.dim()))
-        dims_b = list(range(dims))
+def _norm_dtype(name, x, dtype):
+    _check_float(name, x, half=True)
+    if dtype is not None:
+        dtype = _dtypes.to_dtype(dtype)
+        check_norm_dtype(name, x._dtype, dtype)  # PyTorch only widens (no float64 -> 32)
+        work = dtype
     else:
-        if not isinstance(dims, (tuple, list)) or len(dims) != 2:
-            raise TensorRuntimeError(
-                f"tensordot expects dims to be an int or a pair of dim lists, got {dims!r}")
-        dims_a, dims_b = _dim_list(dims[0], a.dim()), _dim_list(dims[1], b.dim())
-        if len(dims_a) != len(dims_b):
-            raise TensorRuntimeError("both dimension lists should have same length")
-    if a._dtype is not b._dtype:
-        raise TensorRuntimeError("both inputs should have same dtype")
-    _refuse_bool("addmm_impl_cpu_", a._dtype)
-    for da, db in zip(dims_a, dims_b, strict=True):
-        sa, sb = a._shape[da], b._shape[db]
-        if sa != sb and sa != 1 and sb != 1:
-            raise TensorRuntimeError(
-                f"contracted dimensions need to match, but first has size {sa} in dim {da} and "
-                f"second has size {sb} in dim {db}")
-    check_out(out, "tensordot")
-    xp = a._storage._backend.xp
-    wa, wb = _work(a), _work(b)
-    # A size-1 contracted dim broadcasts against its partner, as in PyTorch (sum first).
-    for da, db in zip(dims_a, dims_b, strict=True):
-        if wa.shape[da] != wb.shape[db]:
-            if wa.shape[da] == 1:
-                wb = xp.sum(wb, axis=db, keepdims=True)
-            else:
-                wa = xp.sum(wa, axis=da, keepdims=True)
+        work = x._dtype
+    return work, work.to_real()
+
+
+def _work_array(x, work):
+    a = x._array()
+    np_work = (_dtypes.float32 if work in (_dtypes.float16, _dtypes.bfloat16) else work).numpy
+    return a if a.dtype == np_work else a.astype(np_work)
+
+
+@register("reduction", name="linalg_vector_norm", method=False, function=False)
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ``ord``-norm of ``x`` over ``dim`` (all dims by default) as a real tensor."""
+    _check_tensor("linalg_vector_norm", x, "x")
+    if not isinstance(ord, (int, float)) or isinstance(ord, bool):
+        raise TensorTypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
+                              f"{type(ord).__name__}")
+    work, out_dtype = _norm_dtype("linalg.vector_norm", x, dtype)
+    axes = _dims(dim, x.dim())
+    if x.dim() == 0:
+        axes = None
+    reduces_empty = axes is None or builtins.any(x._shape[d] == 0 for d in axes)
+    if x.numel() == 0 and (ord < 0 or ord == math.inf) and reduces_empty:
+        raise TensorRuntimeError(
+                f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
+                "the operation does not have an identity")
+    xp = _xp(x)
+    r = _vector_norm(xp, _work_array(x, work), ord, axes, keepdim)
+    return finish(linalg_vector_norm.op, (x,), wrap_result(xp, r, out_dtype, x.device))
+
+
+def _matrix_norm_array(name, xp, a, ord, dims, keepdim):
+    """``a``'s matrix norm over ``dims`` (already wrapped)."""
+    d0, d1 = dims
+    m = xp.moveaxis(a, (d0, d1), (-2, -1))
     with quiet():
-        r = xp.tensordot(wa, wb, axes=(dims_a, dims_b))
-    return _finish_product(tensordot.op, (a, b), xp, r, a._dtype, device, out)
+        if ord == "fro":
+            r = xp.sqrt(xp.sum(xp.abs(m) ** 2, axis=(-2, -1)))
+        elif ord == "nuc":
+            r = xp.sum(_linalg_call(name, xp.linalg.svd, m, compute_uv=False), axis=-1)
+        elif ord in (2, -2):
+            s = _linalg_call(name, xp.linalg.svd, m, compute_uv=False)
+            r = xp.max(s, axis=-1) if ord == 2 else xp.min(s, axis=-1)
+        elif ord in (1, -1):
+            s = xp.sum(xp.abs(m), axis=-2)
+            r = xp.max(s, axis=-1) if ord == 1 else xp.min(s, axis=-1)
+        else:  # +-inf
+            s = xp.sum(xp.abs(m), axis=-1)
+            r = xp.max(s, axis=-1) if ord > 0 else xp.min(s, axis=-1)
+    if keepdim:
+        for d in sorted((d0, d1)):
+            r = xp.expand_dims(r, d)
+    return r
 
 
-# ---------------------------------------------------------------------- einsum
-def _parse_term(term, index, operand, name):
-    """Labels of one operand's subscripts; ``None`` stands for the ellipsis."""
-    labels = []
-    i = 0
-    while i < len(term):
-        ch = term[i]
-        if ch == ".":
-            if term[i:i + 3] != "..." or None in labels:
-                raise TensorRuntimeError(
-                    f"einsum(): found '.' for {name} that is not part of any ellipsis (...)")
-            labels.append(None)
-            i += 3
-            continue
-        if not ("a" <= ch <= "z" or "A" <= ch <= "Z"):
-            raise TensorRuntimeError(
-                f"einsum(): invalid subscript given at index {index + i} in the equation "
-                "string, subscripts must be in [a-zA-Z]")
-        labels.append(ch)
-        i += 1
-    return labels
+def _check_matrix_ord(name, ord):
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise TensorRuntimeError(f"{name}: Order {ord} not supported.")
 
 
-def _einsum_parse(equation, operands):
-    eq = equation.replace(" ", "")
-    lhs, arrow, rhs = eq.partition("->")
-    terms = lhs.split(",")
-    if len(terms) > len(operands):
+@register("reduction", name="linalg_matrix_norm", method=False, function=False)
+def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """Matrix norm (``'fro'``, ``'nuc'``, ``±1``, ``±2``, ``±inf``) over the two ``dim``."""
+    _check_tensor("linalg_matrix_norm", A)
+    name = "linalg.matrix_norm"
+    if A.dim() < 2:
         raise TensorRuntimeError(
-            "einsum(): fewer operands were provided than specified in the equation")
-    if len(terms) < len(operands):
-        raise TensorRuntimeError(
-            "einsum(): more operands were provided than specified in the equation")
-    parsed = []
-    index = 0
-    sizes = {}
-    ell_ndim = 0
-    for n, (term, t) in enumerate(zip(terms, operands, strict=True)):
-        labels = _parse_term(term, index, n, f"operand {n}")
-        index += len(term) + 1
-        named = [lab for lab in labels if lab is not None]
-        has_ell = None in labels
-        if (not has_ell and len(named) != t.dim()) or (has_ell and len(named) > t.dim()):
-            if has_ell:
-                raise TensorRuntimeError(
-                    f"einsum(): the number of subscripts in the equation ({len(named)}) is more "
-                    f"than the number of dimensions ({t.dim()}) for operand {n}")
+            f"{name}: The input tensor A must have at least 2 dimensions.")
+    _check_matrix_ord(name, ord)
+    work, out_dtype = _norm_dtype(name, A, dtype)
+    dims = _dims(dim, A.dim())
+    if len(dims) != 2 or dims[0] == dims[1]:
+        raise TensorRuntimeError(f"{name}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    xp = _xp(A)
+    r = _matrix_norm_array(name, xp, _work_array(A, work), ord, dims, keepdim)
+    return finish(linalg_matrix_norm.op, (A,), wrap_result(xp, r, out_dtype, A.device))
+
+
+@register("reduction", name="linalg_norm", method=False, function=False)
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """``vector_norm`` or ``matrix_norm`` depending on ``dim``/``ord`` and ``A``'s rank."""
+    _check_tensor("linalg_norm", A)
+    name = "linalg.norm"
+    if dim is not None and isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None:
+        dim = tuple(dim)
+        if len(dim) not in (1, 2):
             raise TensorRuntimeError(
-                f"einsum(): the number of subscripts in the equation ({len(named)}) does not "
-                f"match the number of dimensions ({t.dim()}) for operand {n} and no ellipsis "
-                "was given")
-        ell = t.dim() - len(named)
-        ell_ndim = builtins.max(ell_ndim, ell if has_ell else 0)
-        dims = []
-        d = 0
-        own = {}
-        for lab in labels:
-            if lab is None:
-                d += ell
-                continue
-            size = t._shape[d]
-            if lab in own and own[lab] != size:
-                raise TensorRuntimeError(
-                    f"einsum(): subscript {lab} is repeated for operand {n} but the sizes "
-                    f"don't match, {size} != {own[lab]}")
-            own[lab] = size
-            dims.append((lab, d))
-            d += 1
-        for lab, size in own.items():
-            seen = sizes.get(lab)
-            if seen is not None and seen != size and seen != 1 and size != 1:
-                raise TensorRuntimeError(
-                    f"einsum(): subscript {lab} has size {size} for operand {n} which does not "
-                    f"broadcast with previously seen size {seen}")
-            sizes[lab] = size if seen is None or seen == 1 else seen
-        parsed.append((labels, dims))
-    if arrow:
-        out = _parse_term(rhs, len(lhs) + 2, None, "output")
-        seen_out = set()
-        for lab in out:
-            if lab is None:
-                continue
-            if lab in seen_out:
-                raise TensorRuntimeError(
-                    f"einsum(): output subscript {lab} appears more than once in the output")
-            if lab not in sizes:
-                raise TensorRuntimeError(
-                    f"einsum(): output subscript {lab} does not appear in the equation for any "
-                    "input operand")
-            seen_out.add(lab)
+                f"{name}: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    elif ord is not None and A.dim() not in (1, 2):
+        raise TensorRuntimeError(
+            f"{name}: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+            f"{A.dim()}D.")
+    matrix = (dim is not None and len(dim) == 2) or (dim is None and ord is not None
+                                                      and A.dim() == 2)
+    xp = _xp(A)
+    if matrix:
+        ord = "fro" if ord is None else ord
+        if A.dim() < 2:
+            raise TensorRuntimeError(
+                f"{name}: The input tensor A must have at least 2 dimensions.")
+        _check_matrix_ord(name, ord)
+        work, out_dtype = _norm_dtype(name, A, dtype)
+        dims = _dims(dim if dim is not None else (-2, -1), A.dim())
+        if dims[0] == dims[1]:
+            raise TensorRuntimeError(f"{name}: dims must be different. Got ({dims[0]}, "
+                                     f"{dims[1]})")
+        r = _matrix_norm_array(name, xp, _work_array(A, work), ord, dims, keepdim)
     else:
-        counts = {}
-        for labels, _ in parsed:
-            for lab in labels:
-                if lab is not None:
-                    counts[lab] = counts.get(lab, 0) + 1
-        has_ell = builtins.any(None in labels for labels, _ in parsed)
-        out = ([None] if has_ell else []) + sorted(lab for lab, c in counts.items() if c == 1)
-    return eq, parsed, out, sizes
+        ord = 2 if ord is None else ord
+        if isinstance(ord, str):
+            raise TensorRuntimeError(f"{name}: Order {ord} not supported.")
+        work, out_dtype = _norm_dtype(name, A, dtype)
+        axes = None if A.dim() == 0 else _dims(dim, A.dim())
+        r = _vector_norm(xp, _work_array(A, work), ord, axes, keepdim)
+    return finish(linalg_norm.op, (A,), wrap_result(xp, r, out_dtype, A.device))
 
 
-def _einsum_view(t, labels, out):
-    """The single-operand einsum that only permutes and takes diagonals: a view."""
-    named = [lab for lab in labels if lab is not None]
-    ell = t.dim() - len(named)
-    per_label = {}
-    ell_dims = []
-    d = 0
-    for lab in labels:
-        if lab is None:
-            ell_dims = list(range(d, d + ell))
-            d += ell
-            continue
-        per_label.setdefault(lab, []).append(d)
-        d += 1
-    shape, stride = [], []
-    for lab in out:
-        if lab is None:
-            shape += [t._shape[i] for i in ell_dims]
-            stride += [t._stride[i] for i in ell_dims]
-        else:
-            dims = per_label[lab]
-            shape.append(t._shape[dims[0]])
-            stride.append(builtins.sum(t._stride[i] for i in dims))
-    return make_view(t, shape, stride, t._offset)
+# ---------------------------------------------------------------------- determinants
+def _check_eigh_dtype(A):
+    if A._dtype not in _FLOAT_TYPES:
+        raise TensorNotImplementedError(
+            f"\"linalg_eigh_cpu\" not implemented for '{A._dtype._torch_name}'")
 
 
-@register("copy", method=False)
-def einsum(equation, *operands):
-    """Einstein summation: ``einsum('ij,jk->ik', a, b)``; ``...`` stands for broadcast dims,
-    and without ``->`` the output is the labels used once, sorted. Operands must share a
-    dtype. A single operand that is only permuted or diagonalised gives a view.
-    """
-    if not isinstance(equation, str):
-        raise TensorTypeError(
-            f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
-    if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
-        operands = tuple(operands[0])
-    for i, t in enumerate(operands):
-        if not isinstance(t, Tensor):
+def _square_float(name, fname, A):
+    _check_tensor(fname, A)
+    _check_matrix(name, A)
+    _check_float(name, A)
+    return _xp(A)
+
+
+def _det(name, fname, A):
+    xp = _square_float(name, fname, A)
+    return xp, _linalg_call(name, xp.linalg.det, A._array())
+
+
+@register("copy", name="linalg_det", method=False, function=False)
+def linalg_det(A):
+    """Determinant of each square matrix in ``A`` (batched)."""
+    xp, r = _det("linalg.det", "linalg_det", A)
+    return finish(linalg_det.op, (A,), wrap_result(xp, r, A._dtype, A.device))
+
+
+@register("copy")
+def det(input):
+    """Determinant of each square matrix (``torch.linalg.det``)."""
+    xp, r = _det("linalg.det", "det", input)
+    return finish(det.op, (input,), wrap_result(xp, r, input._dtype, input.device))
+
+
+def _slogdet(name, fname, A):
+    xp = _square_float(name, fname, A)
+    sign, logabs = _linalg_call(name, xp.linalg.slogdet, A._array())
+    return (xp, wrap_result(xp, sign, A._dtype, A.device),
+            wrap_result(xp, logabs, A._dtype.to_real(), A.device))
+
+
+@register("copy", name="linalg_slogdet", method=False, function=False)
+def linalg_slogdet(A):
+    """``(sign, logabsdet)`` of the determinant of each square matrix in ``A``."""
+    _, sign, logabs = _slogdet("linalg.slogdet", "linalg_slogdet", A)
+    return finish(linalg_slogdet.op, (A,), return_types.linalg_slogdet((sign, logabs)))
+
+
+@register("copy")
+def slogdet(input, *, out=None):
+    """``(sign, logabsdet)`` of each determinant (``torch.linalg.slogdet``); ``out=`` is a
+    pair of tensors of those dtypes (resized as PyTorch resizes ``out=``)."""
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
             raise TensorTypeError(
-                f"einsum(): argument 'operands' must be tuple of Tensors, but found element of "
-                f"type {type(t).__name__} at pos {i}")
-    if not operands:
-        raise TensorRuntimeError("einsum(): must provide at least one operand")
-    device = check_same_device(list(operands))
-    eq, parsed, out, _sizes = _einsum_parse(equation, operands)
-    dtype = operands[0]._dtype
-    for t in operands[1:]:
-        if t._dtype is not dtype:
-            raise TensorRuntimeError(
-                f"expected scalar type {_name(dtype)} but found {_name(t._dtype)}")
-    if len(operands) == 1:
-        labels = parsed[0][0]
-        named_in = {lab for lab in labels if lab is not None}
-        named_out = {lab for lab in out if lab is not None}
-        if named_in == named_out and ((None in labels) == (None in out)):
-            return finish(einsum.op, operands, _einsum_view(operands[0], labels, out))
-    if len(operands) > 1:
-        _refuse_bool("bmm", dtype)
-    xp = operands[0]._storage._backend.xp
-    arrays = [_work(t) for t in operands]
-    spec = ",".join("".join("..." if lab is None else lab for lab in labels)
-                    for labels, _ in parsed) + "->" + "".join(
-        "..." if lab is None else lab for lab in out)
+                f"slogdet(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        if len(out) != 2:
+            raise TensorTypeError(f"expected tuple of 2 elements but got {len(out)}")
+        if isinstance(input, Tensor):
+            check_out(out[0], "slogdet", input._dtype)
+            check_out(out[1], "slogdet", input._dtype.to_real())
+    _, sign, logabs = _slogdet("linalg.slogdet", "slogdet", input)
+    if out is not None:
+        for o, r in zip(out, (sign, logabs), strict=True):
+            write_out(o, r._array())
+            o._version_counter.value += 1   # both written (``finish`` bumps one)
+        return finish(slogdet.op, (input,), return_types.slogdet(tuple(out)))
+    return finish(slogdet.op, (input,), return_types.slogdet((sign, logabs)))
+
+
+@register("copy")
+def logdet(input):
+    """Log of each determinant: NaN for a negative real determinant, -inf for zero."""
+    xp = _square_float("linalg.slogdet", "logdet", input)
+    sign, logabs = _linalg_call("logdet", xp.linalg.slogdet, input._array())
     with quiet():
-        r = xp.einsum(spec, *arrays)
-    return finish(einsum.op, operands, wrap_result(xp, r, dtype, device))
+        if input._dtype.is_complex:
+            r = xp.log(sign) + logabs
+        else:
+            r = xp.where(sign < 0, xp.nan, xp.where(sign == 0, -xp.inf, logabs))
+    return finish(logdet.op, (input,), wrap_result(xp, r, input._dtype, input.device))
+
+
+# ---------------------------------------------------------------------- inverse, solve
+def _inv(name, fname, A):
+    xp = _square_float(name, fname, A)
+    r = _linalg_call(name, xp.linalg.inv, A._array())
+    return _colmajor(xp, r, A._dtype, A.device)
+
+
+@register("copy", name="linalg_inv", method=False, function=False)
+def linalg_inv(A):
+    """Inverse of each square matrix; a singular one raises (a RuntimeError)."""
+    return finish(linalg_inv.op, (A,), _inv("linalg.inv", "linalg_inv", A))
+
+
+@register("copy")
+def inverse(input, *, out=None):
+    """Inverse of each square matrix (``torch.linalg.inv``). An ``out=`` of another shape
+    is resized to the result's column-major layout (with PyTorch's warning when it held
+    elements); one of the right shape keeps its strides."""
+    if out is not None and isinstance(input, Tensor):
+        check_out(out, "inverse", input._dtype)
+    result = _inv("linalg.inv", "inverse", input)
+    if out is not None:
+        if out._shape != result._shape:
+            resize_output(out, result._shape, result._stride)
+        out._array()[...] = result._array()
+        return finish(inverse.op, (input,), out, modified=out)
+    return finish(inverse.op, (input,), result)
+
+
+@register("copy", name="linalg_solve", method=False, function=False)
+def linalg_solve(A, B, *, left=True):
+    """``X`` with ``A @ X = B`` (``X @ A = B`` when ``left=False``); batch dims broadcast and
+    ``B`` may be a (batch of) vector(s)."""
+    name = "linalg.solve"
+    _check_tensor("linalg_solve", A)
+    _check_tensor("linalg_solve", B, "B")
+    device = check_same_device([A, B])
+    _check_matrix(name, A)
+    _check_float(name, A)
+    if A._dtype is not B._dtype:
+        raise TensorRuntimeError(
+            f"{name}: Expected A and B to have the same dtype, but found A of type "
+            f"{A._dtype._torch_name} and B of type {B._dtype._torch_name} instead")
+    n = A._shape[-1]
+    # As PyTorch: B is a (batch of) vector(s) when 1-D or shaped A.shape[:-1], whatever
+    # ``left`` is; it is then a column (k x 1) in the shape checks.
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1
+                              and tuple(B._shape) == tuple(A._shape[:-1]))
+    b_shape = tuple(B._shape) + (1,) if vector else tuple(B._shape)
+    if len(b_shape) < 2:
+        raise TensorRuntimeError(f"{name}: The input tensor B must have at least 2 "
+                                 "dimensions.")
+    if (b_shape[-2] if left else b_shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise TensorRuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation {eq} "
+            f"({A._shape[-2]}x{A._shape[-1]} and {b_shape[-2]}x{b_shape[-1]})")
+    try:
+        batch = tuple(broadcast_shapes(tuple(A._shape[:-2]), b_shape[:-2]))
+    except RuntimeError:
+        raise TensorRuntimeError(
+            f"{name}: shape mismatch: A {list(A._shape)} and B {list(B._shape)} cannot be "
+            "broadcast together") from None
+    if vector and not left:
+        raise TensorRuntimeError(
+            f"{name}: Vector broadcasting of the left hand side is not supported for "
+            f"left=False (A {list(A._shape)}, B {list(B._shape)}). In this case linalg.solve "
+            "is equivalent to B / A.squeeze(-1)")
+    xp = _xp(A)
+    a, b = A._array(), B._array()
+    if vector:
+        b = b[..., None]
+    elif not left:
+        a, b = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)
+    a = xp.broadcast_to(a, batch + a.shape[-2:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
+    r = _linalg_call(name, xp.linalg.solve, a, b)
+    if vector:
+        # PyTorch solves a batch of vectors as one column-major matrix per batch row.
+        out = _colmajor(xp, r[..., 0], A._dtype, device)
+    elif left:
+        out = _colmajor(xp, r, A._dtype, device)
+    else:
+        out = wrap_result(xp, xp.swapaxes(r, -1, -2), A._dtype, device)
+    return finish(linalg_solve.op, (A, B), out)
+
+
+# ---------------------------------------------------------------------- decompositions
+@register("copy", name="linalg_cholesky", method=False, function=False)
+def linalg_cholesky(A, *, upper=False):
+    """Lower (or ``upper``) Cholesky factor of each Hermitian positive-definite matrix."""
+    name = "linalg.cholesky"
+    xp = _square_float(name, "linalg_cholesky", A)
+    L = _linalg_call(name, xp.linalg.cholesky, A._array())
+    if upper:
+        r = xp.conj(xp.swapaxes(L, -1, -2))
+    else:
+        r = L
+    return finish(linalg_cholesky.op, (A,), _colmajor(xp, r, A._dtype, A.device))
+
+
+@register("copy", name="linalg_qr", method=False, function=False)
+def linalg_qr(A, mode="reduced"):
+    """QR decomposition ``A = Q @ R`` (``mode``: 'reduced', 'complete' or 'r', where Q is
+    empty)."""
+    name = "linalg.qr"
+    _check_tensor("linalg_qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise TensorRuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'")
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    xp = _xp(A)
+    if mode == "r":
+        R = _linalg_call(name, xp.linalg.qr, A._array(), mode="r")
+        Q = wrap_result(xp, xp.zeros((0,), dtype=A._dtype.numpy), A._dtype, A.device)
+    else:
+        Qa, R = _linalg_call(name, xp.linalg.qr, A._array(), mode=mode)
+        Q = _colmajor(xp, Qa, A._dtype, A.device)
+    R = _colmajor(xp, R, A._dtype, A.device)
+    return finish(linalg_qr.op, (A,), return_types.linalg_qr((Q, R)))
+
+
+def _check_uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise TensorRuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+@register("copy", name="linalg_eigh", method=False, function=False)
+def linalg_eigh(A, UPLO="L"):
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian matrices."""
+    name = "linalg.eigh"
+    _check_tensor("linalg_eigh", A)
+    _check_matrix(name, A)
+    _check_eigh_dtype(A)
+    xp = _xp(A)
+    _check_uplo(UPLO)
+    w, v = _linalg_call(name, xp.linalg.eigh, A._array(), UPLO=UPLO)
+    out = return_types.linalg_eigh((wrap_result(xp, w, A._dtype.to_real(), A.device),
+                                    _colmajor(xp, v, A._dtype, A.device)))
+    return finish(linalg_eigh.op, (A,), out)
+
+
+@register("copy", name="linalg_eigvalsh", method=False, function=False)
+def linalg_eigvalsh(A, UPLO="L"):
+    """Eigenvalues (ascending, real) of Hermitian matrices."""
+    name = "linalg.eigvalsh"
+    _check_tensor("linalg_eigvalsh", A)
+    _check_matrix(name, A)
+    _check_eigh_dtype(A)
+    xp = _xp(A)
+    _check_uplo(UPLO)
+    w = _linalg_call(name, xp.linalg.eigvalsh, A._array(), UPLO=UPLO)
+    return finish(linalg_eigvalsh.op, (A,), wrap_result(xp, w, A._dtype.to_real(), A.device))
+
+
+@register("copy", name="linalg_svd", method=False, function=False)
+def linalg_svd(A, full_matrices=True, *, driver=None):
+    """Singular value decomposition ``A = U @ diag(S) @ Vh`` (S descending, real)."""
+    name = "linalg.svd"
+    _check_tensor("linalg_svd", A)
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    xp = _xp(A)
+    U, S, Vh = _linalg_call(name, xp.linalg.svd, A._array(), full_matrices=full_matrices)
+    out = return_types.linalg_svd((_colmajor(xp, U, A._dtype, A.device),
+                                   wrap_result(xp, S, A._dtype.to_real(), A.device),
+                                   _colmajor(xp, Vh, A._dtype, A.device)))
+    return finish(linalg_svd.op, (A,), out)
+
+
+@register("copy", name="linalg_svdvals", method=False, function=False)
+def linalg_svdvals(A, *, driver=None):
+    """Singular values of each matrix, descending (real)."""
+    name = "linalg.svdvals"
+    _check_tensor("linalg_svdvals", A)
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    xp = _xp(A)
+    s = _linalg_call(name, xp.linalg.svd, A._array(), compute_uv=False)
+    return finish(linalg_svdvals.op, (A,), wrap_result(xp, s, A._dtype.to_real(), A.device))
+
+
+def _tolerance(xp, s, A, atol, rtol):
+    """PyTorch's threshold ``max(atol, rtol * s_max)`` (rtol defaults to eps * max(m, n)
+    unless only a positive ``atol`` is given)."""
+    def value(v):
+        return v._array() if isinstance(v, Tensor) else v
+
+    atol_v = 0.0 if atol is None else value(atol)
+    if rtol is None:
+        if atol is not None and not isinstance(atol, Tensor) and atol > 0:
+            rtol_v = 0.0
+        else:
+            rtol_v = _dtypes.finfo(A._dtype.to_real()).eps * builtins.max(A._shape[-2:])
+    else:
+        rtol_v = value(rtol)
+    smax = xp.max(s, axis=-1, keepdims=True) if s.shape[-1] else xp.zeros(
+        s.shape[:-1] + (1,), s.dtype)
+    return xp.maximum(xp.asarray(atol_v)[..., None] if xp.ndim(atol_v) else atol_v,
+                      (xp.asarray(rtol_v)[..., None] if xp.ndim(rtol_v) else rtol_v) * smax)
+
+
+def _singular_values(name, xp, A, hermitian):
+    a = A._array()
+    if hermitian:
+        return xp.abs(_linalg_call(name, xp.linalg.eigvalsh, a))
+    return _linalg_call(name, xp.linalg.svd, a, compute_uv=False)
+
+
+@register("reduction", name="linalg_matrix_rank", method=False, function=False)
+def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+    """Number of singular values above ``max(atol, rtol * largest)`` (int64)."""
+    name = "linalg.matrix_rank"
+    _check_tensor("linalg_matrix_rank", A, "input")
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    xp = _xp(A)
+    s = _singular_values(name, xp, A, hermitian)
+    with quiet():
+        r = xp.sum(s > _tolerance(xp, s, A, atol, rtol), axis=-1)
+    return finish(linalg_matrix_rank.op, (A,), wrap_result(xp, r, _dtypes.int64, A.device))
+
+
+@register("copy", name="linalg_pinv", method=False, function=False)
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
+    """Moore-Penrose pseudo-inverse (singular values below the tolerance count as 0)."""
+    name = "linalg.pinv"
+    _check_tensor("linalg_pinv", A, "input")
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    if rcond is not None:
+        rtol = rcond
+    xp = _xp(A)
+    a = A._array()
+    with quiet():
+        if hermitian:
+            w, v = _linalg_call(name, xp.linalg.eigh, a)
+            s = xp.abs(w)
+            tol = _tolerance(xp, s, A, atol, rtol)
+            inv = xp.where(s > tol, 1.0 / xp.where(w == 0, 1, w), 0).astype(w.dtype)
+            r = xp.matmul(v * inv[..., None, :], xp.conj(xp.swapaxes(v, -1, -2)))
+        else:
+            U, s, Vh = _linalg_call(name, xp.linalg.svd, a, full_matrices=False)
+            tol = _tolerance(xp, s, A, atol, rtol)
+            inv = xp.where(s > tol, 1.0 / xp.where(s == 0, 1, s), 0).astype(s.dtype)
+            r = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * inv[..., None, :],
+                          xp.conj(xp.swapaxes(U, -1, -2)))
+    return finish(linalg_pinv.op, (A,), wrap_result(xp, r, A._dtype, A.device))
+
+
+# ---------------------------------------------------------------------- products
+@register("copy", name="linalg_matrix_power", method=False, function=False)
+def linalg_matrix_power(A, n):
+    """``A`` multiplied by itself ``n`` times (identity for 0, the inverse's power for
+    negative ``n``)."""
+    name = "linalg.matrix_power"
+    _check_tensor("linalg_matrix_power", A)
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TensorTypeError(f"linalg_matrix_power(): argument 'n' must be int, not "
+                              f"{type(n).__name__}")
+    _check_matrix(name, A)
+    if n < 0:
+        _check_float("linalg.inv", A)
+    elif A._dtype is _dtypes.bool_ and n > 1:
+        raise TensorRuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    xp = _xp(A)
+    a = A._array()
+    with quiet():
+        if n < 0:
+            a = _linalg_call("linalg.inv", xp.linalg.inv, a)
+        r = xp.linalg.matrix_power(a, builtins.abs(n))
+        if r is a:  # n == 1 hands back its input; PyTorch returns a copy
+            r = r.copy()
+    return finish(linalg_matrix_power.op, (A,), wrap_result(xp, r, A._dtype, A.device))
+
+
+@register("copy", name="linalg_multi_dot", method=False, function=False)
+def linalg_multi_dot(tensors):
+    """Chain of matrix products in the cheapest order; the first and last may be 1-D."""
+    name = "multi_dot"
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise TensorRuntimeError(
+            f"{name}(): expected at least 2 tensors but got {len(tensors)}")
+    for t in tensors:
+        _check_tensor("linalg_multi_dot", t, "tensors")
+    device = check_same_device(tensors)
+    last = len(tensors) - 1
+    for i, t in enumerate(tensors):
+        allowed = (1, 2) if i in (0, last) else (2,)
+        if t.dim() not in allowed:
+            which = "first" if i == 0 else "last" if i == last else None
+            if which:
+                raise TensorRuntimeError(
+                    f"{name}(): the {which} tensor must be 1D or 2D but got {t.dim()}D")
+            raise TensorRuntimeError(
+                f"{name}(): tensor {i} must be 2D but got {t.dim()}D")
+        if t._dtype is not tensors[0]._dtype:
+            raise TensorRuntimeError(
+                f"{name}(): all tensors must have the same dtype, but tensor 0 is "
+                f"{tensors[0]._dtype._torch_name} and tensor {i} is {t._dtype._torch_name}")
+    shapes = [tuple(t._shape) for t in tensors]
+    s0 = (1,) + shapes[0] if len(shapes[0]) == 1 else shapes[0]
+    cols = s0[-1]
+    for i in range(1, len(shapes)):
+        s = shapes[i] + (1,) if len(shapes[i]) == 1 else shapes[i]
+        if s[0] != cols:
+            raise TensorRuntimeError(
+                f"{name}(): tensors {i - 1} and {i} with shapes {list(shapes[i - 1])} and "
+                f"{list(shapes[i])} cannot be multiplied")
+        cols = s[1]
+    if tensors[0]._dtype is _dtypes.bool_:
+        raise TensorRuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    xp = _xp(tensors[0])
+    with quiet():
+        r = xp.linalg.multi_dot([t._array() for t in tensors])
+    return finish(linalg_multi_dot.op, tuple(tensors),
+                  wrap_result(xp, r, tensors[0]._dtype, device))
+
+
+@register("copy", name="linalg_vecdot", method=False, function=False)
+def linalg_vecdot(x, y, *, dim=-1):
+    """``sum(x.conj() * y, dim)`` with broadcasting."""
+    name = "linalg.vecdot"
+    _check_tensor("linalg_vecdot", x, "x")
+    _check_tensor("linalg_vecdot", y, "y")
+    device = check_same_device([x, y])
+    if x._dtype is not y._dtype:
+        raise TensorRuntimeError(
+            f"{name}: Expected x and y to have the same dtype, but found x of type "
+            f"{x._dtype._torch_name} and y of type {y._dtype._torch_name} instead")
+    _check_float(name, x)
+    shape = tuple(broadcast_shapes(tuple(x._shape), tuple(y._shape)))
+    d = wrap_dim(dim, builtins.max(len(shape), 1))
+    xp = _xp(x)
+    with quiet():
+        r = xp.sum(xp.conj(x._array()) * y._array(), axis=d)
+    return finish(linalg_vecdot.op, (x, y), wrap_result(xp, r, x._dtype, device))
+
+
+@register("copy", name="linalg_cross", method=False, function=False)
+def linalg_cross(input, other, *, dim=-1):
+    """Cross product of 3-vectors along ``dim``; the other dims broadcast."""
+    name = "linalg.cross"
+    _check_tensor("linalg_cross", input, "input")
+    _check_tensor("linalg_cross", other, "other")
+    device = check_same_device([input, other])
+    if input.dim() != other.dim():
+        raise TensorRuntimeError(
+            f"{name}: inputs must have the same number of dimensions.")
+    if input._dtype is not other._dtype:
+        raise TensorRuntimeError(
+            f"expected scalar type {input._dtype._torch_name} but found "
+            f"{other._dtype._torch_name}")
+    shape = tuple(broadcast_shapes(tuple(input._shape), tuple(other._shape)))
+    d = wrap_dim(dim, builtins.max(len(shape), 1))
+    if input._shape[d] != 3 or other._shape[d] != 3:
+        raise TensorRuntimeError(
+            f"{name}: inputs dimension {dim} must have length 3. Got {input._shape[d]} and "
+            f"{other._shape[d]}")
+    xp = _xp(input)
+    with quiet():
+        a = xp.broadcast_to(input._array(), shape)
+        b = xp.broadcast_to(other._array(), shape)
+        r = xp.cross(a, b, axis=d)
+    return finish(linalg_cross.op, (input, other), wrap_result(xp, r, input._dtype, device))

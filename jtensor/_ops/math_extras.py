@@ -21,7 +21,7 @@ from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
 from .._out import resize_output
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
-from .linalg import _work
+from .products import _work
 from .reductions import check_out, check_tensor, quiet, wrap_result, write_out
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)

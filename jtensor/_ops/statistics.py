@@ -20,7 +20,7 @@ from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wra
 from .._layout import broadcast_shapes, contiguous_strides
 from .._registry import register
 from .._tensor import Tensor
-from .linalg import (
+from .products import (
     _check_add_base,
     _check_product_out,
     _check_tensors,

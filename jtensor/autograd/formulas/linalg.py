@@ -260,7 +260,7 @@ def _einsum_operands(v):
 def _einsum_labels(equation, ops):
     """Explicit labels (one letter per dim, ellipsis dims named too) of each operand and of
     the output, and a source of unused letters."""
-    from ..._ops.linalg import _einsum_parse
+    from ..._ops.products import _einsum_parse
 
     _, parsed, out, _ = _einsum_parse(equation, ops)
     used = {lab for labels, _ in parsed for lab in labels if lab is not None}

@@ -1,0 +1,663 @@
+"""Products: matmul (every rank combination), mm, bmm, dot, vdot, outer, mv, addmm,
+baddbmm, einsum, tensordot, trace and kron (``torch.linalg`` itself is in ``linalg.py``).
+
+Shapes, dtypes and errors follow PyTorch: matrix products need both operands of the same
+dtype (no promotion, unlike element-wise ops), batch dims broadcast, and each rank
+combination reports a shape mismatch with the message of the ATen kernel it lowers to
+(``mat1 and mat2 shapes cannot be multiplied (3x4 and 5x6)``, ``size mismatch, ...``).
+float16/bfloat16 products are accumulated in float32 and rounded back. Results are new
+contiguous tensors, except ``einsum`` with one operand and nothing to sum, which is a view
+as in PyTorch.
+"""
+
+import builtins
+
+import numpy as np
+
+
+from .. import _dtypes
+from .._dispatch import check_same_device, finish
+from .._elementwise import result_dtype
+from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
+from .._layout import broadcast_shapes, numel
+from .._registry import register
+from .._tensor import Tensor
+from .reductions import (TensorNotImplementedError, _c_name, check_out, launch_kernel, quiet,
+                         wrap_result, write_out)
+from .views import make_view
+
+_LOW = (_dtypes.float16, _dtypes.bfloat16)
+
+
+def _name(dtype):
+    return dtype._torch_name
+
+
+def _check_tensors(name, *pairs):
+    for position, (arg, x) in enumerate(pairs, 1):
+        if not isinstance(x, Tensor):
+            raise TensorTypeError(
+                f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                f"{type(x).__name__}")
+    return check_same_device([x for _, x in pairs])
+
+
+def _work(t, dtype=None):
+    """``t``'s array in the dtype the product is computed in (float32 for half types)."""
+    dtype = dtype or t._dtype
+    work = _dtypes.float32 if dtype in _LOW else dtype
+    a = t._array()
+    return a if a.dtype == work.numpy else a.astype(work.numpy)
+
+
+def _refuse_bool(kernel, dtype):
+    if dtype is _dtypes.bool_:
+        raise TensorNotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _product(xp, a, b):
+    with quiet():
+        return xp.matmul(a, b)
+
+
+def _finish_product(op, inputs, xp, array, dtype, device, out):
+    if out is not None:
+        write_out(out, array)
+        return finish(op, inputs, out, modified=out)
+    return finish(op, inputs, wrap_result(xp, array, dtype, device))
+
+
+def _check_product_out(out, name, dtype):
+    check_out(out, name, dtype, f"Expected out tensor to have dtype {_c_name(dtype)}, but got "
+                                f"{_c_name(out._dtype) if isinstance(out, Tensor) else out} "
+                                "instead")
+
+
+def _matrix_mismatch(r1, c1, r2, c2):
+    return TensorRuntimeError(
+        f"mat1 and mat2 shapes cannot be multiplied ({r1}x{c1} and {r2}x{c2})")
+
+
+def _vector_mismatch(n, k):
+    return TensorRuntimeError(
+        f"inconsistent tensor size, expected tensor [{n}] and src [{k}] to have the same "
+        f"number of elements, but got {n} and {k} elements respectively")
+
+
+def _mv_mismatch(rows, cols, k):
+    return TensorRuntimeError(
+        f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({k})")
+
+
+# ---------------------------------------------------------------------- matmul
+def _check_matmul(a, b):
+    """PyTorch's checks for every rank combination of ``a @ b`` (before any compute)."""
+    da, db = a.dim(), b.dim()
+    if da == 0 or db == 0:
+        raise TensorRuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if a._dtype is not b._dtype:
+        if da == 1 and db == 1:
+            raise TensorRuntimeError(
+                f"dot : expected both vectors to have same dtype, but found {_name(a._dtype)} "
+                f"and {_name(b._dtype)}")
+        raise TensorRuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_c_name(a._dtype)} != "
+            f"{_c_name(b._dtype)}")
+    _refuse_bool("dot" if da == db == 1 else "addmm_impl_cpu_", a._dtype)
+    sa, sb = tuple(a._shape), tuple(b._shape)
+    if da == 1 and db == 1:
+        if sa[0] != sb[0]:
+            raise _vector_mismatch(sa[0], sb[0])
+        return ()
+    if db == 1:  # matrix (or batch folded into rows) times vector
+        rows = numel(sa[:-1])
+        if sa[-1] != sb[0]:
+            raise _mv_mismatch(rows, sa[-1], sb[0])
+        return sa[:-1]
+    if da == 1 and db == 2:
+        if sa[0] != sb[0]:
+            raise _matrix_mismatch(1, sa[0], sb[0], sb[1])
+        return sb[1:]
+    if db == 2:  # a is 2-D or a batch folded into rows
+        if sa[-1] != sb[0]:
+            raise _matrix_mismatch(numel(sa[:-1]), sa[-1], sb[0], sb[1])
+        return sa[:-1] + sb[1:]
+    # b is batched: broadcast the batch dims, then bmm
+    batch_a = sa[:-2] if da >= 2 else ()
+    batch_b = sb[:-2]
+    batch = tuple(broadcast_shapes(batch_a, batch_b))
+    n = sa[-2] if da >= 2 else None
+    if sa[-1] != sb[-2]:
+        raise TensorRuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{numel(batch)}, {sa[-1]}] but got: [{numel(batch)}, {sb[-2]}].")
+    return batch + ((n,) if n is not None else ()) + (sb[-1],)
+
+
+def _matmul_array(a, b):
+    xp = a._storage._backend.xp
+    return xp, _product(xp, _work(a), _work(b))
+
+
+def _matmul_shape(a, b):
+    """The result shape of ``a @ b`` (already checked), from the shapes alone."""
+    sa, sb = tuple(a._shape), tuple(b._shape)
+    if len(sa) == 1 and len(sb) == 1:
+        return ()
+    a2 = sa if len(sa) >= 2 else (1,) + sa
+    b2 = sb if len(sb) >= 2 else sb + (1,)
+    shape = tuple(np.broadcast_shapes(a2[:-2], b2[:-2])) + (a2[-2], b2[-1])
+    if len(sa) == 1:
+        shape = shape[:-2] + shape[-1:]
+    if len(sb) == 1:
+        shape = shape[:-1]
+    return shape
+
+
+def _launch_product(op, a, b, device, out, base=None, beta=1, alpha=1):
+    """On an asynchronous device: the product (``beta * base + alpha * a @ b`` when ``base``
+    is given) as a queued kernel; ``None`` when it must run now (``out=``, other devices)."""
+    if out is not None or not a._storage._backend.deferred:
+        return None
+    dtype = a._dtype
+    work = (_dtypes.float32 if dtype in _LOW else dtype).numpy
+    if base is None:
+        return launch_kernel(op, (a, b), _matmul_shape(a, b), dtype, device, lambda x, y: _product(
+            np, x.astype(work, copy=False), y.astype(work, copy=False)))
+    shape = _matmul_shape(a, b)
+    return launch_kernel(op, (base, a, b), shape, dtype, device, lambda c, x, y: _scaled_sum(
+        np, c.astype(work, copy=False), _product(np, x.astype(work, copy=False),
+                                                 y.astype(work, copy=False)), beta, alpha))
+
+
+@register("copy")
+def matmul(input, other, *, out=None):
+    """Matrix product with NumPy/PyTorch rank rules: 1-D·1-D is a dot product (0-d), a 1-D
+    operand is a row (left) or column (right) vector that is dropped from the result, and
+    leading batch dims broadcast: ``(j, 1, n, m) @ (k, m, p) -> (j, k, n, p)``.
+
+    >>> import jtensor as torch
+    >>> (torch.ones(10, 3, 4) @ torch.ones(4, 5)).shape
+    torch.Size([10, 3, 5])
+    """
+    device = _check_tensors("matmul", ("input", input), ("other", other))
+    _check_matmul(input, other)
+    _check_product_out(out, "matmul", input._dtype)
+    launched = _launch_product(matmul.op, input, other, device, out)
+    if launched is not None:
+        return launched
+    xp, r = _matmul_array(input, other)
+    return _finish_product(matmul.op, (input, other), xp, r, input._dtype, device, out)
+
+
+def _matmul_operator(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul_operator(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(other, self)
+
+
+Tensor.__matmul__ = _matmul_operator
+Tensor.__rmatmul__ = _rmatmul_operator
+
+
+@register("copy")
+def mm(input, mat2, *, out=None):
+    """Product of two matrices (2-D only; see ``matmul`` for other ranks)."""
+    device = _check_tensors("mm", ("input", input), ("mat2", mat2))
+    if input.dim() != 2:
+        raise TensorRuntimeError("self must be a matrix")
+    if mat2.dim() != 2:
+        raise TensorRuntimeError("mat2 must be a matrix")
+    if input._dtype is not mat2._dtype:
+        raise TensorRuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_c_name(input._dtype)} != "
+            f"{_c_name(mat2._dtype)}")
+    _refuse_bool("addmm_impl_cpu_", input._dtype)
+    (r1, c1), (r2, c2) = input._shape, mat2._shape
+    if c1 != r2:
+        raise _matrix_mismatch(r1, c1, r2, c2)
+    _check_product_out(out, "mm", input._dtype)
+    launched = _launch_product(mm.op, input, mat2, device, out)
+    if launched is not None:
+        return launched
+    xp, r = _matmul_array(input, mat2)
+    return _finish_product(mm.op, (input, mat2), xp, r, input._dtype, device, out)
+
+
+def _check_bmm(b1, b2):
+    if b1.dim() != 3:
+        raise TensorRuntimeError("batch1 must be a 3D tensor")
+    if b2.dim() != 3:
+        raise TensorRuntimeError("batch2 must be a 3D tensor")
+    if b1._dtype is not b2._dtype:
+        raise TensorRuntimeError(
+            f"expected scalar type {_name(b1._dtype)} but found {_name(b2._dtype)}")
+    _refuse_bool("bmm", b1._dtype)
+    (n, _, k), (n2, k2, _) = b1._shape, b2._shape
+    if (n2, k2) != (n, k):
+        raise TensorRuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but "
+            f"got: [{n2}, {k2}].")
+    return (n, b1._shape[1], b2._shape[2])
+
+
+@register("copy")
+def bmm(input, mat2, *, out=None):
+    """Batched matrix product of two 3-D tensors with equal batch sizes (no broadcasting)."""
+    device = _check_tensors("bmm", ("input", input), ("mat2", mat2))
+    _check_bmm(input, mat2)
+    _check_product_out(out, "bmm", input._dtype)
+    launched = _launch_product(bmm.op, input, mat2, device, out)
+    if launched is not None:
+        return launched
+    xp, r = _matmul_array(input, mat2)
+    return _finish_product(bmm.op, (input, mat2), xp, r, input._dtype, device, out)
+
+
+def _check_vectors(name, a, b, arg_b="tensor"):
+    if a.dim() != 1 or b.dim() != 1:
+        raise TensorRuntimeError(
+            f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
+    if a._dtype is not b._dtype:
+        raise TensorRuntimeError(
+            f"{name} : expected both vectors to have same dtype, but found {_name(a._dtype)} "
+            f"and {_name(b._dtype)}")
+    _refuse_bool(name, a._dtype)
+    if a._shape[0] != b._shape[0]:
+        raise _vector_mismatch(a._shape[0], b._shape[0])
+
+
+@register("copy")
+def dot(input, tensor, *, out=None):
+    """Inner product of two 1-D tensors of the same dtype and length (a 0-d tensor)."""
+    device = _check_tensors("dot", ("input", input), ("tensor", tensor))
+    _check_vectors("dot", input, tensor)
+    _check_product_out(out, "dot", input._dtype)
+    xp, r = _matmul_array(input, tensor)
+    return _finish_product(dot.op, (input, tensor), xp, r, input._dtype, device, out)
+
+
+@register("copy")
+def vdot(input, other, *, out=None):
+    """``dot`` with the first vector conjugated (the same as ``dot`` for real inputs)."""
+    device = _check_tensors("vdot", ("input", input), ("other", other))
+    _check_vectors("vdot", input, other)
+    _check_product_out(out, "vdot", input._dtype)
+    xp = input._storage._backend.xp
+    r = _product(xp, xp.conj(_work(input)), _work(other))
+    return _finish_product(vdot.op, (input, other), xp, r, input._dtype, device, out)
+
+
+@register("copy", aliases=("ger",))
+def outer(input, vec2, *, out=None):
+    """Outer product ``input[i] * vec2[j]`` of two 1-D tensors (dtypes promote, as for mul).
+    ``ger`` is its old name."""
+    device = _check_tensors("outer", ("input", input), ("vec2", vec2))
+    if input.dim() != 1:
+        raise TensorRuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
+    if vec2.dim() != 1:
+        raise TensorRuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    dtype = result_dtype([input, vec2])
+    check_out(out, "outer")
+    xp = input._storage._backend.xp
+    with quiet():
+        r = xp.multiply(_work(input, dtype)[:, None], _work(vec2, dtype)[None, :])
+    return _finish_product(outer.op, (input, vec2), xp, r, dtype, device, out)
+
+
+@register("copy")
+def mv(input, vec, *, out=None):
+    """Matrix (2-D) times vector (1-D)."""
+    device = _check_tensors("mv", ("input", input), ("vec", vec))
+    if input.dim() != 2 or vec.dim() != 1:
+        raise TensorRuntimeError(
+            f"vector + matrix @ vector expected, got 1, {input.dim()}, {vec.dim()}")
+    if input._dtype is not vec._dtype:
+        raise TensorRuntimeError(
+            f"addmv input tensors must have the same dtype, but got {_name(input._dtype)}, "
+            f"{_name(vec._dtype)}, and {_name(input._dtype)}")
+    _refuse_bool("addmv_impl_cpu", input._dtype)
+    rows, cols = input._shape
+    if cols != vec._shape[0]:
+        raise _mv_mismatch(rows, cols, vec._shape[0])
+    _check_product_out(out, "mv", input._dtype)
+    xp, r = _matmul_array(input, vec)
+    return _finish_product(mv.op, (input, vec), xp, r, input._dtype, device, out)
+
+
+def _scaled_sum(xp, base, product, beta, alpha):
+    """``beta * base + alpha * product``; ``beta == 0`` ignores ``base`` (NaN included)."""
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    base = base * beta if beta != 1 else base
+    return product + base
+
+
+def _check_add_base(input, shape, dtype, other_name):
+    if input._dtype is not dtype:
+        raise TensorRuntimeError(
+            f"self and {other_name} must have the same dtype, but got {_name(input._dtype)} "
+            f"and {_name(dtype)}")
+    try:
+        target = tuple(broadcast_shapes(tuple(input._shape), shape))
+    except RuntimeError:
+        target = None
+    if target != tuple(shape):
+        ndim = len(shape)
+        mine = (1,) * (ndim - input.dim()) + tuple(input._shape)
+        for i in range(ndim - 1, -1, -1):
+            if i < len(mine) and mine[i] != 1 and mine[i] != shape[i]:
+                raise TensorRuntimeError(
+                    f"The expanded size of the tensor ({shape[i]}) must match the existing "
+                    f"size ({mine[i]}) at non-singleton dimension {i}.  Target sizes: "
+                    f"{list(shape)}.  Tensor sizes: {list(input._shape)}")
+        raise TensorRuntimeError(
+            f"expand: the shape {list(input._shape)} cannot be broadcast to {list(shape)}")
+
+
+@register("copy")
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
+    device = _check_tensors("addmm", ("input", input), ("mat1", mat1), ("mat2", mat2))
+    if mat1.dim() != 2:
+        raise TensorRuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
+    if mat2.dim() != 2:
+        raise TensorRuntimeError(f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
+    if mat1._dtype is not mat2._dtype:
+        raise TensorRuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_c_name(mat1._dtype)} != "
+            f"{_c_name(mat2._dtype)}")
+    (r1, c1), (r2, c2) = mat1._shape, mat2._shape
+    if c1 != r2:
+        raise _matrix_mismatch(r1, c1, r2, c2)
+    _check_add_base(input, (r1, c2), mat2._dtype, "mat2")
+    _refuse_bool("addmm_impl_cpu_", input._dtype)
+    _check_product_out(out, "addmm", input._dtype)
+    launched = _launch_product(addmm.op, mat1, mat2, device, out, input, beta, alpha)
+    if launched is not None:
+        return launched
+    xp, r = _matmul_array(mat1, mat2)
+    with quiet():
+        r = _scaled_sum(xp, _work(input), r, beta, alpha)
+    return _finish_product(addmm.op, (input, mat1, mat2), xp, r, input._dtype, device, out)
+
+
+@register("copy")
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * bmm(batch1, batch2)``; ``input`` broadcasts."""
+    device = _check_tensors("baddbmm", ("input", input), ("batch1", batch1),
+                            ("batch2", batch2))
+    shape = _check_bmm(batch1, batch2)
+    _check_add_base(input, shape, batch1._dtype, "batch2")
+    _check_product_out(out, "baddbmm", input._dtype)
+    launched = _launch_product(baddbmm.op, batch1, batch2, device, out, input, beta, alpha)
+    if launched is not None:
+        return launched
+    xp, r = _matmul_array(batch1, batch2)
+    with quiet():
+        r = _scaled_sum(xp, _work(input), r, beta, alpha)
+    return _finish_product(baddbmm.op, (input, batch1, batch2), xp, r, input._dtype, device,
+                           out)
+
+
+@register("copy")
+def trace(input):
+    """Sum of the main diagonal of a 2-D tensor (integers sum to int64)."""
+    if not isinstance(input, Tensor):
+        raise TensorTypeError(f"trace(): argument 'input' must be Tensor, not "
+                              f"{type(input).__name__}")
+    if input.dim() != 2:
+        raise TensorRuntimeError(
+            f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    _refuse_bool("trace", input._dtype)
+    dtype = _dtypes.int64 if input._dtype.category == _dtypes.INTEGRAL else input._dtype
+    xp = input._storage._backend.xp
+    with quiet():
+        r = xp.trace(_work(input, dtype))
+    return finish(trace.op, (input,), wrap_result(xp, r, dtype, input.device))
+
+
+@register("copy")
+def kron(input, other, *, out=None):
+    """Kronecker product; the operand with fewer dims is padded with leading 1s."""
+    device = _check_tensors("kron", ("input", input), ("other", other))
+    dtype = result_dtype([input, other])
+    check_out(out, "kron")
+    xp = input._storage._backend.xp
+    with quiet():
+        r = xp.kron(_work(input, dtype), _work(other, dtype))
+    return _finish_product(kron.op, (input, other), xp, r, dtype, device, out)
+
+
+# ---------------------------------------------------------------------- tensordot
+def _dim_list(dims, ndim):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        dims = [dims]
+    return [wrap_dim(d, ndim) for d in dims]
+
+
+@register("copy", method=False)
+def tensordot(a, b, dims=2, out=None):
+    """Contract ``a``'s last ``dims`` dims with ``b``'s first ``dims`` (an int), or the dims
+    named in ``dims = (dims_a, dims_b)``."""
+    device = _check_tensors("tensordot", ("a", a), ("b", b))
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        if dims < 0:
+            raise TensorRuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.dim() or dims > b.dim():
+            raise TensorRuntimeError(
+                f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a = list(range(a.dim() - dims, a.dim()))
+        dims_b = list(range(dims))
+    else:
+        if not isinstance(dims, (tuple, list)) or len(dims) != 2:
+            raise TensorRuntimeError(
+                f"tensordot expects dims to be an int or a pair of dim lists, got {dims!r}")
+        dims_a, dims_b = _dim_list(dims[0], a.dim()), _dim_list(dims[1], b.dim())
+        if len(dims_a) != len(dims_b):
+            raise TensorRuntimeError("both dimension lists should have same length")
+    if a._dtype is not b._dtype:
+        raise TensorRuntimeError("both inputs should have same dtype")
+    _refuse_bool("addmm_impl_cpu_", a._dtype)
+    for da, db in zip(dims_a, dims_b, strict=True):
+        sa, sb = a._shape[da], b._shape[db]
+        if sa != sb and sa != 1 and sb != 1:
+            raise TensorRuntimeError(
+                f"contracted dimensions need to match, but first has size {sa} in dim {da} and "
+                f"second has size {sb} in dim {db}")
+    check_out(out, "tensordot")
+    xp = a._storage._backend.xp
+    wa, wb = _work(a), _work(b)
+    # A size-1 contracted dim broadcasts against its partner, as in PyTorch (sum first).
+    for da, db in zip(dims_a, dims_b, strict=True):
+        if wa.shape[da] != wb.shape[db]:
+            if wa.shape[da] == 1:
+                wb = xp.sum(wb, axis=db, keepdims=True)
+            else:
+                wa = xp.sum(wa, axis=da, keepdims=True)
+    with quiet():
+        r = xp.tensordot(wa, wb, axes=(dims_a, dims_b))
+    return _finish_product(tensordot.op, (a, b), xp, r, a._dtype, device, out)
+
+
+# ---------------------------------------------------------------------- einsum
+def _parse_term(term, index, operand, name):
+    """Labels of one operand's subscripts; ``None`` stands for the ellipsis."""
+    labels = []
+    i = 0
+    while i < len(term):
+        ch = term[i]
+        if ch == ".":
+            if term[i:i + 3] != "..." or None in labels:
+                raise TensorRuntimeError(
+                    f"einsum(): found '.' for {name} that is not part of any ellipsis (...)")
+            labels.append(None)
+            i += 3
+            continue
+        if not ("a" <= ch <= "z" or "A" <= ch <= "Z"):
+            raise TensorRuntimeError(
+                f"einsum(): invalid subscript given at index {index + i} in the equation "
+                "string, subscripts must be in [a-zA-Z]")
+        labels.append(ch)
+        i += 1
+    return labels
+
+
+def _einsum_parse(equation, operands):
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise TensorRuntimeError(
+            "einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise TensorRuntimeError(
+            "einsum(): more operands were provided than specified in the equation")
+    parsed = []
+    index = 0
+    sizes = {}
+    ell_ndim = 0
+    for n, (term, t) in enumerate(zip(terms, operands, strict=True)):
+        labels = _parse_term(term, index, n, f"operand {n}")
+        index += len(term) + 1
+        named = [lab for lab in labels if lab is not None]
+        has_ell = None in labels
+        if (not has_ell and len(named) != t.dim()) or (has_ell and len(named) > t.dim()):
+            if has_ell:
+                raise TensorRuntimeError(
+                    f"einsum(): the number of subscripts in the equation ({len(named)}) is more "
+                    f"than the number of dimensions ({t.dim()}) for operand {n}")
+            raise TensorRuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(named)}) does not "
+                f"match the number of dimensions ({t.dim()}) for operand {n} and no ellipsis "
+                "was given")
+        ell = t.dim() - len(named)
+        ell_ndim = builtins.max(ell_ndim, ell if has_ell else 0)
+        dims = []
+        d = 0
+        own = {}
+        for lab in labels:
+            if lab is None:
+                d += ell
+                continue
+            size = t._shape[d]
+            if lab in own and own[lab] != size:
+                raise TensorRuntimeError(
+                    f"einsum(): subscript {lab} is repeated for operand {n} but the sizes "
+                    f"don't match, {size} != {own[lab]}")
+            own[lab] = size
+            dims.append((lab, d))
+            d += 1
+        for lab, size in own.items():
+            seen = sizes.get(lab)
+            if seen is not None and seen != size and seen != 1 and size != 1:
+                raise TensorRuntimeError(
+                    f"einsum(): subscript {lab} has size {size} for operand {n} which does not "
+                    f"broadcast with previously seen size {seen}")
+            sizes[lab] = size if seen is None or seen == 1 else seen
+        parsed.append((labels, dims))
+    if arrow:
+        out = _parse_term(rhs, len(lhs) + 2, None, "output")
+        seen_out = set()
+        for lab in out:
+            if lab is None:
+                continue
+            if lab in seen_out:
+                raise TensorRuntimeError(
+                    f"einsum(): output subscript {lab} appears more than once in the output")
+            if lab not in sizes:
+                raise TensorRuntimeError(
+                    f"einsum(): output subscript {lab} does not appear in the equation for any "
+                    "input operand")
+            seen_out.add(lab)
+    else:
+        counts = {}
+        for labels, _ in parsed:
+            for lab in labels:
+                if lab is not None:
+                    counts[lab] = counts.get(lab, 0) + 1
+        has_ell = builtins.any(None in labels for labels, _ in parsed)
+        out = ([None] if has_ell else []) + sorted(lab for lab, c in counts.items() if c == 1)
+    return eq, parsed, out, sizes
+
+
+def _einsum_view(t, labels, out):
+    """The single-operand einsum that only permutes and takes diagonals: a view."""
+    named = [lab for lab in labels if lab is not None]
+    ell = t.dim() - len(named)
+    per_label = {}
+    ell_dims = []
+    d = 0
+    for lab in labels:
+        if lab is None:
+            ell_dims = list(range(d, d + ell))
+            d += ell
+            continue
+        per_label.setdefault(lab, []).append(d)
+        d += 1
+    shape, stride = [], []
+    for lab in out:
+        if lab is None:
+            shape += [t._shape[i] for i in ell_dims]
+            stride += [t._stride[i] for i in ell_dims]
+        else:
+            dims = per_label[lab]
+            shape.append(t._shape[dims[0]])
+            stride.append(builtins.sum(t._stride[i] for i in dims))
+    return make_view(t, shape, stride, t._offset)
+
+
+@register("copy", method=False)
+def einsum(equation, *operands):
+    """Einstein summation: ``einsum('ij,jk->ik', a, b)``; ``...`` stands for broadcast dims,
+    and without ``->`` the output is the labels used once, sorted. Operands must share a
+    dtype. A single operand that is only permuted or diagonalised gives a view.
+    """
+    if not isinstance(equation, str):
+        raise TensorTypeError(
+            f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
+    if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
+        operands = tuple(operands[0])
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TensorTypeError(
+                f"einsum(): argument 'operands' must be tuple of Tensors, but found element of "
+                f"type {type(t).__name__} at pos {i}")
+    if not operands:
+        raise TensorRuntimeError("einsum(): must provide at least one operand")
+    device = check_same_device(list(operands))
+    eq, parsed, out, _sizes = _einsum_parse(equation, operands)
+    dtype = operands[0]._dtype
+    for t in operands[1:]:
+        if t._dtype is not dtype:
+            raise TensorRuntimeError(
+                f"expected scalar type {_name(dtype)} but found {_name(t._dtype)}")
+    if len(operands) == 1:
+        labels = parsed[0][0]
+        named_in = {lab for lab in labels if lab is not None}
+        named_out = {lab for lab in out if lab is not None}
+        if named_in == named_out and ((None in labels) == (None in out)):
+            return finish(einsum.op, operands, _einsum_view(operands[0], labels, out))
+    if len(operands) > 1:
+        _refuse_bool("bmm", dtype)
+    xp = operands[0]._storage._backend.xp
+    arrays = [_work(t) for t in operands]
+    spec = ",".join("".join("..." if lab is None else lab for lab in labels)
+                    for labels, _ in parsed) + "->" + "".join(
+        "..." if lab is None else lab for lab in out)
+    with quiet():
+        r = xp.einsum(spec, *arrays)
+    return finish(einsum.op, operands, wrap_result(xp, r, dtype, device))
