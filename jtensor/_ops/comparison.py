@@ -3,18 +3,22 @@
 eq/ne/lt/le/gt/ge (and PyTorch's aliases greater, less_equal, ...), logical_and/or/xor/not,
 bitwise_and/or/xor/not and the shifts, with their operators (``==``, ``&``, ``~``, ``<<``...),
 in-place forms (which keep ``self``'s dtype and write 0/1) and ``out=``; isclose, allclose and
-equal (Python bools), isnan, isinf, isfinite, isposinf, isneginf and signbit.
+equal (Python bools), isnan, isinf, isfinite, isposinf, isneginf and signbit; ``isin``
+(membership of each element in a set of values).
 """
+
+import numbers
 
 from .. import _dtypes
 from .._dispatch import check_same_device, finish
-from .._elementwise import BOOL_RESULT, elementwise
+from .._elementwise import BOOL_RESULT, elementwise, result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import broadcast_shapes
 from .._registry import register
 from .._tensor import Tensor
 from .._errors import TensorNotImplementedError, not_implemented
 from .arithmetic import as_operand, binary_op, promoted, quiet, refuse_dtypes
+from .reductions import _LOW, _emit, _xp, check_out
 
 # ------------------------------------------------------------------------- comparisons
 
@@ -306,3 +310,67 @@ def equal(input, other):
         result = bool(input._storage._backend.xp.all(a == b))
     return finish(equal.op, (input, other), result)
 
+
+# ---------------------------------------------------------------------- isin
+def _isin_side(value, scalar, name, scalar_name):
+    """One side of ``isin``: the tensor (or positional number) ``value`` or the number
+    ``scalar`` given by its scalar overload's name (a 0-d tensor counts as one)."""
+    if scalar is None:
+        if value is None:
+            raise TensorTypeError(f"isin() missing required argument '{name}' (or "
+                                  f"'{scalar_name}' for a number)")
+        return value
+    if value is not None:
+        raise TensorTypeError(f"isin() received an invalid combination of arguments - got "
+                              f"both '{name}' and '{scalar_name}'")
+    if isinstance(scalar, Tensor):
+        if scalar._shape:
+            raise TensorTypeError(
+                f"isin(): argument '{scalar_name}' must be Number, not a "
+                f"{len(scalar._shape)}-d Tensor (pass a tensor as '{name}')")
+        return scalar.item()
+    if not isinstance(scalar, numbers.Number):
+        raise TensorTypeError(f"isin(): argument '{scalar_name}' must be Number, not "
+                              f"{type(scalar).__name__}")
+    return scalar
+
+
+@register("copy", method=False)
+def isin(elements=None, test_elements=None, *, element=None, test_element=None,
+         assume_unique=False, invert=False, out=None):
+    """Whether each of ``elements`` occurs in ``test_elements`` (negated with ``invert``).
+
+    Either side may be a number: by name ``element=`` (for ``elements``) or
+    ``test_element=`` (for ``test_elements``), PyTorch's scalar overloads.
+    """
+    elements = _isin_side(elements, element, "elements", "element")
+    test_elements = _isin_side(test_elements, test_element, "test_elements", "test_element")
+    e_tensor, t_tensor = isinstance(elements, Tensor), isinstance(test_elements, Tensor)
+    if not (e_tensor or t_tensor):
+        raise TensorTypeError(
+            f"isin() received an invalid combination of arguments - got "
+            f"({type(elements).__name__}, {type(test_elements).__name__}); at least one of "
+            f"elements and test_elements must be a Tensor")
+    for x in (elements, test_elements):
+        if not isinstance(x, (Tensor, numbers.Number)):
+            raise TensorTypeError(
+                f"isin(): expected a Tensor or a number, but got {type(x).__name__}")
+    tensors = [x for x in (elements, test_elements) if isinstance(x, Tensor)]
+    device = check_same_device(tensors)
+    for x in (elements, test_elements):
+        dtype = x._dtype if isinstance(x, Tensor) else _dtypes.scalar_dtype(x)
+        if dtype.category in (_dtypes.BOOL, _dtypes.COMPLEX):
+            raise TensorRuntimeError(
+                f"Unsupported input type encountered for isin(): {dtype._torch_name}")
+    dtype = result_dtype([elements, test_elements])
+    xp = _xp(tensors[0])
+    work = _dtypes.float32 if dtype in _LOW else dtype
+
+    def values(x):
+        if isinstance(x, Tensor):
+            return x._array().astype(work.numpy)
+        return xp.asarray(x, dtype=work.numpy)
+
+    check_out(out, "isin", _dtypes.bool_)
+    r = xp.isin(values(elements), values(test_elements), invert=bool(invert))
+    return _emit(isin.op, tuple(tensors), xp, r, _dtypes.bool_, device, out)

@@ -1,5 +1,6 @@
-"""Sorting and order statistics: ``sort``, ``argsort``, ``msort``, ``topk``, ``kthvalue`` and
-``unique``. ``sort``/``topk``/``kthvalue`` return ``jtensor.return_types`` named tuples.
+"""Sorting and order statistics: ``sort``, ``argsort``, ``msort``, ``topk``, ``kthvalue``,
+``unique``, and the searches in sorted sequences ``searchsorted`` and ``bucketize``.
+``sort``/``topk``/``kthvalue`` return ``jtensor.return_types`` named tuples.
 
 Conventions (layouts, validation before writing, ``finish``): see ``_selection_common``.
 """
@@ -11,9 +12,12 @@ import numpy as np
 from .. import _dtypes, return_types
 from .._device import data_dependent_sync
 from .._dispatch import finish
+from .._elementwise import result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
 from .._registry import register
+from .._tensor import Tensor
 from ._selection_common import _fresh, _preserve, _wrap, _write_out, _xp
+from .reductions import _LOW, _emit, check_out, check_tensor
 
 
 # ---------------------------------------------------------------------- sorting
@@ -204,3 +208,96 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         outputs.append(_wrap(counts.astype(np.int64), _dtypes.int64, device))
     result = outputs[0] if len(outputs) == 1 else tuple(outputs)
     return finish(unique.op, (input,), result)
+
+
+# ---------------------------------------------------------------------- searchsorted
+def _search(name, boundaries, values, right, side, sorter, out_int32):
+    """Insertion indices of ``values`` into the sorted last dim of ``boundaries``."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise TensorRuntimeError(
+                f"{name}(): side can only be 'left' or 'right' but got {side}")
+        if side == "left" and right:
+            raise TensorRuntimeError(
+                f"{name}(): side and right can't be set to opposites, got side of left "
+                f"while right was True")
+        right = side == "right"
+    if boundaries.dim() == 0:
+        raise TensorRuntimeError(
+            f"{name}(): boundaries tensor should have positive dimension, but got 0 dimension")
+    scalar = not isinstance(values, Tensor)
+    if scalar:
+        if boundaries.dim() != 1:
+            raise TensorRuntimeError(
+                f"{name}(): input value can be a scalar only when boundaries tensor dimension "
+                f"is 1, but we got boundaries tensor dim({boundaries.dim()})")
+    elif boundaries.dim() != 1 and (
+            boundaries.dim() != values.dim() or
+            tuple(boundaries._shape[:-1]) != tuple(values._shape[:-1])):
+        raise TensorRuntimeError(
+            f"{name}(): boundaries tensor should be 1 dimension or the first N-1 dimensions "
+            f"of boundaries tensor and input value tensor must match, but we got boundaries "
+            f"tensor {list(boundaries._shape)} and input value tensor {list(values._shape)}")
+    xp = _xp(boundaries)
+    b = boundaries._array()
+    if sorter is not None:
+        check_tensor(sorter, name, "sorter")
+        if sorter._dtype is not _dtypes.int64:
+            raise TensorRuntimeError(
+                f"{name}(): sorter must be a tensor of long dtype but got dtype "
+                f"{sorter._dtype._torch_name}")
+        if tuple(sorter._shape) != tuple(boundaries._shape):
+            raise TensorRuntimeError(
+                f"{name}(): boundary and sorter must have the same size, but got boundary "
+                f"tensor {list(boundaries._shape)}and got sorter tensor {list(sorter._shape)}")
+        s = sorter._array()
+        if s.size and (int(s.min()) < 0 or int(s.max()) >= boundaries._shape[-1]):
+            raise TensorRuntimeError(f"{name}(): sorter index out of range")
+        b = xp.take_along_axis(b, s, axis=-1)
+    if scalar:
+        dtype = result_dtype([boundaries, values])
+        v = xp.asarray(values)
+    else:
+        dtype = result_dtype([boundaries, values])
+        v = values._array()
+    work = _dtypes.float32 if dtype in _LOW else dtype
+    b = b.astype(work.numpy)
+    v = v.astype(work.numpy)
+    how = "right" if right else "left"
+    if b.ndim == 1:
+        r = xp.searchsorted(b, v.reshape(-1), side=how).reshape(v.shape)
+    else:
+        rows_b = b.reshape(-1, b.shape[-1])
+        rows_v = v.reshape(-1, v.shape[-1])
+        r = xp.empty(rows_v.shape, dtype="int64")
+        for i in range(rows_b.shape[0]):
+            r[i] = xp.searchsorted(rows_b[i], rows_v[i], side=how)
+        r = r.reshape(v.shape)
+    return xp, r, _dtypes.int32 if out_int32 else _dtypes.int64
+
+
+@register("copy", method=False)
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None, out=None):
+    """Indices where ``input``'s values would be inserted into the sorted last dim of
+    ``sorted_sequence`` (leftmost by default; ``right=True`` or ``side='right'``)."""
+    check_tensor(sorted_sequence, "searchsorted", "sorted_sequence")
+    xp, r, dtype = _search("torch.searchsorted", sorted_sequence, input, right, side, sorter,
+                           out_int32)
+    check_out(out, "searchsorted", dtype)
+    inputs = (sorted_sequence,) + ((input,) if isinstance(input, Tensor) else ())
+    return _emit(searchsorted.op, inputs, xp, r, dtype, sorted_sequence.device, out)
+
+
+@register("copy", method=False)
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """The bucket of each value of ``input`` given the 1-D sorted ``boundaries``."""
+    check_tensor(boundaries, "bucketize", "boundaries", 2)
+    if boundaries.dim() != 1:
+        raise TensorRuntimeError(
+            f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    xp, r, dtype = _search("torch.searchsorted", boundaries, input, right, None, None,
+                           out_int32)
+    check_out(out, "bucketize", dtype)
+    inputs = ((input,) if isinstance(input, Tensor) else ()) + (boundaries,)
+    return _emit(bucketize.op, inputs, xp, r, dtype, boundaries.device, out)

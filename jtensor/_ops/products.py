@@ -1,5 +1,6 @@
-"""Products: matmul (every rank combination), mm, bmm, dot, vdot, outer, mv, addmm,
-baddbmm, einsum, tensordot, trace and kron (``torch.linalg`` itself is in ``linalg.py``).
+"""Products: matmul (every rank combination), mm, bmm, dot, vdot, inner, outer, mv, addmm,
+addmv, addr, baddbmm, addbmm, chain_matmul, einsum, tensordot, trace, kron, cross and cdist
+(pairwise distances) (``torch.linalg`` itself is in ``linalg.py``).
 
 Shapes, dtypes and errors follow PyTorch: matrix products need both operands of the same
 dtype (no promotion, unlike element-wise ops), batch dims broadcast, and each rank
@@ -11,19 +12,21 @@ as in PyTorch.
 """
 
 import builtins
+import math
+import warnings
 
 import numpy as np
 
 
 from .. import _dtypes
-from .._dispatch import check_same_device, finish
-from .._elementwise import result_dtype
-from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
-from .._layout import broadcast_shapes, numel
+from .._dispatch import check_inplace, check_same_device, finish
+from .._elementwise import _write_into, result_dtype
+from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim
+from .._layout import broadcast_shapes, dense_strides_like, numel
 from .._registry import register
-from .._tensor import Tensor
-from .reductions import (TensorNotImplementedError, _c_name, check_out, launch_kernel, quiet,
-                         wrap_result, write_out)
+from .._tensor import Tensor, new_empty_tensor
+from .reductions import (TensorNotImplementedError, _c_name, _emit, _xp, check_out, check_tensor,
+                         launch_kernel, quiet, wrap_result, write_out)
 from .views import make_view
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
@@ -87,6 +90,36 @@ def _vector_mismatch(n, k):
 def _mv_mismatch(rows, cols, k):
     return TensorRuntimeError(
         f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({k})")
+
+
+def _not_for(kernel, dtype):
+    return TensorNotImplementedError(
+        f"\"{kernel}\" not implemented for '{dtype._torch_name}'; cast the input to a "
+        f"supported dtype first (for example with .float()).")
+
+
+def _with_strides(xp, array, dtype, device, stride):
+    """A fresh tensor holding ``array`` laid out with ``stride`` (PyTorch's layout)."""
+    result = new_empty_tensor(array.shape, dtype, device, stride)
+    if array.size:
+        _write_into(result, array)
+    return result
+
+
+_WARNED = set()
+
+
+def _warn_once(key, message):
+    """A UserWarning the first time per process, as PyTorch's TORCH_WARN_ONCE does."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel(3))
+
+
+def _c_type(dtype):
+    return {"float32": "float", "float64": "double", "int64": "long", "int32": "int",
+            "int16": "short", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "float16": "c10::Half", "bfloat16": "c10::BFloat16"}.get(dtype.name, dtype.name)
 
 
 # ---------------------------------------------------------------------- matmul
@@ -661,3 +694,323 @@ def einsum(equation, *operands):
     with quiet():
         r = xp.einsum(spec, *arrays)
     return finish(einsum.op, operands, wrap_result(xp, r, dtype, device))
+
+
+# ---------------------------------------------------------------------- addmv, addbmm, addr
+def _addmv_array(input, mat, vec, beta, alpha):
+    device = _check_tensors("addmv", ("input", input), ("mat", mat), ("vec", vec))
+    if mat.dim() != 2 or vec.dim() != 1 or input.dim() > 1:
+        raise TensorRuntimeError(
+            f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
+    if not (mat._dtype is vec._dtype is input._dtype):
+        raise TensorRuntimeError(
+            f"addmv input tensors must have the same dtype, but got {_name(input._dtype)}, "
+            f"{_name(mat._dtype)}, and {_name(vec._dtype)}")
+    rows, cols = mat._shape
+    if cols != vec._shape[0] or (input.dim() == 1 and input._shape[0] not in (1, rows)):
+        raise TensorRuntimeError(
+            f"size mismatch, got input ({input._shape[0] if input.dim() else 1}), mat "
+            f"({rows}x{cols}), vec ({vec._shape[0]})")
+    _refuse_bool("addmv_impl_cpu", input._dtype)
+    xp = _xp(input)
+    with quiet():
+        r = xp.matmul(_work(mat), _work(vec))
+        r = _scaled_sum(xp, _work(input), r, beta, alpha)
+        r = xp.broadcast_to(r, (rows,))
+    return device, xp, r
+
+
+@register("copy")
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * (mat @ vec)``; ``input`` broadcasts to ``(mat.size(0),)``."""
+    device, xp, r = _addmv_array(input, mat, vec, beta, alpha)
+    _check_product_out(out, "addmv", input._dtype)
+    return _finish_product(addmv.op, (input, mat, vec), xp, r, input._dtype, device, out)
+
+
+@register("inplace")
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    """In-place ``addmv``: ``input`` must already have the result's shape."""
+    _, _, r = _addmv_array(input, mat, vec, beta, alpha)
+    if tuple(input._shape) != r.shape:
+        raise TensorRuntimeError(
+            f"Bad in-place call: input tensor size {list(input._shape)} and output tensor "
+            f"size {list(r.shape)} should match")
+    check_inplace(input)
+    write_out(input, r)
+    return finish(addmv_.op, (input, mat, vec), input, modified=input)
+
+
+def _addbmm_array(input, b1, b2, beta, alpha):
+    device = _check_tensors("addbmm", ("input", input), ("batch1", b1), ("batch2", b2))
+    if b1.dim() != 3:
+        raise TensorRuntimeError("batch1 must be a 3D tensor")
+    if b2.dim() != 3:
+        raise TensorRuntimeError("batch2 must be a 3D tensor")
+    (n, rows, k), (n2, k2, cols) = b1._shape, b2._shape
+    if n != n2:
+        raise TensorRuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {n} and {n2}")
+    if k != k2:
+        raise TensorRuntimeError(
+            f"Incompatible matrix sizes for bmm ({rows}x{k} and {k2}x{cols})")
+    if b1._dtype is not b2._dtype:
+        raise TensorRuntimeError(
+            f"expected scalar type {_name(b1._dtype)} but found {_name(b2._dtype)}")
+    _check_add_base(input, (rows, cols), b1._dtype, "batch2")
+    _refuse_bool("addmm_impl_cpu_", input._dtype)
+    xp = _xp(input)
+    with quiet():
+        prod = xp.matmul(_work(b1), _work(b2))
+        r = prod.sum(axis=0) if n else xp.zeros((rows, cols), dtype=prod.dtype)
+        r = _scaled_sum(xp, _work(input), r, beta, alpha)
+        r = xp.broadcast_to(r, (rows, cols))
+    return device, xp, r
+
+
+@register("copy")
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``; ``input`` broadcasts."""
+    device, xp, r = _addbmm_array(input, batch1, batch2, beta, alpha)
+    _check_product_out(out, "addbmm", input._dtype)
+    return _finish_product(addbmm.op, (input, batch1, batch2), xp, r, input._dtype, device,
+                           out)
+
+
+@register("inplace", function=False)
+def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    """In-place ``addbmm``."""
+    _, _, r = _addbmm_array(input, batch1, batch2, beta, alpha)
+    # like PyTorch, a broadcasting ``self`` is resized to the result's shape
+    check_inplace(input)
+    write_out(input, r)
+    return finish(addbmm_.op, (input, batch1, batch2), input, modified=input)
+
+
+def _addr_array(input, vec1, vec2, beta, alpha):
+    device = _check_tensors("addr", ("input", input), ("vec1", vec1), ("vec2", vec2))
+    if vec1.dim() != 1:
+        raise TensorRuntimeError(
+            f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D")
+    if vec2.dim() != 1:
+        raise TensorRuntimeError(
+            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    dtype = result_dtype([input, vec1, vec2])
+    shape = (vec1._shape[0], vec2._shape[0])
+    try:
+        target = tuple(broadcast_shapes(tuple(input._shape), shape))
+    except RuntimeError:
+        target = None
+    if target != shape:
+        _check_add_base(input, shape, input._dtype, "vec2")
+    xp = _xp(input)
+    with quiet():
+        if dtype is _dtypes.bool_:
+            prod = xp.logical_and(vec1._array()[:, None], vec2._array()[None, :])
+            r = xp.logical_or(xp.logical_and(input._array(), bool(beta)),
+                              xp.logical_and(prod, bool(alpha)))
+        else:
+            prod = xp.multiply(_work(vec1, dtype)[:, None], _work(vec2, dtype)[None, :])
+            r = _scaled_sum(xp, _work(input, dtype), prod, beta, alpha)
+        r = xp.broadcast_to(r, shape)
+    return device, xp, r, dtype
+
+
+@register("copy")
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * outer(vec1, vec2)``; ``input`` broadcasts."""
+    device, xp, r, dtype = _addr_array(input, vec1, vec2, beta, alpha)
+    check_out(out, "addr")
+    return _finish_product(addr.op, (input, vec1, vec2), xp, r, dtype, device, out)
+
+
+@register("inplace", function=False)
+def addr_(input, vec1, vec2, *, beta=1, alpha=1):
+    """In-place ``addr``."""
+    if isinstance(input, Tensor) and input.dim() != 2:
+        raise TensorRuntimeError(f"2D tensor expected, got {input.dim()}D tensor for input")
+    _, _, r, dtype = _addr_array(input, vec1, vec2, beta, alpha)
+    if tuple(input._shape) != r.shape:
+        raise TensorRuntimeError(
+            f"size mismatch, input: {list(input._shape)}, v1: {list(vec1._shape)}, v2: "
+            f"{list(vec2._shape)}")
+    if not _dtypes.can_cast(dtype, input._dtype):
+        raise TensorRuntimeError(
+            f"result type {_name(dtype)} can't be cast to the desired output type "
+            f"{_name(input._dtype)}")
+    check_inplace(input)
+    write_out(input, r)
+    return finish(addr_.op, (input, vec1, vec2), input, modified=input)
+
+
+# ---------------------------------------------------------------------- cross
+@register("copy")
+def cross(input, other, dim=None, *, out=None):
+    """The 3-D cross product along ``dim`` (default: the first dim of size 3, deprecated)."""
+    check_tensor(input, "cross")
+    check_tensor(other, "cross", "other", 2)
+    device = check_same_device([input, other])
+    if input._dtype is not other._dtype:
+        raise TensorRuntimeError(f"expected scalar type {_dtypes_name(input._dtype)} but "
+                                 f"found {_dtypes_name(other._dtype)}")
+    if input.dim() != other.dim():
+        raise TensorRuntimeError(
+            f"linalg.cross: inputs must have the same number of dimensions; got "
+            f"{input.dim()} and {other.dim()}")
+    shape = tuple(broadcast_shapes(tuple(input._shape), tuple(other._shape)))
+    if dim is None:
+        _warn_once("cross",
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+            "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+            "dim will change to agree with that of linalg.cross in a future release.")
+        found = [i for i, s in enumerate(shape) if s == 3]
+        if not found:
+            raise TensorRuntimeError(
+                f"no dimension of size 3 in input (shape {list(shape)}); pass dim= explicitly")
+        d = found[0]
+    else:
+        d = wrap_dim(dim, len(shape))
+        if input._shape[d] != 3 or other._shape[d] != 3:
+            raise TensorRuntimeError(
+                f"linalg.cross: inputs dimension {d} must have length 3. Got "
+                f"{input._shape[d]} and {other._shape[d]}")
+    if input._dtype is _dtypes.bool_:
+        raise _not_for("cross", input._dtype)
+    check_out(out, "cross", input._dtype)
+    xp = _xp(input)
+    a = xp.broadcast_to(_work(input), shape)
+    b = xp.broadcast_to(_work(other), shape)
+    with quiet():
+        r = xp.cross(a, b, axis=d)
+    return _emit(cross.op, (input, other), xp, r, input._dtype, device, out)
+
+
+def _dtypes_name(dtype):
+    return dtype._torch_name
+
+
+# ---------------------------------------------------------------------- cdist, inner
+@register("copy", method=False)
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """Pairwise ``p``-norm distances between the rows of ``x1`` and ``x2`` (batched)."""
+    check_tensor(x1, "cdist", "x1")
+    check_tensor(x2, "cdist", "x2", 2)
+    device = check_same_device([x1, x2])
+    for label, x in (("X1", x1), ("X2", x2)):
+        if x.dim() < 2:
+            raise TensorRuntimeError(
+                f"cdist only supports at least 2D tensors, {label} got: {x.dim()}D")
+    for label, x in (("X1", x1), ("X2", x2)):
+        if x._dtype.category != _dtypes.FLOATING:
+            raise TensorRuntimeError(
+                f"cdist only supports floating-point dtypes, {label} got: "
+                f"{x._dtype._torch_name}")
+    if x1._shape[-1] != x2._shape[-1]:
+        raise TensorRuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: "
+            f"{x2._shape[-1]}")
+    if x1._dtype is not x2._dtype:
+        raise TensorRuntimeError(f"expected scalar type {x1._dtype._torch_name} but found "
+                                 f"{x2._dtype._torch_name}")
+    if not p >= 0:
+        raise TensorRuntimeError(f"cdist only supports non-negative p values, got p={p}")
+    batch = tuple(broadcast_shapes(tuple(x1._shape[:-2]), tuple(x2._shape[:-2])))
+    if x1._dtype in _LOW:
+        raise _not_for("cdist", x1._dtype)
+    xp = _xp(x1)
+    a = xp.broadcast_to(x1._array(), batch + tuple(x1._shape[-2:]))
+    b = xp.broadcast_to(x2._array(), batch + tuple(x2._shape[-2:]))
+    with quiet():
+        diffs = xp.abs(a[..., :, None, :] - b[..., None, :, :])
+        if p == 0:
+            r = xp.sum(diffs != 0, axis=-1)
+        elif p == math.inf:
+            r = xp.max(diffs, axis=-1, initial=0) if diffs.shape[-1] else \
+                xp.zeros(diffs.shape[:-1], dtype=diffs.dtype)
+        elif p == 1:
+            r = xp.sum(diffs, axis=-1)
+        elif p == 2:
+            r = xp.sqrt(xp.sum(diffs * diffs, axis=-1))
+        else:
+            r = xp.sum(diffs ** p, axis=-1) ** (1.0 / p)
+    return finish(cdist.op, (x1, x2), wrap_result(xp, r, x1._dtype, device))
+
+
+@register("copy")
+def inner(input, other, *, out=None):
+    """Sum of products over the last dims of ``input`` and ``other`` (a product if either
+    is 0-d)."""
+    check_tensor(input, "inner")
+    check_tensor(other, "inner", "other", 2)
+    device = check_same_device([input, other])
+    xp = _xp(input)
+    if input.dim() == 0 or other.dim() == 0:
+        dtype = result_dtype([input, other])
+        check_out(out, "inner")
+        with quiet():
+            r = xp.multiply(_work(input, dtype), _work(other, dtype))
+        return _emit(inner.op, (input, other), xp, r, dtype, device, out)
+    if input._shape[-1] != other._shape[-1]:
+        raise TensorRuntimeError(
+            f"inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input._shape)} and {list(other._shape)}")
+    if input._dtype is not other._dtype:
+        raise TensorRuntimeError(
+            f"both inputs should have same dtype; got {input._dtype._torch_name} and "
+            f"{other._dtype._torch_name}")
+    if input._dtype is _dtypes.bool_:
+        raise _not_for("addmm_impl_cpu_" if input.dim() > 1 or other.dim() > 1 else "dot",
+                       input._dtype)
+    check_out(out, "inner")
+    with quiet():
+        r = xp.tensordot(_work(input), _work(other), axes=([-1], [-1]))
+    return _emit(inner.op, (input, other), xp, r, input._dtype, device, out)
+
+
+# ---------------------------------------------------------------------- chain_matmul
+@register("copy", method=False)
+def chain_matmul(*matrices, out=None):
+    """The product of the 2-D ``matrices`` (deprecated: use ``linalg.multi_dot``)."""
+    _warn_once("chain_matmul",
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. "
+        "Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors "
+        "rather than multiple parameters.")
+    if not matrices:
+        raise TensorRuntimeError("chain_matmul(): Expected one or more matrices")
+    for i, m in enumerate(matrices):
+        check_tensor(m, "chain_matmul", "matrices", i + 1)
+        if m.dim() != 2:
+            raise TensorRuntimeError(
+                f"Tensor dimension is {m.dim()}, expected 2 instead (matrix {i} has shape "
+                f"{list(m._shape)}).")
+    device = check_same_device(list(matrices))
+    xp = _xp(matrices[0])
+    first = matrices[0]
+    if len(matrices) == 1:
+        check_out(out, "chain_matmul")
+        a = first._array()
+        if out is not None:
+            write_out(out, a)
+            return finish(chain_matmul.op, matrices, out, modified=out)
+        result = _with_strides(xp, a.copy(), first._dtype, device,
+                               dense_strides_like(tuple(first._shape), tuple(first._stride)))
+        return finish(chain_matmul.op, matrices, result)
+    for i, m in enumerate(matrices[1:], 1):
+        if m._dtype is not first._dtype:
+            raise TensorRuntimeError(
+                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{_c_type(first._dtype)} and tensor {i} {_c_type(m._dtype)}")
+    for i in range(len(matrices) - 1):
+        a, b = matrices[i], matrices[i + 1]
+        if a._shape[1] != b._shape[0]:
+            raise TensorRuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(a._shape)} and "
+                f"{list(b._shape)} cannot be multiplied")
+    if first._dtype is _dtypes.bool_:
+        raise _not_for("addmm_impl_cpu_", first._dtype)
+    check_out(out, "chain_matmul", first._dtype)
+    with quiet():
+        r = _work(first)
+        for m in matrices[1:]:
+            r = xp.matmul(r, _work(m))
+    return _emit(chain_matmul.op, matrices, xp, r, first._dtype, device, out)

@@ -1,5 +1,5 @@
-"""Statistics and scaled products: quantile, nanquantile, mode, logcumsumexp, dist, renorm,
-histogram, trapezoid/trapz/cumulative_trapezoid, cov, corrcoef, addmv, addbmm and addr.
+"""Statistics: quantile, nanquantile, mode, logcumsumexp, dist, renorm, histogram, histc,
+bincount, trapezoid/trapz/cumulative_trapezoid, diff (forward differences), cov and corrcoef.
 
 Values, dtypes, layouts and errors follow PyTorch's CPU kernels: quantile sorts each slice and
 interpolates between the two nearest ranks (computed in the input's dtype), its result puts
@@ -17,19 +17,13 @@ from .. import _dtypes
 from .._dispatch import check_inplace, check_same_device, finish
 from .._elementwise import result_dtype
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
-from .._layout import broadcast_shapes, contiguous_strides
+from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
+                       elementwise_output_strides)
+from .._out import resize_output
 from .._registry import register
 from .._tensor import Tensor
-from .products import (
-    _check_add_base,
-    _check_product_out,
-    _check_tensors,
-    _finish_product,
-    _name,
-    _refuse_bool,
-    _scaled_sum,
-    _work,
-)
+from .products import _name, _with_strides, _work
+from .products import _not_for as _not_for_cast
 from .reductions import (
     _check_keepdim,
     _check_pair_out,
@@ -681,148 +675,157 @@ def corrcoef(input):
     return finish(corrcoef.op, (input,), wrap_result(xp, c, dtype, input.device))
 
 
-# ---------------------------------------------------------------------- addmv, addbmm, addr
-def _addmv_array(input, mat, vec, beta, alpha):
-    device = _check_tensors("addmv", ("input", input), ("mat", mat), ("vec", vec))
-    if mat.dim() != 2 or vec.dim() != 1 or input.dim() > 1:
-        raise TensorRuntimeError(
-            f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
-    if not (mat._dtype is vec._dtype is input._dtype):
-        raise TensorRuntimeError(
-            f"addmv input tensors must have the same dtype, but got {_name(input._dtype)}, "
-            f"{_name(mat._dtype)}, and {_name(vec._dtype)}")
-    rows, cols = mat._shape
-    if cols != vec._shape[0] or (input.dim() == 1 and input._shape[0] not in (1, rows)):
-        raise TensorRuntimeError(
-            f"size mismatch, got input ({input._shape[0] if input.dim() else 1}), mat "
-            f"({rows}x{cols}), vec ({vec._shape[0]})")
-    _refuse_bool("addmv_impl_cpu", input._dtype)
+# ---------------------------------------------------------------------- bincount, histc
+@register("copy")
+def bincount(input, weights=None, minlength=0):
+    """Count (or sum ``weights`` of) each non-negative integer value of the 1-D ``input``."""
+    check_tensor(input, "bincount")
+    if input._dtype.category != _dtypes.INTEGRAL:
+        raise _not_for_cast("bincount_cpu", input._dtype)
+    if minlength < 0:
+        raise TensorRuntimeError(f"minlength should be >= 0, but got {minlength}")
     xp = _xp(input)
-    with quiet():
-        r = xp.matmul(_work(mat), _work(vec))
-        r = _scaled_sum(xp, _work(input), r, beta, alpha)
-        r = xp.broadcast_to(r, (rows,))
-    return device, xp, r
+    a = input._array()
+    if input.dim() != 1 or (a.size and int(a.min()) < 0):
+        raise TensorRuntimeError(
+            f"bincount only supports 1-d non-negative integral inputs; got a "
+            f"{input.dim()}-d tensor of shape {list(input._shape)}")
+    if weights is not None:
+        check_tensor(weights, "bincount", "weights", 2)
+        check_same_device([input, weights])
+        if weights.dim() != 1 or weights._shape[0] != input._shape[0]:
+            raise TensorRuntimeError(
+                f"weights should be 1-d and have the same length as input; got weights of "
+                f"shape {list(weights._shape)} for input of shape {list(input._shape)}")
+    a = a.astype("int64")
+    if weights is None:
+        r = xp.bincount(a, minlength=minlength)
+        dtype = _dtypes.int64
+    else:
+        w = weights._array().astype("float64")
+        r = xp.bincount(a, weights=w, minlength=minlength)
+        dtype = _dtypes.float32 if weights._dtype is _dtypes.float32 else _dtypes.float64
+    inputs = (input,) if weights is None else (input, weights)
+    return finish(bincount.op, inputs, wrap_result(xp, r, dtype, input.device))
 
 
 @register("copy")
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * (mat @ vec)``; ``input`` broadcasts to ``(mat.size(0),)``."""
-    device, xp, r = _addmv_array(input, mat, vec, beta, alpha)
-    _check_product_out(out, "addmv", input._dtype)
-    return _finish_product(addmv.op, (input, mat, vec), xp, r, input._dtype, device, out)
-
-
-@register("inplace")
-def addmv_(input, mat, vec, *, beta=1, alpha=1):
-    """In-place ``addmv``: ``input`` must already have the result's shape."""
-    _, _, r = _addmv_array(input, mat, vec, beta, alpha)
-    if tuple(input._shape) != r.shape:
-        raise TensorRuntimeError(
-            f"Bad in-place call: input tensor size {list(input._shape)} and output tensor "
-            f"size {list(r.shape)} should match")
-    check_inplace(input)
-    write_out(input, r)
-    return finish(addmv_.op, (input, mat, vec), input, modified=input)
-
-
-def _addbmm_array(input, b1, b2, beta, alpha):
-    device = _check_tensors("addbmm", ("input", input), ("batch1", b1), ("batch2", b2))
-    if b1.dim() != 3:
-        raise TensorRuntimeError("batch1 must be a 3D tensor")
-    if b2.dim() != 3:
-        raise TensorRuntimeError("batch2 must be a 3D tensor")
-    (n, rows, k), (n2, k2, cols) = b1._shape, b2._shape
-    if n != n2:
-        raise TensorRuntimeError(
-            f"batch1 and batch2 must have same number of batches, got {n} and {n2}")
-    if k != k2:
-        raise TensorRuntimeError(
-            f"Incompatible matrix sizes for bmm ({rows}x{k} and {k2}x{cols})")
-    if b1._dtype is not b2._dtype:
-        raise TensorRuntimeError(
-            f"expected scalar type {_name(b1._dtype)} but found {_name(b2._dtype)}")
-    _check_add_base(input, (rows, cols), b1._dtype, "batch2")
-    _refuse_bool("addmm_impl_cpu_", input._dtype)
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """Histogram of ``input`` with ``bins`` equal-width bins over ``[min, max]`` (the data's
+    range when both are 0); values outside the range are ignored."""
+    check_tensor(input, "histc")
+    if input._dtype.category != _dtypes.FLOATING:
+        raise _not_for_cast("histogram_cpu", input._dtype)
+    if bins <= 0:
+        raise TensorRuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                                 f"dimension 0")
+    if min > max:
+        raise TensorRuntimeError(f"torch.histc: max must be larger than min, got min={min} "
+                                 f"and max={max}")
+    check_out(out, "histc", input._dtype)
     xp = _xp(input)
+    a = _work(input).reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise TensorRuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
+    # The edges live in the input's dtype, as PyTorch's linear-interpolation kernel has them.
+    left = xp.asarray(lo, dtype=a.dtype)
+    right = xp.asarray(hi, dtype=a.dtype)
     with quiet():
-        prod = xp.matmul(_work(b1), _work(b2))
-        r = prod.sum(axis=0) if n else xp.zeros((rows, cols), dtype=prod.dtype)
-        r = _scaled_sum(xp, _work(input), r, beta, alpha)
-        r = xp.broadcast_to(r, (rows, cols))
-    return device, xp, r
+        kept = a[(a >= left) & (a <= right)]
+        pos = ((kept - left) * a.dtype.type(bins) / (right - left)).astype("int64")
+    pos = xp.minimum(pos, bins - 1)  # the rightmost edge is inclusive
+    r = xp.bincount(pos, minlength=bins)[:bins]
+    return _emit(histc.op, (input,), xp, r, input._dtype, input.device, out)
 
 
+# ---------------------------------------------------------------------- diff
 @register("copy")
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``; ``input`` broadcasts."""
-    device, xp, r = _addbmm_array(input, batch1, batch2, beta, alpha)
-    _check_product_out(out, "addbmm", input._dtype)
-    return _finish_product(addbmm.op, (input, batch1, batch2), xp, r, input._dtype, device,
-                           out)
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    """The ``n``-th forward difference along ``dim``, after joining ``prepend`` and
+    ``append`` to ``input`` along it (bool inputs use logical xor).
 
-
-@register("inplace", function=False)
-def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
-    """In-place ``addbmm``."""
-    _, _, r = _addbmm_array(input, batch1, batch2, beta, alpha)
-    # like PyTorch, a broadcasting ``self`` is resized to the result's shape
-    check_inplace(input)
-    write_out(input, r)
-    return finish(addbmm_.op, (input, batch1, batch2), input, modified=input)
-
-
-def _addr_array(input, vec1, vec2, beta, alpha):
-    device = _check_tensors("addr", ("input", input), ("vec1", vec1), ("vec2", vec2))
-    if vec1.dim() != 1:
-        raise TensorRuntimeError(
-            f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D")
-    if vec2.dim() != 1:
-        raise TensorRuntimeError(
-            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
-    dtype = result_dtype([input, vec1, vec2])
-    shape = (vec1._shape[0], vec2._shape[0])
-    try:
-        target = tuple(broadcast_shapes(tuple(input._shape), shape))
-    except RuntimeError:
-        target = None
-    if target != shape:
-        _check_add_base(input, shape, input._dtype, "vec2")
+    ``out=`` follows the last step's rules, as PyTorch's: a subtraction's (any dtype the
+    result casts to; resized to the result's layout), a copy's for ``n=0`` (same dtype).
+    """
+    check_tensor(input, "diff")
+    check_out(out, "diff")
+    ndim = input.dim()
+    if ndim == 0:
+        raise TensorRuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise TensorRuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, ndim)
+    parts = [input]
+    for extra in (prepend, append):
+        if extra is None:
+            continue
+        check_tensor(extra, "diff", "prepend" if extra is prepend else "append")
+        if extra.dim() != ndim:
+            raise TensorRuntimeError(
+                f"diff expects prepend or append to be the same dimension as input; input is "
+                f"{ndim}-d, got a {extra.dim()}-d tensor")
+        for i in range(ndim):
+            if i != d and extra._shape[i] != input._shape[i]:
+                raise TensorRuntimeError(
+                    f"diff expects the shape of tensor to prepend or append to match that of "
+                    f"input except along the differencing dimension; input.size({i}) = "
+                    f"{input._shape[i]}, but got tensor.size({i}) = {extra._shape[i]}")
     xp = _xp(input)
-    with quiet():
-        if dtype is _dtypes.bool_:
-            prod = xp.logical_and(vec1._array()[:, None], vec2._array()[None, :])
-            r = xp.logical_or(xp.logical_and(input._array(), bool(beta)),
-                              xp.logical_and(prod, bool(alpha)))
-        else:
-            prod = xp.multiply(_work(vec1, dtype)[:, None], _work(vec2, dtype)[None, :])
-            r = _scaled_sum(xp, _work(input, dtype), prod, beta, alpha)
-        r = xp.broadcast_to(r, shape)
-    return device, xp, r, dtype
+    device = check_same_device([p for p in (prepend, input, append) if p is not None])
+    if n == 0:
+        # PyTorch checks prepend/append, then returns a copy of the input alone (its layout
+        # kept), ignoring them.
+        if out is not None:
+            if out._dtype is not input._dtype:
+                raise TensorRuntimeError(
+                    f"expected scalar_type {input._dtype._torch_name} but found "
+                    f"{out._dtype._torch_name}")
+            write_out(out, input._array())
+            return finish(diff.op, (input,), out, modified=out)
+        result = _with_strides(xp, input._array().copy(), input._dtype, device,
+                               dense_strides_like(tuple(input._shape), tuple(input._stride)))
+        return finish(diff.op, (input,), result)
+    if prepend is None and append is None:
+        dtype = input._dtype
+        a = input._array()
+        stride = tuple(input._stride)
+    else:
+        parts = [p for p in (prepend, input, append) if p is not None]
+        dtype = result_dtype(parts)
+        a = xp.concatenate([p._array().astype(dtype.numpy) for p in parts], axis=d)
+        stride = None  # the joined tensor is contiguous
+    shape = tuple(a.shape)
+    if stride is None:
+        stride = contiguous_strides(shape)
+    n = min(n, shape[d])
+    work = _work_array_of(a, dtype)
+    for _ in range(n):
+        length = work.shape[d] - 1
+        hi = work[(slice(None),) * d + (slice(1, 1 + length),)]
+        lo = work[(slice(None),) * d + (slice(0, length),)]
+        with quiet():
+            work = xp.logical_xor(hi, lo) if dtype is _dtypes.bool_ else hi - lo
+        new_shape = tuple(work.shape)
+        stride = elementwise_output_strides(new_shape, [(new_shape, stride), (new_shape, stride)])
+    inputs = tuple(p for p in (input, prepend, append) if p is not None)
+    if out is not None:
+        # logical_xor writes any dtype; a subtraction only one its result casts to
+        if dtype is not _dtypes.bool_ and out._dtype is not dtype and \
+                not _dtypes.can_cast(dtype, out._dtype):
+            raise _dtypes.cast_error(dtype, out._dtype)
+        if tuple(out._shape) != tuple(work.shape):
+            resize_output(out, work.shape, stride)
+        write_out(out, work)
+        return finish(diff.op, inputs, out, modified=out)
+    result = _with_strides(xp, work.astype(dtype.numpy), dtype, device, stride)
+    return finish(diff.op, inputs, result)
 
 
-@register("copy")
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
-    """``beta * input + alpha * outer(vec1, vec2)``; ``input`` broadcasts."""
-    device, xp, r, dtype = _addr_array(input, vec1, vec2, beta, alpha)
-    check_out(out, "addr")
-    return _finish_product(addr.op, (input, vec1, vec2), xp, r, dtype, device, out)
-
-
-@register("inplace", function=False)
-def addr_(input, vec1, vec2, *, beta=1, alpha=1):
-    """In-place ``addr``."""
-    if isinstance(input, Tensor) and input.dim() != 2:
-        raise TensorRuntimeError(f"2D tensor expected, got {input.dim()}D tensor for input")
-    _, _, r, dtype = _addr_array(input, vec1, vec2, beta, alpha)
-    if tuple(input._shape) != r.shape:
-        raise TensorRuntimeError(
-            f"size mismatch, input: {list(input._shape)}, v1: {list(vec1._shape)}, v2: "
-            f"{list(vec2._shape)}")
-    if not _dtypes.can_cast(dtype, input._dtype):
-        raise TensorRuntimeError(
-            f"result type {_name(dtype)} can't be cast to the desired output type "
-            f"{_name(input._dtype)}")
-    check_inplace(input)
-    write_out(input, r)
-    return finish(addr_.op, (input, vec1, vec2), input, modified=input)
+def _work_array_of(a, dtype):
+    work = _dtypes.float32 if dtype in _LOW else dtype
+    return a if a.dtype == work.numpy else a.astype(work.numpy)

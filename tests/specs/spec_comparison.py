@@ -5,6 +5,7 @@ import operator
 import numpy as np
 
 from ..harness import OpSpec, T, arr
+from .spec_softmax import case as auto  # make=None when the run takes only lib
 from .spec_arithmetic import (EDGE_A, EDGE_B, INF, NAN, binary_cases, case, f34, fn, i34,
                               inplace_cases, nz34, zero_d)
 
@@ -272,5 +273,57 @@ SPECS += [
         case(lambda lib: lib.equal(f34(lib), 1.0), name="scalar-other"),
         case(lambda lib: lib.equal(f34(lib)[:0], f34(lib)[:0]), name="empty"),
         case(lambda lib: f34(lib).equal(f34(lib)), name="method"),
+    ]),
+]
+
+
+# ---------------------------------------------------------------------- isin
+def ints(lib):
+    return T(lib, np.array([[1, 2], [3, 4]])), T(lib, np.array([2, 3]))
+
+
+SPECS += [
+    OpSpec("isin", [
+        auto(lambda lib, e, t: lib.isin(e, t), make=ints, name="basic"),
+        auto(lambda lib, e, t: lib.isin(e, t, invert=True), make=ints, name="invert"),
+        auto(lambda lib, e, t: lib.isin(e, t, assume_unique=True), make=ints, name="unique"),
+        auto(lambda lib, e, t: lib.isin(e, 2), make=ints, name="scalar_test"),
+        auto(lambda lib, e, t: lib.isin(elements=e, test_elements=t), make=ints, name="keywords"),
+        auto(lambda lib, e, t: lib.isin(e, test_element=2), make=ints, name="test_element"),
+        auto(lambda lib, e, t: lib.isin(elements=e, test_element=3.0, invert=True), make=ints,
+             name="test_element_invert"),
+        auto(lambda lib, e, t: lib.isin(element=3, test_elements=e), make=ints, name="element"),
+        auto(lambda lib, e, t: lib.isin(element=t[0], test_elements=e), make=ints,
+             name="element_0d"),
+        auto(lambda lib, e, t: lib.isin(element=t[:1], test_elements=e), make=ints,
+             name="element_1d_tensor_error"),
+        auto(lambda lib, e, t: lib.isin(element=t, test_elements=e), make=ints,
+             name="element_tensor_error"),
+        auto(lambda lib, e, t: lib.isin(e, test_element=True), make=ints,
+             name="test_element_bool_error"),
+        auto(lambda lib, e, t: lib.isin(e, test_element=2, out=lib.empty(0, dtype=lib.bool)),
+             make=ints, name="test_element_out"),
+        auto(lambda lib, e, t: lib.isin(2, e), make=ints, name="scalar_element"),
+        auto(lambda lib, e, t: lib.isin(2.0, e), make=ints, name="float_scalar_element"),
+        auto(lambda lib, e, t: lib.isin(e, T(lib, np.array([2.5, 3.0]))), make=ints,
+             name="promotes"),
+        auto(lambda lib, e, t: lib.isin(e.float(), t), make=ints, name="float_elements"),
+        auto(lambda lib, e, t: lib.isin(e.t(), t), make=ints, name="transposed"),
+        auto(lambda lib, e, t: lib.isin(e, t.reshape(2, 1)), make=ints, name="2d_test"),
+        auto(lambda lib, e, t: lib.isin(e[:, ::2], T(lib, np.array([3, 2, 1]))[::2]), make=ints,
+             name="strided"),
+        auto(lambda lib, e, t: lib.isin(T(lib, np.array([NAN, 1.0])), T(lib, np.array([NAN]))),
+             make=ints, name="nan"),
+        auto(lambda lib, e, t: lib.isin(e.half(), t), make=ints, name="half"),
+        auto(lambda lib, e, t: lib.isin(e[0, 0], t), make=ints, name="zero_dim"),
+        auto(lambda lib, e, t: lib.isin(e, t, out=lib.empty(0, dtype=lib.bool)), make=ints,
+             name="out"),
+        auto(lambda lib, e, t: lib.isin(e, T(lib, np.array([True]))), make=ints,
+             name="bool_error"),
+        auto(lambda lib, e, t: lib.isin(e.bool(), T(lib, np.array([True]))), make=ints,
+             name="bool_elements_error"),
+        auto(lambda lib, e, t: lib.isin(e, t.to(lib.complex64)), make=ints,
+             name="complex_error"),
+        auto(lambda lib: lib.isin(2, 3), name="two_scalars_error"),
     ]),
 ]

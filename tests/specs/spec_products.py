@@ -1,7 +1,13 @@
 """Specs of the products (``_ops/products.py``): every matmul rank combination, dtype rules,
 shape errors."""
 
+import numpy as np
+
 from ..harness import Case, OpSpec, T, arr
+from .spec_softmax import case as auto  # make=None when the run takes only lib
+
+NAN = float("nan")
+INF = float("inf")
 
 
 def R(lib, *shape, dtype="float32", seed=0):
@@ -253,3 +259,231 @@ SPECS = [
     ]),
 ]
 
+
+# ---------------------------------------------------------------------- addmv, addbmm, addr
+def addmv_cases():
+    return [
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,)), "basic"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((1,), (3, 4), (4,)), "broadcast"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((), (3, 4), (4,)), "0d-input"),
+        case(lambda lib, c, a, b: c.addmv(a, b, beta=0.5, alpha=2), mk((3,), (3, 4), (4,)),
+             "method-scaled"),
+        case(lambda lib, c, a, b: lib.addmv(c * NAN, a, b, beta=0), mk((3,), (3, 4), (4,)),
+             "beta0-ignores-nan"),
+        case(lambda lib, c, a, b: lib.addmv(c, a.t(), b[::2]), mk((3,), (4, 3), (8,)),
+             "layouts"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,), dtype="int64"),
+             "int"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,), dtype="float64"),
+             "float64"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,), dtype="float16"),
+             "float16", atol=2e-2, rtol=1e-2),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (5,)), "mismatch"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((2,), (3, 4), (4,)), "bad-input"),
+        case(lambda lib, c, a, b: lib.addmv(c.double(), a, b), mk((3,), (3, 4), (4,)),
+             "dtype-error"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4, 1)), "2d-vec-error"),
+        case(lambda lib, c, a, b: lib.addmv(c, a, b, out=lib.empty(0)), mk((3,), (3, 4), (4,)),
+             "out"),
+    ]
+
+
+def addmv__cases():
+    return [
+        case(lambda lib, c, a, b: c.addmv_(a, b), mk((3,), (3, 4), (4,)), "method"),
+        case(lambda lib, c, a, b: lib.addmv_(c, a, b, beta=2, alpha=0.5),
+             mk((3,), (3, 4), (4,)), "function-scaled"),
+        case(lambda lib, c, a, b: c[::2].addmv_(a, b), mk((6,), (3, 4), (4,)), "strided-self"),
+        case(lambda lib, c, a, b: c.addmv_(a, b), mk((1,), (3, 4), (4,)), "shape-error"),
+        case(lambda lib, c, a, b: c.addmv_(a, b), mk((3,), (3, 4), (5,)), "mismatch"),
+    ]
+
+
+def addbmm_cases():
+    return [
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (2, 3, 4), (2, 4, 5)),
+             "basic"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((5,), (2, 3, 4), (2, 4, 5)),
+             "broadcast"),
+        case(lambda lib, c, a, b: c.addbmm(a, b, beta=2, alpha=0.5),
+             mk((3, 5), (2, 3, 4), (2, 4, 5)), "method-scaled"),
+        case(lambda lib, c, a, b: lib.addbmm(c * NAN, a, b, beta=0),
+             mk((3, 5), (2, 3, 4), (2, 4, 5)), "beta0-ignores-nan"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a.transpose(1, 2), b),
+             mk((3, 5), (2, 4, 3), (2, 4, 5)), "transposed"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (0, 3, 4), (0, 4, 5)),
+             "empty-batch"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b),
+             mk((3, 5), (2, 3, 4), (2, 4, 5), dtype="int64"), "int"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b),
+             mk((3, 5), (2, 3, 4), (2, 4, 5), dtype="float16"), "float16", atol=5e-2,
+             rtol=1e-2),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (2, 3, 4), (3, 4, 5)),
+             "batch-mismatch"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (2, 3, 4), (2, 3, 5)),
+             "inner-mismatch"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((4,), (2, 3, 4), (2, 4, 5)),
+             "bad-input"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (3, 4), (2, 4, 5)),
+             "2d-error"),
+        case(lambda lib, c, a, b: lib.addbmm(c, a, b, out=lib.empty(0)),
+             mk((3, 5), (2, 3, 4), (2, 4, 5)), "out"),
+    ]
+
+
+def addbmm__cases():
+    return [
+        case(lambda lib, c, a, b: c.addbmm_(a, b), mk((3, 5), (2, 3, 4), (2, 4, 5)), "basic"),
+        case(lambda lib, c, a, b: c.t().addbmm_(a, b, alpha=2),
+             mk((5, 3), (2, 3, 4), (2, 4, 5)), "transposed-self"),
+        case(lambda lib, c, a, b: c.addbmm_(a, b), mk((5,), (2, 3, 4), (2, 4, 5)),
+             "resizes-self"),
+        case(lambda lib, c, a, b: c.addbmm_(a, b), mk((4, 5), (2, 3, 4), (2, 4, 5)),
+             "shape-error"),
+    ]
+
+
+def addr_cases():
+    return [
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3,), (4,)), "basic"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((4,), (3,), (4,)), "broadcast"),
+        case(lambda lib, c, a, b: c.addr(a, b, beta=0.5, alpha=2), mk((3, 4), (3,), (4,)),
+             "method-scaled"),
+        case(lambda lib, c, a, b: lib.addr(c * NAN, a, b, beta=0), mk((3, 4), (3,), (4,)),
+             "beta0-ignores-nan"),
+        case(lambda lib, c, a, b: lib.addr(c, a[::2], b), mk((3, 4), (6,), (4,)), "strided"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3,), (4,), dtype="int64"),
+             "int"),
+        case(lambda lib, c, a, b: lib.addr(c, a.double(), b), mk((3, 4), (3,), (4,)),
+             "promote"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3,), (4,), dtype="bool"),
+             "bool"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 5), (3,), (4,)), "bad-input"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3, 1), (4,)), "2d-error"),
+        case(lambda lib, c, a, b: lib.addr(c, a, b, out=lib.empty(0)), mk((3, 4), (3,), (4,)),
+             "out"),
+    ]
+
+
+def addr__cases():
+    return [
+        case(lambda lib, c, a, b: c.addr_(a, b), mk((3, 4), (3,), (4,)), "basic"),
+        case(lambda lib, c, a, b: c.t().addr_(a, b, beta=2), mk((4, 3), (3,), (4,)),
+             "transposed-self"),
+        case(lambda lib, c, a, b: c.addr_(a, b), mk((4,), (3,), (4,)), "shape-error"),
+        case(lambda lib, c, a, b: c.addr_(a, b), mk((1, 4), (3,), (4,)), "broadcast-error"),
+        case(lambda lib, c, a, b: c.long().addr_(a, b), mk((3, 4), (3,), (4,)),
+             "cast-error"),
+    ]
+
+
+SPECS += [
+    OpSpec("addmv", addmv_cases()),
+    OpSpec("addmv_", addmv__cases()),
+    OpSpec("addbmm", addbmm_cases()),
+    OpSpec("addbmm_", addbmm__cases()),
+    OpSpec("addr", addr_cases()),
+    OpSpec("addr_", addr__cases()),
+]
+
+
+# ------------------------------------------------------------ cross, cdist, inner, chain_matmul
+def a43(lib):
+    return T(lib, arr(4, 3)), T(lib, arr(4, 3, seed=1))
+
+
+def c32(lib):
+    return T(lib, arr(3, 2)), T(lib, arr(4, 2, seed=1))
+
+
+SPECS += [
+    OpSpec("cross", [
+        auto(lambda lib, a, b: lib.cross(a, b, dim=1), make=a43, name="dim1"),
+        auto(lambda lib, a, b: lib.cross(a, b), make=a43, name="default_dim"),
+        auto(lambda lib, a, b: a.cross(b, -1), make=a43, name="method"),
+        auto(lambda lib, a, b: lib.cross(a.t(), b.t(), dim=0), make=a43, name="transposed"),
+        auto(lambda lib, a, b: lib.cross(a, b[:1], dim=1), make=a43, name="broadcast"),
+        auto(lambda lib, a, b: lib.cross(a[::2], b[1::2], dim=1), make=a43, name="strided"),
+        auto(lambda lib: lib.cross(T(lib, arr(3, 3, 4)), T(lib, arr(3, 3, 4, seed=1))),
+             name="default_first_dim"),
+        auto(lambda lib, a, b: lib.cross(a.double(), b.double(), dim=1), make=a43,
+             name="float64"),
+        auto(lambda lib, a, b: lib.cross(a.long(), b.long(), dim=1), make=a43, name="int64"),
+        auto(lambda lib, a, b: lib.cross(a.half(), b.half(), dim=1), make=a43, name="float16",
+             atol=1e-2, rtol=1e-2),
+        auto(lambda lib, a, b: lib.cross(a, b, dim=1, out=lib.empty(0)), make=a43, name="out"),
+        auto(lambda lib: lib.cross(T(lib, arr(4, 5)), T(lib, arr(4, 5))), name="no_size3_error"),
+        auto(lambda lib, a, b: lib.cross(a, b, dim=0), make=a43, name="dim_size_error"),
+        auto(lambda lib, a, b: lib.cross(a, b[0], dim=1), make=a43, name="ndim_error"),
+        auto(lambda lib, a, b: lib.cross(a, b.double(), dim=1), make=a43, name="dtype_error"),
+        auto(lambda lib, a, b: lib.cross(a.bool(), b.bool(), dim=1), make=a43, name="bool_error"),
+        auto(lambda lib, a, b: lib.cross(a, b, dim=5), make=a43, name="dim_range_error"),
+    ]),
+    OpSpec("cdist", [
+        auto(lambda lib, a, b: lib.cdist(a, b), make=c32, name="p2"),
+        auto(lambda lib, a, b: lib.cdist(a, b, p=1), make=c32, name="p1"),
+        auto(lambda lib, a, b: lib.cdist(a, b, p=0), make=c32, name="p0"),
+        auto(lambda lib, a, b: lib.cdist(a, b, p=3.5), make=c32, name="p3.5"),
+        auto(lambda lib, a, b: lib.cdist(a, b, p=0.5), make=c32, name="p0.5", rtol=1e-4),
+        auto(lambda lib, a, b: lib.cdist(a, b, p=float("inf")), make=c32, name="pinf"),
+        auto(lambda lib, a, b: lib.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"),
+             make=c32, name="compute_mode"),
+        auto(lambda lib: lib.cdist(T(lib, arr(2, 3, 2)), T(lib, arr(4, 2, seed=1))),
+             name="batch_error_2d"),
+        auto(lambda lib: lib.cdist(T(lib, arr(2, 3, 2)), T(lib, arr(1, 4, 2, seed=1))),
+             name="batch_broadcast"),
+        auto(lambda lib: lib.cdist(T(lib, arr(2, 3)).t(), T(lib, arr(2, 4, seed=1)).t()),
+             name="transposed"),
+        auto(lambda lib, a, b: lib.cdist(a.double(), b.double()), make=c32, name="float64"),
+        auto(lambda lib: lib.cdist(T(lib, arr(0, 2)), T(lib, arr(4, 2))), name="empty_rows"),
+        auto(lambda lib: lib.cdist(T(lib, arr(3, 0)), T(lib, arr(4, 0))), name="empty_cols"),
+        auto(lambda lib: lib.cdist(T(lib, arr(3, 2)), T(lib, arr(4, 3))), name="cols_error"),
+        auto(lambda lib, a, b: lib.cdist(a, b, p=-1), make=c32, name="p_error"),
+        auto(lambda lib, a, b: lib.cdist(a.long(), b.long()), make=c32, name="int_error"),
+        auto(lambda lib, a, b: lib.cdist(a, b.double()), make=c32, name="dtype_error"),
+        auto(lambda lib, a, b: lib.cdist(a.half(), b.half()), make=c32, name="half_error"),
+        auto(lambda lib, a, b: lib.cdist(a[0], b[0]), make=c32, name="1d_error"),
+    ]),
+    OpSpec("inner", [
+        auto(lambda lib, a, b: lib.inner(a, b), make=c32, name="2d"),
+        auto(lambda lib, a, b: a.inner(b), make=c32, name="method"),
+        auto(lambda lib, a, b: lib.inner(a[0], b), make=c32, name="1d_2d"),
+        auto(lambda lib, a, b: lib.inner(a[0], b[0]), make=c32, name="1d_1d"),
+        auto(lambda lib, a, b: lib.inner(a[0, 0], b), make=c32, name="scalar"),
+        auto(lambda lib, a, b: lib.inner(T(lib, np.array(2)), b), make=c32, name="int_scalar"),
+        auto(lambda lib, a, b: lib.inner(a.t().contiguous().t(), T(lib, arr(2, 4)).t()),
+             make=c32, name="noncontig"),
+        auto(lambda lib: lib.inner(T(lib, arr(3, 2, 5)), T(lib, arr(4, 5, seed=1))),
+             name="3d"),
+        auto(lambda lib: lib.inner(T(lib, arr(5, 3)).t(), T(lib, arr(4, 5, seed=1))),
+             name="transposed"),
+        auto(lambda lib, a, b: lib.inner(a.long(), b.long()), make=c32, name="int64"),
+        auto(lambda lib, a, b: lib.inner(a, b, out=lib.empty(0)), make=c32, name="out"),
+        auto(lambda lib: lib.inner(T(lib, arr(3, 2)), T(lib, arr(4, 3))), name="shape_error"),
+        auto(lambda lib, a, b: lib.inner(a, b.double()), make=c32, name="dtype_error"),
+        auto(lambda lib, a, b: lib.inner(a.long(), b), make=c32, name="int_float_error"),
+        auto(lambda lib, a, b: lib.inner(a.bool(), b.bool()), make=c32, name="bool_error"),
+    ]),
+    OpSpec("chain_matmul", [
+        auto(lambda lib: lib.chain_matmul(T(lib, arr(2, 3)), T(lib, arr(3, 4, seed=1)),
+                                          T(lib, arr(4, 1, seed=2))), name="three"),
+        auto(lambda lib: lib.chain_matmul(T(lib, arr(2, 3)), T(lib, arr(4, 3, seed=1)).t()),
+             name="transposed"),
+        auto(lambda lib, x: lib.chain_matmul(x), name="one"),
+        auto(lambda lib, x: lib.chain_matmul(x.t()), name="one_transposed"),
+        auto(lambda lib: lib.chain_matmul(T(lib, arr(2, 3, dtype="int64")),
+                                          T(lib, arr(3, 2, dtype="int64", seed=1))),
+             name="int64"),
+        auto(lambda lib: lib.chain_matmul(T(lib, arr(2, 3, dtype="float64")),
+                                          T(lib, arr(3, 2, dtype="float64", seed=1)),
+                                          out=lib.empty(0, dtype=lib.float64)), name="out"),
+        auto(lambda lib: lib.chain_matmul(), name="none_error"),
+        auto(lambda lib: lib.chain_matmul(T(lib, arr(3))), name="1d_error"),
+        auto(lambda lib: lib.chain_matmul(T(lib, arr(2, 3)), T(lib, arr(3))),
+             name="1d_second_error"),
+        auto(lambda lib: lib.chain_matmul(T(lib, arr(2, 3)), T(lib, arr(4, 1))),
+             name="shape_error"),
+        auto(lambda lib: lib.chain_matmul(T(lib, arr(2, 3)), T(lib, arr(3, 1, dtype="float64"))),
+             name="dtype_error"),
+    ]),
+]

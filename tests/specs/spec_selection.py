@@ -4,6 +4,7 @@ errors and storage sharing compared with PyTorch)."""
 import numpy as np
 
 from ..harness import Case, OpSpec, T, arr
+from .spec_softmax import case as auto  # make=None when the run takes only lib
 
 DISTINCT = np.array([[3.0, 1, 2, 0], [5, 4, -1, 7], [2.5, 6, 9, 8]], dtype=np.float32)
 
@@ -471,5 +472,75 @@ SPECS = [
                                        return_inverse=True, return_counts=True), make=None,
              name="dim"),
         case(lambda lib, x: x.t().unique(), make=d34, name="method"),
+    ]),
+]
+
+
+# ---------------------------------------------------------------------- searchsorted, bucketize
+NAN = float("nan")
+
+BOUNDS = [1.0, 3.0, 5.0, 7.0, 9.0]
+VALUES = [[3.0, 6.0, 9.0], [0.0, 10.0, 5.0]]
+
+
+def sv(lib):
+    return T(lib, np.array(BOUNDS, "float32")), T(lib, np.array(VALUES, "float32"))
+
+
+SPECS += [
+    OpSpec("searchsorted", [
+        auto(lambda lib, s, v: lib.searchsorted(s, v), make=sv, name="left"),
+        auto(lambda lib, s, v: lib.searchsorted(s, v, right=True), make=sv, name="right"),
+        auto(lambda lib, s, v: lib.searchsorted(s, v, side="right"), make=sv, name="side"),
+        auto(lambda lib, s, v: lib.searchsorted(s, v, side="left"), make=sv, name="side_left"),
+        auto(lambda lib, s, v: lib.searchsorted(s, v, out_int32=True), make=sv, name="int32"),
+        auto(lambda lib, s, v: lib.searchsorted(s, 5), make=sv, name="scalar"),
+        auto(lambda lib, s, v: lib.searchsorted(s, 5.5, right=True), make=sv, name="scalar_right"),
+        auto(lambda lib, s, v: lib.searchsorted(s, v.t()), make=sv, name="transposed_values"),
+        auto(lambda lib, s, v: lib.searchsorted(s[::2], v), make=sv, name="strided_bounds"),
+        auto(lambda lib, s, v: lib.searchsorted(s.long(), v), make=sv, name="mixed_dtypes"),
+        auto(lambda lib, s, v: lib.searchsorted(s, v.long()), make=sv, name="int_values"),
+        auto(lambda lib, s, v: lib.searchsorted(s.double(), v), make=sv, name="float64"),
+        auto(lambda lib, s, v: lib.searchsorted(
+            s, T(lib, np.array([NAN, 2.0, 1.0], "float32")), right=True), make=sv, name="nan"),
+        auto(lambda lib, s, v: lib.searchsorted(T(lib, np.array([1.0, 2, 2, 2, 3])),
+                                                T(lib, np.array([2.0])), right=True),
+             make=sv, name="ties"),
+        auto(lambda lib: lib.searchsorted(T(lib, np.array([[1.0, 3, 5], [2, 4, 6]])),
+                                          T(lib, np.array([[3.0], [3.0]]))), name="batched"),
+        auto(lambda lib: lib.searchsorted(T(lib, np.array([5.0, 1, 3])), T(lib, np.array([3.0, 4])),
+                                          sorter=T(lib, np.array([1, 2, 0]))), make=None,
+             name="sorter"),
+        auto(lambda lib: lib.searchsorted(T(lib, np.array([5.0, 1, 3])), T(lib, np.array([3.0, 4])),
+                                          sorter=T(lib, np.array([1, 2]))), make=None,
+             name="sorter_size_error"),
+        auto(lambda lib: lib.searchsorted(T(lib, np.array([5.0, 1, 3])), T(lib, np.array([3.0, 4])),
+                                          sorter=T(lib, np.array([1, 2, 5]))), make=None,
+             name="sorter_range_error"),
+        auto(lambda lib: lib.searchsorted(T(lib, np.array([5.0, 1, 3])), T(lib, np.array([3.0, 4])),
+                                          sorter=T(lib, np.array([1.0, 2, 0]))), make=None,
+             name="sorter_dtype_error"),
+        auto(lambda lib: lib.searchsorted(T(lib, np.array([[1.0, 3, 5], [2, 4, 6]])),
+                                          T(lib, np.array([[3.0]]))), make=None,
+             name="batch_mismatch_error"),
+        auto(lambda lib, s, v: lib.searchsorted(s, v, side="left", right=True), make=sv,
+             name="opposite_error"),
+        auto(lambda lib, s, v: lib.searchsorted(s, v, side="foo"), make=sv, name="side_error"),
+        auto(lambda lib, s, v: lib.searchsorted(s[0], v), make=sv, name="zero_dim_error"),
+        auto(lambda lib, s, v: lib.searchsorted(s, v, out=lib.empty(0, dtype=lib.int64)),
+             make=sv, name="out"),
+    ]),
+    OpSpec("bucketize", [
+        auto(lambda lib, s, v: lib.bucketize(v, s), make=sv, name="left"),
+        auto(lambda lib, s, v: lib.bucketize(v, s, right=True), make=sv, name="right"),
+        auto(lambda lib, s, v: lib.bucketize(v, s, right=True, out_int32=True), make=sv,
+             name="int32"),
+        auto(lambda lib, s, v: lib.bucketize(4, s), make=sv, name="scalar"),
+        auto(lambda lib, s, v: lib.bucketize(v.t(), s), make=sv, name="transposed"),
+        auto(lambda lib, s, v: lib.bucketize(v.long(), s), make=sv, name="int_values"),
+        auto(lambda lib, s, v: lib.bucketize(v, s[1::2]), make=sv, name="strided_bounds"),
+        auto(lambda lib, s, v: lib.bucketize(v, s.reshape(1, 5)), make=sv, name="2d_error"),
+        auto(lambda lib, s, v: lib.bucketize(v, s, out=lib.empty(6, dtype=lib.int64)), make=sv,
+             name="out"),
     ]),
 ]

@@ -1,9 +1,11 @@
 """Specs of the statistics ops: quantiles, mode, logcumsumexp, dist, renorm, histogram,
-trapezoid rules, cov/corrcoef and the scaled products addmv/addbmm/addr."""
+trapezoid rules, cov/corrcoef, bincount/histc and diff."""
 
 import numpy as np
 
 from ..harness import Case, OpSpec, T, arr
+from .spec_reductions import layouts
+from .spec_softmax import case as auto  # make=None when the run takes only lib
 
 NAN = float("nan")
 INF = float("inf")
@@ -360,122 +362,6 @@ def corrcoef_cases():
     ]
 
 
-def addmv_cases():
-    return [
-        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,)), "basic"),
-        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((1,), (3, 4), (4,)), "broadcast"),
-        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((), (3, 4), (4,)), "0d-input"),
-        case(lambda lib, c, a, b: c.addmv(a, b, beta=0.5, alpha=2), mk((3,), (3, 4), (4,)),
-             "method-scaled"),
-        case(lambda lib, c, a, b: lib.addmv(c * NAN, a, b, beta=0), mk((3,), (3, 4), (4,)),
-             "beta0-ignores-nan"),
-        case(lambda lib, c, a, b: lib.addmv(c, a.t(), b[::2]), mk((3,), (4, 3), (8,)),
-             "layouts"),
-        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,), dtype="int64"),
-             "int"),
-        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,), dtype="float64"),
-             "float64"),
-        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4,), dtype="float16"),
-             "float16", atol=2e-2, rtol=1e-2),
-        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (5,)), "mismatch"),
-        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((2,), (3, 4), (4,)), "bad-input"),
-        case(lambda lib, c, a, b: lib.addmv(c.double(), a, b), mk((3,), (3, 4), (4,)),
-             "dtype-error"),
-        case(lambda lib, c, a, b: lib.addmv(c, a, b), mk((3,), (3, 4), (4, 1)), "2d-vec-error"),
-        case(lambda lib, c, a, b: lib.addmv(c, a, b, out=lib.empty(0)), mk((3,), (3, 4), (4,)),
-             "out"),
-    ]
-
-
-def addmv__cases():
-    return [
-        case(lambda lib, c, a, b: c.addmv_(a, b), mk((3,), (3, 4), (4,)), "method"),
-        case(lambda lib, c, a, b: lib.addmv_(c, a, b, beta=2, alpha=0.5),
-             mk((3,), (3, 4), (4,)), "function-scaled"),
-        case(lambda lib, c, a, b: c[::2].addmv_(a, b), mk((6,), (3, 4), (4,)), "strided-self"),
-        case(lambda lib, c, a, b: c.addmv_(a, b), mk((1,), (3, 4), (4,)), "shape-error"),
-        case(lambda lib, c, a, b: c.addmv_(a, b), mk((3,), (3, 4), (5,)), "mismatch"),
-    ]
-
-
-def addbmm_cases():
-    return [
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (2, 3, 4), (2, 4, 5)),
-             "basic"),
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((5,), (2, 3, 4), (2, 4, 5)),
-             "broadcast"),
-        case(lambda lib, c, a, b: c.addbmm(a, b, beta=2, alpha=0.5),
-             mk((3, 5), (2, 3, 4), (2, 4, 5)), "method-scaled"),
-        case(lambda lib, c, a, b: lib.addbmm(c * NAN, a, b, beta=0),
-             mk((3, 5), (2, 3, 4), (2, 4, 5)), "beta0-ignores-nan"),
-        case(lambda lib, c, a, b: lib.addbmm(c, a.transpose(1, 2), b),
-             mk((3, 5), (2, 4, 3), (2, 4, 5)), "transposed"),
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (0, 3, 4), (0, 4, 5)),
-             "empty-batch"),
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b),
-             mk((3, 5), (2, 3, 4), (2, 4, 5), dtype="int64"), "int"),
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b),
-             mk((3, 5), (2, 3, 4), (2, 4, 5), dtype="float16"), "float16", atol=5e-2,
-             rtol=1e-2),
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (2, 3, 4), (3, 4, 5)),
-             "batch-mismatch"),
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (2, 3, 4), (2, 3, 5)),
-             "inner-mismatch"),
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((4,), (2, 3, 4), (2, 4, 5)),
-             "bad-input"),
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b), mk((3, 5), (3, 4), (2, 4, 5)),
-             "2d-error"),
-        case(lambda lib, c, a, b: lib.addbmm(c, a, b, out=lib.empty(0)),
-             mk((3, 5), (2, 3, 4), (2, 4, 5)), "out"),
-    ]
-
-
-def addbmm__cases():
-    return [
-        case(lambda lib, c, a, b: c.addbmm_(a, b), mk((3, 5), (2, 3, 4), (2, 4, 5)), "basic"),
-        case(lambda lib, c, a, b: c.t().addbmm_(a, b, alpha=2),
-             mk((5, 3), (2, 3, 4), (2, 4, 5)), "transposed-self"),
-        case(lambda lib, c, a, b: c.addbmm_(a, b), mk((5,), (2, 3, 4), (2, 4, 5)),
-             "resizes-self"),
-        case(lambda lib, c, a, b: c.addbmm_(a, b), mk((4, 5), (2, 3, 4), (2, 4, 5)),
-             "shape-error"),
-    ]
-
-
-def addr_cases():
-    return [
-        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3,), (4,)), "basic"),
-        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((4,), (3,), (4,)), "broadcast"),
-        case(lambda lib, c, a, b: c.addr(a, b, beta=0.5, alpha=2), mk((3, 4), (3,), (4,)),
-             "method-scaled"),
-        case(lambda lib, c, a, b: lib.addr(c * NAN, a, b, beta=0), mk((3, 4), (3,), (4,)),
-             "beta0-ignores-nan"),
-        case(lambda lib, c, a, b: lib.addr(c, a[::2], b), mk((3, 4), (6,), (4,)), "strided"),
-        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3,), (4,), dtype="int64"),
-             "int"),
-        case(lambda lib, c, a, b: lib.addr(c, a.double(), b), mk((3, 4), (3,), (4,)),
-             "promote"),
-        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3,), (4,), dtype="bool"),
-             "bool"),
-        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 5), (3,), (4,)), "bad-input"),
-        case(lambda lib, c, a, b: lib.addr(c, a, b), mk((3, 4), (3, 1), (4,)), "2d-error"),
-        case(lambda lib, c, a, b: lib.addr(c, a, b, out=lib.empty(0)), mk((3, 4), (3,), (4,)),
-             "out"),
-    ]
-
-
-def addr__cases():
-    return [
-        case(lambda lib, c, a, b: c.addr_(a, b), mk((3, 4), (3,), (4,)), "basic"),
-        case(lambda lib, c, a, b: c.t().addr_(a, b, beta=2), mk((4, 3), (3,), (4,)),
-             "transposed-self"),
-        case(lambda lib, c, a, b: c.addr_(a, b), mk((4,), (3,), (4,)), "shape-error"),
-        case(lambda lib, c, a, b: c.addr_(a, b), mk((1, 4), (3,), (4,)), "broadcast-error"),
-        case(lambda lib, c, a, b: c.long().addr_(a, b), mk((3, 4), (3,), (4,)),
-             "cast-error"),
-    ]
-
-
 SPECS = [
     OpSpec("quantile", quantile_cases("quantile")),
     OpSpec("nanquantile", quantile_cases("nanquantile")),
@@ -490,10 +376,129 @@ SPECS = [
     OpSpec("cumulative_trapezoid", trapezoid_cases("cumulative_trapezoid")),
     OpSpec("cov", cov_cases()),
     OpSpec("corrcoef", corrcoef_cases()),
-    OpSpec("addmv", addmv_cases()),
-    OpSpec("addmv_", addmv__cases()),
-    OpSpec("addbmm", addbmm_cases()),
-    OpSpec("addbmm_", addbmm__cases()),
-    OpSpec("addr", addr_cases()),
-    OpSpec("addr_", addr__cases()),
+]
+
+
+# ---------------------------------------------------------------------- bincount, histc, diff
+def idx(values, dtype="int64"):
+    return lambda lib: T(lib, np.array(values, dtype))
+
+
+SPECS += [
+    OpSpec("bincount", [
+        auto(lambda lib, x: lib.bincount(x), make=idx([1, 2, 2, 5]), name="basic"),
+        auto(lambda lib, x: x.bincount(minlength=8), make=idx([1, 2, 2, 5]), name="minlength"),
+        auto(lambda lib, x: x.bincount(minlength=2), make=idx([1, 2, 2, 5]),
+             name="minlength_small"),
+        auto(lambda lib, x: lib.bincount(x, weights=T(lib, np.array([1.0, 2, 3, 4], "float32"))),
+             make=idx([1, 2, 2, 5]), name="weights_f32"),
+        auto(lambda lib, x: lib.bincount(x, T(lib, np.array([1.0, 2, 3, 4]), dtype="float16")),
+             make=idx([1, 2, 2, 5]), name="weights_f16"),
+        auto(lambda lib, x: lib.bincount(x, T(lib, np.array([1, 2, 3, 4]))),
+             make=idx([1, 2, 2, 5]), name="weights_int"),
+        auto(lambda lib, x: lib.bincount(x, T(lib, np.array([1.0, 2, 3, 4]))),
+             make=idx([1, 2, 2, 5]), name="weights_f64"),
+        auto(lambda lib, x: lib.bincount(x), make=idx([1, 2, 2, 5], "int32"), name="int32"),
+        auto(lambda lib, x: lib.bincount(x), make=idx([1, 2, 2, 5], "uint8"), name="uint8"),
+        auto(lambda lib, x: lib.bincount(x[::2]), make=idx([1, 2, 2, 5, 7, 0]), name="strided"),
+        auto(lambda lib, x: lib.bincount(x, minlength=3), make=idx([]), name="empty"),
+        auto(lambda lib, x: lib.bincount(x), make=idx([1, -2, 2]), name="negative_error"),
+        auto(lambda lib, x: lib.bincount(x), make=idx([1.0, 2.0], "float32"), name="float_error"),
+        auto(lambda lib, x: lib.bincount(x), make=idx([True, False], "bool"), name="bool_error"),
+        auto(lambda lib, x: lib.bincount(x), make=idx([[1, 2]]), name="2d_error"),
+        auto(lambda lib, x: lib.bincount(x, minlength=-1), make=idx([1]), name="minlength_error"),
+        auto(lambda lib, x: lib.bincount(x, T(lib, np.array([1.0]))), make=idx([1, 2]),
+             name="weights_len_error"),
+    ]),
+    OpSpec("histc", [
+        auto(lambda lib, x: lib.histc(x, bins=4), name="data_range"),
+        auto(lambda lib, x: x.histc(bins=4, min=-1, max=1), name="range"),
+        auto(lambda lib, x: lib.histc(x), name="default_bins"),
+        auto(lambda lib, x: lib.histc(x, 5, -2.5, 2.5), make=lambda lib: T(lib, arr(4, 3)).t(),
+             name="transposed"),
+        auto(lambda lib, x: lib.histc(x, 3), make=lambda lib: T(lib, arr(3, 4, dtype="float64")),
+             name="float64"),
+        auto(lambda lib, x: lib.histc(x, 4, 0, 4),
+             make=lambda lib: T(lib, np.array([0.5, 1.5, 2.5, 3.5, 4.0, 5.0, -1.0]), "float16"),
+             name="float16"),
+        auto(lambda lib, x: lib.histc(x, 3), make=lambda lib: T(lib, np.ones(3, "float32")),
+             name="constant"),
+        auto(lambda lib, x: lib.histc(x, 3), make=lambda lib: T(lib, np.zeros(0, "float32")),
+             name="empty"),
+        auto(lambda lib, x: lib.histc(x, 4, min=0, max=4),
+             make=lambda lib: T(lib, np.array([0.0, 1.0, 2.0, 3.0, 4.0], "float32")),
+             name="edges"),
+        auto(lambda lib, x: lib.histc(x, 4, out=lib.empty(2)), name="out"),
+        auto(lambda lib, x: lib.histc(x, bins=0), name="bins_error"),
+        auto(lambda lib, x: lib.histc(x, bins=3, min=2, max=1), name="min_max_error"),
+        auto(lambda lib, x: lib.histc(x, 3), make=lambda lib: T(lib, np.array([1.0, NAN])),
+             name="nan_error"),
+        auto(lambda lib, x: lib.histc(x, 3), make=lambda lib: T(lib, np.array([1.0, INF])),
+             name="inf_error"),
+        auto(lambda lib, x: lib.histc(x, 3), make=lambda lib: T(lib, np.arange(4)),
+             name="int_error"),
+    ]),
+    OpSpec("diff", [
+        auto(lambda lib, x: lib.diff(x), name="default"),
+        auto(lambda lib, x: x.diff(n=2, dim=0), name="n2_dim0"),
+        auto(lambda lib, x: lib.diff(x, n=5), name="n_too_big"),
+        auto(lambda lib, x: lib.diff(x, n=4), name="n_equals_size"),
+        auto(lambda lib, x: lib.diff(x, n=0), name="n0"),
+        auto(lambda lib, x: lib.diff(x, n=0), make=lambda lib: T(lib, arr(4, 3)).t(),
+             name="n0_transposed"),
+        # n=0 checks prepend/append, then returns a copy of the input alone.
+        auto(lambda lib, x: lib.diff(x, n=0, prepend=T(lib, arr(3, 1, seed=2))),
+             name="n0_prepend_ignored"),
+        auto(lambda lib, x: lib.diff(x, n=0, prepend=T(lib, arr(3, 1, seed=2), dtype="float64"),
+                                     append=T(lib, arr(3, 2, seed=3))), name="n0_both_ignored"),
+        auto(lambda lib, x: lib.diff(x, n=0, dim=0, append=T(lib, np.ones((1, 4), "float32"))),
+             make=lambda lib: T(lib, arr(4, 3)).t(), name="n0_append_transposed"),
+        auto(lambda lib, x: lib.diff(x, n=0, prepend=T(lib, np.ones((3, 1), "float32"))),
+             make=lambda lib: T(lib, arr(3, 4, dtype="int64")), name="n0_int_prepend_float"),
+        auto(lambda lib, x: lib.diff(x, n=0, append=T(lib, arr(2, 2))), name="n0_append_error"),
+        auto(lambda lib, x: lib.diff(x, n=0, prepend=T(lib, arr(3))), name="n0_prepend_dim_error"),
+        auto(lambda lib, x: lib.diff(x, out=lib.empty(0)), name="out"),
+        auto(lambda lib, x: lib.diff(x, out=lib.empty(3, 3).t()), name="out_transposed"),
+        auto(lambda lib, x: lib.diff(x, out=lib.empty(3, 4).t()), name="out_resized"),
+        auto(lambda lib, x: lib.diff(x, n=2, dim=0, out=lib.empty(0, dtype=lib.float16)),
+             name="out_downcast", atol=1e-2, rtol=1e-2),
+        auto(lambda lib, x: lib.diff(x, out=lib.empty(0, dtype=lib.long)), name="out_cast_error"),
+        auto(lambda lib, x: lib.diff(x, out=lib.empty(0)), make=lambda lib: T(lib, arr(4, 3)).t(),
+             name="out_transposed_input"),
+        auto(lambda lib, x: lib.diff(x > 0, out=lib.empty(0)), name="out_bool_xor"),
+        auto(lambda lib, x: lib.diff(x, prepend=T(lib, arr(3, 1, seed=2), dtype="float64"),
+                                     out=lib.empty(0, dtype=lib.float64)), name="out_prepend"),
+        auto(lambda lib, x: lib.diff(x, n=0, out=lib.empty(0)), name="out_n0"),
+        auto(lambda lib, x: lib.diff(x, n=0, out=lib.empty(4, 3).t()), name="out_n0_transposed"),
+        auto(lambda lib, x: lib.diff(x, n=0, out=lib.empty(0, dtype=lib.float64)),
+             name="out_n0_dtype_error"),
+        auto(lambda lib, x: lib.diff(x, n=5), make=lambda lib: T(lib, arr(4, 3)).t(),
+             name="n_too_big_transposed"),
+        auto(lambda lib, x: lib.diff(x, dim=0), make=lambda lib: T(lib, arr(4, 3)).t(),
+             name="transposed_dim0"),
+        auto(lambda lib, x: lib.diff(x, prepend=T(lib, arr(3, 1, seed=2)),
+                                     append=T(lib, arr(3, 2, seed=3))), name="prepend_append"),
+        auto(lambda lib, x: lib.diff(x, prepend=T(lib, np.ones((3, 1), "float32"))),
+             make=lambda lib: T(lib, arr(4, 3)).t(), name="prepend_transposed"),
+        auto(lambda lib, x: lib.diff(x, prepend=T(lib, np.array([2.0], "float32"))),
+             make=idx([1, 5]), name="prepend_promotes"),
+        auto(lambda lib, x: lib.diff(x, prepend=T(lib, np.array([True]))), make=idx([1, 5]),
+             name="prepend_bool"),
+        auto(lambda lib, x: lib.diff(x), make=idx([True, False, False], "bool"), name="bool"),
+        auto(lambda lib, x: lib.diff(x, n=2), make=idx([True, False, False], "bool"),
+             name="bool_n2"),
+        auto(lambda lib, x: lib.diff(x), make=idx([1, 5, 2], "uint8"), name="uint8_wraps"),
+        auto(lambda lib, x: lib.diff(x), make=lambda lib: T(lib, arr(3, 4), dtype="float16"),
+             name="float16", atol=1e-2),
+        auto(lambda lib, x: lib.diff(x, n=3, dim=1), make=lambda lib: T(lib, arr(2, 6, 3)),
+             name="3d_n3"),
+        auto(lambda lib, x: lib.diff(x, n=-1), name="n_negative_error"),
+        auto(lambda lib, x: lib.diff(x), make=lambda lib: T(lib, np.array(1.0)),
+             name="zero_dim_error"),
+        auto(lambda lib, x: lib.diff(x, prepend=T(lib, np.ones(3))), name="prepend_dim_error"),
+        auto(lambda lib, x: lib.diff(x, prepend=T(lib, np.ones((2, 1), "float32"))),
+             name="prepend_shape_error"),
+        auto(lambda lib, x: lib.diff(x, dim=2), name="dim_error"),
+    ] + layouts(lambda lib, x: lib.diff(x), "lay_") + layouts(
+        lambda lib, x: lib.diff(x, n=2, dim=0), "lay0_")),
 ]
