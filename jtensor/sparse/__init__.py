@@ -1,6 +1,6 @@
 """``torch.sparse``: functions on sparse COO tensors (``mm``, ``addmm``, ``sum``).
 
-The representation lives in ``jtensor/_sparse.py`` (``SparseCOOTensor``, ``sparse_coo``,
+The representation lives in ``jtensor/_sparse/`` (``SparseCOOTensor``, ``sparse_coo``,
 ``sparse_coo_tensor``).
 
 >>> import jtensor as torch
