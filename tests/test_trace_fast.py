@@ -1,8 +1,8 @@
-"""The recorder's fast per-op hook (``Trace._fast_hook``) against its general path.
+"""The recorder's fast per-op hook (``Recorder._fast_hook``) against its general path.
 
 The fast hook keeps plain ops as raw flat records and builds their ``Event`` objects when the
 trace is read; these tests record the same code once through it and once through the general
-``Trace._on_op`` and ask for identical traces, and check what the fast path must not lose:
+``Recorder._on_op`` and ask for identical traces, and check what the fast path must not lose:
 labels in order of first appearance, lines of multi-line statements, reading while recording,
 inputs of other classes, and no garbage-collector tracked object per op but the one weak
 reference a new tensor needs.
@@ -44,7 +44,7 @@ def _traced(general):
     t = record(max_ops=1000)
     t.start()
     if general:
-        _dispatch.trace_hook = t._on_op  # the general path for every op
+        _dispatch.trace_hook = t._recorder._on_op  # the general path for every op
     keep = _program(x, w, p)
     t.stop(namespace={"x": x, "w": w, "p": p, "keep": keep})
     return t
@@ -54,7 +54,7 @@ def test_fast_hook_is_installed_and_records_what_the_general_path_records():
     t = record()
     t.start()
     try:
-        assert _dispatch.trace_hook is not None and _dispatch.trace_hook != t._on_op
+        assert _dispatch.trace_hook is not None and _dispatch.trace_hook != t._recorder._on_op
     finally:
         t.stop()
     fast, general = _traced(False), _traced(True)

@@ -13,8 +13,9 @@
 tensor(3.)
 
 Plain Python only (no IPython): the magics in ``jtensor.magics`` and the widgets in
-``jtensor.widgets`` are built on this module. See ``recorder.Trace`` for the query API,
-``events`` for the fields of events and snapshots, ``pitfalls`` for the analysis.
+``jtensor.widgets`` are built on this module. See ``result.Trace`` for the query API
+(``recorder`` for how it is filled), ``events`` for the fields of events and snapshots,
+``pitfalls`` for the analysis.
 """
 
 import sys as _sys
@@ -23,8 +24,9 @@ import types as _types
 from .describe import TensorInfo, describe
 from .events import Event, TensorSnapshot
 from .pitfalls import PITFALLS, Finding, analyze
-from .recorder import Trace, active, record
+from .recorder import active
 from .report import SECTIONS
+from .result import Trace, record
 
 __all__ = ["record", "Trace", "Event", "TensorSnapshot", "Finding", "PITFALLS", "analyze",
            "describe", "TensorInfo", "active", "SECTIONS"]
