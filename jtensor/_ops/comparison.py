@@ -4,7 +4,8 @@ eq/ne/lt/le/gt/ge (and PyTorch's aliases greater, less_equal, ...), logical_and/
 bitwise_and/or/xor/not and the shifts, with their operators (``==``, ``&``, ``~``, ``<<``...),
 in-place forms (which keep ``self``'s dtype and write 0/1) and ``out=``; isclose, allclose and
 equal (Python bools), isnan, isinf, isfinite, isposinf, isneginf and signbit; ``isin``
-(membership of each element in a set of values).
+(membership of each element in a set of values); the Python-bool queries ``is_nonzero`` and
+``is_same_size``.
 """
 
 import numbers
@@ -19,6 +20,7 @@ from .._tensor import Tensor
 from .._errors import TensorNotImplementedError, not_implemented
 from .arithmetic import as_operand, binary_op, promoted, quiet, refuse_dtypes
 from .reductions import _LOW, _emit, _xp, check_out
+from .views import _check_tensor
 
 # ------------------------------------------------------------------------- comparisons
 
@@ -374,3 +376,26 @@ def isin(elements=None, test_elements=None, *, element=None, test_element=None,
     check_out(out, "isin", _dtypes.bool_)
     r = xp.isin(values(elements), values(test_elements), invert=bool(invert))
     return _emit(isin.op, tuple(tensors), xp, r, _dtypes.bool_, device, out)
+
+
+# ---------------------------------------------------------------------- is_nonzero, is_same_size
+@register("query")
+def is_nonzero(input):
+    """``True`` when the single element of ``input`` is not zero (a Python bool); tensors
+    with no or several elements raise."""
+    _check_tensor(input, "is_nonzero")
+    n = input.numel()
+    if n == 0:
+        raise TensorRuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise TensorRuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    value = input._array().reshape(-1)[0]
+    return finish(is_nonzero.op, (input,), bool(value != 0))
+
+
+@register("query")
+def is_same_size(input, other):
+    """Whether ``input`` and ``other`` have the same shape."""
+    _check_tensor(input, "is_same_size", "input", 1)
+    _check_tensor(other, "is_same_size", "other", 1)
+    return finish(is_same_size.op, (input, other), tuple(input._shape) == tuple(other._shape))

@@ -1,5 +1,6 @@
 """Ops that copy data or write it in place: contiguous, clone, to (and the casts), copy_,
-resize_, set_, fill_, zero_, plus the writer behind basic ``tensor[key] = value``.
+resize_, set_, fill_, zero_, narrow_copy, plus the writer behind basic
+``tensor[key] = value``.
 
 The layout of every new tensor is PyTorch's: ``strides_for_format`` turns a memory format
 into strides (``preserve_format`` keeps a dense input's strides and otherwise infers a dense
@@ -15,7 +16,8 @@ from .. import _dtypes
 from .._device import device as _device_type
 from .._device import is_pinned, to_device
 from .._dispatch import check_inplace, check_no_internal_overlap, finish
-from .._errors import JTensorError, TensorRuntimeError, TensorTypeError, stacklevel
+from .._errors import (JTensorError, TensorIndexError, TensorRuntimeError, TensorTypeError,
+                       stacklevel, wrap_dim)
 from .._layout import (
     broadcast_shapes,
     broadcast_strides,
@@ -38,6 +40,8 @@ from .._tensor import (
     preserve_format,
 )
 from .._tensor import memory_format as _memory_format_type
+from ._selection_common import _wrap, _write_out
+from .views import _check_tensor, _index
 
 _PARTIAL_OVERLAP = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer "
@@ -712,3 +716,36 @@ def _is_pinned(self, device=None):
 
 Tensor.pin_memory = _pin_memory
 Tensor.is_pinned = _is_pinned
+
+
+# ---------------------------------------------------------------------- narrow_copy
+@register("copy")
+def narrow_copy(input, dim, start, length, *, out=None):
+    """A contiguous copy of ``input.narrow(dim, start, length)``."""
+    _check_tensor(input, "narrow_copy")
+    if input.dim() == 0:
+        raise TensorRuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    dim = _index(dim, "narrow_copy", "dim")
+    if dim >= input.dim():
+        raise TensorRuntimeError(
+            f"narrow_copy(): dim {dim} is out of range for a tensor with {input.dim()} dims "
+            "(Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.)")
+    dim = wrap_dim(dim, input.dim())
+    start = _index(start, "narrow_copy", "start")
+    length = _index(length, "narrow_copy", "length")
+    size = input._shape[dim]
+    if start < -size or start > size:
+        raise TensorIndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got "
+            f"{start})")
+    if start < 0:
+        start += size
+    if length < 0 or start + length > size:
+        raise TensorRuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    key = (slice(None),) * dim + (slice(start, start + length),)
+    result = _wrap(input._array()[key], input._dtype, input._storage.device)
+    if out is not None:
+        return finish(narrow_copy.op, (input,), _write_out(out, result, "narrow_copy"),
+                      modified=out)
+    return finish(narrow_copy.op, (input,), result)

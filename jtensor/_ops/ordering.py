@@ -1,5 +1,6 @@
 """Sorting and order statistics: ``sort``, ``argsort``, ``msort``, ``topk``, ``kthvalue``,
-``unique``, and the searches in sorted sequences ``searchsorted`` and ``bucketize``.
+``unique``, ``unique_consecutive``, and the searches in sorted sequences ``searchsorted``
+and ``bucketize``.
 ``sort``/``topk``/``kthvalue`` return ``jtensor.return_types`` named tuples.
 
 Conventions (layouts, validation before writing, ``finish``): see ``_selection_common``.
@@ -13,11 +14,14 @@ from .. import _dtypes, return_types
 from .._device import data_dependent_sync
 from .._dispatch import finish
 from .._elementwise import result_dtype
-from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
+from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError, not_implemented,
+                       wrap_dim)
+from .._layout import contiguous_strides
 from .._registry import register
-from .._tensor import Tensor
+from .._tensor import Tensor, new_empty_tensor
 from ._selection_common import _fresh, _preserve, _wrap, _write_out, _xp
 from .reductions import _LOW, _emit, check_out, check_tensor
+from .views import _check_tensor
 
 
 # ---------------------------------------------------------------------- sorting
@@ -301,3 +305,75 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     check_out(out, "bucketize", dtype)
     inputs = ((input,) if isinstance(input, Tensor) else ()) + (boundaries,)
     return _emit(bucketize.op, inputs, xp, r, dtype, boundaries.device, out)
+
+
+# ---------------------------------------------------------------------- unique_consecutive
+@register("copy")
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive values (or slices along ``dim``) to one; optionally
+    with the inverse mapping and the run lengths. Returns a tensor, or a tuple when either
+    flag is set."""
+    _check_tensor(input, "unique_consecutive")
+    if input._dtype.category == _dtypes.COMPLEX:
+        raise not_implemented("unique", input._dtype)
+    xp = _xp(input)
+    device = input._storage.device
+    a = input._array()
+    if input._dtype is _dtypes.bfloat16:
+        a = a.astype(np.float32)
+    i64 = np.int64
+    if dim is None:
+        flat = a.reshape(-1)
+        if flat.shape[0] == 0:
+            starts = xp.zeros((0,), dtype=bool)
+        else:
+            starts = xp.concatenate([xp.ones((1,), dtype=bool), flat[1:] != flat[:-1]])
+        values = _wrap(flat[starts], input._dtype, device)
+        inverse_shape = tuple(input._shape)
+    else:
+        if input.dim() == 0:
+            raise TensorIndexError(
+                f"Dimension specified as {dim} but tensor has no dimensions")
+        dim = wrap_dim(dim, input.dim())
+        shape = tuple(input._shape)
+        if input.numel() == 0:
+            if shape[dim] != 0:
+                raise TensorRuntimeError(
+                    "There are 0 sized dimensions, and they aren't selected, so unique cannot "
+                    "be applied")
+            if shape.count(0) != 1:
+                raise TensorRuntimeError(
+                    "Number of zero sized dimensions is more than one, so unique cannot be "
+                    "applied")
+        moved = xp.moveaxis(a, dim, 0)
+        rows = moved.reshape(shape[dim], int(np.prod(moved.shape[1:], dtype=np.int64)))
+        if rows.shape[0] == 0:
+            starts = xp.zeros((0,), dtype=bool)
+        else:
+            diff = (rows[1:] != rows[:-1]).any(axis=1) if rows.shape[1] else \
+                xp.zeros((rows.shape[0] - 1,), dtype=bool)
+            starts = xp.concatenate([xp.ones((1,), dtype=bool), diff])
+        kept = moved[starts]
+        # PyTorch stacks the kept slices along dim 0 and moves that axis back to ``dim``.
+        moved_stride = list(contiguous_strides(kept.shape))
+        st0 = moved_stride.pop(0)
+        moved_stride.insert(dim, st0)
+        out_shape = list(kept.shape[1:])
+        out_shape.insert(dim, kept.shape[0])
+        values = new_empty_tensor(tuple(out_shape), input._dtype, device,
+                                  stride=tuple(moved_stride))
+        values._array()[...] = xp.moveaxis(kept, 0, dim)
+        inverse_shape = (shape[dim],)
+    results = [values]
+    if return_inverse:
+        inverse = (xp.cumsum(starts.astype(i64)) - 1).reshape(inverse_shape) if starts.shape[0] \
+            else xp.zeros(inverse_shape, dtype=i64)
+        results.append(_wrap(inverse, _dtypes.int64, device))
+    if return_counts:
+        positions = xp.nonzero(starts)[0]
+        last = xp.asarray([starts.shape[0]], dtype=positions.dtype)
+        ends = xp.concatenate([positions[1:], last]) if positions.shape[0] else positions
+        results.append(_wrap((ends - positions).astype(i64), _dtypes.int64, device))
+    if len(results) == 1:
+        return finish(unique_consecutive.op, (input,), values)
+    return finish(unique_consecutive.op, (input,), tuple(results))

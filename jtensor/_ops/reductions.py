@@ -1,4 +1,5 @@
-"""Reductions and scans: sum, mean, max, var, norm, logsumexp, all/any, cumsum, median...
+"""Reductions and scans: sum, mean, max, var, norm, logsumexp, all/any, cumsum, median,
+``Tensor.sum_to_size``...
 
 Every op follows PyTorch's signature and rules: ``dim`` may be None, an int or a tuple/list
 (an empty tuple means "every dim" except for ``all``/``any``), ``keepdim`` keeps reduced dims
@@ -28,6 +29,7 @@ from .._out import resize_output
 from .._registry import OPS, register
 from .._size import Size
 from .._tensor import Tensor, new_empty_tensor
+from .views import sizes_from_args
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
 
@@ -942,3 +944,29 @@ def median(input, dim=None, keepdim=False, *, out=None):
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """``median`` ignoring NaN (NaN only where every element is NaN)."""
     return _median(nanmedian.op, "nanmedian", input, dim, keepdim, out)
+
+
+# ---------------------------------------------------------------------- sum_to_size
+@register("reduction", function=False)
+def sum_to_size(input, *size):
+    """Sum ``input`` down to ``size`` (a shape ``input`` could be expanded from); returns
+    ``input`` itself when the shape already matches."""
+    if not size:
+        raise TensorTypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    size = sizes_from_args(size, "size")
+    shape = tuple(input._shape)
+    lead = len(shape) - len(size)
+    ok = lead >= 0 and builtins.all(s == shape[lead + i] or s == 1 for i, s in enumerate(size))
+    if not ok:
+        raise TensorRuntimeError(
+            f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    if size == shape:
+        return finish(sum_to_size.op, (input,), input)
+    dtype = _sum_result_dtype(input, None, None)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
+    xp = _xp(input)
+    with quiet():
+        r = xp.sum(_work_array(input, dtype), axis=axes, keepdims=True)
+    r = r.reshape(size)
+    return finish(sum_to_size.op, (input,), wrap_result(xp, r, dtype, input._storage.device))

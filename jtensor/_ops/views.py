@@ -3,6 +3,11 @@
 Each op computes metadata with PyTorch's rules and hands it to ``_make_view``; the result
 shares the storage and the version counter, and its ``_base`` is the root tensor that owns
 the memory, exactly as in PyTorch.
+
+Also here: the view-or-alias conveniences ``ravel`` (a copy only for a non-contiguous input,
+as PyTorch's), ``atleast_1d/2d/3d``, ``adjoint`` (a conjugated copy for complex tensors),
+``resolve_conj`` and ``resolve_neg``, and the argument checks other families share
+(``_check_tensor``, ``_tensor_args``, ``_index``).
 """
 
 import builtins
@@ -951,3 +956,143 @@ def _slice_bounds(k, size):
             "use .flip() to reverse a tensor)")
     start, stop, step = k.indices(size)  # a zero step raises ValueError, as in PyTorch
     return start, max(stop, start), step
+
+
+# ---------------------------------------- argument checks shared with the other families
+def _check_tensor(x, name, arg="input", position=1):
+    if not isinstance(x, Tensor):
+        raise TensorTypeError(
+            f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+            f"{type(x).__name__}")
+
+
+def _tensor_args(tensors, name):
+    """``f(a, b)`` or ``f([a, b])`` -> a list of tensors (TypeError for anything else)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TensorTypeError(
+                f"{name}(): expected Tensor as element {i} in argument 0, but got "
+                f"{type(t).__name__}")
+    return tensors
+
+
+def _index(value, name, arg):
+    if isinstance(value, bool):
+        raise TensorTypeError(f"{name}(): argument '{arg}' must be int, not bool")
+    try:
+        return value.__index__()
+    except AttributeError:
+        raise TensorTypeError(
+            f"{name}(): argument '{arg}' must be int, not {type(value).__name__}") from None
+
+
+# ---------------------------------------- ravel, atleast_*d, adjoint, resolve_conj/neg
+@register("view")
+def ravel(input):
+    """``input`` flattened: ``input.contiguous().view(-1)`` as in PyTorch, so a view only of
+    a contiguous input (a strided input that ``reshape`` could view is copied)."""
+    _check_tensor(input, "ravel")
+    n = input.numel()
+    if input.is_contiguous():
+        return finish(ravel.op, (input,), make_view(input, (n,), (1,), input._offset))
+    from .copies import contiguous_copy
+
+    copied = contiguous_copy(input)
+    copied._set_metadata((n,), (1,), 0)
+    return finish(ravel.op, (input,), copied, info={"copied": True})
+
+
+def _unsqueeze_geometry(shape, stride, d):
+    # PyTorch's inferUnsqueezeGeometry: the new dim's stride is size*stride of the dim it
+    # precedes (1 when appended last).
+    new_stride = shape[d] * stride[d] if d < len(shape) else 1
+    return shape[:d] + (1,) + shape[d:], stride[:d] + (new_stride,) + stride[d:]
+
+
+def _atleast_one(t, n):
+    if t.dim() >= n:
+        return t
+    if t.dim() == 0:
+        return make_view(t, (1,) * n, (1,) * n, t._offset)
+    shape, stride = tuple(t._shape), tuple(t._stride)
+    if n == 2 or t.dim() == 1:
+        shape, stride = _unsqueeze_geometry(shape, stride, 0)
+    if n == 3:
+        shape, stride = _unsqueeze_geometry(shape, stride, len(shape))
+    return make_view(t, shape, stride, t._offset)
+
+
+def _atleast(op, name, n, tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        t = tensors[0]
+        return finish(op, (t,), _atleast_one(t, n))
+    if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)):
+        raise TensorTypeError(
+            f"{name}() received an invalid combination of arguments - got "
+            f"({type(tensors[0]).__name__}), but expected one of: (Tensor input) or (tuple of "
+            "Tensors tensors)")
+    tensors = _tensor_args(tensors, name)
+    return finish(op, tuple(tensors), tuple(_atleast_one(t, n) for t in tensors))
+
+
+@register("view", method=False)
+def atleast_1d(*tensors):
+    """``input`` viewed with at least 1 dim (0-d -> shape (1,)); a tensor already 1-d or more
+    comes back as is. Several tensors (or one list) give a tuple."""
+    return _atleast(atleast_1d.op, "atleast_1d", 1, tensors)
+
+
+@register("view", method=False)
+def atleast_2d(*tensors):
+    """``input`` viewed with at least 2 dims (1-d ``(n,)`` -> ``(1, n)``)."""
+    return _atleast(atleast_2d.op, "atleast_2d", 2, tensors)
+
+
+@register("view", method=False)
+def atleast_3d(*tensors):
+    """``input`` viewed with at least 3 dims (``(n,)`` -> ``(1, n, 1)``, ``(m, n)`` ->
+    ``(m, n, 1)``)."""
+    return _atleast(atleast_3d.op, "atleast_3d", 3, tensors)
+
+
+@register("view")
+def adjoint(input):
+    """The conjugate transpose of the last two dims (a view for real tensors).
+
+    jtensor has no lazy conjugate bit, so complex inputs get a conjugated copy."""
+    _check_tensor(input, "adjoint")
+    if input.dim() == 1:
+        raise TensorRuntimeError(
+            "tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D "
+            "tensor.")
+    if input.dim() == 0:
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=stacklevel(2))
+        return finish(adjoint.op, (input,), input)
+    shape, stride = list(input._shape), list(input._stride)
+    shape[-1], shape[-2] = shape[-2], shape[-1]
+    stride[-1], stride[-2] = stride[-2], stride[-1]
+    out = make_view(input, shape, stride, input._offset)
+    if input._dtype.category == _dtypes.COMPLEX:
+        from ._selection_common import _wrap, _xp  # it imports views: not at module level
+
+        xp = _xp(input)
+        out = _wrap(xp.conj(out._array()), input._dtype, input._storage.device)
+    return finish(adjoint.op, (input,), out)
+
+
+@register("view")
+def resolve_conj(input):
+    """``input`` itself: jtensor materialises conjugation eagerly (no conjugate bit)."""
+    _check_tensor(input, "resolve_conj")
+    return finish(resolve_conj.op, (input,), input)
+
+
+@register("view")
+def resolve_neg(input):
+    """``input`` itself: jtensor has no lazy negative bit to resolve."""
+    _check_tensor(input, "resolve_neg")
+    return finish(resolve_neg.op, (input,), input)

@@ -5,6 +5,7 @@ import operator
 import numpy as np
 
 from ..harness import OpSpec, T, arr
+from .spec_reductions import case as case34  # make=x34 by default
 from .spec_softmax import case as auto  # make=None when the run takes only lib
 from .spec_arithmetic import (EDGE_A, EDGE_B, INF, NAN, binary_cases, case, f34, fn, i34,
                               inplace_cases, nz34, zero_d)
@@ -325,5 +326,28 @@ SPECS += [
         auto(lambda lib, e, t: lib.isin(e, t.to(lib.complex64)), make=ints,
              name="complex_error"),
         auto(lambda lib: lib.isin(2, 3), name="two_scalars_error"),
+    ]),
+]
+
+
+# ------------------------------------------------------------ is_nonzero, is_same_size
+SPECS += [
+    OpSpec("is_nonzero", [
+        case34(lambda lib, x: x[0, 0].is_nonzero(), name="0d"),
+        case34(lambda lib: lib.tensor(0.0).is_nonzero(), None, "zero"),
+        case34(lambda lib: lib.tensor(-0.0).is_nonzero(), None, "negative-zero"),
+        case34(lambda lib: lib.tensor(float("nan")).is_nonzero(), None, "nan"),
+        case34(lambda lib: lib.tensor([[True]]).is_nonzero(), None, "bool-2d"),
+        case34(lambda lib: lib.is_nonzero(lib.tensor([3])), None, "int"),
+        case34(lambda lib: lib.tensor(0j).is_nonzero(), None, "complex-zero"),
+        case34(lambda lib, x: x.is_nonzero(), name="many"),
+        case34(lambda lib, x: x[1:2, 2:3].bfloat16().is_nonzero(), name="bfloat16"),
+        case34(lambda lib, x: x[:0].is_nonzero(), name="empty"),
+    ]),
+    OpSpec("is_same_size", [
+        case34(lambda lib, x: x.is_same_size(x.clone())),
+        case34(lambda lib, x: lib.is_same_size(x, x.t()), name="different"),
+        case34(lambda lib, x: x.is_same_size(x.int()), name="dtype-irrelevant"),
+        case34(lambda lib, x: x.is_same_size(3), name="not-tensor"),
     ]),
 ]

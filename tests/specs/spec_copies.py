@@ -1,4 +1,5 @@
-"""Specs of the copy ops (contiguous, clone, to, copy_, resize_, set_, fill_, zero_, is_set_to):
+"""Specs of the copy ops (contiguous, clone, to, copy_, resize_, set_, fill_, zero_, is_set_to,
+narrow_copy):
 layouts (memory formats, transposed, sliced, expanded inputs), dtype casts and sharing."""
 
 import numpy as np
@@ -387,5 +388,28 @@ SPECS = [
         case(lambda lib, x: (lambda t: (t.__setitem__(0, lib.tensor([1.5, -1.5, 300, 2])), t)[1])(
             x.byte()), name="tensor-cast-wraps"),
         case(lambda lib, x: (x.__setitem__(5, 1.0), x)[1], name="bad-index"),
+    ]),
+]
+
+
+# ------------------------------------------------------------ narrow_copy
+def x234(lib):
+    return T(lib, arr(2, 3, 4))
+
+
+SPECS += [
+    OpSpec("narrow_copy", [
+        case(lambda lib, x: x.narrow_copy(1, 1, 2), make=x234),
+        case(lambda lib, x: x.transpose(0, 2).narrow_copy(0, 1, 2), make=x234, name="noncontig"),
+        case(lambda lib, x: lib.narrow_copy(x, 1, -1, 1), name="negative-start"),
+        case(lambda lib, x: x.narrow_copy(1, 4, 0), name="empty"),
+        case(lambda lib, x: x.int().narrow_copy(0, 1, 2), name="int"),
+        case(lambda lib, x: lib.narrow_copy(x, 0, 0, 1, out=lib.empty(0)), name="out"),
+        case(lambda lib, x: x.narrow_copy(1, 3, 2), name="too-long"),
+        case(lambda lib, x: x.narrow_copy(1, 0, -1), name="negative-length"),
+        case(lambda lib, x: x.narrow_copy(1, 5, 0), name="start-out-of-range"),
+        case(lambda lib, x: x.narrow_copy(-3, 0, 1), name="dim-too-negative"),
+        case(lambda lib, x: x.narrow_copy(5, 0, 1), name="dim-too-big"),
+        case(lambda lib, x: x[0, 0].narrow_copy(0, 0, 1), name="0d"),
     ]),
 ]

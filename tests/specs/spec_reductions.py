@@ -1,4 +1,5 @@
-"""Specs of the reductions and scans: dims, keepdim, dtype, layouts, empty inputs, NaN, errors."""
+"""Specs of the reductions and scans (and sum_to_size): dims, keepdim, dtype, layouts, empty
+inputs, NaN, errors."""
 
 import numpy as np
 
@@ -437,4 +438,24 @@ SPECS = [
          # (an expanded input): its result is wrong, so that layout is not compared.
          if c.name != "expanded"] + layouts(lambda lib, x, n=name: getattr(x, n)(), "all-"))
     for name in ("median", "nanmedian")
+]
+
+
+# ------------------------------------------------------------ sum_to_size
+SPECS += [
+    OpSpec("sum_to_size", [
+        case(lambda lib, x: x.sum_to_size(3, 1), make=x234),
+        case(lambda lib, x: x.sum_to_size((2, 3, 4)), make=x234, name="same-self"),
+        case(lambda lib, x: x.sum_to_size(1, 3, 1), make=x234, name="keep-leading-1"),
+        case(lambda lib, x: x.sum_to_size(2, 1, 1), make=x234),
+        case(lambda lib, x: x.transpose(0, 2).sum_to_size(3, 1), make=x234, name="noncontig"),
+        case(lambda lib, x: x.sum_to_size([1, 4]), name="list"),
+        case(lambda lib, x: x.sum_to_size(lib.Size([4])), name="size"),
+        case(lambda lib, x: x.int().sum_to_size(4), name="int-to-long"),
+        case(lambda lib, x: (x > 0).sum_to_size(1, 1), name="bool"),
+        case(lambda lib, x: x.half().sum_to_size(3, 1), name="half", atol=1e-2, rtol=1e-2),
+        case(lambda lib, x: x.sum_to_size(5), make=x234, name="not-expandable"),
+        case(lambda lib, x: x.sum_to_size(1, 1, 3, 4), name="too-many-dims"),
+        case(lambda lib, x: x.sum_to_size(), name="no-size"),
+    ]),
 ]

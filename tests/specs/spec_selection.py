@@ -695,3 +695,54 @@ SPECS += [
              "bad-reduce"),
     ]),
 ]
+
+
+# ------------------------------------------------------------ unique_consecutive
+def ints(lib):
+    return T(lib, np.array([1, 1, 2, 2, 3, 1, 1, 2]))
+
+
+def rows(lib):
+    return T(lib, np.array([[1, 1, 2], [1, 1, 2], [3, 3, 4]]))
+
+
+SPECS += [
+    OpSpec("unique_consecutive", [
+        case(lambda lib, x: lib.unique_consecutive(x), make=ints),
+        case(lambda lib, x: lib.unique_consecutive(x, return_inverse=True, return_counts=True),
+             make=ints, name="all"),
+        case(lambda lib, x: x.unique_consecutive(return_counts=True), make=ints,
+             name="counts"),
+        case(lambda lib, x: x.unique_consecutive(return_inverse=True), make=rows,
+             name="2d-flat"),
+        case(lambda lib, x: lib.unique_consecutive(x, return_inverse=True, dim=0), make=rows,
+             name="dim0"),
+        case(lambda lib, x: lib.unique_consecutive(x, True, True, dim=1), make=rows,
+             name="dim1"),
+        case(lambda lib, x: lib.unique_consecutive(x.t(), True, True, dim=1), make=rows,
+             name="dim1-transposed"),
+        case(lambda lib, x: lib.unique_consecutive(x.t(), True, True, dim=-2), make=rows,
+             name="dim-negative"),
+        case(lambda lib, x: lib.unique_consecutive(x.t(), True, True), make=rows,
+             name="flat-transposed"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([1.0, float("nan"), float("nan"),
+                                                            0.0, -0.0]), return_counts=True),
+             None, "nan-zero"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([True, True, False])), None,
+             "bool"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([1.0, 1.0, 2.0]).half(),
+                                                return_counts=True, dim=0), None, "half"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor(5), True, True), None, "0d"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([]), True, True), None, "empty"),
+        case(lambda lib: lib.unique_consecutive(lib.ones(0, 3), True, True, dim=0), None,
+             "empty-dim"),
+        case(lambda lib: lib.unique_consecutive(lib.ones(0, 3), dim=1), None,
+             "empty-other-dim"),
+        case(lambda lib: lib.unique_consecutive(lib.zeros(0, 0), dim=0), None,
+             "two-empty-dims"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor(5), dim=0), None, "0d-dim"),
+        case(lambda lib, x: lib.unique_consecutive(x, dim=2), make=rows, name="bad-dim"),
+        case(lambda lib: lib.unique_consecutive(lib.tensor([1 + 1j, 1 + 1j])), None,
+             "complex"),
+    ]),
+]

@@ -1,4 +1,5 @@
-"""Specs of the view ops: metadata (shape, stride, offset), sharing and errors vs PyTorch."""
+"""Specs of the view ops (and ravel, atleast_*d, adjoint, resolve_conj/neg): metadata (shape,
+stride, offset), sharing and errors vs PyTorch."""
 
 import numpy as np
 
@@ -27,8 +28,8 @@ def x234(lib):
     return T(lib, arr(2, 3, 4))
 
 
-def case(run, make=x34, name=""):
-    return Case(run, make=make, name=name)
+def case(run, make=x34, name="", **kw):
+    return Case(run, make=make, name=name, **kw)
 
 
 SPECS = [
@@ -328,5 +329,64 @@ SPECS = [
         case(lambda lib, x: x.as_strided_((2, 2), (1, 2), 1)),
         case(lambda lib, x: x.as_strided_((3, 3), (1, 1)), name="overlapping"),
         case(lambda lib, x: x.as_strided_((20,), (1,)), name="out-of-bounds"),
+    ]),
+]
+
+
+# ------------------------------------------------ ravel, atleast_*d, adjoint, resolve_conj/neg
+SPECS += [
+    OpSpec("ravel", [
+        case(lambda lib, x: x.ravel(), make=x234),
+        case(lambda lib, x: lib.ravel(x.transpose(0, 1)), make=x234, name="copies"),
+        case(lambda lib, x: x[:, ::2].ravel(), name="strided-view"),
+        case(lambda lib, x: x[::2].ravel(), name="strided-copy"),
+        case(lambda lib, x: x[0, 0].ravel(), name="0d"),
+        case(lambda lib, x: x.int().ravel(), name="int"),
+    ]),
+    OpSpec("atleast_1d", [
+        case(lambda lib, x: lib.atleast_1d(x[0, 0]), name="0d"),
+        case(lambda lib, x: lib.atleast_1d(x[0]), name="1d-self"),
+        case(lambda lib, x: lib.atleast_1d(x.t()), name="2d"),
+        case(lambda lib, x: lib.atleast_1d(x[0, 0], x), name="several"),
+        case(lambda lib, x: lib.atleast_1d([x[0, 0], x[0]]), name="list"),
+        case(lambda lib: lib.atleast_1d(1.0), None, "number"),
+        case(lambda lib: lib.atleast_1d(), None, "none"),
+    ]),
+    OpSpec("atleast_2d", [
+        case(lambda lib, x: lib.atleast_2d(x[0, 0]), name="0d"),
+        case(lambda lib, x: lib.atleast_2d(x[0]), name="1d"),
+        case(lambda lib, x: lib.atleast_2d(x[0, ::2]), name="1d-strided"),
+        case(lambda lib, x: lib.atleast_2d(x[0, :0]), name="1d-empty"),
+        case(lambda lib, x: lib.atleast_2d(x.t()), name="2d-self"),
+        case(lambda lib, x: lib.atleast_2d((x[0], x.int())), name="tuple"),
+        case(lambda lib: lib.atleast_2d(1.0), None, "number"),
+    ]),
+    OpSpec("atleast_3d", [
+        case(lambda lib, x: lib.atleast_3d(x[0, 0]), name="0d"),
+        case(lambda lib, x: lib.atleast_3d(x[0]), name="1d"),
+        case(lambda lib, x: lib.atleast_3d(x[:, 1]), name="1d-strided"),
+        case(lambda lib, x: lib.atleast_3d(x[0, :0]), name="1d-empty"),
+        case(lambda lib, x: lib.atleast_3d(x.t()), name="2d-transposed"),
+        case(lambda lib, x: lib.atleast_3d(x), make=x234, name="3d-self"),
+        case(lambda lib, x: lib.atleast_3d(x, x[0], x[0, 0]), name="several"),
+        case(lambda lib: lib.atleast_3d(1.0), None, "number"),
+    ]),
+    OpSpec("adjoint", [
+        case(lambda lib, x: x.adjoint()),
+        case(lambda lib, x: lib.adjoint(x), make=x234, name="batched"),
+        case(lambda lib, x: x.t().adjoint(), name="transposed"),
+        case(lambda lib, x: x.int().adjoint(), name="int"),
+        case(lambda lib, x: x[0, 0].adjoint(), name="0d"),
+        case(lambda lib, x: x[0].adjoint(), name="1d"),
+    ]),
+    OpSpec("resolve_conj", [
+        case(lambda lib, x: x.resolve_conj()),
+        case(lambda lib, x: lib.resolve_conj(x.t()), name="transposed"),
+        case(lambda lib, x: x.int().resolve_conj(), name="int"),
+    ]),
+    OpSpec("resolve_neg", [
+        case(lambda lib, x: x.resolve_neg()),
+        case(lambda lib, x: lib.resolve_neg(x[:, ::2]), name="strided"),
+        case(lambda lib, x: (x > 0).resolve_neg(), name="bool"),
     ]),
 ]
