@@ -393,7 +393,7 @@ def test_layer_gradcheck(mode, fused):
 def test_fused_recurrence_frees_its_activations():
     m = jnn.LSTM(2, 3)
     out, _ = m(jtensor.randn(4, 2, 2))
-    assert type(out.grad_fn).__name__ == "ViewBackward0"
+    assert type(out.grad_fn).__name__ == "StackBackward0"  # as PyTorch's (non-oneDNN) stack
     out.sum().backward(retain_graph=True)
     g = m.weight_hh_l0.grad.clone()
     out.sum().backward()
@@ -692,3 +692,76 @@ class _Frozen:
 
     def state_dict(self):
         return self._state
+
+
+# ---------------------------------------------------------------------- one op, one event
+def _op_events(trace):
+    return [(e.name, e.grad_fn) for e in trace.events if e.op_kind is not None]
+
+
+def test_an_lstm_call_is_one_trace_event_padded_and_packed():
+    m = jnn.LSTM(3, 4)
+    x = jtensor.randn(5, 2, 3)
+    with jtensor.trace.record() as t:
+        out, (h, c) = m(x)
+    # As PyTorch's module: the zero initial state, then torch.lstm.
+    assert _op_events(t) == [("zeros", None), ("zeros", None), ("lstm", "StackBackward0")]
+    (event,) = [e for e in t.events if e.name == "lstm"]
+    assert event.op_kind == "nn"
+    assert [s.ref() for s in event.outputs] == [out, h, c]
+
+    packed = jrnn.pack_padded_sequence(jtensor.randn(5, 2, 3, requires_grad=True), [5, 3])
+    with jtensor.trace.record() as t:
+        out, (h, c) = m(packed, (jtensor.zeros(1, 2, 4), jtensor.zeros(1, 2, 4)))
+    assert _op_events(t) == [("zeros", None), ("zeros", None), ("lstm", "CatBackward0")]
+    assert type(out.data.grad_fn).__name__ == "CatBackward0"
+
+    # Unsorted lengths: the hidden state is permuted in and out (index_select, as PyTorch).
+    packed = jrnn.pack_padded_sequence(jtensor.randn(5, 2, 3), [3, 5], enforce_sorted=False)
+    with jtensor.trace.record() as t:
+        m(packed)
+    assert [name for name, _ in _op_events(t)] == [
+        "zeros", "zeros", "lstm", "index_select", "index_select"]
+
+
+def test_packing_and_the_cells_are_one_trace_event_each():
+    x = jtensor.randn(4, 3, 2, requires_grad=True)
+    with jtensor.trace.record() as t:
+        packed = jrnn.pack_padded_sequence(x, [4, 2, 1])
+    assert _op_events(t) == [("pack_padded_sequence", "PackPaddedSequenceBackward0")]
+    assert type(packed.data.grad_fn).__name__ == "PackPaddedSequenceBackward0"
+    for cell, name, node in ((jnn.LSTMCell(2, 3), "lstm_cell", "MulBackward0"),
+                             (jnn.GRUCell(2, 3), "gru_cell", "AddBackward0"),
+                             (jnn.RNNCell(2, 3), "rnn_tanh_cell", "TanhBackward0"),
+                             (jnn.RNNCell(2, 3, nonlinearity="relu"), "rnn_relu_cell",
+                              "ReluBackward0")):
+        h, step = jtensor.zeros(3, 3), x[0]
+        hx = (h, h) if name == "lstm_cell" else h
+        with jtensor.trace.record() as t:
+            cell(step, hx)
+        assert _op_events(t) == [(name, node)]
+
+
+@needs_torch
+@pytest.mark.parametrize("op", ["lstm", "gru", "rnn_tanh", "rnn_relu"])
+def test_layer_functions_take_both_overloads_like_pytorch(op):
+    gates = {"lstm": 4, "gru": 3}.get(op, 1)
+    rng = _rng(3)
+    arrays = [rng.standard_normal(s) for s in
+              [(6, 2), (gates * 3, 2), (gates * 3, 3), (gates * 3,), (gates * 3,)]]
+    h = rng.standard_normal((1, 3, 3))
+    results = []
+    for lib in (jtensor, torch):
+        data, *ws = [lib.tensor(a) for a in arrays]
+        hx = (lib.tensor(h), lib.tensor(h)) if op == "lstm" else lib.tensor(h)
+        sizes = lib.tensor([3, 2, 1])
+        fn = getattr(lib, op)
+        positional = fn(data, sizes, hx, ws, True, 1, 0.0, False, False)
+        keywords = fn(data=data, batch_sizes=sizes, hx=hx, params=ws, has_biases=True,
+                      num_layers=1, dropout=0.0, train=False, bidirectional=False)
+        padded = fn(data.view(3, 2, 2), hx=hx, params=ws,
+                    has_biases=True, num_layers=1, dropout=0.0, train=False,
+                    bidirectional=False, batch_first=True)
+        results.append([positional, keywords, padded])
+    for ours, theirs in zip(*results, strict=True):
+        assert_close(list(ours), list(theirs), 1e-10, 1e-12, "result")

@@ -122,6 +122,12 @@ def _x(*shape, grad=False):
     return jtensor.randn(*shape, requires_grad=grad)
 
 
+def _rnn_weights(gates, input_size, hidden):
+    """w_ih, w_hh, b_ih, b_hh of one layer (w_ih requires grad)."""
+    return [_x(gates * hidden, input_size, grad=True), _x(gates * hidden, hidden),
+            _x(gates * hidden), _x(gates * hidden)]
+
+
 def _p(*shape):
     return jtensor.rand(*shape) * 0.8 + 0.1
 
@@ -174,6 +180,26 @@ CALLS = {
     "dropout1d": lambda: (F.dropout1d, (_x(2, 3, 4), 0.5), {}),
     "dropout2d": lambda: (F.dropout2d, (_x(2, 3, 4, 4), 0.5), {}),
     "dropout3d": lambda: (F.dropout3d, (_x(2, 3, 2, 2, 2), 0.5), {}),
+    # the recurrent ops (jtensor.lstm...: what nn.LSTM/GRU/RNN and their cells call)
+    "lstm": lambda: (jtensor.lstm, (_x(4, 2, 3), (_x(1, 2, 5), _x(1, 2, 5)),
+                                    _rnn_weights(4, 3, 5), True, 1, 0.0, True, False, False),
+                     {}),
+    "gru": lambda: (jtensor.gru, (_x(6, 3), jtensor.tensor([3, 2, 1]), _x(1, 3, 5),
+                                  _rnn_weights(3, 3, 5), True, 1, 0.0, True, False), {}),
+    "rnn_tanh": lambda: (jtensor.rnn_tanh, (_x(2, 4, 3), _x(1, 2, 5), _rnn_weights(1, 3, 5),
+                                            True, 1, 0.0, True, False, True), {}),
+    "rnn_relu": lambda: (jtensor.rnn_relu, (_x(4, 2, 3), _x(1, 2, 5), _rnn_weights(1, 3, 5),
+                                            True, 1, 0.0, True, False, False), {}),
+    "lstm_cell": lambda: (jtensor.lstm_cell, (_x(2, 3), (_x(2, 5), _x(2, 5)),
+                                              *_rnn_weights(4, 3, 5)), {}),
+    "gru_cell": lambda: (jtensor.gru_cell, (_x(2, 3), _x(2, 5), *_rnn_weights(3, 3, 5)), {}),
+    "rnn_tanh_cell": lambda: (jtensor.rnn_tanh_cell, (_x(2, 3), _x(2, 5),
+                                                      *_rnn_weights(1, 3, 5)), {}),
+    "rnn_relu_cell": lambda: (jtensor.rnn_relu_cell, (_x(2, 3), _x(2, 5),
+                                                      *_rnn_weights(1, 3, 5)), {}),
+    "pack_padded_sequence": lambda: (jtensor.nn.utils.rnn.pack_padded_sequence,
+                                     (_x(4, 3, 2, grad=True), [2, 4, 1]),
+                                     {"enforce_sorted": False}),
 }
 
 

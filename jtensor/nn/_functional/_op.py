@@ -67,9 +67,12 @@ def _written(body, inplace):
     return target
 
 
-def nn_op(name=None, *, inplace=False, differentiable=True):
+def nn_op(name=None, *, inplace=False, differentiable=True, function=False):
     """Decorator: register the functional ``body`` as the op ``name`` (default: its own
     name) of kind ``"nn"`` and return its entry point (see the module docstring).
+
+    ``function=True`` also publishes it as ``jtensor.<name>``, for the ops PyTorch exposes as
+    ``torch.<name>`` (the recurrent layers and cells: ``torch.lstm``, ``torch.gru_cell``...).
 
     ``inplace``: what the call writes (see ``_written``). ``differentiable=False`` declares
     outputs that never require grad (``one_hot``), as ``nondifferentiable()`` does for
@@ -105,7 +108,7 @@ def nn_op(name=None, *, inplace=False, differentiable=True):
             return _dispatch.finish(op, _tensors(args, kwargs), result, target)
 
         functools.update_wrapper(impl, body)
-        entry = register("nn", name or body.__name__, method=False, function=False)(impl)
+        entry = register("nn", name or body.__name__, method=False, function=function)(impl)
         op = impl.op
         if not differentiable:
             op.backward = NONDIFF

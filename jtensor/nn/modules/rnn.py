@@ -18,9 +18,10 @@ import warnings
 
 import numpy as np
 
-from ..._errors import TensorRuntimeError, TensorValueError
+from ..._errors import TensorIndexError, TensorRuntimeError, TensorValueError
 from ..._tensor import Tensor
 from ...autograd.function import BackwardCFunction, Function, _node_class
+from .._functional._op import nn_op
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
@@ -138,11 +139,17 @@ class _Recurrence(Function):
     ``h0`` (B x P), ``c0`` (B x H, LSTM only), ``w_hh``, ``b_hh``, ``w_hr`` (optional).
     At step t only the first ``batch_sizes[t]`` rows run (the batch is sorted by decreasing
     length); the others keep their state, so the state after the last step is ``h_n`` in both
-    directions. Outputs: the rows of every step (N x P, packed order), ``h_n``, ``c_n``.
+    directions. Outputs: the rows of every step (N x P, packed order; ``steps`` x B x P for
+    a padded batch, ``steps`` given), ``h_n``, ``c_n``.
+
+    The node is named after the op that ends PyTorch's own (non-oneDNN) recurrence, whose
+    result this node's output is: ``CatBackward0`` for packed rows (PyTorch concatenates the
+    steps' rows), ``StackBackward0`` for a padded batch (``_RecurrenceSteps``: it stacks the
+    steps' outputs).
     """
 
     @staticmethod
-    def forward(ctx, xi, h0, c0, w_hh, b_hh, w_hr, mode, batch_sizes, reverse):
+    def forward(ctx, xi, h0, c0, w_hh, b_hh, w_hr, mode, batch_sizes, reverse, steps=None):
         xp = xi._storage._backend.xp
         X = xi._array()
         W = w_hh._array()
@@ -195,6 +202,8 @@ class _Recurrence(Function):
         ctx.save_for_backward(w_hh, w_hr)
         dtype, device = xi._dtype, xi.device
         wrap = Tensor._from_array
+        if steps is not None:
+            out = out.reshape(steps, out.shape[0] // steps, out.shape[1])
         results = (wrap(out, dtype, device), wrap(h, dtype, device),
                    wrap(c, dtype, device) if c is not None else None)
         return results
@@ -207,6 +216,8 @@ class _Recurrence(Function):
         W = w_hh._array()
         WR = w_hr._array() if w_hr is not None else None
         GO = g_out._array()
+        if GO.ndim == 3:
+            GO = GO.reshape(-1, GO.shape[2])
         dh = xp.array(g_h._array(), copy=True)
         dc = xp.array(g_c._array(), copy=True) if mode == "LSTM" and g_c is not None else None
         if mode == "LSTM" and dc is None:
@@ -261,7 +272,11 @@ class _Recurrence(Function):
                 wrap(dW, dtype, device) if needs[3] else None,
                 wrap(db, dtype, device) if needs[4] else None,
                 wrap(dWR, dtype, device) if dWR is not None and needs[5] else None,
-                None, None, None)
+                None, None, None, None)
+
+
+class _RecurrenceSteps(_Recurrence):
+    """``_Recurrence`` over a padded batch: the output is ``steps x B x P``."""
 
 
 def _release_recurrence(node):
@@ -271,51 +286,240 @@ def _release_recurrence(node):
     BackwardCFunction._release(node)
 
 
-_recurrence_node = _node_class(_Recurrence)
-_recurrence_node.__name__ = _recurrence_node.__qualname__ = "RnnLayerBackward0"
-_recurrence_node._release = _release_recurrence
+for _fn, _name in ((_Recurrence, "CatBackward0"), (_RecurrenceSteps, "StackBackward0")):
+    _recurrence_node = _node_class(_fn)
+    _recurrence_node.__name__ = _recurrence_node.__qualname__ = _name
+    _recurrence_node._release = _release_recurrence
 
 # Set to False to run the recurrence as recorded jtensor ops (differentiable twice).
 FUSED = True
 
 
-def _run_layers(module, x, batch_sizes, hx, cx):
-    """All layers and directions over packed rows ``x`` (N x input). Returns
-    (output rows N x H*D, h_n, c_n)."""
+def _run_layers(mode, weights, num_layers, bidirectional, dropout, train, x, batch_sizes,
+                hx, cx, padded=False):
+    """All layers and directions over packed rows ``x`` (N x input); ``weights`` holds one
+    dict per layer and direction (``weight_ih``, ``weight_hh``, optional ``bias_ih``,
+    ``bias_hh``, ``weight_hr``). Returns (output, h_n, c_n): the output rows N x H*D, or
+    with ``padded`` (every step the whole batch) steps x B x H*D, as PyTorch's stack."""
     J = _J()
-    num_dirs = 2 if module.bidirectional else 1
+    num_dirs = 2 if bidirectional else 1
     h_out, c_out = [], []
     layer_input = x
-    for layer in range(module.num_layers):
+    for layer in range(num_layers):
         dir_outputs = []
         for d in range(num_dirs):
-            names = module._all_weights[layer * num_dirs + d]
-            w = {n.split("_l")[0]: getattr(module, n) for n in names}
-            xi = _linear(layer_input, w["weight_ih"], w.get("bias_ih"))
-            # One split node (its backward is one concatenation), not a slice per step whose
-            # backward would each build a gradient the size of the whole sequence.
             k = layer * num_dirs + d
+            w = weights[k]
+            rows = layer_input if layer_input.dim() == 2 else \
+                layer_input.reshape(-1, layer_input.shape[-1])
+            xi = _linear(rows, w["weight_ih"], w.get("bias_ih"))
             if FUSED:
-                out, h, c = _Recurrence.apply(
+                fn = _RecurrenceSteps if padded else _Recurrence
+                out, h, c = fn.apply(
                     xi, hx[k], cx[k] if cx is not None else None, w["weight_hh"],
-                    w.get("bias_hh"), w.get("weight_hr"), module.mode, batch_sizes, d == 1)
+                    w.get("bias_hh"), w.get("weight_hr"), mode, batch_sizes, d == 1,
+                    len(batch_sizes) if padded else None)
                 dir_outputs.append(out)
             else:
+                # One split node (its backward is one concatenation), not a slice per step
+                # whose backward would each build a gradient the size of the whole sequence.
                 xs = xi.split(batch_sizes, 0) if len(batch_sizes) > 1 else [xi]
                 outs, h, c = _run_direction(
-                    module.mode, xs, batch_sizes, hx[k],
-                    cx[k] if cx is not None else None, w["weight_hh"], w.get("bias_hh"),
-                    w.get("weight_hr"), reverse=d == 1)
-                dir_outputs.append(J.cat(outs, 0) if len(outs) > 1 else outs[0])
+                    mode, xs, batch_sizes, hx[k], cx[k] if cx is not None else None,
+                    w["weight_hh"], w.get("bias_hh"), w.get("weight_hr"), reverse=d == 1)
+                dir_outputs.append(J.stack(outs, 0) if padded else J.cat(outs, 0))
             h_out.append(h)
             c_out.append(c)
-        layer_output = dir_outputs[0] if num_dirs == 1 else J.cat(dir_outputs, 1)
-        if module.dropout and module.training and layer < module.num_layers - 1:
-            layer_output = _dropout(layer_output, module.dropout)
+        layer_output = dir_outputs[0] if num_dirs == 1 else J.cat(dir_outputs, -1)
+        if dropout and train and layer < num_layers - 1:
+            layer_output = _dropout(layer_output, dropout)
         layer_input = layer_output
     h_n = J.stack(h_out, 0)
     c_n = J.stack(c_out, 0) if cx is not None else None
     return layer_input, h_n, c_n
+
+
+# ---------------------------------------------------------------------- registered ops
+# ``torch.lstm``/``gru``/``rnn_tanh``/``rnn_relu`` (what PyTorch's modules call through
+# ``torch._VF``): one call, one trace event. PyTorch has two overloads of each, told apart by
+# their positional arguments: padded ``(input, hx, params, has_biases, num_layers, dropout,
+# train, bidirectional, batch_first)`` and packed ``(data, batch_sizes, hx, params,
+# has_biases, num_layers, dropout, train, bidirectional)``.
+_PACKED_ORDER = ("data", "batch_sizes", "hx", "params", "has_biases", "num_layers",
+                 "dropout", "train", "bidirectional")
+_PADDED_ORDER = ("input", "hx", "params", "has_biases", "num_layers", "dropout", "train",
+                 "bidirectional", "batch_first")
+
+
+def _layer_weights(params, has_biases, count, proj):
+    per = 2 + (2 if has_biases else 0) + (1 if proj else 0)
+    params = list(params)
+    if len(params) != per * count:
+        raise TensorRuntimeError(
+            f"expected {per * count} parameter tensors ({count} layer(s) and direction(s) of "
+            f"{per}), got {len(params)}")
+    names = ["weight_ih", "weight_hh"] + (["bias_ih", "bias_hh"] if has_biases else []) + \
+        (["weight_hr"] if proj else [])
+    return [dict(zip(names, params[k * per:(k + 1) * per], strict=True))
+            for k in range(count)]
+
+
+def _recurrent_op(mode, bound, packed_test):
+    """The body of the four layer ops: ``bound`` holds the call's arguments under the padded
+    overload's names; ``packed_test(bound)`` says whether they were the packed overload's."""
+    if bound["data"] is not None or bound["batch_sizes"] is not None:
+        a = {k: bound[k] for k in _PACKED_ORDER[2:]}
+        a["data"], a["batch_sizes"] = bound["data"], bound["batch_sizes"]
+        if a["data"] is None:
+            a["data"] = bound["input"]
+        packed = True
+    elif packed_test(bound):
+        a = dict(zip(_PACKED_ORDER, (bound[k] for k in _PADDED_ORDER), strict=True))
+        packed = True
+    else:
+        a = {k: bound[k] for k in _PADDED_ORDER}
+        packed = False
+    missing = [k for k, v in a.items() if v is None and k != "batch_first"]
+    if missing:
+        raise TypeError(f"{mode.lower()}(): missing required argument(s) {missing}")
+    lstm = mode == "LSTM"
+    hx = tuple(a["hx"]) if lstm else (a["hx"],)
+    if lstm and len(hx) != 2:
+        raise TensorRuntimeError(f"lstm expects two hidden states (h_0, c_0), got {len(hx)}")
+    h0, c0 = hx[0], hx[1] if lstm else None
+    count = a["num_layers"] * (2 if a["bidirectional"] else 1)
+    proj = lstm and h0.shape[-1] != c0.shape[-1]
+    weights = _layer_weights(a["params"], a["has_biases"], count, proj)
+    if packed:
+        x = a["data"]
+        batch_sizes = [int(b) for b in a["batch_sizes"].tolist()]
+        rows = x
+    else:
+        x = a["input"]
+        if x.dim() != 3:
+            raise TensorRuntimeError(f"{mode.lower()}: expected a 3-D input, got {x.dim()}-D")
+        seq = x.transpose(0, 1) if a["batch_first"] else x  # time-major
+        steps, batch = seq.shape[0], seq.shape[1]
+        batch_sizes = [batch] * steps
+        rows = seq.reshape(steps * batch, seq.shape[2])
+    w_hh = weights[0]["weight_hh"]
+    batch = batch_sizes[0] if batch_sizes else h0.shape[1]
+    expected = [("hx", h0, (count, batch, w_hh.shape[1]))]
+    if lstm:
+        expected.append(("cx", c0, (count, batch, w_hh.shape[0] // 4)))
+    for what, h, want in expected:  # checked here, not left to fail inside the arrays
+        if tuple(h.shape) != want:
+            raise TensorRuntimeError(
+                f"{mode.lower()}: expected {what} of size {list(want)} (layers * directions, "
+                f"batch, hidden size), got {list(h.shape)}")
+    output, h_n, c_n = _run_layers(mode, weights, a["num_layers"], a["bidirectional"],
+                                   a["dropout"], a["train"], rows, batch_sizes, h0, c0,
+                                   padded=not packed)
+    if not packed and a["batch_first"]:
+        # PyTorch's LSTM transposes the result; its GRU and RNN transpose it in place.
+        output = output.transpose(0, 1) if lstm else output.transpose_(0, 1)
+    return (output, h_n, c_n) if lstm else (output, h_n)
+
+
+def _bind(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+          batch_first, data, batch_sizes):
+    return {"input": input, "hx": hx, "params": params, "has_biases": has_biases,
+            "num_layers": num_layers, "dropout": dropout, "train": train,
+            "bidirectional": bidirectional, "batch_first": batch_first, "data": data,
+            "batch_sizes": batch_sizes}
+
+
+@nn_op(function=True)
+def lstm(input=None, hx=None, params=None, has_biases=None, num_layers=None, dropout=None,
+         train=None, bidirectional=None, batch_first=None, *, data=None, batch_sizes=None):
+    """``torch.lstm``: a multi-layer LSTM over a padded ``input`` (``lstm(input, (h_0, c_0),
+    params, has_biases, num_layers, dropout, train, bidirectional, batch_first)``) or packed
+    rows (``lstm(data, batch_sizes, (h_0, c_0), params, ...)``). ``params`` lists, per layer
+    and direction, ``w_ih, w_hh[, b_ih, b_hh][, w_hr]`` (projections when ``h_0`` and
+    ``c_0`` differ in size). Returns ``(output, h_n, c_n)``; what ``nn.LSTM`` calls."""
+    return _recurrent_op("LSTM", _bind(input, hx, params, has_biases, num_layers, dropout,
+                                       train, bidirectional, batch_first, data, batch_sizes),
+                         lambda b: isinstance(b["hx"], Tensor))
+
+
+def _hidden_is_third(b):
+    return isinstance(b["params"], Tensor)
+
+
+@nn_op(function=True)
+def gru(input=None, hx=None, params=None, has_biases=None, num_layers=None, dropout=None,
+        train=None, bidirectional=None, batch_first=None, *, data=None, batch_sizes=None):
+    """``torch.gru``: a multi-layer GRU (the arguments of ``lstm`` with one hidden state
+    ``h_0``). Returns ``(output, h_n)``; what ``nn.GRU`` calls."""
+    return _recurrent_op("GRU", _bind(input, hx, params, has_biases, num_layers, dropout,
+                                      train, bidirectional, batch_first, data, batch_sizes),
+                         _hidden_is_third)
+
+
+@nn_op(function=True)
+def rnn_tanh(input=None, hx=None, params=None, has_biases=None, num_layers=None,
+             dropout=None, train=None, bidirectional=None, batch_first=None, *, data=None,
+             batch_sizes=None):
+    """``torch.rnn_tanh``: a multi-layer Elman RNN with tanh (arguments as ``gru``).
+    Returns ``(output, h_n)``; what ``nn.RNN`` calls."""
+    return _recurrent_op("RNN_TANH", _bind(input, hx, params, has_biases, num_layers,
+                                           dropout, train, bidirectional, batch_first, data,
+                                           batch_sizes), _hidden_is_third)
+
+
+@nn_op(function=True)
+def rnn_relu(input=None, hx=None, params=None, has_biases=None, num_layers=None,
+             dropout=None, train=None, bidirectional=None, batch_first=None, *, data=None,
+             batch_sizes=None):
+    """``torch.rnn_relu``: a multi-layer Elman RNN with relu (arguments as ``gru``).
+    Returns ``(output, h_n)``; what ``nn.RNN(nonlinearity='relu')`` calls."""
+    return _recurrent_op("RNN_RELU", _bind(input, hx, params, has_biases, num_layers,
+                                           dropout, train, bidirectional, batch_first, data,
+                                           batch_sizes), _hidden_is_third)
+
+
+def _cell(mode, input, hx, w_ih, w_hh, b_ih, b_hh):
+    # As PyTorch's cell functions, batched input only (the cell modules unsqueeze an unbatched
+    # one); a 1-D input fails as PyTorch's does, reading dimension 1.
+    if input.dim() != 2:
+        cls = TensorIndexError if input.dim() == 1 else TensorRuntimeError
+        raise cls(f"{mode.lower()}_cell: expected a 2-D input (batch x input_size), got "
+                  f"{input.dim()}-D; unsqueeze(0) an unbatched input")
+    hs = tuple(hx) if mode == "LSTM" else (hx,)
+    h, c = _rnn_step(mode, _linear(input, w_ih, b_ih), hs[0], hs[1] if len(hs) > 1 else None,
+                     w_hh, b_hh, None)
+    return (h, c) if mode == "LSTM" else h
+
+
+@nn_op(function=True)
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.lstm_cell``: one LSTM step (gates i, f, g, o); ``hx`` = ``(h, c)``.
+    Returns ``(h', c')``; what ``nn.LSTMCell`` calls."""
+    return _cell("LSTM", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+@nn_op(function=True)
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.gru_cell``: one GRU step (gates r, z, n). Returns ``h'``; what
+    ``nn.GRUCell`` calls."""
+    return _cell("GRU", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+@nn_op(function=True)
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.rnn_tanh_cell``: one Elman step, ``tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``;
+    what ``nn.RNNCell`` calls."""
+    return _cell("RNN_TANH", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+@nn_op(function=True)
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """``torch.rnn_relu_cell``: one Elman step with relu; what ``nn.RNNCell(...,
+    nonlinearity='relu')`` calls."""
+    return _cell("RNN_RELU", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+_LAYER_OPS = {"LSTM": lstm, "GRU": gru, "RNN_TANH": rnn_tanh, "RNN_RELU": rnn_relu}
 
 
 class RNNBase(Module):
@@ -540,22 +744,19 @@ class RNNBase(Module):
             hx = self.permute_hidden(tuple(hx) if lstm else hx, sorted_indices)
         self.check_forward_args(x, hx, batch_sizes)
 
+        op = _LAYER_OPS[self.mode]
         if packed:
-            rows = x
+            result = op(x, batch_sizes_t, hx, self._flat_weights, self.bias, self.num_layers,
+                        self.dropout, self.training, self.bidirectional)
         else:
-            seq = x.transpose(0, 1) if self.batch_first else x  # time-major
-            steps, batch = seq.shape[0], seq.shape[1]
-            batch_sizes = [batch] * steps
-            rows = seq.reshape(steps * batch, seq.shape[2])
-        h0, c0 = (hx[0], hx[1]) if lstm else (hx, None)
-        out_rows, h_n, c_n = _run_layers(self, rows, batch_sizes, h0, c0)
+            result = op(x, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                        self.training, self.bidirectional, self.batch_first)
+        output = result[0]
+        h_n, c_n = (result[1], result[2]) if lstm else (result[1], None)
         hidden = (h_n, c_n) if lstm else h_n
         if packed:
-            return (PackedSequence(out_rows, batch_sizes_t, sorted_indices, unsorted_indices),
+            return (PackedSequence(output, batch_sizes_t, sorted_indices, unsorted_indices),
                     self.permute_hidden(hidden, unsorted_indices))
-        output = out_rows.view(steps, batch, out_rows.shape[-1])
-        if self.batch_first:
-            output = output.transpose(0, 1)
         if not is_batched:
             output = output.squeeze(0 if self.batch_first else 1)
             hidden = (h_n.squeeze(1), c_n.squeeze(1)) if lstm else h_n.squeeze(1)
@@ -737,9 +938,8 @@ class RNNCell(RNNCellBase):
                                      device=x.device)
         if self.nonlinearity not in ("tanh", "relu"):
             raise TensorRuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
-        ret, _ = _rnn_step(mode, _linear(x, self.weight_ih, self.bias_ih), h, None,
-                           self.weight_hh, self.bias_hh, None)
+        op = rnn_tanh_cell if self.nonlinearity == "tanh" else rnn_relu_cell
+        ret = op(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return ret if is_batched else ret.squeeze(0)
 
 
@@ -768,8 +968,8 @@ class LSTMCell(RNNCellBase):
         if hs is None:
             zeros = J.zeros(x.size(0), self.hidden_size, dtype=x.dtype, device=x.device)
             hs = [zeros, zeros]
-        h, c = _rnn_step("LSTM", _linear(x, self.weight_ih, self.bias_ih), hs[0], hs[1],
-                         self.weight_hh, self.bias_hh, None)
+        h, c = lstm_cell(x, (hs[0], hs[1]), self.weight_ih, self.weight_hh, self.bias_ih,
+                         self.bias_hh)
         if not is_batched:
             h, c = h.squeeze(0), c.squeeze(0)
         return h, c
@@ -795,6 +995,5 @@ class GRUCell(RNNCellBase):
         x, hs, is_batched = self._prepare("GRUCell", input, hx)
         h = hs[0] if hs else J.zeros(x.size(0), self.hidden_size, dtype=x.dtype,
                                      device=x.device)
-        ret, _ = _rnn_step("GRU", _linear(x, self.weight_ih, self.bias_ih), h, None,
-                           self.weight_hh, self.bias_hh, None)
+        ret = gru_cell(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return ret if is_batched else ret.squeeze(0)

@@ -17,6 +17,7 @@ import numpy as np
 from ..._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, TensorValueError
 from ..._tensor import Tensor
 from ...autograd.function import Function, _node_class
+from .._functional._op import nn_op
 
 __all__ = [
     "PackedSequence",
@@ -219,6 +220,7 @@ def _check_lengths(lens, batch_size, max_len, enforce_sorted, batch_first):
             f"length of the input ({max_len}); lengths={lens.tolist()}")
 
 
+@nn_op()
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded batch ``input`` (``T x B x *``, or ``B x T x *`` with ``batch_first``)
     of sequences with the given ``lengths`` (a list or a 1-D CPU tensor) into a
@@ -227,6 +229,8 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     With ``enforce_sorted=True`` the lengths must be in decreasing order (RuntimeError
     otherwise); with ``False`` the batch is sorted first and the permutation is recorded in
     ``sorted_indices``. Every length must be > 0 and there must be one per batch element.
+    A registered op (kind ``"nn"``): one call is one trace event, whose ``data`` carries
+    PyTorch's ``PackPaddedSequenceBackward0`` node.
 
     >>> import jtensor as torch
     >>> from jtensor.nn.utils.rnn import pack_padded_sequence
