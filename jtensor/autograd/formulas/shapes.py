@@ -1,7 +1,8 @@
 """Derivatives of the shape family: joining (cat, stack, *stack), repeating (repeat, tile,
 repeat_interleave), rearranging (flip, roll, rot90, tril/triu), diagonals (diag, diag_embed,
-block_diag) and the small helpers of ``shape_extras`` (meshgrid, atleast_*d, ravel,
-narrow_copy, sum_to_size, cartesian_prod, combinations, vander, unique_consecutive).
+block_diag), grids (meshgrid, cartesian_prod, combinations), the matrices module's vander,
+and small view/copy helpers (atleast_*d, ravel, narrow_copy, sum_to_size,
+unique_consecutive).
 
 Node names are PyTorch's, which often names the op a composite op ends with (``hstack`` is
 ``CatBackward0``, ``tile`` is ``RepeatBackward0``, ``cartesian_prod`` is ``StackBackward0``).
