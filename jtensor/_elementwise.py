@@ -174,7 +174,7 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
         return finish(op, tuple(tensors), inplace, modified=inplace, info=info)
     if out is not None:
         check_no_partial_overlap(out, tensors)
-        _write_out(out, computed, shape)
+        _write_out(out, computed, shape, tensors, values)
         return finish(op, tuple(tensors), out, modified=out, info=info)
     strides = _output_strides(tensors, values, shape)
     if computed.shape != tuple(shape):
@@ -213,7 +213,7 @@ def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, 
         target = inplace
     elif out is not None:
         check_no_partial_overlap(out, tensors)
-        resize_output(out, shape)
+        _resize_out(out, shape, tensors, values)
         check_no_internal_overlap(out)
         target = out
     else:
@@ -357,6 +357,14 @@ def _write_into(target, computed):
     target._array()[...] = computed
 
 
-def _write_out(out, computed, shape):
-    resize_output(out, shape)
+def _write_out(out, computed, shape, tensors, values):
+    """Write into ``out=``; an ``out`` PyTorch has to resize gets the layout the result would
+    have had (TensorIterator's output strides: ``add(x.t(), x.t(), out=empty(0))`` is
+    column-major), one of the right shape keeps its own."""
+    _resize_out(out, shape, tensors, values)
     _write_into(out, computed)
+
+
+def _resize_out(out, shape, tensors, values):
+    if tuple(out._shape) != tuple(shape):
+        resize_output(out, shape, _output_strides(tensors, values, shape))

@@ -241,8 +241,8 @@ def frexp(input, *, out=None):
     shape = input._shape
     device = input._storage.device
     if out is not None:
-        _write_out(out[0], mantissa, shape)
-        _write_out(out[1], exponent, shape)
+        _write_out(out[0], mantissa, shape, (input,), (input,))
+        _write_out(out[1], exponent, shape, (input,), (input,))
         return finish(frexp.op, (input,), return_types.frexp(tuple(out)))
     stride = elementwise_output_strides(tuple(shape), [(tuple(shape), input._stride)])
     results = []
