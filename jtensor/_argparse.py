@@ -25,10 +25,14 @@ these forms; ordinary calls pay one empty-dict check.
 """
 
 import inspect
-import sys
 
 from . import _autocast
+from . import _dispatch as _dispatch_module
 from ._dispatch import RECORDED_KINDS, grad_mode
+from ._device import device
+from ._dtypes import BOOL, _dtype_arg, dtype
+from ._errors import TensorTypeError, type_name
+from ._tensor import layout, memory_format
 
 # NumPy's argument names that PyTorch accepts for its own (python_arg_parser.cpp's
 # ``numpy_compatibility_arg_names``).
@@ -61,15 +65,17 @@ class _Plan:
     """What the parser knows about one entry point: its parameters and which rules apply."""
 
     __slots__ = ("op", "name", "params", "names", "defaults", "var", "var_keyword", "fold",
-                 "required", "recorded")
+                 "required", "recorded", "dropped_out")
 
     def __init__(self, op, impl, fold, method_form):
         self.op = op
         self.name = op.name
         self.params = list(inspect.signature(impl).parameters.values())
+        count = len(self.params)
         if method_form:   # PyTorch's methods take no ``out=`` (``x.sum(out=y)`` is refused)
             self.params = [p for p in self.params
                            if not (p.name == "out" and p.kind is p.KEYWORD_ONLY)]
+        self.dropped_out = len(self.params) != count
         self.names = [p.name for p in self.params
                       if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         self.defaults = {p.name: p.default for p in self.params if p.default is not p.empty}
@@ -82,75 +88,36 @@ class _Plan:
 
 
 # ------------------------------------------------------------------ typed arguments
-def _type_name(value):
-    """The type as PyTorch's messages name it: ``str``, ``numpy.int64``, ``Tensor``."""
-    kind = type(value)
-    module = kind.__module__
-    if module in ("builtins",) or module.startswith("jtensor"):
-        return kind.__name__
-    return f"{module.partition('.')[0]}.{kind.__name__}"
-
-
-def _classes():
-    """The classes of the typed arguments (imported late: they live above this module)."""
-    from ._device import device
-    from ._dtypes import dtype
-    from ._tensor import layout, memory_format
-
-    return dtype, device, layout, memory_format
-
-
-def check_dtype(fname, value, argname="dtype"):
-    """A ``dtype`` argument as PyTorch's parser takes it: a dtype, or ``float``, ``int``,
-    ``bool`` or ``complex`` (PyTorch maps them to float64, int64, bool and complex128)."""
-    from . import _dtypes
-
-    if isinstance(value, _dtypes.dtype):
-        return value
-    if value in (float, int, bool, complex):
-        return _dtypes.to_dtype(value)
-    hint = ""
-    if isinstance(value, str):
-        hint = f" (write torch.{value.rpartition('.')[2]}, not the string {value!r})"
-    elif getattr(value, "__module__", "") == "numpy" or type(value).__module__ == "numpy":
-        hint = " (NumPy dtypes are not accepted: write a torch dtype such as torch.float32)"
-    raise TypeError(f"{fname}(): argument '{argname}' must be torch.dtype, not "
-                    f"{_type_name(value)}{hint}")
-
-
 def _check_typed(plan, values):
     """The slow check of the typed arguments: raise PyTorch's TypeError for a wrong type,
-    return the values (normalised: Python types to dtypes, NumPy bools to bools)."""
-    dtype_cls, device_cls, layout_cls, format_cls = _classes()
+    return the values (``float``/``int``/``bool``/``complex`` as dtypes become dtypes)."""
     out = dict(values)
     for argname, value in values.items():
         if value is None:
             continue
         if argname == "dtype":
-            out[argname] = check_dtype(plan.name, value)
+            out[argname] = _dtype_arg(value, plan.name, "dtype")
         elif argname == "device":
-            if not (isinstance(value, (device_cls, str))
+            if not (isinstance(value, (device, str))
                     or (isinstance(value, int) and not isinstance(value, bool))):
-                raise TypeError(f"{plan.name}(): argument 'device' must be torch.device, not "
-                                f"{_type_name(value)}")
+                raise TensorTypeError(f"{plan.name}(): argument 'device' must be torch.device, not "
+                                f"{type_name(value)}")
         elif argname == "layout":
-            if not isinstance(value, layout_cls):
-                raise TypeError(f"{plan.name}(): argument 'layout' must be torch.layout, not "
-                                f"{_type_name(value)}")
+            if not isinstance(value, layout):
+                raise TensorTypeError(f"{plan.name}(): argument 'layout' must be torch.layout, not "
+                                f"{type_name(value)}")
         elif argname == "memory_format":
-            if not isinstance(value, format_cls):
-                raise TypeError(f"{plan.name}(): argument 'memory_format' must be "
-                                f"torch.memory_format, not {_type_name(value)}")
+            if not isinstance(value, memory_format):
+                raise TensorTypeError(f"{plan.name}(): argument 'memory_format' must be "
+                                f"torch.memory_format, not {type_name(value)}")
         elif argname == "generator":
             if not isinstance(value, TYPES["generator"]):
-                raise TypeError(f"{plan.name}(): argument 'generator' must be "
-                                f"torch.Generator, not {_type_name(value)}")
+                raise TensorTypeError(f"{plan.name}(): argument 'generator' must be "
+                                f"torch.Generator, not {type_name(value)}")
         elif argname in ("requires_grad", "pin_memory"):
-            if type(value).__name__ == "bool_" and type(value).__module__ == "numpy":
-                out[argname] = bool(value)
-            elif not isinstance(value, bool):
-                raise TypeError(f"{plan.name}(): argument '{argname}' must be bool, not "
-                                f"{_type_name(value)}")
+            if not isinstance(value, bool):   # PyTorch refuses NumPy bools here too
+                raise TensorTypeError(f"{plan.name}(): argument '{argname}' must be bool, not "
+                                f"{type_name(value)}")
     return out
 
 
@@ -171,17 +138,20 @@ _OWN_PARSING = frozenset(("type", "to"))
 
 def int_arg(value, fname, argname, position=None):
     """An ``int`` argument as PyTorch's parser reads it: a Python int, or anything with
-    ``__index__`` (a 0-d integer tensor, a NumPy integer); bools and floats are refused."""
+    ``__index__`` (a one-element integer tensor, a NumPy integer); bools (Python, NumPy or
+    a bool tensor) and floats are refused."""
     if value.__class__ is int:
         return value
-    if not isinstance(value, (bool, float)) and hasattr(value, "__index__"):
+    dtype = getattr(value, "_dtype", None)   # a jtensor tensor
+    if not isinstance(value, (bool, float)) and hasattr(value, "__index__") and (
+            dtype is None or dtype.category != BOOL):
         try:
             return value.__index__()
         except (TypeError, RuntimeError):  # a tensor that is not one integer
             pass
     where = f" (position {position})" if position is not None else ""
-    raise TypeError(f"{fname}(): argument '{argname}'{where} must be int, not "
-                    f"{_type_name(value)}")
+    raise TensorTypeError(f"{fname}(): argument '{argname}'{where} must be int, not "
+                    f"{type_name(value)}")
 
 
 def int_list_arg(value, fname, argname, position=None):
@@ -196,8 +166,8 @@ def int_list_arg(value, fname, argname, position=None):
     if hasattr(value, "__iter__"):
         return tuple(int_arg(v, fname, argname, position) for v in value)
     where = f" (position {position})" if position is not None else ""
-    raise TypeError(f"{fname}(): argument '{argname}'{where} must be tuple of ints, not "
-                    f"{_type_name(value)}")
+    raise TensorTypeError(f"{fname}(): argument '{argname}'{where} must be tuple of ints, not "
+                    f"{type_name(value)}")
 
 
 # ----------------------------------------------------------------------- the rebind
@@ -214,13 +184,13 @@ def _rebind(plan, entry, values, var, extra, kwargs):
     if extra:
         if plan.fold is None or values.get(plan.fold, _MISSING) is _MISSING:
             count = sum(p.kind is p.POSITIONAL_OR_KEYWORD for p in plan.params)
-            raise TypeError(f"{name}() takes {count} positional arguments but "
+            raise TensorTypeError(f"{name}() takes {count} positional arguments but "
                             f"{count + len(extra)} were given")
         values[plan.fold] = (values[plan.fold], *extra)
     for key, value in kwargs.items():
         if key == plan.var:
             if var:
-                raise TypeError(f"{name}() got multiple values for argument '{key}'")
+                raise TensorTypeError(f"{name}() got multiple values for argument '{key}'")
             var = (value,)
             continue
         target = "input" if key == "input" else NUMPY_ALIASES.get(key)
@@ -228,17 +198,17 @@ def _rebind(plan, entry, values, var, extra, kwargs):
             target = "self"   # torch.exp_(input=x): in-place ops name it ``self``
         if target is None or target not in plan.names:
             accepted = ", ".join(([plan.var] if plan.var else []) + plan.names[1:])
-            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'"
+            raise TensorTypeError(f"{name}() got an unexpected keyword argument '{key}'"
                             + (f" (it takes: {accepted})" if accepted else ""))
         current = values.get(target, _MISSING)
         if current is not _MISSING and current is not plan.defaults.get(target, _MISSING):
-            raise TypeError(f"{name}() got multiple values for argument '{target}' (given "
+            raise TensorTypeError(f"{name}() got multiple values for argument '{target}' (given "
                             f"as '{target}' and as its NumPy name '{key}')")
         values[target] = value
     missing = [n for n in plan.required if values.get(n, _MISSING) is _MISSING]
     if missing:
         listed = " and ".join(f"'{n}'" for n in missing)
-        raise TypeError(f"{name}() missing {len(missing)} required argument"
+        raise TensorTypeError(f"{name}() missing {len(missing)} required argument"
                         f"{'s' if len(missing) > 1 else ''}: {listed}")
     positional, keywords = [], {}
     for p in plan.params:
@@ -342,14 +312,10 @@ def has_method_form(impl):
 
 
 def _generated_entry(plan, impl, Tensor):
-    from ._device import device
-    from ._dtypes import dtype
-    from ._tensor import layout, memory_format
-
     params = plan.params
     op = plan.op
     namespace = {"impl": impl, "op": op, "grad_mode": grad_mode, "T": Tensor,
-                 "_w": _wants_grad, "_d": sys.modules["jtensor._dispatch"], "_M": _MISSING,
+                 "_w": _wants_grad, "_d": _dispatch_module, "_M": _MISSING,
                  "_plan": plan, "_rebind": _rebind, "_check": _check_typed,
                  "_DT": dtype, "_DEV": device, "_LAY": layout, "_MF": memory_format,
                  "_GEN": TYPES["generator"], "_AC": _autocast}
@@ -414,7 +380,7 @@ def _generated_entry(plan, impl, Tensor):
     typed = [] if op.name in _OWN_PARSING else [n for n in plan.names if n in _TYPED]
     autocast = op.name in _autocast.ELIGIBLE
     if not (plan.recorded or catch_keywords or catch_extra or typed or autocast
-            or len(params) != len(inspect.signature(impl).parameters)):
+            or plan.dropped_out):
         return impl   # nothing to parse and nothing to record: the implementation itself
     args = ", ".join(positional + ([f"*{var_positional}"] if var_positional else []))
     call = ", ".join(positional + ([f"*{var_positional}"] if var_positional else [])
@@ -450,8 +416,10 @@ def _generated_entry(plan, impl, Tensor):
         # Inside an autocast region (any thread: one global count while none is open) the
         # call goes through the op's cast policy, which calls this entry again.
         given = ", ".join(f"{k!r}: {k}" for k in keywords)
-        body += (f"    if _AC.active and _AC.wants({op.name!r}) is not None:\n"
-                 f"        return _AC.call({op.name!r}, _self, ({args}{',' if args else ''}), "
+        body += (f"    if _AC.active:\n"
+                 f"        _k = _AC.wants({op.name!r})\n"
+                 f"        if _k is not None:\n"
+                 f"            return _AC.call(_k, _self, ({args}{',' if args else ''}), "
                  f"{{{given}{', ' if given and var_keyword else ''}"
                  f"{'**' + var_keyword if var_keyword else ''}}})\n")
     if plan.recorded:
@@ -500,21 +468,19 @@ def _generated_entry(plan, impl, Tensor):
 
 
 def _generic_entry(op, impl, Tensor):
-    from . import _dispatch
-
     def entry(*args, **kwargs):
         if grad_mode.record:
             # Inlined for speed: this check runs on every call of every differentiable op.
             for a in args:
                 if a.__class__ is Tensor:
                     if a._requires_grad:
-                        return _dispatch.autograd_call(op, impl, args, kwargs)
+                        return _dispatch_module.autograd_call(op, impl, args, kwargs)
                 elif a.__class__ is int:
                     continue
                 elif _wants_grad((a,), Tensor):
-                    return _dispatch.autograd_call(op, impl, args, kwargs)
+                    return _dispatch_module.autograd_call(op, impl, args, kwargs)
             if kwargs and _wants_grad(kwargs.values(), Tensor):
-                return _dispatch.autograd_call(op, impl, args, kwargs)
+                return _dispatch_module.autograd_call(op, impl, args, kwargs)
         return impl(*args, **kwargs)
 
     return entry

@@ -88,12 +88,9 @@ def wants(name):
     return _KIND[st.device].get(name)
 
 
-def call(name, entry, args, kwargs):
+def call(kind, entry, args, kwargs):
     """Run ``entry(*args, **kwargs)`` (an op's entry point) with its arguments cast by the
-    op's policy, autocast off for the ops inside."""
-    kind = wants(name)
-    if kind is None:
-        return entry(*args, **kwargs)
+    policy ``kind`` (``wants``' answer), autocast off for the ops inside."""
     args = tuple(_cast_arg(kind, a) for a in args)
     kwargs = {k: _cast_arg(kind, v) for k, v in kwargs.items()}
     st = state

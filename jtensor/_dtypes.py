@@ -14,7 +14,7 @@ try:  # bfloat16 has no NumPy dtype of its own
 except ImportError:  # pragma: no cover - ml_dtypes is a hard dependency
     _BFLOAT16 = None
 
-from ._errors import TensorRuntimeError, TensorTypeError
+from ._errors import TensorRuntimeError, TensorTypeError, type_name
 
 BOOL, INTEGRAL, FLOATING, COMPLEX = 0, 1, 2, 3
 _CATEGORY_NAMES = {BOOL: "Bool", INTEGRAL: "Integral", FLOATING: "Floating", COMPLEX: "Complex"}
@@ -154,15 +154,21 @@ def _promote_pair(a, b):
 _PROMOTION = {(a, b): _promote_pair(a, b) for a in ALL for b in ALL}
 
 
-def _dtype_arg(value, fname, argname, position):
-    """A dtype argument as PyTorch's parser takes it: a dtype, or float/int/bool/complex."""
+def _dtype_arg(value, fname, argname, position=None):
+    """A dtype argument as PyTorch's parser takes it: a dtype, or ``float``, ``int``, ``bool``
+    or ``complex`` (float64, int64, bool, complex128); never a string or a NumPy dtype."""
     if isinstance(value, dtype):
         return value
     if value in (float, int, bool, complex):
         return to_dtype(value)
-    raise TensorTypeError(
-        f"{fname}(): argument '{argname}' (position {position}) must be torch.dtype, not "
-        f"{type(value).__name__}")
+    hint = ""
+    if isinstance(value, str):
+        hint = f" (write torch.{value.rpartition('.')[2]}, not the string {value!r})"
+    elif getattr(value, "__module__", "") == "numpy" or type(value).__module__ == "numpy":
+        hint = " (NumPy dtypes are not accepted: write a torch dtype such as torch.float32)"
+    where = f" (position {position})" if position is not None else ""
+    raise TensorTypeError(f"{fname}(): argument '{argname}'{where} must be torch.dtype, not "
+                          f"{type_name(value)}{hint}")
 
 
 def promote_types(type1, type2):

@@ -71,6 +71,16 @@ def wrap_dim(dim, ndim):
     return dim + effective if dim < 0 else dim
 
 
+def type_name(value):
+    """The type of ``value`` as PyTorch's messages name it: ``str``, ``numpy.int64``,
+    ``Tensor``."""
+    kind = type(value)
+    module = kind.__module__
+    if module == "builtins" or module.startswith("jtensor"):
+        return kind.__name__
+    return f"{module.partition('.')[0]}.{kind.__name__}"
+
+
 def stacklevel(level):
     """A warning's ``stacklevel`` counted as if the ops' generated entry points (frames of
     ``<entry of ...>`` code, made by ``_argparse``) were not there: ``level`` 2 is the caller

@@ -221,8 +221,10 @@ def _same_value(a, b):
         assert str(a.dtype) == str(b.dtype)
         assert tuple(a.shape) == tuple(b.shape)
         np.testing.assert_allclose(a.cpu().numpy(), b.numpy())
-    elif isinstance(a, tuple):
-        assert tuple(a) == tuple(b)
+    elif isinstance(a, tuple):   # a Size, or a tuple of results: element by element
+        assert isinstance(b, tuple) and len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same_value(x, y)
     else:
         assert str(a) == str(b)
 

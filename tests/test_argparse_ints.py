@@ -91,6 +91,16 @@ def test_integer_arguments_as_pytorch_reads_them(call, kind):
         assert a == b and type(a) is type(b), (a, b)
 
 
+@pytest.mark.parametrize("call", ["diagonal offset", "movedim"])
+def test_a_bool_tensor_is_not_an_int(call):
+    """PyTorch refuses a bool tensor where an int is expected (``int_arg``)."""
+    one = {"v": lambda L: L.tensor(True)}["v"]
+    expected = _run(CALLS[call], torch, one)
+    got = _run(CALLS[call], jtensor, one)
+    assert expected[0] == got[0] == "raised"
+    assert issubclass(got[1], expected[1])
+
+
 @pytest.mark.parametrize("bad, name", [(1.5, "float"), ("2", "str"), (True, "bool")])
 def test_a_non_integer_is_refused_naming_the_argument(bad, name):
     with pytest.raises(TypeError, match=rf"eye\(\): argument 'n' \(position 1\) must be int, "

@@ -11,8 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .. import _tensor as _tensor_module
-from .._device import (CPU, backend_for, get_default_device, resolve_device,  # noqa: F401
-                       set_default_device, to_device)
+from .._device import CPU, backend_for, resolve_device
 from .._dispatch import emit, finish
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, stacklevel
 from .._layout import contiguous_strides, dense_strides_like

@@ -80,7 +80,8 @@ def meshgrid(*tensors, indexing=None):
 
 def _tri_indices(op, name, row, col, offset, dtype, device, layout, pin_memory, requires_grad,
                  upper):
-    from .creation import check_requires_grad, host_to_device, resolve_device
+    from .._device import resolve_device
+    from .creation import check_requires_grad, host_to_device
 
     row = _index(row, name, "row")
     col = _index(col, name, "col")

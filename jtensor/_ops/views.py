@@ -769,18 +769,13 @@ def chunk(input, chunks, dim=0):
 
 
 def _split_int(value):
-    """``value`` as one int where PyTorch's parser takes one (an int, a NumPy integer, a
-    one-element integer tensor), else None."""
+    """``value`` as one int where PyTorch's parser takes one (``int_arg``), else None."""
     if value.__class__ is int:
         return value
-    if value.__class__ is bool:
+    try:
+        return int_arg(value, "tensor_split", "sections")
+    except TypeError:
         return None
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, Tensor) and value.numel() == 1 and \
-            value._dtype.category == _dtypes.INTEGRAL:
-        return int(value.item())
-    return None
 
 
 def _tensor_split_spec(input, tensor_indices_or_sections, dim, indices, sections):

@@ -342,30 +342,32 @@ def _avg_pool_spread(pool, grad):
     return _finish(xp, gx, channels_last, pool.dtype, pool.device)
 
 
-class _AvgPool2dBackward(_function.Function):
-    """Average pooling's gradient as an op of ``(grad, input)`` (``create_graph=True``):
-    the adjoint of a linear map, so its derivative in ``grad`` is average pooling itself;
-    constant in ``input``."""
+def _linear_pool_backward(spread, pool_again, name):
+    """A linear pooling's gradient as an op of ``(grad, input)`` for ``create_graph=True``:
+    ``spread(pool, grad)`` is the adjoint of the pooling, so its own derivative in ``grad``
+    is the pooling again (``pool_again(gg, pool)``); it is constant in ``input``."""
 
-    @staticmethod
-    def forward(ctx, grad, input, pool):
-        ctx.pool = pool
-        return _avg_pool_spread(pool, grad)
+    class Backward(_function.Function):
+        @staticmethod
+        def forward(ctx, grad, input, pool):
+            ctx.pool = pool
+            return spread(pool, grad)
 
-    @staticmethod
-    def backward(ctx, gg):
-        pool = ctx.pool
-        need_g, need_x = ctx.needs_input_grad[:2]
-        g_grad = g_input = None
-        if need_g:
-            geometry = pool.meta[0]
-            g_grad = _AvgPool2d.apply(gg, geometry, *pool.options, False)
-        if need_x:
-            g_input = _zeros_like_input(ctx, 1)
-        return g_grad, g_input, None
+        @staticmethod
+        def backward(ctx, gg):
+            need_g, need_x = ctx.needs_input_grad[:2]
+            g_grad = pool_again(gg, ctx.pool) if need_g else None
+            g_input = _zeros_like_input(ctx, 1) if need_x else None
+            return g_grad, g_input, None
+
+    _name_node(Backward, name)
+    return Backward
 
 
-_name_node(_AvgPool2dBackward, "AvgPool2DBackwardBackward0")
+_AvgPool2dBackward = _linear_pool_backward(
+    _avg_pool_spread,
+    lambda gg, pool: _AvgPool2d.apply(gg, pool.meta[0], *pool.options, False),
+    "AvgPool2DBackwardBackward0")
 
 
 _name_node(_AvgPool2d, "AvgPool2DBackward0")
@@ -451,28 +453,9 @@ def _adaptive_spread(pool, grad):
     return _finish(xp, gx, pool.channels_last, pool.dtype, pool.device)
 
 
-class _AdaptiveAvgPool2dBackward(_function.Function):
-    """Adaptive average pooling's gradient as an op of ``(grad, input)``
-    (``create_graph=True``): its derivative in ``grad`` is the pooling itself."""
-
-    @staticmethod
-    def forward(ctx, grad, input, pool):
-        ctx.pool = pool
-        return _adaptive_spread(pool, grad)
-
-    @staticmethod
-    def backward(ctx, gg):
-        pool = ctx.pool
-        need_g, need_x = ctx.needs_input_grad[:2]
-        g_grad = g_input = None
-        if need_g:
-            g_grad = _AdaptiveAvgPool2d.apply(gg, pool.out_hw, False)
-        if need_x:
-            g_input = _zeros_like_input(ctx, 1)
-        return g_grad, g_input, None
-
-
-_name_node(_AdaptiveAvgPool2dBackward, "AdaptiveAvgPool2DBackwardBackward0")
+_AdaptiveAvgPool2dBackward = _linear_pool_backward(
+    _adaptive_spread, lambda gg, pool: _AdaptiveAvgPool2d.apply(gg, pool.out_hw, False),
+    "AdaptiveAvgPool2DBackwardBackward0")
 
 
 _name_node(_AdaptiveAvgPool2d, "AdaptiveAvgPool2DBackward0")
