@@ -10,7 +10,7 @@ The default, ``--device cpu``, runs every test on the CPU as before.
 Marked tests that cannot pass on CUDA are listed in ``CUDA_EXPECTATIONS`` below (skipped,
 with the reason the test does not apply to CUDA, or xfailed, with the jtensor bug); a test
 can also use ``skip_on_cuda(reason)`` / ``cuda_skip`` / ``cuda_xfail`` from
-``tests/harness.py``. After each test of the CUDA run the device is synchronised, so a
+``tests/harness/conformance.py``. After each test of the CUDA run the device is synchronised, so a
 deferred kernel error fails the test that launched the kernel.
 
 Under ``-n 2`` the CUDA run of the marked tests takes about two minutes:
@@ -91,39 +91,39 @@ _INT_DIV_ZERO = ("skip", "integer division by zero raises on the CPU (the oracle
 _DEFERRED = ("skip", "an index out of range inside a kernel is a device-side assert on CUDA, "
                      "reported at a later synchronisation, not an IndexError at the call")
 CUDA_EXPECTATIONS = [
-    (r"tests/test_registry.py::test_case(_reaches_the_dispatch_point)?\[(div|floor_divide|fmod|"
+    (r"tests/ops/test_registry.py::test_case(_reaches_the_dispatch_point)?\[(div|floor_divide|fmod|"
      r"remainder)_?-.*(zero|scalar-first-int)", _INT_DIV_ZERO),
-    (r"tests/test_arithmetic_properties.py::(test_binary_op_matches_torch|"
+    (r"tests/ops/test_arithmetic_properties.py::(test_binary_op_matches_torch|"
      r"test_div_rounding_modes_match_torch|test_failed_inplace_leaves_input_untouched)",
      _INT_DIV_ZERO),
-    (r"tests/test_registry.py::test_case(_reaches_the_dispatch_point)?\[(index_select|"
+    (r"tests/ops/test_registry.py::test_case(_reaches_the_dispatch_point)?\[(index_select|"
      r"embedding)-.*(out-of-range|negative-dim)", _DEFERRED),
-    (r"tests/test_nn_layers.py::test_embedding_from_pretrained_and_errors_match_pytorch",
+    (r"tests/nn/test_layers.py::test_embedding_from_pretrained_and_errors_match_pytorch",
      _DEFERRED),
-    (r"tests/test_registry.py::test_case\[(apply_|map_)-",
+    (r"tests/ops/test_registry.py::test_case\[(apply_|map_)-",
      ("skip", "apply_ and map_ run Python per element: CPU tensors only (as PyTorch)")),
-    (r"tests/test_argparse.py::test_call_forms_pytorch_accepts\[map_\(",
+    (r"tests/core/test_argparse.py::test_call_forms_pytorch_accepts\[map_\(",
      ("skip", "map_ runs Python per element: CPU tensors only (as PyTorch)")),
-    (r"tests/test_registry.py::test_case\[(from_numpy|from_dlpack)-",
+    (r"tests/ops/test_registry.py::test_case\[(from_numpy|from_dlpack)-",
      ("skip", "from_numpy/from_dlpack of NumPy data always give CPU tensors (as PyTorch)")),
-    (r"tests/test_registry.py::test_case\[(to-device|to-no-op-is-self|zeros-device|"
+    (r"tests/ops/test_registry.py::test_case\[(to-device|to-no-op-is-self|zeros-device|"
      r"triu_indices-device)", ("skip", "the case names device='cpu' explicitly")),
-    (r"tests/test_registry.py::test_case\[block_diag-no-args\]",
+    (r"tests/ops/test_registry.py::test_case\[block_diag-no-args\]",
      ("skip", "block_diag() of no tensors is a CPU tensor whatever the default device "
               "(as PyTorch)")),
-    (r"tests/test_registry.py::test_case\[as_tensor-numpy-strided-shares-layout\]",
+    (r"tests/ops/test_registry.py::test_case\[as_tensor-numpy-strided-shares-layout\]",
      ("skip", "as_tensor shares NumPy memory (and keeps its strides) only on the CPU")),
-    (r"tests/test_registry.py::test_case\[pack_padded_sequence-",
+    (r"tests/ops/test_registry.py::test_case\[pack_padded_sequence-",
      ("skip", "pack_padded_sequence's batch_sizes always live on the CPU and it refuses "
               "lengths on cuda (as PyTorch), so its results are not all on the default "
               "device")),
-    (r"tests/test_rnn.py::(test_pack_sequence_and_unpack_match_pytorch|"
+    (r"tests/nn/test_rnn.py::(test_pack_sequence_and_unpack_match_pytorch|"
      r"test_seed_examples_print_as_pytorch_does|"
      r"test_packed_sequence_is_a_named_tuple_with_conversions|test_round_trips|"
      r"test_packed_hidden_size_error_matches_pytorch)",
      ("skip", "pack_sequence makes its lengths on the default device and pack_padded_sequence "
               "refuses them on cuda: PyTorch does the same (pytorch/pytorch#88643)")),
-    (r"tests/test_data.py::(test_workers_give_the_same_batches_in_order|"
+    (r"tests/utils/test_data.py::(test_workers_give_the_same_batches_in_order|"
      r"test_workers_are_real_processes_with_worker_info|"
      r"test_worker_exception_is_reraised_with_worker_id|"
      r"test_worker_init_fn_and_iterable_sharding|test_worker_init_fn_error_is_reraised|"
@@ -131,16 +131,16 @@ CUDA_EXPECTATIONS = [
      r"test_out_of_order_delivery_when_asked|test_worker_results_match_pytorch_workers)",
      ("skip", "forked DataLoader workers cannot use CUDA started in the parent (PyTorch and "
               "jtensor raise 'Cannot re-initialize CUDA in forked subprocess')")),
-    (r"tests/test_data.py::(test_pin_memory_is_accepted_on_cpu|test_warnings_match_pytorch)",
+    (r"tests/utils/test_data.py::(test_pin_memory_is_accepted_on_cpu|test_warnings_match_pytorch)",
      ("skip", "pins CPU batches; on cuda the batches are already on the device")),
-    (r"tests/test_data.py::test_spawn_context_works",
+    (r"tests/utils/test_data.py::test_spawn_context_works",
      ("skip", "a spawned worker gets the dataset's CUDA tensors, which needs CUDA IPC; the "
               "emulated device cannot share its memory with another process")),
-    (r"tests/test_data.py::test_docstring_examples",
+    (r"tests/utils/test_data.py::test_docstring_examples",
      ("skip", "the docstring examples print CPU tensors")),
-    (r"tests/test_nn_module.py::test_parameter_is_a_leaf_sharing_memory",
+    (r"tests/nn/test_module.py::test_parameter_is_a_leaf_sharing_memory",
      ("skip", "compares a repr, which names the cuda device")),
-    (r"tests/test_lr_scheduler.py::test_docstring_examples_run",
+    (r"tests/optim/test_lr_scheduler.py::test_docstring_examples_run",
      ("skip", "the docstring examples print CPU tensors")),
 ]
 

@@ -1,4 +1,4 @@
-from tests.gradharness import G, NonDiff
+from tests.harness.gradients import G, NonDiff
 
 GRADS = [
     G("add", lambda lib, a, b: lib.add(a, b, alpha=2), [(2, 3), (3,)]),

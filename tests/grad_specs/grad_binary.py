@@ -3,7 +3,7 @@ addcdiv, comparisons, logical and bitwise ops, and the random samplers."""
 
 import numpy as np
 
-from tests.gradharness import G, NonDiff, grad_fn_name
+from tests.harness.gradients import G, NonDiff, grad_fn_name
 
 
 def _t(lib, values, requires_grad=True):

@@ -1,4 +1,4 @@
-from tests.gradharness import G
+from tests.harness.gradients import G
 
 GRADS = [
     G("t_", lambda lib, a: (a * 1).t_() * lib.arange(2.0, dtype=lib.float64), [(2, 3)],

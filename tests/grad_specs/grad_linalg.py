@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from tests.gradharness import G, NonDiff
+from tests.harness.gradients import G, NonDiff
 
 
 def _eye(lib, n, m=None):

@@ -4,7 +4,7 @@ names as PyTorch. Integer arguments (targets, indices) are built in ``make``."""
 
 import numpy as np
 
-from tests.gradharness import G, NonDiff
+from tests.harness.gradients import G, NonDiff
 
 
 def F(lib):

@@ -5,7 +5,7 @@ every input (input, initial state, weights), layout variants, and the same gradi
 whose backward computes on arrays, so they are checked to first order (``second=False``);
 the cells are composed of differentiable ops and are checked to second order."""
 
-from tests.gradharness import G
+from tests.harness.gradients import G
 from tests.specs.spec_nn_recurrent import GATES, layer_call, weight_shapes
 
 

@@ -2,7 +2,7 @@
 
 import math
 
-from tests.gradharness import G, NonDiff
+from tests.harness.gradients import G, NonDiff
 
 NAN = float("nan")
 

@@ -3,7 +3,7 @@ the ``*_scatter`` ops). Index tensors are built inside the lambdas (``lib.tensor
 
 import numpy as np
 
-from tests.gradharness import G, NonDiff
+from tests.harness.gradients import G, NonDiff
 
 
 def _f64(lib, values):

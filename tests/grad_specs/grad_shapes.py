@@ -1,4 +1,4 @@
-from tests.gradharness import G
+from tests.harness.gradients import G
 
 
 def _uc(lib, a):

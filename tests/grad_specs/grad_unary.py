@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tests.gradharness import G
+from tests.harness.gradients import G
 
 S = [(2, 3)]
 

@@ -1,4 +1,4 @@
-from tests.gradharness import G, NonDiff
+from tests.harness.gradients import G, NonDiff
 
 
 def _seq_view_write(lib, a):

@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 
 NAN, INF = float("nan"), float("inf")
 

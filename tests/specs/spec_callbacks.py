@@ -3,7 +3,7 @@
 
 import math
 
-from ..harness import OpSpec
+from tests.harness.conformance import OpSpec
 from .spec_selection import case, mk
 
 

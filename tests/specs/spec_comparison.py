@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from ..harness import OpSpec, T, arr
+from tests.harness.conformance import OpSpec, T, arr
 from .spec_reductions import case as case34  # make=x34 by default
 from .spec_softmax import case as auto  # make=None when the run takes only lib
 from .spec_arithmetic import (EDGE_A, EDGE_B, INF, NAN, binary_cases, case, f34, fn, i34,

@@ -4,7 +4,7 @@ layouts (memory formats, transposed, sliced, expanded inputs), dtype casts and s
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 
 
 def x34(lib):

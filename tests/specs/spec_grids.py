@@ -1,7 +1,7 @@
 """Specs of the grids and index sets (``_ops/grids.py``): meshgrid, triu/tril_indices,
 cartesian_prod and combinations."""
 
-from ..harness import OpSpec, T, arr
+from tests.harness.conformance import OpSpec, T, arr
 from .spec_reductions import case
 
 

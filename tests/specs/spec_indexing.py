@@ -3,7 +3,7 @@ bools (results are copies laid out as TensorIterator lays them out)."""
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 from .spec_views import SPECS as _VIEW_SPECS
 
 

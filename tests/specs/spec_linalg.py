@@ -7,7 +7,7 @@ svd's U and Vh) are compared through reconstructions, plus a layout-only case
 
 import math
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 
 
 def R(lib, *shape, dtype="float32", seed=0):

@@ -4,7 +4,7 @@ dtypes, float16/bfloat16, layouts, broadcasting, out=, poles/infinities/nan and 
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 from .spec_arithmetic import (binary_cases, f34, i34, inplace_cases, nz34, with_sign,
                               zero_d)
 

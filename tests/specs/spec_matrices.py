@@ -1,7 +1,7 @@
 """Specs of the structured matrices (``_ops/matrices.py``): diag, diag_embed, block_diag and
 vander."""
 
-from ..harness import OpSpec
+from tests.harness.conformance import OpSpec
 from .spec_grids import v3
 from .spec_reductions import case, x234
 

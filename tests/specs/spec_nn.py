@@ -3,7 +3,7 @@ padding, activations, losses, linear, normalization, embedding, dropout. Values,
 ``requires_grad`` and errors compared with PyTorch; each case calls
 ``lib.nn.functional.<op>``."""
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 
 
 def F(lib):

@@ -4,7 +4,7 @@ overloads: padded input, packed rows with ``batch_sizes``), the cells ``lstm_cel
 Both libraries get the same fixed weights; values, layouts, ``requires_grad`` and errors are
 compared with PyTorch."""
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 
 TOL = {"atol": 1e-5, "rtol": 1e-5}
 GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}

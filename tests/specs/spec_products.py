@@ -3,7 +3,7 @@ shape errors."""
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 from .spec_softmax import case as auto  # make=None when the run takes only lib
 
 NAN = float("nan")

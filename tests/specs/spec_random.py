@@ -3,10 +3,10 @@
 Random values can't be compared with PyTorch's (different generators), so sampled outputs use
 ``check_values=False``; cases whose result is deterministic (p=0/1, std=0, one-hot
 probabilities, a range of width one) compare values too. Distribution checks live in
-tests/test_random.py.
+tests/ops/test_random.py.
 """
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 
 
 def x34(lib):

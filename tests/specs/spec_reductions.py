@@ -3,7 +3,7 @@ inputs, NaN, errors."""
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 
 NAN = float("nan")
 

@@ -3,7 +3,7 @@ layouts, errors and storage sharing compared with PyTorch)."""
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 from .spec_softmax import case as auto  # make=None when the run takes only lib
 
 DISTINCT = np.array([[3.0, 1, 2, 0], [5, 4, -1, 7], [2.5, 6, 9, 8]], dtype=np.float32)

@@ -3,7 +3,7 @@ errors. ``case`` here picks the input itself (``make=None``) when a run takes on
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 from .spec_reductions import layouts
 
 NAN = float("nan")

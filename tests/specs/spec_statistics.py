@@ -3,7 +3,7 @@ trapezoid rules, cov/corrcoef, bincount/histc and diff."""
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 from .spec_reductions import layouts
 from .spec_softmax import case as auto  # make=None when the run takes only lib
 

@@ -8,7 +8,7 @@ with ``out=`` (castable, uncastable, empty, transposed), in place, and on its do
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 
 INF, NAN = float("inf"), float("nan")
 SPECIAL = np.array([-2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0, INF, -INF, NAN], np.float32)

@@ -3,7 +3,7 @@ stride, offset), sharing and errors vs PyTorch."""
 
 import numpy as np
 
-from ..harness import Case, OpSpec, T, arr
+from tests.harness.conformance import Case, OpSpec, T, arr
 
 
 def x34(lib):
