@@ -1,14 +1,16 @@
 """Random number generation state: ``Generator``, ``manual_seed``, ``get_rng_state``...
 
-jtensor's generators are NumPy ``PCG64`` bit generators. Seeding makes every random op
-reproducible (same seed, same calls -> same values), but the values differ from PyTorch's
-(PyTorch uses a Mersenne Twister and its own sampling kernels, which jtensor does not
-reproduce). Code that only needs reproducibility, or the right distribution, runs unchanged.
+jtensor's CPU generators are PyTorch's: the same Mersenne Twister (mt19937) seeded as ATen's
+``CPUGeneratorImpl`` seeds it, the same 5056-byte state (a state saved by PyTorch's
+``get_rng_state()`` loads here and back), and samplers that reproduce ATen's CPU kernels draw
+for draw (``jtensor/_mt19937.py``). The same seed gives PyTorch's numbers:
 
 >>> import jtensor as torch
->>> _ = torch.manual_seed(0); a = torch.rand(3).tolist()
->>> _ = torch.manual_seed(0); a == torch.rand(3).tolist()
-True
+>>> _ = torch.manual_seed(0); torch.rand(3)
+tensor([0.4963, 0.7682, 0.0885])
+
+CUDA generators (``torch.cuda.manual_seed``) use the same engine, not PyTorch's Philox: values
+on a CUDA device are reproducible but differ from PyTorch's CUDA values.
 """
 
 import contextlib
@@ -19,13 +21,9 @@ import numpy as np
 from . import _argparse
 from ._device import to_device
 from ._errors import TensorRuntimeError, TensorTypeError
+from ._mt19937 import DEFAULT_SEED, STATE_BYTES, Engine
 
-# PyTorch's default CPU seed (what torch.initial_seed() reports before any seeding).
-DEFAULT_SEED = 67280421310721
 _MASK64 = (1 << 64) - 1
-# State layout: 16 bytes state + 16 bytes increment + 1 byte has_uint32 + 4 bytes uinteger
-# + 8 bytes initial seed.
-_STATE_BYTES = 45
 
 
 def _seed_int(seed):
@@ -41,52 +39,46 @@ def _seed_int(seed):
     return seed & _MASK64
 
 
-class Generator:
-    """A random stream (NumPy PCG64) with PyTorch's Generator interface.
+def _nondeterministic_seed():
+    """c10's ``getNonDeterministicRandom`` on the CPU: 8 bytes of /dev/urandom."""
+    return int.from_bytes(os.urandom(8), "little")
 
-    Values differ from PyTorch's for the same seed; the same seed always gives the same
-    values in jtensor.
+
+class Generator:
+    """PyTorch's CPU generator (mt19937, ATen's state layout and samplers).
+
+    ``Generator()`` starts from PyTorch's default seed 67280421310721, as ``torch.Generator()``.
     """
 
     def __init__(self, device="cpu"):
         self.device = to_device(device)
-        self._reseed(DEFAULT_SEED)
-
-    def _reseed(self, seed):
-        self._initial_seed = seed
-        self._bitgen = np.random.PCG64(seed)
-        self._rng = np.random.Generator(self._bitgen)
+        self._engine = Engine(DEFAULT_SEED)
 
     def manual_seed(self, seed):
         """Reset the stream to ``seed``; returns this generator (as PyTorch)."""
-        self._reseed(_seed_int(seed))
+        self._engine.manual_seed(_seed_int(seed))
         return self
 
     def seed(self):
         """Seed from the OS entropy pool and return the seed chosen."""
-        seed = int.from_bytes(os.urandom(8), "little")
-        self._reseed(seed)
+        seed = _nondeterministic_seed()
+        self._engine.manual_seed(seed)
         return seed
 
     def initial_seed(self):
         """The seed this generator was last seeded with."""
-        return self._initial_seed
+        return self._engine.seed
 
     def get_state(self):
-        """The full state as a uint8 tensor (pass it to ``set_state`` to rewind)."""
+        """The full state as a uint8 tensor of 5056 bytes (PyTorch's layout)."""
         from ._ops.creation import _place
         from . import _dtypes
 
-        st = self._bitgen.state
-        raw = (st["state"]["state"].to_bytes(16, "little")
-               + st["state"]["inc"].to_bytes(16, "little")
-               + bytes([int(st["has_uint32"])])
-               + int(st["uinteger"]).to_bytes(4, "little")
-               + self._initial_seed.to_bytes(8, "little"))
-        return _place(np.frombuffer(raw, dtype=np.uint8).copy(), _dtypes.uint8, "cpu")
+        raw = np.frombuffer(self._engine.state_bytes(), dtype=np.uint8).copy()
+        return _place(raw, _dtypes.uint8, "cpu")
 
     def set_state(self, new_state):
-        """Restore a state returned by ``get_state`` (a uint8 tensor); returns self."""
+        """Restore a state returned by ``get_state`` (here or in PyTorch); returns self."""
         from ._tensor import Tensor
         from . import _dtypes
 
@@ -97,32 +89,32 @@ class Generator:
             raise TensorTypeError(
                 f"expected a torch.ByteTensor, but got a tensor of dtype {new_state._dtype}")
         raw = bytes(np.ascontiguousarray(new_state._host_array()).reshape(-1).tobytes())
-        if len(raw) != _STATE_BYTES:
+        if len(raw) != STATE_BYTES:
             raise TensorRuntimeError(
-                f"Expected a state of {_STATE_BYTES} bytes (from jtensor's get_state), got "
-                f"{len(raw)}. PyTorch's generator states cannot be loaded into jtensor.")
-        state = {
-            "bit_generator": "PCG64",
-            "state": {"state": int.from_bytes(raw[0:16], "little"),
-                      "inc": int.from_bytes(raw[16:32], "little")},
-            "has_uint32": raw[32],
-            "uinteger": int.from_bytes(raw[33:37], "little"),
-        }
-        bitgen = np.random.PCG64()
-        bitgen.state = state
-        self._bitgen = bitgen
-        self._rng = np.random.Generator(bitgen)
-        self._initial_seed = int.from_bytes(raw[37:45], "little")
+                f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input "
+                f"RNG state size to be {len(raw)}")
+        try:
+            self._engine.load_state_bytes(raw)
+        except ValueError as exc:
+            raise TensorRuntimeError(str(exc)) from None
         return self
 
+    def clone_state(self):
+        """A new generator with this one's state."""
+        other = Generator(self.device)
+        other._engine = self._engine.copy()
+        return other
+
     def __repr__(self):
-        return f"<jtensor.Generator object on {self.device} (seed {self._initial_seed})>"
+        return f"<jtensor.Generator object on {self.device} (seed {self._engine.seed})>"
 
 
 _argparse.TYPES["generator"] = Generator   # generator= arguments are checked against it
 
 
 default_generator = Generator()
+# PyTorch seeds its default CPU generator nondeterministically at start.
+default_generator._engine.manual_seed(_nondeterministic_seed())
 
 
 _cuda_generators = {}
@@ -143,22 +135,23 @@ def cuda_generator(index):
 
 
 def _rng(generator, device=None):
-    """The NumPy Generator behind ``generator`` (when None: the default one of ``device``)."""
+    """The engine (``_mt19937.Engine``) behind ``generator`` (when None: the default one of
+    ``device``)."""
     if generator is None:
         if device is not None and device != "cpu":
             dev = to_device(device)
             if dev.type == "cuda":
-                return cuda_generator(dev.index)._rng
-        return default_generator._rng
+                return cuda_generator(dev.index)._engine
+        return default_generator._engine
     if not isinstance(generator, Generator):
         raise TensorTypeError(
             f"generator must be a torch.Generator, got {type(generator).__name__}")
-    return generator._rng
+    return generator._engine
 
 
 def manual_seed(seed):
-    """Seed the default generator (and every CUDA device's); returns it. Reproducible, but
-    not PyTorch's values."""
+    """Seed the default generator (and every CUDA device's); returns it. CPU values are
+    PyTorch's for the same seed."""
     for generator in _cuda_generators.values():
         generator.manual_seed(seed)
     return default_generator.manual_seed(seed)

@@ -2,10 +2,11 @@
 (uniform_, normal_, random_, exponential_, bernoulli_) and sampling from tensors (bernoulli,
 multinomial, poisson).
 
-Samples are drawn on the host from the generator's NumPy PCG64 stream (see ``jtensor.random``:
-reproducible with a seed, but not PyTorch's values) and moved to the tensor's device; arithmetic
-that mixes them with tensor data (``normal(mean, std)``, ``bernoulli(p)``) runs on the backend's
-array module.
+Samples are drawn on the host from the generator's mt19937 engine with ATen's CPU kernels
+(``jtensor/_mt19937.py``): the same seed gives PyTorch's CPU values, draw for draw, in the
+order PyTorch's kernels write elements (memory order). They are then moved to the tensor's
+device; arithmetic that mixes them with tensor data (``normal(mean, std)``) runs on the
+backend's array module.
 """
 
 import math
@@ -13,8 +14,10 @@ import math
 import numpy as np
 
 from .. import _dtypes
+from .. import _mt19937 as _mt
 from .._dispatch import check_inplace, finish
 from .._errors import TensorRuntimeError, TensorTypeError
+from .._layout import numel as _numel
 from .._registry import register
 from .._size import Size
 from .._tensor import Tensor, new_empty_tensor, preserve_format
@@ -58,46 +61,60 @@ def _real_dtype(dtype):
     return dtype.to_real() if dtype.category == _dtypes.COMPLEX else dtype
 
 
-def _uniform01(rng, shape, dtype):
-    """Uniform [0, 1) samples exactly representable in ``dtype`` (complex: both parts)."""
+def _from_double(values, dtype):
+    """``static_cast<scalar_t>(double)``: the half types go through float (c10's constructors
+    take a float), the rest convert directly."""
+    if dtype in (_dtypes.float16, _dtypes.bfloat16):
+        values = values.astype(np.float32)
+    with np.errstate(all="ignore"):
+        return values.astype(dtype.numpy)
+
+
+def _uniform_flat(eng, n, dtype, low=0.0, high=1.0):
+    """``uniform_(low, high)`` values in kernel order (complex: real and imaginary parts
+    interleaved, as PyTorch fills ``view_as_real``)."""
     if dtype.category == _dtypes.COMPLEX:
-        real = _uniform01(rng, shape, dtype.to_real())
-        imag = _uniform01(rng, shape, dtype.to_real())
-        return (real + 1j * imag).astype(dtype.numpy)
-    if dtype is _dtypes.float64:
-        return rng.random(shape)
-    if dtype is _dtypes.float32:
-        return rng.random(shape, dtype=np.float32)
-    digits = _DIGITS[dtype]
-    return (rng.integers(0, 1 << digits, size=shape) * 2.0 ** -digits).astype(dtype.numpy)
+        real = dtype.to_real()
+        v = _mt.uniform(eng, 2 * n, real.numpy, low, high)
+        return (v[0::2] + 1j * v[1::2]).astype(dtype.numpy)
+    return _mt.uniform(eng, n, dtype.numpy, low, high)
 
 
-def _uniform(rng, shape, dtype, low, high):
-    u = _uniform01(rng, shape, _real_dtype(dtype) if dtype.category != _dtypes.COMPLEX else dtype)
+def _normal_flat(eng, n, dtype, mean=0.0, std=1.0, contiguous=True):
+    """``normal_(mean, std)`` values in kernel order: the vectorised path for a contiguous
+    tensor of at least 16 elements, the scalar (cached Box-Muller) path otherwise. Complex:
+    the real view with std / sqrt(2)."""
     if dtype.category == _dtypes.COMPLEX:
-        real = u.real * (high - low) + low
-        imag = u.imag * (high - low) + low
-        return (real + 1j * imag).astype(dtype.numpy)
-    work = np.float64 if dtype is _dtypes.float64 else np.float32
-    with np.errstate(over="ignore"):
-        return (u.astype(work) * work(high - low) + work(low)).astype(dtype.numpy)
+        v = _normal_flat(eng, 2 * n, dtype.to_real(), mean, std / math.sqrt(2), contiguous)
+        return (v[0::2] + 1j * v[1::2]).astype(dtype.numpy)
+    if contiguous and n >= 16:
+        return _mt.normal_fill(eng, n, dtype.numpy, mean, std)
+    return _from_double(_mt.normal_scalar(eng, n, mean, std), dtype)
 
 
-def _standard_normal(rng, shape, dtype):
-    if dtype.category == _dtypes.COMPLEX:
-        # Each part has variance 1/2, so that E|z|^2 = 1 (PyTorch's complex normal).
-        parts = rng.standard_normal((2,) + tuple(shape)) * math.sqrt(0.5)
-        return (parts[0] + 1j * parts[1]).astype(dtype.numpy)
-    if dtype is _dtypes.float32:
-        return rng.standard_normal(shape, dtype=np.float32)
-    return rng.standard_normal(shape).astype(dtype.numpy)
+def _kernel_order(shape, stride):
+    """The axes in the order TensorIterator walks a tensor's memory (outermost first)."""
+    return sorted(range(len(shape)), key=lambda d: -stride[d] if shape[d] != 1 else 0)
 
 
-def _integers(rng, shape, low, high_inclusive, dtype):
-    values = rng.integers(low, high_inclusive, size=shape, dtype=np.int64, endpoint=True) \
-        if high_inclusive < (1 << 63) else rng.integers(low, high_inclusive, size=shape,
-                                                        dtype=np.uint64, endpoint=True)
-    return values.astype(dtype.numpy)
+def _shaped(flat, tensor):
+    """Values drawn in ``tensor``'s memory order (TensorIterator's) arranged by index."""
+    shape, stride = tuple(tensor._shape), tuple(tensor._stride)
+    if tensor.is_contiguous() or len(shape) < 2:
+        if len(shape) == 1 and stride[0] < 0:
+            return flat[::-1]
+        return flat.reshape(shape)
+    order = _kernel_order(shape, stride)
+    arr = flat.reshape([shape[d] for d in order])
+    inverse = [order.index(d) for d in range(len(shape))]
+    return arr.transpose(inverse)
+
+
+def _integers(eng, n, low, high_exclusive, dtype):
+    """``random_(low, high)`` in kernel order, cast to ``dtype``."""
+    v = _mt.random_from_to(eng, n, high_exclusive - low, low)
+    return _from_double(v, dtype) if dtype.category == _dtypes.FLOATING else v.astype(
+        dtype.numpy)
 
 
 # ---------------------------------------------------------------------- factories
@@ -128,7 +145,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 
     def sample(shape, dt):
         _require_floating("check_uniform_bounds", dt)
-        return _uniform01(rng, shape, dt)
+        return _uniform_flat(rng, _numel(shape), dt).reshape(shape)
 
     return _random_factory(rand.op, size, sample, dtype, device, requires_grad, out, "rand")
 
@@ -141,7 +158,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 
     def sample(shape, dt):
         _require_floating("normal_kernel_cpu", dt)
-        return _standard_normal(rng, shape, dt)
+        return _normal_flat(rng, _numel(shape), dt).reshape(shape)
 
     return _random_factory(randn.op, size, sample, dtype, device, requires_grad, out, "randn")
 
@@ -207,7 +224,7 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     rng = _rng(generator, device)
 
     def sample(shape, dt):
-        return _integers(rng, shape, low, high - 1, dt)
+        return _integers(rng, _numel(shape), low, high, dt).reshape(shape)
 
     return _random_factory(randint.op, shape, sample, d, device, requires_grad, out, "randint")
 
@@ -232,7 +249,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     rng = _rng(generator, device)
 
     def sample(shape, dt):
-        return rng.permutation(n).astype(dt.numpy)
+        return _mt.randperm(rng, n).astype(dt.numpy)
 
     return _random_factory(randperm.op, Size((n,)), sample, d, device, requires_grad, out,
                            "randperm")
@@ -251,9 +268,10 @@ def _random_like(op, input, sample, dtype, device, requires_grad, memory_format,
     check_requires_grad(d, requires_grad)
     dev = input._storage.device if device is None else resolve_device(device)
     pinned = check_pin_memory(pin_memory, dev, op.name)
-    values = sample(tuple(input._shape), d)
     out = new_empty_tensor(input._shape, d, dev, stride=strides_for_format(input, memory_format),
                            pinned=pinned)
+    # Drawn in the result's memory order, as PyTorch's kernels fill the new tensor.
+    values = _shaped(sample(_numel(input._shape), d, out.is_contiguous()), out)
     _write_into(out, host_to_device(values, dev, private=True))
     return _finalize(op, out, requires_grad, (input,))
 
@@ -264,9 +282,9 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
     """``rand`` shaped like ``input`` (its dtype, device and dim order by default)."""
     rng = _rng(generator, input.device if device is None else device)
 
-    def sample(shape, dt):
+    def sample(n, dt, contiguous):
         _require_floating("check_uniform_bounds", dt)
-        return _uniform01(rng, shape, dt)
+        return _uniform_flat(rng, n, dt)
 
     return _random_like(rand_like.op, input, sample, dtype, device, requires_grad, memory_format,
                         pin_memory)
@@ -278,9 +296,9 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
     """``randn`` shaped like ``input``."""
     rng = _rng(generator, input.device if device is None else device)
 
-    def sample(shape, dt):
+    def sample(n, dt, contiguous):
         _require_floating("normal_kernel_cpu", dt)
-        return _standard_normal(rng, shape, dt)
+        return _normal_flat(rng, n, dt, contiguous=contiguous)
 
     return _random_like(randn_like.op, input, sample, dtype, device, requires_grad,
                         memory_format, pin_memory)
@@ -325,8 +343,8 @@ def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, 
     _check_random_bounds(low, high, d)
     rng = _rng(generator, input.device if device is None else device)
 
-    def sample(shape, dt):
-        return _integers(rng, shape, low, high - 1, dt)
+    def sample(n, dt, contiguous):
+        return _integers(rng, n, low, high, dt)
 
     return _random_like(randint_like.op, input, sample, dtype, device, requires_grad,
                         memory_format, pin_memory)
@@ -369,10 +387,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
 
         def sample(shp, dt):
             _require_floating("normal_kernel_cpu", dt)
-            z = _standard_normal(rng, shp, dt)
-            work = np.float64 if dt.itemsize == 8 or dt.category == _dtypes.COMPLEX else \
-                np.float32
-            return (z.astype(work) * std + mean).astype(dt.numpy)
+            return _normal_flat(rng, _numel(shp), dt, mean, std).reshape(shp)
 
         return _random_factory(normal.op, shape, sample, dtype, device, requires_grad, out,
                                "normal")
@@ -396,11 +411,19 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         _check_out(out, None, "normal")
     backend = ref._storage._backend
     xp = backend.xp
-    noise = host_to_device(_standard_normal(rng, tuple(shape), d), ref._storage.device,
-                           private=True)
-    m = mean._array() if mean_t else mean
-    s = std._array() if std_t else std
-    values = xp.asarray(noise * s + m).astype(d.numpy)
+    if out is not None:
+        d = out._dtype
+    # PyTorch: a contiguous result filled by normal_(0, std) when std is a number (else
+    # normal_(0, 1)), then mul_(std) and add_(mean), each rounded to the result's dtype.
+    std_first = 1.0 if std_t else std
+    noise = _normal_flat(rng, _numel(shape), d, 0.0, std_first).reshape(tuple(shape))
+    values = host_to_device(noise, ref._storage.device, private=True)
+    with np.errstate(all="ignore"):
+        if std_t:
+            s = std._array()
+            values = xp.asarray(values * s).astype(d.numpy)
+        m = mean._array() if mean_t else xp.asarray(mean).astype(d.numpy)
+        values = xp.asarray(values + m).astype(d.numpy)
     inputs = tuple(x for x in (mean, std) if isinstance(x, Tensor))
     if out is not None:
         _resize_out(out, shape)
@@ -425,14 +448,24 @@ def _check_p_scalar(p, name="bernoulli_"):
         raise TensorRuntimeError(f"{name} expects p to be in [0, 1], but got p={_fmt(p)}")
 
 
-def _bernoulli_values(rng, target_shape, p, dtype, device):
-    """0/1 samples of ``dtype`` on ``device``: ``p`` is a number or a tensor (broadcast)."""
-    u = host_to_device(rng.random(tuple(target_shape)), device, private=True)
+def _bernoulli_values(rng, target, p, dtype, device):
+    """0/1 samples of ``dtype`` on ``device`` shaped like ``target`` (drawn in its memory
+    order): ``p`` is a number (one double uniform per element, ``u < p``: PyTorch's default
+    CPU kernel; its MKL kernel on Intel CPUs draws differently) or a tensor broadcast to the
+    target (double ``p``: a double uniform each, other dtypes: a float uniform compared with
+    ``float(p)``)."""
+    n = _numel(target._shape)
     if isinstance(p, Tensor):
-        prob = p._array()
-        xp = p._storage._backend.xp
-        return xp.asarray(u < prob).astype(dtype.numpy)
-    return (u < p).astype(dtype.numpy)
+        if p._dtype is _dtypes.float64:
+            u = _mt.uniform(rng, n, np.float64)
+            prob = np.broadcast_to(p._host_array(), tuple(target._shape))
+        else:
+            u = _mt.uniform(rng, n, np.float32)
+            prob = np.broadcast_to(p._host_array().astype(np.float32), tuple(target._shape))
+        return host_to_device((_shaped(u, target) < prob).astype(dtype.numpy), device,
+                              private=True)
+    u = _mt.uniform(rng, n, np.float64)
+    return host_to_device((_shaped(u, target) < p).astype(dtype.numpy), device, private=True)
 
 
 @register("copy")
@@ -455,7 +488,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         if input._dtype.category == _dtypes.COMPLEX:
             raise _not_implemented("bernoulli_scalar_cpu_", input._dtype)
         prob = p
-    values = _bernoulli_values(rng, input._shape, prob, input._dtype, input._storage.device)
+    values = _bernoulli_values(rng, input, prob, input._dtype, input._storage.device)
     if out is not None:
         _check_out(out, None, "bernoulli")
         _resize_out(out, input._shape)
@@ -511,16 +544,25 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     device = input._storage.device
     if rows == 0:
         result = xp.zeros(out_shape, dtype=xp.int64)
-    elif replacement:
-        cdf = xp.cumsum(probs, axis=1)
-        cdf = cdf / cdf[:, -1:]
-        u = host_to_device(rng.random((rows, num_samples)), device, private=True)
-        result = xp.stack([xp.searchsorted(cdf[r], u[r], side="right") for r in range(rows)])
-        result = xp.minimum(result, n_categories - 1).astype(xp.int64)
+    elif replacement and num_samples > 1:
+        acc = np.float64 if input._dtype is _dtypes.float64 else np.float32
+        host = input._host_array().reshape(rows, n_categories)
+        result = host_to_device(_mt.multinomial_with_replacement(rng, host, num_samples, acc),
+                                device, private=True)
     else:
-        e = host_to_device(rng.exponential(size=(rows, n_categories)), device, private=True)
-        keys = probs / e
-        result = xp.argsort(-keys, axis=1, kind="stable")[:, :num_samples].astype(xp.int64)
+        # PyTorch: q = empty_like(input).exponential_(1); argmax or topk of input / q, in the
+        # input's dtype (one draw or without replacement).
+        d = input._dtype
+        u = _mt.uniform(rng, rows * n_categories, np.float64)
+        q = _from_double(-_mt._libm(math.log1p, -u), d).reshape(rows, n_categories)
+        with np.errstate(all="ignore"):
+            keys = (input._host_array().reshape(rows, n_categories) / q).astype(d.numpy)
+        keys = keys.astype(np.float64)
+        if num_samples == 1:
+            result = np.argmax(keys, axis=1).reshape(rows, 1)
+        else:
+            result = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+        result = host_to_device(result.astype(np.int64), device, private=True)
     result = result.reshape(out_shape)
     if out is not None:
         _resize_out(out, out_shape)
@@ -538,8 +580,9 @@ def poisson(input, generator=None):
     rates = input._array()
     if input.numel() and not bool(xp.all(rates >= 0)):
         raise TensorRuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    host = input._host_array().astype(np.float64)
-    values = _rng(generator, input.device).poisson(host).astype(input._dtype.numpy)
+    host = np.ascontiguousarray(input._host_array()).astype(np.float64)
+    values = _mt.poisson(_rng(generator, input.device), host.reshape(-1)).reshape(host.shape)
+    values = values.astype(input._dtype.numpy)
     return finish(poisson.op, (input,), Tensor._from_array(
         _contig(xp, host_to_device(values, input._storage.device, private=True)), input._dtype,
         input._storage.device))
@@ -592,8 +635,9 @@ def uniform_(self, *args, generator=None, **kwargs):
             f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > "
             f"to={_fmt(high)}")
     check_inplace(self)
-    values = _uniform(_rng(generator, self.device), tuple(self._shape), self._dtype, low, high)
-    return _fill_inplace(uniform_.op, self, values)
+    values = _uniform_flat(_rng(generator, self.device), _numel(self._shape), self._dtype, low,
+                           high)
+    return _fill_inplace(uniform_.op, self, _shaped(values, self))
 
 
 @register("inplace", function=False)
@@ -603,18 +647,17 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     mean, std = _scalar_value(mean, "normal_"), _scalar_value(std, "normal_")
     _check_std_scalar(std)
     check_inplace(self)
-    z = _standard_normal(_rng(generator, self.device), tuple(self._shape), self._dtype)
-    work = np.float32 if self._dtype in (_dtypes.float32, _dtypes.float16,
-                                         _dtypes.bfloat16) else None
-    values = (z.astype(work) * (work(std) if work else std) + (work(mean) if work else mean)
-              ).astype(self._dtype.numpy)
-    return _fill_inplace(normal_.op, self, values)
+    contiguous = self.is_contiguous()
+    values = _normal_flat(_rng(generator, self.device), _numel(self._shape), self._dtype, mean,
+                          std, contiguous)
+    return _fill_inplace(normal_.op, self, _shaped(values, self))
 
 
 @register("inplace", function=False)
 def random_(self, *args, generator=None, **kwargs):
     """Fill with integers: [0, 2**mantissa] for floats and [0, max] for integers by default,
     ``random_(to)`` gives [0, to), ``random_(from, to)`` gives [from, to)."""
+    unbounded = not args and not kwargs
     if len(args) == 1 and not kwargs:
         low, high = 0, args[0]
     else:
@@ -624,17 +667,26 @@ def random_(self, *args, generator=None, **kwargs):
     high = None if high is None else _int_arg(high, "to", 2)
     _check_random_bounds(low, high, d)
     check_inplace(self)
-    if high is None:
-        if d.category == _dtypes.FLOATING:
-            top = 1 << _DIGITS[d]
-        elif d is _dtypes.bool_:
-            top = 1
-        else:
-            top = int(np.iinfo(d.numpy).max)
+    eng = _rng(generator, self.device)
+    n = _numel(self._shape)
+    if d.category == _dtypes.FLOATING:
+        top = 1 << _DIGITS[d]
+    elif d is _dtypes.bool_:
+        top = 1
     else:
-        top = high - 1
-    values = _integers(_rng(generator, self.device), tuple(self._shape), low, top, d)
-    return _fill_inplace(random_.op, self, values)
+        top = int(np.iinfo(d.numpy).max)
+    if unbounded:
+        # random_kernel: v % (top + 1), random64 for int64 and double, random() otherwise.
+        wide = d in (_dtypes.int64, _dtypes.float64)
+        flat = _mt.random_default(eng, n, "bool" if d is _dtypes.bool_ else "int", top + 1,
+                                  wide)
+        flat = _from_double(flat, d) if d.category == _dtypes.FLOATING else flat.astype(
+            d.numpy)
+    elif high is None and low == -(1 << 63):
+        flat = _mt.random_full_64(eng, n).astype(d.numpy)
+    else:
+        flat = _integers(eng, n, low, top + 1 if high is None else high, d)
+    return _fill_inplace(random_.op, self, _shaped(flat, self))
 
 
 @register("inplace", function=False)
@@ -649,8 +701,10 @@ def exponential_(self, lambd=1.0, *, generator=None):
         raise TensorRuntimeError(
             f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     check_inplace(self)
-    values = _rng(generator, self.device).exponential(1.0 / lambd, size=tuple(self._shape))
-    return _fill_inplace(exponential_.op, self, values.astype(self._dtype.numpy))
+    u = _mt.uniform(_rng(generator, self.device), _numel(self._shape), np.float64)
+    # exponential<double>: -1 / lambda * log1p(-u) (the C library's log1p).
+    values = (-1.0 / lambd) * _mt._libm(math.log1p, -u)
+    return _fill_inplace(exponential_.op, self, _shaped(_from_double(values, self._dtype), self))
 
 
 @register("inplace", function=False)
@@ -682,7 +736,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
         prob = _scalar_value(p, "bernoulli_")
         _check_p_scalar(prob)
     check_inplace(self)
-    values = _bernoulli_values(_rng(generator, self.device), self._shape, prob, self._dtype,
+    values = _bernoulli_values(_rng(generator, self.device), self, prob, self._dtype,
                                self._storage.device)
     from .._elementwise import _write_into
 

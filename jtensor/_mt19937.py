@@ -1,0 +1,493 @@
+"""PyTorch's CPU random engine and its samplers, draw for draw, in vectorised NumPy.
+
+PyTorch's CPU generator (ATen's ``CPUGeneratorImpl``) is a standard 32-bit Mersenne Twister
+(mt19937) seeded with ``init_genrand(seed & 0xffffffff)``; ``random64()`` is two 32-bit draws,
+the first one the high word. NumPy's ``MT19937`` bit generator is the same engine: its state
+(``key``, ``pos``) is set to ATen's (``state``, ``next``/``left``) and its raw outputs are ATen's
+``random()`` values, so every sampler here is ATen's transform applied to a block of raw draws.
+
+The samplers return host arrays in the order ATen's kernels write elements (memory order of a
+contiguous tensor). Transcendental functions are computed where ATen computes them: the
+vectorised normal path of float32 (and half types) reproduces the AVX2 ``log256_ps`` /
+``sincos256_ps`` of ``avx_mathfun.h`` operation by operation, with the fused multiply-adds the
+compiler makes; the double paths call the C library through Python's ``math`` module (NumPy's
+own SIMD ``log`` differs from glibc's in the last bit now and then).
+"""
+
+import math
+import struct
+
+import numpy as np
+
+N = 624
+# torch.Generator()'s seed (c10's default_rng_seed_val).
+DEFAULT_SEED = 67280421310721
+_MASK64 = (1 << 64) - 1
+STATE_BYTES = 5056
+_TWO_PI = 2.0 * math.pi
+_F32 = np.float32
+_F64 = np.float64
+_I32 = np.int32
+
+
+def seeded_key(seed):
+    """mt19937's ``init_genrand``: the 624 words of the state for ``seed`` (low 32 bits)."""
+    key = np.empty(N, dtype=np.uint32)
+    x = seed & 0xFFFFFFFF
+    key[0] = x
+    for j in range(1, N):
+        x = (1812433253 * (x ^ (x >> 30)) + j) & 0xFFFFFFFF
+        key[j] = x
+    return key
+
+
+class Engine:
+    """One CPU generator's state: the mt19937 words, the seed and the two cached normals
+    (``next_double``/``next_float``: the second Box-Muller value of the scalar normal path)."""
+
+    __slots__ = ("_bitgen", "seed", "next_double", "next_float", "_fresh")
+
+    def __init__(self, seed=DEFAULT_SEED):
+        self._bitgen = np.random.MT19937(0)
+        self.manual_seed(seed)
+
+    def manual_seed(self, seed):
+        """ATen's ``set_current_seed``: a fresh engine, both normal caches cleared."""
+        self.seed = seed & _MASK64
+        self.next_double = None
+        self.next_float = None
+        self._bitgen.state = {
+            "bit_generator": "MT19937",
+            "state": {"key": seeded_key(self.seed), "pos": N},
+        }
+        # ATen's freshly seeded engine reads (left=1, next=0); after a full block of 624
+        # draws it reads (left=1, next=624). NumPy's pos is 624 in both cases.
+        self._fresh = True
+
+    def random32(self, n):
+        """``n`` successive ``random()`` values (uint32)."""
+        if n <= 0:
+            return np.empty(0, dtype=np.uint32)
+        self._fresh = False
+        return self._bitgen.random_raw(n).astype(np.uint32)
+
+    def random64(self, n):
+        """``n`` successive ``random64()`` values (uint64: first draw high, second low)."""
+        if n <= 0:
+            return np.empty(0, dtype=np.uint64)
+        self._fresh = False
+        raw = self._bitgen.random_raw(2 * n)
+        return (raw[0::2] << np.uint64(32)) | raw[1::2]
+
+    def copy(self):
+        other = Engine.__new__(Engine)
+        other._bitgen = np.random.MT19937(0)
+        other._bitgen.state = self._bitgen.state
+        other.seed = self.seed
+        other.next_double = self.next_double
+        other.next_float = self.next_float
+        other._fresh = self._fresh
+        return other
+
+    # ------------------------------------------------------------------ state bytes
+    def state_bytes(self):
+        """ATen's ``CPUGeneratorImplState`` (5056 bytes, little-endian, zero padding)."""
+        st = self._bitgen.state["state"]
+        pos = int(st["pos"])
+        if pos >= N:
+            left, nxt = 1, (0 if self._fresh else N)
+        else:
+            left, nxt = N - pos + 1, pos
+        key = np.asarray(st["key"], dtype=np.uint64).astype("<u8")
+        head = struct.pack("<QiiQ", self.seed, left, 1, nxt)
+        tail = struct.pack(
+            "<dddi4xf?3x",
+            0.0,
+            0.0 if self.next_double is None else self.next_double,
+            0.0,
+            int(self.next_double is not None),
+            0.0 if self.next_float is None else self.next_float,
+            self.next_float is not None,
+        )
+        raw = head + key.tobytes() + tail
+        assert len(raw) == STATE_BYTES
+        return raw
+
+    def load_state_bytes(self, raw):
+        """Restore from ``state_bytes()`` (or PyTorch's ``get_rng_state()``); ValueError when
+        the state is not a valid mt19937 state."""
+        if len(raw) != STATE_BYTES:
+            raise ValueError(
+                f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found "
+                f"the input RNG state size to be {len(raw)}"
+            )
+        seed, left, seeded, nxt = struct.unpack_from("<QiiQ", raw, 0)
+        words = np.frombuffer(raw, dtype="<u8", count=N, offset=24).astype(np.uint32)
+        _, normal_y, _, normal_valid, next_float, float_valid = struct.unpack_from(
+            "<dddi4xf?", raw, 24 + 8 * N
+        )
+        nxt32 = nxt & 0xFFFFFFFF
+        if not (seeded and 0 < left <= N and nxt32 <= N):
+            raise ValueError("Invalid mt19937 state")
+        if left == 1:
+            pos = N
+        else:
+            pos = N - left + 1
+            if pos != nxt32:
+                # ATen would read words next.. until left runs out; NumPy reads pos.. to the
+                # end: the two agree only when left + next == 625 (every state ATen makes).
+                raise ValueError("Invalid mt19937 state (left + next != 625 is not supported)")
+        self._bitgen.state = {"bit_generator": "MT19937", "state": {"key": words, "pos": pos}}
+        self._fresh = left == 1 and nxt32 == 0
+        self.seed = seed
+        self.next_double = normal_y if normal_valid else None
+        self.next_float = float(next_float) if float_valid else None
+
+
+# ---------------------------------------------------------------------- uniform
+def unit_float(raw, digits, acc):
+    """``uniform_real``'s [0, 1) value: the low ``digits`` bits times 2**-digits, in ``acc``."""
+    mask = (1 << digits) - 1
+    if raw.dtype == np.uint64:
+        bits = (raw & np.uint64(mask)).astype(acc)
+    else:
+        bits = (raw & np.uint32(mask)).astype(acc)
+    return bits * acc(2.0**-digits)
+
+
+def uniform(engine, n, np_dtype, low=0.0, high=1.0):
+    """``uniform_(low, high)`` of ``n`` elements of ``np_dtype`` (float16/bfloat16/32/64).
+
+    Double draws ``random64()`` per element (53 bits), the others ``random()`` (24 bits: the
+    half types sample in float); the value is computed in that accumulation type as
+    ``x * (high - low) + low`` (fused, as compiled) and a value that rounds to ``high`` is
+    replaced with ``low``.
+    """
+    if np_dtype == np.float64:
+        x = unit_float(engine.random64(n), 53, _F64)
+        lo, hi = float(low), float(high)
+        if lo == 0.0 and hi == 1.0:
+            return x
+        v = _fma64(x, hi - lo, lo)
+        return np.where(v == hi, lo, v)
+    x = unit_float(engine.random32(n), 24, _F32)
+    lo, hi = _F32(low), _F32(high)
+    if lo == 0 and hi == 1:
+        v = x
+    else:
+        # float32 products of 24-bit values are exact in double: one rounding, as an FMA.
+        v = (x.astype(_F64) * _F64(hi - lo) + _F64(lo)).astype(_F32)
+    if np_dtype != np.float32:
+        v = v.astype(np_dtype)
+    to_s, from_s = np.asarray(high).astype(np_dtype), np.asarray(low).astype(np_dtype)
+    return np.where(v == to_s, from_s, v)
+
+
+def _fma64(a, b, c):
+    """``a * b + c`` with one rounding for float64 arrays (exact via a two-product split)."""
+    a = np.asarray(a, dtype=_F64)
+    p = a * b
+    # Dekker's two-product: p + err == a * b exactly.
+    split = 134217729.0
+    a_hi = a * split
+    a_hi = a_hi - (a_hi - a)
+    a_lo = a - a_hi
+    b_hi = b * split
+    b_hi = b_hi - (b_hi - b)
+    b_lo = b - b_hi
+    err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    s = p + c
+    # two-sum of p and c, then add the product's error once.
+    bb = s - p
+    e2 = (p - (s - bb)) + (c - bb)
+    return s + (e2 + err)
+
+
+# ---------------------------------------------------------------------- normal
+def _fma32(a, b, c):
+    # float32 a*b is exact in double; the sum rounds once in double and once to float, which
+    # equals the single rounding of an FMA except in ties far below anything a sampler reaches.
+    return (np.asarray(a, _F64) * np.asarray(b, _F64) + np.asarray(c, _F64)).astype(_F32)
+
+
+_LOG_P = [
+    _F32(p)
+    for p in (
+        7.0376836292e-2,
+        -1.1514610310e-1,
+        1.1676998740e-1,
+        -1.2420140846e-1,
+        1.4249322787e-1,
+        -1.6668057665e-1,
+        2.0000714765e-1,
+        -2.4999993993e-1,
+        3.3333331174e-1,
+    )
+]
+
+
+def log256(x):
+    """avx_mathfun's ``log256_ps`` on float32 (Cephes' logf), with GCC's FMA contractions."""
+    invalid = x <= 0
+    x = np.maximum(x, np.array(0x00800000, _I32).view(_F32))
+    xi = x.view(_I32)
+    imm0 = (xi.view(np.uint32) >> np.uint32(23)).view(_I32)
+    x = ((xi & _I32(~0x7F800000)) | np.array(0.5, _F32).view(_I32)).view(_F32)
+    e = (imm0 - _I32(0x7F)).astype(_F32) + _F32(1)
+    mask = x < _F32(0.707106781186547524)
+    tmp = np.where(mask, x, _F32(0))
+    x = x - _F32(1)
+    e = e - mask.astype(_F32)
+    x = x + tmp
+    z = x * x
+    y = np.full_like(x, _LOG_P[0])
+    for p in _LOG_P[1:]:
+        y = _fma32(y, x, p)
+    y = y * x
+    y = _fma32(y, z, e * _F32(-2.12194440e-4))
+    y = _fma32(-z, _F32(0.5), y)
+    x = x + y
+    x = _fma32(e, _F32(0.693359375), x)
+    return np.where(invalid, _F32(np.nan), x)
+
+
+def sincos256(x):
+    """avx_mathfun's ``sincos256_ps`` on float32 (Cephes' sinf/cosf), as compiled."""
+    sign_sin = x.view(_I32) & _I32(-0x80000000)
+    x = np.abs(x)
+    y = x * _F32(1.27323954473516)
+    imm2 = y.astype(_I32)
+    imm2 = (imm2 + _I32(1)) & _I32(~1)
+    y = imm2.astype(_F32)
+    swap = (imm2 & _I32(4)) << _I32(29)
+    poly = (imm2 & _I32(2)) == 0
+    x = _fma32(y, _F32(-0.78515625), x)
+    x = _fma32(y, _F32(-2.4187564849853515625e-4), x)
+    x = _fma32(y, _F32(-3.77489497744594108e-8), x)
+    sign_cos = (~(imm2 - _I32(2)) & _I32(4)) << _I32(29)
+    sign_sin = sign_sin ^ swap
+    z = x * x
+    yc = _fma32(_F32(2.443315711809948e-005), z, _F32(-1.388731625493765e-003))
+    yc = _fma32(yc, z, _F32(4.166664568298827e-002))
+    yc = yc * z
+    yc = _fma32(yc, z, -(z * _F32(0.5)))
+    yc = yc + _F32(1)
+    ys = _fma32(_F32(-1.9515295891e-4), z, _F32(8.3321608736e-3))
+    ys = _fma32(ys, z, _F32(-1.6666654611e-1))
+    ys = ys * z
+    ys = _fma32(ys, x, x)
+    ysin2 = np.where(poly, ys, _F32(0))
+    ysin1 = np.where(poly, _F32(0), yc)
+    s = ysin1 + ysin2
+    c = (yc - ysin1) + (ys - ysin2)
+    return (s.view(_I32) ^ sign_sin).view(_F32), (c.view(_I32) ^ sign_cos).view(_F32)
+
+
+def _fill16_f32(u, mean, std):
+    """``NormalFill16<float>`` (AVX2) on rows of 16 uniforms: cos half first, sin half after."""
+    u1 = _F32(1) - u[:, :8]
+    radius = np.sqrt(_F32(-2) * log256(u1))
+    theta = _F32(_TWO_PI) * u[:, 8:]
+    s, c = sincos256(theta)
+    n1, n2 = radius * c, radius * s
+    m, sd = _F32(mean), _F32(std)
+    if m == 0 and sd == 1:
+        return np.concatenate([n1, n2], axis=1)
+    return np.concatenate([_fma32(n1, sd, m), _fma32(n2, sd, m)], axis=1)
+
+
+def _libm(fn, arr):
+    """``fn`` (a ``math`` function: the C library's) over a float64 array."""
+    return np.fromiter(map(fn, arr.ravel().tolist()), dtype=_F64, count=arr.size).reshape(arr.shape)
+
+
+def _fill16_f64(u, mean, std):
+    """``NormalFill16<double>``: libm's log, cos and sin, then ``fma(r*cos, std, mean)``."""
+    u1 = 1.0 - u[:, :8]
+    radius = np.sqrt(-2.0 * _libm(math.log, u1))
+    theta = _F64(float(_F32(2.0)) * math.pi) * u[:, 8:]
+    n1 = radius * np.cos(theta)
+    n2 = radius * np.sin(theta)
+    if mean == 0.0 and std == 1.0:
+        return np.concatenate([n1, n2], axis=1)
+    return np.concatenate([_fma64(n1, std, mean), _fma64(n2, std, mean)], axis=1)
+
+
+def normal_fill(engine, n, np_dtype, mean=0.0, std=1.0):
+    """``normal_fill``: the path ``normal_`` takes for a contiguous tensor of >= 16 elements.
+
+    Uniforms are drawn for every element, transformed in blocks of 16 (8 radii, cos then
+    sin); when ``n`` is not a multiple of 16 the last 16 elements are drawn again and
+    transformed as one block, overwriting what was there.
+    """
+    if np_dtype == np.float64:
+        fill, digits, acc = _fill16_f64, 53, _F64
+        draw = engine.random64
+    else:
+        fill, digits, acc = _fill16_f32, 24, _F32
+        draw = engine.random32
+    full = n // 16
+    if np_dtype in (np.float64, np.float32):
+        u = unit_float(draw(n), digits, acc)
+        out = np.empty(n, dtype=acc)
+        if full:
+            out[: full * 16] = fill(u[: full * 16].reshape(full, 16), mean, std).ravel()
+        if n % 16:
+            tail = unit_float(draw(16), digits, acc).reshape(1, 16)
+            out[n - 16 :] = fill(tail, mean, std).ravel()
+        return out
+    # Half types: blocks of 16 float uniforms in a buffer, each block drawn just before use.
+    u = unit_float(draw(full * 16 + (16 if n % 16 else 0)), digits, acc)
+    out = np.empty(n, dtype=np_dtype)
+    if full:
+        out[: full * 16] = (
+            fill(u[: full * 16].reshape(full, 16), mean, std).ravel().astype(np_dtype)
+        )
+    if n % 16:
+        out[n - 16 :] = fill(u[full * 16 :].reshape(1, 16), mean, std).ravel().astype(np_dtype)
+    return out
+
+
+def standard_normal_pairs(engine, pairs):
+    """``pairs`` Box-Muller draws of ``normal_distribution<double>``: (cos values, sin values)."""
+    raw = engine.random64(2 * pairs)
+    u = unit_float(raw, 53, _F64)
+    u1, u2 = u[0::2], u[1::2]
+    r = np.sqrt(-2.0 * _libm(math.log1p, -u2))
+    theta = 2.0 * math.pi * u1
+    return r * np.cos(theta), r * np.sin(theta)
+
+
+def normal_scalar(engine, n, mean=0.0, std=1.0):
+    """``normal_distribution<double>`` ``n`` times (the scalar path, float64 results before the
+    cast): each call returns the cached sine value if there is one, else draws two uniforms,
+    returns ``r*cos`` and caches ``r*sin`` in the generator."""
+    out = np.empty(n, dtype=_F64)
+    start = 0
+    if n and engine.next_double is not None:
+        out[0] = engine.next_double
+        engine.next_double = None
+        start = 1
+    rest = n - start
+    if rest:
+        pairs = (rest + 1) // 2
+        c, s = standard_normal_pairs(engine, pairs)
+        inter = np.empty(2 * pairs, dtype=_F64)
+        inter[0::2] = c
+        inter[1::2] = s
+        out[start:] = inter[:rest]
+        if rest % 2:
+            engine.next_double = float(s[-1])
+    if mean == 0.0 and std == 1.0:
+        return out
+    return _fma64(out, std, mean)
+
+
+# ---------------------------------------------------------------------- integers
+def random_from_to(engine, n, range_, base):
+    """``uniform_int_from_to``: ``(v % range) + base`` as int64 (``random()`` when the range is
+    below 2**28, ``random64()`` otherwise)."""
+    if range_ >= 1 << 28:
+        v = engine.random64(n) % np.uint64(range_)
+    else:
+        v = (engine.random32(n) % np.uint32(range_)).astype(np.uint64)
+    # (v + base) wraps modulo 2**64 and is read as int64, as the C++ casts do.
+    return (v + np.uint64(base & _MASK64)).view(np.int64)
+
+
+def random_full_64(engine, n):
+    """``random_(from=int64 min, to=None)``: a whole ``random64()`` read as int64."""
+    return engine.random64(n).view(np.int64)
+
+
+def random_default(engine, n, kind, bound, wide):
+    """``random_()`` without bounds: ``v % bound`` (``wide``: random64), ``kind`` 'bool' takes
+    the low bit."""
+    v = engine.random64(n) if wide else engine.random32(n).astype(np.uint64)
+    if kind == "bool":
+        return (v & np.uint64(1)).astype(np.bool_)
+    return v % np.uint64(bound)
+
+
+def randperm(engine, n):
+    """``randperm`` on the CPU, int64. Below ``2**32 / 20``: Fisher-Yates from the front with
+    ``random() % (n - i)``; above, the inside-out variant with ``random64() % (i + 1)``."""
+    if n < (1 << 32) // 20:
+        result = np.arange(n, dtype=np.int64)
+        if n < 2:
+            return result
+        z = engine.random32(n - 1).astype(np.int64) % np.arange(n, 1, -1, dtype=np.int64)
+        z += np.arange(n - 1, dtype=np.int64)
+        r = result.tolist()
+        for i, j in enumerate(z.tolist()):
+            r[i], r[j] = r[j], r[i]
+        return np.array(r, dtype=np.int64)
+    z = (engine.random64(n) % np.arange(1, n + 1, dtype=np.uint64)).astype(np.int64).tolist()
+    r = [0] * n
+    for i, j in enumerate(z):
+        r[i] = r[j]
+        r[j] = i
+    return np.array(r, dtype=np.int64)
+
+
+def multinomial_with_replacement(engine, probs, n_sample, acc):
+    """The CPU kernel with replacement: per row a cumulative sum in ``acc`` (the input's
+    float type; float for the half types), divided by the total, the last bucket set to 1;
+    per sample one double uniform and the first bucket with ``cum >= u``."""
+    rows = probs.shape[0]
+    result = np.empty((rows, n_sample), dtype=np.int64)
+    for i in range(rows):
+        cum = np.cumsum(probs[i].astype(acc), dtype=acc)
+        total = cum[-1]
+        cum = cum / total
+        cum[-1] = 1
+        u = unit_float(engine.random64(n_sample), 53, _F64)
+        result[i] = np.searchsorted(cum.astype(_F64), u, side="left")
+    return result
+
+
+def poisson(engine, rates):
+    """``sample_poisson`` per rate (float64 array, kernel order): transformed rejection
+    (Hormann) at rate >= 10, the product of uniforms below, 0 at 0."""
+    out = np.empty(rates.shape[0], dtype=_F64)
+
+    def uniform():
+        return float(unit_float(engine.random64(1), 53, _F64)[0])
+
+    for idx, lam in enumerate(rates.tolist()):
+        if lam >= 10:
+            slam = math.sqrt(lam)
+            loglam = math.log(lam)
+            b = 0.931 + 2.53 * slam
+            a = -0.059 + 0.02483 * b
+            invalpha = 1.1239 + 1.1328 / (b - 3.4)
+            vr = 0.9277 - 3.6224 / (b - 2)
+            while True:
+                U = uniform() - 0.5
+                V = uniform()
+                us = 0.5 - abs(U)
+                k = math.floor((2 * a / us + b) * U + lam + 0.43)
+                if us >= 0.07 and V <= vr:
+                    break
+                if k < 0 or (us < 0.013 and V > us):
+                    continue
+                # CPython's lgamma is its own (not the C library's): a tie here could differ.
+                if (math.log(V) + math.log(invalpha) - math.log(a / (us * us) + b)) <= (
+                    -lam + k * loglam - math.lgamma(k + 1.0)
+                ):
+                    break
+            out[idx] = k
+        elif lam == 0:
+            out[idx] = 0
+        else:
+            enlam = math.exp(-lam)
+            x = 0
+            prod = 1.0
+            while True:
+                prod *= uniform()
+                if prod > enlam:
+                    x += 1
+                else:
+                    break
+            out[idx] = x
+    return out
