@@ -101,8 +101,10 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill ``tensor`` from N(mean, std**2) truncated to [a, b] (inverse-CDF method, as
-    PyTorch)."""
+    """Fill ``tensor`` from N(mean, std**2) truncated to [a, b], drawing as PyTorch 2.13
+    does: when more than 30% of the mass lies in [a, b], normal samples redrawn where they
+    fall outside; otherwise uniform proposals on [a, b] accepted by a Gaussian-ratio test,
+    redrawn until all are accepted."""
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -111,13 +113,39 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     with _no_grad():
-        low = norm_cdf((a - mean) / std)
-        up = norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * low - 1, 2 * up - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            lo = tensor.new_tensor(a, device="cpu").item()
+            hi = tensor.new_tensor(b, device="cpu").item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                fresh = tensor.new_empty(tensor.shape).normal_(mean, std, generator=generator)
+                result = fresh.where(mask, result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates = tensor.new_empty(tensor.shape)
+        accept_buf = tensor.new_empty(tensor.shape)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept_buf.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = candidates.where(pending, result)
+                candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                pending = accept_buf.uniform_(generator=generator).log_().gt(
+                    candidates).where(pending, pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
         return tensor
 
 
