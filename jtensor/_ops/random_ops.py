@@ -707,6 +707,71 @@ def exponential_(self, lambd=1.0, *, generator=None):
     return _fill_inplace(exponential_.op, self, _shaped(_from_double(values, self._dtype), self))
 
 
+_TYPEMETA_NAMES = {_dtypes.int64: "long int", _dtypes.int32: "int", _dtypes.int16: "short int",
+                   _dtypes.int8: "signed char", _dtypes.uint8: "unsigned char",
+                   _dtypes.bool_: "bool"}
+
+
+def _require_dispatch(kernel, dtype, integral=False):
+    """AT_DISPATCH's refusal: floating types (and integers when ``integral``) only."""
+    ok = dtype.category == _dtypes.FLOATING or (
+        integral and dtype.category == _dtypes.INTEGRAL and dtype is not _dtypes.bool_)
+    if not ok:
+        raise _not_implemented(kernel, dtype)
+
+
+@register("inplace", function=False)
+def geometric_(self, p, *, generator=None):
+    """Fill with geometric samples (trials up to the first success, probability ``p``):
+    ``ceil(log(u) / log1p(-p))`` of a double uniform ``u``, as PyTorch's CPU kernel."""
+    p = _scalar_value(p, "geometric_")
+    if not 0 < p < 1:
+        raise TensorRuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    _require_dispatch("geometric_cpu", self._dtype, integral=True)
+    check_inplace(self)
+    u = _mt.uniform(_rng(generator, self.device), _numel(self._shape), np.float64)
+    values = np.ceil(_mt._libm(math.log, u) / math.log1p(-p))
+    return _fill_inplace(geometric_.op, self, _shaped(_from_double(values, self._dtype), self))
+
+
+@register("inplace", function=False)
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill with log-normal samples: ``exp`` of normal(mean, std) samples drawn one by one
+    (PyTorch's scalar Box-Muller path, which shares the generator's cached value)."""
+    mean, std = _scalar_value(mean, "log_normal_"), _scalar_value(std, "log_normal_")
+    if not std > 0:
+        raise TensorRuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    _require_dispatch("log_normal_cpu", self._dtype)
+    check_inplace(self)
+    z = _mt.normal_scalar(_rng(generator, self.device), _numel(self._shape), mean, std)
+    values = _mt._libm(_exp, z)
+    return _fill_inplace(log_normal_.op, self, _shaped(_from_double(values, self._dtype), self))
+
+
+def _exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+@register("inplace", function=False)
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with Cauchy samples: ``median + sigma * tan(pi * (u - 0.5))`` of a double
+    uniform ``u``, as PyTorch's CPU kernel."""
+    median, sigma = _scalar_value(median, "cauchy_"), _scalar_value(sigma, "cauchy_")
+    if self._dtype.category != _dtypes.FLOATING:
+        name = _TYPEMETA_NAMES.get(self._dtype, self._dtype._torch_name)
+        raise TensorRuntimeError(
+            "Cauchy distribution is a continuous probability distribution. dtype must be a "
+            f"floating point but you specified {name}")
+    check_inplace(self)
+    u = _mt.uniform(_rng(generator, self.device), _numel(self._shape), np.float64)
+    t = _mt._libm(math.tan, math.pi * (u - 0.5))
+    values = _mt._fma64(t, sigma, median) if sigma != 1.0 or median != 0.0 else t
+    return _fill_inplace(cauchy_.op, self, _shaped(_from_double(values, self._dtype), self))
+
+
 @register("inplace", function=False)
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 samples: probability ``p`` (a number, or a tensor broadcast to self)."""

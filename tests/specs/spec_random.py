@@ -227,6 +227,26 @@ SPECS = [
         r(lambda lib, x: x.exponential_(0), make=x34, name="zero"),
         r(lambda lib: lib.ones(3, dtype=lib.int64).exponential_(), name="int"),
     ]),
+    OpSpec("geometric_", [
+        r(lambda lib, x: x.geometric_(0.3), make=x34),
+        r(lambda lib, x: x.geometric_(0.7), make=xt),
+        r(lambda lib: lib.ones(3, dtype=lib.int64).geometric_(0.5), name="int"),
+        r(lambda lib, x: x.geometric_(0), make=x34, name="p-zero"),
+        r(lambda lib, x: x.geometric_(1.5), make=x34, name="p-above-one"),
+        r(lambda lib: lib.ones(3, dtype=lib.bool).geometric_(0.5), name="bool"),
+        r(lambda lib: lib.zeros(3, dtype=lib.complex64).geometric_(0.5), name="complex"),
+    ]),
+    OpSpec("log_normal_", [
+        r(lambda lib, x: x.log_normal_(), make=x34),
+        r(lambda lib, x: x.log_normal_(0.5, 0.25), make=xt),
+        r(lambda lib, x: x.log_normal_(1, 0), make=x34, name="zero-std"),
+        r(lambda lib: lib.ones(3, dtype=lib.int64).log_normal_(), name="int"),
+    ]),
+    OpSpec("cauchy_", [
+        r(lambda lib, x: x.cauchy_(), make=x34),
+        r(lambda lib, x: x.cauchy_(2.0, 0.5), make=xt),
+        r(lambda lib: lib.ones(3, dtype=lib.int64).cauchy_(), name="int"),
+    ]),
     OpSpec("bernoulli_", [
         r(lambda lib, x: x.bernoulli_(), make=x34),
         r(lambda lib, x: x.bernoulli_(0.3), make=xt),

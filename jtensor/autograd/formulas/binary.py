@@ -420,7 +420,7 @@ def poisson_backward(ctx, g):
     return _zeros(ctx, g, 0)
 
 
-@derivative(("uniform_", "normal_", "exponential_"))
+@derivative(("uniform_", "normal_", "exponential_", "geometric_", "log_normal_", "cauchy_"))
 def fill_random_backward(ctx, g):
     return _zeros(ctx, g, 0)
 
