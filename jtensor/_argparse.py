@@ -32,7 +32,7 @@ from ._dispatch import RECORDED_KINDS, grad_mode
 from ._device import device
 from ._dtypes import BOOL, _dtype_arg, dtype
 from ._errors import TensorTypeError, type_name
-from ._tensor import layout, memory_format
+from ._tensor import Tensor, layout, memory_format
 
 # NumPy's argument names that PyTorch accepts for its own (python_arg_parser.cpp's
 # ``numpy_compatibility_arg_names``).
@@ -285,6 +285,8 @@ def make_entry(op, impl, Tensor, method_form=False):
         plan = None
     entry = None if plan is None else _generated_entry(plan, impl, Tensor)
     if entry is None:
+        if op.post is not None:   # the implementation does not finish: wrap it
+            impl = _runner(op, impl, plan)
         if op.kind not in RECORDED_KINDS:
             return impl
         entry = _generic_entry(op, impl, Tensor)
@@ -318,7 +320,8 @@ def _generated_entry(plan, impl, Tensor):
                  "_w": _wants_grad, "_d": _dispatch_module, "_M": _MISSING,
                  "_plan": plan, "_rebind": _rebind, "_check": _check_typed,
                  "_DT": dtype, "_DEV": device, "_LAY": layout, "_MF": memory_format,
-                 "_GEN": TYPES["generator"], "_AC": _autocast}
+                 "_GEN": TYPES["generator"], "_AC": _autocast,
+                 "run": impl if op.post is None else _runner(op, impl, plan)}
     signature, positional, keywords, checks = [], [], [], []
     star_done = False
     var_positional = var_keyword = None
@@ -379,8 +382,9 @@ def _generated_entry(plan, impl, Tensor):
         signature.append("**_kw")
     typed = [] if op.name in _OWN_PARSING else [n for n in plan.names if n in _TYPED]
     autocast = op.name in _autocast.ELIGIBLE
+    post = op.post
     if not (plan.recorded or catch_keywords or catch_extra or typed or autocast
-            or plan.dropped_out):
+            or plan.dropped_out or post is not None):
         return impl   # nothing to parse and nothing to record: the implementation itself
     args = ", ".join(positional + ([f"*{var_positional}"] if var_positional else []))
     call = ", ".join(positional + ([f"*{var_positional}"] if var_positional else [])
@@ -422,6 +426,8 @@ def _generated_entry(plan, impl, Tensor):
                  f"            return _AC.call(_k, _self, ({args}{',' if args else ''}), "
                  f"{{{given}{', ' if given and var_keyword else ''}"
                  f"{'**' + var_keyword if var_keyword else ''}}})\n")
+    if post is not None:
+        body += _check_devices_code(post, plan, namespace)
     if plan.recorded:
         # Keyword-only arguments reach the recorder only when given (a formula's name may
         # depend on whether ``stable=`` was passed), and ``impl`` gets them only when set.
@@ -438,11 +444,12 @@ def _generated_entry(plan, impl, Tensor):
         short_call = ", ".join(positional + ([f"*{var_positional}"] if var_positional else [])
                                + [f"{k}={k}" for k in keywords if k not in defaults])
         body += (f"    if ({' or '.join(checks) or 'False'}) and grad_mode.record:\n"
-                 f"        return _d.autograd_call(op, impl, ({args}{',' if args else ''}), "
+                 f"        return _d.autograd_call(op, run, ({args}{',' if args else ''}), "
                  f"{kwargs})\n")
+        short = None
         if optional and not var_keyword:
             unset = " and ".join(f"{k} is {defaults[k]}" for k in optional)
-            body += f"    if {unset}:\n        return impl({short_call})\n"
+            short = (unset, short_call)
     elif keywords and not var_keyword:
         # ``torch.zeros(4)``: keywords left at their defaults are not passed on.
         defaults = {p.name: f"_d{i}" for i, p in enumerate(params)
@@ -453,9 +460,22 @@ def _generated_entry(plan, impl, Tensor):
                 positional + ([f"*{var_positional}"] if var_positional else [])
                 + [f"{k}={k}" for k in keywords if k not in defaults])
             unset = " and ".join(f"{k} is {defaults[k]}" for k in optional)
-            body += f"    if {unset}:\n        return impl({short_call})\n"
-    source = (f"def entry({', '.join(signature)}):\n" + body
-              + f"    return impl({call})\n")
+            short = (unset, short_call)
+    else:
+        short = None
+    if post is None:
+        if short is not None:
+            body += f"    if {short[0]}:\n        return impl({short[1]})\n"
+        source = (f"def entry({', '.join(signature)}):\n" + body
+                  + f"    return impl({call})\n")
+    else:
+        if short is not None:
+            body += (f"    if {short[0]}:\n        _r = impl({short[1]})\n"
+                     f"    else:\n        _r = impl({call})\n")
+        else:
+            body += f"    _r = impl({call})\n"
+        body += _post_code(post, plan, namespace, call)
+        source = f"def entry({', '.join(signature)}):\n" + body
     if _DEBUG_SOURCES is not None:
         _DEBUG_SOURCES[op.name] = source
     try:
@@ -465,6 +485,132 @@ def _generated_entry(plan, impl, Tensor):
     entry = namespace["entry"]
     namespace["_self"] = entry
     return entry
+
+
+# Parameters that never count as an op's inputs in its trace event (ints and int lists in
+# PyTorch's signatures, the typed arguments, and ``out``, which is what the call writes).
+_NOT_INPUTS = frozenset(_TYPED) | {"out", "size", "dim", "dims", "shape", "keepdim"}
+
+
+def _tensors_of(values):
+    """The tensors among ``values``; a list or tuple of tensors counts element by element."""
+    found = []
+    for v in values:
+        if isinstance(v, Tensor):
+            found.append(v)
+        elif v.__class__ is list or v.__class__ is tuple:
+            found.extend(t for t in v if isinstance(t, Tensor))
+    return tuple(found)
+
+
+def _input_names(post, plan):
+    if post.inputs is not None and not callable(post.inputs):
+        return list(post.inputs)
+    return [n for n in ([p.name for p in plan.params
+                         if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY,
+                                       p.VAR_POSITIONAL)])
+            if n not in _NOT_INPUTS]
+
+
+def _modified_name(post, plan):
+    """The parameter the call writes (``self`` of an in-place op, ``out``), or None."""
+    if post.modified is not None:
+        return None if post.modified == _dispatch_module.NOTHING or callable(post.modified) \
+            else post.modified
+    if plan.op.kind == "inplace":
+        first = next((p for p in plan.params if p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                           p.POSITIONAL_ONLY)), None)
+        if first is not None:
+            return first.name
+    if any(p.name == "out" for p in plan.params):
+        return "out"
+    return None
+
+
+def _check_devices_code(post, plan, namespace):
+    if not post.check_devices:
+        return ""
+    names = _input_names(post, plan) if post.check_devices is True else post.check_devices
+    namespace["_cd"] = _dispatch_module.check_same_device
+    namespace["_tt"] = _tensors_of
+    return f"    _cd(_tt(({', '.join(names)},)))\n"
+
+
+def _post_code(post, plan, namespace, call):
+    """The end of a generated entry: ``_r`` is the implementation's result; bump the version
+    of what the call wrote, tell the hooks (only when one listens), return ``_r``."""
+    namespace["_tt"] = _tensors_of
+    code = ""
+    modified = _modified_name(post, plan)
+    if callable(post.modified):
+        namespace["_mod"] = post.modified
+        code += (f"    _m = _mod(_r, {call})\n"
+                 f"    if _m is not None:\n        _m._version_counter.value += 1\n")
+        written = "_m"
+    elif modified is not None:
+        code += (f"    if {modified} is not None:\n"
+                 f"        {modified}._version_counter.value += 1\n")
+        written = modified
+    else:
+        written = "None"
+    if callable(post.inputs):
+        namespace["_ins"] = post.inputs
+        inputs = f"_ins({call})"
+    else:
+        names = _input_names(post, plan)
+        inputs = f"_tt(({', '.join(names)},))" if names else "()"
+    info = "None"
+    if post.info is not None:
+        namespace["_info"] = post.info
+        info = f"_info(_r, {call})"
+    outputs = "_r"
+    if post.outputs is not None:
+        namespace["_outs"] = post.outputs
+        outputs = f"_outs(_r, {call})"
+    code += ("    if _d.trace_hook is not None or _d.autograd_hook is not None:\n"
+             f"        _d.notify(op, {inputs}, {outputs}, {written}, {info})\n"
+             "    return _r\n")
+    return code
+
+
+def _runner(op, impl, plan):
+    """``impl`` followed by the op's finish, for the calls that do not go through a
+    generated entry's own ending (the autograd layer's recorded call, a generic entry)."""
+    post = op.post
+    if plan is None:   # a signature the parser cannot read: every tensor argument counts
+        names, var, modified, input_names = [], "_args", None, None
+    else:
+        names = [p.name for p in plan.params if p.kind is p.POSITIONAL_OR_KEYWORD]
+        var = plan.var
+        modified = _modified_name(post, plan)
+        input_names = None if callable(post.inputs) else _input_names(post, plan)
+    finish = _dispatch_module.finish
+
+    def run(*args, **kwargs):
+        result = impl(*args, **kwargs)
+        values = dict(zip(names, args, strict=False))
+        if var is not None:
+            values[var] = args[len(names):]
+        if kwargs:
+            values.update(kwargs)
+        if callable(post.modified):
+            written = post.modified(result, *args, **kwargs)
+        else:
+            written = None if modified is None else values.get(modified)
+        if callable(post.inputs):
+            inputs = post.inputs(*args, **kwargs)
+        elif input_names is None:
+            inputs = _tensors_of([v for k, v in values.items() if k != "out"])
+        else:
+            inputs = _tensors_of([values[n] for n in input_names if n in values])
+        info = None if post.info is None else post.info(result, *args, **kwargs)
+        if post.outputs is None:
+            return finish(op, inputs, result, written, info)
+        finish(op, inputs, post.outputs(result, *args, **kwargs), written, info)
+        return result
+
+    run.__wrapped__ = impl
+    return run
 
 
 def _generic_entry(op, impl, Tensor):

@@ -7,17 +7,23 @@ registry: an op without a test spec fails the suite.
 """
 
 from ._argparse import METHOD_VARARGS, has_method_form, make_entry
-from ._dispatch import OpDef
+from ._dispatch import HAND_FINISHED, OpDef, Post
 from ._errors import TensorRuntimeError
 
 OPS = {}
 FUNCTIONS = {}
+_COMMON = Post()   # the common case: nothing declared
 
 
-def register(kind, name=None, *, method=True, function=True, aliases=()):
+def register(kind, name=None, *, method=True, function=True, aliases=(), post=None):
     """Decorator: register ``fn`` as the op ``name`` (default: the function's name).
 
     ``method`` may be a string to attach under another name (``__add__``) or False.
+
+    The entry finishes each call (version bump, autograd hook, one trace event): ``fn``
+    computes and returns. ``post`` (a ``_dispatch.Post``) declares what the event needs
+    beyond the common case (other inputs, another written tensor, ``info``); ``post=False``
+    and the modules in ``_dispatch.HAND_FINISHED`` mean that ``fn`` calls ``finish`` itself.
     """
 
     def decorate(fn):
@@ -27,7 +33,12 @@ def register(kind, name=None, *, method=True, function=True, aliases=()):
             raise TensorRuntimeError(f"refusing to register private function {op_name!r} as an op")
         if op_name in OPS:
             raise TensorRuntimeError(f"op {op_name!r} is registered twice")
-        op = OpDef(op_name, kind, fn, method, function)
+        declared = post
+        if declared is None and fn.__module__ not in HAND_FINISHED:
+            declared = _COMMON
+        elif declared is False:
+            declared = None
+        op = OpDef(op_name, kind, fn, method, function, declared)
         OPS[op_name] = op
         fn.op = op
         entry, _ = _publish(op, fn, method if isinstance(method, str) else
@@ -78,11 +89,11 @@ def renamed(registered, impl, *, function=True, method=True):
     return entry if function else method_entry
 
 
-def define(kind, name, impl, *, method=True, function=True):
+def define(kind, name, impl, *, method=True, function=True, post=None):
     """Register an op whose implementation is built by a factory (many element-wise ops)."""
     impl.__name__ = name
     impl.__qualname__ = name
-    return register(kind, name, method=method, function=function)(impl)
+    return register(kind, name, method=method, function=function, post=post)(impl)
 
 
 def tensor_method(name=None):

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import data_dependent_sync
-from .._dispatch import check_inplace, finish
+from .._dispatch import check_inplace
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, stacklevel
 from .._layout import (broadcast_shapes, broadcastable_to, contiguous_strides,
                        dense_strides_like, elementwise_output_strides,
@@ -383,16 +383,12 @@ def gather_index(view, info):
 def advanced_getitem(input, key):
     """``input[key]`` for keys with tensors, lists or bools: a copy (or a view when the key
     turns out to hold only 0-d integer tensors, which PyTorch treats as ints)."""
-    from .indexing import getitem
-
     shape, stride, offset, indices = apply_slicing(input, key)
     view = make_view(input, shape, stride, offset)
     if not indices:
-        return finish(getitem.op, (input,), view)
+        return view
     info = make_info(shape, stride, indices, input._storage.device)
-    out = gather_index(view, info)
-    tensors = (input,) + tuple(t for t in indices.values() if isinstance(t, Tensor))
-    return finish(getitem.op, tensors, out)
+    return gather_index(view, info)
 
 
 # ---------------------------------------------------------------------- setitem
@@ -555,12 +551,9 @@ _expandable = broadcastable_to
 
 def advanced_setitem(input, key, value):
     """``input[key] = value`` for advanced keys; validates everything before writing."""
-    from .indexing import setitem
-
     check_inplace(input)
     if key is False or (isinstance(key, np.bool_) and not key):
         # PyTorch returns at once: nothing is selected and nothing is written.
-        finish(setitem.op, (input,), input)
         return
     shape, stride, offset, indices = apply_slicing(input, key)
     value_t = _value_to_tensor(input, value)
@@ -569,9 +562,6 @@ def advanced_setitem(input, key, value):
         from .copies import copy_value_into
 
         copy_value_into(view, value_t)
-        finish(setitem.op, (input,), input, modified=input)
         return
     put = prepare_put(view, indices, value_t, False, masked_fill_dispatch=True)
     put()
-    tensors = (input,) + ((value_t,) if isinstance(value, Tensor) else ())
-    finish(setitem.op, tensors, input, modified=input)

@@ -6,7 +6,7 @@ keys with tensors, lists or bools are advanced indexing and copy.
 
 import numpy as np
 
-from .._dispatch import finish
+from .._dispatch import Post
 from .._registry import register
 from .._tensor import Tensor
 from .views import basic_index, make_view
@@ -26,23 +26,44 @@ def _is_basic(key):
     return True
 
 
-@register("view", name="__getitem__", method="__getitem__", function=False)
+def _tensors_in(key):
+    items = key if key.__class__ is tuple else (key,)
+    return tuple(k for k in items if isinstance(k, Tensor))
+
+
+def _getitem_inputs(input, key):
+    # The indexed tensor, then the index tensors of an advanced key.
+    return (input,) + _tensors_in(key) if key.__class__ is not int else (input,)
+
+
+def _setitem_inputs(input, key, value):
+    return (input,) + ((value,) if isinstance(value, Tensor) else ())
+
+
+def _setitem_written(result, input, key, value):
+    # ``x[False] = v`` selects nothing and writes nothing (no version bump), as PyTorch.
+    return None if key is False or (isinstance(key, np.bool_) and not key) else input
+
+
+@register("view", name="__getitem__", method="__getitem__", function=False,
+          post=Post(inputs=_getitem_inputs))
 def getitem(input, key):
     """Basic keys give a view; advanced keys (tensors, lists, bools) give a copy."""
     if key.__class__ is int and input._shape and -input._shape[0] <= key < input._shape[0]:
         # x[i], the most common key, without the general key parser.
         offset = input._offset + (key if key >= 0 else key + input._shape[0]) * input._stride[0]
-        return finish(getitem.op, (input,),
-                      make_view(input, input._shape[1:], input._stride[1:], offset))
+        return make_view(input, input._shape[1:], input._stride[1:], offset)
     if _is_basic(key):
         shape, stride, offset = basic_index(input, key)
-        return finish(getitem.op, (input,), make_view(input, shape, stride, offset))
+        return make_view(input, shape, stride, offset)
     from .advanced_indexing import advanced_getitem
 
     return advanced_getitem(input, key)
 
 
-@register("inplace", name="__setitem__", method="__setitem__", function=False)
+@register("inplace", name="__setitem__", method="__setitem__", function=False,
+          post=Post(inputs=_setitem_inputs, modified=_setitem_written,
+                    outputs=lambda result, input, key, value: input))
 def setitem(input, key, value):
     """Write ``value`` (broadcast, cast) into the selected elements of ``input``."""
     if _is_basic(key):
@@ -51,7 +72,6 @@ def setitem(input, key, value):
         from .copies import copy_value_into
 
         copy_value_into(target, value)
-        finish(setitem.op, (input,), input, modified=input)
         return
     from .advanced_indexing import advanced_setitem
 

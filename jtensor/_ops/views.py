@@ -15,7 +15,7 @@ import numbers
 import warnings
 
 from .. import _dtypes
-from .._dispatch import check_inplace, emit, finish
+from .._dispatch import Post, check_inplace, emit
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, stacklevel, wrap_dim)
 from .._layout import contiguous_strides, infer_size, view_strides
@@ -38,8 +38,16 @@ def make_view(input, shape, stride, offset, dtype=None):
                         dtype or input._dtype, base=base, version=input._version_counter)
 
 
-def _view_op(op, input, shape, stride, offset, dtype=None):
-    return finish(op, (input,), make_view(input, shape, stride, offset, dtype))
+def _copied(result, input, *args, **kwargs):
+    # reshape-like ops copy when the strides forbid a view: the trace's RESHAPE-COPY pitfall
+    return {"copied": True} if result._storage is not input._storage else None
+
+
+# The event's inputs are the viewed tensor alone (``other`` lends only its shape; a 0-d
+# tensor given for an int argument is that int).
+_INPUT_ONLY = Post(inputs=("input",))
+_COPIES = Post(info=_copied)
+_INPUT_ONLY_COPIES = Post(inputs=("input",), info=_copied)
 
 
 def sizes_from_args(args, name="size"):
@@ -81,7 +89,7 @@ def view(input, *size, dtype=None):
         dtype = size[0]
     if dtype is not None:
         return _view_dtype(input, _dtypes.to_dtype(dtype))
-    return _view_shape(view.op, input, sizes_from_args(size))
+    return _view_shape(input, sizes_from_args(size))
 
 
 def _new_strides(input, shape):
@@ -92,7 +100,7 @@ def _new_strides(input, shape):
     return view_strides(input._shape, input._stride, shape)
 
 
-def _view_shape(op, input, shape):
+def _view_shape(input, shape):
     shape = infer_size(shape, input.numel())
     stride = _new_strides(input, shape)
     if stride is None:
@@ -102,14 +110,14 @@ def _view_shape(op, input, shape):
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
             f"(input shape {list(input._shape)}, stride {list(input._stride)}; requested "
             f"shape {list(shape)})")
-    return _view_op(op, input, shape, stride, input._offset)
+    return make_view(input, shape, stride, input._offset)
 
 
 def _view_dtype(input, new):
     old_size, new_size = input._dtype.itemsize, new.itemsize
     shape, stride, offset = list(input._shape), list(input._stride), input._offset
     if old_size == new_size:
-        return _view_op(view.op, input, shape, stride, offset, new)
+        return make_view(input, shape, stride, offset, new)
     if input.dim() == 0:
         raise TensorRuntimeError(
             f"self.dim() cannot be 0 to view {input._dtype._torch_name} as "
@@ -122,7 +130,7 @@ def _view_dtype(input, new):
         ratio = old_size // new_size
         shape[-1] *= ratio
         stride = [s * ratio for s in stride[:-1]] + [1]
-        return _view_op(view.op, input, shape, stride, offset * ratio, new)
+        return make_view(input, shape, stride, offset * ratio, new)
     ratio = new_size // old_size
     if shape[-1] % ratio:
         raise TensorRuntimeError(
@@ -141,13 +149,13 @@ def _view_dtype(input, new):
                 f"but got strides {input._stride}")
     shape[-1] //= ratio
     stride = [s // ratio for s in stride[:-1]] + [1]
-    return _view_op(view.op, input, shape, stride, offset // ratio, new)
+    return make_view(input, shape, stride, offset // ratio, new)
 
 
-@register("view", function=False)  # a method only, as in PyTorch
+@register("view", function=False, post=_INPUT_ONLY)
 def view_as(input, other):
     """``input.view(other.size())``."""
-    return _view_shape(view_as.op, input, other._shape)
+    return _view_shape(input, other._shape)
 
 
 @register("view")
@@ -156,7 +164,7 @@ def as_strided(input, size, stride, storage_offset=None):
     size, stride = tuple(map(int, size)), tuple(map(int, stride))
     offset = input._offset if storage_offset is None else int(storage_offset)
     check_strided_bounds(input, size, stride, offset, "as_strided")
-    return _view_op(as_strided.op, input, size, stride, offset)
+    return make_view(input, size, stride, offset)
 
 
 def check_strided_bounds(input, size, stride, offset, name):
@@ -189,7 +197,7 @@ def check_strided_bounds(input, size, stride, offset, name):
             f"for storage of size {available}")
 
 
-@register("view")
+@register("view", post=_COPIES)
 def reshape(input, shape):
     """A view when the strides allow it (even for some non-contiguous inputs), else a copy.
 
@@ -198,33 +206,33 @@ def reshape(input, shape):
     >>> x[:, ::2].reshape(-1)._is_view(), x.t().reshape(-1)._is_view()
     (True, False)
     """
-    return _reshape(reshape.op, input, sizes_from_args((shape,)))
+    return _reshape(input, sizes_from_args((shape,)))
 
 
-def _reshape(op, input, shape):
+def _reshape(input, shape):
     shape = infer_size(shape, input.numel())
     stride = _new_strides(input, shape)
     if stride is not None:
-        return _view_op(op, input, shape, stride, input._offset)
+        return make_view(input, shape, stride, input._offset)
     from .copies import contiguous_copy
 
     copied = contiguous_copy(input)
     copied._set_metadata(shape, view_strides(copied._shape, copied._stride, shape), 0)
-    return finish(op, (input,), copied, info={"copied": True})
+    return copied
 
 
-@register("view", function=False)  # a method only, as in PyTorch
+@register("view", function=False, post=_INPUT_ONLY_COPIES)
 def reshape_as(input, other):
     """``input.reshape(other.size())``: a view when possible, else a copy."""
-    return _reshape(reshape_as.op, input, other._shape)
+    return _reshape(input, other._shape)
 
 
-@register("view")
+@register("view", post=_COPIES)
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one (a view when possible, like reshape)."""
     ndim = input.dim()
     if ndim == 0:
-        return _reshape(flatten.op, input, (1,))
+        return _reshape(input, (1,))
     start, end = wrap_dim(start_dim, ndim), wrap_dim(end_dim, ndim)
     if start > end:
         raise TensorRuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
@@ -236,8 +244,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     shape = input._shape[:start] + (merged,) + input._shape[end + 1:]
     stride = _new_strides(input, shape)  # the sizes multiply up by construction
     if stride is not None:
-        return _view_op(flatten.op, input, shape, stride, input._offset)
-    return _reshape(flatten.op, input, shape)
+        return make_view(input, shape, stride, input._offset)
+    return _reshape(input, shape)
 
 
 @register("view")
@@ -255,7 +263,7 @@ def unflatten(input, dim, sizes):
         raise TensorRuntimeError(
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
             f"{dim} ({input._shape[dim]}) in the input tensor")
-    return _view_shape(unflatten.op, input, input._shape[:dim] + inferred + input._shape[dim + 1:])
+    return _view_shape(input, input._shape[:dim] + inferred + input._shape[dim + 1:])
 
 
 # ---------------------------------------------------------------------- dim shuffles
@@ -282,7 +290,7 @@ def permute(input, dims):
         seen |= 1 << d
         new_shape.append(shape[d])
         new_stride.append(stride[d])
-    return _view_op(permute.op, input, tuple(new_shape), tuple(new_stride), input._offset)
+    return make_view(input, tuple(new_shape), tuple(new_stride), input._offset)
 
 
 def _reversed_dims(self):
@@ -297,7 +305,7 @@ def _reversed_dims(self):
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
             "to reverse the dimensions of a tensor.", UserWarning, stacklevel=stacklevel(2))
-    return _view_op(permute.op, self, self._shape[::-1], self._stride[::-1], self._offset)
+    return make_view(self, self._shape[::-1], self._stride[::-1], self._offset)
 
 
 Tensor.T = property(_reversed_dims)
@@ -317,7 +325,7 @@ def _transpose_layout(input, dim0, dim1):
 def transpose(input, dim0, dim1):
     """Swap two dims (their sizes and strides)."""
     shape, stride = _transpose_layout(input, dim0, dim1)
-    return _view_op(transpose.op, input, shape, stride, input._offset)
+    return make_view(input, shape, stride, input._offset)
 
 
 def swapaxes(input, axis0, axis1):
@@ -339,7 +347,7 @@ def _t_layout(input, name="t"):
 def t(input):
     """Transpose a tensor of at most 2 dims (0-d and 1-d come back unchanged, as views)."""
     shape, stride = _t_layout(input)
-    return _view_op(t.op, input, shape, stride, input._offset)
+    return make_view(input, shape, stride, input._offset)
 
 
 @register("view", aliases=("moveaxis",))
@@ -351,7 +359,7 @@ def movedim(input, source, destination):
         src, dst = wrap_dim(source, ndim), wrap_dim(destination, ndim)
         order = [d for d in range(ndim) if d != src]
         order.insert(dst, src)
-        return _view_op(movedim.op, input, [input._shape[d] for d in order],
+        return make_view(input, [input._shape[d] for d in order],
                         [input._stride[d] for d in order], input._offset)
     source = list(int_list_arg(source, "movedim", "source", 1))
     destination = list(int_list_arg(destination, "movedim", "destination", 2))
@@ -370,7 +378,7 @@ def movedim(input, source, destination):
         order[d] = s
     rest = iter(d for d in range(ndim) if d not in src)
     order = [o if o is not None else next(rest) for o in order]
-    return _view_op(movedim.op, input, [input._shape[d] for d in order],
+    return make_view(input, [input._shape[d] for d in order],
                     [input._stride[d] for d in order], input._offset)
 
 
@@ -389,7 +397,7 @@ def _unsqueeze_layout(input, dim):
 def unsqueeze(input, dim):
     """Insert a size-1 dim; its stride is chosen as PyTorch does (size*stride of the next dim)."""
     shape, stride = _unsqueeze_layout(input, dim)
-    return _view_op(unsqueeze.op, input, shape, stride, input._offset)
+    return make_view(input, shape, stride, input._offset)
 
 
 def _squeeze_layout(input, dim):
@@ -410,30 +418,30 @@ def _squeeze_layout(input, dim):
 def squeeze(input, dim=None):
     """Remove size-1 dims (all, one, or a tuple of them); other dims are left alone."""
     shape, stride = _squeeze_layout(input, dim)
-    return _view_op(squeeze.op, input, shape, stride, input._offset)
+    return make_view(input, shape, stride, input._offset)
 
 
 # ---------------------------------------------------------------------- in-place view ops
-def _restride(op, input, shape, stride, offset):
+def _restride(input, shape, stride, offset):
     """An in-place view op: ``input`` itself takes the new metadata (its data is untouched,
     its version is bumped, as PyTorch does)."""
     check_inplace(input)
     input._set_metadata(shape, stride, offset)
-    return finish(op, (input,), input, modified=input)
+    return input
 
 
 @register("inplace", function=False)
 def t_(input):
     """In-place ``t()``: this tensor's own shape and strides are swapped."""
     shape, stride = _t_layout(input, "t_")
-    return _restride(t_.op, input, shape, stride, input._offset)
+    return _restride(input, shape, stride, input._offset)
 
 
 @register("inplace", function=False, aliases=("swapdims_",))
 def transpose_(input, dim0, dim1):
     """In-place ``transpose``."""
     shape, stride = _transpose_layout(input, dim0, dim1)
-    return _restride(transpose_.op, input, shape, stride, input._offset)
+    return _restride(input, shape, stride, input._offset)
 
 
 def swapaxes_(self, axis0, axis1):
@@ -448,14 +456,14 @@ swapaxes_ = renamed(transpose_, swapaxes_, function=False)
 def unsqueeze_(input, dim):
     """In-place ``unsqueeze``."""
     shape, stride = _unsqueeze_layout(input, dim)
-    return _restride(unsqueeze_.op, input, shape, stride, input._offset)
+    return _restride(input, shape, stride, input._offset)
 
 
 @register("inplace", function=False)
 def squeeze_(input, dim=None):
     """In-place ``squeeze``."""
     shape, stride = _squeeze_layout(input, dim)
-    return _restride(squeeze_.op, input, shape, stride, input._offset)
+    return _restride(input, shape, stride, input._offset)
 
 
 @register("inplace", function=False)
@@ -464,7 +472,7 @@ def as_strided_(input, size, stride, storage_offset=None):
     size, stride = tuple(map(int, size)), tuple(map(int, stride))
     offset = input._offset if storage_offset is None else int(storage_offset)
     check_strided_bounds(input, size, stride, offset, "as_strided_")
-    return _restride(as_strided_.op, input, size, stride, offset)
+    return _restride(input, size, stride, offset)
 
 
 @register("view", function=False)  # a method only, as in PyTorch
@@ -476,12 +484,12 @@ def expand(input, *size, implicit=False):
     if implicit.__class__ is not bool:
         raise TensorTypeError(f"expand(): argument 'implicit' must be bool, not "
                               f"{type(implicit).__name__}")
-    return _expand(expand.op, input, sizes_from_args(size))
+    return _expand(input, sizes_from_args(size))
 
 
-def _expand(op, input, sizes):
+def _expand(input, sizes):
     shape, stride = _expand_layout(input, sizes)
-    return _view_op(op, input, shape, stride, input._offset)
+    return make_view(input, shape, stride, input._offset)
 
 
 def _expand_layout(input, sizes):
@@ -545,26 +553,26 @@ def broadcast_tensors(*tensors):
             continue
         view_shape, view_stride = _expand_layout(t, shape)
         outputs.append(make_view(t, view_shape, view_stride, t._offset))
-    return finish(broadcast_tensors.op, tuple(tensors), tuple(outputs))
+    return tuple(outputs)
 
 
-@register("view", function=False)  # a method only, as in PyTorch
+@register("view", function=False, post=_INPUT_ONLY)
 def expand_as(input, other):
     """``input.expand(other.size())``."""
-    return _expand(expand_as.op, input, tuple(other._shape))
+    return _expand(input, tuple(other._shape))
 
 
 @register("view", method=False)
 def broadcast_to(input, size):
     """``input.expand(size)``."""
-    return _expand(broadcast_to.op, input, sizes_from_args((size,)))
+    return _expand(input, sizes_from_args((size,)))
 
 
 Tensor.broadcast_to = lambda self, size: broadcast_to(self, size)
 
 
 # ---------------------------------------------------------------------- sub-ranges
-@register("view")
+@register("view", post=_INPUT_ONLY)
 def select(input, dim, index):
     """Index one position along ``dim``; the dim disappears."""
     ndim = input.dim()
@@ -581,14 +589,14 @@ def select(input, dim, index):
         index += size
     shape = input._shape[:dim] + input._shape[dim + 1:]
     stride = input._stride[:dim] + input._stride[dim + 1:]
-    return _view_op(select.op, input, shape, stride, input._offset + index * input._stride[dim])
+    return make_view(input, shape, stride, input._offset + index * input._stride[dim])
 
 
-@register("view")
+@register("view", post=_INPUT_ONLY)
 def narrow(input, dim, start, length):
     """``length`` positions from ``start`` along ``dim``."""
     dim, start, length = narrow_range(input, dim, start, length)
-    return _slice_view(narrow.op, input, dim, start, start + length, 1)
+    return _slice_view(input, dim, start, start + length, 1)
 
 
 def narrow_range(input, dim, start, length):
@@ -613,12 +621,12 @@ def narrow_range(input, dim, start, length):
     return dim, start, length
 
 
-def _slice_view(op, input, dim, start, stop, step):
+def _slice_view(input, dim, start, stop, step):
     shape, stride = list(input._shape), list(input._stride)
     shape[dim] = builtins.max(0, (stop - start + step - 1) // step)
     offset = input._offset + start * stride[dim]
     stride[dim] *= step
-    return _view_op(op, input, shape, stride, offset)
+    return make_view(input, shape, stride, offset)
 
 
 @register("view")
@@ -648,9 +656,9 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         length = 0
     diag_stride = stride[d1] + stride[d2]
     if ndim == 2:
-        return _view_op(diagonal.op, input, (length,), (diag_stride,), start)
+        return make_view(input, (length,), (diag_stride,), start)
     keep = [d for d in range(ndim) if d != d1 and d != d2]
-    return _view_op(diagonal.op, input, tuple([shape[d] for d in keep] + [length]),
+    return make_view(input, tuple([shape[d] for d in keep] + [length]),
                     tuple([stride[d] for d in keep] + [diag_stride]), start)
 
 
@@ -672,7 +680,7 @@ def unfold(input, dimension, size, step):
     if ndim:
         shape[dim] = (dim_size - size) // step + 1
         stride[dim] = step * dim_stride
-    return _view_op(unfold.op, input, shape + [size], stride + [dim_stride], input._offset)
+    return make_view(input, shape + [size], stride + [dim_stride], input._offset)
 
 
 @register("view")
@@ -687,7 +695,7 @@ def unbind(input, dim=0):
     step = input._stride[dim]
     outputs = tuple(make_view(input, shape, stride, input._offset + i * step)
                     for i in range(input._shape[dim]))
-    return finish(unbind.op, (input,), outputs)
+    return outputs
 
 
 @register("view")
@@ -715,7 +723,7 @@ def split(input, split_size_or_sections, dim=0):
             raise TensorRuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                 f"size at dimension {dim}), but got split_sizes={sections}")
-    return finish(split.op, (input,), _pieces(input, dim, sections))
+    return _pieces(input, dim, sections)
 
 
 # PyTorch's two forms name their arguments differently (both Python functions there):
@@ -765,7 +773,7 @@ def chunk(input, chunks, dim=0):
         sections = [0] * chunks
     else:
         sections = [builtins.min(step, size - i) for i in range(0, size, step)]
-    return finish(chunk.op, (input,), _pieces(input, dim, sections))
+    return _pieces(input, dim, sections)
 
 
 def _split_int(value):
@@ -815,7 +823,7 @@ def _tensor_split_spec(input, tensor_indices_or_sections, dim, indices, sections
     return spec if isinstance(spec, Tensor) else _split_int(spec)
 
 
-@register("view")
+@register("view", post=_INPUT_ONLY)
 def tensor_split(input, tensor_indices_or_sections=None, dim=0, *, indices=None,
                  sections=None):
     """Split into ``sections`` near-equal views, or at the given ``indices`` (NumPy's
@@ -860,8 +868,8 @@ def tensor_split(input, tensor_indices_or_sections=None, dim=0, *, indices=None,
             shape[dim] = builtins.max(e - s, 0)
             outputs.append(make_view(input, shape, input._stride,
                                      input._offset + s * input._stride[dim]))
-        return finish(tensor_split.op, (input,), tuple(outputs))
-    return finish(tensor_split.op, (input,), _pieces(input, dim, lengths))
+        return tuple(outputs)
+    return _pieces(input, dim, lengths)
 
 
 @register("view")
@@ -869,12 +877,12 @@ def detach(input):
     """Same storage and version counter, no history, ``requires_grad=False``. Not a view."""
     out = Tensor._make(input._storage, input._shape, input._stride, input._offset,
                        input._dtype, version=input._version_counter, array=input._cached_array)
-    return finish(detach.op, (input,), out)
+    return out
 
 
 @register("view", method="_alias", function=False)  # torch.ops.aten.alias: internal
 def alias(input):
-    return _view_op(alias.op, input, input._shape, input._stride, input._offset)
+    return make_view(input, input._shape, input._stride, input._offset)
 
 
 # ---------------------------------------------------------------------- basic indexing
@@ -985,19 +993,19 @@ def _index(value, name, arg):
 
 
 # ---------------------------------------- ravel, atleast_*d, adjoint, resolve_conj/neg
-@register("view")
+@register("view", post=_COPIES)
 def ravel(input):
     """``input`` flattened: ``input.contiguous().view(-1)`` as in PyTorch, so a view only of
     a contiguous input (a strided input that ``reshape`` could view is copied)."""
     _check_tensor(input, "ravel")
     n = input.numel()
     if input.is_contiguous():
-        return finish(ravel.op, (input,), make_view(input, (n,), (1,), input._offset))
+        return make_view(input, (n,), (1,), input._offset)
     from .copies import contiguous_copy
 
     copied = contiguous_copy(input)
     copied._set_metadata((n,), (1,), 0)
-    return finish(ravel.op, (input,), copied, info={"copied": True})
+    return copied
 
 
 def _unsqueeze_geometry(shape, stride, d):
@@ -1020,37 +1028,37 @@ def _atleast_one(t, n):
     return make_view(t, shape, stride, t._offset)
 
 
-def _atleast(op, name, n, tensors):
+def _atleast(name, n, tensors):
     if len(tensors) == 1 and isinstance(tensors[0], Tensor):
         t = tensors[0]
-        return finish(op, (t,), _atleast_one(t, n))
+        return _atleast_one(t, n)
     if len(tensors) == 1 and not isinstance(tensors[0], (list, tuple)):
         raise TensorTypeError(
             f"{name}() received an invalid combination of arguments - got "
             f"({type(tensors[0]).__name__}), but expected one of: (Tensor input) or (tuple of "
             "Tensors tensors)")
     tensors = _tensor_args(tensors, name)
-    return finish(op, tuple(tensors), tuple(_atleast_one(t, n) for t in tensors))
+    return tuple(_atleast_one(t, n) for t in tensors)
 
 
 @register("view", method=False)
 def atleast_1d(*tensors):
     """``input`` viewed with at least 1 dim (0-d -> shape (1,)); a tensor already 1-d or more
     comes back as is. Several tensors (or one list) give a tuple."""
-    return _atleast(atleast_1d.op, "atleast_1d", 1, tensors)
+    return _atleast("atleast_1d", 1, tensors)
 
 
 @register("view", method=False)
 def atleast_2d(*tensors):
     """``input`` viewed with at least 2 dims (1-d ``(n,)`` -> ``(1, n)``)."""
-    return _atleast(atleast_2d.op, "atleast_2d", 2, tensors)
+    return _atleast("atleast_2d", 2, tensors)
 
 
 @register("view", method=False)
 def atleast_3d(*tensors):
     """``input`` viewed with at least 3 dims (``(n,)`` -> ``(1, n, 1)``, ``(m, n)`` ->
     ``(m, n, 1)``)."""
-    return _atleast(atleast_3d.op, "atleast_3d", 3, tensors)
+    return _atleast("atleast_3d", 3, tensors)
 
 
 @register("view")
@@ -1066,7 +1074,7 @@ def adjoint(input):
     if input.dim() == 0:
         warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
                       UserWarning, stacklevel=stacklevel(2))
-        return finish(adjoint.op, (input,), input)
+        return input
     shape, stride = list(input._shape), list(input._stride)
     shape[-1], shape[-2] = shape[-2], shape[-1]
     stride[-1], stride[-2] = stride[-2], stride[-1]
@@ -1076,18 +1084,18 @@ def adjoint(input):
 
         xp = _xp(input)
         out = _wrap(xp.conj(out._array()), input._dtype, input._storage.device)
-    return finish(adjoint.op, (input,), out)
+    return out
 
 
 @register("view")
 def resolve_conj(input):
     """``input`` itself: jtensor materialises conjugation eagerly (no conjugate bit)."""
     _check_tensor(input, "resolve_conj")
-    return finish(resolve_conj.op, (input,), input)
+    return input
 
 
 @register("view")
 def resolve_neg(input):
     """``input`` itself: jtensor has no lazy negative bit to resolve."""
     _check_tensor(input, "resolve_neg")
-    return finish(resolve_neg.op, (input,), input)
+    return input

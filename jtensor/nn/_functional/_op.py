@@ -108,7 +108,9 @@ def nn_op(name=None, *, inplace=False, differentiable=True, function=False):
             return _dispatch.finish(op, _tensors(args, kwargs), result, target)
 
         functools.update_wrapper(impl, body)
-        entry = register("nn", name or body.__name__, method=False, function=function)(impl)
+        # post=False: ``impl`` finishes itself (it owns the detached hook and the one bump).
+        entry = register("nn", name or body.__name__, method=False, function=function,
+                         post=False)(impl)
         op = impl.op
         if not differentiable:
             op.backward = NONDIFF
