@@ -11,7 +11,7 @@ from ._dtypes import ALIASES as _ALIASES
 from ._dtypes import dtype, finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
 from ._errors import (JTensorError, TensorIndexError, TensorRuntimeError,  # noqa: F401
                       TensorTypeError, TensorValueError)
-from ._size import Size
+from ._size import Size  # noqa: F401
 from . import return_types  # noqa: F401 (torch.return_types' named tuples)
 from .serialization import load, save  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
@@ -39,6 +39,14 @@ from . import cuda  # noqa: E402,F401
 from ._device import get_default_device, set_default_device  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from ._sparse import sparse_coo, sparse_coo_tensor  # noqa: E402,F401
+from . import _sparse as _sparse_layer  # noqa: E402
+from .autograd import engine as _engine  # noqa: E402
+
+# The engine sits below the sparse layer (whose ops record autograd nodes): it accumulates
+# sparse gradients with the sparse kernels handed over here.
+_engine.install_sparse(_sparse_layer.SparseCOOTensor, _sparse_layer.sparse_add,
+                       _sparse_layer.sparse_add_, _sparse_layer.add_dense_sparse_)
+del _sparse_layer, _engine
 from . import linalg  # noqa: E402,F401
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 
@@ -49,18 +57,7 @@ from .random import (Generator, default_generator, get_rng_state,  # noqa: E402,
 from ._repr import get_printoptions, printoptions, set_printoptions  # noqa: E402,F401
 
 from ._dtypes import can_cast, promote_types, result_type  # noqa: E402,F401
-from ._layout import broadcast_shapes as _broadcast_shapes  # noqa: E402
-
-
-def broadcast_shapes(*shapes):
-    """The shape that tensors of these shapes broadcast to, as a ``Size``."""
-    return Size(_broadcast_shapes(*(tuple([s]) if isinstance(s, builtins_int) else tuple(s)
-                                    for s in shapes)))
-
-
-import builtins as _builtins  # noqa: E402
-
-builtins_int = _builtins.int
+from ._api import broadcast_shapes  # noqa: E402,F401
 
 
 def is_floating_point(input):

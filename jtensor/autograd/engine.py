@@ -24,25 +24,27 @@ from .grad_mode import no_grad
 from .graph import AccumulateGrad, accumulator_of
 
 
-# ``jtensor._sparse.SparseCOOTensor``, imported on first need: importing it with this module
-# would run before the ops it patches are registered. Checked only for gradients that are
-# not plain ``Tensor``s, so dense accumulation never pays for it.
+# The sparse COO layout is written with autograd (its ops record nodes), so it sits above
+# the engine: once it has loaded, ``install_sparse`` hands the engine its tensor class and its
+# additions (PyTorch's AccumulateGrad and InputBuffer add sparse gradients). Until then no
+# sparse tensor exists and every gradient is dense. Checked only for gradients that are not
+# plain ``Tensor``s, so dense accumulation never pays for it.
 _Sparse = None
+_sparse_kernels = None  # (sparse_add, sparse_add_, add_dense_sparse_) of the sparse layer
 
 
-def _sparse_class():
-    global _Sparse
-    if _Sparse is None:
-        from .._sparse import SparseCOOTensor
-
-        _Sparse = SparseCOOTensor
-    return _Sparse
+def install_sparse(cls, sparse_add, sparse_add_, add_dense_sparse_):
+    """Let the engine accumulate sparse gradients: ``cls`` is the sparse COO tensor class,
+    the functions are the sparse layer's ``t + alpha * src``, in-place ``t += alpha * src``
+    (sparse ``src``) and in-place ``dense += alpha * sparse``."""
+    global _Sparse, _sparse_kernels
+    _Sparse = cls
+    _sparse_kernels = (sparse_add, sparse_add_, add_dense_sparse_)
 
 
 def _sparse_in(a, b):
     """Whether ``a`` or ``b`` is a sparse COO tensor."""
-    cls = _sparse_class()
-    return a.__class__ is cls or b.__class__ is cls
+    return _Sparse is not None and (a.__class__ is _Sparse or b.__class__ is _Sparse)
 
 
 def _make_grads(outputs, grad_outputs):
@@ -428,28 +430,22 @@ def _buffer_add_sparse(old, g):
 
 
 def sparse_add(t, src, alpha=1):
-    """``t + alpha * src`` with a sparse COO operand: ``jtensor._sparse.sparse_add`` (the one
-    implementation of PyTorch's sparse addition kernels), imported on first need."""
-    from .._sparse import sparse_add as add
-
-    return add(t, src, alpha)
+    """``t + alpha * src`` with a sparse COO operand: the sparse layer's ``sparse_add`` (the
+    one implementation of PyTorch's sparse addition kernels)."""
+    return _sparse_kernels[0](t, src, alpha)
 
 
 def sparse_add_(t, src, alpha=1):
-    """In-place ``t += alpha * src`` with a sparse COO ``src`` (``jtensor._sparse.sparse_add_``;
-    ``t`` keeps its identity and dtype)."""
-    from .._sparse import sparse_add_ as add_
-
-    return add_(t, src, alpha)
+    """In-place ``t += alpha * src`` with a sparse COO ``src`` (the sparse layer's
+    ``sparse_add_``; ``t`` keeps its identity and dtype)."""
+    return _sparse_kernels[1](t, src, alpha)
 
 
 def dense_add_sparse_(dense, sparse, alpha=1):
     """In-place ``dense += alpha * sparse`` outside autograd (gradient accumulation): the
     stored entries are added one after the other, as PyTorch's CPU kernel."""
-    from .._sparse import add_dense_sparse_
-
     with no_grad():
-        return add_dense_sparse_(dense, sparse, alpha)
+        return _sparse_kernels[2](dense, sparse, alpha)
 
 
 def _post_accumulate(leaf):

@@ -9,6 +9,7 @@ import functools
 import warnings
 
 from .. import _dtypes
+from .._api import ops as J
 from .._dispatch import grad_mode
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
@@ -57,8 +58,6 @@ class BackwardCFunction(FunctionCtx, Node):
         return self._needs
 
     def apply(self, grads):
-        import jtensor as J
-
         if self._freed:
             raise graph._freed_error()
         if self._materialize:

@@ -3,6 +3,7 @@
 import sys
 import warnings
 
+from .._api import ops as J
 from .._tensor import Tensor
 from .engine import run_backward
 
@@ -85,8 +86,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = run_backward(outs, _grads_for(outs, grad_outputs), retain_graph, create_graph,
                           inputs=ins, allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
-        import jtensor as J
-
         result = tuple(J.zeros_like(i) if r is None else r
                        for r, i in zip(result, ins, strict=True))
     return result

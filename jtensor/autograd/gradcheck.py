@@ -7,9 +7,11 @@ the numerical Jacobian; one backward pass per output element gives the analytica
 
 import numpy as np
 
+from .._api import ops as J
 from .._errors import TensorRuntimeError
 from .._layout import is_non_overlapping_and_dense
 from .._tensor import Tensor
+from ..random import Generator
 
 
 class GradcheckError(TensorRuntimeError):
@@ -55,8 +57,6 @@ def _evaluate(func, inputs):
 
 
 def _analytical(func, inputs, diff_inputs):
-    import jtensor as J
-
     from .functional import grad
 
     outputs = _float_outputs(func(*inputs))
@@ -131,14 +131,12 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   masked=False):
     """Second derivatives: ``gradcheck`` of the function ``inputs -> grad(func(inputs))``,
     built with ``create_graph=True``."""
-    import jtensor as J
-
     from .functional import grad
 
     inputs = _as_tuple(inputs)
     outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
     if grad_outputs is None:
-        gen = J.Generator().manual_seed(0)
+        gen = Generator().manual_seed(0)
         grad_outputs = tuple(
             J.randn(o.shape, dtype=o.dtype, device=o.device, generator=gen).requires_grad_()
             for o in outputs)

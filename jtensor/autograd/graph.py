@@ -17,6 +17,7 @@ import traceback
 import weakref
 
 from .. import _dispatch, _dtypes
+from .._api import ops as J
 from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
 from .._layout import broadcastable_to
@@ -679,8 +680,6 @@ class _ViewFromBase(Node):
     __slots__ = ()
 
     def apply(self, grads):
-        import jtensor as J
-
         v = self._values
         return [_base_from_view_grad(grads[0], v["base"], v["view"], J)]
 
@@ -695,8 +694,6 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def apply(self, grads):
-        import jtensor as J
-
         g = grads[0]
         v = self._values
         base, view, fn = v["base"], v["view"], v["fn"]

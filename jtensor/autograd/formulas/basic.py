@@ -1,5 +1,6 @@
 """The first formulas: a seed the families build on (add, mul, sum, views, sigmoid...)."""
 
+from ..._api import ops as J
 from . import _fast
 from ._core import conj, derivative, nondifferentiable
 
@@ -56,8 +57,6 @@ def expand_backward(ctx, g):
 
 @derivative("as_strided")
 def as_strided_backward(ctx, g):
-    import jtensor as J
-
     from ..graph import _base_from_view_grad
 
     shape, _, _, stride, offset = ctx.input_meta(0)

@@ -14,6 +14,7 @@ backward raises.
 import cmath
 import math
 
+from ..._api import ops as J
 from ..._tensor import Tensor
 from ._core import derivative, nondifferentiable
 
@@ -41,8 +42,6 @@ def _zeros(ctx, g, i):
     """A zero gradient for the i-th declared input (None when it needs none)."""
     if not ctx.needs_input_grad[i]:
         return None
-    import jtensor as J
-
     return J.zeros_like(g)
 
 
@@ -144,8 +143,6 @@ def _scalar_log(x, complex_result):
 @derivative("pow", inputs=("input", "other"), save=("input", "other", "result"),
             name=_pow_name)
 def pow_backward(ctx, g):
-    import jtensor as J
-
     need_a, need_b = ctx.needs_input_grad
     a, b = ctx.input, ctx.other
     if not _is_tensor(b):  # PowBackward0: tensor ** number
@@ -183,8 +180,6 @@ def pow_backward(ctx, g):
 @derivative("atan2", inputs=("input", "other"), save=("input", "other"))
 def atan2_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
-    import jtensor as J
-
     a, b = ctx.input, ctx.other
     denom = a * a + b * b
     # At (0, 0) PyTorch gives 0 gradients (not 0 * inf).
@@ -195,8 +190,6 @@ def atan2_backward(ctx, g):
 
 
 def _max_min(ctx, g, a_loses, b_loses):
-    import jtensor as J
-
     need_a, need_b = ctx.needs_input_grad
     a, b = ctx.input, ctx.other
     zero = J.zeros((), dtype=g.dtype, device=g.device)
@@ -217,8 +210,6 @@ def minimum_backward(ctx, g):
 
 
 def _fmax_fmin(ctx, g, a_wins):
-    import jtensor as J
-
     need_a, need_b = ctx.needs_input_grad
     a, b = ctx.input, ctx.other
     zero = J.zeros((), dtype=g.dtype, device=g.device)
@@ -255,8 +246,6 @@ def _copysign_name(v):
 @derivative("copysign", inputs=("input", "other"), save=("input", "result"),
             name=_copysign_name)
 def copysign_backward(ctx, g):
-    import jtensor as J
-
     need_a, need_b = ctx.needs_input_grad
     ga = None
     if need_a:
@@ -274,8 +263,6 @@ def _xlogy_name(v):
 
 @derivative("xlogy", inputs=("input", "other"), save=("input", "other"), name=_xlogy_name)
 def xlogy_backward(ctx, g):
-    import jtensor as J
-
     need_a, need_b = ctx.needs_input_grad
     a, b = ctx.input, ctx.other
     ga = None
@@ -298,8 +285,6 @@ def logaddexp_backward(ctx, g):
 
 @derivative("logaddexp2", inputs=("input", "other"), save=("input", "other"))
 def logaddexp2_backward(ctx, g):
-    import jtensor as J
-
     need_a, need_b = ctx.needs_input_grad
     a, b = ctx.input, ctx.other
     ga = g / (1 + J.pow(2, b - a)) if need_a else None
@@ -309,8 +294,6 @@ def logaddexp2_backward(ctx, g):
 
 @derivative("ldexp", inputs=("input", "other"), save=("input", "other"))
 def ldexp_backward(ctx, g):
-    import jtensor as J
-
     need_a, need_b = ctx.needs_input_grad
     a, b = ctx.input, ctx.other
     # PyTorch: self: grad * 2^other (an integer power for an integer ``other``: 2^-k is 0);

@@ -2,6 +2,7 @@
 the gradient goes back through the inverse reshuffle of the metadata. PyTorch names their
 nodes ``...Backward1`` (``squeeze_()`` is ``SqueezeBackward3``, ``squeeze_(dim)`` ``...4``)."""
 
+from ..._api import ops as J
 from ._core import derivative
 
 
@@ -28,8 +29,6 @@ def squeeze__backward(ctx, g):
 
 @derivative("as_strided_", name="AsStridedBackward1")
 def as_strided__backward(ctx, g):
-    import jtensor as J
-
     from ..graph import _base_from_view_grad
 
     shape, _, _, stride, offset = ctx.input_meta(0)

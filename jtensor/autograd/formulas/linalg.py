@@ -15,14 +15,11 @@ singular values, and a loss invariant to the eigenvectors' signs (phases).
 
 import math
 
+from ... import linalg
+from ..._api import ops as J
+from ..grad_mode import is_grad_enabled
 from ._core import derivative, nondifferentiable
 from .reductions import _norm_backward
-
-
-def _J():
-    import jtensor
-
-    return jtensor
 
 
 def _mh(t):
@@ -39,8 +36,7 @@ def _output(saved, recompute):
     """The op's saved output, or the output recomputed from the saved inputs when this
     backward is itself recorded (``create_graph=True``) and the saved output carries no
     history to differentiate through."""
-    J = _J()
-    if not J.is_grad_enabled():
+    if not is_grad_enabled():
         return saved
     if isinstance(saved, (list, tuple)):
         if all(t is None or t.requires_grad for t in saved):
@@ -168,7 +164,6 @@ def baddbmm_backward(ctx, g):
 
 @derivative("trace")
 def trace_backward(ctx, g):
-    J = _J()
     n, m = ctx.input_meta(0)[0]
     return J.eye(n, m, dtype=g.dtype, device=g.device) * g
 
@@ -218,7 +213,6 @@ def _argsort(seq):
 
 @derivative("tensordot", inputs=("a", "b"), save=("a", "b"), name="ViewBackward0")
 def tensordot_backward(ctx, g):
-    J = _J()
     a, b = ctx.a, ctx.b
     need_a, need_b = ctx.needs_input_grad
     dims_a, dims_b = _tensordot_dims(a, b, ctx.dims)
@@ -303,7 +297,6 @@ def _einsum_name(v):
 
 @derivative("einsum", inputs=("operands",), save=("operands",), name=_einsum_name)
 def einsum_backward(ctx, g):
-    J = _J()
     ops = list(ctx.operands)
     if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
         ops = list(ops[0])
@@ -374,9 +367,8 @@ def _vector_norm_grad(x, g, norm, p, dim, keepdim):
 
 @derivative("linalg_vector_norm", inputs=("x",), save=("x", "result"))
 def linalg_vector_norm_backward(ctx, g):
-    J = _J()
     x = ctx.x
-    norm = _output(ctx.result, lambda: J.linalg.vector_norm(x, ctx.ord, ctx.dim, ctx.keepdim,
+    norm = _output(ctx.result, lambda: linalg.vector_norm(x, ctx.ord, ctx.dim, ctx.keepdim,
                                                              dtype=ctx.dtype))
     return _vector_norm_grad(x, g, norm, ctx.ord, ctx.dim, ctx.keepdim)
 
@@ -399,7 +391,6 @@ def _amax_grad(values, g, dim, largest):
 
 
 def _matrix_norm_grad(A, g, result, ord, dims, keepdim):
-    J = _J()
     d0, d1 = dims
     if ord == "fro":
         return _vector_norm_grad(A, g, result, 2, [d0, d1], keepdim)
@@ -408,7 +399,7 @@ def _matrix_norm_grad(A, g, result, ord, dims, keepdim):
     if ord in ("nuc", 2, -2):
         Am = A.movedim((d0, d1), (-2, -1))
         gm = g.movedim((d0, d1), (-2, -1)).squeeze(-1)  # (..., 1)
-        U, S, Vh = J.linalg.svd(Am, full_matrices=False)
+        U, S, Vh = linalg.svd(Am, full_matrices=False)
         if ord == "nuc":
             gS = gm.expand(S.shape)
         else:
@@ -425,10 +416,9 @@ def _matrix_norm_grad(A, g, result, ord, dims, keepdim):
 @derivative("linalg_matrix_norm", inputs=("A",), save=("A", "result"),
             name=lambda v: _matrix_norm_name(v.get("ord", "fro"), v.get("keepdim", False)))
 def linalg_matrix_norm_backward(ctx, g):
-    J = _J()
     A = ctx.A
     dims = _wrap_dims(ctx.dim, A.dim())
-    result = _output(ctx.result, lambda: J.linalg.matrix_norm(A, ctx.ord, ctx.dim, ctx.keepdim,
+    result = _output(ctx.result, lambda: linalg.matrix_norm(A, ctx.ord, ctx.dim, ctx.keepdim,
                                                                dtype=ctx.dtype))
     return _matrix_norm_grad(A, g, result, ctx.ord, dims, ctx.keepdim)
 
@@ -456,10 +446,9 @@ def _norm_name(v):
 
 @derivative("linalg_norm", inputs=("A",), save=("A", "result"), name=_norm_name)
 def linalg_norm_backward(ctx, g):
-    J = _J()
     A = ctx.A
     kind, ord, dim = _norm_kind({"A": A, "ord": ctx.ord, "dim": ctx.dim})
-    result = _output(ctx.result, lambda: J.linalg.norm(A, ctx.ord, ctx.dim, ctx.keepdim,
+    result = _output(ctx.result, lambda: linalg.norm(A, ctx.ord, ctx.dim, ctx.keepdim,
                                                         dtype=ctx.dtype))
     if kind == "vector":
         return _vector_norm_grad(A, g, result, ord, dim, ctx.keepdim)
@@ -471,7 +460,6 @@ def linalg_norm_backward(ctx, g):
 def _det_grad(A, det, g):
     """``g conj(det) A^{-H}``. PyTorch 2.13 gives a singular matrix (``det == 0``) a zero
     gradient; the inverse is taken of the identity there instead."""
-    J = _J()
     n = A.shape[-1]
     if n == 0:
         return J.zeros(tuple(A.shape), dtype=g.dtype, device=g.device)
@@ -480,33 +468,32 @@ def _det_grad(A, det, g):
     if bool(singular.any()):
         mask = singular.unsqueeze(-1).unsqueeze(-1)
         A = J.where(mask, _eye_like(n, A), A)
-    return scale * _mh(J.linalg.inv(A))
+    return scale * _mh(linalg.inv(A))
 
 
 @derivative("linalg_det", inputs=("A",), save=("A", "result"), name="LinalgDetBackward0")
 def linalg_det_backward(ctx, g):
     A = ctx.A
-    return _det_grad(A, _output(ctx.result, lambda: _J().linalg.det(A)), g)
+    return _det_grad(A, _output(ctx.result, lambda: linalg.det(A)), g)
 
 
 @derivative("det", save=("input", "result"), name="LinalgDetBackward0")
 def det_backward(ctx, g):
     A = ctx.input
-    return _det_grad(A, _output(ctx.result, lambda: _J().linalg.det(A)), g)
+    return _det_grad(A, _output(ctx.result, lambda: linalg.det(A)), g)
 
 
 def _slogdet_grad(A, g_sign, g_logabs):
-    J = _J()
     if A.is_complex():
         # d logabs = Re tr(A^-1 dA), d sign = i sign Im tr(A^-1 dA)
-        sign, _ = J.linalg.slogdet(A)
+        sign, _ = linalg.slogdet(A)
         g = J.zeros((), dtype=A.dtype) if g_logabs is None else g_logabs.to(A.dtype)
         if g_sign is not None:
             g = g - 1j * (g_sign.conj() * sign).imag
-        return g.unsqueeze(-1).unsqueeze(-1) * _mh(J.linalg.inv(A))
+        return g.unsqueeze(-1).unsqueeze(-1) * _mh(linalg.inv(A))
     if g_logabs is None:
         return None
-    return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mh(J.linalg.inv(A))
+    return g_logabs.unsqueeze(-1).unsqueeze(-1) * _mh(linalg.inv(A))
 
 
 @derivative("linalg_slogdet", inputs=("A",), save=("A",), name="LinalgSlogdetBackward0",
@@ -523,12 +510,11 @@ def slogdet_backward(ctx, g_sign, g_logabs):
 @derivative("logdet", save=("input", "result"),
             name=lambda v: "AddBackward0" if v["input"].is_complex() else "WhereBackward0")
 def logdet_backward(ctx, g):
-    J = _J()
     A = ctx.input
     if not A.is_complex():
         # logdet = where(sign == -1, nan, logabsdet): no gradient where the det is negative
         g = J.where(ctx.result.isnan(), J.zeros((), dtype=g.dtype), g)
-    return g.unsqueeze(-1).unsqueeze(-1) * _mh(J.linalg.inv(A))
+    return g.unsqueeze(-1).unsqueeze(-1) * _mh(linalg.inv(A))
 
 
 # ---------------------------------------------------------------------- inverse, solve
@@ -541,21 +527,20 @@ def _inv_grad(inv, g):
 @derivative("linalg_inv", inputs=("A",), save=("A", "result"), name="LinalgInvExBackward0")
 def linalg_inv_backward(ctx, g):
     A = ctx.A
-    return _inv_grad(_output(ctx.result, lambda: _J().linalg.inv(A)), g)
+    return _inv_grad(_output(ctx.result, lambda: linalg.inv(A)), g)
 
 
 @derivative("inverse", save=("input", "result"), name="LinalgInvExBackward0")
 def inverse_backward(ctx, g):
     A = ctx.input
-    return _inv_grad(_output(ctx.result, lambda: _J().linalg.inv(A)), g)
+    return _inv_grad(_output(ctx.result, lambda: linalg.inv(A)), g)
 
 
 @derivative("linalg_solve", inputs=("A", "B"), save=("A", "B", "result"),
             name="LinalgSolveExBackward0")
 def linalg_solve_backward(ctx, g):
-    J = _J()
     A, left = ctx.A, ctx.left
-    X = _output(ctx.result, lambda: J.linalg.solve(A, ctx.B, left=left))
+    X = _output(ctx.result, lambda: linalg.solve(A, ctx.B, left=left))
     need_a, need_b = ctx.needs_input_grad
     a_shape = ctx.input_meta(0)[0]
     b_shape = ctx.input_meta(1)[0]
@@ -563,7 +548,7 @@ def linalg_solve_backward(ctx, g):
                                    and tuple(b_shape) == tuple(a_shape[:-1]))
     gm = g.unsqueeze(-1) if vector else g
     Xm = X.unsqueeze(-1) if vector else X
-    gB = J.linalg.solve(_mh(A), gm, left=left)
+    gB = linalg.solve(_mh(A), gm, left=left)
     gA = None
     if need_a:
         gA = -gB.matmul(_mh(Xm)) if left else -_mh(Xm).matmul(gB)
@@ -577,20 +562,19 @@ def linalg_solve_backward(ctx, g):
 # ---------------------------------------------------------------------- decompositions
 
 def _eye_like(n, t):
-    return _J().eye(n, dtype=t.dtype, device=t.device)
+    return J.eye(n, dtype=t.dtype, device=t.device)
 
 
 @derivative("linalg_cholesky", inputs=("A",), save=("A", "result"),
             name="LinalgCholeskyExBackward0")
 def linalg_cholesky_backward(ctx, g):
     # Iain Murray (2016), arXiv:1602.07527, as in PyTorch's cholesky_backward
-    J = _J()
-    L = _output(ctx.result, lambda: J.linalg.cholesky(ctx.A, upper=ctx.upper))
+    L = _output(ctx.result, lambda: linalg.cholesky(ctx.A, upper=ctx.upper))
     if ctx.upper:
         L = _mh(L)
         g = _mh(g)
     n = L.shape[-1]
-    L_inv = J.linalg.solve(L, _eye_like(n, L).expand(tuple(L.shape)))
+    L_inv = linalg.solve(L, _eye_like(n, L).expand(tuple(L.shape)))
     phi = _mh(L).matmul(g).tril()
     phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
     gA = _mh(L_inv).matmul(phi).matmul(L_inv)
@@ -609,10 +593,9 @@ def _copyltu(M):
 
 def _qr_square_grad(gQ, gR, Q, R):
     """gA for A = QR with m >= n: (gQ + Q copyltu(M)) R^{-H}, M = R gR^H - gQ^H Q."""
-    J = _J()
     M = R.matmul(_mh(gR)) - _mh(gQ).matmul(Q)
     B = gQ + Q.matmul(_copyltu(M))
-    return J.linalg.solve(_mh(R), B, left=False)
+    return linalg.solve(_mh(R), B, left=False)
 
 
 @derivative("linalg_qr", inputs=("A",), save=("A", "result"), name="LinalgQrBackward0",
@@ -620,14 +603,13 @@ def _qr_square_grad(gQ, gR, Q, R):
 def linalg_qr_backward(ctx, gQ, gR):
     from ..._errors import TensorRuntimeError
 
-    J = _J()
     mode = ctx.mode
     if mode == "r":
         raise TensorRuntimeError(
             "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
             "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
             "through linalg.qr.")
-    Q, R = _output(ctx.result, lambda: J.linalg.qr(ctx.A, mode=mode))
+    Q, R = _output(ctx.result, lambda: linalg.qr(ctx.A, mode=mode))
     m, n = Q.shape[-2], R.shape[-1]
     if mode == "complete" and m > n:
         raise TensorRuntimeError(
@@ -670,14 +652,13 @@ def _eigh_grad(gL, gV, L, V):
 @derivative("linalg_eigh", inputs=("A",), save=("A", "result"), name="LinalgEighBackward0",
             multi_grad=True)
 def linalg_eigh_backward(ctx, gL, gV):
-    L, V = _output(ctx.result, lambda: _J().linalg.eigh(ctx.A, UPLO=ctx.UPLO))
+    L, V = _output(ctx.result, lambda: linalg.eigh(ctx.A, UPLO=ctx.UPLO))
     return _eigh_grad(gL, gV, L, V)
 
 
 @derivative("linalg_eigvalsh", inputs=("A",), save=("A",), name="LinalgEighBackward0")
 def linalg_eigvalsh_backward(ctx, g):
-    J = _J()
-    L, V = J.linalg.eigh(ctx.A, UPLO=ctx.UPLO)
+    L, V = linalg.eigh(ctx.A, UPLO=ctx.UPLO)
     return _eigh_grad(g, None, L, V)
 
 
@@ -726,7 +707,7 @@ def _svd_grad(gU, gS, gVh, U, S, Vh):
             multi_grad=True)
 def linalg_svd_backward(ctx, gU, gS, gVh):
     U, S, Vh = _output(ctx.result,
-                       lambda: _J().linalg.svd(ctx.A, full_matrices=ctx.full_matrices))
+                       lambda: linalg.svd(ctx.A, full_matrices=ctx.full_matrices))
     if ctx.full_matrices:
         # Only the first k columns of U (rows of Vh) are determined by A
         k = S.shape[-1]
@@ -739,8 +720,7 @@ def linalg_svd_backward(ctx, gU, gS, gVh):
 
 @derivative("linalg_svdvals", inputs=("A",), save=("A",), name="LinalgSvdBackward0")
 def linalg_svdvals_backward(ctx, g):
-    J = _J()
-    U, S, Vh = J.linalg.svd(ctx.A, full_matrices=False)
+    U, S, Vh = linalg.svd(ctx.A, full_matrices=False)
     return _svd_grad(None, g, None, U, S, Vh)
 
 
@@ -750,7 +730,7 @@ nondifferentiable("linalg_matrix_rank")
 @derivative("linalg_pinv", inputs=("A",), save=("A", "result"), name="LinalgPinvBackward0")
 def linalg_pinv_backward(ctx, g):
     A = ctx.A
-    P = _output(ctx.result, lambda: _J().linalg.pinv(A, atol=ctx.atol, rtol=ctx.rtol,
+    P = _output(ctx.result, lambda: linalg.pinv(A, atol=ctx.atol, rtol=ctx.rtol,
                                                      hermitian=ctx.hermitian, rcond=ctx.rcond))
     m, n = A.shape[-2], A.shape[-1]
     Ph = _mh(P)
@@ -799,13 +779,12 @@ def _power_grad(B, g, k):
 
 @derivative("linalg_matrix_power", inputs=("A",), save=("A",), name=_matrix_power_name)
 def linalg_matrix_power_backward(ctx, g):
-    J = _J()
     A, n = ctx.A, ctx.n
     if n == 0:
         return J.zeros(tuple(A.shape), dtype=g.dtype, device=g.device)
     if n > 0:
         return _power_grad(A, g, n)
-    B = J.linalg.inv(A)
+    B = linalg.inv(A)
     gB = _power_grad(B, g, -n)
     return _inv_grad(B, gB)
 
@@ -856,8 +835,7 @@ def linalg_vecdot_backward(ctx, g):
 
 @derivative("linalg_cross", inputs=("input", "other"), save=("input", "other"))
 def linalg_cross_backward(ctx, g):
-    J = _J()
     need_a, need_b = ctx.needs_input_grad
     d = ctx.dim
-    return (J.linalg.cross(_conj(ctx.other), g, dim=d) if need_a else None,
-            J.linalg.cross(g, _conj(ctx.input), dim=d) if need_b else None)
+    return (linalg.cross(_conj(ctx.other), g, dim=d) if need_a else None,
+            linalg.cross(g, _conj(ctx.input), dim=d) if need_b else None)

@@ -9,13 +9,10 @@ Ops that PyTorch implements as a composite get the node name of the composite's 
 
 import math
 
+from ... import _dtypes, linalg
+from ..._api import ops as J
+from ..._tensor import Tensor
 from ._core import derivative, nondifferentiable
-
-
-def _J():
-    import jtensor as J
-
-    return J
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -50,7 +47,7 @@ def _numel(shape, dims):
 
 
 def _zeros(shape, like):
-    return _J().zeros(tuple(shape), dtype=like.dtype, device=like.device)
+    return J.zeros(tuple(shape), dtype=like.dtype, device=like.device)
 
 
 def _evenly_distribute(g, x, value):
@@ -114,7 +111,6 @@ def _var_backward(g, x, dim, correction, keepdim):
     if ndim == 0 or dim is None:
         dof = x.numel() - correction
         if dof <= 0:
-            J = _J()
             nan_inf = J.where(x == x.mean(), float("nan"), float("inf"))
             return g * nan_inf.to(g.dtype)
         return (2.0 / dof) * g * (x - x.mean())
@@ -192,7 +188,6 @@ def prod_backward(ctx, g):
 
 def _prod_safe_zeros(x, d):
     """The product of every other element of each slice along ``d`` (zeros allowed)."""
-    J = _J()
     n = x.shape[d]
     if x.numel() == 0:
         return x
@@ -231,9 +226,8 @@ def min_backward(ctx, g):
 
 
 def _extreme_dispatch(ctx, g, is_max):
-    J = _J()
     dim, other = ctx.dim, ctx.other
-    if other is not None or isinstance(dim, J.Tensor):
+    if other is not None or isinstance(dim, Tensor):
         x = ctx.input
         named = other is not None
         if not named:
@@ -352,10 +346,9 @@ def norm_backward(ctx, g):
         dim = (dim,)
     dims = _reduced(dim, x.dim())
     if p == "nuc":
-        J = _J()
         a, b = dims
         moved = x.movedim((a, b), (-2, -1))
-        u, _, vh = J.linalg.svd(moved, full_matrices=False)
+        u, _, vh = linalg.svd(moved, full_matrices=False)
         gm = g
         if ctx.keepdim:
             gm = gm.squeeze(b).squeeze(a)
@@ -378,7 +371,6 @@ def dist_backward(ctx, g):
 
 @derivative("renorm", save=("input",))
 def renorm_backward(ctx, g):
-    J = _J()
     x = ctx.input
     d = ctx.dim % x.dim()
     dims = [i for i in range(x.dim()) if i != d]
@@ -417,7 +409,6 @@ def cumsum_backward(ctx, g):
 
 @derivative("cumprod", save=("input", "result"))
 def cumprod_backward(ctx, g):
-    J = _J()
     x = ctx.input
     if x.numel() <= 1:
         return g
@@ -431,11 +422,11 @@ def cumprod_backward(ctx, g):
     # every k at once (O(n^2), differentiable again).
     xm = x.movedim(d, -1)
     gm = g.movedim(d, -1)
-    eye = J.eye(n, dtype=J.bool, device=x.device)
+    eye = J.eye(n, dtype=_dtypes.bool_, device=x.device)
     rows = J.where(eye, J.ones((), dtype=x.dtype, device=x.device),
                    xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n))
     omitted = rows.cumprod(-1)  # row k: running products with x[k] left out
-    upper = J.ones((n, n), dtype=J.bool, device=x.device).triu()
+    upper = J.ones((n, n), dtype=_dtypes.bool_, device=x.device).triu()
     grad = (omitted.conj() * gm.unsqueeze(-2) * upper).sum(-1)
     return grad.movedim(-1, d)
 
@@ -459,7 +450,6 @@ derivative("cummin", save=("result",), nondiff_outputs=(1,))(_cum_extreme_backwa
 
 @derivative("logcumsumexp", save=("input", "result"))
 def logcumsumexp_backward(ctx, g):
-    J = _J()
     x = ctx.input
     if g.dim() == 0 or g.numel() == 0:
         return g
@@ -469,7 +459,7 @@ def logcumsumexp_backward(ctx, g):
     def rev_lcse(t):
         return t.flip(d).logcumsumexp(d).flip(d)
 
-    lowest = J.finfo(g.dtype).min
+    lowest = _dtypes.finfo(g.dtype).min
     log_abs = g.abs().log()
     pos = J.where(g > 0, log_abs, lowest)
     neg = J.where(g < 0, log_abs, lowest)
@@ -506,7 +496,6 @@ def mode_backward(ctx, g):
 def _quantile_backward(ctx, g, ignore_nan):
     """quantile sorts each slice and interpolates between two ranks: the gradient goes to
     the two sorted elements (weights ``1 - w`` and ``w``), then back through the sort."""
-    J = _J()
     x = ctx.input.detach()
     shape = tuple(x.shape)
     ndim = len(shape)
@@ -521,7 +510,7 @@ def _quantile_backward(ctx, g, ignore_nan):
     batch = tuple(xs.shape[:-1])
     n = xs.shape[-1]
     sorted_, order = xs.sort(-1)
-    if isinstance(q, J.Tensor):
+    if isinstance(q, Tensor):
         qv = q.detach().reshape(-1).to(x.dtype)
         q_scalar = q.dim() == 0
     else:
@@ -543,7 +532,7 @@ def _quantile_backward(ctx, g, ignore_nan):
         ranks = ranks.ceil()
     elif mode == "nearest":
         ranks = ranks.round()
-    below = ranks.to(J.int64)
+    below = ranks.to(_dtypes.int64)
     # g: (nq, *out) for a 1-D q, else out; out is batch with keepdim's size-1 dims
     if q_scalar:
         gq = g.reshape(*batch, 1)
@@ -552,7 +541,7 @@ def _quantile_backward(ctx, g, ignore_nan):
     grad_sorted = _zeros(batch + (n,), g)
     if mode in ("linear", "midpoint"):
         w = J.full_like(ranks, 0.5) if mode == "midpoint" else ranks - below.to(ranks.dtype)
-        above = ranks.ceil().to(J.int64)
+        above = ranks.ceil().to(_dtypes.int64)
         w = w.to(g.dtype)
         grad_sorted = grad_sorted.scatter_add(-1, below, gq * (1 - w))
         grad_sorted = grad_sorted.scatter_add(-1, above, gq * w)
@@ -599,7 +588,6 @@ nondifferentiable("histc", "searchsorted", "bucketize", "isin")
 
 def _shift(t, d, where):
     """Pad one zero slice along ``d`` before (``where='left'``) or after ``t``."""
-    J = _J()
     shape = list(t.shape)
     shape[d] = 1
     z = J.zeros(tuple(shape), dtype=t.dtype, device=t.device)
@@ -685,7 +673,6 @@ def cumulative_trapezoid_backward(ctx, g):
 
 def _cov_parts(x, correction, fweights, aweights):
     """(centered X (vars x obs), weights or None, normaliser) as ``cov`` computes them."""
-    J = _J()
     X = x if x.dim() == 2 else x.reshape(1, -1)
     n = X.shape[1]
     w = None
@@ -708,7 +695,7 @@ def _cov_parts(x, correction, fweights, aweights):
         norm = w_sum - correction
     else:
         norm = w_sum - correction * (w * aweights.reshape(-1).to(X.dtype)).sum() / w_sum
-    if isinstance(norm, J.Tensor):
+    if isinstance(norm, Tensor):
         norm = norm.clamp_min(0)
     else:
         norm = max(norm, 0)
@@ -755,7 +742,6 @@ def cov_backward(ctx, g):
             name=lambda v: "DivBackward0" if v["input"].dim() < 2 or v["input"].shape[0] == 1
             else "ClampBackward1")
 def corrcoef_backward(ctx, g):
-    J = _J()
     x = ctx.input
     xc, _, norm, _ = _cov_parts(x, 1, None, None)
     c = xc @ xc.mT.conj() / norm
@@ -863,13 +849,12 @@ def diff_backward(ctx, g):
 @derivative("cross", inputs=("input", "other"), save=("input", "other"),
             name="LinalgCrossBackward0")
 def cross_backward(ctx, g):
-    J = _J()
     dim = ctx.dim
     if dim is None:
         dim = next(i for i, s in enumerate(g.shape) if s == 3)
     need_a, need_b = ctx.needs_input_grad
-    a = J.linalg.cross(ctx.other.conj(), g, dim=dim) if need_a else None
-    b = J.linalg.cross(g, ctx.input.conj(), dim=dim) if need_b else None
+    a = linalg.cross(ctx.other.conj(), g, dim=dim) if need_a else None
+    b = linalg.cross(g, ctx.input.conj(), dim=dim) if need_b else None
     return a, b
 
 

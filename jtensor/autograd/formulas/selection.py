@@ -7,13 +7,9 @@ shared evenly, zeros of prod) and node names agree. They use public jtensor ops 
 ``create_graph=True`` differentiates them again.
 """
 
+from ..._api import broadcast_shapes
+from ..._api import ops as J
 from ._core import derivative, nondifferentiable
-
-
-def _J():
-    import jtensor as J
-
-    return J
 
 
 def _wrap(dim, ndim):
@@ -22,7 +18,7 @@ def _wrap(dim, ndim):
 
 
 def _zeros(shape, g):
-    return _J().zeros(shape, dtype=g.dtype, device=g.device)
+    return J.zeros(shape, dtype=g.dtype, device=g.device)
 
 
 def _to_shape(t, shape):
@@ -111,7 +107,6 @@ def index_put_backward(ctx, g):
             save=("input", "source", "index", "result"))
 def index_reduce_backward(ctx, g):
     """PyTorch's ``index_reduce_backward`` (prod with zeros, mean, amax/amin ties)."""
-    J = _J()
     dim, index, reduce = ctx.dim, ctx.index, ctx.reduce
     self, source = ctx.input, ctx.source
     if reduce == "prod":
@@ -186,7 +181,6 @@ def scatter_add_backward(ctx, g):
             save=("input", "src", "index", "result"))
 def scatter_reduce_backward(ctx, g):
     """PyTorch's ``scatter_reduce_backward`` (sum, prod with zeros, mean, amax/amin ties)."""
-    J = _J()
     dim, index, reduce = ctx.dim, ctx.index, ctx.reduce
     self, src = ctx.input, ctx.src
     include_self = ctx.include_self
@@ -271,10 +265,9 @@ def put_backward(ctx, g):
 
 @derivative("masked_select", save=("mask",))
 def masked_select_backward(ctx, g):
-    J = _J()
     shape = ctx.input_meta(0)[0]
     mask = ctx.mask
-    full = tuple(J.broadcast_shapes(shape, mask.shape))
+    full = tuple(broadcast_shapes(shape, mask.shape))
     return _zeros(full, g).masked_scatter(mask.expand(full), g)
 
 
@@ -310,7 +303,6 @@ def masked_scatter_backward(ctx, g):
 
 @derivative("where", inputs=("input", "other"), save=("condition",))
 def where_backward(ctx, g):
-    J = _J()
     need_self, need_other = ctx.needs_input_grad
     cond = ctx.condition
     grad_self = J.where(cond, g, 0.0) if need_self else None

@@ -10,6 +10,7 @@ Node names are PyTorch's, which often names the op a composite op ends with (``h
 
 import itertools
 
+from ..._api import ops as J
 from ..._errors import TensorNotImplementedError, wrap_dim
 from ._core import derivative
 
@@ -35,8 +36,6 @@ def _count(ctx):
 def _split_cat(g, shapes, cat_shapes, dim):
     """Gradients of ``cat`` inputs (``shapes``) seen as ``cat_shapes`` along ``dim`` (as
     given, wrapped here), skipping PyTorch's legacy empty 1-d tensors."""
-    import jtensor as J
-
     ref = next((s for s in cat_shapes if tuple(s) != (0,)), None)
     if ref is None:
         return [J.zeros(s, dtype=g.dtype, device=g.device) for s in shapes]
@@ -161,8 +160,6 @@ def _is_tensor(x):
             name=lambda v: "IndexSelectBackward0" if _is_tensor(v.get("repeats"))
             else "ViewBackward0")
 def repeat_interleave_backward(ctx, g):
-    import jtensor as J
-
     shape = tuple(ctx.input_meta(0)[0])
     dim = ctx.dim
     flat = dim is None
@@ -230,8 +227,6 @@ def triu_backward(ctx, g):
 @derivative("diag", name=lambda v: "DiagEmbedBackward0" if v["input"].dim() == 1
             else "DiagonalBackward0_copy")
 def diag_backward(ctx, g):
-    import jtensor as J
-
     shape = ctx.input_meta(0)[0]
     k = ctx.diagonal
     if len(shape) == 1:
@@ -333,8 +328,6 @@ def meshgrid_backward(ctx, *grads):
 
 @derivative("narrow_copy", save=("start",))  # ``start`` may be a 0-d tensor
 def narrow_copy_backward(ctx, g):
-    import jtensor as J
-
     shape = ctx.input_meta(0)[0]
     d = wrap_dim(ctx.dim, len(shape))
     start = int(ctx.start)
@@ -373,8 +366,6 @@ def cartesian_prod_backward(ctx, g):
 @_formula("combinations", name="StackBackward0",
           nondiff=lambda v: [0] if int(v.get("r", 2)) == 0 else [])
 def combinations_backward(ctx, g):
-    import jtensor as J
-
     n = ctx.input_meta(0)[0][0]
     r = int(ctx.r)
     make = itertools.combinations_with_replacement if ctx.with_replacement else \
@@ -397,8 +388,6 @@ def _vander_n(values):
           "FlipBackward0",
           nondiff=lambda v: [0] if _vander_n(v) <= 1 else [])
 def vander_backward(ctx, g):
-    import jtensor as J
-
     # d/dx x**p = p * x**(p-1): the columns of vander(x, N-1, increasing) weigh g's columns
     # 1..N-1 by their powers.
     n = g.shape[1]

@@ -10,6 +10,8 @@ gradient) and node names agree. Complex inputs get PyTorch's conjugate Wirtinger
 import cmath
 import math
 
+from ... import _dtypes
+from ..._api import ops as J
 from ..._errors import TensorNotImplementedError, TensorRuntimeError
 from ..._tensor import Tensor
 from ._core import conj as _c
@@ -23,19 +25,12 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 
 
-def _J():
-    import jtensor as J
-
-    return J
-
-
 def _zeros(g):
-    return _J().zeros_like(g)
+    return J.zeros_like(g)
 
 
 def _where_zero(mask, g):
     """``g`` where ``mask`` holds, 0 elsewhere (PyTorch's ``where(mask, grad, 0)``)."""
-    J = _J()
     return J.where(mask, g, J.zeros((), dtype=g.dtype, device=g.device))
 
 
@@ -241,7 +236,6 @@ def angle_backward(ctx, g):
     x = ctx.input
     if not x.is_complex():
         return _zeros(x)
-    J = _J()
     out = g * x / x.abs().pow(2) * 1j
     return J.where(x == 0.0, J.zeros((), dtype=out.dtype, device=out.device), out)
 
@@ -301,13 +295,11 @@ def erfinv_backward(ctx, g):
 @derivative("relu", save=("result",))
 def relu_backward(ctx, g):
     # threshold_backward(grad, result, 0): 0 where result <= 0 (NaN passes the gradient).
-    J = _J()
     return J.where(ctx.result <= 0, J.zeros((), dtype=g.dtype, device=g.device), g)
 
 
 @derivative("logit", save=("input",))
 def logit_backward(ctx, g):
-    J = _J()
     x = ctx.input
     eps = ctx.eps
     value = g / (x * (1 - x))
@@ -327,7 +319,6 @@ def nan_to_num_backward(ctx, g):
 
 @derivative("sinc", save=("input",))
 def sinc_backward(ctx, g):
-    J = _J()
     x = ctx.input
     x_pi = x * math.pi
     x2_pi = x * x * math.pi
@@ -399,11 +390,11 @@ def lgamma_backward(ctx, g):
 
 @derivative("digamma", save=("input",))
 def digamma_backward(ctx, g):
-    return g * _J().polygamma(1, ctx.input)
+    return g * J.polygamma(1, ctx.input)
 
 
 def polygamma_backward(ctx, g):
-    return g * _J().polygamma(ctx.n + 1, ctx.input)
+    return g * J.polygamma(ctx.n + 1, ctx.input)
 
 
 derivative("polygamma", save=("input",))(polygamma_backward)
@@ -412,7 +403,6 @@ derivative("polygamma_", save=("input",), name="PolygammaBackward1")(polygamma_b
 
 @derivative("mvlgamma", save=("input",))
 def mvlgamma_backward(ctx, g):
-    J = _J()
     x = ctx.input
     p = ctx.p
     args = J.arange(-p / 2.0 + 0.5, 0.5, 0.5, dtype=x.dtype, device=x.device)
@@ -430,12 +420,11 @@ def _i1(x):
     ``t_k < pi/2``: exactly odd, exactly 0 at 0, and no cancellation for small ``x``.
     Infinite inputs give NaN, as PyTorch's ``special_i1``.
     """
-    J = _J()
     big = float(x.detach().abs().nan_to_num(0.0, 0.0, 0.0).max()) if x.numel() else 0.0
     n = 2 * (16 + math.ceil(math.sqrt(20.0 * min(big, 1000.0))))
     half = n // 2
-    nodes = (J.arange(half, dtype=J.float64, device=x.device) * (math.pi / n)).cos()
-    weights = J.ones(half, dtype=J.float64, device=x.device) * 2.0
+    nodes = (J.arange(half, dtype=_dtypes.float64, device=x.device) * (math.pi / n)).cos()
+    weights = J.ones(half, dtype=_dtypes.float64, device=x.device) * 2.0
     weights[0] = 1.0
     nodes = nodes.to(x.dtype)
     weights = (weights * nodes / n).to(x.dtype)
@@ -471,7 +460,6 @@ def nextafter_backward(ctx, g):
     need_x, need_o = ctx.needs_input_grad
     gx = go = None
     if need_x:
-        J = _J()
         gx = J.where(ctx.input == ctx.other, J.zeros((), dtype=g.dtype, device=g.device), g)
     if need_o:
         go = _zeros(g)
@@ -498,7 +486,6 @@ def _log_scalar(b):
 def float_power_backward(ctx, g):
     # float_power is pow computed in float64 (complex128): PyTorch's pow_backward* formulas
     # on the promoted operands.
-    J = _J()
     need_x, need_e = ctx.needs_input_grad
     x, e = ctx.input, ctx.exponent
     dtype = ctx.result.dtype

@@ -7,14 +7,13 @@ writes it into a zero tensor through the same view (``z.select(d, i).copy_(g)``)
 itself differentiable, so ``create_graph=True`` works with this family's formulas alone.
 """
 
+from ..._api import ops as J
 from ._core import derivative, nondifferentiable
 
 _FULL = slice(None)
 
 
 def _zeros(g, shape):
-    import jtensor as J
-
     return J.zeros(shape, dtype=g.dtype, device=g.device)
 
 
@@ -183,8 +182,6 @@ def diagonal_backward(ctx, g):
 @derivative("unfold")
 def unfold_backward(ctx, g):
     # Windows may overlap: add every window's gradient at the input positions it read.
-    import jtensor as J
-
     shape = ctx.input_meta(0)[0]
     n = 1
     for s in shape:
@@ -301,8 +298,6 @@ def _getitem_name(v):
 
 @derivative("__getitem__", name=_getitem_name)
 def getitem_backward(ctx, g):
-    import jtensor as J
-
     shape = ctx.input_meta(0)[0]
     key = ctx.key_box.key
     advanced, _ = _key_kind(shape, key, False)

@@ -10,10 +10,11 @@ expression of public jtensor ops, the backward is written in public ops too (so
 import math
 import warnings
 
-import jtensor as J
-
+from ... import _dtypes
+from ..._api import ops as J
 from ..._errors import TensorRuntimeError, TensorValueError, not_implemented
 from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled
 from ._op import nn_op
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "sigmoid", "tanh", "silu",
@@ -27,7 +28,7 @@ def _floating_only(input, kernel):
 
 
 def _check_inplace(input):
-    if input.requires_grad and input.is_leaf and J.is_grad_enabled():
+    if input.requires_grad and input.is_leaf and is_grad_enabled():
         raise TensorRuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "
             "Use the out-of-place form (inplace=False) or work on a clone.")
@@ -425,14 +426,14 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def one_hot(tensor, num_classes=-1):
     """``int64`` tensor with a trailing class dimension holding 1 at each index.
     ``num_classes=-1`` uses ``max(tensor) + 1``."""
-    if tensor.dtype != J.int64:
+    if tensor.dtype != _dtypes.int64:
         raise TensorRuntimeError(
             f"one_hot is only applicable to index tensor of type LongTensor (got "
             f"{tensor.dtype}); convert it with .long().")
     if tensor.numel() == 0:
         if num_classes == -1:
             raise TensorRuntimeError("Can not infer total number of classes from empty tensor.")
-        return J.zeros(tuple(tensor.shape) + (num_classes,), dtype=J.int64,
+        return J.zeros(tuple(tensor.shape) + (num_classes,), dtype=_dtypes.int64,
                        device=tensor.device)
     lo = int(tensor.min())
     hi = int(tensor.max())
@@ -444,5 +445,5 @@ def one_hot(tensor, num_classes=-1):
         raise TensorRuntimeError(
             f"Class values must be smaller than num_classes (got class {hi} with "
             f"num_classes={num_classes}).")
-    out = J.zeros(tuple(tensor.shape) + (num_classes,), dtype=J.int64, device=tensor.device)
+    out = J.zeros(tuple(tensor.shape) + (num_classes,), dtype=_dtypes.int64, device=tensor.device)
     return out.scatter_(-1, tensor.unsqueeze(-1), 1)

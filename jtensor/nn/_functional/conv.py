@@ -19,6 +19,7 @@ order, at the kernels' speed.
 
 import numpy as np
 
+from ..._api import ops as J
 from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError, TensorTypeError
 from ..._layout import channels_last_strides, is_channels_last
@@ -216,10 +217,8 @@ def _creates_graph(*tensors):
 def _zeros_like_input(ctx, i):
     """Zeros shaped like the ``i``-th tensor argument of the Function whose node is ``ctx``
     (the derivative of a pooling or padding gradient in that op's input, as in PyTorch)."""
-    from ... import zeros
-
     shape, dtype, device = ctx._input_meta[i]
-    return zeros(shape, dtype=dtype, device=device)
+    return J.zeros(shape, dtype=dtype, device=device)
 
 
 class _Convolution(_function.Function):

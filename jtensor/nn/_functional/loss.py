@@ -16,9 +16,9 @@ jtensor ops, so it can be differentiated again.
 import math
 import warnings
 
-import jtensor as J
-
-from ... import _dispatch
+from ... import _dispatch, _dtypes
+from ..._api import broadcast_shapes
+from ..._api import ops as J
 from ..._dispatch import grad_mode
 from ..._errors import (TensorIndexError, TensorRuntimeError, TensorValueError,
                         not_implemented)
@@ -102,7 +102,7 @@ def _check_class_target(input, target, weight, ignore_index, name="nll_loss"):
         if list(target.shape) != expected:
             raise TensorRuntimeError(f"Expected target size {expected}, got "
                                      f"{list(target.shape)}")
-    if target.dtype not in (J.int64, J.uint8):
+    if target.dtype not in (_dtypes.int64, _dtypes.uint8):
         raise TensorRuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._torch_name}. "
             f"Class-index targets must be integers (use target.long()); probability targets "
@@ -264,7 +264,7 @@ class _NllLoss(Function):
             if reduction == "mean" and total != 0:
                 coef = coef / float(total)
             shape = (1,) + tuple(input.shape) if input.dim() == 1 else tuple(input.shape)
-            index = Tensor._from_array(safe, J.int64, input.device).unsqueeze(1)
+            index = Tensor._from_array(safe, _dtypes.int64, input.device).unsqueeze(1)
             g = J.zeros(shape, dtype=input.dtype, device=input.device).scatter(
                 1, index, -coef.unsqueeze(1))
             return g.reshape(input.shape), None, None, None
@@ -593,7 +593,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                                  "binary_cross_entropy_with_logits)")
     _constant("binary_cross_entropy", "weight", weight)
     if weight is not None:
-        weight = weight.expand(J.broadcast_shapes(target.shape, weight.shape))
+        weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
     return _BinaryCrossEntropy.apply(input, target, weight, reduction)
 
 
@@ -719,8 +719,8 @@ class _HuberLoss(_PointwiseLoss):
 
 
 def _pair(input, target, kernel=None):
-    if kernel is not None and not J.result_type(input, target).is_floating_point:
-        raise not_implemented(kernel, J.result_type(input, target))
+    if kernel is not None and not _dtypes.result_type(input, target).is_floating_point:
+        raise not_implemented(kernel, _dtypes.result_type(input, target))
     _size_warning(input, target)
     return J.broadcast_tensors(input, target)
 
@@ -800,7 +800,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
             "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
             "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
             "major release.", stacklevel=2)
-    if not J.result_type(input, target).is_floating_point:
+    if not _dtypes.result_type(input, target).is_floating_point:
         raise TensorRuntimeError("kl_div: Integral inputs not supported. Pass log-probabilities "
                                  "as a floating tensor (for example input.float()).")
     if log_target:

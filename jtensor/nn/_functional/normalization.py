@@ -9,6 +9,8 @@ is exact. The others compose public ops. Running statistics are updated in place
 history.
 """
 
+from ... import _dtypes
+from ..._api import ops as J
 from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError, TensorValueError
 from ...autograd.function import Function, _node_class
@@ -207,8 +209,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if not training and (running_mean is None or running_var is None):
         which = "running_mean" if running_mean is None else "running_var"
         raise TensorRuntimeError(f"{which} must be defined in evaluation mode")
-    import jtensor as J
-
     if _check_dtypes(input, running_mean, running_var, weight, bias):
         out = _batch_norm(J, input.float(), running_mean, running_var, _f32(weight),
                           _f32(bias), training, momentum, eps)
@@ -266,9 +266,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
             f"{list(weight.shape)} and normalized_shape = {list(normalized_shape)}")
     if eps is None:
-        import jtensor as J
-
-        eps = J.finfo(input.dtype).eps
+        eps = _dtypes.finfo(input.dtype).eps
     if _check_dtypes(input, weight):
         return rms_norm(input.float(), normalized_shape, _f32(weight), eps).to(input.dtype)
     dims = tuple(range(len(shape) - len(normalized_shape), len(shape)))
@@ -300,8 +298,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if _check_dtypes(input, weight, bias):
         return group_norm(input.float(), num_groups, _f32(weight), _f32(bias), eps).to(
             input.dtype)
-    import jtensor as J
-
     grouped = input.reshape(N, num_groups, -1)
     var, mean = J.var_mean(grouped, (2,), correction=0, keepdim=True)
     out = ((grouped - mean) * (var + eps).rsqrt()).view(shape)
@@ -321,8 +317,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     >>> torch.nn.functional.normalize(torch.tensor([[3., 4.]], dtype=torch.float64)).tolist()
     [[0.6, 0.8]]
     """
-    import jtensor as J
-
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom

@@ -4,8 +4,7 @@
 
 import warnings
 
-import jtensor as J
-
+from ..._api import ops as J
 from .._functional import activation as F
 from .module import Module
 

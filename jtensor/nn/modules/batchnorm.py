@@ -6,6 +6,7 @@ average ``1 / num_batches_tracked`` when ``momentum`` is None; evaluation uses t
 statistics (the batch's when they are not tracked).
 """
 
+from ..._dtypes import int64
 from ..._errors import TensorValueError
 from ..._ops.creation import ones, tensor, zeros
 from .._functional import normalization as _F
@@ -28,9 +29,7 @@ class _NormBase(Module):
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
-            import jtensor as J
-
-            self.register_buffer("num_batches_tracked", tensor(0, dtype=J.long, device=device))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)

@@ -2,6 +2,7 @@
 
 import math
 
+from ..._api import ops as J
 from ..._errors import TensorValueError
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
@@ -25,8 +26,6 @@ class _ConvNd(Module):
                  dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
                  dtype=None):
         super().__init__()
-        import jtensor as J
-
         nd = self._nd
         if groups <= 0:
             raise TensorValueError("groups must be a positive integer")

@@ -11,6 +11,7 @@ report, forward pre-hooks, forward hooks and full backward hooks, and PyTorch's 
 import itertools
 from collections import OrderedDict, namedtuple
 
+from ... import _dtypes
 from ..._dispatch import grad_mode
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
@@ -411,9 +412,7 @@ class Module:
         return self._apply(lambda t: t.type(dst_type))
 
     def _cast_floating(self, dtype_name):
-        import jtensor
-
-        dtype = getattr(jtensor, dtype_name)
+        dtype = _dtypes.ALIASES[dtype_name]
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self):

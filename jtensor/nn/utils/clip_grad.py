@@ -4,6 +4,8 @@ parameters in place, as PyTorch does (``foreach`` is accepted and ignored)."""
 import types
 import warnings
 
+from ... import linalg
+from ..._api import ops as J
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 
@@ -19,8 +21,6 @@ __all__ = [
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The ``norm_type``-norm of the norms of ``tensors`` (as if they were concatenated);
     ``inf`` gives the largest absolute value. An empty list gives ``tensor(0.)``."""
-    from ... import linalg, stack, tensor
-
     with no_grad():
         if isinstance(tensors, Tensor):
             tensors = [tensors]
@@ -28,11 +28,11 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
             tensors = list(tensors)
         norm_type = float(norm_type)
         if len(tensors) == 0:
-            return tensor(0.0)
+            return J.tensor(0.0)
         first_device = tensors[0].device
         _refuse_sparse(tensors, "linalg_vector_norm")
         norms = [linalg.vector_norm(g, norm_type) for g in tensors]
-        total_norm = linalg.vector_norm(stack([n.to(first_device) for n in norms]), norm_type)
+        total_norm = linalg.vector_norm(J.stack([n.to(first_device) for n in norms]), norm_type)
         if error_if_nonfinite and bool(total_norm.isnan() | total_norm.isinf()):
             raise _runtime_error(
                 f"The total norm of order {norm_type} for gradients from `parameters` is "
@@ -43,8 +43,6 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     """Scale the gradients of ``parameters`` by ``min(1, max_norm / (total_norm + 1e-6))``."""
-    from ... import clamp
-
     with no_grad():
         if isinstance(parameters, Tensor):
             parameters = [parameters]
@@ -53,7 +51,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         if len(grads) == 0:
             return
         clip_coef = max_norm / (total_norm + 1e-6)
-        clip_coef_clamped = clamp(clip_coef, max=1.0)
+        clip_coef_clamped = J.clamp(clip_coef, max=1.0)
         for g in grads:
             g.mul_(clip_coef_clamped.to(g.device))
 

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ... import _dtypes
+from ..._api import ops as J
 from ..._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, TensorValueError
 from ..._tensor import Tensor
 from ...autograd.function import Function, _node_class
@@ -136,17 +138,13 @@ sorted_indices=None, unsorted_indices=None)
 
 
 def _dtype(name):
-    import jtensor
-
-    return getattr(jtensor, name)
+    return _dtypes.ALIASES[name]
 
 
 def invert_permutation(permutation):
     """The inverse of a 1-D permutation tensor (None stays None)."""
     if permutation is None:
         return None
-    import jtensor as J
-
     output = J.empty_like(permutation)
     output.scatter_(0, permutation, J.arange(0, permutation.numel(), device=permutation.device))
     return output
@@ -178,20 +176,18 @@ _node.__name__ = _node.__qualname__ = "PackPaddedSequenceBackward0"
 
 
 def _lengths_tensor(lengths):
-    import jtensor as J
-
     if isinstance(lengths, Tensor):
         if lengths.device.type != "cpu" or lengths.dim() != 1:
             raise TensorRuntimeError(
                 f"'lengths' argument should be a 1D CPU int64 tensor, but got "
                 f"{lengths.dim()}D {lengths.device.type} {lengths.dtype} tensor")
-        return lengths.to(dtype=J.int64)
+        return lengths.to(dtype=_dtypes.int64)
     arr = np.asarray(lengths)
     if arr.ndim != 1:
         raise TensorRuntimeError(
             f"'lengths' argument should be a 1D list or CPU int64 tensor, but got "
             f"{arr.ndim}D lengths")
-    return J.as_tensor(lengths, dtype=J.int64, device="cpu")
+    return J.as_tensor(lengths, dtype=_dtypes.int64, device="cpu")
 
 
 def _check_lengths(lens, batch_size, max_len, enforce_sorted, batch_first):
@@ -239,8 +235,6 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     PackedSequence(data=tensor([4, 1, 3, 5, 2, 6]), batch_sizes=tensor([3, 2, 1]), \
 sorted_indices=tensor([2, 0, 1]), unsorted_indices=tensor([1, 2, 0]))
     """
-    import jtensor as J
-
     if not isinstance(input, Tensor):
         raise TensorTypeError(
             f"pack_padded_sequence(): input must be a Tensor, not {type(input).__name__}")
@@ -270,7 +264,7 @@ sorted_indices=tensor([2, 0, 1]), unsorted_indices=tensor([1, 2, 0]))
     index = J.as_tensor(flat.astype(np.int64), device=input.device)
     data = _PackPadded.apply(input, index)
     # batch_sizes always live on the CPU, as in PyTorch.
-    return PackedSequence(data, J.as_tensor(batch_sizes, dtype=J.int64, device="cpu"),
+    return PackedSequence(data, J.as_tensor(batch_sizes, dtype=_dtypes.int64, device="cpu"),
                           sorted_indices, None)
 
 
@@ -289,8 +283,6 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
             [3, 0, 0],
             [4, 5, 6]]), tensor([2, 1, 3]))
     """
-    import jtensor as J
-
     if not isinstance(sequence, PackedSequence):
         raise TensorTypeError(
             f"pad_packed_sequence(): expected a PackedSequence, got {type(sequence).__name__}")
@@ -315,7 +307,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     out.view((max_seq_length * batch,) + rest)[index] = data
     # lengths[b] = number of steps at which b is still running.
     lens = (batch_sizes[None, :] > np.arange(batch)[:, None]).sum(axis=1).astype(np.int64)
-    lengths = J.as_tensor(lens, dtype=J.int64)
+    lengths = J.as_tensor(lens, dtype=_dtypes.int64)
     if batch_first:
         out = out.transpose(0, 1)
     if sequence.unsorted_indices is not None:
@@ -336,8 +328,6 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     tensor([[1., 1., 1.],
             [1., 0., 0.]])
     """
-    import jtensor as J
-
     if not isinstance(sequences, Iterable):
         raise TensorRuntimeError(
             "pad_sequence: Expected iterable for input sequences, but got arg of type: "
@@ -394,8 +384,6 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     >>> unpad_sequence(torch.ones(3, 2), torch.tensor([3, 1]))
     [tensor([1., 1., 1.]), tensor([1.])]
     """
-    import jtensor as J
-
     unpadded = []
     if not batch_first:
         if hasattr(padded_sequences, "transpose_"):
@@ -423,8 +411,6 @@ def pack_sequence(sequences, enforce_sorted=True):
     PackedSequence(data=tensor([1, 4, 6, 2, 5, 3]), batch_sizes=tensor([3, 2, 1]), \
 sorted_indices=tensor([0, 2, 1]), unsorted_indices=tensor([0, 2, 1]))
     """
-    import jtensor as J
-
     lengths = J.as_tensor([v.size(0) for v in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths,
                                 enforce_sorted=enforce_sorted)
