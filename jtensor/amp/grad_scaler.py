@@ -12,6 +12,8 @@ import warnings
 from collections import defaultdict
 from enum import Enum
 
+from .. import _dtypes
+from .._api import ops as J
 from .._errors import TensorRuntimeError, TensorValueError
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -75,10 +77,8 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self, device):
-        import jtensor as J
-
-        self._scale = J.full((), self._init_scale, dtype=J.float32, device=device)
-        self._growth_tracker = J.full((), self._init_growth_tracker, dtype=J.int32,
+        self._scale = J.full((), self._init_scale, dtype=_dtypes.float32, device=device)
+        self._growth_tracker = J.full((), self._init_growth_tracker, dtype=_dtypes.int32,
                                       device=device)
 
     # ------------------------------------------------------------------ API
@@ -106,15 +106,13 @@ class GradScaler:
         return apply_scale(outputs)
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
-        import jtensor as J
-
         with no_grad():
             for group in optimizer.param_groups:
                 for param in group["params"]:
                     if param.grad is None:
                         continue
                     grad = param.grad
-                    if (not allow_fp16) and grad.dtype == J.float16:
+                    if (not allow_fp16) and grad.dtype == _dtypes.float16:
                         raise TensorValueError("Attempting to unscale FP16 gradients.")
                     if getattr(grad, "is_sparse", False):
                         grad = grad.coalesce()._values()
@@ -128,8 +126,6 @@ class GradScaler:
         ``update()``), recording whether any is inf/NaN."""
         if not self._enabled:
             return
-        import jtensor as J
-
         self._check_scale_growth_tracker("unscale_")
         state = self._per_optimizer_states[id(optimizer)]
         if state["stage"] is OptState.UNSCALED:
@@ -138,7 +134,7 @@ class GradScaler:
         if state["stage"] is OptState.STEPPED:
             raise TensorRuntimeError("unscale_() is being called after step().")
         inv_scale = self._scale.double().reciprocal().float()
-        found_inf = J.full((), 0.0, dtype=J.float32, device=self._scale.device)
+        found_inf = J.full((), 0.0, dtype=_dtypes.float32, device=self._scale.device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf,
                                                              False)
         state["stage"] = OptState.UNSCALED
@@ -170,8 +166,6 @@ class GradScaler:
         clean steps), or set it to ``new_scale`` (a float or a one-element float32 tensor)."""
         if not self._enabled:
             return
-        import jtensor as J
-
         _, tracker = self._check_scale_growth_tracker("update")
         if new_scale is not None:
             if isinstance(new_scale, float):
@@ -179,7 +173,7 @@ class GradScaler:
             else:
                 reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                           "torch.FloatTensor with requires_grad=False.")
-                assert (isinstance(new_scale, Tensor) and new_scale.dtype == J.float32
+                assert (isinstance(new_scale, Tensor) and new_scale.dtype == _dtypes.float32
                         and new_scale.numel() == 1 and not new_scale.requires_grad), reason
                 self._scale.copy_(new_scale.reshape(()))
         else:

@@ -253,7 +253,8 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise TensorValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    import jtensor as J
+    from .. import linalg
+    from .._api import ops as J
 
     rows = tensor.size(0)
     cols = tensor.numel() // rows
@@ -261,7 +262,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
         if rows < cols:
             flattened = flattened.t()
-        q, r = J.linalg.qr(flattened)
+        q, r = linalg.qr(flattened)
         ph = J.diagonal(r, 0).sign()
         q = q * ph
         if rows < cols:
@@ -276,7 +277,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     entries of every column."""
     if tensor.dim() != 2:
         raise TensorValueError("Only tensors with 2 dimensions are supported")
-    import jtensor as J
+    from .._api import ops as J
 
     rows, cols = tuple(tensor.shape)
     num_zeros = math.ceil(sparsity * rows)

@@ -1,6 +1,7 @@
 """``optim.Adam`` (with ``amsgrad``, L2 or decoupled weight decay, ``maximize``), in
 PyTorch's exact arithmetic order (the single-tensor CPU path)."""
 
+from .._api import ops as J
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
@@ -109,8 +110,6 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
          beta1, beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay=False,
          **_ignored):
     """Functional Adam/AdamW: updates ``params`` and the state tensors in place."""
-    from .. import maximum
-
     lr = _scalar_value(lr)  # a tensor lr / betas enter the update as their values
     beta1 = _scalar_value(beta1)
     beta2 = _scalar_value(beta2)
@@ -131,7 +130,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
         step_size = lr / bias_correction1
         bias_correction2_sqrt = bias_correction2 ** 0.5
         if amsgrad:
-            maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
+            J.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
             denom = (max_exp_avg_sqs[i].sqrt() / bias_correction2_sqrt).add_(eps)
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)

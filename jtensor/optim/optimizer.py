@@ -54,7 +54,7 @@ def _scalar_value(x):
 
 
 def _get_scalar_dtype():
-    from .. import float32, float64, get_default_dtype
+    from .._dtypes import float32, float64, get_default_dtype
 
     return float64 if get_default_dtype() == float64 else float32
 
@@ -503,6 +503,6 @@ class Optimizer:
 
 
 def _float32():
-    from .. import float32
+    from .._dtypes import float32
 
     return float32

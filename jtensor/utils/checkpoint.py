@@ -17,6 +17,7 @@ from .. import random as _random
 from .._dispatch import grad_mode
 from .._tensor import Tensor
 from ..autograd.function import Function
+from ..autograd.functional import backward as _backward
 from ..autograd.graph import saved_tensors_hooks
 
 
@@ -44,8 +45,6 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        import jtensor as J
-
         saved = iter(ctx.saved_tensors)
         args = [next(saved) if is_t else other for is_t, other in zip(ctx.arg_layout,
                                                                        ctx.others, strict=True)]
@@ -65,7 +64,7 @@ class CheckpointFunction(Function):
         pairs = [(o, g) for o, g in zip(outputs, grads, strict=True)
                  if isinstance(o, Tensor) and o._requires_grad and g is not None]
         if pairs:
-            J.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
+            _backward([o for o, _ in pairs], [g for _, g in pairs])
         return (None, None) + tuple(i.grad if isinstance(i, Tensor) else None
                                     for i in inputs)
 

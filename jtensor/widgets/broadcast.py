@@ -70,7 +70,7 @@ class BroadcastView(Visual):
             raise ValueError(f"shape {shape_text(shape)} of argument {k} has a negative size")
 
     def _compute(self):
-        from .. import broadcast_shapes
+        from .._api import broadcast_shapes
 
         shapes = [s for s, _ in self.inputs]
         self.ndim = max(len(s) for s in shapes)

@@ -54,7 +54,7 @@ class StrideExplorer(Visual):
             self.offset = t.storage_offset()
             self.from_storage = False
         elif is_storage(tensor_or_storage):
-            from .. import uint8
+            from .._dtypes import uint8
 
             self.storage = tensor_or_storage
             self.dtype = dtype or uint8

@@ -22,7 +22,9 @@ import queue
 import warnings
 from typing import Generic, TypeVar
 
-import jtensor as _J
+from ... import _dtypes
+from ..._api import ops as _J
+from ..._tensor import Tensor
 from ._utils import collate as _collate
 from ._utils import worker as _worker
 from ._utils.worker import ExceptionWrapper, _DatasetKind
@@ -66,7 +68,7 @@ def _accelerator_available():
 
 def _pin_memory(data):
     """Pin every tensor inside ``data`` (only reached when an accelerator exists)."""
-    if isinstance(data, _J.Tensor):
+    if isinstance(data, Tensor):
         return data.pin_memory() if hasattr(data, "pin_memory") else data
     if isinstance(data, (str, bytes)):
         return data
@@ -324,7 +326,7 @@ class _BaseDataLoaderIter:
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
         # drawn even without workers, so the generator advances exactly as PyTorch's does
-        self._base_seed = int(_J.empty((), dtype=_J.int64).random_(
+        self._base_seed = int(_J.empty((), dtype=_dtypes.int64).random_(
             generator=loader.generator).item())
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0

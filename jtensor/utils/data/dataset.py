@@ -20,7 +20,7 @@ import warnings
 # latter can fail with an inconsistent MRO (PyTorch keeps typing's for the same reason).
 from typing import Generic, Iterable, TypeVar  # noqa: UP035
 
-import jtensor as _J
+from ..._api import ops as _J
 from ...random import default_generator
 
 __all__ = [

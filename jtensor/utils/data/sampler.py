@@ -12,7 +12,9 @@ a seeded ``Generator``, but not PyTorch's numbers.
 import itertools
 from typing import Generic, TypeVar
 
-import jtensor as _J
+from ... import _dtypes
+from ..._api import ops as _J
+from ...random import Generator
 
 __all__ = [
     "BatchSampler",
@@ -78,16 +80,16 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n = len(self.data_source)
         if self.generator is None:
-            seed = int(_J.empty((), dtype=_J.int64).random_().item())
-            generator = _J.Generator()
+            seed = int(_J.empty((), dtype=_dtypes.int64).random_().item())
+            generator = Generator()
             generator.manual_seed(seed)
         else:
             generator = self.generator
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from _J.randint(high=n, size=(32,), dtype=_J.int64,
+                yield from _J.randint(high=n, size=(32,), dtype=_dtypes.int64,
                                       generator=generator).tolist()
-            yield from _J.randint(high=n, size=(self.num_samples % 32,), dtype=_J.int64,
+            yield from _J.randint(high=n, size=(self.num_samples % 32,), dtype=_dtypes.int64,
                                   generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
@@ -125,7 +127,7 @@ class WeightedRandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise ValueError("replacement should be a boolean value, but got "
                              f"replacement={replacement}")
-        weights_tensor = _J.as_tensor(weights, dtype=_J.float64)
+        weights_tensor = _J.as_tensor(weights, dtype=_dtypes.float64)
         if len(weights_tensor.shape) != 1:
             raise ValueError("weights should be a 1d sequence but given "
                              f"weights have shape {tuple(weights_tensor.shape)}")

@@ -21,7 +21,8 @@ import re
 
 import numpy as np
 
-import jtensor as _J
+from .... import _dtypes
+from ...._api import ops as _J
 from ...._tensor import Tensor
 
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map",
@@ -174,7 +175,7 @@ def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
 
 def collate_float_fn(batch, *, collate_fn_map=None):
     """Python floats become a float64 tensor."""
-    return _J.tensor(batch, dtype=_J.float64)
+    return _J.tensor(batch, dtype=_dtypes.float64)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):

@@ -239,11 +239,11 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
     try:
         import numpy as np
 
-        import jtensor
+        from ....random import manual_seed
 
         seed = base_seed + worker_id
         random.seed(seed)
-        jtensor.manual_seed(seed)
+        manual_seed(seed)
         np.random.seed(_generate_state(base_seed, worker_id))
 
         global _worker_info
