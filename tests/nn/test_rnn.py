@@ -375,6 +375,12 @@ def test_layer_gradcheck(mode, fused):
     assert gradcheck(lambda d: m(jrnn.PackedSequence(d, packed.batch_sizes,
                                                      packed.sorted_indices))[0].data,
                      (packed.data.detach().requires_grad_(),))
+    assert gradcheck(*_packed_with_state(m, mode, x))
+
+
+def _packed_with_state(m, mode, x):
+    """A function of (packed rows, h0, c0) through layer ``m`` and its float64 inputs."""
+    packed = jrnn.pack_padded_sequence(x, [3, 1], enforce_sorted=False)
     hsize = 2 if mode == "LSTM_proj" else 3
     h0 = jtensor.randn(4, 2, hsize, dtype=jtensor.float64, requires_grad=True)
     c0 = jtensor.randn(4, 2, 3, dtype=jtensor.float64, requires_grad=True)
@@ -387,7 +393,7 @@ def test_layer_gradcheck(mode, fused):
         out, h = m(p, h0)
         return out.data, h
 
-    assert gradcheck(with_state, (packed.data.detach().requires_grad_(), h0, c0))
+    return with_state, (packed.data.detach().requires_grad_(), h0, c0)
 
 
 def test_fused_recurrence_frees_its_activations():
@@ -402,14 +408,48 @@ def test_fused_recurrence_frees_its_activations():
         out.sum().backward()
 
 
-def test_composite_recurrence_is_twice_differentiable(monkeypatch):
-    import jtensor.nn.modules.rnn as rnn_module
+def _small_layer(lib, mode):
+    kwargs = {"num_layers": 2, "bidirectional": True}
+    if mode == "RNN_relu":
+        m = lib.nn.RNN(2, 3, nonlinearity="relu", **kwargs)
+    elif mode == "LSTM_proj":
+        m = lib.nn.LSTM(2, 3, proj_size=2, **kwargs)
+    else:
+        m = getattr(lib.nn, mode)(2, 3, **kwargs)
+    m.double()
+    with lib.no_grad():
+        for k, p in enumerate(m.parameters()):
+            p.copy_(lib.linspace(-0.6, 0.5 + 0.01 * k, p.numel(), dtype=lib.float64)
+                    .reshape(p.shape))
+    return m
 
-    monkeypatch.setattr(rnn_module, "FUSED", False)
+
+@pytest.mark.parametrize("mode", ["RNN", "RNN_relu", "LSTM", "GRU", "LSTM_proj"])
+def test_layers_are_twice_differentiable(mode, fused):
     jtensor.manual_seed(3)
-    m = jnn.GRU(2, 3).double()
+    m = _small_layer(jtensor, mode)
     x = jtensor.randn(3, 2, 2, dtype=jtensor.float64, requires_grad=True)
     assert jtensor.autograd.gradgradcheck(lambda x: m(x)[0], (x,))
+    assert jtensor.autograd.gradgradcheck(*_packed_with_state(m, mode, x))
+
+
+@needs_torch
+@pytest.mark.parametrize("mode", ["RNN", "LSTM", "GRU", "LSTM_proj"])
+def test_gradient_penalty_through_a_layer_matches_pytorch(mode, fused):
+    """d/dW of |d out / d x|^2: the fused layer's backward is differentiable again."""
+    results = []
+    for lib in (jtensor, torch):
+        m = _small_layer(lib, mode)
+        x = lib.linspace(-1, 1, 12, dtype=lib.float64).reshape(3, 2, 2).requires_grad_()
+        out, _ = m(x)
+        (g,) = lib.autograd.grad(out.pow(2).sum(), x, create_graph=True)
+        penalty = g.pow(2).sum()
+        grads = lib.autograd.grad(penalty, list(m.parameters()))
+        results.append((g.detach(), [w.detach() for w in grads]))
+    (g_jt, w_jt), (g_t, w_t) = results
+    assert_close(g_jt, g_t, atol=1e-10)
+    for a, b in zip(w_jt, w_t, strict=True):
+        assert_close(a, b, atol=1e-10)
 
 
 @pytest.mark.parametrize("cell", ["RNNCell", "LSTMCell", "GRUCell"])

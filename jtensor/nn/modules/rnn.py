@@ -20,7 +20,9 @@ import numpy as np
 
 from ..._errors import TensorIndexError, TensorRuntimeError, TensorValueError
 from ..._tensor import Tensor
+from ..._dispatch import grad_mode as _grad_mode
 from ...autograd.function import BackwardCFunction, Function, _node_class
+from ...autograd.grad_mode import no_grad
 from .._functional._op import nn_op
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -30,15 +32,14 @@ __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "R
 
 
 def _J():
-    import jtensor
+    from ..._api import ops
 
-    return jtensor
+    return ops
 
 
 def _init_uniform(params, hidden_size):
-    J = _J()
     stdv = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0
-    with J.no_grad():
+    with no_grad():
         for p in params:
             p.uniform_(-stdv, stdv)
 
@@ -199,7 +200,8 @@ class _Recurrence(Function):
             out[off:off + bs] = hn
         ctx.saved = saved
         ctx.info = (mode, batch_sizes, reverse, offsets)
-        ctx.save_for_backward(w_hh, w_hr)
+        ctx.steps = steps
+        ctx.save_for_backward(w_hh, w_hr, xi, h0, c0, b_hh)
         dtype, device = xi._dtype, xi.device
         wrap = Tensor._from_array
         if steps is not None:
@@ -210,8 +212,10 @@ class _Recurrence(Function):
 
     @staticmethod
     def backward(ctx, g_out, g_h, g_c):
+        if _grad_mode.enabled:  # create_graph=True: gradients that are differentiable again
+            return _Recurrence._differentiable_backward(ctx, g_out, g_h, g_c)
         mode, batch_sizes, reverse, offsets = ctx.info
-        w_hh, w_hr = ctx.saved_tensors
+        w_hh, w_hr = ctx.saved_tensors[:2]
         xp = w_hh._storage._backend.xp
         W = w_hh._array()
         WR = w_hr._array() if w_hr is not None else None
@@ -273,6 +277,37 @@ class _Recurrence(Function):
                 wrap(db, dtype, device) if needs[4] else None,
                 wrap(dWR, dtype, device) if dWR is not None and needs[5] else None,
                 None, None, None, None)
+
+
+    @staticmethod
+    def _differentiable_backward(ctx, g_out, g_h, g_c):
+        """The gradients as recorded ops, so that they can be differentiated again (gradient
+        penalties, Hessian-vector products through an RNN): the recurrence is run once more
+        as jtensor ops from the saved inputs (PyTorch's own CPU recurrence is such ops), and
+        ``autograd.grad`` of that graph, with ``create_graph``, gives what the fused backward
+        gives, with history."""
+        from ...autograd import grad as _grad
+
+        J = _J()
+        mode, batch_sizes, reverse, _ = ctx.info
+        w_hh, w_hr, xi, h0, c0, b_hh = ctx.saved_tensors
+        sizes = [int(b) for b in batch_sizes]
+        xs = list(xi.split(sizes, 0)) if len(sizes) > 1 else [xi]
+        outs, h, c = _run_direction(mode, xs, sizes, h0, c0, w_hh, b_hh, w_hr, reverse)
+        out = J.stack(outs, 0) if ctx.steps is not None else J.cat(outs, 0)
+        inputs = (xi, h0, c0, w_hh, b_hh, w_hr)
+        wanted = [k for k, t in enumerate(inputs)
+                  if t is not None and ctx.needs_input_grad[k] and t.requires_grad]
+        outputs, grads = [out, h], [g_out, g_h]
+        if c is not None and g_c is not None:
+            outputs.append(c)
+            grads.append(g_c)
+        found = _grad(outputs, [inputs[k] for k in wanted], grads, create_graph=True,
+                      allow_unused=True, materialize_grads=True)
+        result = [None] * 10
+        for k, g in zip(wanted, found, strict=True):
+            result[k] = g
+        return tuple(result)
 
 
 class _RecurrenceSteps(_Recurrence):
