@@ -45,10 +45,13 @@ class Engine:
     """One CPU generator's state: the mt19937 words, the seed and the two cached normals
     (``next_double``/``next_float``: the second Box-Muller value of the scalar normal path)."""
 
-    __slots__ = ("_bitgen", "seed", "next_double", "next_float", "_fresh")
+    __slots__ = ("_bitgen", "_gen", "seed", "next_double", "next_float", "_fresh")
 
     def __init__(self, seed=DEFAULT_SEED):
         self._bitgen = np.random.MT19937(0)
+        # Full-range integers are the raw outputs: uint32 one draw each, uint64 two draws
+        # with the first in the high word (ATen's random64), made without a uint64 detour.
+        self._gen = np.random.Generator(self._bitgen)
         self.manual_seed(seed)
 
     def manual_seed(self, seed):
@@ -69,20 +72,20 @@ class Engine:
         if n <= 0:
             return np.empty(0, dtype=np.uint32)
         self._fresh = False
-        return self._bitgen.random_raw(n).astype(np.uint32)
+        return self._gen.integers(0, 1 << 32, size=n, dtype=np.uint32)
 
     def random64(self, n):
         """``n`` successive ``random64()`` values (uint64: first draw high, second low)."""
         if n <= 0:
             return np.empty(0, dtype=np.uint64)
         self._fresh = False
-        raw = self._bitgen.random_raw(2 * n)
-        return (raw[0::2] << np.uint64(32)) | raw[1::2]
+        return self._gen.integers(0, 1 << 64, size=n, dtype=np.uint64)
 
     def copy(self):
         other = Engine.__new__(Engine)
         other._bitgen = np.random.MT19937(0)
         other._bitgen.state = self._bitgen.state
+        other._gen = np.random.Generator(other._bitgen)
         other.seed = self.seed
         other.next_double = self.next_double
         other.next_float = self.next_float
@@ -148,11 +151,13 @@ class Engine:
 def unit_float(raw, digits, acc):
     """``uniform_real``'s [0, 1) value: the low ``digits`` bits times 2**-digits, in ``acc``."""
     mask = (1 << digits) - 1
-    if raw.dtype == np.uint64:
-        bits = (raw & np.uint64(mask)).astype(acc)
-    else:
-        bits = (raw & np.uint32(mask)).astype(acc)
-    return bits * acc(2.0**-digits)
+    np.bitwise_and(raw, raw.dtype.type(mask), out=raw)
+    # The masked values are non-negative signed integers: NumPy's vectorised int -> float
+    # casts are far faster than its unsigned ones. The scaling by a power of two is exact.
+    signed = np.int32 if raw.dtype.itemsize == 4 else np.int64
+    out = raw.view(signed).astype(acc)
+    out *= acc(2.0**-digits)
+    return out
 
 
 def uniform(engine, n, np_dtype, low=0.0, high=1.0):
@@ -173,6 +178,8 @@ def uniform(engine, n, np_dtype, low=0.0, high=1.0):
     x = unit_float(engine.random32(n), 24, _F32)
     lo, hi = _F32(low), _F32(high)
     if lo == 0 and hi == 1:
+        if np_dtype == np.float32:
+            return x  # below 1 - 2**-24: never rounds to ``high``
         v = x
     else:
         # float32 products of 24-bit values are exact in double: one rounding, as an FMA.
@@ -205,9 +212,13 @@ def _fma64(a, b, c):
 
 # ---------------------------------------------------------------------- normal
 def _fma32(a, b, c):
-    # float32 a*b is exact in double; the sum rounds once in double and once to float, which
-    # equals the single rounding of an FMA except in ties far below anything a sampler reaches.
-    return (np.asarray(a, _F64) * np.asarray(b, _F64) + np.asarray(c, _F64)).astype(_F32)
+    """``fma(a, b, c)`` on float32 (``a`` an array): the product is exact in double and the sum
+    rounds once in double and once to float, which equals the FMA's single rounding except
+    in double-rounding ties far below anything a sampler reaches."""
+    t = a.astype(_F64)
+    t *= b
+    t += c
+    return t.astype(_F32)
 
 
 _LOG_P = [
@@ -227,73 +238,81 @@ _LOG_P = [
 
 
 def log256(x):
-    """avx_mathfun's ``log256_ps`` on float32 (Cephes' logf), with GCC's FMA contractions."""
-    invalid = x <= 0
-    x = np.maximum(x, np.array(0x00800000, _I32).view(_F32))
+    """avx_mathfun's ``log256_ps`` (Cephes' logf) with GCC's FMA contractions, for float32
+    ``x`` in (0, 1] (the normal path's ``1 - u``: no denormals, no invalid inputs)."""
     xi = x.view(_I32)
-    imm0 = (xi.view(np.uint32) >> np.uint32(23)).view(_I32)
-    x = ((xi & _I32(~0x7F800000)) | np.array(0.5, _F32).view(_I32)).view(_F32)
-    e = (imm0 - _I32(0x7F)).astype(_F32) + _F32(1)
+    # Exponent e (as float: exact) and the mantissa scaled into [0.5, 1).
+    e = ((xi >> _I32(23)) - _I32(0x7E)).astype(_F32)
+    xi = (xi & _I32(~0x7F800000)) | _I32(0x3F000000)
+    x = xi.view(_F32)
     mask = x < _F32(0.707106781186547524)
-    tmp = np.where(mask, x, _F32(0))
-    x = x - _F32(1)
-    e = e - mask.astype(_F32)
-    x = x + tmp
+    e -= mask
+    xm1 = x - _F32(1)  # exact (Sterbenz)
+    # x < sqrt(1/2): (x - 1) + x, else (x - 1) + 0.
+    x = np.where(mask, xm1 + x, xm1)
     z = x * x
-    y = np.full_like(x, _LOG_P[0])
-    for p in _LOG_P[1:]:
+    y = _fma32(x, _LOG_P[0], _LOG_P[1])
+    for p in _LOG_P[2:]:
         y = _fma32(y, x, p)
-    y = y * x
+    y *= x
     y = _fma32(y, z, e * _F32(-2.12194440e-4))
-    y = _fma32(-z, _F32(0.5), y)
-    x = x + y
-    x = _fma32(e, _F32(0.693359375), x)
-    return np.where(invalid, _F32(np.nan), x)
+    # The remaining contractions have exact products (z/2; e has 5 bits, the constant 9), so
+    # plain float arithmetic rounds the same way.
+    y -= z * _F32(0.5)
+    x += y
+    x += e * _F32(0.693359375)
+    return x
 
 
 def sincos256(x):
-    """avx_mathfun's ``sincos256_ps`` on float32 (Cephes' sinf/cosf), as compiled."""
-    sign_sin = x.view(_I32) & _I32(-0x80000000)
-    x = np.abs(x)
-    y = x * _F32(1.27323954473516)
-    imm2 = y.astype(_I32)
-    imm2 = (imm2 + _I32(1)) & _I32(~1)
+    """avx_mathfun's ``sincos256_ps`` (Cephes' sinf/cosf) as compiled, for float32 ``x`` in
+    [0, 2*pi) (the normal path's angles): returns (sin, cos)."""
+    imm2 = (x * _F32(1.27323954473516)).astype(_I32)
+    imm2 += _I32(1)
+    imm2 &= _I32(~1)
     y = imm2.astype(_F32)
-    swap = (imm2 & _I32(4)) << _I32(29)
+    sign_sin = (imm2 & _I32(4)) << _I32(29)
     poly = (imm2 & _I32(2)) == 0
-    x = _fma32(y, _F32(-0.78515625), x)
-    x = _fma32(y, _F32(-2.4187564849853515625e-4), x)
-    x = _fma32(y, _F32(-3.77489497744594108e-8), x)
     sign_cos = (~(imm2 - _I32(2)) & _I32(4)) << _I32(29)
-    sign_sin = sign_sin ^ swap
+    # y is an integer up to 8 and the first two parts of pi/4 have 8 and 11 bits: exact
+    # products, so only the third subtraction needs the fused form.
+    x = x - y * _F32(0.78515625)
+    x -= y * _F32(2.4187564849853515625e-4)
+    x = _fma32(y, _F32(-3.77489497744594108e-8), x)
     z = x * x
-    yc = _fma32(_F32(2.443315711809948e-005), z, _F32(-1.388731625493765e-003))
+    yc = _fma32(z, _F32(2.443315711809948e-005), _F32(-1.388731625493765e-003))
     yc = _fma32(yc, z, _F32(4.166664568298827e-002))
-    yc = yc * z
-    yc = _fma32(yc, z, -(z * _F32(0.5)))
-    yc = yc + _F32(1)
-    ys = _fma32(_F32(-1.9515295891e-4), z, _F32(8.3321608736e-3))
+    yc *= z
+    yc = _fma32(yc, z, z * _F32(-0.5))
+    yc += _F32(1)
+    ys = _fma32(z, _F32(-1.9515295891e-4), _F32(8.3321608736e-3))
     ys = _fma32(ys, z, _F32(-1.6666654611e-1))
-    ys = ys * z
+    ys *= z
     ys = _fma32(ys, x, x)
-    ysin2 = np.where(poly, ys, _F32(0))
-    ysin1 = np.where(poly, _F32(0), yc)
-    s = ysin1 + ysin2
-    c = (yc - ysin1) + (ys - ysin2)
-    return (s.view(_I32) ^ sign_sin).view(_F32), (c.view(_I32) ^ sign_cos).view(_F32)
+    # The kernel masks, adds zeros and flips signs: the polynomial of the octant, signed.
+    s = np.where(poly, ys, yc).view(_I32)
+    c = np.where(poly, yc, ys).view(_I32)
+    s ^= sign_sin
+    c ^= sign_cos
+    return s.view(_F32), c.view(_F32)
 
 
-def _fill16_f32(u, mean, std):
-    """``NormalFill16<float>`` (AVX2) on rows of 16 uniforms: cos half first, sin half after."""
-    u1 = _F32(1) - u[:, :8]
-    radius = np.sqrt(_F32(-2) * log256(u1))
-    theta = _F32(_TWO_PI) * u[:, 8:]
-    s, c = sincos256(theta)
-    n1, n2 = radius * c, radius * s
+def _fill16_f32(u1, u2, mean, std, out1, out2):
+    """``NormalFill16<float>`` (AVX2): ``u1``/``u2`` are the first and second halves of the
+    blocks of 16 uniforms, ``out1``/``out2`` receive ``r*cos`` and ``r*sin``."""
+    radius = log256(_F32(1) - u1)
+    radius *= _F32(-2)
+    np.sqrt(radius, out=radius)
+    s, c = sincos256(_F32(_TWO_PI) * u2)
+    c *= radius
+    s *= radius
     m, sd = _F32(mean), _F32(std)
     if m == 0 and sd == 1:
-        return np.concatenate([n1, n2], axis=1)
-    return np.concatenate([_fma32(n1, sd, m), _fma32(n2, sd, m)], axis=1)
+        out1[...] = c
+        out2[...] = s
+    else:
+        out1[...] = _fma32(c, sd, m)
+        out2[...] = _fma32(s, sd, m)
 
 
 def _libm(fn, arr):
@@ -301,16 +320,18 @@ def _libm(fn, arr):
     return np.fromiter(map(fn, arr.ravel().tolist()), dtype=_F64, count=arr.size).reshape(arr.shape)
 
 
-def _fill16_f64(u, mean, std):
+def _fill16_f64(u1, u2, mean, std, out1, out2):
     """``NormalFill16<double>``: libm's log, cos and sin, then ``fma(r*cos, std, mean)``."""
-    u1 = 1.0 - u[:, :8]
-    radius = np.sqrt(-2.0 * _libm(math.log, u1))
-    theta = _F64(float(_F32(2.0)) * math.pi) * u[:, 8:]
+    radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - u1))
+    theta = _F64(float(_F32(2.0)) * math.pi) * u2
     n1 = radius * np.cos(theta)
     n2 = radius * np.sin(theta)
     if mean == 0.0 and std == 1.0:
-        return np.concatenate([n1, n2], axis=1)
-    return np.concatenate([_fma64(n1, std, mean), _fma64(n2, std, mean)], axis=1)
+        out1[...] = n1
+        out2[...] = n2
+    else:
+        out1[...] = _fma64(n1, std, mean)
+        out2[...] = _fma64(n2, std, mean)
 
 
 def normal_fill(engine, n, np_dtype, mean=0.0, std=1.0):
@@ -318,34 +339,70 @@ def normal_fill(engine, n, np_dtype, mean=0.0, std=1.0):
 
     Uniforms are drawn for every element, transformed in blocks of 16 (8 radii, cos then
     sin); when ``n`` is not a multiple of 16 the last 16 elements are drawn again and
-    transformed as one block, overwriting what was there.
+    transformed as one block, overwriting what was there. (The half types fill a float
+    buffer block by block: the same draws.)
     """
     if np_dtype == np.float64:
-        fill, digits, acc = _fill16_f64, 53, _F64
-        draw = engine.random64
+        fill, digits, acc, draw = _fill16_f64, 53, _F64, engine.random64
     else:
-        fill, digits, acc = _fill16_f32, 24, _F32
-        draw = engine.random32
-    full = n // 16
+        fill, digits, acc, draw = _fill16_f32, 24, _F32, engine.random32
+    full, rest = divmod(n, 16)
     if np_dtype in (np.float64, np.float32):
-        u = unit_float(draw(n), digits, acc)
+        raw = draw(n)
         out = np.empty(n, dtype=acc)
         if full:
-            out[: full * 16] = fill(u[: full * 16].reshape(full, 16), mean, std).ravel()
-        if n % 16:
-            tail = unit_float(draw(16), digits, acc).reshape(1, 16)
-            out[n - 16 :] = fill(tail, mean, std).ravel()
+            _fill_rows(
+                fill,
+                digits,
+                acc,
+                raw[: full * 16].reshape(full, 16),
+                mean,
+                std,
+                out[: full * 16].reshape(full, 16),
+            )
+        if rest:
+            _fill_rows(
+                fill, digits, acc, draw(16).reshape(1, 16), mean, std, out[n - 16 :].reshape(1, 16)
+            )
         return out
-    # Half types: blocks of 16 float uniforms in a buffer, each block drawn just before use.
-    u = unit_float(draw(full * 16 + (16 if n % 16 else 0)), digits, acc)
+    blocks = full + (1 if rest else 0)
+    buf = np.empty(blocks * 16, dtype=acc)
+    _fill_rows(
+        fill, digits, acc, draw(blocks * 16).reshape(blocks, 16), mean, std, buf.reshape(blocks, 16)
+    )
     out = np.empty(n, dtype=np_dtype)
-    if full:
-        out[: full * 16] = (
-            fill(u[: full * 16].reshape(full, 16), mean, std).ravel().astype(np_dtype)
-        )
-    if n % 16:
-        out[n - 16 :] = fill(u[full * 16 :].reshape(1, 16), mean, std).ravel().astype(np_dtype)
+    out[: full * 16] = buf[: full * 16].astype(np_dtype)
+    if rest:
+        out[n - 16 :] = buf[full * 16 :].astype(np_dtype)
     return out
+
+
+_CHUNK_ROWS = 2048
+
+
+def _unit(raw, digits, acc):
+    """``unit_float`` of a (possibly strided) view, into a new contiguous array."""
+    v = raw & raw.dtype.type((1 << digits) - 1)
+    out = v.view(np.int32 if v.dtype.itemsize == 4 else np.int64).astype(acc)
+    out *= acc(2.0**-digits)
+    return out
+
+
+def _fill_rows(fill, digits, acc, raw, mean, std, out):
+    """``fill`` over rows of 16 raw draws (``raw`` and ``out`` shaped (rows, 16)), in chunks
+    of rows that stay in cache: the halves become contiguous uniforms, the results go back
+    into their halves of ``out``."""
+    for start in range(0, raw.shape[0], _CHUNK_ROWS):
+        block = raw[start : start + _CHUNK_ROWS]
+        dest = out[start : start + _CHUNK_ROWS]
+        fill(
+            _unit(block[:, :8], digits, acc),
+            _unit(block[:, 8:], digits, acc),
+            mean,
+            std,
+            dest[:, :8],
+            dest[:, 8:],
+        )
 
 
 def standard_normal_pairs(engine, pairs):
