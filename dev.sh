@@ -65,7 +65,12 @@ case "$command" in
         ;;
     lab)
         setup notebook
-        exec .venv/bin/jupyter lab notebooks/ "$@"
+        # JupyterLab refuses to start as root (containers, cloud machines) without this flag.
+        root=()
+        if [ "$(id -u)" = 0 ]; then
+            root=(--allow-root)
+        fi
+        exec .venv/bin/jupyter lab notebooks/ "${root[@]}" "$@"
         ;;
     bench)
         setup test
