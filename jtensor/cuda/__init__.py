@@ -294,7 +294,11 @@ def memory_summary(device=None, abbreviated=False):
 # ---------------------------------------------------------------------- random numbers
 def manual_seed(seed):
     """Seed the generator of the current CUDA device (lazily, as PyTorch: no error without
-    a GPU)."""
+    a GPU).
+
+    CUDA generators run PyTorch's CPU engine (mt19937, ATen's CPU samplers), not PyTorch's
+    CUDA Philox generator: values drawn on a CUDA device are reproducible for a seed but
+    differ from what PyTorch draws on a GPU (CPU values equal PyTorch's)."""
     from .. import random as _random
 
     _random.cuda_generator(None if _runtime.mode not in ("emulated", "cupy") or
