@@ -2,8 +2,8 @@
 
 Every function fills its tensor in place without recording history (under ``no_grad``) and
 returns it. Bounds and standard deviations follow PyTorch's formulas exactly
-(``calculate_gain``, ``_calculate_fan_in_and_fan_out``); the random numbers come from
-jtensor's generator (pass ``generator=`` for a private stream).
+(``calculate_gain``, ``_calculate_fan_in_and_fan_out``) and so do the draws: the same seed
+gives PyTorch's values (pass ``generator=`` for a private stream).
 """
 
 import math

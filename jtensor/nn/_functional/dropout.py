@@ -2,8 +2,8 @@
 
 Training zeroes each element (or each channel) with probability ``p`` and scales the rest by
 ``1 / (1 - p)``: ``input * mask`` (``MulBackward0``, as PyTorch on CPU). In evaluation, with
-``p == 0`` or an empty input the input itself is returned. The mask comes from jtensor's
-random generator.
+``p == 0`` or an empty input the input itself is returned. The mask is PyTorch's CPU one for
+the same seed (``bernoulli_(1 - p)``: a double uniform per element).
 """
 
 import warnings

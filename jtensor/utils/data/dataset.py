@@ -246,7 +246,7 @@ def random_split(dataset, lengths, generator=default_generator):
 
     Fractions summing to 1 become ``floor(frac * len(dataset))`` items each, the remainder
     handed out one by one round-robin from the first split (PyTorch's rule). The order comes
-    from ``randperm`` with ``generator`` (jtensor's stream: reproducible, not PyTorch's).
+    from ``randperm`` with ``generator`` (PyTorch's stream: the same split for the same seed).
 
     >>> import jtensor as torch
     >>> [len(s) for s in random_split(range(10), [0.25, 0.25, 0.5])]

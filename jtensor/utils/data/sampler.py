@@ -1,6 +1,6 @@
 """Samplers: the order in which ``DataLoader`` visits a map-style dataset
-(``torch.utils.data.sampler``). Random ones draw from jtensor's generators: reproducible with
-a seeded ``Generator``, but not PyTorch's numbers.
+(``torch.utils.data.sampler``). Random ones draw from jtensor's generators, which are
+PyTorch's CPU streams: the same seed gives PyTorch's order.
 
 >>> from jtensor.utils.data import BatchSampler, SequentialSampler
 >>> list(BatchSampler(SequentialSampler(range(10)), batch_size=3, drop_last=False))
