@@ -270,6 +270,35 @@ def _inplace_leaf_view(trace):
                 f"({trace.name_of(base)}.detach().clone() or .clone()).")
 
 
+# In-place methods PyTorch has no out-of-place twin for (``x.zero()`` does not exist): what
+# to write instead, given the target's name.
+_NO_OUT_OF_PLACE = {
+    "zero_": "torch.zeros_like({x})",
+    "fill_": "torch.full_like({x}, value)",
+    "copy_": "src.clone() (or src.expand_as({x}).clone())",
+    "fill_diagonal_": "{x}.clone().fill_diagonal_(value)",
+}
+_RANDOM_FILLS = {"uniform_", "normal_", "random_", "cauchy_", "exponential_", "geometric_",
+                 "log_normal_"}
+
+
+def _out_of_place_fix(name, x):
+    """The fix for an in-place write to a tensor autograd saved: the op's out-of-place
+    form where PyTorch has one, else what makes a new tensor."""
+    if name in _NO_OUT_OF_PLACE:
+        new = _NO_OUT_OF_PLACE[name].format(x=x)
+        return (f"Make a new tensor instead ({new}: {name} has no out-of-place form) and "
+                f"assign it to a new name, or clone() before writing.")
+    if name in _RANDOM_FILLS:
+        return (f"Draw into a new tensor instead (torch.empty_like({x}).{name}(...)) and "
+                f"assign it to a new name, or clone() before writing.")
+    if name.startswith("__") or not name.endswith("_"):
+        return (f"Write into a copy instead ({x}.clone(), then write into the copy), so the "
+                f"saved tensor keeps its values.")
+    return (f"Use the out-of-place form ({name[:-1]}) and assign the result to a new name, "
+            f"or clone() before writing.")
+
+
 @pitfall("SAVED-MODIFIED", "a tensor saved for backward was modified in place")
 def _saved_modified(trace):
     for e in trace.events:
@@ -284,8 +313,7 @@ def _saved_modified(trace):
                 f"{record['version']}). backward() through {record['node']} will raise "
                 f"'one of the variables needed for gradient computation has been modified "
                 f"by an inplace operation'.",
-                f"Use the out-of-place form ({e.name.rstrip('_')}) and assign the result to a "
-                f"new name, or clone() before writing.")
+                _out_of_place_fix(e.name, trace.name_of(target)))
 
 
 @pitfall("GRAD-ACCUMULATES", "gradients accumulated over several backward() calls")
@@ -302,6 +330,10 @@ def _grad_accumulates(trace):
                 "unless you are accumulating on purpose.")
 
 
+def _count(n, noun):
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 @pitfall("UNUSED-GRAPH", "an autograd graph was built and thrown away (inference without "
                          "no_grad)")
 def _unused_graph(trace):
@@ -310,17 +342,25 @@ def _unused_graph(trace):
     for e in trace.events:
         if e.kind == "backward-call":
             start = e.index + 1
-    dead = {e.info.get("node") for e in trace.events[start:]
-            if e.grad_fn is not None and e.info.get("node") in trace.dead_nodes}
+    # The count covers every node recorded since (the graph section lists them all), and
+    # says how many are already gone: the last iteration's graph is usually still alive.
+    recorded = {e.info.get("node") for e in trace.events[start:]
+                if e.grad_fn is not None and e.info.get("node") is not None}
+    dead = recorded & trace.dead_nodes
     first = next((e for e in trace.events[start:] if e.grad_fn is not None
                   and e.info.get("node") in dead), None)
     if first is None:
         return
+    alive = len(recorded) - len(dead)
+    gone = (("it was" if len(dead) == 1 else "all were") if not alive
+            else f"{len(dead)} of them {'was' if len(dead) == 1 else 'were'}")
+    held = (f"; the other {alive} {'is' if alive == 1 else 'are'} still held by a live "
+            f"tensor" if alive else "")
     yield _make(
         "UNUSED-GRAPH", first,
-        f"Ops on tensors that require grad recorded an autograd graph ({len(dead)} nodes, "
-        f"with the tensors they saved) that was discarded without backward(): the memory "
-        f"and time spent on it were wasted.",
+        f"Ops on tensors that require grad recorded {_count(len(recorded), 'autograd node')}"
+        f" that no backward() used: {gone} discarded, with the tensors they saved{held}. "
+        f"The memory and time spent on them were wasted.",
         "Run inference and evaluation under `with torch.no_grad():` (or "
         "torch.inference_mode()).")
 

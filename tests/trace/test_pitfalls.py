@@ -5,6 +5,7 @@ finding's line is the script's line). ``LINE`` is the 1-based line that must be 
 """
 
 import linecache
+import re
 import warnings
 
 import pytest
@@ -343,3 +344,51 @@ def test_device_near_miss_on_the_emulated_device(emulated_cuda):
                 "    total += (x * i).sum()\n"
                 "print(total.item())\n")
     assert codes(trace) == []
+
+
+def _graph_lines(trace):
+    text = trace.to_text(sections=("graph",))
+    return [ln for ln in text.splitlines() if ln.startswith("  line ")]
+
+
+def test_unused_graph_counts_the_nodes_the_graph_section_lists():
+    # Notebook 09's loop: the first two iterations' graphs are gone, the last one is still
+    # held by `score`. The count must be the nodes listed, and say how many were discarded.
+    trace = run("net = torch.nn.Linear(4, 1)\n"
+                "for _ in range(3):\n"
+                "    score = net(torch.ones(8, 4)).mean()\n")
+    (finding,) = [f for f in trace.pitfalls if f.code == "UNUSED-GRAPH"]
+    listed = len(_graph_lines(trace))
+    assert listed == 6
+    assert f"recorded {listed} autograd nodes that no backward() used" in finding.explanation
+    assert "4 of them were discarded" in finding.explanation
+    assert "the other 2 are still held by a live tensor" in finding.explanation
+    trace = run(CASES["UNUSED-GRAPH"][0])
+    (finding,) = [f for f in trace.pitfalls if f.code == "UNUSED-GRAPH"]
+    listed = len(_graph_lines(trace))
+    assert f"recorded {listed} autograd nodes that no backward() used: all were discarded" \
+        in finding.explanation
+
+
+@pytest.mark.parametrize("write, fix", [
+    ("y.add_(1)", "out-of-place form (add)"),
+    ("y.clamp_(0, 0.5)", "out-of-place form (clamp)"),
+    ("y.zero_()", "torch.zeros_like(y)"),
+    ("y.fill_(2.0)", "torch.full_like(y, value)"),
+    ("y.copy_(torch.ones(3))", "src.clone()"),
+    ("y.uniform_()", "torch.empty_like(y).uniform_(...)"),
+    ("y[0] = 2.0", "y.clone()"),
+])
+def test_saved_modified_fix_names_a_form_pytorch_has(write, fix):
+    import torch as real_torch  # the oracle: the suggested method must exist there
+
+    trace = run("w = torch.ones(3, requires_grad=True)\n"
+                f"y = w.sigmoid()\n{write}\n")
+    (finding,) = [f for f in trace.pitfalls if f.code == "SAVED-MODIFIED"]
+    assert fix in finding.fix
+    named = re.search(r"out-of-place form \((\w+)\)", finding.fix)
+    if named:
+        assert hasattr(real_torch.Tensor, named.group(1)), finding.fix
+    for fn in re.findall(r"torch\.(\w+)\(", finding.fix):
+        assert hasattr(real_torch, fn), finding.fix
+    assert "(zero)" not in finding.fix and "(__setitem)" not in finding.fix
