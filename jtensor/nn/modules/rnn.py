@@ -21,6 +21,7 @@ import numpy as np
 from ..._errors import TensorIndexError, TensorRuntimeError, TensorValueError
 from ..._tensor import Tensor
 from ..._dispatch import grad_mode as _grad_mode
+from ..._api import ops as J
 from ...autograd.function import BackwardCFunction, Function, _node_class
 from ...autograd.grad_mode import no_grad
 from .._functional._op import nn_op
@@ -29,12 +30,6 @@ from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
-
-
-def _J():
-    from ..._api import ops
-
-    return ops
 
 
 def _init_uniform(params, hidden_size):
@@ -46,14 +41,12 @@ def _init_uniform(params, hidden_size):
 
 def _linear(x, weight, bias):
     """``x @ weight.T + bias`` for 2-D ``x`` in one op."""
-    J = _J()
     if bias is None:
         return J.matmul(x, weight.t())
     return J.addmm(bias, x, weight.t())
 
 
 def _dropout(x, p):
-    J = _J()
     if p == 1.0:
         return x * 0.0
     mask = J.empty_like(x).bernoulli_(1.0 - p)
@@ -63,7 +56,6 @@ def _dropout(x, p):
 # ---------------------------------------------------------------------- cells (one step)
 def _rnn_step(mode, xi, h, c, w_hh, b_hh, w_hr):
     """One time step given ``xi`` = the input projection (with its bias). Returns (h, c)."""
-    J = _J()
     hh = _linear(h, w_hh, b_hh)
     if mode == "RNN_TANH":
         return J.tanh(xi + hh), None
@@ -92,7 +84,6 @@ def _run_direction(mode, xs, batch_sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
 
     Returns (the list of per-step outputs, h_n, c_n) for the full batch.
     """
-    J = _J()
     steps = len(batch_sizes)
     outs = [None] * steps
     if not reverse:
@@ -288,7 +279,6 @@ class _Recurrence(Function):
         gives, with history."""
         from ...autograd import grad as _grad
 
-        J = _J()
         mode, batch_sizes, reverse, _ = ctx.info
         w_hh, w_hr, xi, h0, c0, b_hh = ctx.saved_tensors
         sizes = [int(b) for b in batch_sizes]
@@ -336,7 +326,6 @@ def _run_layers(mode, weights, num_layers, bidirectional, dropout, train, x, bat
     dict per layer and direction (``weight_ih``, ``weight_hh``, optional ``bias_ih``,
     ``bias_hh``, ``weight_hr``). Returns (output, h_n, c_n): the output rows N x H*D, or
     with ``padded`` (every step the whole batch) steps x B x H*D, as PyTorch's stack."""
-    J = _J()
     num_dirs = 2 if bidirectional else 1
     h_out, c_out = [], []
     layer_input = x
@@ -611,7 +600,6 @@ class RNNBase(Module):
         if gate_size is None:
             raise TensorValueError("Unrecognized RNN mode: " + mode)
         gate_size *= hidden_size
-        J = _J()
 
         def new(*shape):
             return Parameter(J.empty(shape, device=device, dtype=dtype))
@@ -726,7 +714,6 @@ class RNNBase(Module):
         ``(T, input_size)`` unbatched, or a ``PackedSequence``; ``hx``: the initial hidden
         state ``(num_layers * num_directions, B, H)`` (LSTM: a tuple ``(h_0, c_0)``), zeros
         when omitted. Returns ``(output, h_n)`` (LSTM: ``(output, (h_n, c_n))``)."""
-        J = _J()
         lstm = self.mode == "LSTM"
         name = {"LSTM": "LSTM", "GRU": "GRU"}.get(self.mode, "RNN")
         num_directions = 2 if self.bidirectional else 1
@@ -881,7 +868,6 @@ class RNNCellBase(Module):
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
-        J = _J()
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
@@ -967,7 +953,6 @@ class RNNCell(RNNCellBase):
     def forward(self, input, hx=None):
         """``input`` ``(B, input_size)`` or ``(input_size,)``; ``hx`` like it with
         ``hidden_size`` (zeros when omitted). Returns the next hidden state."""
-        J = _J()
         x, hs, is_batched = self._prepare("RNNCell", input, hx)
         h = hs[0] if hs else J.zeros(x.size(0), self.hidden_size, dtype=x.dtype,
                                      device=x.device)
@@ -995,7 +980,6 @@ class LSTMCell(RNNCellBase):
     def forward(self, input, hx=None):
         """``input`` ``(B, input_size)`` or ``(input_size,)``; ``hx`` = ``(h, c)`` (zeros
         when omitted). Returns ``(h', c')``."""
-        J = _J()
         if hx is not None and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
             raise TensorRuntimeError("LSTMCell: hx must be a tuple (h_0, c_0) of two tensors")
         x, hs, is_batched = self._prepare("LSTMCell", input,
@@ -1026,7 +1010,6 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         """``input`` ``(B, input_size)`` or ``(input_size,)``; ``hx`` the hidden state (zeros
         when omitted). Returns the next hidden state."""
-        J = _J()
         x, hs, is_batched = self._prepare("GRUCell", input, hx)
         h = hs[0] if hs else J.zeros(x.size(0), self.hidden_size, dtype=x.dtype,
                                      device=x.device)
