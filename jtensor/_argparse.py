@@ -268,7 +268,7 @@ def _given_keywords(kwargs, *triples):
     return kwargs
 
 
-def make_entry(op, impl, Tensor, method_form=False):
+def make_entry(op, impl, Tensor, method_form=False, layouts=()):
     """The public entry point of ``op`` (its function form, or with ``method_form`` its
     method): ``impl`` behind PyTorch's argument rules and, for differentiable kinds, the
     grad check (calls with an argument that requires grad, in grad mode, are recorded by
@@ -283,7 +283,7 @@ def make_entry(op, impl, Tensor, method_form=False):
         plan = _Plan(op, impl, fold, method_form)
     except (TypeError, ValueError):
         plan = None
-    entry = None if plan is None else _generated_entry(plan, impl, Tensor)
+    entry = None if plan is None else _generated_entry(plan, impl, Tensor, layouts)
     if entry is None:
         if op.post is not None:   # the implementation does not finish: wrap it
             impl = _runner(op, impl, plan)
@@ -313,7 +313,7 @@ def has_method_form(impl):
     return out is not None and out.kind is out.KEYWORD_ONLY
 
 
-def _generated_entry(plan, impl, Tensor):
+def _generated_entry(plan, impl, Tensor, layouts=()):
     params = plan.params
     op = plan.op
     namespace = {"impl": impl, "op": op, "grad_mode": grad_mode, "T": Tensor,
@@ -383,7 +383,7 @@ def _generated_entry(plan, impl, Tensor):
     typed = [] if op.name in _OWN_PARSING else [n for n in plan.names if n in _TYPED]
     autocast = op.name in _autocast.ELIGIBLE
     post = op.post
-    if not (plan.recorded or catch_keywords or catch_extra or typed or autocast
+    if not (layouts or plan.recorded or catch_keywords or catch_extra or typed or autocast
             or plan.dropped_out or post is not None):
         return impl   # nothing to parse and nothing to record: the implementation itself
     args = ", ".join(positional + ([f"*{var_positional}"] if var_positional else []))
@@ -428,6 +428,8 @@ def _generated_entry(plan, impl, Tensor):
                  f"{'**' + var_keyword if var_keyword else ''}}})\n")
     if post is not None:
         body += _check_devices_code(post, plan, namespace)
+    if layouts:   # the layout step (sparse operands go to their layout's kernel)
+        body += _layout_code(plan, layouts, namespace)
     if plan.recorded:
         # Keyword-only arguments reach the recorder only when given (a formula's name may
         # depend on whether ``stable=`` was passed), and ``impl`` gets them only when set.
@@ -630,3 +632,64 @@ def _generic_entry(op, impl, Tensor):
         return impl(*args, **kwargs)
 
     return entry
+
+
+# ------------------------------------------------------------------- the layout step
+# (the registry's layout kernels: ``_registry.register_layout`` / ``layout_kernel``)
+def _layout_code(plan, layouts, namespace):
+    """The layout step of a generated entry, run after parsing, the device check and autocast
+    and before autograd: for each ``(cls, kernel, positions)`` of ``layouts``, one class test
+    of the arguments at ``positions`` (indices among the positional parameters; a ``*args``
+    parameter is tested by its first element) and, when one is a ``cls`` tensor, the call
+    handed to ``kernel`` as ``impl`` would get it (keyword-only arguments only when given).
+    Ops without layout kernels get no code here, so the dense path pays nothing."""
+    params = plan.params
+    ordered = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+    args = ", ".join(p.name if p.kind is p.POSITIONAL_OR_KEYWORD else "*" + p.name
+                     for p in ordered)
+    required = [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+    optional = [(p.name, i) for i, p in enumerate(params)
+                if p.kind is p.KEYWORD_ONLY and p.default is not p.empty]
+    keywords = "{" + ", ".join(f"{k!r}: {k}" for k in required) + "}"
+    if optional:
+        namespace["_kw_given"] = _given_keywords
+        keywords = (f"_kw_given({keywords}, "
+                    + ", ".join(f"({k!r}, {k}, _d{i})" for k, i in optional) + ")")
+    var_keyword = next((p.name for p in params if p.kind is p.VAR_KEYWORD), None)
+    if var_keyword:
+        keywords = f"dict({keywords}, **{var_keyword})"
+    code = ""
+    for j, (cls, kernel, positions) in enumerate(layouts):
+        namespace[f"_L{j}"] = cls
+        namespace[f"_K{j}"] = kernel
+        tests = []
+        for i in positions:
+            if i >= len(ordered):
+                continue
+            p = ordered[i]
+            if p.kind is p.VAR_POSITIONAL:
+                tests.append(f"({p.name} and {p.name}[0].__class__ is _L{j})")
+            else:
+                tests.append(f"{p.name}.__class__ is _L{j}")
+        if tests:
+            code += (f"    if {' or '.join(tests)}:\n"
+                     f"        return _K{j}({args}{', ' if args else ''}**{keywords})\n")
+    return code
+
+
+def refill_entry(entry, fresh):
+    """Make the generated entry ``entry`` run as ``fresh`` (an entry generated again for the
+    same op and signature, e.g. with a layout kernel added) while keeping its identity, so
+    every holder of ``entry`` (``Tensor``'s attributes, ``FUNCTIONS``, the package namespace,
+    operator methods built on it) takes the new path. Returns False, changing nothing, when
+    either is not a generated entry."""
+    names = getattr(entry, "__globals__", None)
+    if names is None or names.get("_self") is not entry \
+            or getattr(fresh, "__globals__", {}).get("_self") is not fresh:
+        return False
+    names.update(fresh.__globals__)
+    names["_self"] = entry
+    entry.__code__ = fresh.__code__
+    entry.__defaults__ = fresh.__defaults__
+    entry.__kwdefaults__ = fresh.__kwdefaults__
+    return True

@@ -6,12 +6,15 @@ The package exports every op registered with ``function=True``. The test suite w
 registry: an op without a test spec fails the suite.
 """
 
-from ._argparse import METHOD_VARARGS, has_method_form, make_entry
+from ._argparse import METHOD_VARARGS, has_method_form, make_entry, refill_entry
 from ._dispatch import HAND_FINISHED, OpDef, Post
 from ._errors import TensorRuntimeError
 
 OPS = {}
 FUNCTIONS = {}
+LAYOUTS = {}       # layout name -> Layout (its Tensor subclass, what it refuses)
+_KERNELS = {}      # op name -> {layout name: (kernel, positions)}
+_PUBLISHED = {}    # op name -> [_Publication]
 _COMMON = Post()   # the common case: nothing declared
 
 
@@ -51,29 +54,75 @@ def register(kind, name=None, *, method=True, function=True, aliases=(), post=No
 
 
 def _publish(op, impl, method_name, function_name, aliases=()):
-    """Make the public entry points of ``op`` over ``impl`` (PyTorch's argument rules and, for
-    differentiable kinds, the route to the autograd layer) and attach them: the method as
-    ``Tensor.<method_name>``, the function in ``FUNCTIONS[function_name]``; None skips one.
-    Returns ``(function entry, method entry)``."""
+    """Make the public entry points of ``op`` over ``impl`` (PyTorch's argument rules, the
+    layout step when a layout has a kernel for the op and, for differentiable kinds, the route
+    to the autograd layer) and attach them: the method as ``Tensor.<method_name>``, the
+    function in ``FUNCTIONS[function_name]``; None skips one. Returns ``(function entry,
+    method entry)``. The registry keeps the publication, to rebuild it when a layout kernel
+    for the op arrives later (``_refresh``)."""
+    publication = _Publication(op, impl, method_name, function_name, tuple(aliases))
+    _PUBLISHED.setdefault(op.name, []).append(publication)
+    _build(publication)
+    return publication.entry, publication.method_entry
+
+
+class _Publication:
+    """One publication of an op (``register`` makes one, ``renamed`` more): its entries."""
+
+    __slots__ = ("op", "impl", "method_name", "function_name", "aliases", "entry",
+                 "method_entry")
+
+    def __init__(self, op, impl, method_name, function_name, aliases):
+        self.op = op
+        self.impl = impl
+        self.method_name = method_name
+        self.function_name = function_name
+        self.aliases = aliases
+        self.entry = self.method_entry = None
+
+
+def _build(pub):
+    """Generate ``pub``'s entries for the layouts known now and attach them. The function
+    entry (what ``register`` returns, ``FUNCTIONS`` holds and operator methods wrap) keeps its
+    identity when rebuilt: ``refill_entry`` gives it the new code. The method entry is its own
+    object where it differs: ``x.flip(0, 1)`` takes separate ints, ``x.sum(out=y)`` is
+    refused, and a method needs no class test of ``self`` (the layout's class answers its
+    methods itself, see ``_install``)."""
     from ._tensor import Tensor
 
-    entry = make_entry(op, impl, Tensor)
-    entry.op = op
+    op, impl = pub.op, pub.impl
+    function_layouts = _layouts_of(pub, method=False)
+    entry = _made(make_entry(op, impl, Tensor, layouts=function_layouts), op, function_layouts)
+    if pub.entry is not None and refill_entry(pub.entry, entry):
+        entry = pub.entry
     method_entry = entry
-    if method_name is not None:
-        # x.flip(0, 1): the method takes separate ints; x.sum(out=y) is refused
-        if method_name in METHOD_VARARGS or has_method_form(impl):
-            method_entry = make_entry(op, impl, Tensor, method_form=True)
-            method_entry.op = op
-        setattr(Tensor, method_name, method_entry)
-    if function_name is not None:
-        FUNCTIONS[function_name] = entry
-    for alias in aliases:
-        if function_name is not None:
-            FUNCTIONS[alias] = entry
-        if method_name is not None:
-            setattr(Tensor, alias, method_entry)
-    return entry, method_entry
+    if pub.method_name is not None:
+        method_layouts = _layouts_of(pub, method=True)
+        if (pub.method_name in METHOD_VARARGS or has_method_form(impl)
+                or method_layouts != function_layouts
+                or (pub.method_entry is not None and pub.method_entry is not pub.entry)):
+            method_entry = _made(make_entry(op, impl, Tensor, method_form=True,
+                                            layouts=method_layouts), op, method_layouts)
+            old = pub.method_entry
+            if old is not None and old is not pub.entry and refill_entry(old, method_entry):
+                method_entry = old
+        for name in (pub.method_name, *pub.aliases):
+            setattr(Tensor, name, method_entry)
+    if pub.function_name is not None:
+        for name in (pub.function_name, *pub.aliases):
+            FUNCTIONS[name] = entry
+    if pub.entry is not None and entry is not pub.entry and op.entry is pub.entry:
+        op.entry = entry
+    pub.entry, pub.method_entry = entry, method_entry
+    _install(pub)
+
+
+def _made(entry, op, layouts):
+    entry.op = op
+    if layouts and getattr(entry, "__globals__", {}).get("_self") is not entry:
+        raise TensorRuntimeError(f"op {op.name!r} has a layout kernel but no generated entry "
+                                 "(its signature is one the argument parser cannot read)")
+    return entry
 
 
 def renamed(registered, impl, *, function=True, method=True):
@@ -103,6 +152,149 @@ def tensor_method(name=None):
         from ._tensor import Tensor
 
         setattr(Tensor, name or fn.__name__, fn)
+        for layout in LAYOUTS.values():   # a method the layout refuses (``type_as``)
+            _install_refusal(layout, name or fn.__name__)
         return fn
 
     return decorate
+
+
+# ----------------------------------------------------------------------------- layouts
+# PyTorch dispatches an op on the layouts of its tensor arguments (a sparse operand selects
+# the op's SparseCPU kernel). Here a layout is a Tensor subclass (``SparseCOOTensor``) and
+# the registry owns the choice: an op with a kernel for a layout gets a class test of the
+# arguments it names in its generated entry (the layout step, after parsing, the device
+# check and autocast, before autograd), and the layout's class gets a method for each of the
+# op's method names it does not define itself. Ops without a layout kernel are untouched:
+# the dense path pays nothing. Registration order does not matter: a kernel or layout
+# registered before the op is used when the op registers, one registered after rebuilds the
+# op's entries in place (``_refresh``).
+
+class Layout:
+    """A tensor layout other than strided: its class, its refusal, what it refuses."""
+
+    __slots__ = ("name", "cls", "error", "refuse_kinds", "refuse_methods", "installed")
+
+    def __init__(self, name, cls, error, refuse_kinds, refuse_methods):
+        self.name = name
+        self.cls = cls
+        self.error = error
+        self.refuse_kinds = frozenset(refuse_kinds)
+        self.refuse_methods = frozenset(refuse_methods)
+        self.installed = set()   # the class's attributes the registry set (not its own)
+
+    def own(self, attr):
+        """The class's own definition of ``attr`` (from its body, not installed), or None."""
+        if attr in self.installed:
+            return None
+        return self.cls.__dict__.get(attr)
+
+    def refusal(self, name):
+        """A kernel refusing the op ``name`` on this layout (``error(name)``)."""
+        error = self.error
+
+        def refuse(*args, **kwargs):
+            raise error(name)
+
+        refuse.__name__ = refuse.__qualname__ = name
+        refuse.__doc__ = f"``{name}`` is not supported on {self.name} tensors (as in PyTorch)."
+        return refuse
+
+
+def register_layout(name, cls, *, error, refuse_kinds=(), refuse_methods=()):
+    """Declare the layout ``name`` held by the Tensor subclass ``cls``. Ops of the kinds in
+    ``refuse_kinds`` (``"view"``: they rewrite strides over a storage the layout does not
+    have) dispatch on their first argument to ``cls``'s own method of the op's name, or
+    refuse with ``error(op name)``; the methods named in ``refuse_methods`` refuse on
+    ``cls`` (the method only). ``layout_kernel`` adds an op's kernel."""
+    if name in LAYOUTS:
+        raise TensorRuntimeError(f"layout {name!r} is registered twice")
+    layout = LAYOUTS[name] = Layout(name, cls, error, refuse_kinds, refuse_methods)
+    from ._tensor import Tensor
+
+    for attr in sorted(layout.refuse_methods):
+        if hasattr(Tensor, attr):
+            _install_refusal(layout, attr)
+    for op_name in list(_PUBLISHED):
+        _refresh(op_name)
+    return layout
+
+
+def layout_kernel(op_name, layout, *, on=(0,)):
+    """Decorator: ``fn`` is the op ``op_name``'s kernel for ``layout``, called (with the
+    call's arguments as the op's implementation takes them) when an argument at one of the
+    positions ``on`` (positional parameters, 0 = ``input``/``self``) is a tensor of that
+    layout; the method forms test ``on`` without ``self``."""
+
+    def decorate(fn):
+        kernels = _KERNELS.setdefault(op_name, {})
+        if layout in kernels:
+            raise TensorRuntimeError(f"op {op_name!r} has two kernels for layout {layout!r}")
+        kernels[layout] = (fn, tuple(on))
+        _refresh(op_name)
+        return fn
+
+    return decorate
+
+
+def _kernel_of(pub, layout):
+    """``(kernel, positions)`` of ``pub``'s op on ``layout`` (kernel None: the op refuses),
+    or None: no layout step."""
+    op = pub.op
+    kernel = _KERNELS.get(op.name, {}).get(layout.name)
+    if kernel is not None:
+        return kernel
+    if op.kind in layout.refuse_kinds:
+        return layout.own(op.method if isinstance(op.method, str) else op.name), (0,)
+    return None
+
+
+def _layouts_of(pub, method):
+    """The layout step of one of ``pub``'s entries: ``((cls, kernel, positions), ...)``."""
+    found = []
+    for layout in LAYOUTS.values():
+        kernel = _kernel_of(pub, layout)
+        if kernel is None:
+            continue
+        fn, positions = kernel
+        fn = fn or layout.refusal(pub.function_name or pub.method_name)
+        if method:
+            positions = tuple(p for p in positions if p != 0)
+        if positions:
+            found.append((layout.cls, fn, positions))
+    return tuple(found)
+
+
+def _refresh(op_name):
+    """Rebuild the entries of ``op_name`` (if registered) for the layouts known now."""
+    if not LAYOUTS:
+        return
+    for pub in _PUBLISHED.get(op_name, ()):
+        if any(_kernel_of(pub, layout) is not None for layout in LAYOUTS.values()):
+            _build(pub)
+
+
+def _install(pub):
+    """Give each layout's class the methods of ``pub`` it does not define itself: its kernel
+    (a call on a ``cls`` tensor ``self`` reaches the class first, so the method entries on
+    Tensor need no test of ``self``)."""
+    if pub.method_name is None:
+        return
+    for layout in LAYOUTS.values():
+        for attr in (pub.method_name, *pub.aliases):   # a method the layout refuses (``mv``)
+            _install_refusal(layout, attr)
+        kernel = _kernel_of(pub, layout)
+        if kernel is None:
+            continue
+        for attr in (pub.method_name, *pub.aliases):
+            if layout.own(attr) is None:
+                # a refusal names the op (``x._alias()`` is ``aten::alias``), or the alias
+                name = pub.op.name if attr == pub.method_name else attr
+                setattr(layout.cls, attr, kernel[0] or layout.refusal(name))
+                layout.installed.add(attr)
+
+
+def _install_refusal(layout, attr):
+    if attr in layout.refuse_methods and layout.own(attr) is None:
+        setattr(layout.cls, attr, layout.refusal(attr))
+        layout.installed.add(attr)

@@ -26,7 +26,7 @@ Index bookkeeping (sorting, uniqueness, merging) is host-side NumPy on the int64
 
 The modules, in import order (the package re-exports what the rest of jtensor imports):
 
-* ``common``: the package handle ``_J`` and PyTorch's SparseCPU ``_not_supported`` error;
+* ``common``: PyTorch's SparseCPU ``_not_supported`` error;
 * ``indices``: index bookkeeping on the int64 indices (bounds, linear positions, unique
   positions, the ``index_select`` plan);
 * ``autograd_nodes``: PyTorch's backward-node names (``_named``, ``_no_backward``);
@@ -36,8 +36,12 @@ The modules, in import order (the package re-exports what the rest of jtensor im
 * ``construction``: ``sparse_coo_tensor`` (invariants checks), ``sparse_coo_empty``,
   ``Tensor.to_sparse``/``sparse_mask``;
 * ``dense_methods``: what dense tensors answer to the sparse methods;
-* ``routing``: the import-time patches of ``FUNCTIONS`` and Tensor methods that keep dense
-  ops off sparse tensors (see its docstring).
+* ``dispatch``: the ``sparse_coo`` layout in the registry (the view ops' routes and
+  refusals, the sparse kernels of add/sub/mul/index_select the op entries call when an
+  operand is sparse: ``dense.add_(sparse)``, ``torch.mul(dense, sparse)``; see its docstring).
+
+The package imports the core, ``_ops`` (factories) and autograd's modules, never the
+``jtensor`` package itself.
 
 >>> import jtensor as torch
 >>> from jtensor._sparse import sparse_coo_tensor
@@ -56,9 +60,8 @@ from .kernels import add_dense_sparse, add_dense_sparse_, sparse_add, sparse_add
 from .construction import _CHECK_INVARIANTS, sparse_coo_empty, sparse_coo_tensor  # noqa: F401
 from .construction import sparse_mask, to_sparse  # noqa: F401
 
-# Import-time effects, in this order: the dense tensors' sparse methods, then the patches of
-# FUNCTIONS and Tensor methods (they need every op registered: see ``routing``).
+# The dense tensors' sparse methods, and the layout in the registry (in any import order).
 from . import dense_methods  # noqa: F401
-from . import routing  # noqa: F401
+from . import dispatch  # noqa: F401
 
 __all__ = ["SparseCOOTensor", "sparse_coo", "sparse_coo_tensor"]

@@ -1,14 +1,7 @@
-"""What every module of the sparse package uses: the ``jtensor`` package itself (imported on
-first call: the sparse ops are written with its public, differentiable ops) and PyTorch's
-"not implemented for the 'SparseCPU' backend" error."""
+"""PyTorch's "not implemented for the 'SparseCPU' backend" error, shared by the sparse
+package (the refusals of ``tensor``, and of the registry's layout step in ``dispatch``)."""
 
 from .._errors import TensorNotImplementedError
-
-
-def _J():
-    import jtensor
-
-    return jtensor
 
 
 def _not_supported(op):

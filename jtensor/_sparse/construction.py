@@ -5,11 +5,12 @@ default, ``_CHECK_INVARIANTS``), ``sparse_coo_empty``, and the dense tensor's
 import numpy as np
 
 from .. import _dtypes
+from .._device import device as _device
 from .._errors import TensorNotImplementedError, TensorRuntimeError, TensorTypeError
+from .._ops.creation import tensor as _tensor, zeros as _zeros
 from .._registry import tensor_method
 from .._tensor import Tensor, sparse_coo
 from .autograd_nodes import _named
-from .common import _J
 from .indices import _linear_index
 from .tensor import SparseCOOTensor
 
@@ -19,16 +20,15 @@ _CHECK_INVARIANTS = [False]
 
 
 def _as_tensor(data, dtype=None, device=None):
-    J = _J()
     if isinstance(data, Tensor):
         if isinstance(data, SparseCOOTensor):
             raise TensorTypeError("expected a dense tensor for indices/values, got a sparse one")
         if dtype is not None and data._dtype is not dtype:
             data = data.to(dtype)
-        if device is not None and data.device != J.device(device):
-            data = data.to(J.device(device))
+        if device is not None and data.device != _device(device):
+            data = data.to(_device(device))
         return data
-    return J.tensor(data, dtype=dtype, device=device)
+    return _tensor(data, dtype=dtype, device=device)
 
 
 # ---------------------------------------------------------------------- construction
@@ -132,11 +132,10 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
 
 def sparse_coo_empty(size, dtype=None, device=None, sparse_dim=None):
     """An empty (nnz = 0) sparse tensor of ``size`` (all dims sparse unless told)."""
-    J = _J()
     size = (size,) if isinstance(size, int) else tuple(int(s) for s in size)
     sd = len(size) if sparse_dim is None else sparse_dim
-    idx = J.zeros((sd, 0), dtype=_dtypes.int64, device=device)
-    vals = J.zeros((0,) + size[sd:], dtype=dtype, device=device)
+    idx = _zeros((sd, 0), dtype=_dtypes.int64, device=device)
+    vals = _zeros((0,) + size[sd:], dtype=dtype, device=device)
     return SparseCOOTensor._create(idx, vals, size, True)
 
 
@@ -155,7 +154,6 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
     """
     if layout is not None and layout is not sparse_coo:
         raise TensorRuntimeError(f"to_sparse: layout {layout} is not supported (only sparse_coo)")
-    J = _J()
     ndim = self.dim()
     if sparse_dim is None:
         sparse_dim = ndim
@@ -168,7 +166,7 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
             "dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
     dev = self.device
     if ndim == 0:
-        idx = J.zeros((0, 1), dtype=_dtypes.int64, device=dev)
+        idx = _zeros((0, 1), dtype=_dtypes.int64, device=dev)
         return SparseCOOTensor._create(idx, _named("ToSparseBackward1", self.reshape(1)), (),
                                        True)
     arr = np.asarray(Tensor._host_array(self.detach()))
@@ -177,8 +175,8 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
         mask = mask.reshape(arr.shape[:sparse_dim] + (-1,)).any(axis=-1)
     nz = np.nonzero(mask)
     idx_np = np.stack(nz).astype(np.int64) if nz else np.zeros((0, 0), np.int64)
-    idx = J.tensor(idx_np.reshape(sparse_dim, -1), dtype=_dtypes.int64, device=dev)
-    values = self[tuple(J.tensor(row, dtype=_dtypes.int64, device=dev) for row in idx_np)]
+    idx = _tensor(idx_np.reshape(sparse_dim, -1), dtype=_dtypes.int64, device=dev)
+    values = self[tuple(_tensor(row, dtype=_dtypes.int64, device=dev) for row in idx_np)]
     return SparseCOOTensor._create(idx, _named("ToSparseBackward1", values),
                                    tuple(self._shape), True)
 
@@ -203,11 +201,10 @@ def sparse_mask(self, mask):
         raise TensorRuntimeError(
             f"sparse_mask(): operands have incompatible sizes; self has size "
             f"{list(self._shape)} but mask has size {list(mask._shape)}")
-    J = _J()
     idx = mask._sp_indices
     _linear_index(mask)  # bounds check
     if mask._nnz() == 0:
-        values = J.zeros((0,) + tuple(self._shape[mask.sparse_dim():]), dtype=self._dtype,
+        values = _zeros((0,) + tuple(self._shape[mask.sparse_dim():]), dtype=self._dtype,
                          device=self.device)
     else:
         values = self[tuple(idx.unbind(0))]

@@ -7,8 +7,9 @@ import numpy as np
 
 from .. import _dtypes
 from .._errors import TensorRuntimeError
+from .._ops.creation import ones as _ones, tensor as _tensor, zeros as _zeros
+from .._ops.joining import cat as _cat
 from .autograd_nodes import _named
-from .common import _J
 from .indices import _indices_np, _linear_index, _matches
 from .tensor import SparseCOOTensor
 
@@ -49,10 +50,9 @@ def _mul_sparse(a, b):
                                        _named("MulBackward0", values), a._shape, True)
     if not (a._sp_coalesced and b._sp_coalesced):
         return _intersect_mul(a, b, a._shape)
-    J = _J()
     _, ia, ib = np.intersect1d(_linear_index(a), _linear_index(b), assume_unique=True,
                                return_indices=True)
-    ia, ib = J.tensor(ia, device=a.device), J.tensor(ib, device=a.device)
+    ia, ib = _tensor(ia, device=a.device), _tensor(ib, device=a.device)
     values = a._sp_values.index_select(0, ia) * b._sp_values.index_select(0, ib)
     return SparseCOOTensor._create(a._sp_indices.index_select(1, ia),
                                    _named("MulBackward0", values), a._shape, True)
@@ -66,13 +66,12 @@ def _mul_sparse_dense(s, d):
     (coalesced, zeros dropped)."""
     from .._layout import broadcast_shapes
 
-    J = _J()
     shape = tuple(broadcast_shapes(tuple(s._shape), tuple(d._shape)))
     if shape != tuple(s._shape):
         # The stored positions repeat over the broadcast dims (explicit zeros included):
         # the result is coalesced, with every dim sparse.
         product = s.to_dense() * d
-        marks = s._with_values(J.ones(s._sp_values._shape, dtype=_dtypes.bool_,
+        marks = s._with_values(_ones(s._sp_values._shape, dtype=_dtypes.bool_,
                                       device=s.device)).to_dense().expand(shape)
         indices = marks.nonzero().t()
         values = product[tuple(indices.unbind(0))]
@@ -81,7 +80,7 @@ def _mul_sparse_dense(s, d):
     sd = s.sparse_dim()
     dense = d.expand(shape)
     if s._nnz() == 0:
-        gathered = J.zeros((0,) + shape[sd:], dtype=d._dtype, device=d.device)
+        gathered = _zeros((0,) + shape[sd:], dtype=d._dtype, device=d.device)
     else:
         _linear_index(s)  # bounds check before indexing the dense operand
         gathered = dense[tuple(s._sp_indices.unbind(0))]
@@ -90,7 +89,6 @@ def _mul_sparse_dense(s, d):
 
 
 def _intersect_mul(x, y, shape):
-    J = _J()
     if x._sp_coalesced != y._sp_coalesced:
         searched, source = (x, y) if x._sp_coalesced else (y, x)
     else:
@@ -101,16 +99,16 @@ def _intersect_mul(x, y, shape):
     src, found = _matches(_linear_index(source), _linear_index(searched))
     dtype = _dtypes.promote_types(x._dtype, y._dtype)
     dev = source.device
-    sv = source._sp_values.to(dtype).index_select(0, J.tensor(src, device=dev))
-    pv = searched._sp_values.to(dtype).index_select(0, J.tensor(found, device=dev))
+    sv = source._sp_values.to(dtype).index_select(0, _tensor(src, device=dev))
+    pv = searched._sp_values.to(dtype).index_select(0, _tensor(found, device=dev))
     dense_shape = tuple(shape[source.sparse_dim():])
-    slots = J.tensor(src, device=dev)
+    slots = _tensor(src, device=dev)
     if dtype is _dtypes.bool_:
-        acc = J.zeros((source._nnz(),) + dense_shape, dtype=_dtypes.int64, device=dev)
+        acc = _zeros((source._nnz(),) + dense_shape, dtype=_dtypes.int64, device=dev)
         values = acc.index_add(0, slots, (sv & pv).long()) != 0
     else:
         acc_dtype = _ACC.get(dtype, _dtypes.int64 if dtype.category < 2 else dtype)
-        acc = J.zeros((source._nnz(),) + dense_shape, dtype=acc_dtype, device=dev)
+        acc = _zeros((source._nnz(),) + dense_shape, dtype=acc_dtype, device=dev)
         values = acc.index_add(0, slots, sv.to(acc_dtype) * pv.to(acc_dtype)).to(dtype)
     return SparseCOOTensor._create(source._sp_indices.clone(), _named("MulBackward0", values),
                                    shape, source._sp_coalesced)
@@ -118,7 +116,6 @@ def _intersect_mul(x, y, shape):
 
 # ---------------------------------------------------------------------- sparse + sparse
 def _add_sparse(a, b, alpha, alpha_sign=1):
-    J = _J()
     if tuple(a._shape) != tuple(b._shape):
         raise TensorRuntimeError(
             f"add: expected sizes of 'self' and 'other' to match, but {list(a._shape)} != "
@@ -147,8 +144,8 @@ def _add_sparse(a, b, alpha, alpha_sign=1):
         # PyTorch's kernel for non-contiguous values (an expanded gradient, a transposed
         # hybrid): concatenate both operands (uncoalesced), then coalesce once the entries
         # outnumber the elements, which bounds the growth of repeated accumulation.
-        result = SparseCOOTensor._create(J.cat([a._sp_indices, b._sp_indices], 1),
-                                         _named(name, J.cat([av, bv], 0)), a._shape, False)
+        result = SparseCOOTensor._create(_cat([a._sp_indices, b._sp_indices], 1),
+                                         _named(name, _cat([av, bv], 0)), a._shape, False)
         if result._nnz() > result.numel():
             merged = result.coalesce()
             result = SparseCOOTensor._create(merged._sp_indices, merged._sp_values, a._shape,
@@ -166,15 +163,15 @@ def _add_sparse(a, b, alpha, alpha_sign=1):
     out_idx[:, src_a[a_pos]] = ai[:, a_pos]
     dense_shape = tuple(av._shape[1:])
     dev = a.device
-    values = J.zeros((n_out,) + dense_shape, dtype=dtype, device=dev)
+    values = _zeros((n_out,) + dense_shape, dtype=dtype, device=dev)
     if dtype is _dtypes.bool_:
-        values = (values.long().index_add(0, J.tensor(src_a, device=dev), av.long())
-                  .index_add(0, J.tensor(src_b, device=dev), bv.long())) != 0
+        values = (values.long().index_add(0, _tensor(src_a, device=dev), av.long())
+                  .index_add(0, _tensor(src_b, device=dev), bv.long())) != 0
     else:
-        values = values.index_add(0, J.tensor(src_a, device=dev), av)
-        values = values.index_add(0, J.tensor(src_b, device=dev), bv)
+        values = values.index_add(0, _tensor(src_a, device=dev), av)
+        values = values.index_add(0, _tensor(src_b, device=dev), bv)
     values = _named(name, values)
-    return SparseCOOTensor._create(J.tensor(out_idx, device=dev), values, a._shape,
+    return SparseCOOTensor._create(_tensor(out_idx, device=dev), values, a._shape,
                                    a._sp_coalesced and b._sp_coalesced)
 
 
@@ -248,13 +245,12 @@ def _check_dense_sparse_sizes(dense, sparse):
 def _scatter_plan(dense, sparse):
     """(rows, linear, values): the dense tensor's shape flattened over the sparse dims and
     each stored entry's row there (a host int64 array turned into a tensor)."""
-    J = _J()
     sd = sparse.sparse_dim()
     n = 1
     for size in dense._shape[:sd]:
         n *= size
     rows = (n,) + tuple(dense._shape[sd:])
-    return rows, J.tensor(_linear_index(sparse), device=dense.device)
+    return rows, _tensor(_linear_index(sparse), device=dense.device)
 
 
 def add_dense_sparse(dense, sparse, alpha=1):

@@ -10,6 +10,7 @@ import operator
 import numpy as np
 
 from .. import _dtypes
+from .._device import device as _device
 from .._errors import (
     TensorIndexError,
     TensorNotImplementedError,
@@ -17,9 +18,10 @@ from .._errors import (
     TensorTypeError,
     TensorValueError,
 )
+from .._ops.creation import tensor as _tensor, zeros as _zeros
 from .._tensor import Tensor, sparse_coo
 from .autograd_nodes import _named, _no_backward
-from .common import _J, _not_supported
+from .common import _not_supported
 from .indices import (
     _index_select_plan,
     _indices_np,
@@ -75,6 +77,10 @@ class SparseCOOTensor(Tensor):
 
     def _set_metadata(self, shape, stride, offset):
         raise _not_supported("set_")
+
+    def type_as(self, other):
+        """Refused: PyTorch cannot convert a sparse tensor to ``other``'s strided layout."""
+        raise _not_supported("type_as")
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -203,8 +209,7 @@ class SparseCOOTensor(Tensor):
         # Every stored duplicate of one position received the same gradient (the dense
         # gradient there): keep one per distinct position, as PyTorch's sparse_mask does.
         _, first, _ = _unique_positions(self)
-        J = _J()
-        idx = J.tensor(np.asarray(first, dtype=np.int64))
+        idx = _tensor(np.asarray(first, dtype=np.int64))
         values = g.detach().index_select(0, idx)
         indices = self._sp_indices.index_select(1, idx)
         # Sorted and unique, but PyTorch leaves the flag unset on gradients: so do we.
@@ -229,7 +234,6 @@ class SparseCOOTensor(Tensor):
     # ------------------------------------------------------------------ conversions
     def to(self, *args, **kwargs):
         """Cast the values' dtype and/or move to a device (``to(dtype)``, ``to(device)``)."""
-        J = _J()
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
@@ -239,7 +243,7 @@ class SparseCOOTensor(Tensor):
         for a in args:
             if isinstance(a, _dtypes.dtype):
                 dtype = a
-            elif isinstance(a, (str, J.device)):
+            elif isinstance(a, (str, _device)):
                 device = a
             elif isinstance(a, Tensor):
                 dtype, device = a.dtype, a.device
@@ -251,7 +255,7 @@ class SparseCOOTensor(Tensor):
         indices = self._sp_indices
         if dtype is not None and dtype is not values._dtype:
             values = values.to(dtype)
-        if device is not None and J.device(device) != values.device:
+        if device is not None and _device(device) != values.device:
             values = values.to(device)
             indices = indices.to(device)
         if values is self._sp_values and indices is self._sp_indices:
@@ -300,7 +304,6 @@ class SparseCOOTensor(Tensor):
         """The dense tensor: duplicate entries are summed (differentiable w.r.t. values)."""
         if dtype is not None:
             raise TensorRuntimeError("dtype argument is not supported by sparse_to_dense")
-        J = _J()
         sd = self.sparse_dim()
         sparse_shape = self._shape[:sd]
         dense_shape = self._shape[sd:]
@@ -309,16 +312,16 @@ class SparseCOOTensor(Tensor):
         for s in sparse_shape:
             n *= s
         if self._nnz() == 0:
-            return J.zeros(self._shape, dtype=self._dtype, device=self.device)
-        linear = J.tensor(_linear_index(self), device=self.device)
+            return _zeros(self._shape, dtype=self._dtype, device=self.device)
+        linear = _tensor(_linear_index(self), device=self.device)
         if self._dtype is _dtypes.bool_:
-            flat = J.zeros((n,) + dense_shape, dtype=self._dtype, device=self.device)
+            flat = _zeros((n,) + dense_shape, dtype=self._dtype, device=self.device)
             # index_add has no bool kernel: an accumulating index_put ORs the entries in
             flat.index_put_((linear,), values, accumulate=True)
         else:
             # One allocation of the result, filled in place (an out-of-place index_add
             # would allocate the dense size a second time).
-            flat = J.zeros((n,) + dense_shape, dtype=self._dtype, device=self.device)
+            flat = _zeros((n,) + dense_shape, dtype=self._dtype, device=self.device)
             flat.index_add_(0, linear, values)
         return _named("ToDenseBackward0", flat.view(self._shape))
 
@@ -341,22 +344,21 @@ class SparseCOOTensor(Tensor):
         """
         if self._sp_coalesced:
             return self
-        J = _J()
         nnz = self._nnz()
         if nnz <= 1:
             return SparseCOOTensor._create(self._sp_indices, self._sp_values, self._shape, True)
         inverse, first, count = _unique_positions(self)
         indices = self._sp_indices.index_select(
-            1, J.tensor(np.asarray(first, dtype=np.int64), device=self.device))
-        inv = J.tensor(inverse, device=self.device)
+            1, _tensor(np.asarray(first, dtype=np.int64), device=self.device))
+        inv = _tensor(inverse, device=self.device)
         values = self._sp_values
         dense_shape = tuple(values._shape[1:])
         if self._dtype is _dtypes.bool_:
-            acc = J.zeros((count,) + dense_shape, dtype=_dtypes.int64, device=self.device)
+            acc = _zeros((count,) + dense_shape, dtype=_dtypes.int64, device=self.device)
             new_values = acc.index_add_(0, inv, values.long()) != 0
         else:
             # Summed in place into the one new values tensor (no second full-size copy).
-            new_values = J.zeros((count,) + dense_shape, dtype=self._dtype, device=self.device)
+            new_values = _zeros((count,) + dense_shape, dtype=self._dtype, device=self.device)
             new_values.index_add_(0, inv, values)
         return SparseCOOTensor._create(indices, _named("CoalesceBackward0", new_values),
                                        self._shape, True)
@@ -386,7 +388,6 @@ class SparseCOOTensor(Tensor):
 
     def transpose(self, dim0, dim1):
         """Swap two sparse dims (swapping dense dims is not supported)."""
-        J = _J()
         ndim = len(self._shape)
         d0, d1 = _wrap(dim0, ndim), _wrap(dim1, ndim)
         sd = self.sparse_dim()
@@ -397,7 +398,7 @@ class SparseCOOTensor(Tensor):
                 "transpose of the dense dims of a hybrid sparse tensor is not supported")
         order = list(range(sd))
         order[d0], order[d1] = order[d1], order[d0]
-        indices = self._sp_indices.index_select(0, J.tensor(order, device=self.device))
+        indices = self._sp_indices.index_select(0, _tensor(order, device=self.device))
         shape = list(self._shape)
         shape[d0], shape[d1] = shape[d1], shape[d0]
         return SparseCOOTensor._create(indices, _named("TransposeBackward0", self._sp_values),
@@ -588,10 +589,9 @@ class SparseCOOTensor(Tensor):
 
     def zero_(self):
         """Remove every entry (nnz becomes 0; the tensor is then coalesced)."""
-        J = _J()
         sd = self.sparse_dim()
-        self._sp_indices = J.zeros((sd, 0), dtype=_dtypes.int64, device=self.device)
-        values = J.zeros((0,) + tuple(self._sp_values._shape[1:]), dtype=self._dtype,
+        self._sp_indices = _zeros((sd, 0), dtype=_dtypes.int64, device=self.device)
+        values = _zeros((0,) + tuple(self._sp_values._shape[1:]), dtype=self._dtype,
                          device=self.device)
         self._sp_values = values
         self._storage = values._storage
@@ -710,7 +710,6 @@ class SparseCOOTensor(Tensor):
                 f"select(): index {index} out of range for tensor of size {list(self._shape)} "
                 f"at dimension {d}")
         index %= size
-        J = _J()
         sd = self.sparse_dim()
         shape = self._shape[:d] + self._shape[d + 1:]
         if d >= sd:
@@ -720,7 +719,7 @@ class SparseCOOTensor(Tensor):
                 shape, self._nnz() <= 1)
         idx = _indices_np(self)
         keep = np.nonzero(idx[d] == index)[0]
-        values = self._sp_values.index_select(0, J.tensor(keep, device=self.device))
+        values = self._sp_values.index_select(0, _tensor(keep, device=self.device))
         if sd == 1:
             # No sparse dim left: the dense slice, duplicates summed (in the tensor's dtype).
             dense = values.sum(0)
@@ -728,7 +727,7 @@ class SparseCOOTensor(Tensor):
                 dense = dense.to(self._dtype)
             return _named("SelectBackward0", dense)
         rows = [r for r in range(sd) if r != d]
-        indices = J.tensor(np.ascontiguousarray(idx[rows][:, keep]), device=self.device)
+        indices = _tensor(np.ascontiguousarray(idx[rows][:, keep]), device=self.device)
         return SparseCOOTensor._create(
             indices, wrap("SelectBackward0", "select_backward", values), shape,
             len(keep) <= 1)
@@ -758,14 +757,13 @@ class SparseCOOTensor(Tensor):
         return self._unsqueeze(dim, True)
 
     def _unsqueeze(self, dim, refuse):
-        J = _J()
         d = _wrap(dim, self.dim() + 1)
         sd = self.sparse_dim()
         shape = self._shape[:d] + (1,) + self._shape[d:]
         values = self._sp_values
         indices = self._sp_indices
         if d <= sd:
-            indices = J.tensor(np.insert(_indices_np(self), d, 0, axis=0), device=self.device)
+            indices = _tensor(np.insert(_indices_np(self), d, 0, axis=0), device=self.device)
         else:
             values = values.unsqueeze(d - sd + 1)
         if refuse:
@@ -796,7 +794,6 @@ class SparseCOOTensor(Tensor):
             raise TensorIndexError(
                 "index_select() argument index must be 1-D strided (non-sparse) long-tensor.")
         d = _wrap(dim, ndim)
-        J = _J()
         size, sd = self._shape[d], self.sparse_dim()
         shape = list(self._shape)
         shape[d] = index._shape[0]
@@ -821,9 +818,9 @@ class SparseCOOTensor(Tensor):
         src, out = _index_select_plan(idx[d], sel, size, self._sp_coalesced and d == 0)
         new_idx = idx[:, src]
         new_idx[d] = out
-        values = self._sp_values.index_select(0, J.tensor(src, device=self.device))
+        values = self._sp_values.index_select(0, _tensor(src, device=self.device))
         return SparseCOOTensor._create(
-            J.tensor(new_idx, device=self.device),
+            _tensor(new_idx, device=self.device),
             _no_backward("IndexSelectBackward0", "index_add_", values), shape, len(src) <= 1)
 
     def __reduce_ex__(self, protocol):

@@ -17,6 +17,8 @@ import numpy as np
 
 from .. import _dtypes, _sparse
 from .._errors import TensorIndexError, TensorRuntimeError
+from .._layout import broadcast_shapes as _broadcast_shapes
+from .._ops.creation import tensor as _tensor
 from .._sparse import (
     SparseCOOTensor,
     _linear_index,
@@ -41,11 +43,6 @@ __all__ = [
     "sum",
 ]
 
-
-def _J():
-    import jtensor
-
-    return jtensor
 
 
 class check_sparse_tensor_invariants:
@@ -146,9 +143,8 @@ def sum(input, dim=None, dtype=None):
     if not keep:
         # Every sparse dim summed: the result is dense.
         return _named("SparseSumBackward0", values.sum(0))
-    J = _J()
     dev = input.device
-    sub_idx = input._sp_indices.index_select(0, J.tensor(keep, device=dev))
+    sub_idx = input._sp_indices.index_select(0, _tensor(keep, device=dev))
     shape = tuple(input._shape[d] for d in keep) + tuple(dense_keep)
     result = SparseCOOTensor._create(sub_idx, values, shape, False).coalesce()
     result._sp_values = _named("SparseSumBackward0", result._sp_values)
@@ -228,10 +224,9 @@ class _SparseDenseMM(Function):
     @staticmethod
     def backward(ctx, grad):
         values, dense = ctx.saved_tensors
-        J = _J()
         dev = dense.device
-        rows = J.tensor(ctx.rows, device=dev)
-        cols = J.tensor(ctx.cols, device=dev)
+        rows = _tensor(ctx.rows, device=dev)
+        cols = _tensor(ctx.cols, device=dev)
         g_values = g_dense = None
         # Written in public ops so that create_graph=True differentiates them again.
         if ctx.needs_input_grad[0]:
@@ -308,6 +303,6 @@ def addmm(mat, mat1, mat2, *, beta=1, alpha=1):
     if alpha != 1:
         product = product * alpha
     if beta == 0:  # PyTorch ignores mat's values then (nan and inf included)
-        _J().broadcast_shapes(mat.shape, product.shape)
+        _broadcast_shapes(mat.shape, product.shape)
         return product
     return _named("SparseAddmmBackward0", product + (mat if beta == 1 else mat * beta))
