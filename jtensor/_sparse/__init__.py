@@ -35,13 +35,15 @@ The modules, in import order (the package re-exports what the rest of jtensor im
   ``sparse_add``/``sparse_add_``;
 * ``construction``: ``sparse_coo_tensor`` (invariants checks), ``sparse_coo_empty``,
   ``Tensor.to_sparse``/``sparse_mask``;
+* ``matmul``: ``torch.sparse.mm``/``addmm`` (an ``autograd.Function``); ``reductions``:
+  ``torch.sparse.sum`` (both re-exported by ``jtensor.sparse``);
 * ``dense_methods``: what dense tensors answer to the sparse methods;
 * ``dispatch``: the ``sparse_coo`` layout in the registry (the view ops' routes and
   refusals, the sparse kernels of add/sub/mul/index_select the op entries call when an
   operand is sparse: ``dense.add_(sparse)``, ``torch.mul(dense, sparse)``; see its docstring).
 
 The package imports the core, ``_ops`` (factories) and autograd's modules, never the
-``jtensor`` package itself.
+``jtensor`` package itself nor the public ``jtensor.sparse`` above it.
 
 >>> import jtensor as torch
 >>> from jtensor._sparse import sparse_coo_tensor

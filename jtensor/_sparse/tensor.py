@@ -407,13 +407,13 @@ class SparseCOOTensor(Tensor):
     # ------------------------------------------------------------------ products
     def mm(self, mat2):
         """``sparse @ dense`` (see ``jtensor.sparse.mm``)."""
-        from ..sparse import mm as _mm
+        from .matmul import mm as _mm
 
         return _named("MmBackward0", _mm(self, mat2))
 
     def matmul(self, other):
         """``sparse @ dense`` for a 2-D sparse matrix and a dense matrix or vector."""
-        from ..sparse import mm as _mm
+        from .matmul import mm as _mm
 
         if isinstance(other, Tensor) and not isinstance(other, SparseCOOTensor) \
                 and other.dim() == 1:
@@ -423,7 +423,7 @@ class SparseCOOTensor(Tensor):
     __matmul__ = matmul
 
     def __rmatmul__(self, other):
-        from ..sparse import mm as _mm
+        from .matmul import mm as _mm
 
         if isinstance(other, Tensor) and not isinstance(other, SparseCOOTensor):
             if other.dim() == 1:
@@ -603,7 +603,7 @@ class SparseCOOTensor(Tensor):
         """Sum of all elements (a dense 0-d tensor) or over ``dim`` (see ``sparse.sum``)."""
         if keepdim:
             raise TensorRuntimeError("sum on a sparse tensor does not support keepdim=True")
-        from ..sparse import sum as _sum
+        from .reductions import sum as _sum
 
         return _sum(self, dim, dtype=dtype)
 
