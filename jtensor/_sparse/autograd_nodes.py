@@ -24,11 +24,17 @@ def _named(node_name, tensor):
     if fn is None:
         from ..autograd import function as _function
 
-        fn = type(node_name.removesuffix("Backward0"), (_function.Function,), {
-                      "forward": staticmethod(lambda ctx, x: x),
-                      "backward": staticmethod(lambda ctx, grad: grad)})
-        _function._NODE_CLASSES[fn] = type(node_name, (_function.BackwardCFunction,),
-                                           {"_function": fn})
+        fn = type(
+            node_name.removesuffix("Backward0"),
+            (_function.Function,),
+            {
+                "forward": staticmethod(lambda ctx, x: x),
+                "backward": staticmethod(lambda ctx, grad: grad),
+            },
+        )
+        _function._NODE_CLASSES[fn] = type(
+            node_name, (_function.BackwardCFunction,), {"_function": fn}
+        )
         _NAMED[node_name] = fn
     return fn.apply(tensor)
 
@@ -51,11 +57,16 @@ def _no_backward(node_name, aten_op, tensor):
                 f"Could not run 'aten::{aten_op}' with arguments from the 'SparseCPU' backend: "
                 f"PyTorch records {node_name.removesuffix('Backward0')} on a sparse tensor but "
                 "cannot differentiate it. Differentiate through .to_dense() and dense ops "
-                "instead.")
+                "instead."
+            )
 
-        fn = type(node_name.removesuffix("Backward0"), (_function.Function,), {
-            "forward": staticmethod(lambda ctx, x: x), "backward": staticmethod(backward)})
-        _function._NODE_CLASSES[fn] = type(node_name, (_function.BackwardCFunction,),
-                                           {"_function": fn})
+        fn = type(
+            node_name.removesuffix("Backward0"),
+            (_function.Function,),
+            {"forward": staticmethod(lambda ctx, x: x), "backward": staticmethod(backward)},
+        )
+        _function._NODE_CLASSES[fn] = type(
+            node_name, (_function.BackwardCFunction,), {"_function": fn}
+        )
         _NO_BACKWARD[node_name] = fn
     return fn.apply(tensor)

@@ -7,4 +7,5 @@ from .._errors import TensorNotImplementedError
 def _not_supported(op):
     return TensorNotImplementedError(
         f"Could not run 'aten::{op}' with arguments from the 'SparseCPU' backend: this "
-        "operation is not implemented for sparse COO tensors. Convert with .to_dense() first.")
+        "operation is not implemented for sparse COO tensors. Convert with .to_dense() first."
+    )

@@ -32,9 +32,18 @@ def _as_tensor(data, dtype=None, device=None):
 
 
 # ---------------------------------------------------------------------- construction
-def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, device=None,
-                      pin_memory=False, requires_grad=False, check_invariants=None,
-                      is_coalesced=None):
+def sparse_coo_tensor(
+    indices=None,
+    values=None,
+    size=None,
+    *,
+    dtype=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+    check_invariants=None,
+    is_coalesced=None,
+):
     """Construct a sparse COO tensor from ``indices`` (sparse_dim x nnz, int64) and
     ``values`` (nnz x dense dims); ``size`` is inferred (max index + 1) when omitted.
 
@@ -53,8 +62,7 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
         # sparse_coo_tensor(size) / sparse_coo_tensor(size=...): an empty tensor.
         shape = size if size is not None else indices
         if shape is None or isinstance(shape, Tensor):
-            raise TensorTypeError(
-                "sparse_coo_tensor() expects (indices, values[, size]) or a size")
+            raise TensorTypeError("sparse_coo_tensor() expects (indices, values[, size]) or a size")
         result = sparse_coo_empty(shape, dtype=dtype, device=device)
         return result.requires_grad_(True) if requires_grad else result
     idx = _as_tensor(indices, device=device)
@@ -73,34 +81,36 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
     if vals.dim() == 0:
         raise TensorRuntimeError(
             f"indices and values must have same nnz, but got nnz from indices: "
-            f"{idx._shape[1] if idx.dim() >= 2 else nnz}, nnz from values: 1")
+            f"{idx._shape[1] if idx.dim() >= 2 else nnz}, nnz from values: 1"
+        )
     dense_dim = vals.dim() - 1
     if size is not None:
         size = tuple(int(s) for s in (size if not isinstance(size, int) else (size,)))
         if len(size) != sparse_dim + dense_dim:
             raise TensorRuntimeError(
                 f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = "
-                f"{len(size)}, sparse_dim = {sparse_dim}, dense_dim = {dense_dim}")
+                f"{len(size)}, sparse_dim = {sparse_dim}, dense_dim = {dense_dim}"
+            )
     if idx.dim() != 2:
-        raise TensorRuntimeError(
-            f"indices must be sparse_dim x nnz, but got: {list(idx._shape)}")
+        raise TensorRuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx._shape)}")
     if vals._shape[0] != nnz:
         raise TensorRuntimeError(
             f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz "
-            f"from values: {vals._shape[0]}")
+            f"from values: {vals._shape[0]}"
+        )
     idx_np = np.asarray(Tensor._host_array(idx), dtype=np.int64)
     if size is None:
         for d in range(sparse_dim):
             if nnz and idx_np[d].min() < 0:
-                raise TensorRuntimeError(
-                    f"found negative index {int(idx_np[d].min())} for dim {d}")
+                raise TensorRuntimeError(f"found negative index {int(idx_np[d].min())} for dim {d}")
         sparse_size = tuple(int(idx_np[d].max()) + 1 if nnz else 0 for d in range(sparse_dim))
         size = sparse_size + tuple(vals._shape[1:])
     else:
         if tuple(vals._shape[1:]) != size[sparse_dim:]:
             raise TensorRuntimeError(
                 f"values has incorrect size, expected {[nnz] + list(size[sparse_dim:])}, got "
-                f"{list(vals._shape)}")
+                f"{list(vals._shape)}"
+            )
         if check_invariants is None:
             check_invariants = _CHECK_INVARIANTS[0]
         if check_invariants:
@@ -113,7 +123,8 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
                 if high >= size[d]:
                     raise TensorRuntimeError(
                         f"size is inconsistent with indices: for dim {d}, size is {size[d]} "
-                        f"but found index {high}")
+                        f"but found index {high}"
+                    )
     if any(s < 0 for s in size):
         raise TensorRuntimeError(f"Trying to create tensor with negative dimension: {list(size)}")
     coalesced = bool(is_coalesced) if is_coalesced is not None else nnz <= 1
@@ -121,7 +132,8 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
         if vals._dtype.category < _dtypes.FLOATING:
             raise TensorRuntimeError(
                 f"Only Tensors of floating point and complex dtype can require gradients "
-                f"(the values are {vals._dtype._torch_name}; pass float values)")
+                f"(the values are {vals._dtype._torch_name}; pass float values)"
+            )
         vals = vals.detach().requires_grad_(True)
     elif vals.requires_grad:
         # Built from values with history: a non-leaf, as PyTorch's
@@ -160,15 +172,16 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
     if not 0 <= sparse_dim <= ndim:
         raise TensorRuntimeError(
             f"dense_to_sparse: sparse_dim argument must be in [0,{ndim}] range, but "
-            f"{sparse_dim} is given")
+            f"{sparse_dim} is given"
+        )
     if sparse_dim == 0 and ndim > 0:
         raise TensorRuntimeError(
-            "dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
+            "dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0"
+        )
     dev = self.device
     if ndim == 0:
         idx = _zeros((0, 1), dtype=_dtypes.int64, device=dev)
-        return SparseCOOTensor._create(idx, _named("ToSparseBackward1", self.reshape(1)), (),
-                                       True)
+        return SparseCOOTensor._create(idx, _named("ToSparseBackward1", self.reshape(1)), (), True)
     arr = np.asarray(Tensor._host_array(self.detach()))
     mask = arr != 0
     if sparse_dim < ndim:
@@ -177,8 +190,9 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
     idx_np = np.stack(nz).astype(np.int64) if nz else np.zeros((0, 0), np.int64)
     idx = _tensor(idx_np.reshape(sparse_dim, -1), dtype=_dtypes.int64, device=dev)
     values = self[tuple(_tensor(row, dtype=_dtypes.int64, device=dev) for row in idx_np)]
-    return SparseCOOTensor._create(idx, _named("ToSparseBackward1", values),
-                                   tuple(self._shape), True)
+    return SparseCOOTensor._create(
+        idx, _named("ToSparseBackward1", values), tuple(self._shape), True
+    )
 
 
 @tensor_method("sparse_mask")
@@ -196,17 +210,21 @@ def sparse_mask(self, mask):
     if not isinstance(mask, SparseCOOTensor):
         raise TensorNotImplementedError(
             "Could not run 'aten::sparse_mask' with arguments from the 'CPU' backend: the "
-            "mask must be a sparse COO tensor (convert it with .to_sparse())")
+            "mask must be a sparse COO tensor (convert it with .to_sparse())"
+        )
     if tuple(self._shape) != tuple(mask._shape):
         raise TensorRuntimeError(
             f"sparse_mask(): operands have incompatible sizes; self has size "
-            f"{list(self._shape)} but mask has size {list(mask._shape)}")
+            f"{list(self._shape)} but mask has size {list(mask._shape)}"
+        )
     idx = mask._sp_indices
     _linear_index(mask)  # bounds check
     if mask._nnz() == 0:
-        values = _zeros((0,) + tuple(self._shape[mask.sparse_dim():]), dtype=self._dtype,
-                         device=self.device)
+        values = _zeros(
+            (0,) + tuple(self._shape[mask.sparse_dim() :]), dtype=self._dtype, device=self.device
+        )
     else:
         values = self[tuple(idx.unbind(0))]
-    return SparseCOOTensor._create(idx, _named("SparseMaskBackward0", values), self._shape,
-                                   mask._sp_coalesced)
+    return SparseCOOTensor._create(
+        idx, _named("SparseMaskBackward0", values), self._shape, mask._sp_coalesced
+    )

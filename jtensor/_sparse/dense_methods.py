@@ -21,7 +21,8 @@ def _dense_refusal(name, message):
         if message is None:
             raise TensorNotImplementedError(
                 f"Could not run 'aten::{name}' with arguments from the 'CPU' backend: "
-                f"{name}() is only defined for sparse tensors (this one is strided)")
+                f"{name}() is only defined for sparse tensors (this one is strided)"
+            )
         raise TensorRuntimeError(message + " (convert with .to_sparse() first)")
 
     refuse.__name__ = name
@@ -30,11 +31,14 @@ def _dense_refusal(name, message):
 
 
 for _name, _message in (
-        ("is_coalesced", "is_coalesced expected sparse coordinate tensor layout but got Strided"),
-        ("coalesce", "coalesce expected sparse coordinate tensor layout but got Strided"),
-        ("indices", "indices expected sparse coordinate tensor layout but got Strided"),
-        ("values", "values expected sparse tensor layout but got Strided"),
-        ("_nnz", None), ("_indices", None), ("_values", None)):
+    ("is_coalesced", "is_coalesced expected sparse coordinate tensor layout but got Strided"),
+    ("coalesce", "coalesce expected sparse coordinate tensor layout but got Strided"),
+    ("indices", "indices expected sparse coordinate tensor layout but got Strided"),
+    ("values", "values expected sparse tensor layout but got Strided"),
+    ("_nnz", None),
+    ("_indices", None),
+    ("_values", None),
+):
     if not hasattr(Tensor, _name):  # never replace a core definition
         tensor_method(_name)(_dense_refusal(_name, _message))
 

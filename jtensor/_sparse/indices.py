@@ -14,7 +14,8 @@ def _wrap(dim, ndim):
     if not -max(ndim, 1) <= dim < max(ndim, 1):
         raise TensorIndexError(
             f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, "
-            f"{max(ndim, 1) - 1}], but got {dim})")
+            f"{max(ndim, 1) - 1}], but got {dim})"
+        )
     return dim % max(ndim, 1)
 
 
@@ -31,7 +32,8 @@ def _check_in_bounds(idx, sparse_shape):
             raise TensorRuntimeError(
                 f"sparse tensor index {int(bad)} is out of bounds for dim {d} of size {size}: "
                 "the tensor violates its invariants (build it with check_invariants=True "
-                "to catch this at construction)")
+                "to catch this at construction)"
+            )
 
 
 def _linear_index(s):
@@ -64,7 +66,8 @@ def _int_arg(value, name):
         return operator.index(value)
     except TypeError:
         raise TensorTypeError(
-            f"{name} must be an integer, got {type(value).__name__} ({value!r})") from None
+            f"{name} must be an integer, got {type(value).__name__} ({value!r})"
+        ) from None
 
 
 def _matches(queries, keys):
@@ -87,12 +90,13 @@ def _index_select_plan(dim_indices, index, size, sorted_dim0):
     nnz, n = len(dim_indices), len(index)
     limit = 1 << 15
     if nnz <= limit and n <= limit and nnz * n <= limit:
-        by_index = nnz >= n   # the brute-force double loop: entries in the inner loop
+        by_index = nnz >= n  # the brute-force double loop: entries in the inner loop
     elif nnz <= size:
-        by_index = nnz <= n or (sorted_dim0 and n * np.log2(max(nnz, 1))
-                                <= (nnz + n) * np.log2(max(n, 1)))
+        by_index = nnz <= n or (
+            sorted_dim0 and n * np.log2(max(nnz, 1)) <= (nnz + n) * np.log2(max(n, 1))
+        )
     else:
-        by_index = False      # counting: one pass over the entries
+        by_index = False  # counting: one pass over the entries
     if by_index:
         out, src = _matches(index, dim_indices)
     else:

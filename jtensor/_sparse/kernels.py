@@ -16,8 +16,12 @@ from .tensor import SparseCOOTensor
 
 # ---------------------------------------------------------------------- sparse * sparse
 # PyTorch accumulates the products of duplicate matches in this type, then rounds once.
-_ACC = {_dtypes.float32: _dtypes.float64, _dtypes.float16: _dtypes.float32,
-        _dtypes.bfloat16: _dtypes.float32, _dtypes.complex64: _dtypes.complex128}
+_ACC = {
+    _dtypes.float32: _dtypes.float64,
+    _dtypes.float16: _dtypes.float32,
+    _dtypes.bfloat16: _dtypes.float32,
+    _dtypes.complex64: _dtypes.complex128,
+}
 
 
 def _mul_sparse(a, b):
@@ -39,23 +43,27 @@ def _mul_sparse(a, b):
                 "sparse_binary_op_intersection_cpu(): expects sparse inputs with equal "
                 "dimensionality, number of sparse dimensions, and shape of sparse dimensions "
                 f"(got sizes {list(a._shape)} with {sd} sparse dims and {list(b._shape)} with "
-                f"{b.sparse_dim()})")
+                f"{b.sparse_dim()})"
+            )
         from .._layout import broadcast_shapes
 
         shape = a._shape[:sd] + tuple(broadcast_shapes(a._shape[sd:], b._shape[sd:]))
         return _intersect_mul(a, b, shape)
     if a._nnz() == 0 or b._nnz() == 0:
         values = a._sp_values.narrow(0, 0, 0) * b._sp_values.narrow(0, 0, 0)
-        return SparseCOOTensor._create(a._sp_indices.narrow(1, 0, 0).clone(),
-                                       _named("MulBackward0", values), a._shape, True)
+        return SparseCOOTensor._create(
+            a._sp_indices.narrow(1, 0, 0).clone(), _named("MulBackward0", values), a._shape, True
+        )
     if not (a._sp_coalesced and b._sp_coalesced):
         return _intersect_mul(a, b, a._shape)
-    _, ia, ib = np.intersect1d(_linear_index(a), _linear_index(b), assume_unique=True,
-                               return_indices=True)
+    _, ia, ib = np.intersect1d(
+        _linear_index(a), _linear_index(b), assume_unique=True, return_indices=True
+    )
     ia, ib = _tensor(ia, device=a.device), _tensor(ib, device=a.device)
     values = a._sp_values.index_select(0, ia) * b._sp_values.index_select(0, ib)
-    return SparseCOOTensor._create(a._sp_indices.index_select(1, ia),
-                                   _named("MulBackward0", values), a._shape, True)
+    return SparseCOOTensor._create(
+        a._sp_indices.index_select(1, ia), _named("MulBackward0", values), a._shape, True
+    )
 
 
 def _mul_sparse_dense(s, d):
@@ -71,12 +79,16 @@ def _mul_sparse_dense(s, d):
         # The stored positions repeat over the broadcast dims (explicit zeros included):
         # the result is coalesced, with every dim sparse.
         product = s.to_dense() * d
-        marks = s._with_values(_ones(s._sp_values._shape, dtype=_dtypes.bool_,
-                                      device=s.device)).to_dense().expand(shape)
+        marks = (
+            s._with_values(_ones(s._sp_values._shape, dtype=_dtypes.bool_, device=s.device))
+            .to_dense()
+            .expand(shape)
+        )
         indices = marks.nonzero().t()
         values = product[tuple(indices.unbind(0))]
-        return SparseCOOTensor._create(indices.contiguous(), _named("MulBackward0", values),
-                                       shape, True)
+        return SparseCOOTensor._create(
+            indices.contiguous(), _named("MulBackward0", values), shape, True
+        )
     sd = s.sparse_dim()
     dense = d.expand(shape)
     if s._nnz() == 0:
@@ -84,8 +96,9 @@ def _mul_sparse_dense(s, d):
     else:
         _linear_index(s)  # bounds check before indexing the dense operand
         gathered = dense[tuple(s._sp_indices.unbind(0))]
-    return SparseCOOTensor._create(s._sp_indices, _named("MulBackward0", s._sp_values * gathered),
-                                   s._shape, s._sp_coalesced)
+    return SparseCOOTensor._create(
+        s._sp_indices, _named("MulBackward0", s._sp_values * gathered), s._shape, s._sp_coalesced
+    )
 
 
 def _intersect_mul(x, y, shape):
@@ -93,7 +106,7 @@ def _intersect_mul(x, y, shape):
         searched, source = (x, y) if x._sp_coalesced else (y, x)
     else:
         searched, source = (x, y) if x._nnz() >= y._nnz() else (y, x)
-        cells = int(np.prod(searched._shape[:searched.sparse_dim()]))
+        cells = int(np.prod(searched._shape[: searched.sparse_dim()]))
         if cells and searched._nnz() // cells > 50:
             searched = searched.coalesce()  # PyTorch coalesces a heavily duplicated operand
     src, found = _matches(_linear_index(source), _linear_index(searched))
@@ -101,7 +114,7 @@ def _intersect_mul(x, y, shape):
     dev = source.device
     sv = source._sp_values.to(dtype).index_select(0, _tensor(src, device=dev))
     pv = searched._sp_values.to(dtype).index_select(0, _tensor(found, device=dev))
-    dense_shape = tuple(shape[source.sparse_dim():])
+    dense_shape = tuple(shape[source.sparse_dim() :])
     slots = _tensor(src, device=dev)
     if dtype is _dtypes.bool_:
         acc = _zeros((source._nnz(),) + dense_shape, dtype=_dtypes.int64, device=dev)
@@ -110,8 +123,9 @@ def _intersect_mul(x, y, shape):
         acc_dtype = _ACC.get(dtype, _dtypes.int64 if dtype.category < 2 else dtype)
         acc = _zeros((source._nnz(),) + dense_shape, dtype=acc_dtype, device=dev)
         values = acc.index_add(0, slots, sv.to(acc_dtype) * pv.to(acc_dtype)).to(dtype)
-    return SparseCOOTensor._create(source._sp_indices.clone(), _named("MulBackward0", values),
-                                   shape, source._sp_coalesced)
+    return SparseCOOTensor._create(
+        source._sp_indices.clone(), _named("MulBackward0", values), shape, source._sp_coalesced
+    )
 
 
 # ---------------------------------------------------------------------- sparse + sparse
@@ -119,42 +133,56 @@ def _add_sparse(a, b, alpha, alpha_sign=1):
     if tuple(a._shape) != tuple(b._shape):
         raise TensorRuntimeError(
             f"add: expected sizes of 'self' and 'other' to match, but {list(a._shape)} != "
-            f"{list(b._shape)}")
+            f"{list(b._shape)}"
+        )
     if a.sparse_dim() != b.sparse_dim():
         raise TensorRuntimeError(
             f"add: expected 'self' and 'other' to have same sparse dimensions, but got "
-            f"{a.sparse_dim()} and {b.sparse_dim()}")
+            f"{a.sparse_dim()} and {b.sparse_dim()}"
+        )
     if a.dense_dim() != b.dense_dim():
         raise TensorRuntimeError(
             f"add: expected 'self' and 'other' to have same dense dimensions, but got "
-            f"{a.dense_dim()} and {b.dense_dim()}")
+            f"{a.dense_dim()} and {b.dense_dim()}"
+        )
     dtype = _dtypes.promote_types(a._dtype, b._dtype)
     av = a._sp_values if a._dtype is dtype else a._sp_values.to(dtype)
     bv = b._sp_values if b._dtype is dtype else b._sp_values.to(dtype)
     if alpha != 1:
         bv = bv * alpha
     if b._nnz() == 0:  # PyTorch: a copy of ``a`` (checked before ``a``'s emptiness)
-        return SparseCOOTensor._create(a._sp_indices.clone(), av.clone() if av is a._sp_values
-                                       else av, a._shape, a._sp_coalesced)
+        return SparseCOOTensor._create(
+            a._sp_indices.clone(),
+            av.clone() if av is a._sp_values else av,
+            a._shape,
+            a._sp_coalesced,
+        )
     if a._nnz() == 0:  # ``alpha * b`` on a copy of ``b``'s indices
-        return SparseCOOTensor._create(b._sp_indices.clone(), bv.clone() if bv is b._sp_values
-                                       else bv, a._shape, b._sp_coalesced)
+        return SparseCOOTensor._create(
+            b._sp_indices.clone(),
+            bv.clone() if bv is b._sp_values else bv,
+            a._shape,
+            b._sp_coalesced,
+        )
     name = "AddBackward0" if alpha_sign >= 0 else "SubBackward0"
     if not (a._sp_values.is_contiguous() and b._sp_values.is_contiguous()):
         # PyTorch's kernel for non-contiguous values (an expanded gradient, a transposed
         # hybrid): concatenate both operands (uncoalesced), then coalesce once the entries
         # outnumber the elements, which bounds the growth of repeated accumulation.
-        result = SparseCOOTensor._create(_cat([a._sp_indices, b._sp_indices], 1),
-                                         _named(name, _cat([av, bv], 0)), a._shape, False)
+        result = SparseCOOTensor._create(
+            _cat([a._sp_indices, b._sp_indices], 1),
+            _named(name, _cat([av, bv], 0)),
+            a._shape,
+            False,
+        )
         if result._nnz() > result.numel():
             merged = result.coalesce()
-            result = SparseCOOTensor._create(merged._sp_indices, merged._sp_values, a._shape,
-                                             False)
+            result = SparseCOOTensor._create(merged._sp_indices, merged._sp_values, a._shape, False)
         return result
     ai, bi = _indices_np(a), _indices_np(b)
     # PyTorch's merge: walk both index lists, emit the lexicographically smaller entry
     # (self first on ties are summed into one). Done exactly, even for unsorted inputs.
-    src_a, src_b = _merge_plan(ai, bi, a._shape[:a.sparse_dim()])
+    src_a, src_b = _merge_plan(ai, bi, a._shape[: a.sparse_dim()])
     n_out = max(src_a.max(initial=-1), src_b.max(initial=-1)) + 1
     out_idx = np.empty((ai.shape[0], n_out), dtype=np.int64)
     a_pos = np.nonzero(src_a >= 0)[0]
@@ -165,14 +193,18 @@ def _add_sparse(a, b, alpha, alpha_sign=1):
     dev = a.device
     values = _zeros((n_out,) + dense_shape, dtype=dtype, device=dev)
     if dtype is _dtypes.bool_:
-        values = (values.long().index_add(0, _tensor(src_a, device=dev), av.long())
-                  .index_add(0, _tensor(src_b, device=dev), bv.long())) != 0
+        values = (
+            values.long()
+            .index_add(0, _tensor(src_a, device=dev), av.long())
+            .index_add(0, _tensor(src_b, device=dev), bv.long())
+        ) != 0
     else:
         values = values.index_add(0, _tensor(src_a, device=dev), av)
         values = values.index_add(0, _tensor(src_b, device=dev), bv)
     values = _named(name, values)
-    return SparseCOOTensor._create(_tensor(out_idx, device=dev), values, a._shape,
-                                   a._sp_coalesced and b._sp_coalesced)
+    return SparseCOOTensor._create(
+        _tensor(out_idx, device=dev), values, a._shape, a._sp_coalesced and b._sp_coalesced
+    )
 
 
 def _merge_keys(ai, bi, sparse_shape):
@@ -180,7 +212,9 @@ def _merge_keys(ai, bi, sparse_shape):
     bounds (integers), tuples otherwise."""
     inside = all(
         (not row.size or (row.min() >= 0 and row.max() < size))
-        for idx in (ai, bi) for row, size in zip(idx, sparse_shape, strict=True))
+        for idx in (ai, bi)
+        for row, size in zip(idx, sparse_shape, strict=True)
+    )
     if inside:
         ka = np.zeros(ai.shape[1], dtype=np.int64)
         kb = np.zeros(bi.shape[1], dtype=np.int64)
@@ -239,7 +273,8 @@ def _check_dense_sparse_sizes(dense, sparse):
         raise TensorRuntimeError(
             f"add: expected 'self' and 'other' to have same size, but self has size "
             f"{list(dense._shape)} while other has size {list(sparse._shape)} (FYI: "
-            "dense-sparse addition does not currently support broadcasting)")
+            "dense-sparse addition does not currently support broadcasting)"
+        )
 
 
 def _scatter_plan(dense, sparse):
@@ -288,10 +323,12 @@ def add_dense_sparse_(dense, sparse, alpha=1, op="add"):
     if dtype is not dense._dtype and not _dtypes.can_cast(dtype, dense._dtype):
         raise TensorRuntimeError(
             f"Can't convert result type {dtype._torch_name} to output "
-            f"{dense._dtype._torch_name} in {op} operation")
+            f"{dense._dtype._torch_name} in {op} operation"
+        )
     if grad_mode.enabled and dense._requires_grad and dense.is_leaf:
         raise TensorRuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation.")
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
     if sparse._nnz() == 0:
         dense._version_counter.value += 1  # PyTorch counts the (empty) write all the same
         return dense
@@ -305,8 +342,9 @@ def add_dense_sparse_(dense, sparse, alpha=1, op="add"):
     elif dense.is_contiguous():
         dense.view(rows).index_add_(0, linear, values, alpha=alpha)
     else:
-        dense.copy_(dense.reshape(rows).index_add(0, linear, values, alpha=alpha)
-                    .view(dense._shape))
+        dense.copy_(
+            dense.reshape(rows).index_add(0, linear, values, alpha=alpha).view(dense._shape)
+        )
     return dense
 
 
@@ -319,7 +357,8 @@ def sparse_add(t, src, alpha=1):
         if src.__class__ is SparseCOOTensor:
             return _add_sparse(t, src, alpha)
         raise TensorRuntimeError(
-            "add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+            "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+        )
     return add_dense_sparse(t, src, alpha)
 
 

@@ -18,20 +18,23 @@ def _check_mm(sparse, dense, name="addmm"):
     if dense.dim() != 2:
         if dense.dim() < 2:
             raise TensorIndexError(
-                "Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+                "Dimension out of range (expected to be in range of [-1, 0], but got 1)"
+            )
         raise TensorRuntimeError(f"{name}: matrices expected, got {dense.dim()}D tensor")
     if sparse.dim() != 2 or sparse.sparse_dim() != 2:
         raise TensorRuntimeError(
             f"{name}: matrices expected, got {sparse.sparse_dim()}D sparse tensor with "
-            f"{sparse.dense_dim()} dense dims (only 2-D sparse matrices are supported)")
+            f"{sparse.dense_dim()} dense dims (only 2-D sparse matrices are supported)"
+        )
     if sparse._shape[1] != dense._shape[0]:
         raise TensorRuntimeError(
             f"{name}: Argument #3 (dense): Expected dim 0 size {sparse._shape[1]}, got "
-            f"{dense._shape[0]}")
+            f"{dense._shape[0]}"
+        )
     if sparse._dtype is not dense._dtype:
         raise TensorRuntimeError(
-            f"expected scalar type {sparse._dtype._torch_name} but found "
-            f"{dense._dtype._torch_name}")
+            f"expected scalar type {sparse._dtype._torch_name} but found {dense._dtype._torch_name}"
+        )
 
 
 class _SparseDenseMM(Function):
@@ -106,7 +109,8 @@ def _mm_function():
 
     if _SparseDenseMM not in _function._NODE_CLASSES:
         _function._NODE_CLASSES[_SparseDenseMM] = type(
-            "SparseAddmmBackward0", (_function.BackwardCFunction,), {"_function": _SparseDenseMM})
+            "SparseAddmmBackward0", (_function.BackwardCFunction,), {"_function": _SparseDenseMM}
+        )
     return _SparseDenseMM
 
 
@@ -136,8 +140,8 @@ def mm(mat1, mat2, reduce=None):
     s1, s2 = isinstance(mat1, SparseCOOTensor), isinstance(mat2, SparseCOOTensor)
     if s1 and s2:
         raise TensorRuntimeError(
-            "torch.sparse.mm(sparse, sparse) is not supported; convert one operand with "
-            ".to_dense()")
+            "torch.sparse.mm(sparse, sparse) is not supported; convert one operand with .to_dense()"
+        )
     if s1:
         _check_mm(mat1, mat2)
         return _sparse_dense_mm(mat1, mat2)
@@ -147,7 +151,8 @@ def mm(mat1, mat2, reduce=None):
         if mat1._shape[1] != mat2._shape[0]:
             raise TensorRuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({mat1._shape[0]}x"
-                f"{mat1._shape[1]} and {mat2._shape[0]}x{mat2._shape[1]})")
+                f"{mat1._shape[1]} and {mat2._shape[0]}x{mat2._shape[1]})"
+            )
         _check_mm(mat2.t(), mat1.t())
         return _sparse_dense_mm(mat2.t(), mat1.t()).transpose(0, 1)
     return mat1.mm(mat2)

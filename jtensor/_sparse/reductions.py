@@ -24,7 +24,8 @@ def sum(input, dim=None, dtype=None):
     if not isinstance(input, SparseCOOTensor):
         raise TensorRuntimeError(
             "coalesce expected sparse coordinate tensor layout but got Strided "
-            "(torch.sparse.sum takes a sparse tensor; use Tensor.sum for dense ones)")
+            "(torch.sparse.sum takes a sparse tensor; use Tensor.sum for dense ones)"
+        )
     values = input._sp_values
     if dtype is not None:
         values = values.to(dtype)

@@ -55,22 +55,28 @@ class SparseCOOTensor(Tensor):
         return self
 
     def _with_values(self, values, coalesced=None):
-        return SparseCOOTensor._create(self._sp_indices, values, self._shape,
-                                       self._sp_coalesced if coalesced is None else coalesced)
+        return SparseCOOTensor._create(
+            self._sp_indices,
+            values,
+            self._shape,
+            self._sp_coalesced if coalesced is None else coalesced,
+        )
 
     # ------------------------------------------------------------------ dense access is refused
     def _array(self):
         raise TensorNotImplementedError(
             "Could not run this operation with arguments from the 'SparseCPU' backend: it "
             "reads dense (strided) data and this tensor is sparse COO. Convert with "
-            ".to_dense() first, or use the sparse forms (torch.sparse.mm, dense + sparse).")
+            ".to_dense() first, or use the sparse forms (torch.sparse.mm, dense + sparse)."
+        )
 
     _host_array = _array
 
     def numpy(self, *, force=False):
         """Refused (TypeError), as PyTorch: convert with ``to_dense()`` first."""
         raise TensorTypeError(
-            "can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+            "can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first."
+        )
 
     def __array__(self, dtype=None, copy=None):
         return self.numpy()
@@ -109,7 +115,8 @@ class SparseCOOTensor(Tensor):
         """Refused (NotImplementedError): indices and values live in two dense tensors."""
         raise TensorNotImplementedError(
             "Cannot access storage of SparseTensorImpl: a sparse tensor has no storage of its "
-            "own; use ._indices() and ._values() (or .to_dense())")
+            "own; use ._indices() and ._values() (or .to_dense())"
+        )
 
     storage = untyped_storage
 
@@ -117,7 +124,8 @@ class SparseCOOTensor(Tensor):
         """Refused (RuntimeError): a sparse tensor has no storage to point into."""
         raise TensorRuntimeError(
             "Cannot access data pointer of Tensor that doesn't have storage (this tensor is "
-            "sparse COO: use ._values().data_ptr() or ._indices().data_ptr())")
+            "sparse COO: use ._values().data_ptr() or ._indices().data_ptr())"
+        )
 
     @property
     def nbytes(self):
@@ -125,7 +133,8 @@ class SparseCOOTensor(Tensor):
         raise TensorRuntimeError(
             "nbytes is not defined for sparse tensors.  If you want the size of the constituent "
             "tensors, add the nbytes of the indices and values.  If you want the size of the  "
-            "equivalent dense tensor, multiply numel() by element_size()")
+            "equivalent dense tensor, multiply numel() by element_size()"
+        )
 
     def sparse_dim(self):
         """Number of sparse dimensions (rows of ``indices``)."""
@@ -161,14 +170,16 @@ class SparseCOOTensor(Tensor):
         """The indices of a coalesced tensor (RuntimeError when uncoalesced, as PyTorch)."""
         if not self._sp_coalesced:
             raise TensorRuntimeError(
-                "Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
+                "Cannot get indices on an uncoalesced tensor, please call .coalesce() first"
+            )
         return self._sp_indices
 
     def values(self):
         """The values of a coalesced tensor (RuntimeError when uncoalesced, as PyTorch)."""
         if not self._sp_coalesced:
             raise TensorRuntimeError(
-                "Cannot get values on an uncoalesced tensor, please call .coalesce() first")
+                "Cannot get values on an uncoalesced tensor, please call .coalesce() first"
+            )
         return _named("ValuesBackward0", self._sp_values)
 
     # ------------------------------------------------------------------ autograd (the values')
@@ -228,8 +239,9 @@ class SparseCOOTensor(Tensor):
 
     def clone(self, *, memory_format=None):
         """A copy of indices and values (the coalesced flag is kept)."""
-        return SparseCOOTensor._create(self._sp_indices.clone(), self._sp_values.clone(),
-                                       self._shape, self._sp_coalesced)
+        return SparseCOOTensor._create(
+            self._sp_indices.clone(), self._sp_values.clone(), self._shape, self._sp_coalesced
+        )
 
     # ------------------------------------------------------------------ conversions
     def to(self, *args, **kwargs):
@@ -330,7 +342,8 @@ class SparseCOOTensor(Tensor):
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
             raise TensorRuntimeError(
                 "to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
-                "!=self.sparse_dim() is not supported")
+                "!=self.sparse_dim() is not supported"
+            )
         return self
 
     def coalesce(self):
@@ -349,7 +362,8 @@ class SparseCOOTensor(Tensor):
             return SparseCOOTensor._create(self._sp_indices, self._sp_values, self._shape, True)
         inverse, first, count = _unique_positions(self)
         indices = self._sp_indices.index_select(
-            1, _tensor(np.asarray(first, dtype=np.int64), device=self.device))
+            1, _tensor(np.asarray(first, dtype=np.int64), device=self.device)
+        )
         inv = _tensor(inverse, device=self.device)
         values = self._sp_values
         dense_shape = tuple(values._shape[1:])
@@ -360,8 +374,9 @@ class SparseCOOTensor(Tensor):
             # Summed in place into the one new values tensor (no second full-size copy).
             new_values = _zeros((count,) + dense_shape, dtype=self._dtype, device=self.device)
             new_values.index_add_(0, inv, values)
-        return SparseCOOTensor._create(indices, _named("CoalesceBackward0", new_values),
-                                       self._shape, True)
+        return SparseCOOTensor._create(
+            indices, _named("CoalesceBackward0", new_values), self._shape, True
+        )
 
     # ------------------------------------------------------------------ shape ops
     def t(self):
@@ -370,7 +385,8 @@ class SparseCOOTensor(Tensor):
         if sd > 2 or dd != 0:
             raise TensorRuntimeError(
                 f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
-                f"{sd} sparse and {dd} dense dimensions")
+                f"{sd} sparse and {dd} dense dimensions"
+            )
         if sd < 2:
             return self._with_values(_named("TBackward0", self._sp_values))
         result = self.transpose(0, 1)
@@ -395,14 +411,16 @@ class SparseCOOTensor(Tensor):
             return self._with_values(self._sp_values)
         if d0 >= sd or d1 >= sd:
             raise TensorRuntimeError(
-                "transpose of the dense dims of a hybrid sparse tensor is not supported")
+                "transpose of the dense dims of a hybrid sparse tensor is not supported"
+            )
         order = list(range(sd))
         order[d0], order[d1] = order[d1], order[d0]
         indices = self._sp_indices.index_select(0, _tensor(order, device=self.device))
         shape = list(self._shape)
         shape[d0], shape[d1] = shape[d1], shape[d0]
-        return SparseCOOTensor._create(indices, _named("TransposeBackward0", self._sp_values),
-                                       tuple(shape), False)
+        return SparseCOOTensor._create(
+            indices, _named("TransposeBackward0", self._sp_values), tuple(shape), False
+        )
 
     # ------------------------------------------------------------------ products
     def mm(self, mat2):
@@ -415,8 +433,11 @@ class SparseCOOTensor(Tensor):
         """``sparse @ dense`` for a 2-D sparse matrix and a dense matrix or vector."""
         from .matmul import mm as _mm
 
-        if isinstance(other, Tensor) and not isinstance(other, SparseCOOTensor) \
-                and other.dim() == 1:
+        if (
+            isinstance(other, Tensor)
+            and not isinstance(other, SparseCOOTensor)
+            and other.dim() == 1
+        ):
             return _named("MvBackward0", _mm(self, other.unsqueeze(1)).squeeze(1))
         return _named("MmBackward0", _mm(self, other))
 
@@ -441,7 +462,8 @@ class SparseCOOTensor(Tensor):
             return _add_sparse(self, other, alpha)
         if isinstance(other, Tensor):
             raise TensorRuntimeError(
-                "add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+                "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+            )
         raise _not_supported("add.Scalar")
 
     __add__ = add
@@ -461,7 +483,8 @@ class SparseCOOTensor(Tensor):
             return _add_sparse(self, other, -alpha, -1)
         if isinstance(other, Tensor):
             raise TensorRuntimeError(
-                "sub(sparse, dense) is not supported. Use sub(dense, sparse) instead.")
+                "sub(sparse, dense) is not supported. Use sub(dense, sparse) instead."
+            )
         raise _not_supported("sub.Scalar")
 
     __sub__ = sub
@@ -527,23 +550,31 @@ class SparseCOOTensor(Tensor):
         if not isinstance(other, SparseCOOTensor):
             if isinstance(other, Tensor):
                 raise TensorRuntimeError(
-                    "add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+                    "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+                )
             raise _not_supported("add_.Scalar")
         result = _add_sparse(self, other, alpha)
         if result._dtype is not self._dtype:
             if not _dtypes.can_cast(result._dtype, self._dtype):
                 raise TensorRuntimeError(
                     f"Can't convert result type {result._dtype._torch_name} to output "
-                    f"{self._dtype._torch_name} in add operation")
-            result = SparseCOOTensor._create(result._sp_indices,
-                                             result._sp_values.to(self._dtype),
-                                             result._shape, result._sp_coalesced)
+                    f"{self._dtype._torch_name} in add operation"
+                )
+            result = SparseCOOTensor._create(
+                result._sp_indices,
+                result._sp_values.to(self._dtype),
+                result._shape,
+                result._sp_coalesced,
+            )
         return self._become(result)
 
     def sub_(self, other, *, alpha=1):
         """In-place sparse - sparse."""
-        return self.add_(other, alpha=-alpha) if isinstance(other, SparseCOOTensor) else \
-            self.add_(other)
+        return (
+            self.add_(other, alpha=-alpha)
+            if isinstance(other, SparseCOOTensor)
+            else self.add_(other)
+        )
 
     def mul_(self, other):
         """In-place scaling of the values (clears the coalesced flag, as PyTorch does), or
@@ -556,24 +587,28 @@ class SparseCOOTensor(Tensor):
                 if not _dtypes.can_cast(result._dtype, self._dtype):
                     raise TensorRuntimeError(
                         f"Can't convert result type {result._dtype._torch_name} to output "
-                        f"{self._dtype._torch_name}")
+                        f"{self._dtype._torch_name}"
+                    )
                 result = result.to(self._dtype)
             if tuple(result._shape) != tuple(self._shape):
                 raise TensorRuntimeError(
                     f"output with shape {list(self._shape)} doesn't match the broadcast shape "
-                    f"{list(result._shape)}")
+                    f"{list(result._shape)}"
+                )
             return self._become(result)
         if isinstance(other, Tensor) and other.dim():
             result = _mul_sparse_dense(self, other)
             if tuple(result._shape) != tuple(self._shape):
                 raise TensorRuntimeError(
                     f"output with shape {list(self._shape)} doesn't match the broadcast shape "
-                    f"{list(result._shape)}")
+                    f"{list(result._shape)}"
+                )
             if result._dtype is not self._dtype:
                 if not _dtypes.can_cast(result._dtype, self._dtype):
                     raise TensorRuntimeError(
                         f"Can't convert result type {result._dtype._torch_name} to output "
-                        f"{self._dtype._torch_name}")
+                        f"{self._dtype._torch_name}"
+                    )
                 result = result._with_values(result._sp_values.to(self._dtype))
             return self._become(result)
         self._sp_values.mul_(other)
@@ -591,8 +626,9 @@ class SparseCOOTensor(Tensor):
         """Remove every entry (nnz becomes 0; the tensor is then coalesced)."""
         sd = self.sparse_dim()
         self._sp_indices = _zeros((sd, 0), dtype=_dtypes.int64, device=self.device)
-        values = _zeros((0,) + tuple(self._sp_values._shape[1:]), dtype=self._dtype,
-                         device=self.device)
+        values = _zeros(
+            (0,) + tuple(self._sp_values._shape[1:]), dtype=self._dtype, device=self.device
+        )
         self._sp_values = values
         self._storage = values._storage
         self._version_counter = values._version_counter
@@ -615,7 +651,8 @@ class SparseCOOTensor(Tensor):
     def __bool__(self):
         if self.numel() != 1:
             raise TensorRuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous")
+                "Boolean value of Tensor with more than one value is ambiguous"
+            )
         return bool(self.to_dense().item())
 
     # ------------------------------------------------------------------ indexing
@@ -639,12 +676,13 @@ class SparseCOOTensor(Tensor):
         if specified and ndim == 0:
             raise TensorIndexError(
                 "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
         if specified > ndim:
             raise TensorIndexError(f"too many indices for tensor of dimension {ndim}")
         # Intermediate sparse results are not given PyTorch's non-differentiable nodes:
         # only the final one is (a dense final result is differentiable, as in PyTorch).
-        result, dim, real_dim, last = self, 0, 0, None   # real_dim: the dim of self
+        result, dim, real_dim, last = self, 0, 0, None  # real_dim: the dim of self
         for item in items:
             if item is Ellipsis:
                 dim, real_dim = dim + ndim - specified, real_dim + ndim - specified
@@ -655,22 +693,27 @@ class SparseCOOTensor(Tensor):
                     result = result.unsqueeze(dim)
                 dim += 1
             elif isinstance(item, slice):
-                start, stop, step = (None if v is None else _int_arg(v, "slice index")
-                                     for v in (item.start, item.stop, item.step))
+                start, stop, step = (
+                    None if v is None else _int_arg(v, "slice index")
+                    for v in (item.start, item.stop, item.step)
+                )
                 if step is not None and step <= 0:
                     raise TensorValueError("step must be greater than zero")
                 # PyTorch skips a slice only when it is literally the whole dim (no
                 # negative start or stop is resolved first); any other is a strided view.
-                if start not in (None, 0) or step not in (None, 1) or \
-                        (stop is not None and stop < result.shape[dim]):
+                if (
+                    start not in (None, 0)
+                    or step not in (None, 1)
+                    or (stop is not None and stop < result.shape[dim])
+                ):
                     raise _not_supported("as_strided")
                 dim, real_dim = dim + 1, real_dim + 1
             else:
                 size = result.shape[dim]
                 if not -size <= item < size:
                     raise TensorIndexError(
-                        f"index {item} is out of bounds for dimension {real_dim} with size "
-                        f"{size}")
+                        f"index {item} is out of bounds for dimension {real_dim} with size {size}"
+                    )
                 real_dim += 1
                 if isinstance(result, SparseCOOTensor):
                     result, last = result._select(dim, item, False), ("Select", "select_backward")
@@ -680,7 +723,8 @@ class SparseCOOTensor(Tensor):
             # PyTorch answers with an alias of the whole tensor, which needs its storage.
             raise TensorNotImplementedError(
                 "Cannot access storage of SparseTensorImpl: indexing a sparse tensor with only "
-                "':' and '...' would alias it; use the tensor itself (or .clone())")
+                "':' and '...' would alias it; use the tensor itself (or .clone())"
+            )
         if isinstance(result, SparseCOOTensor):
             result._sp_values = _no_backward(last[0] + "Backward0", last[1], result._sp_values)
         return result
@@ -688,7 +732,8 @@ class SparseCOOTensor(Tensor):
     def __setitem__(self, index, value):
         raise TensorTypeError(
             "Cannot assign to a sparse tensor (convert it with .to_dense(), assign, and "
-            ".to_sparse() again)")
+            ".to_sparse() again)"
+        )
 
     def select(self, dim, index):
         """Slice at ``index`` along ``dim``. A sparse dim keeps the entries stored there
@@ -708,15 +753,19 @@ class SparseCOOTensor(Tensor):
         if not -size <= index < size:
             raise TensorIndexError(
                 f"select(): index {index} out of range for tensor of size {list(self._shape)} "
-                f"at dimension {d}")
+                f"at dimension {d}"
+            )
         index %= size
         sd = self.sparse_dim()
-        shape = self._shape[:d] + self._shape[d + 1:]
+        shape = self._shape[:d] + self._shape[d + 1 :]
         if d >= sd:
             values = self._sp_values.select(d - sd + 1, index)
             return SparseCOOTensor._create(
-                self._sp_indices, wrap("SelectBackward0", "select_backward", values),
-                shape, self._nnz() <= 1)
+                self._sp_indices,
+                wrap("SelectBackward0", "select_backward", values),
+                shape,
+                self._nnz() <= 1,
+            )
         idx = _indices_np(self)
         keep = np.nonzero(idx[d] == index)[0]
         values = self._sp_values.index_select(0, _tensor(keep, device=self.device))
@@ -729,8 +778,8 @@ class SparseCOOTensor(Tensor):
         rows = [r for r in range(sd) if r != d]
         indices = _tensor(np.ascontiguousarray(idx[rows][:, keep]), device=self.device)
         return SparseCOOTensor._create(
-            indices, wrap("SelectBackward0", "select_backward", values), shape,
-            len(keep) <= 1)
+            indices, wrap("SelectBackward0", "select_backward", values), shape, len(keep) <= 1
+        )
 
     def narrow(self, dim, start, length):
         """Refused as PyTorch refuses it (a narrowed sparse tensor would be a strided
@@ -743,13 +792,15 @@ class SparseCOOTensor(Tensor):
     def reshape(self, *shape):
         """Refused (RuntimeError), as PyTorch."""
         raise TensorRuntimeError(
-            "reshape is not implemented for sparse tensors (convert with .to_dense() first)")
+            "reshape is not implemented for sparse tensors (convert with .to_dense() first)"
+        )
 
     def flatten(self, start_dim=0, end_dim=-1):
         """Refused (RuntimeError): PyTorch flattens by reshaping, which sparse tensors lack."""
         raise TensorRuntimeError(
             "reshape is not implemented for sparse tensors (flatten reshapes; convert with "
-            ".to_dense() first)")
+            ".to_dense() first)"
+        )
 
     def unsqueeze(self, dim):
         """A size-1 dim at ``dim``: a sparse dim (a row of zeros in the indices) when
@@ -788,11 +839,16 @@ class SparseCOOTensor(Tensor):
         if not isinstance(index, Tensor):
             raise TensorTypeError(
                 f"index_select(): argument 'index' (position 2) must be Tensor, not "
-                f"{type(index).__name__}")
-        if isinstance(index, SparseCOOTensor) or index.dim() != 1 \
-                or index._dtype is not _dtypes.int64:
+                f"{type(index).__name__}"
+            )
+        if (
+            isinstance(index, SparseCOOTensor)
+            or index.dim() != 1
+            or index._dtype is not _dtypes.int64
+        ):
             raise TensorIndexError(
-                "index_select() argument index must be 1-D strided (non-sparse) long-tensor.")
+                "index_select() argument index must be 1-D strided (non-sparse) long-tensor."
+            )
         d = _wrap(dim, ndim)
         size, sd = self._shape[d], self.sparse_dim()
         shape = list(self._shape)
@@ -803,16 +859,21 @@ class SparseCOOTensor(Tensor):
             if bad.size:
                 raise TensorRuntimeError(
                     f"index {int(bad[0])} is out of bounds for dimension {d - sd + 1} with "
-                    f"size {size}")
+                    f"size {size}"
+                )
             values = self._sp_values.index_select(d - sd + 1, index)
             return SparseCOOTensor._create(
-                self._sp_indices, _no_backward("IndexSelectBackward0", "index_add_", values),
-                shape, self._nnz() <= 1)
+                self._sp_indices,
+                _no_backward("IndexSelectBackward0", "index_add_", values),
+                shape,
+                self._nnz() <= 1,
+            )
         bad = sel[(sel < -size) | (sel >= size)]
         if bad.size:
             raise TensorIndexError(
                 f"index_select(): index contains {int(bad[0])} that is out of range for tensor "
-                f"of size {list(self._shape)} at dimension {d}")
+                f"of size {list(self._shape)} at dimension {d}"
+            )
         sel = np.where(sel < 0, sel + size, sel)
         idx = _indices_np(self)
         src, out = _index_select_plan(idx[d], sel, size, self._sp_coalesced and d == 0)
@@ -821,11 +882,16 @@ class SparseCOOTensor(Tensor):
         values = self._sp_values.index_select(0, _tensor(src, device=self.device))
         return SparseCOOTensor._create(
             _tensor(new_idx, device=self.device),
-            _no_backward("IndexSelectBackward0", "index_add_", values), shape, len(src) <= 1)
+            _no_backward("IndexSelectBackward0", "index_add_", values),
+            shape,
+            len(src) <= 1,
+        )
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild_sparse, (self._sp_indices, self._sp_values, self._shape,
-                                  self._sp_coalesced))
+        return (
+            _rebuild_sparse,
+            (self._sp_indices, self._sp_values, self._shape, self._sp_coalesced),
+        )
 
     def __deepcopy__(self, memo):
         return self.clone()
@@ -837,8 +903,12 @@ class SparseCOOTensor(Tensor):
         indent = len("tensor(")
         suffixes = ["size=" + str(tuple(self._shape)), "nnz=" + str(self._nnz())]
         default = _dtypes.get_default_dtype()
-        if self._dtype not in (default, _dtypes.default_complex_dtype(), _dtypes.int64,
-                               _dtypes.bool_):
+        if self._dtype not in (
+            default,
+            _dtypes.default_complex_dtype(),
+            _dtypes.int64,
+            _dtypes.bool_,
+        ):
             suffixes.append("dtype=" + str(self._dtype))
         if self.device.type != "cpu":
             suffixes.insert(0, "device='" + str(self.device) + "'")
@@ -852,7 +922,7 @@ class SparseCOOTensor(Tensor):
         values_str = _repr._tensor_str(values, indent + len(vprefix))
         if values.numel() == 0:
             values_str += ", size=" + str(tuple(values._shape))
-        body = (prefix + indices_str + "),\n" + " " * indent + vprefix + values_str + ")")
+        body = prefix + indices_str + "),\n" + " " * indent + vprefix + values_str + ")"
         suffixes.append("layout=" + str(sparse_coo))
         grad_fn = self.grad_fn
         if grad_fn is not None:
@@ -899,4 +969,5 @@ def _index_item(item):
     except TypeError:
         raise TensorIndexError(
             "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-            f"are valid indices (got {type(item).__name__})") from None
+            f"are valid indices (got {type(item).__name__})"
+        ) from None

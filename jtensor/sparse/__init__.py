@@ -32,7 +32,6 @@ __all__ = [
 ]
 
 
-
 class check_sparse_tensor_invariants:
     """``torch.sparse.check_sparse_tensor_invariants``: a context manager (and global
     switch) making ``sparse_coo_tensor`` check index bounds by default."""
@@ -66,9 +65,14 @@ def _legacy(dtype, name):
         warnings.warn(
             f"torch.sparse.{name}(indices, values, shape, *, device=) is deprecated.  Please "
             "use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).",
-            UserWarning, stacklevel=2)
-        if len(args) == 1 and isinstance(args[0], (tuple, list)) and \
-                all(isinstance(a, int) for a in args[0]):
+            UserWarning,
+            stacklevel=2,
+        )
+        if (
+            len(args) == 1
+            and isinstance(args[0], (tuple, list))
+            and all(isinstance(a, int) for a in args[0])
+        ):
             return sparse_coo_empty(args[0], dtype=dtype, device=device)
         if args and all(isinstance(a, int) for a in args):
             return sparse_coo_empty(args, dtype=dtype, device=device)
@@ -77,12 +81,13 @@ def _legacy(dtype, name):
         raise TypeError(f"torch.sparse.{name}: expected (indices, values[, size]) or a size")
 
     construct.__name__ = name
-    construct.__doc__ = (f"Legacy ``torch.sparse.{name}(indices, values, size)`` constructor "
-                         f"(deprecated; builds a {dtype} sparse COO tensor).")
+    construct.__doc__ = (
+        f"Legacy ``torch.sparse.{name}(indices, values, size)`` constructor "
+        f"(deprecated; builds a {dtype} sparse COO tensor)."
+    )
     return construct
 
 
 FloatTensor = _legacy(_dtypes.float32, "FloatTensor")
 DoubleTensor = _legacy(_dtypes.float64, "DoubleTensor")
 LongTensor = _legacy(_dtypes.int64, "LongTensor")
-
