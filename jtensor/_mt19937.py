@@ -216,7 +216,7 @@ def _fma32(a, b, c):
     rounds once in double and once to float, which equals the FMA's single rounding except
     in double-rounding ties far below anything a sampler reaches."""
     t = a.astype(_F64)
-    t *= b
+    t *= b  # pass ``b`` already in double when it is reused: same-type loops are faster
     t += c
     return t.astype(_F32)
 
@@ -251,9 +251,10 @@ def log256(x):
     # x < sqrt(1/2): (x - 1) + x, else (x - 1) + 0.
     x = np.where(mask, xm1 + x, xm1)
     z = x * x
+    x64 = x.astype(_F64)  # the Horner steps multiply by x: converted once
     y = _fma32(x, _LOG_P[0], _LOG_P[1])
     for p in _LOG_P[2:]:
-        y = _fma32(y, x, p)
+        y = _fma32(y, x64, p)
     y *= x
     y = _fma32(y, z, e * _F32(-2.12194440e-4))
     # The remaining contractions have exact products (z/2; e has 5 bits, the constant 9), so
@@ -280,13 +281,14 @@ def sincos256(x):
     x -= y * _F32(2.4187564849853515625e-4)
     x = _fma32(y, _F32(-3.77489497744594108e-8), x)
     z = x * x
+    z64 = z.astype(_F64)
     yc = _fma32(z, _F32(2.443315711809948e-005), _F32(-1.388731625493765e-003))
-    yc = _fma32(yc, z, _F32(4.166664568298827e-002))
+    yc = _fma32(yc, z64, _F32(4.166664568298827e-002))
     yc *= z
-    yc = _fma32(yc, z, z * _F32(-0.5))
+    yc = _fma32(yc, z64, z * _F32(-0.5))
     yc += _F32(1)
     ys = _fma32(z, _F32(-1.9515295891e-4), _F32(8.3321608736e-3))
-    ys = _fma32(ys, z, _F32(-1.6666654611e-1))
+    ys = _fma32(ys, z64, _F32(-1.6666654611e-1))
     ys *= z
     ys = _fma32(ys, x, x)
     # The kernel masks, adds zeros and flips signs: the polynomial of the octant, signed.
