@@ -11,6 +11,22 @@ tensor([0.4963, 0.7682, 0.0885])
 
 CUDA generators (``torch.cuda.manual_seed``) use the same engine, not PyTorch's Philox: values
 on a CUDA device are reproducible but differ from PyTorch's CUDA values.
+
+Where PyTorch's own CPU values depend on the machine, jtensor follows an x86-64 CPU with AVX2
+(what ``torch.__config__.show()`` reports as AVX2 or AVX512 capability) that is not an Intel
+CPU running an MKL build:
+
+- ``randn``/``normal_`` of float32 and the half types on contiguous tensors of 16 or more
+  elements reproduce the AVX2 kernel (its polynomial log/sin/cos); PyTorch on CPUs without
+  AVX2 (ARM, Apple Silicon) computes these with the C library instead and can differ in the
+  last bit.
+- ``bernoulli_(p)`` with a number ``p`` (and so ``dropout``) is drawn with one double uniform
+  per element; PyTorch's MKL builds on Intel CPUs use MKL's own stream seeded from one draw,
+  which gives other masks.
+- ``nn.init.orthogonal_`` draws the same normals; its QR factorisation (LAPACK) can round the
+  last bit differently.
+- ``poisson`` with rates of 10 and more evaluates ``lgamma`` with Python's (not the C
+  library's) in its rare second acceptance test.
 """
 
 import contextlib
