@@ -272,3 +272,30 @@ def test_training_run_prints_the_same_losses():
     got, want = _train(jtensor), _train(torch)
     assert [f"{v:.6f}" for v in got] == [f"{v:.6f}" for v in want]
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+class _Draws:
+    """A dataset whose items are draws made inside the worker (jtensor or torch, Python's
+    random, NumPy's global generator): the workers' seeding must match."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        import random
+
+        return self.lib.tensor(
+            [float(self.lib.rand(1).item()), random.random(), float(np.random.rand())])
+
+
+def test_dataloader_workers_are_seeded_as_pytorch():
+    def fn(L):
+        loader = L.utils.data.DataLoader(_Draws(L), batch_size=2, num_workers=2, shuffle=True)
+        return [b.tolist() for b in loader]
+
+    jtensor.manual_seed(7)
+    torch.manual_seed(7)
+    assert fn(jtensor) == fn(torch)
