@@ -549,6 +549,10 @@ def _post_code(post, plan, namespace, call):
         code += (f"    _m = _mod(_r, {call})\n"
                  f"    if _m is not None:\n        _m._version_counter.value += 1\n")
         written = "_m"
+    elif modified == "out":   # a tensor, or a tuple of them (``sort(..., out=(v, i))``)
+        namespace["_bump"] = _bump
+        code += "    _m = None if out is None else _bump(out)\n"
+        written = "_m"
     elif modified is not None:
         code += (f"    if {modified} is not None:\n"
                  f"        {modified}._version_counter.value += 1\n")
@@ -569,10 +573,32 @@ def _post_code(post, plan, namespace, call):
     if post.outputs is not None:
         namespace["_outs"] = post.outputs
         outputs = f"_outs(_r, {call})"
-    code += ("    if _d.trace_hook is not None or _d.autograd_hook is not None:\n"
-             f"        _d.notify(op, {inputs}, {outputs}, {written}, {info})\n"
+    hooks = "    if _d.trace_hook is not None or _d.autograd_hook is not None:\n"
+    if post.silent is not None:
+        namespace["_silent"] = post.silent
+        hooks = ("    if (_d.trace_hook is not None or _d.autograd_hook is not None)"
+                 f" and not _silent(_r, {call}):\n")
+    code += (hooks + f"        _d.notify(op, {inputs}, {outputs}, {written}, {info})\n"
              "    return _r\n")
     return code
+
+
+def _bump(out, bumped=True):
+    """Bump the versions of an ``out=`` argument (a tensor or a tuple of tensors); returns
+    the tensor the trace event reports as written (the first)."""
+    if isinstance(out, Tensor):
+        out._version_counter.value += 1
+        return out
+    first = None
+    for t in out:
+        if isinstance(t, Tensor):
+            if bumped:
+                t._version_counter.value += 1
+            elif first is not None:   # ``finished`` bumps the one it reports
+                t._version_counter.value += 1
+            if first is None:
+                first = t
+    return first
 
 
 def _runner(op, impl, plan):
@@ -586,10 +612,12 @@ def _runner(op, impl, plan):
         var = plan.var
         modified = _modified_name(post, plan)
         input_names = None if callable(post.inputs) else _input_names(post, plan)
-    finish = _dispatch_module.finish
+    finish = _dispatch_module.finished
 
     def run(*args, **kwargs):
         result = impl(*args, **kwargs)
+        if post.silent is not None and post.silent(result, *args, **kwargs):
+            return result
         values = dict(zip(names, args, strict=False))
         if var is not None:
             values[var] = args[len(names):]
@@ -599,6 +627,8 @@ def _runner(op, impl, plan):
             written = post.modified(result, *args, **kwargs)
         else:
             written = None if modified is None else values.get(modified)
+            if written is not None and not isinstance(written, Tensor):
+                written = _bump(written, bumped=False)
         if callable(post.inputs):
             inputs = post.inputs(*args, **kwargs)
         elif input_names is None:

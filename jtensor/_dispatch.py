@@ -86,25 +86,6 @@ class OpDef:
 # ``OpDef.post = None``): random sampling is rewritten separately and keeps the older way.
 HAND_FINISHED = {
     "jtensor._ops.random_ops",
-    "jtensor._ops.math_functions",
-    "jtensor._ops.products",
-    "jtensor._ops.rearranging",
-    "jtensor._ops.arithmetic",
-    "jtensor._ops.copies",
-    "jtensor._ops.statistics",
-    "jtensor._ops.joining",
-    "jtensor._ops.reductions",
-    "jtensor._ops.creation",
-    "jtensor._ops.gather_scatter",
-    "jtensor._ops.unary",
-    "jtensor._ops.callbacks",
-    "jtensor._ops.grids",
-    "jtensor._ops.comparison",
-    "jtensor._ops.masking",
-    "jtensor._ops.matrices",
-    "jtensor._ops.linalg",
-    "jtensor._ops.softmax",
-    "jtensor._ops.ordering",
 }
 
 # ``Post.modified`` when the call writes nothing (an in-place kind that only sets a flag).
@@ -129,19 +110,39 @@ class Post:
       dict (or None). Called only while a hook listens.
     - ``outputs``: a callable ``(result, *args, **kwargs)`` giving the event's outputs when
       they are not the result (``__setitem__`` returns None but reports the written tensor).
+    - ``silent``: a callable ``(result, *args, **kwargs)``, true when the call ran no op and
+      reports nothing (``contiguous()``/``to()`` handing back their input, as PyTorch).
     - ``check_devices``: parameter names whose tensors must share a device (PyTorch's
       cross-device error, raised before the implementation runs).
     """
 
-    __slots__ = ("inputs", "modified", "info", "outputs", "check_devices")
+    __slots__ = ("inputs", "modified", "info", "outputs", "silent", "check_devices")
 
-    def __init__(self, inputs=None, modified=None, info=None, outputs=None,
+    def __init__(self, inputs=None, modified=None, info=None, outputs=None, silent=None,
                  check_devices=None):
         self.inputs = inputs
         self.modified = modified
         self.info = info
         self.outputs = outputs
+        self.silent = silent
         self.check_devices = check_devices
+
+
+def finished(op, inputs, outputs, modified=None, info=None):
+    """``finish``'s bookkeeping, whatever ``op.post`` says: what an entry's finishing runner
+    ends with (the recorder finds the user's frame past any jtensor frames above it)."""
+    if modified is not None:
+        modified._version_counter.value += 1
+    if autograd_hook is not None:
+        autograd_hook(op, inputs, outputs, modified, info)
+    if trace_hook is not None:
+        trace_hook(op, inputs, outputs, modified, info)
+    return outputs
+
+
+def returned_input(result, input, *args, **kwargs):
+    """A ``Post.silent``: the call handed its input back, so no op ran (no event)."""
+    return result is input
 
 
 def notify(op, inputs, outputs, modified=None, info=None):
@@ -154,18 +155,16 @@ def notify(op, inputs, outputs, modified=None, info=None):
 
 
 def finish(op, inputs, outputs, modified=None, info=None):
-    """Bookkeeping every op ends with; returns ``outputs`` unchanged.
+    """Bookkeeping an op implementation of ``HAND_FINISHED`` ends with; returns ``outputs``
+    unchanged. For an op whose entry finishes (``op.post`` set) it does nothing, so a
+    helper shared with such ops may still call it.
 
     ``inputs``: the tensors the op read; ``outputs``: a tensor or a tuple of tensors;
     ``modified``: the tensor written in place, whose version counter is bumped.
     """
-    if modified is not None:
-        modified._version_counter.value += 1
-    if autograd_hook is not None:
-        autograd_hook(op, inputs, outputs, modified, info)
-    if trace_hook is not None:
-        trace_hook(op, inputs, outputs, modified, info)
-    return outputs
+    if op.post is not None:
+        return outputs
+    return finished(op, inputs, outputs, modified, info)
 
 
 def emit(kind, **info):

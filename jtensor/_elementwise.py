@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _dtypes
 from ._dispatch import (check_inplace, check_no_internal_overlap, check_no_partial_overlap,
-                        check_same_device, finish)
+                        check_same_device)
 from ._errors import TensorRuntimeError, TensorTypeError
 from ._layout import broadcast_shapes, contiguous_strides, elementwise_output_strides
 from ._out import resize_output
@@ -65,7 +65,7 @@ def _as_number(x, name):
 
 
 def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
-                info=None, result_dtype_override=None, real_result=False):
+                result_dtype_override=None, real_result=False):
     """Run ``compute`` element-wise over ``inputs`` (tensors and Python numbers).
 
     ``compute`` is the name of a function of the backend's array module (``"add"``), or a
@@ -75,9 +75,12 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     ``inplace``: the tensor to write into (``a.add_(b)``): it must already have the broadcast
     shape and a dtype the result can be cast to. ``out``: like PyTorch's ``out=``, resized
     when empty and otherwise required to match.
+
+    Returns the result (``inplace`` or ``out`` when given); the op's entry finishes the call
+    (the written tensor's version bump, the trace event).
     """
     if out is None and inplace is None and result_dtype_override is None and not real_result:
-        result = _fast(op, compute, inputs, rule, info)
+        result = _fast(op, compute, inputs, rule)
         if result is not None:
             return result
     if inplace is not None:
@@ -138,7 +141,7 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     np_work = work_dtype.numpy
     if backend.deferred:
         return _launch(op, compute, tensors, values, np_work, result, shape, inplace, out,
-                       info, backend, device)
+                       backend, device)
     arrays = []
     for v in values:
         if isinstance(v, Tensor):
@@ -162,7 +165,7 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
                     getattr(xp, into)(*arrays, out=target)
                 else:
                     into(xp, *arrays, out=target)
-            return finish(op, tuple(tensors), inplace, modified=inplace, info=info)
+            return inplace
     computed = run_compute(xp, compute, arrays)
     if computed.dtype != np_result:
         computed = computed.astype(np_result)
@@ -171,11 +174,11 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     if inplace is not None:
         check_no_partial_overlap(inplace, tensors)
         _write_into(inplace, computed)
-        return finish(op, tuple(tensors), inplace, modified=inplace, info=info)
+        return inplace
     if out is not None:
         check_no_partial_overlap(out, tensors)
         _write_out(out, computed, shape, tensors, values)
-        return finish(op, tuple(tensors), out, modified=out, info=info)
+        return out
     strides = _output_strides(tensors, values, shape)
     if computed.shape != tuple(shape):
         computed = backend.xp.broadcast_to(computed, tuple(shape))
@@ -190,7 +193,7 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
         else:
             output = new_empty_tensor(shape, result, device, stride=strides)
             output._array()[...] = computed
-    return finish(op, tuple(tensors), output, info=info)
+    return output
 
 
 def _output_strides(tensors, values, shape):
@@ -203,7 +206,7 @@ def _output_strides(tensors, values, shape):
                        for v in values])
 
 
-def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, info, backend,
+def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, backend,
             device):
     """The element-wise op as a kernel on an asynchronous device: the host checks, picks the
     output and queues the computation; nothing waits for the device."""
@@ -232,8 +235,7 @@ def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, 
         destination[...] = computed
 
     backend.launch(op.name, kernel)
-    modified = None if inplace is None and out is None else target
-    return finish(op, tuple(tensors), target, modified=modified, info=info)
+    return target
 
 
 def run_compute(xp, compute, arrays):
@@ -271,7 +273,7 @@ def _fast_result_table():
 _FAST_RESULT = _fast_result_table()
 
 
-def _fast(op, compute, inputs, rule, info):
+def _fast(op, compute, inputs, rule):
     """The common case, decided in a few checks: contiguous operands of one shape and dtype.
 
     Returns ``None`` (nothing computed) whenever any general rule could matter: mixed
@@ -299,7 +301,6 @@ def _fast(op, compute, inputs, rule, info):
         return None   # kernels are queued by the general path
     count = len(inputs)
     if count == 1:
-        tensors = inputs
         computed = run_compute(storage._backend.xp, compute, (first._array(),))
     elif count == 2:
         other = inputs[1]
@@ -312,13 +313,11 @@ def _fast(op, compute, inputs, rule, info):
             if not (one_dim or other._contiguous or (
                     other._contiguous is None and other.is_contiguous())):
                 return None
-            tensors = inputs
             b = other._array()
         elif other.__class__ in _FAST_SCALARS and dtype in _FAST_FLOATS and \
                 first._stride == contiguous_strides(shape):
             # (A number makes TensorIterator sort dims by stride, which only agrees with
             # contiguous output strides when size-1 dims carry their standard strides.)
-            tensors = (first,)
             b = other
         else:
             return None
@@ -332,9 +331,8 @@ def _fast(op, compute, inputs, rule, info):
         computed = storage._backend.xp.broadcast_to(computed, shape)
     if not computed.flags.c_contiguous:
         computed = storage._backend.xp.ascontiguousarray(computed)
-    output = Tensor._make(Storage(None, storage.device, computed, storage._backend), shape,
-                          contiguous_strides(shape), 0, result, array=computed, contiguous=True)
-    return finish(op, tensors, output, info=info)
+    return Tensor._make(Storage(None, storage.device, computed, storage._backend), shape,
+                        contiguous_strides(shape), 0, result, array=computed, contiguous=True)
 
 
 def _has_overlap(array):

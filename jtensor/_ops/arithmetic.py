@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _dispatch, _dtypes
 from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, not_implemented
 from .._registry import FUNCTIONS, register, renamed
@@ -164,8 +164,11 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
                 check(other, self)
             if self._requires_grad:
                 return impl(other, self)  # the recorded path (``2 - x`` is RsubBackward1)
-            return elementwise(impl.op, run if select is None else select(other, self),
-                               (other, self), rule=rule)
+            result = elementwise(impl.op, run if select is None else select(other, self),
+                                 (other, self), rule=rule)
+            if _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
+                _dispatch.notify(impl.op, _tensors(other, self), result)
+            return result
 
         setattr(Tensor, reflected, reflected_impl)
     if inplace_operator:
@@ -181,21 +184,30 @@ def _define(name, impl, kind, aliases, function=True):
 _DIRECT_OPERANDS = (float, int)
 
 
+def _tensors(a, b):
+    return tuple(x for x in (a, b) if isinstance(x, Tensor))
+
+
 def operator_method(fn, direct=None):
     """``Tensor.__op__``: numbers and tensors only; anything else gives ``NotImplemented`` so
     Python falls back (``t == None`` is ``False``, ``t + None`` a ``TypeError``).
 
     ``direct``: ``(compute, rule)`` for ops with no argument checks, so ``a + b`` with a tensor
-    or a plain number goes straight to the element-wise runner (the hottest path there is).
+    or a plain number goes straight to the element-wise runner (the hottest path there is);
+    the method then ends the call as the op's entry does (the hooks, when one listens).
     """
     if direct is not None:
         compute, rule = direct
+        op = fn.op
 
         def method(self, other):
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
                 if self._requires_grad or (isinstance(other, Tensor) and other._requires_grad):
                     return fn(self, other)  # the recorded path
-                return elementwise(fn.op, compute, (self, other), rule=rule)
+                result = elementwise(op, compute, (self, other), rule=rule)
+                if _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
+                    _dispatch.notify(op, _tensors(self, other), result)
+                return result
             if not is_operand(other):
                 return NotImplemented
             return fn(self, _operand(other))

@@ -6,7 +6,7 @@ is validated before any write.
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import check_inplace, finish
+from .._dispatch import check_inplace
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import broadcast_shapes
 from .._registry import register
@@ -49,7 +49,7 @@ def apply_(self, callable):
     check_inplace(self)
     values = [callable(v) for v in np.asarray(self._array()).reshape(-1).tolist()]
     _store(self, values)
-    return finish(apply_.op, (self,), self, modified=self)
+    return self
 
 
 @register("inplace", function=False)
@@ -84,4 +84,4 @@ def map_(self, other, callable):
     xs = np.asarray(self._array()).reshape(-1).tolist()
     ys = np.broadcast_to(np.asarray(other._array()), shape).reshape(-1).tolist()
     _store(self, [callable(x, y) for x, y in zip(xs, ys, strict=True)])
-    return finish(map_.op, (self, other), self, modified=self)
+    return self

@@ -11,7 +11,7 @@ equal (Python bools), isnan, isinf, isfinite, isposinf, isneginf and signbit; ``
 import numbers
 
 from .. import _dtypes
-from .._dispatch import check_same_device, finish
+from .._dispatch import Post, check_same_device
 from .._elementwise import BOOL_RESULT, elementwise, result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import broadcast_shapes
@@ -43,6 +43,9 @@ logical_and, logical_and_ = binary_op("logical_and", "logical_and", BOOL_RESULT,
 logical_or, logical_or_ = binary_op("logical_or", "logical_or", BOOL_RESULT, tensor_other=True)
 logical_xor, logical_xor_ = binary_op("logical_xor", "logical_xor", BOOL_RESULT,
                                       tensor_other=True)
+
+# PyTorch's cross-device error, checked by the entry before the implementation runs.
+_SAME_DEVICE = Post(check_devices=True)
 
 
 @register("elementwise")
@@ -286,31 +289,29 @@ def _work_arrays(*tensors, dtype):
     return arrays
 
 
-@register("query")
+@register("query", post=_SAME_DEVICE)
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether ``isclose`` holds everywhere (after broadcasting): a Python bool."""
     input, other = _isclose_args("allclose", input, other, rtol, atol)
-    check_same_device((input, other))
     broadcast_shapes(input._shape, other._shape)  # PyTorch's broadcast error
     a, b = _work_arrays(input, other, dtype=input._dtype)
     xp = input._storage._backend.xp
     close = _isclose_kernel(input._dtype, rtol, atol, equal_nan)(xp, a, b)
-    return finish(allclose.op, (input, other), bool(xp.all(close)))
+    return bool(xp.all(close))
 
 
-@register("query")
+@register("query", post=_SAME_DEVICE)
 def equal(input, other):
     """``True`` when both tensors have the same shape and equal values (NaN != NaN); dtypes
     may differ (compared after promotion)."""
     input = as_operand("equal", input, "input", 1, tensor_only=True)
     other = as_operand("equal", other, "other", 2, tensor_only=True)
-    check_same_device((input, other))
     if input._shape != other._shape:
         result = False
     else:
         a, b = _work_arrays(input, other, dtype=promoted(input, other))
         result = bool(input._storage._backend.xp.all(a == b))
-    return finish(equal.op, (input, other), result)
+    return result
 
 
 # ---------------------------------------------------------------------- isin
@@ -390,7 +391,7 @@ def is_nonzero(input):
     if n > 1:
         raise TensorRuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     value = input._array().reshape(-1)[0]
-    return finish(is_nonzero.op, (input,), bool(value != 0))
+    return bool(value != 0)
 
 
 @register("query")
@@ -398,4 +399,4 @@ def is_same_size(input, other):
     """Whether ``input`` and ``other`` have the same shape."""
     _check_tensor(input, "is_same_size", "input", 1)
     _check_tensor(other, "is_same_size", "other", 1)
-    return finish(is_same_size.op, (input, other), tuple(input._shape) == tuple(other._shape))
+    return tuple(input._shape) == tuple(other._shape)

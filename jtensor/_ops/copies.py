@@ -15,7 +15,8 @@ import numpy as np
 from .. import _dtypes
 from .._device import device as _device_type
 from .._device import is_pinned, to_device
-from .._dispatch import check_inplace, check_no_internal_overlap, finish
+from .._dispatch import (Post, check_inplace, check_no_internal_overlap, notify,
+                         returned_input)
 from .._errors import (JTensorError, TensorIndexError, TensorRuntimeError, TensorTypeError,
                        stacklevel, wrap_dim)
 from .._layout import (
@@ -265,7 +266,7 @@ def _plain_number(value):
 
 
 # ------------------------------------------------------------------------------ copies
-@register("copy", function=False)
+@register("copy", function=False, post=Post(silent=returned_input))
 def contiguous(input, memory_format=contiguous_format):
     """``input`` itself when already laid out in ``memory_format``, else a dense copy.
 
@@ -284,7 +285,7 @@ def contiguous(input, memory_format=contiguous_format):
     if input.is_contiguous(memory_format=memory_format):
         return input
     out = copy_with_strides(input, strides_for_format(input, memory_format))
-    return finish(contiguous.op, (input,), out)
+    return out
 
 
 @register("copy")
@@ -297,7 +298,7 @@ def clone(input, *, memory_format=preserve_format):
     """
     _check_memory_format(memory_format, "clone")
     out = copy_with_strides(input, strides_for_format(input, memory_format))
-    return finish(clone.op, (input,), out)
+    return out
 
 
 def _is_dtype_like(value):
@@ -365,7 +366,7 @@ def _parse_to_args(args, kwargs):
     return dtype, device, bound.get("copy", False), memory_format, bound.get("non_blocking", False)
 
 
-@register("copy", function=False)
+@register("copy", function=False, post=Post(inputs=("input",), silent=returned_input))
 def to(input, *args, **kwargs):
     """Cast and/or move; returns ``input`` itself when nothing would change (unless ``copy``).
 
@@ -393,7 +394,7 @@ def to(input, *args, **kwargs):
         return input  # PyTorch's to_will_alias: nothing to do, no op runs
     out = copy_with_strides(input, strides_for_format(input, memory_format), dtype, device,
                             non_blocking)
-    return finish(to.op, (input,), out)
+    return out
 
 
 def _cast_method(name, dtype):
@@ -466,7 +467,7 @@ def copy_(self, other, non_blocking=False):
             if other is not self:
                 source = contiguous_copy(other) if other._storage is self._storage else other
                 copy_values(self, _broadcast_view(source, self._shape), non_blocking)
-            return finish(copy_.op, (self, other), self, modified=self)
+            return self
         source = other._array()
         if other._storage is self._storage and other is not self:
             source = source.copy()  # overlapping layouts PyTorch does not reject
@@ -479,8 +480,7 @@ def copy_(self, other, non_blocking=False):
             f"copy_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     if other is not self:
         self._array()[...] = cast_array(source, self._dtype.numpy)
-    return finish(copy_.op, (self, other) if isinstance(other, Tensor) else (self,), self,
-                  modified=self)
+    return self
 
 
 def _fill_source(self, value, name):
@@ -516,8 +516,7 @@ def fill_(self, value):
     source = _fill_source(self, value, "fill_")
     # Filling writes one value everywhere, so PyTorch allows it on expanded tensors too.
     self._array()[...] = source
-    inputs = (self, value) if isinstance(value, Tensor) else (self,)
-    return finish(fill_.op, inputs, self, modified=self)
+    return self
 
 
 @register("inplace")
@@ -525,7 +524,7 @@ def zero_(self):
     """Set every element to zero; returns ``self``."""
     check_inplace(self)
     self._array()[...] = 0
-    return finish(zero_.op, (self,), self, modified=self)
+    return self
 
 
 @register("inplace", method="resize_", function=False)
@@ -567,7 +566,7 @@ def _resize(op, self, shape, memory_format):
     if self._requires_grad:
         raise TensorRuntimeError("cannot resize variables that require grad")
     if memory_format is None and tuple(shape) == tuple(self._shape):
-        return finish(op, (self,), self, modified=self)
+        return self
     strides = strides_for_format(self, memory_format or contiguous_format, shape)
     numel = 1
     for s in shape:
@@ -575,7 +574,7 @@ def _resize(op, self, shape, memory_format):
     if numel:
         grow_storage(self._storage, (self._offset + numel) * self._dtype.itemsize)
     self._set_metadata(shape, strides, self._offset)
-    return finish(op, (self,), self, modified=self)
+    return self
 
 
 @register("inplace", function=False)
@@ -622,8 +621,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         grow_storage(storage, storage_extent(shape, strides, offset) * itemsize)
     self._storage = storage
     self._set_metadata(shape, strides, offset)
-    return finish(set_.op, (self,) + ((source,) if isinstance(source, Tensor) else ()), self,
-                  modified=self)
+    return self
 
 
 @register("query", function=False)
@@ -636,7 +634,7 @@ def is_set_to(self, tensor):
     same = (self._storage is tensor._storage and self._offset == tensor._offset
             and tuple(self._shape) == tuple(tensor._shape)
             and tuple(self._stride) == tuple(tensor._stride))
-    return finish(is_set_to.op, (self, tensor), same)
+    return same
 
 
 # ------------------------------------------------------------------------------ setitem
@@ -706,7 +704,7 @@ def _pin_memory(self, device=None):
     out = new_empty_tensor(self._shape, self._dtype, self._storage.device,
                            stride=strides_for_format(self, preserve_format), pinned=True)
     out._array()[...] = self._array()
-    return finish(to.op, (self,), out)
+    return notify(to.op, (self,), out)   # not an op of its own: reported as ``to``
 
 
 def _is_pinned(self, device=None):
@@ -746,6 +744,5 @@ def narrow_copy(input, dim, start, length, *, out=None):
     key = (slice(None),) * dim + (slice(start, start + length),)
     result = _wrap(input._array()[key], input._dtype, input._storage.device)
     if out is not None:
-        return finish(narrow_copy.op, (input,), _write_out(out, result, "narrow_copy"),
-                      modified=out)
-    return finish(narrow_copy.op, (input,), result)
+        return _write_out(out, result, "narrow_copy")
+    return result

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtypes
 from .. import _tensor as _tensor_module
 from .._device import CPU, backend_for, resolve_device
-from .._dispatch import emit, finish
+from .._dispatch import Post, emit, finish
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, stacklevel
 from .._layout import contiguous_strides, dense_strides_like
 from .._out import resize_output
@@ -43,7 +43,17 @@ def check_requires_grad(dtype, requires_grad):
             f"(got dtype={dtype}); pass a floating dtype or requires_grad=False")
 
 
+def _data_input(data, *args, **kwargs):
+    # A factory from data reads a tensor given as the data (not the tensors in a list).
+    return (data,) if isinstance(data, Tensor) else ()
+
+
+_DATA = Post(inputs=_data_input)
+
+
 def _finalize(op, out, requires_grad, inputs=(), modified=None):
+    # ``finish`` does nothing for the factories here (their entry finishes); random_ops'
+    # samplers still finish by hand through this.
     if requires_grad:
         out._requires_grad = True
     return finish(op, inputs, out, modified=modified)
@@ -311,7 +321,7 @@ def _tensor_from_data(data, dtype, device, warn_name=None):
     return _place(array, dtype, device)
 
 
-@register("factory", method=False)
+@register("factory", method=False, post=Post(inputs=lambda data, **kwargs: ()))
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A NEW tensor holding a copy of ``data`` (never shares memory with it).
 
@@ -354,7 +364,7 @@ def _as_tensor_impl(data, dtype, device):
     return _place(array, dtype, device), False
 
 
-@register("factory", method=False)
+@register("factory", method=False, post=_DATA)
 def as_tensor(data, dtype=None, device=None):
     """Share memory with ``data`` when dtype and device allow it; otherwise copy.
 
@@ -362,10 +372,10 @@ def as_tensor(data, dtype=None, device=None):
     supported dtype is aliased (writes show through both ways, its strides are kept).
     """
     out, _shared = _as_tensor_impl(data, dtype, device)
-    return finish(as_tensor.op, (data,) if isinstance(data, Tensor) else (), out)
+    return out
 
 
-@register("factory", method=False)
+@register("factory", method=False, post=_DATA)
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """Like ``as_tensor``; ``copy=True`` forces a copy, ``copy=False`` forbids one.
 
@@ -381,7 +391,6 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
                     f"'{target._torch_name}'.")
         elif not hasattr(obj, "__dlpack__"):
             raise TensorValueError("can't alias arbitrary sequence into a tensor.")
-    inputs = (obj,) if isinstance(obj, Tensor) else ()
     if isinstance(obj, Tensor) and requires_grad is None:
         requires_grad = obj._requires_grad
     requires_grad = bool(requires_grad)
@@ -399,7 +408,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     check_requires_grad(out._dtype, requires_grad)
     if requires_grad and not out._requires_grad:
         out._requires_grad = True
-    return finish(asarray.op, inputs, out)
+    return out
 
 
 def _from_dlpack_impl(obj):
@@ -418,11 +427,11 @@ def _from_dlpack_impl(obj):
     return _alias_numpy(np.from_dlpack(obj))
 
 
-@register("factory", method=False)
+@register("factory", method=False, post=_DATA)
 def from_dlpack(ext_tensor):
     """A tensor sharing memory with any object that implements ``__dlpack__``."""
     out = _from_dlpack_impl(ext_tensor)
-    return finish(from_dlpack.op, (ext_tensor,) if isinstance(ext_tensor, Tensor) else (), out)
+    return out
 
 
 @register("factory", method=False)
@@ -431,7 +440,7 @@ def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TensorTypeError(f"expected np.ndarray (got {type(ndarray).__module__}."
                               f"{type(ndarray).__name__})")
-    return finish(from_numpy.op, (), _alias_numpy(ndarray))
+    return _alias_numpy(ndarray)
 
 
 def legacy_tensor_constructor(cls, args, dtype, device):

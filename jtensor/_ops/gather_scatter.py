@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import check_inplace, check_same_device, finish
+from .._dispatch import check_inplace, check_same_device
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
 from .._layout import broadcast_shapes
 from .._registry import register
@@ -98,9 +98,8 @@ def index_select(input, dim, index, *, out=None):
         values = input._array().copy()
     result = _wrap(values, input._dtype, input._storage.device)
     if out is not None:
-        return finish(index_select.op, (input, index),
-                      _write_out(out, result, "index_select"), modified=out)
-    return finish(index_select.op, (input, index), result)
+        return _write_out(out, result, "index_select")
+    return result
 
 
 def _launch_index_select(input, dim, index):
@@ -136,7 +135,7 @@ def _launch_index_select(input, dim, index):
         target[...] = np.take(source, flat, axis=dim)
 
     input._storage._backend.launch("index_select", kernel)
-    return finish(index_select.op, (input, index), result)
+    return result
 
 
 def _index_add_check(self, dim, index, source, name):
@@ -244,9 +243,8 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     result = _fresh(input)
     _index_add_into(result, dim, idx, source, alpha, expected)
     if out is not None:
-        return finish(index_add.op, (input, index, source), _write_out(out, result, "index_add"),
-                      modified=out)
-    return finish(index_add.op, (input, index, source), result)
+        return _write_out(out, result, "index_add")
+    return result
 
 
 @register("inplace", function=False)
@@ -255,7 +253,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
     dim, idx, expected = _index_add_check(self, dim, index, source, "index_add_")
     _check_writable(self)
     _index_add_into(self, dim, idx, source, alpha, expected)
-    return finish(index_add_.op, (self, index, source), self, modified=self)
+    return self
 
 
 def _index_copy_into(target, dim, idx, source, expected):
@@ -272,9 +270,8 @@ def index_copy(input, dim, index, source, *, out=None):
     result = _fresh(input)
     _index_copy_into(result, dim, idx, source, expected)
     if out is not None:
-        return finish(index_copy.op, (input, index, source),
-                      _write_out(out, result, "index_copy"), modified=out)
-    return finish(index_copy.op, (input, index, source), result)
+        return _write_out(out, result, "index_copy")
+    return result
 
 
 @register("inplace", function=False)
@@ -283,7 +280,7 @@ def index_copy_(self, dim, index, source):
     dim, idx, expected = _index_add_check(self, dim, index, source, "index_copy_")
     _check_writable(self)
     _index_copy_into(self, dim, idx, source, expected)
-    return finish(index_copy_.op, (self, index, source), self, modified=self)
+    return self
 
 
 def _index_fill_check(self, dim, index, value, name):
@@ -313,7 +310,7 @@ def index_fill(input, dim, index, value):
     dim, idx, fill = _index_fill_check(input, dim, index, value, "index_fill")
     result = _fresh(input, _preserve(input))
     _index_fill_into(result, dim, idx, fill)
-    return finish(index_fill.op, (input, index), result)
+    return result
 
 
 @register("inplace", function=False)
@@ -322,7 +319,7 @@ def index_fill_(self, dim, index, value):
     dim, idx, fill = _index_fill_check(self, dim, index, value, "index_fill_")
     _check_writable(self)
     _index_fill_into(self, dim, idx, fill)
-    return finish(index_fill_.op, (self, index), self, modified=self)
+    return self
 
 
 def _put_indices(self, indices, values, name):
@@ -352,10 +349,10 @@ def index_put_(input, indices, values, accumulate=False):
         from .copies import copy_value_into
 
         copy_value_into(input, values)
-        return finish(index_put_.op, (input, values), input, modified=input)
+        return input
     put = prepare_put(input, recorded, values, accumulate, masked_fill_dispatch=True)
     put()
-    return finish(index_put_.op, (input, values), input, modified=input)
+    return input
 
 
 @register("copy")
@@ -367,10 +364,10 @@ def index_put(input, indices, values, accumulate=False):
         from .copies import copy_value_into
 
         copy_value_into(result, values)
-        return finish(index_put.op, (input, values), result)
+        return result
     put = prepare_put(result, recorded, values, accumulate, masked_fill_dispatch=True)
     put()
-    return finish(index_put.op, (input, values), result)
+    return result
 
 
 # ---------------------------------------------------------------------- gather / scatter
@@ -426,8 +423,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     values = src[_full_index(idx2, dim, xp)] if idx2.size else xp.empty(idx2.shape, src.dtype)
     result = _wrap(values.reshape(index._shape), input._dtype, input._storage.device)
     if out is not None:
-        return finish(gather.op, (input, index), _write_out(out, result, "gather"), modified=out)
-    return finish(gather.op, (input, index), result)
+        return _write_out(out, result, "gather")
+    return result
 
 
 _SCATTER_REDUCE = {"add": "add", "multiply": "multiply", "sum": "add", "prod": "multiply",
@@ -541,10 +538,9 @@ def _scatter_common(op, self, dim, index, src, value, reduce, inplace, name, out
     else:
         target = _fresh(self)
     _scatter_into(target, dim, idx, src_array, reduce)
-    inputs = (self, index) + ((src,) if src is not None else ())
     if out is not None:
-        return finish(op, inputs, _write_out(out, target, name), modified=out)
-    return finish(op, inputs, target, modified=self if inplace else None)
+        return _write_out(out, target, name)
+    return target
 
 
 @register("copy")
@@ -568,9 +564,8 @@ def scatter_add(input, dim, index, src, *, out=None):
     target = _fresh(input)
     _scatter_into(target, dim, idx, src._array(), "add")
     if out is not None:
-        return finish(scatter_add.op, (input, index, src), _write_out(out, target, "scatter_add"),
-                      modified=out)
-    return finish(scatter_add.op, (input, index, src), target)
+        return _write_out(out, target, "scatter_add")
+    return target
 
 
 @register("inplace", function=False)
@@ -580,7 +575,7 @@ def scatter_add_(self, dim, index, src):
     dim, idx = _scatter_check(self, dim, index, src, "scatter_add_")
     _check_writable(self)
     _scatter_into(self, dim, idx, src._array().copy(), "add")
-    return finish(scatter_add_.op, (self, index, src), self, modified=self)
+    return self
 
 
 def _scatter_reduce_common(op, self, dim, index, src, reduce, include_self, inplace,
@@ -595,9 +590,8 @@ def _scatter_reduce_common(op, self, dim, index, src, reduce, include_self, inpl
     target = self if inplace else _fresh(self)
     _scatter_into(target, dim, idx, src._array().copy(), reduce, include_self)
     if out is not None:
-        return finish(op, (self, index, src), _write_out(out, target, "scatter_reduce"),
-                      modified=out)
-    return finish(op, (self, index, src), target, modified=self if inplace else None)
+        return _write_out(out, target, "scatter_reduce")
+    return target
 
 
 @register("copy")
@@ -632,8 +626,8 @@ def take(input, index, *, out=None):
                                                                               flat.dtype)
     result = _wrap(values.reshape(index._shape), input._dtype, input._storage.device)
     if out is not None:
-        return finish(take.op, (input, index), _write_out(out, result, "take"), modified=out)
-    return finish(take.op, (input, index), result)
+        return _write_out(out, result, "take")
+    return result
 
 
 @register("copy")
@@ -673,9 +667,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     values = xp.take_along_axis(src, idx, axis=d)
     result = _wrap(values, input._dtype, input._storage.device)
     if out is not None:
-        return finish(take_along_dim.op, (input, indices),
-                      _write_out(out, result, "take_along_dim"), modified=out)
-    return finish(take_along_dim.op, (input, indices), result)
+        return _write_out(out, result, "take_along_dim")
+    return result
 
 
 # ---------------------------------------------- writes into a view's positions, put, index_reduce
@@ -722,7 +715,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     xp = _xp(input)
     moved = xp.moveaxis(result._array(), (d1, d2), (-2, -1))
     moved[..., rows, cols] = _src_array(src, input._dtype, expected)
-    return finish(diagonal_scatter.op, (input, src), result)
+    return result
 
 
 @register("copy")
@@ -745,7 +738,7 @@ def select_scatter(input, src, dim, index):
     result = _fresh(input, _preserve(input))
     xp = _xp(input)
     xp.moveaxis(result._array(), d, 0)[index % size] = _src_array(src, input._dtype, expected)
-    return finish(select_scatter.op, (input, src), result)
+    return result
 
 
 @register("copy")
@@ -775,9 +768,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     else:
         result._array()[...] = _src_array(src, input._dtype, expected)
     if out is not None:
-        return finish(slice_scatter.op, (input, src), _write_out(out, result, "slice_scatter"),
-                      modified=out)
-    return finish(slice_scatter.op, (input, src), result)
+        return _write_out(out, result, "slice_scatter")
+    return result
 
 
 # ---------------------------------------------------------------------- put
@@ -827,7 +819,7 @@ def put(input, index, source, accumulate=False):
     idx = _put_check(input, index, source, "put")
     result = _fresh(input, _preserve(input))
     _put_into(result, idx, source, accumulate)
-    return finish(put.op, (input, index, source), result)
+    return result
 
 
 @register("inplace", function=False)
@@ -836,7 +828,7 @@ def put_(self, index, source, accumulate=False):
     idx = _put_check(self, index, source, "put_")
     _check_writable(self)
     _put_into(self, idx, source, accumulate)
-    return finish(put_.op, (self, index, source), self, modified=self)
+    return self
 
 
 # ---------------------------------------------------------------------- index_reduce
@@ -930,9 +922,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     r = _index_reduce_values(input, d, idx, source, reduce, include_self, expected)
     result = _wrap(r, input._dtype, input._storage.device)
     if out is not None:
-        return finish(index_reduce.op, (input, index, source),
-                      _write_out(out, result, "index_reduce"), modified=out)
-    return finish(index_reduce.op, (input, index, source), result)
+        return _write_out(out, result, "index_reduce")
+    return result
 
 
 @register("inplace", function=False)
@@ -942,4 +933,4 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     _check_writable(self)
     r = _index_reduce_values(self, d, idx, source, reduce, include_self, expected)
     self._array()[...] = r
-    return finish(index_reduce_.op, (self, index, source), self, modified=self)
+    return self

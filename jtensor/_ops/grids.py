@@ -11,7 +11,6 @@ import warnings
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import finish
 from .._errors import TensorRuntimeError, not_implemented, stacklevel
 from .._layout import view_strides
 from .._registry import register
@@ -75,7 +74,7 @@ def meshgrid(*tensors, indexing=None):
                 "torch.meshgrid: in an upcoming release, it will be required to pass the "
                 "indexing argument.", UserWarning, stacklevel=stacklevel(2))
         indexing = "ij"
-    return finish(meshgrid.op, tuple(tensors), _meshgrid_views(tensors, indexing, "meshgrid"))
+    return _meshgrid_views(tensors, indexing, "meshgrid")
 
 
 def _tri_indices(op, name, row, col, offset, dtype, device, layout, pin_memory, requires_grad,
@@ -104,7 +103,7 @@ def _tri_indices(op, name, row, col, offset, dtype, device, layout, pin_memory, 
     # host array (made here, never seen by the user), so on a device they are its values.
     device = resolve_device(device)
     out = Tensor._from_array(host_to_device(host, device, private=True), dtype, device)
-    return finish(op, (), out)
+    return out
 
 
 @register("factory", method=False)
@@ -138,12 +137,11 @@ def cartesian_prod(*tensors):
     for t in tensors:
         _check_1d(t)
     if len(tensors) == 1:
-        return finish(cartesian_prod.op, (tensors[0],), tensors[0])
+        return tensors[0]
     grids = _meshgrid_views(tensors, "ij", "meshgrid")
     xp = _xp(tensors[0])
     result = xp.stack([g._array().reshape(-1) for g in grids], axis=1)
-    return finish(cartesian_prod.op, tuple(tensors),
-                  _wrap(result, tensors[0]._dtype, tensors[0]._storage.device))
+    return _wrap(result, tensors[0]._dtype, tensors[0]._storage.device)
 
 
 @register("copy", method=False)
@@ -158,10 +156,9 @@ def combinations(input, r=2, with_replacement=False):
     xp = _xp(input)
     a = input._array()
     if r == 0:
-        return finish(combinations.op, (input,),
-                      _wrap(a[:0], input._dtype, input._storage.device))
+        return _wrap(a[:0], input._dtype, input._storage.device)
     make = itertools.combinations_with_replacement if with_replacement else \
         itertools.combinations
     idx = np.array(list(make(range(a.shape[0]), r)), dtype=np.int64).reshape(-1, r)
     result = a[xp.asarray(idx)] if idx.size else xp.zeros((0, r), dtype=a.dtype)
-    return finish(combinations.op, (input,), _wrap(result, input._dtype, input._storage.device))
+    return _wrap(result, input._dtype, input._storage.device)

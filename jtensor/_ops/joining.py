@@ -7,7 +7,7 @@ Conventions (layouts, validation before writing, ``finish``): see ``_selection_c
 import builtins
 
 from .. import _dtypes
-from .._dispatch import check_same_device, finish
+from .._dispatch import check_same_device
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
 from .._layout import channels_last_strides, contiguous_strides
 from .._registry import register
@@ -39,8 +39,7 @@ def _repeat_array(input, sizes):
 def repeat(input, *repeats):
     """Tile ``input`` ``repeats[d]`` times along each dim (NOT ``numpy.repeat``):
     ``tensor([1, 2]).repeat(2)`` is ``[1, 2, 1, 2]``."""
-    return finish(repeat.op, (input,), _wrap(_repeat_array(input, repeats), input._dtype,
-                                             input._storage.device))
+    return _wrap(_repeat_array(input, repeats), input._dtype, input._storage.device)
 
 
 @register("copy")
@@ -50,8 +49,7 @@ def tile(input, dims):
 
     dims = sizes_from_args((dims,) if isinstance(dims, int) else dims, "dims")
     dims = (1,) * (input.dim() - len(dims)) + tuple(dims)
-    return finish(tile.op, (input,), _wrap(_repeat_array(input, dims), input._dtype,
-                                           input._storage.device))
+    return _wrap(_repeat_array(input, dims), input._dtype, input._storage.device)
 
 
 @register("copy")
@@ -70,8 +68,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if c.size and bool((c < 0).any()):
             raise TensorRuntimeError("repeats can not be negative")
         values = xp.repeat(xp.arange(c.shape[0], dtype=c.dtype), c)
-        return finish(repeat_interleave.op, (input,),
-                      _wrap(values, counts._dtype, input._storage.device))
+        return _wrap(values, counts._dtype, input._storage.device)
     if dim is None:
         source = input._array().reshape(-1)
         axis = 0
@@ -94,19 +91,16 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                 f"repeats.size(0) = {counts.shape[0]} and input.size({axis}) = {length}")
         if counts.size and bool((counts < 0).any()):
             raise TensorRuntimeError("repeats can not be negative")
-        inputs = (input, repeats)
     else:
         counts = int(repeats)
         if counts < 0:
             raise TensorRuntimeError("repeats can not be negative")
-        inputs = (input,)
     values = xp.repeat(source, counts, axis=axis)
     if output_size is not None and values.shape[axis] != output_size:
         raise TensorRuntimeError(
             f"allocated size does not match required size (output_size={output_size}, "
             f"required {values.shape[axis]})")
-    return finish(repeat_interleave.op, inputs, _wrap(values, input._dtype,
-                                                       input._storage.device))
+    return _wrap(values, input._dtype, input._storage.device)
 
 
 # ---------------------------------------------------------------------- joining
@@ -179,8 +173,8 @@ def _cat_impl(op, tensors, dim, out, name):
     if out is not None:
         if out._dtype is not result._dtype:
             result = _wrap(result._array(), out._dtype, result._storage.device)
-        return finish(op, tuple(tensors), _write_out(out, result, name), modified=out)
-    return finish(op, tuple(tensors), result)
+        return _write_out(out, result, name)
+    return result
 
 
 @register("copy", method=False)
@@ -223,8 +217,8 @@ def stack(tensors, dim=0, *, out=None):
     d = wrap_dim(dim, tensors[0].dim() + 1)
     result = _cat_compute([_unsqueezed(t, d) for t in tensors], d, "stack")
     if out is not None:
-        return finish(stack.op, tuple(tensors), _write_out(out, result, "stack"), modified=out)
-    return finish(stack.op, tuple(tensors), result)
+        return _write_out(out, result, "stack")
+    return result
 
 
 def _atleast(t, n):
@@ -257,8 +251,8 @@ def _stack_variant(op, tensors, dim, n, out, name):
         dim = 0 if prepared[0].dim() == 1 else 1
     result = _cat_compute(prepared, dim, name)
     if out is not None:
-        return finish(op, tuple(tensors), _write_out(out, result, name), modified=out)
-    return finish(op, tuple(tensors), result)
+        return _write_out(out, result, name)
+    return result
 
 
 @register("copy", method=False)
@@ -295,6 +289,5 @@ def column_stack(tensors, *, out=None):
             prepared.append(t)
     result = _cat_compute(prepared, 1, "column_stack")
     if out is not None:
-        return finish(column_stack.op, tuple(tensors), _write_out(out, result, "column_stack"),
-                      modified=out)
-    return finish(column_stack.op, tuple(tensors), result)
+        return _write_out(out, result, "column_stack")
+    return result

@@ -11,7 +11,7 @@ import builtins
 import math
 
 from .. import _dtypes, return_types
-from .._dispatch import check_same_device, finish
+from .._dispatch import check_same_device
 from .._errors import (
     TensorNotImplementedError,
     TensorRuntimeError,
@@ -130,7 +130,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                 "the operation does not have an identity")
     xp = _xp(x)
     r = _vector_norm(xp, _work_array(x, work), ord, axes, keepdim)
-    return finish(linalg_vector_norm.op, (x,), wrap_result(xp, r, out_dtype, x.device))
+    return wrap_result(xp, r, out_dtype, x.device)
 
 
 def _matrix_norm_array(name, xp, a, ord, dims, keepdim):
@@ -177,7 +177,7 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None)
         raise TensorRuntimeError(f"{name}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     xp = _xp(A)
     r = _matrix_norm_array(name, xp, _work_array(A, work), ord, dims, keepdim)
-    return finish(linalg_matrix_norm.op, (A,), wrap_result(xp, r, out_dtype, A.device))
+    return wrap_result(xp, r, out_dtype, A.device)
 
 
 @register("reduction", name="linalg_norm", method=False, function=False)
@@ -218,7 +218,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         work, out_dtype = _norm_dtype(name, A, dtype)
         axes = None if A.dim() == 0 else _dims(dim, A.dim())
         r = _vector_norm(xp, _work_array(A, work), ord, axes, keepdim)
-    return finish(linalg_norm.op, (A,), wrap_result(xp, r, out_dtype, A.device))
+    return wrap_result(xp, r, out_dtype, A.device)
 
 
 # ---------------------------------------------------------------------- determinants
@@ -244,14 +244,14 @@ def _det(name, fname, A):
 def linalg_det(A):
     """Determinant of each square matrix in ``A`` (batched)."""
     xp, r = _det("linalg.det", "linalg_det", A)
-    return finish(linalg_det.op, (A,), wrap_result(xp, r, A._dtype, A.device))
+    return wrap_result(xp, r, A._dtype, A.device)
 
 
 @register("copy")
 def det(input):
     """Determinant of each square matrix (``torch.linalg.det``)."""
     xp, r = _det("linalg.det", "det", input)
-    return finish(det.op, (input,), wrap_result(xp, r, input._dtype, input.device))
+    return wrap_result(xp, r, input._dtype, input.device)
 
 
 def _slogdet(name, fname, A):
@@ -265,7 +265,7 @@ def _slogdet(name, fname, A):
 def linalg_slogdet(A):
     """``(sign, logabsdet)`` of the determinant of each square matrix in ``A``."""
     _, sign, logabs = _slogdet("linalg.slogdet", "linalg_slogdet", A)
-    return finish(linalg_slogdet.op, (A,), return_types.linalg_slogdet((sign, logabs)))
+    return return_types.linalg_slogdet((sign, logabs))
 
 
 @register("copy")
@@ -286,8 +286,8 @@ def slogdet(input, *, out=None):
         for o, r in zip(out, (sign, logabs), strict=True):
             write_out(o, r._array())
             o._version_counter.value += 1   # both written (``finish`` bumps one)
-        return finish(slogdet.op, (input,), return_types.slogdet(tuple(out)))
-    return finish(slogdet.op, (input,), return_types.slogdet((sign, logabs)))
+        return return_types.slogdet(tuple(out))
+    return return_types.slogdet((sign, logabs))
 
 
 @register("copy")
@@ -300,7 +300,7 @@ def logdet(input):
             r = xp.log(sign) + logabs
         else:
             r = xp.where(sign < 0, xp.nan, xp.where(sign == 0, -xp.inf, logabs))
-    return finish(logdet.op, (input,), wrap_result(xp, r, input._dtype, input.device))
+    return wrap_result(xp, r, input._dtype, input.device)
 
 
 # ---------------------------------------------------------------------- inverse, solve
@@ -313,7 +313,7 @@ def _inv(name, fname, A):
 @register("copy", name="linalg_inv", method=False, function=False)
 def linalg_inv(A):
     """Inverse of each square matrix; a singular one raises (a RuntimeError)."""
-    return finish(linalg_inv.op, (A,), _inv("linalg.inv", "linalg_inv", A))
+    return _inv("linalg.inv", "linalg_inv", A)
 
 
 @register("copy")
@@ -328,8 +328,8 @@ def inverse(input, *, out=None):
         if out._shape != result._shape:
             resize_output(out, result._shape, result._stride)
         out._array()[...] = result._array()
-        return finish(inverse.op, (input,), out, modified=out)
-    return finish(inverse.op, (input,), result)
+        return out
+    return result
 
 
 @register("copy", name="linalg_solve", method=False, function=False)
@@ -387,7 +387,7 @@ def linalg_solve(A, B, *, left=True):
         out = _colmajor(xp, r, A._dtype, device)
     else:
         out = wrap_result(xp, xp.swapaxes(r, -1, -2), A._dtype, device)
-    return finish(linalg_solve.op, (A, B), out)
+    return out
 
 
 # ---------------------------------------------------------------------- decompositions
@@ -401,7 +401,7 @@ def linalg_cholesky(A, *, upper=False):
         r = xp.conj(xp.swapaxes(L, -1, -2))
     else:
         r = L
-    return finish(linalg_cholesky.op, (A,), _colmajor(xp, r, A._dtype, A.device))
+    return _colmajor(xp, r, A._dtype, A.device)
 
 
 @register("copy", name="linalg_qr", method=False, function=False)
@@ -424,7 +424,7 @@ def linalg_qr(A, mode="reduced"):
         Qa, R = _linalg_call(name, xp.linalg.qr, A._array(), mode=mode)
         Q = _colmajor(xp, Qa, A._dtype, A.device)
     R = _colmajor(xp, R, A._dtype, A.device)
-    return finish(linalg_qr.op, (A,), return_types.linalg_qr((Q, R)))
+    return return_types.linalg_qr((Q, R))
 
 
 def _check_uplo(UPLO):
@@ -444,7 +444,7 @@ def linalg_eigh(A, UPLO="L"):
     w, v = _linalg_call(name, xp.linalg.eigh, A._array(), UPLO=UPLO)
     out = return_types.linalg_eigh((wrap_result(xp, w, A._dtype.to_real(), A.device),
                                     _colmajor(xp, v, A._dtype, A.device)))
-    return finish(linalg_eigh.op, (A,), out)
+    return out
 
 
 @register("copy", name="linalg_eigvalsh", method=False, function=False)
@@ -457,7 +457,7 @@ def linalg_eigvalsh(A, UPLO="L"):
     xp = _xp(A)
     _check_uplo(UPLO)
     w = _linalg_call(name, xp.linalg.eigvalsh, A._array(), UPLO=UPLO)
-    return finish(linalg_eigvalsh.op, (A,), wrap_result(xp, w, A._dtype.to_real(), A.device))
+    return wrap_result(xp, w, A._dtype.to_real(), A.device)
 
 
 @register("copy", name="linalg_svd", method=False, function=False)
@@ -472,7 +472,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None):
     out = return_types.linalg_svd((_colmajor(xp, U, A._dtype, A.device),
                                    wrap_result(xp, S, A._dtype.to_real(), A.device),
                                    _colmajor(xp, Vh, A._dtype, A.device)))
-    return finish(linalg_svd.op, (A,), out)
+    return out
 
 
 @register("copy", name="linalg_svdvals", method=False, function=False)
@@ -484,7 +484,7 @@ def linalg_svdvals(A, *, driver=None):
     _check_float(name, A)
     xp = _xp(A)
     s = _linalg_call(name, xp.linalg.svd, A._array(), compute_uv=False)
-    return finish(linalg_svdvals.op, (A,), wrap_result(xp, s, A._dtype.to_real(), A.device))
+    return wrap_result(xp, s, A._dtype.to_real(), A.device)
 
 
 def _tolerance(xp, s, A, atol, rtol):
@@ -527,7 +527,7 @@ def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     s = _singular_values(name, xp, A, hermitian)
     with quiet():
         r = xp.sum(s > _tolerance(xp, s, A, atol, rtol), axis=-1)
-    return finish(linalg_matrix_rank.op, (A,), wrap_result(xp, r, _dtypes.int64, A.device))
+    return wrap_result(xp, r, _dtypes.int64, A.device)
 
 
 @register("copy", name="linalg_pinv", method=False, function=False)
@@ -554,7 +554,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
             inv = xp.where(s > tol, 1.0 / xp.where(s == 0, 1, s), 0).astype(s.dtype)
             r = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * inv[..., None, :],
                           xp.conj(xp.swapaxes(U, -1, -2)))
-    return finish(linalg_pinv.op, (A,), wrap_result(xp, r, A._dtype, A.device))
+    return wrap_result(xp, r, A._dtype, A.device)
 
 
 # ---------------------------------------------------------------------- products
@@ -580,7 +580,7 @@ def linalg_matrix_power(A, n):
         r = xp.linalg.matrix_power(a, builtins.abs(n))
         if r is a:  # n == 1 hands back its input; PyTorch returns a copy
             r = r.copy()
-    return finish(linalg_matrix_power.op, (A,), wrap_result(xp, r, A._dtype, A.device))
+    return wrap_result(xp, r, A._dtype, A.device)
 
 
 @register("copy", name="linalg_multi_dot", method=False, function=False)
@@ -623,8 +623,7 @@ def linalg_multi_dot(tensors):
     xp = _xp(tensors[0])
     with quiet():
         r = xp.linalg.multi_dot([t._array() for t in tensors])
-    return finish(linalg_multi_dot.op, tuple(tensors),
-                  wrap_result(xp, r, tensors[0]._dtype, device))
+    return wrap_result(xp, r, tensors[0]._dtype, device)
 
 
 @register("copy", name="linalg_vecdot", method=False, function=False)
@@ -644,7 +643,7 @@ def linalg_vecdot(x, y, *, dim=-1):
     xp = _xp(x)
     with quiet():
         r = xp.sum(xp.conj(x._array()) * y._array(), axis=d)
-    return finish(linalg_vecdot.op, (x, y), wrap_result(xp, r, x._dtype, device))
+    return wrap_result(xp, r, x._dtype, device)
 
 
 @register("copy", name="linalg_cross", method=False, function=False)
@@ -672,4 +671,4 @@ def linalg_cross(input, other, *, dim=-1):
         a = xp.broadcast_to(input._array(), shape)
         b = xp.broadcast_to(other._array(), shape)
         r = xp.cross(a, b, axis=d)
-    return finish(linalg_cross.op, (input, other), wrap_result(xp, r, input._dtype, device))
+    return wrap_result(xp, r, input._dtype, device)

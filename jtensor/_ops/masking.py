@@ -8,7 +8,6 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import data_dependent_sync
-from .._dispatch import finish
 from .._elementwise import elementwise, result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import broadcast_shapes
@@ -33,9 +32,8 @@ def masked_select(input, mask, *, out=None):
     values = xp.broadcast_to(input._array(), shape)[xp.broadcast_to(mask._array(), shape)]
     result = _wrap(values, input._dtype, input._storage.device)
     if out is not None:
-        return finish(masked_select.op, (input, mask), _write_out(out, result, "masked_select"),
-                      modified=out)
-    return finish(masked_select.op, (input, mask), result)
+        return _write_out(out, result, "masked_select")
+    return result
 
 
 def _masked_fill_into(self, mask, value, name):
@@ -72,7 +70,7 @@ def masked_fill(input, mask, value):
     target = base._array()
     target[...] = xp.broadcast_to(input._array(), shape)
     target[xp.broadcast_to(mask._array(), shape)] = fill
-    return finish(masked_fill.op, (input, mask), base)
+    return base
 
 
 @register("inplace", function=False)
@@ -82,7 +80,7 @@ def masked_fill_(self, mask, value):
     xp = _xp(self)
     _check_writable(self)
     self._array()[xp.broadcast_to(mask._array(), shape)] = fill
-    return finish(masked_fill_.op, (self, mask), self, modified=self)
+    return self
 
 
 def _masked_scatter_check(self, mask, source, name):
@@ -113,7 +111,7 @@ def masked_scatter(input, mask, source):
     target = out._array()
     target[...] = xp.broadcast_to(input._array(), shape)
     target[m] = source._array().reshape(-1)[:count]
-    return finish(masked_scatter.op, (input, mask, source), out)
+    return out
 
 
 @register("inplace", function=False)
@@ -134,7 +132,7 @@ def masked_scatter_(self, mask, source):
                                  f"elements as the ones in mask ({count}), got {source.numel()}")
     values = source._array().reshape(-1)[:count].copy()
     self._array()[m] = values
-    return finish(masked_scatter_.op, (self, mask, source), self, modified=self)
+    return self
 
 
 # ---------------------------------------------------------------------- where / nonzero
@@ -171,17 +169,17 @@ def _nonzero_array(input):
 def nonzero(input, *, out=None, as_tuple=False):
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one vector per dim."""
     if as_tuple:
-        return finish(nonzero.op, (input,), _nonzero_tuple(input))
+        return _nonzero_tuple(input)
     result = _nonzero_tensor(input)
     if out is not None:
-        return finish(nonzero.op, (input,), _write_out(out, result, "nonzero"), modified=out)
-    return finish(nonzero.op, (input,), result)
+        return _write_out(out, result, "nonzero")
+    return result
 
 
 @register("copy")
 def argwhere(input):
     """``nonzero(input)``: an (n, ndim) tensor of the coordinates of non-zero elements."""
-    return finish(argwhere.op, (input,), _nonzero_tensor(input))
+    return _nonzero_tensor(input)
 
 
 @register("copy", method=False)
@@ -190,7 +188,7 @@ def where(condition, input=None, other=None, *, out=None):
     ``condition``, ``nonzero(condition, as_tuple=True)``."""
     _check_tensor(condition, "where", "condition")
     if input is None and other is None:
-        return finish(where.op, (condition,), _nonzero_tuple(condition))
+        return _nonzero_tuple(condition)
     if input is None or other is None:
         raise TensorTypeError("where() missing required argument 'input' or 'other'")
     if condition._dtype is not _dtypes.bool_:

@@ -17,7 +17,6 @@ from fractions import Fraction
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import finish
 from .._elementwise import FLOAT, INTEGRAL_ONLY, PROMOTE, _write_out, result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import elementwise_output_strides
@@ -243,14 +242,14 @@ def frexp(input, *, out=None):
     if out is not None:
         _write_out(out[0], mantissa, shape, (input,), (input,))
         _write_out(out[1], exponent, shape, (input,), (input,))
-        return finish(frexp.op, (input,), return_types.frexp(tuple(out)))
+        return return_types.frexp(tuple(out))
     stride = elementwise_output_strides(tuple(shape), [(tuple(shape), input._stride)])
     results = []
     for arr, dtype in ((mantissa, input._dtype), (exponent, _dtypes.int32)):
         t = new_empty_tensor(shape, dtype, device, stride=stride)
         t._array()[...] = arr
         results.append(t)
-    return finish(frexp.op, (input,), return_types.frexp(tuple(results)))
+    return return_types.frexp(tuple(results))
 
 
 # ------------------------------------------------------------------------ sinc
@@ -535,7 +534,7 @@ def mvlgamma(input, p, *, out=None):
     with np.errstate(all="ignore"):
         computed = _mvlgamma_compute(p)(xp, a.astype(work)).astype(dtype.numpy)
     result = Tensor._from_array(xp.ascontiguousarray(computed), dtype, input._storage.device)
-    return finish(mvlgamma.op, (input,), result)
+    return result
 
 
 @register("inplace", function=False)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import to_device
-from .._dispatch import check_same_device, finish
+from .._dispatch import check_same_device
 from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
@@ -39,8 +39,8 @@ def diag(input, diagonal=0, *, out=None):
         result = xp.diagonal(a, k).copy()
     result = _wrap(result, input._dtype, input._storage.device)
     if out is not None:
-        return finish(diag.op, (input,), _write_out(out, result, "diag"), modified=out)
-    return finish(diag.op, (input,), result)
+        return _write_out(out, result, "diag")
+    return result
 
 
 @register("copy")
@@ -72,7 +72,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
             perm.append(b)
             b += 1
     result = xp.ascontiguousarray(work.transpose(perm))
-    return finish(diag_embed.op, (input,), _wrap(result, input._dtype, input._storage.device))
+    return _wrap(result, input._dtype, input._storage.device)
 
 
 @register("copy", method=False)
@@ -85,7 +85,7 @@ def block_diag(*tensors):
                 f"{type(t).__name__}")
     if not tensors:
         out = new_empty_tensor((1, 0), _dtypes.get_default_dtype(), to_device(None))
-        return finish(block_diag.op, (), out)
+        return out
     for i, t in enumerate(tensors):
         if t.dim() > 2:
             raise TensorRuntimeError(
@@ -112,7 +112,7 @@ def block_diag(*tensors):
         result[r:r + b.shape[0], c:c + b.shape[1]] = b
         r += b.shape[0]
         c += b.shape[1]
-    return finish(block_diag.op, tuple(tensors), _wrap(result, dtype, device))
+    return _wrap(result, dtype, device)
 
 
 @register("copy", method=False)
@@ -140,5 +140,4 @@ def vander(x, N=None, increasing=False):
         result = xp.cumprod(cols, axis=1)
         if not increasing:
             result = result[:, ::-1]
-    return finish(vander.op, (x,), _wrap(xp.ascontiguousarray(result), dtype,
-                                        x._storage.device))
+    return _wrap(xp.ascontiguousarray(result), dtype, x._storage.device)

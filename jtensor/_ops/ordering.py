@@ -12,7 +12,6 @@ import numpy as np
 
 from .. import _dtypes, return_types
 from .._device import data_dependent_sync
-from .._dispatch import finish
 from .._elementwise import result_dtype
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError, not_implemented,
                        wrap_dim)
@@ -97,8 +96,8 @@ def argsort(input, dim=-1, descending=False, *, stable=None, out=None):
     dim = _check_sort_args("argsort", dim, descending, stable)
     _, indices = _sort_impl(input, dim, descending)
     if out is not None:
-        return finish(argsort.op, (input,), _write_out(out, indices, "argsort"), modified=out)
-    return finish(argsort.op, (input,), indices)
+        return _write_out(out, indices, "argsort")
+    return indices
 
 
 @register("copy")
@@ -109,8 +108,8 @@ def msort(input, *, out=None):
     else:
         values, _ = _sort_impl(input, 0, False)
     if out is not None:
-        return finish(msort.op, (input,), _write_out(out, values, "msort"), modified=out)
-    return finish(msort.op, (input,), values)
+        return _write_out(out, values, "msort")
+    return values
 
 
 @register("copy")
@@ -135,11 +134,11 @@ def _finish_pair(op, input, values, indices, out):
     """Return (values, indices) as ``torch.return_types.<op>``, or write them into ``out``."""
     result_type = getattr(return_types, op.name)
     if out is None:
-        return finish(op, (input,), result_type(values, indices))
+        return result_type(values, indices)
     _write_out(out[0], values, op.name)
     _write_out(out[1], indices, op.name)
     out[1]._version_counter.value += 1  # finish bumps out[0]; both were written
-    return finish(op, (input,), result_type(out[0], out[1]), modified=out[0])
+    return result_type(out[0], out[1])
 
 
 @register("copy")
@@ -211,7 +210,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         outputs.append(_wrap(counts.astype(np.int64), _dtypes.int64, device))
     result = outputs[0] if len(outputs) == 1 else tuple(outputs)
-    return finish(unique.op, (input,), result)
+    return result
 
 
 # ---------------------------------------------------------------------- searchsorted
@@ -375,5 +374,5 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         ends = xp.concatenate([positions[1:], last]) if positions.shape[0] else positions
         results.append(_wrap((ends - positions).astype(i64), _dtypes.int64, device))
     if len(results) == 1:
-        return finish(unique_consecutive.op, (input,), values)
-    return finish(unique_consecutive.op, (input,), tuple(results))
+        return values
+    return tuple(results)

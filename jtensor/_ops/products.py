@@ -19,7 +19,7 @@ import numpy as np
 
 
 from .. import _dtypes
-from .._dispatch import check_inplace, check_same_device, finish
+from .._dispatch import check_inplace, check_same_device
 from .._elementwise import _write_into, result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim
 from .._layout import broadcast_shapes, dense_strides_like, numel
@@ -66,8 +66,8 @@ def _product(xp, a, b):
 def _finish_product(op, inputs, xp, array, dtype, device, out):
     if out is not None:
         write_out(out, array)
-        return finish(op, inputs, out, modified=out)
-    return finish(op, inputs, wrap_result(xp, array, dtype, device))
+        return out
+    return wrap_result(xp, array, dtype, device)
 
 
 def _check_product_out(out, name, dtype):
@@ -456,7 +456,7 @@ def trace(input):
     xp = input._storage._backend.xp
     with quiet():
         r = xp.trace(_work(input, dtype))
-    return finish(trace.op, (input,), wrap_result(xp, r, dtype, input.device))
+    return wrap_result(xp, r, dtype, input.device)
 
 
 @register("copy")
@@ -683,7 +683,7 @@ def einsum(equation, *operands):
         named_in = {lab for lab in labels if lab is not None}
         named_out = {lab for lab in out if lab is not None}
         if named_in == named_out and ((None in labels) == (None in out)):
-            return finish(einsum.op, operands, _einsum_view(operands[0], labels, out))
+            return _einsum_view(operands[0], labels, out)
     if len(operands) > 1:
         _refuse_bool("bmm", dtype)
     xp = operands[0]._storage._backend.xp
@@ -693,7 +693,7 @@ def einsum(equation, *operands):
         "..." if lab is None else lab for lab in out)
     with quiet():
         r = xp.einsum(spec, *arrays)
-    return finish(einsum.op, operands, wrap_result(xp, r, dtype, device))
+    return wrap_result(xp, r, dtype, device)
 
 
 # ---------------------------------------------------------------------- addmv, addbmm, addr
@@ -738,7 +738,7 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
             f"size {list(r.shape)} should match")
     check_inplace(input)
     write_out(input, r)
-    return finish(addmv_.op, (input, mat, vec), input, modified=input)
+    return input
 
 
 def _addbmm_array(input, b1, b2, beta, alpha):
@@ -784,7 +784,7 @@ def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     # like PyTorch, a broadcasting ``self`` is resized to the result's shape
     check_inplace(input)
     write_out(input, r)
-    return finish(addbmm_.op, (input, batch1, batch2), input, modified=input)
+    return input
 
 
 def _addr_array(input, vec1, vec2, beta, alpha):
@@ -840,7 +840,7 @@ def addr_(input, vec1, vec2, *, beta=1, alpha=1):
             f"{_name(input._dtype)}")
     check_inplace(input)
     write_out(input, r)
-    return finish(addr_.op, (input, vec1, vec2), input, modified=input)
+    return input
 
 
 # ---------------------------------------------------------------------- cross
@@ -933,7 +933,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             r = xp.sqrt(xp.sum(diffs * diffs, axis=-1))
         else:
             r = xp.sum(diffs ** p, axis=-1) ** (1.0 / p)
-    return finish(cdist.op, (x1, x2), wrap_result(xp, r, x1._dtype, device))
+    return wrap_result(xp, r, x1._dtype, device)
 
 
 @register("copy")
@@ -991,10 +991,10 @@ def chain_matmul(*matrices, out=None):
         a = first._array()
         if out is not None:
             write_out(out, a)
-            return finish(chain_matmul.op, matrices, out, modified=out)
+            return out
         result = _with_strides(xp, a.copy(), first._dtype, device,
                                dense_strides_like(tuple(first._shape), tuple(first._stride)))
-        return finish(chain_matmul.op, matrices, result)
+        return result
     for i, m in enumerate(matrices[1:], 1):
         if m._dtype is not first._dtype:
             raise TensorRuntimeError(

@@ -4,7 +4,6 @@
 Conventions (layouts, validation before writing, ``finish``): see ``_selection_common``.
 """
 
-from .._dispatch import finish
 from .._errors import TensorRuntimeError, wrap_dim
 from .._layout import channels_last_strides
 from .._argparse import int_list_arg
@@ -36,8 +35,7 @@ def flip(input, dims):
     """A copy with the order of elements reversed along ``dims`` (keeps a dense layout)."""
     dims = _dims_arg(dims, "flip")
     flipped = _flip_array(input, dims)
-    return finish(flip.op, (input,), _wrap(flipped, input._dtype, input._storage.device,
-                                           _preserve(input)))
+    return _wrap(flipped, input._dtype, input._storage.device, _preserve(input))
 
 
 @register("copy")
@@ -45,8 +43,7 @@ def fliplr(input):
     """Reverse dim 1 (the columns); needs at least 2 dims."""
     if input.dim() < 2:
         raise TensorRuntimeError("Input must be >= 2-d.")
-    return finish(fliplr.op, (input,), _wrap(_flip_array(input, (1,)), input._dtype,
-                                             input._storage.device, _preserve(input)))
+    return _wrap(_flip_array(input, (1,)), input._dtype, input._storage.device, _preserve(input))
 
 
 @register("copy")
@@ -54,8 +51,7 @@ def flipud(input):
     """Reverse dim 0 (the rows); needs at least 1 dim."""
     if input.dim() < 1:
         raise TensorRuntimeError("Input must be >= 1-d.")
-    return finish(flipud.op, (input,), _wrap(_flip_array(input, (0,)), input._dtype,
-                                             input._storage.device, _preserve(input)))
+    return _wrap(_flip_array(input, (0,)), input._dtype, input._storage.device, _preserve(input))
 
 
 @register("copy")
@@ -68,7 +64,7 @@ def roll(input, shifts, dims=None):
             raise TensorRuntimeError(
                 f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         values = xp.roll(input._array().reshape(-1), shifts[0]).reshape(input._shape)
-        return finish(roll.op, (input,), _wrap(values, input._dtype, input._storage.device))
+        return _wrap(values, input._dtype, input._storage.device)
     dims = _dims_arg(dims, "roll")
     if len(shifts) != len(dims):
         raise TensorRuntimeError(
@@ -82,8 +78,7 @@ def roll(input, shifts, dims=None):
         stride = channels_last_strides(input._shape)
     else:
         stride = None
-    return finish(roll.op, (input,), _wrap(values, input._dtype, input._storage.device,
-                                           stride))
+    return _wrap(values, input._dtype, input._storage.device, stride)
 
 
 @register("copy")
@@ -115,7 +110,7 @@ def rot90(input, k=1, dims=(0, 1)):
         stride[d0], stride[d1] = stride[d1], stride[d0]
         flipped._set_metadata(shape, stride, 0)
         result = flipped
-    return finish(rot90.op, (input,), result)
+    return result
 
 
 def _tri_mask(input, diagonal, lower, xp):
@@ -135,11 +130,11 @@ def _tri(op, input, diagonal, lower, name, inplace=False, out=None):
     if inplace:
         _check_writable(input)
         input._array()[...] = values
-        return finish(op, (input,), input, modified=input)
+        return input
     result = _wrap(values, input._dtype, input._storage.device)
     if out is not None:
-        return finish(op, (input,), _write_out(out, result, name), modified=out)
-    return finish(op, (input,), result)
+        return _write_out(out, result, name)
+    return result
 
 
 @register("copy")

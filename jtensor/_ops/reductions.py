@@ -16,7 +16,6 @@ import warnings
 import numpy as np
 
 from .. import _dtypes, return_types
-from .._dispatch import finish
 from .._errors import (
     TensorIndexError,
     TensorNotImplementedError,
@@ -164,7 +163,7 @@ def launch_kernel(op, inputs, shape, dtype, device, compute, info=None):
         target[...] = value if value.dtype == np_dtype else value.astype(np_dtype)
 
     backend.launch(op.name, kernel)
-    return finish(op, tuple(inputs), result, info=info)
+    return result
 
 
 def reduced_shape(input, dims, keepdim):
@@ -179,8 +178,8 @@ def _emit(op, inputs, xp, array, dtype, device, out=None, info=None):
     """Finish a single-output op: wrap ``array`` or write it into ``out``."""
     if out is not None:
         write_out(out, array)
-        return finish(op, inputs, out, modified=out, info=info)
-    return finish(op, inputs, wrap_result(xp, array, dtype, device), info=info)
+        return out
+    return wrap_result(xp, array, dtype, device)
 
 
 def _emit_pair(op, inputs, xp, arrays, dtypes, device, name, out=None):
@@ -189,12 +188,8 @@ def _emit_pair(op, inputs, xp, arrays, dtypes, device, name, out=None):
     if out is not None:
         for o, a in zip(out, arrays, strict=True):
             write_out(o, a)
-        result = cls(*out)
-        for o in out:
-            o._version_counter.value += 1
-        return finish(op, inputs, result)
-    return finish(op, inputs, cls(*(wrap_result(xp, a, d, device)
-                                     for a, d in zip(arrays, dtypes, strict=True))))
+        return cls(*out)
+    return cls(*(wrap_result(xp, a, d, device) for a, d in zip(arrays, dtypes, strict=True)))
 
 
 def _check_pair_out(out, name, dtypes):
@@ -391,7 +386,8 @@ def _extreme_binary(name, input, other, out):
         raise TensorRuntimeError(
             f"torch.{name}(input, other) is the element-wise torch.{partner}(input, other), "
             f"which is not available: no '{partner}' op is registered")
-    return target.impl(input, other, out=out) if out is not None else target.impl(input, other)
+    # the element-wise op's entry: its own event (``maximum``), its version bump of ``out``
+    return target.entry(input, other, out=out) if out is not None else target.entry(input, other)
 
 
 def _extreme(op, name, input, dim, keepdim, out, other=None):
@@ -629,8 +625,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
 def _pair(op, input, xp, first, m, dtype):
     device = input.device
-    return finish(op, (input,), (wrap_result(xp, first, dtype, device),
-                                 wrap_result(xp, m, input._dtype, device)))
+    return (wrap_result(xp, first, dtype, device), wrap_result(xp, m, input._dtype, device))
 
 
 @register("reduction", method=False)
@@ -961,7 +956,7 @@ def sum_to_size(input, *size):
         raise TensorRuntimeError(
             f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     if size == shape:
-        return finish(sum_to_size.op, (input,), input)
+        return input
     dtype = _sum_result_dtype(input, None, None)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
@@ -969,4 +964,4 @@ def sum_to_size(input, *size):
     with quiet():
         r = xp.sum(_work_array(input, dtype), axis=axes, keepdims=True)
     r = r.reshape(size)
-    return finish(sum_to_size.op, (input,), wrap_result(xp, r, dtype, input._storage.device))
+    return wrap_result(xp, r, dtype, input._storage.device)

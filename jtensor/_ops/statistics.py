@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import check_inplace, check_same_device, finish
+from .._dispatch import Post, check_inplace, check_same_device
 from .._elementwise import result_dtype
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
 from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
@@ -70,7 +70,6 @@ def _quantile(op, name, input, q, dim, keepdim, interpolation, out, ignore_nan):
         if q._dtype is not input._dtype:
             raise TensorRuntimeError(
                 f"{name}() q tensor must be same dtype as the input tensor")
-        check_same_device([input, q])
     elif not isinstance(q, numbers.Real):
         raise TensorTypeError(
             f"{name}() received an invalid combination of arguments: q must be float or "
@@ -140,7 +139,7 @@ def _quantile(op, name, input, q, dim, keepdim, interpolation, out, ignore_nan):
     if out is not None:
         final = result[..., 0] if q_scalar else xp.moveaxis(result, -1, 0)
         write_out(out, final)
-        return finish(op, (input,), out, modified=out)
+        return out
     buffer = Tensor._from_array(result, input._dtype, input.device)
     if q_scalar:
         res = make_view(buffer, shape, contiguous_strides(shape), 0)
@@ -149,7 +148,7 @@ def _quantile(op, name, input, q, dim, keepdim, interpolation, out, ignore_nan):
         strides = contiguous_strides(buffer._shape)
         res = make_view(buffer, (qa.shape[0],) + shape, (1,) + tuple(strides[:-1]), 0)
     res._base = None
-    return finish(op, (input,), res)
+    return res
 
 
 def _lerp(xp, start, end, weight):
@@ -158,7 +157,7 @@ def _lerp(xp, start, end, weight):
     return xp.where(xp.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
-@register("reduction")
+@register("reduction", post=Post(check_devices=("input", "q")))
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """The ``q``-th quantiles of ``input`` over ``dim`` (flattened when None).
 
@@ -168,7 +167,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
     return _quantile(quantile.op, "quantile", input, q, dim, keepdim, interpolation, out, False)
 
 
-@register("reduction")
+@register("reduction", post=Post(check_devices=("input", "q")))
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """``quantile`` ignoring NaN (NaN only where a slice is all NaN)."""
     return _quantile(nanquantile.op, "nanquantile", input, q, dim, keepdim, interpolation, out,
@@ -297,7 +296,7 @@ def dist(input, other, p=2):
         diff = _work(input, dtype) - _work(other, dtype)
         r = _pnorm(xp, diff, p)
     real = dtype.to_real() if dtype.is_complex else dtype
-    return finish(dist.op, (input, other), wrap_result(xp, r, real, device))
+    return wrap_result(xp, r, real, device)
 
 
 # ---------------------------------------------------------------------- renorm
@@ -338,7 +337,7 @@ def renorm_(self, p, dim, maxnorm):
     _, r = _renorm_array("renorm", self, p, dim, maxnorm)
     check_inplace(self)
     write_out(self, r)
-    return finish(renorm_.op, (self,), self, modified=self)
+    return self
 
 
 # ---------------------------------------------------------------------- histogram
@@ -545,7 +544,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     if x is not None and dx is not None:
         raise TensorTypeError("trapezoid() received an invalid combination of arguments")
     xp, r, dtype, inputs = _trapezoid_common("trapezoid", y, x, dx, dim, False)
-    return finish(trapezoid.op, tuple(inputs), wrap_result(xp, r, dtype, y.device))
+    return wrap_result(xp, r, dtype, y.device)
 
 
 @register("reduction", method=False)
@@ -559,7 +558,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
         raise TensorTypeError(
             f"trapz(): argument 'dx' must be float, not complex ({dx!r})")
     xp, r, dtype, inputs = _trapezoid_common("trapezoid", y, x, dx, dim, False)
-    return finish(trapz.op, tuple(inputs), wrap_result(xp, r, dtype, y.device))
+    return wrap_result(xp, r, dtype, y.device)
 
 
 @register("reduction", method=False)
@@ -569,7 +568,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         raise TensorTypeError(
             "cumulative_trapezoid() received an invalid combination of arguments")
     xp, r, dtype, inputs = _trapezoid_common("cumulative_trapezoid", y, x, dx, dim, True)
-    return finish(cumulative_trapezoid.op, tuple(inputs), wrap_result(xp, r, dtype, y.device))
+    return wrap_result(xp, r, dtype, y.device)
 
 
 # ---------------------------------------------------------------------- cov, corrcoef
@@ -654,7 +653,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance matrix of the variables in ``input``'s rows (observations in columns),
     with optional integer frequency weights and float observation weights."""
     xp, c, dtype, inputs = _cov_array("cov", input, correction, fweights, aweights)
-    return finish(cov.op, tuple(inputs), wrap_result(xp, c, dtype, input.device))
+    return wrap_result(xp, c, dtype, input.device)
 
 
 @register("reduction")
@@ -672,11 +671,11 @@ def corrcoef(input):
                 c = xp.clip(c.real, -1, 1) + 1j * xp.clip(c.imag, -1, 1)
             else:
                 c = xp.clip(c, -1, 1)
-    return finish(corrcoef.op, (input,), wrap_result(xp, c, dtype, input.device))
+    return wrap_result(xp, c, dtype, input.device)
 
 
 # ---------------------------------------------------------------------- bincount, histc
-@register("copy")
+@register("copy", post=Post(check_devices=("input", "weights")))
 def bincount(input, weights=None, minlength=0):
     """Count (or sum ``weights`` of) each non-negative integer value of the 1-D ``input``."""
     check_tensor(input, "bincount")
@@ -692,7 +691,6 @@ def bincount(input, weights=None, minlength=0):
             f"{input.dim()}-d tensor of shape {list(input._shape)}")
     if weights is not None:
         check_tensor(weights, "bincount", "weights", 2)
-        check_same_device([input, weights])
         if weights.dim() != 1 or weights._shape[0] != input._shape[0]:
             raise TensorRuntimeError(
                 f"weights should be 1-d and have the same length as input; got weights of "
@@ -705,8 +703,7 @@ def bincount(input, weights=None, minlength=0):
         w = weights._array().astype("float64")
         r = xp.bincount(a, weights=w, minlength=minlength)
         dtype = _dtypes.float32 if weights._dtype is _dtypes.float32 else _dtypes.float64
-    inputs = (input,) if weights is None else (input, weights)
-    return finish(bincount.op, inputs, wrap_result(xp, r, dtype, input.device))
+    return wrap_result(xp, r, dtype, input.device)
 
 
 @register("copy")
@@ -786,10 +783,10 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
                     f"expected scalar_type {input._dtype._torch_name} but found "
                     f"{out._dtype._torch_name}")
             write_out(out, input._array())
-            return finish(diff.op, (input,), out, modified=out)
+            return out
         result = _with_strides(xp, input._array().copy(), input._dtype, device,
                                dense_strides_like(tuple(input._shape), tuple(input._stride)))
-        return finish(diff.op, (input,), result)
+        return result
     if prepend is None and append is None:
         dtype = input._dtype
         a = input._array()
@@ -812,7 +809,6 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
             work = xp.logical_xor(hi, lo) if dtype is _dtypes.bool_ else hi - lo
         new_shape = tuple(work.shape)
         stride = elementwise_output_strides(new_shape, [(new_shape, stride), (new_shape, stride)])
-    inputs = tuple(p for p in (input, prepend, append) if p is not None)
     if out is not None:
         # logical_xor writes any dtype; a subtraction only one its result casts to
         if dtype is not _dtypes.bool_ and out._dtype is not dtype and \
@@ -821,9 +817,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         if tuple(out._shape) != tuple(work.shape):
             resize_output(out, work.shape, stride)
         write_out(out, work)
-        return finish(diff.op, inputs, out, modified=out)
+        return out
     result = _with_strides(xp, work.astype(dtype.numpy), dtype, device, stride)
-    return finish(diff.op, inputs, result)
+    return result
 
 
 def _work_array_of(a, dtype):

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import check_inplace, finish
+from .._dispatch import check_inplace
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, elementwise,
                             result_dtype)
 from .._errors import TensorNotImplementedError, TensorRuntimeError, TensorTypeError
@@ -108,8 +108,7 @@ def _empty_like(op, input, rule):
     dtype = input._dtype
     if rule == FLOAT and dtype.category < _dtypes.FLOATING:
         dtype = _dtypes.get_default_dtype()
-    return finish(op, (input,), new_empty_tensor(input._shape, dtype, input._storage.device,
-                                                 stride=input._stride))
+    return new_empty_tensor(input._shape, dtype, input._storage.device, stride=input._stride)
 
 
 def unary_op(name, compute, rule=FLOAT, *, doc, aliases=(), inplace=True,
@@ -241,7 +240,7 @@ def positive(input):
     """``+input``: returns the input itself, as PyTorch does (refused for bool)."""
     _check_tensor("positive", input)
     _positive_bool(input)
-    return finish(positive.op, (input,), input)
+    return input
 
 
 Tensor.__pos__ = positive
@@ -732,7 +731,7 @@ def real(input):
         result = _part_view(input, False)
     else:
         result = input  # PyTorch returns a real tensor itself
-    return finish(real.op, (input,), result)
+    return result
 
 
 @register("view", method=False)
@@ -742,7 +741,7 @@ def imag(input):
     if input._dtype.category != _dtypes.COMPLEX:
         raise TensorRuntimeError(
             "imag is not implemented for tensors with non-complex dtypes.")
-    return finish(imag.op, (input,), _part_view(input, True))
+    return _part_view(input, True)
 
 
 def _set_part(getter):
@@ -770,7 +769,7 @@ def conj(input):
     _check_tensor("conj", input)
     if input._dtype.category == _dtypes.COMPLEX:
         return _run(conj.op, _conj, (input,), rule=PROMOTE)
-    return finish(conj.op, (input,), input)  # real tensors: the tensor itself, as PyTorch
+    return input  # real tensors: the tensor itself, as PyTorch
 
 
 @register("elementwise")
@@ -780,7 +779,7 @@ def conj_physical(input, *, out=None):
     _check_tensor("conj_physical", input)
     _check_exact_out(out, input._dtype)
     if out is None and input._dtype.category != _dtypes.COMPLEX:
-        return finish(conj_physical.op, (input,), input)  # the tensor itself, as PyTorch
+        return input  # the tensor itself, as PyTorch
     return _run(conj_physical.op, _conj, (input,), out=out, rule=PROMOTE)
 
 
@@ -790,5 +789,5 @@ def conj_physical_(input):
     _check_tensor("conj_physical_", input)
     check_inplace(input)
     if input._dtype.category != _dtypes.COMPLEX:
-        return finish(conj_physical_.op, (input,), input, modified=input)
+        return input
     return _run(conj_physical_.op, _conj, (input,), inplace=input, rule=PROMOTE)
