@@ -221,6 +221,7 @@ def _fma32(a, b, c):
     return t.astype(_F32)
 
 
+_ONE_BITS = np.array(1.0, _F32).view(_I32)
 _LOG_P = [
     _F32(p)
     for p in (
@@ -245,11 +246,13 @@ def log256(x):
     e = ((xi >> _I32(23)) - _I32(0x7E)).astype(_F32)
     xi = (xi & _I32(~0x7F800000)) | _I32(0x3F000000)
     x = xi.view(_F32)
-    mask = x < _F32(0.707106781186547524)
-    e -= mask
+    # The kernel's mask (all ones where x < sqrt(1/2)), from the bit patterns (positive
+    # floats order as integers): e -= (1 & mask); x = (x - 1) + (x & mask).
+    mask = (xi - np.array(0.707106781186547524, _F32).view(_I32)) >> _I32(31)
+    e -= (mask & _ONE_BITS).view(_F32)
     xm1 = x - _F32(1)  # exact (Sterbenz)
-    # x < sqrt(1/2): (x - 1) + x, else (x - 1) + 0.
-    x = np.where(mask, xm1 + x, xm1)
+    xi &= mask
+    x = xm1 + x
     z = x * x
     x64 = x.astype(_F64)  # the Horner steps multiply by x: converted once
     y = _fma32(x, _LOG_P[0], _LOG_P[1])
@@ -273,7 +276,7 @@ def sincos256(x):
     imm2 &= _I32(~1)
     y = imm2.astype(_F32)
     sign_sin = (imm2 & _I32(4)) << _I32(29)
-    poly = (imm2 & _I32(2)) == 0
+    poly = ((imm2 & _I32(2)) >> _I32(1)) - _I32(1)  # all ones where bit 2 is clear
     sign_cos = (~(imm2 - _I32(2)) & _I32(4)) << _I32(29)
     # y is an integer up to 8 and the first two parts of pi/4 have 8 and 11 bits: exact
     # products, so only the third subtraction needs the fused form.
@@ -292,8 +295,10 @@ def sincos256(x):
     ys *= z
     ys = _fma32(ys, x, x)
     # The kernel masks, adds zeros and flips signs: the polynomial of the octant, signed.
-    s = np.where(poly, ys, yc).view(_I32)
-    c = np.where(poly, yc, ys).view(_I32)
+    ysi, yci = ys.view(_I32), yc.view(_I32)
+    other = ~poly
+    s = (ysi & poly) | (yci & other)
+    c = (yci & poly) | (ysi & other)
     s ^= sign_sin
     c ^= sign_cos
     return s.view(_F32), c.view(_F32)
