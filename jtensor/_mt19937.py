@@ -313,13 +313,17 @@ def _fill16_f32(u1, u2, mean, std, out1, out2):
     s, c = sincos256(_F32(_TWO_PI) * u2)
     c *= radius
     s *= radius
-    m, sd = _F32(mean), _F32(std)
-    if m == 0 and sd == 1:
-        out1[...] = c
-        out2[...] = s
+    _store(c, s, _F32(mean), _F32(std), out1, out2, _fma32)
+
+
+def _store(n1, n2, mean, std, out1, out2, fma):
+    """``out = fma(n, std, mean)`` for both halves (the plain values for N(0, 1))."""
+    if mean == 0 and std == 1:
+        out1[...] = n1
+        out2[...] = n2
     else:
-        out1[...] = _fma32(c, sd, m)
-        out2[...] = _fma32(s, sd, m)
+        out1[...] = fma(n1, std, mean)
+        out2[...] = fma(n2, std, mean)
 
 
 def _libm(fn, arr):
@@ -331,14 +335,7 @@ def _fill16_f64(u1, u2, mean, std, out1, out2):
     """``NormalFill16<double>``: libm's log, cos and sin, then ``fma(r*cos, std, mean)``."""
     radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - u1))
     theta = _F64(float(_F32(2.0)) * math.pi) * u2
-    n1 = radius * np.cos(theta)
-    n2 = radius * np.sin(theta)
-    if mean == 0.0 and std == 1.0:
-        out1[...] = n1
-        out2[...] = n2
-    else:
-        out1[...] = _fma64(n1, std, mean)
-        out2[...] = _fma64(n2, std, mean)
+    _store(radius * np.cos(theta), radius * np.sin(theta), mean, std, out1, out2, _fma64)
 
 
 def normal_fill(engine, n, np_dtype, mean=0.0, std=1.0):
