@@ -67,6 +67,22 @@ def script_to_notebook(text):
 
 # Warnings name the kernel's temporary file of the cell (its folder has the kernel's pid).
 _CELL_FILE = re.compile(r"(?:[^\s\"'<>]*[/\\])?ipykernel_[0-9]+[/\\][0-9]+\.py")
+SANITIZE = HERE.parent / "jtensor" / "nbval_sanitize.cfg"
+
+
+def _path_patterns():
+    """The shipped sanitizer's ``*-paths`` sections, compiled: the kernel's cell files, jtensor's
+    and site-packages' files, and any other absolute path. The build stores outputs with
+    them applied, so no machine's folders (a home, a checkout) end up in a notebook."""
+    found = re.findall(r"^\[([^\]]+-paths)\]\n(?:#.*\n)*regex: (.*)\nreplace: (.*)$",
+                       SANITIZE.read_text(), flags=re.M)
+    return [(re.compile(regex), replace) for _, regex, replace in found]
+
+
+def _strip_paths(text, patterns):
+    for regex, replace in patterns:
+        text = regex.sub(replace, text)
+    return text
 
 
 def _coalesce(outputs):
@@ -84,7 +100,9 @@ def _coalesce(outputs):
 
 
 def _normalise(nb):
-    """Drop what changes from run to run without meaning anything (ids, timings, pids)."""
+    """Drop what changes from run to run without meaning anything (ids, timings, pids,
+    absolute paths)."""
+    paths = _path_patterns()
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i:03d}"  # stable ids: a rebuild changes no bytes
         cell.metadata.pop("execution", None)
@@ -96,7 +114,13 @@ def _normalise(nb):
                 # keep the deterministic text/html snapshot every front end can show.
                 out.get("data", {}).pop(WIDGET_VIEW, None)
                 if out.get("output_type") == "stream":
-                    out["text"] = _CELL_FILE.sub("<cell>", out["text"])
+                    out["text"] = _strip_paths(_CELL_FILE.sub("<cell>", out["text"]), paths)
+                elif out.get("output_type") == "error":
+                    out["evalue"] = _strip_paths(out["evalue"], paths)
+                    out["traceback"] = [_strip_paths(t, paths) for t in out["traceback"]]
+                for kind, value in out.get("data", {}).items():
+                    if kind.startswith("text/") and isinstance(value, str):
+                        out["data"][kind] = _strip_paths(value, paths)
     nb.metadata.pop("widgets", None)
     nb.metadata["language_info"] = {"name": "python"}
     return nb
