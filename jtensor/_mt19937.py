@@ -326,14 +326,14 @@ def _store(n1, n2, mean, std, out1, out2, fma):
         out2[...] = fma(n2, std, mean)
 
 
-def _libm(fn, arr):
+def libm(fn, arr):
     """``fn`` (a ``math`` function: the C library's) over a float64 array."""
     return np.fromiter(map(fn, arr.ravel().tolist()), dtype=_F64, count=arr.size).reshape(arr.shape)
 
 
 def _fill16_f64(u1, u2, mean, std, out1, out2):
     """``NormalFill16<double>``: libm's log, cos and sin, then ``fma(r*cos, std, mean)``."""
-    radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - u1))
+    radius = np.sqrt(-2.0 * libm(math.log, 1.0 - u1))
     theta = _F64(float(_F32(2.0)) * math.pi) * u2
     _store(radius * np.cos(theta), radius * np.sin(theta), mean, std, out1, out2, _fma64)
 
@@ -414,7 +414,7 @@ def standard_normal_pairs(engine, pairs):
     raw = engine.random64(2 * pairs)
     u = unit_float(raw, 53, _F64)
     u1, u2 = u[0::2], u[1::2]
-    r = np.sqrt(-2.0 * _libm(math.log1p, -u2))
+    r = np.sqrt(-2.0 * libm(math.log1p, -u2))
     theta = 2.0 * math.pi * u1
     return r * np.cos(theta), r * np.sin(theta)
 

@@ -554,7 +554,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         # input's dtype (one draw or without replacement).
         d = input._dtype
         u = _mt.uniform(rng, rows * n_categories, np.float64)
-        q = _from_double(-_mt._libm(math.log1p, -u), d).reshape(rows, n_categories)
+        q = _from_double(-_mt.libm(math.log1p, -u), d).reshape(rows, n_categories)
         with np.errstate(all="ignore"):
             keys = (input._host_array().reshape(rows, n_categories) / q).astype(d.numpy)
         keys = keys.astype(np.float64)
@@ -703,7 +703,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     check_inplace(self)
     u = _mt.uniform(_rng(generator, self.device), _numel(self._shape), np.float64)
     # exponential<double>: -1 / lambda * log1p(-u) (the C library's log1p).
-    values = (-1.0 / lambd) * _mt._libm(math.log1p, -u)
+    values = (-1.0 / lambd) * _mt.libm(math.log1p, -u)
     return _fill_inplace(exponential_.op, self, _shaped(_from_double(values, self._dtype), self))
 
 
@@ -730,7 +730,7 @@ def geometric_(self, p, *, generator=None):
     _require_dispatch("geometric_cpu", self._dtype, integral=True)
     check_inplace(self)
     u = _mt.uniform(_rng(generator, self.device), _numel(self._shape), np.float64)
-    values = np.ceil(_mt._libm(math.log, u) / math.log1p(-p))
+    values = np.ceil(_mt.libm(math.log, u) / math.log1p(-p))
     return _fill_inplace(geometric_.op, self, _shaped(_from_double(values, self._dtype), self))
 
 
@@ -744,7 +744,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     _require_dispatch("log_normal_cpu", self._dtype)
     check_inplace(self)
     z = _mt.normal_scalar(_rng(generator, self.device), _numel(self._shape), mean, std)
-    values = _mt._libm(_exp, z)
+    values = _mt.libm(_exp, z)
     return _fill_inplace(log_normal_.op, self, _shaped(_from_double(values, self._dtype), self))
 
 
@@ -767,7 +767,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
             f"floating point but you specified {name}")
     check_inplace(self)
     u = _mt.uniform(_rng(generator, self.device), _numel(self._shape), np.float64)
-    t = _mt._libm(math.tan, math.pi * (u - 0.5))
+    t = _mt.libm(math.tan, math.pi * (u - 0.5))
     values = _mt._fma64(t, sigma, median) if sigma != 1.0 or median != 0.0 else t
     return _fill_inplace(cauchy_.op, self, _shaped(_from_double(values, self._dtype), self))
 
