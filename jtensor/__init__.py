@@ -36,6 +36,12 @@ from . import optim  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
+from . import accelerator, backends, version  # noqa: E402,F401 (device-selection idioms)
+from ._tensortypes import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: E402,F401
+                           DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+                           ShortTensor, tensortype)
+from ._threads import (get_num_interop_threads, get_num_threads,  # noqa: E402,F401
+                       set_num_interop_threads, set_num_threads)
 from ._device import get_default_device, set_default_device  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from ._sparse import sparse_coo, sparse_coo_tensor  # noqa: E402,F401
@@ -85,7 +91,7 @@ def unload_ipython_extension(ipython):
     _unload(ipython)
 
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402 (PyTorch 2.13.0, jtensor as local label)
 
 # Tracing (plain Python; the magics that use it are imported only by %load_ext jtensor).
 from . import trace  # noqa: E402,F401

@@ -13,6 +13,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         no_grad, set_grad_enabled)
 from .gradcheck import gradcheck, gradgradcheck
 from . import tensor_methods as _tensor_methods  # noqa: F401 (attaches Tensor.backward...)
+from .variable import Variable  # noqa: F401 (torch.autograd.Variable, legacy)
 
 _graph._install()
 
@@ -21,4 +22,4 @@ graph = _graph
 __all__ = ["Function", "FunctionCtx", "backward", "detect_anomaly", "enable_grad", "grad",
            "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled",
            "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "once_differentiable",
-           "set_detect_anomaly", "set_grad_enabled"]
+           "set_detect_anomaly", "set_grad_enabled", "Variable"]
