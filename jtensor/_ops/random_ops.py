@@ -10,6 +10,7 @@ backend's array module.
 """
 
 import math
+import warnings
 
 import numpy as np
 
@@ -110,8 +111,30 @@ def _shaped(flat, tensor):
     return arr.transpose(inverse)
 
 
+def _to_dtype_int(x, dtype):
+    """``static_cast<int64_t>(static_cast<scalar_t>(x))`` for a floating ``dtype`` (x86 gives
+    the int64 minimum for what does not fit, such as an infinity)."""
+    value = float(_from_double(np.array(float(x)), dtype).astype(np.float64))
+    return int(value) if abs(value) < 2.0**63 else -(1 << 63)
+
+
+def _update_from_to(low, high, dtype):
+    """PyTorch's ``update_from``/``update_to``: move the bounds inward to the nearest values
+    whose cast to ``dtype`` stays inside [low, high)."""
+    digits = _DIGITS[dtype]
+    if _to_dtype_int(low + 1, dtype) < low:
+        n = abs(low + 1).bit_length() - 1
+        low = _to_dtype_int(low + 1, dtype) + (1 << (n - digits + 1))
+    if _to_dtype_int(high - 1, dtype) >= high:
+        n = abs(high - 1).bit_length() - 1
+        high = _to_dtype_int(high - 1, dtype) - (1 << (n - digits + 1))
+    return low, high
+
+
 def _integers(eng, n, low, high_exclusive, dtype):
     """``random_(low, high)`` in kernel order, cast to ``dtype``."""
+    if dtype.category == _dtypes.FLOATING:
+        low, high_exclusive = _update_from_to(low, high_exclusive, dtype)
     v = _mt.random_from_to(eng, n, high_exclusive - low, low)
     return _from_double(v, dtype) if dtype.category == _dtypes.FLOATING else v.astype(
         dtype.numpy)
@@ -189,11 +212,27 @@ def _check_random_bounds(low, high, dtype, kernel_name="random_"):
         if high is not None and not lo <= high - 1 <= hi:
             raise TensorRuntimeError(f"to - 1 is out of bounds for {cname}")
     else:
-        limit = 1 << _DIGITS[dtype]
-        if not -limit <= low <= limit:
-            raise TensorRuntimeError(f"from is out of bounds for {cname}")
-        if high is not None and not -limit <= high - 1 <= limit:
-            raise TensorRuntimeError(f"to - 1 is out of bounds for {cname}")
+        # Floats: the bounds moved inward as PyTorch does, then checked against the dtype's
+        # range (an error) and the exactly representable integers (a warning).
+        digits = _DIGITS[dtype]
+        if high is not None:
+            low, high = _update_from_to(low, high, dtype)
+            if low >= high:
+                raise TensorRuntimeError(
+                    f"random_ expects 'from' casted to dtype to be less than 'to' casted to "
+                    f"dtype, but got from={low} >= to={high}")
+        top = (1 << digits) if high is None else high - 1
+        biggest = float(_dtypes.finfo(dtype).max)
+        for value, what in ((low, "from"), (top, "to - 1")):
+            if not -biggest <= value <= biggest:
+                raise TensorRuntimeError(f"{what} is out of bounds for {cname}")
+        for value, what in ((low, "from"), (top, "to - 1")):
+            if not -(1 << digits) <= value <= 1 << digits:
+                warnings.warn(
+                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {cname} can support discrete uniform distribution only within "
+                    "this range. This warning will become an error in version 1.7 release, "
+                    "please fix the code in advance", UserWarning, stacklevel=4)
 
 
 @register("factory", method=False)

@@ -96,6 +96,9 @@ CASES = {
     "random_-full-64": lambda L: L.empty(20, dtype=L.int64).random_(-(2**63), None),
     "random_-bool": lambda L: L.empty(10, dtype=L.bool).random_(),
     "random_-uint8": lambda L: L.empty(10, dtype=L.uint8).random_(),
+    "random_-half-top": lambda L: L.empty(50, dtype=L.float16).random_(0, 65504),
+    "random_-half-bottom": lambda L: L.empty(50, dtype=L.float16).random_(-65504, 0),
+    "random_-float-wide": lambda L: L.empty(50).random_(2**30, 2**31),
     "randperm-small": lambda L: L.randperm(10),
     "randperm-1000": lambda L: L.randperm(1000),
     "randperm-float": lambda L: L.randperm(50, dtype=L.float32),
@@ -121,6 +124,7 @@ CASES = {
 }
 
 
+@pytest.mark.filterwarnings("ignore:.*out of bounds")  # wide float ranges warn in both
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("name", list(CASES))
 def test_samplers(name, seed):
@@ -148,6 +152,13 @@ def test_state_layout_and_round_trip():
     jtensor.rand(700)  # past a block of 624 words: the engine has twisted
     torch.set_rng_state(torch.from_numpy(jtensor.get_rng_state().numpy()))
     assert _same(_np(jtensor.rand(50)), _np(torch.rand(50)))
+
+
+def test_wide_float_range_warns_as_pytorch():
+    with pytest.warns(UserWarning, match="to - 1 is out of bounds"):
+        jtensor.empty(3).random_(0, 2**30)
+    with pytest.raises(RuntimeError, match="to - 1 is out of bounds"):
+        jtensor.empty(3, dtype=jtensor.float16).random_(0, 70000)
 
 
 def test_generator_objects():
