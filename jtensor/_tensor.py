@@ -575,15 +575,16 @@ class Tensor:
     @property
     def mT(self):
         """The last two dims swapped (batched matrix transpose). A view."""
-        if self.dim() == 0:
+        ndim = len(self._shape)
+        if ndim >= 2:
+            return self.transpose(-2, -1)
+        if ndim == 0:
             warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the "
                           "identity in these cases.", UserWarning, stacklevel=stacklevel(2))
             return self._alias()
-        if self.dim() < 2:
-            raise TensorRuntimeError(
-                f"tensor.mT is only supported on matrices or batches of matrices. Got "
-                f"{self.dim()}-D tensor.")
-        return self.transpose(-2, -1)
+        raise TensorRuntimeError(
+            f"tensor.mT is only supported on matrices or batches of matrices. Got "
+            f"{self.dim()}-D tensor.")
 
     @property
     def H(self):

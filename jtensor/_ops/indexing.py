@@ -9,7 +9,7 @@ import numpy as np
 from .._dispatch import Post
 from .._registry import register
 from .._tensor import Tensor
-from .views import basic_index, make_view
+from .views import _VIEW_GEOMETRY, _remembered, basic_index, make_view
 
 
 def _is_basic(key):
@@ -53,9 +53,30 @@ def getitem(input, key):
         # x[i], the most common key, without the general key parser.
         offset = input._offset + (key if key >= 0 else key + input._shape[0]) * input._stride[0]
         return make_view(input, input._shape[1:], input._stride[1:], offset)
+    if key.__class__ is slice:   # x[a:b], x[::k]: remembered by its bounds (exact ints)
+        start, stop, step = key.start, key.stop, key.step
+        if (start is None or start.__class__ is int) and (stop is None or stop.__class__ is int) \
+                and (step is None or step.__class__ is int):
+            bounds = ("slice", input._shape, input._stride, start, stop, step)
+            hit = _VIEW_GEOMETRY.get(bounds)
+            if hit is None:
+                shape, stride, offset = basic_index(input, key)
+                hit = _remembered(bounds, tuple, (tuple(shape), tuple(stride),
+                                                  offset - input._offset))
+            return make_view(input, hit[0], hit[1], input._offset + hit[2])
     if _is_basic(key):
-        shape, stride, offset = basic_index(input, key)
-        return make_view(input, shape, stride, offset)
+        try:   # a key of ints, None and ... (slices are not hashable): remembered geometry
+            hit = _VIEW_GEOMETRY.get(("index", input._shape, input._stride, key))
+        except TypeError:
+            shape, stride, offset = basic_index(input, key)
+            return make_view(input, shape, stride, offset)
+        if hit is None:
+            shape, stride, offset = basic_index(input, key)
+            shape, stride = tuple(shape), tuple(stride)
+            _remembered(("index", input._shape, input._stride, key), tuple,
+                        (shape, stride, offset - input._offset))
+            return make_view(input, shape, stride, offset)
+        return make_view(input, hit[0], hit[1], input._offset + hit[2])
     from .advanced_indexing import advanced_getitem
 
     return advanced_getitem(input, key)

@@ -15,7 +15,7 @@ import numbers
 import warnings
 
 from .. import _dtypes
-from .._dispatch import Post, check_inplace, emit
+from .._dispatch import Post, check_inplace, emit, returned_input
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, stacklevel, wrap_dim)
 from .._layout import contiguous_strides, infer_size, view_strides
@@ -34,8 +34,21 @@ def make_view(input, shape, stride, offset, dtype=None):
         shape = tuple(shape)
     if stride.__class__ is not tuple:
         stride = tuple(stride)
-    return Tensor._make(input._storage, shape, stride, offset,
-                        dtype or input._dtype, base=base, version=input._version_counter)
+    # ``Tensor._make`` inlined: every view pays this, and a view's cost is its overhead.
+    view = _new_tensor(Tensor)
+    storage = view._storage = input._storage
+    view._shape = shape
+    view._stride = stride
+    view._offset = offset
+    view._dtype = dtype or input._dtype
+    view._cached_array = view._contiguous = None
+    view._cached_generation = storage._generation if storage is not None else 0
+    view._base = base
+    view._version_counter = input._version_counter
+    return view
+
+
+_new_tensor = object.__new__
 
 
 def _copied(result, input, *args, **kwargs):
@@ -47,6 +60,8 @@ def _copied(result, input, *args, **kwargs):
 # tensor given for an int argument is that int).
 _INPUT_ONLY = Post(inputs=("input",))
 _COPIES = Post(info=_copied)
+
+
 _INPUT_ONLY_COPIES = Post(inputs=("input",), info=_copied)
 
 
@@ -84,12 +99,18 @@ def view(input, *size, dtype=None):
     >>> torch.arange(6).view(2, 3).stride()
     (3, 1)
     """
-    if dtype is None and len(size) == 1 and size[0].__class__ is not int and \
-            isinstance(size[0], (_dtypes.dtype, type)):
-        dtype = size[0]
-    if dtype is not None:
-        return _view_dtype(input, _dtypes.to_dtype(dtype))
-    return _view_shape(input, sizes_from_args(size))
+    if dtype is None:
+        if len(size) == 1:
+            first = size[0]
+            if first.__class__ is int:   # x.view(-1), the common form
+                return _view_shape(input, size)
+            if isinstance(first, (_dtypes.dtype, type)):
+                dtype = first
+        if dtype is None:
+            return _view_shape(input, sizes_from_args(size))
+    if dtype.__class__ is _dtypes.dtype and dtype.itemsize == input._dtype.itemsize:
+        return make_view(input, input._shape, input._stride, input._offset, dtype)
+    return _view_dtype(input, _dtypes.to_dtype(dtype))
 
 
 def _new_strides(input, shape):
@@ -100,7 +121,34 @@ def _new_strides(input, shape):
     return view_strides(input._shape, input._stride, shape)
 
 
+# (shape, strides, requested shape) -> (shape, strides) of the view: the arithmetic of a
+# view depends on nothing else, and the same views are taken again and again (a model's
+# forward), so it is remembered (errors never are).
+_VIEW_GEOMETRY = {}
+
+
+def _remembered(key, compute, *args):
+    """``compute(*args)`` (a view's (shape, strides)), remembered under ``key``: a tuple of
+    the input's shape and strides and the exact ints, None or tuples the op was given (never a
+    float or a bool, which would compare equal to an int)."""
+    hit = _VIEW_GEOMETRY.get(key)
+    if hit is None:
+        hit = compute(*args)
+        if len(_VIEW_GEOMETRY) >= 4096:
+            _VIEW_GEOMETRY.clear()
+        _VIEW_GEOMETRY[key] = hit
+    return hit
+
+
 def _view_shape(input, shape):
+    """``input`` viewed as ``shape`` (a tuple of ints, one may be -1), or PyTorch's error."""
+    hit = _VIEW_GEOMETRY.get((input._shape, input._stride, shape))
+    if hit is None:
+        hit = _remembered((input._shape, input._stride, shape), _view_geometry, input, shape)
+    return make_view(input, hit[0], hit[1], input._offset)
+
+
+def _view_geometry(input, shape):
     shape = infer_size(shape, input.numel())
     stride = _new_strides(input, shape)
     if stride is None:
@@ -110,7 +158,7 @@ def _view_shape(input, shape):
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
             f"(input shape {list(input._shape)}, stride {list(input._stride)}; requested "
             f"shape {list(shape)})")
-    return make_view(input, shape, stride, input._offset)
+    return tuple(shape), tuple(stride)
 
 
 def _view_dtype(input, new):
@@ -161,10 +209,23 @@ def view_as(input, other):
 @register("view")
 def as_strided(input, size, stride, storage_offset=None):
     """Any (size, stride, offset) over the same storage; may overlap. Checked against bounds."""
+    if size.__class__ is tuple and stride.__class__ is tuple:
+        # A layout checked once against a storage of this size is remembered (a float that
+        # equals an int gives the same layout as its int() would).
+        key = ("as_strided", size, stride, storage_offset, input._offset,
+               input._dtype.itemsize, input._storage.nbytes())
+        hit = _VIEW_GEOMETRY.get(key)
+        if hit is None:
+            hit = _remembered(key, _strided_layout, input, size, stride, storage_offset)
+        return make_view(input, *hit)
+    return make_view(input, *_strided_layout(input, size, stride, storage_offset))
+
+
+def _strided_layout(input, size, stride, storage_offset):
     size, stride = tuple(map(int, size)), tuple(map(int, stride))
     offset = input._offset if storage_offset is None else int(storage_offset)
     check_strided_bounds(input, size, stride, offset, "as_strided")
-    return make_view(input, size, stride, offset)
+    return size, stride, offset
 
 
 def check_strided_bounds(input, size, stride, offset, name):
@@ -210,9 +271,14 @@ def reshape(input, shape):
 
 
 def _reshape(input, shape):
+    key = (input._shape, input._stride, shape)
+    hit = _VIEW_GEOMETRY.get(key)   # reshape views exactly where view does
+    if hit is not None:
+        return make_view(input, hit[0], hit[1], input._offset)
     shape = infer_size(shape, input.numel())
     stride = _new_strides(input, shape)
     if stride is not None:
+        _remembered(key, tuple, (shape, stride))
         return make_view(input, shape, stride, input._offset)
     from .copies import contiguous_copy
 
@@ -227,9 +293,13 @@ def reshape_as(input, other):
     return _reshape(input, other._shape)
 
 
-@register("view", post=_COPIES)
+@register("view", post=Post(info=_copied, silent=returned_input))
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one (a view when possible, like reshape)."""
+    if start_dim.__class__ is int and end_dim.__class__ is int:
+        hit = _VIEW_GEOMETRY.get(("flatten", input._shape, input._stride, start_dim, end_dim))
+        if hit is not None:
+            return make_view(input, hit[0], hit[1], input._offset)
     ndim = input.dim()
     if ndim == 0:
         return _reshape(input, (1,))
@@ -244,6 +314,9 @@ def flatten(input, start_dim=0, end_dim=-1):
     shape = input._shape[:start] + (merged,) + input._shape[end + 1:]
     stride = _new_strides(input, shape)  # the sizes multiply up by construction
     if stride is not None:
+        if start_dim.__class__ is int and end_dim.__class__ is int:
+            _remembered(("flatten", input._shape, input._stride, start_dim, end_dim), tuple,
+                        (shape, stride))
         return make_view(input, shape, stride, input._offset)
     return _reshape(input, shape)
 
@@ -272,6 +345,11 @@ def permute(input, dims):
     """Reorder dims; strides are permuted, data untouched (``x.permute(1, 0)`` or
     ``torch.permute(x, (1, 0))``)."""
     dims = sizes_from_args((dims,), "dims")
+    return make_view(input, *_remembered(("permute", input._shape, input._stride, dims),
+                                         _permute_layout, input, dims), input._offset)
+
+
+def _permute_layout(input, dims):
     shape, stride = input._shape, input._stride
     ndim = len(shape)
     if len(dims) != ndim:
@@ -290,7 +368,7 @@ def permute(input, dims):
         seen |= 1 << d
         new_shape.append(shape[d])
         new_stride.append(stride[d])
-    return make_view(input, tuple(new_shape), tuple(new_stride), input._offset)
+    return tuple(new_shape), tuple(new_stride)
 
 
 def _reversed_dims(self):
@@ -318,13 +396,17 @@ def _transpose_layout(input, dim0, dim1):
     if ndim:
         shape[d0], shape[d1] = shape[d1], shape[d0]
         stride[d0], stride[d1] = stride[d1], stride[d0]
-    return shape, stride
+    return tuple(shape), tuple(stride)
 
 
 @register("view", aliases=("swapdims",))
 def transpose(input, dim0, dim1):
     """Swap two dims (their sizes and strides)."""
-    shape, stride = _transpose_layout(input, dim0, dim1)
+    if dim0.__class__ is int and dim1.__class__ is int:
+        shape, stride = _remembered(("transpose", input._shape, input._stride, dim0, dim1),
+                                    _transpose_layout, input, dim0, dim1)
+    else:
+        shape, stride = _transpose_layout(input, dim0, dim1)
     return make_view(input, shape, stride, input._offset)
 
 
@@ -350,17 +432,23 @@ def t(input):
     return make_view(input, shape, stride, input._offset)
 
 
+def _move_one_dim(input, source, destination):
+    ndim = input.dim()
+    src, dst = wrap_dim(source, ndim), wrap_dim(destination, ndim)
+    order = [d for d in range(ndim) if d != src]
+    order.insert(dst, src)
+    return (tuple([input._shape[d] for d in order]), tuple([input._stride[d] for d in order]))
+
+
 @register("view", aliases=("moveaxis",))
 def movedim(input, source, destination):
     """Move dims from ``source`` positions to ``destination`` positions, keeping the rest in
     order."""
-    ndim = input.dim()
     if source.__class__ is int and destination.__class__ is int:  # the common form
-        src, dst = wrap_dim(source, ndim), wrap_dim(destination, ndim)
-        order = [d for d in range(ndim) if d != src]
-        order.insert(dst, src)
-        return make_view(input, [input._shape[d] for d in order],
-                        [input._stride[d] for d in order], input._offset)
+        return make_view(input, *_remembered(
+            ("movedim", input._shape, input._stride, source, destination), _move_one_dim,
+            input, source, destination), input._offset)
+    ndim = input.dim()
     source = list(int_list_arg(source, "movedim", "source", 1))
     destination = list(int_list_arg(destination, "movedim", "destination", 2))
     if len(source) != len(destination):
@@ -390,13 +478,17 @@ def _unsqueeze_layout(input, dim):
     new_stride = 1 if dim >= ndim else shape[dim] * stride[dim]
     shape.insert(dim, 1)
     stride.insert(dim, new_stride)
-    return shape, stride
+    return tuple(shape), tuple(stride)
 
 
 @register("view")
 def unsqueeze(input, dim):
     """Insert a size-1 dim; its stride is chosen as PyTorch does (size*stride of the next dim)."""
-    shape, stride = _unsqueeze_layout(input, dim)
+    if dim.__class__ is int:
+        shape, stride = _remembered(("unsqueeze", input._shape, input._stride, dim),
+                                    _unsqueeze_layout, input, dim)
+    else:
+        shape, stride = _unsqueeze_layout(input, dim)
     return make_view(input, shape, stride, input._offset)
 
 
@@ -417,7 +509,11 @@ def _squeeze_layout(input, dim):
 @register("view")
 def squeeze(input, dim=None):
     """Remove size-1 dims (all, one, or a tuple of them); other dims are left alone."""
-    shape, stride = _squeeze_layout(input, dim)
+    if dim is None or dim.__class__ is int:
+        shape, stride = _remembered(("squeeze", input._shape, input._stride, dim),
+                                    _squeeze_layout, input, dim)
+    else:
+        shape, stride = _squeeze_layout(input, dim)
     return make_view(input, shape, stride, input._offset)
 
 
@@ -488,7 +584,8 @@ def expand(input, *size, implicit=False):
 
 
 def _expand(input, sizes):
-    shape, stride = _expand_layout(input, sizes)
+    shape, stride = _remembered(("expand", input._shape, input._stride, sizes),
+                                _expand_layout, input, sizes)
     return make_view(input, shape, stride, input._offset)
 
 
