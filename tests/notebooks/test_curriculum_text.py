@@ -184,6 +184,8 @@ def test_no_absolute_path_in_stored_outputs(path):
             if build._strip_paths(text, paths) != text or str(ROOT) in text \
                     or str(pathlib.Path.home()) + "/" in text:
                 found.append(f"cell {i}: {text[:160]!r}")
+            elif re.search(r"\x1b(?!\[)", text):  # a colour code cut by a path pattern
+                found.append(f"cell {i}: broken colour code: {text[:160]!r}")
     assert not found, (f"{path.name} stores absolute paths (rebuild it with "
                        f"notebooks/build.py, which strips them):\n" + "\n".join(found))
 
@@ -199,6 +201,11 @@ _ABSOLUTE = [
     ("C:\\Users\\ada\\course\\data.csv", ".../data.csv"),
     ("\x1b[36mFile \x1b[39m\x1b[32m/srv/nb/helpers.py:12\x1b[39m, in",
      "\x1b[36mFile \x1b[39m\x1b[32m.../helpers.py:12\x1b[39m, in"),
+    # a traceback's colour codes around jtensor's and site-packages' files stay whole
+    ("\x1b[36mFile \x1b[39m\x1b[32m/work/main/jtensor/_ops/views.py:68\x1b[39m, in",
+     "\x1b[36mFile \x1b[39m\x1b[32m.../jtensor/_ops/views.py\x1b[39m, in"),
+    ("\x1b[32m/usr/lib/python3/site-packages/numpy/x.py:9\x1b[39m",
+     "\x1b[32m.../site-packages/numpy/x.py:9\x1b[39m"),
 ]
 _NOT_PATHS = ["see https://pytorch.org/docs/stable/optim.html#how-to", "a/b/c and 1/2",
               "'xt = x.t()\\nxt.view(12)\\n'", "</div><br/>",
@@ -212,6 +219,7 @@ def test_sanitizer_and_build_remove_any_absolute_path(text, want):
     build = _build()
     stored = build._strip_paths(text, build._path_patterns())
     assert stored == want  # the build stores what the sanitizer compares
+    assert _sanitize(want) == want  # and the sanitizer leaves a stored output as it is
     assert not re.search(r"(?:^|[\s\x1bm])/(?:work|home|usr|opt|tmp|srv)/", stored), stored
     assert "Users\\" not in stored
 
