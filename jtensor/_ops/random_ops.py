@@ -93,22 +93,16 @@ def _normal_flat(eng, n, dtype, mean=0.0, std=1.0, contiguous=True):
     return _from_double(_mt.normal_scalar(eng, n, mean, std), dtype)
 
 
-def _kernel_order(shape, stride):
-    """The axes in the order TensorIterator walks a tensor's memory (outermost first)."""
-    return sorted(range(len(shape)), key=lambda d: -stride[d] if shape[d] != 1 else 0)
-
-
 def _shaped(flat, tensor):
-    """Values drawn in ``tensor``'s memory order (TensorIterator's) arranged by index."""
+    """Values drawn in ``tensor``'s memory order (the order TensorIterator walks it: axes by
+    decreasing stride) arranged by index."""
     shape, stride = tuple(tensor._shape), tuple(tensor._stride)
     if tensor.is_contiguous() or len(shape) < 2:
-        if len(shape) == 1 and stride[0] < 0:
-            return flat[::-1]
         return flat.reshape(shape)
-    order = _kernel_order(shape, stride)
+    # Size-1 axes (any stride) do not change the order of the elements.
+    order = sorted(range(len(shape)), key=lambda d: -stride[d])
     arr = flat.reshape([shape[d] for d in order])
-    inverse = [order.index(d) for d in range(len(shape))]
-    return arr.transpose(inverse)
+    return arr.transpose([order.index(d) for d in range(len(shape))])
 
 
 def _to_dtype_int(x, dtype):
