@@ -3,6 +3,7 @@
 update arithmetic."""
 
 from . import lr_scheduler
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamw import AdamW
@@ -11,5 +12,5 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SparseAdam",
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SparseAdam",
            "lr_scheduler"]
