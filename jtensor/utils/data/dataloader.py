@@ -57,11 +57,12 @@ def _cpu_count():
 
 
 def _accelerator_available():
-    # jtensor runs on the CPU (NumPy); a ``jtensor.cuda`` with ``is_available`` may come with
-    # the CuPy backend.
-    cuda = getattr(_J, "cuda", None)
+    # jtensor runs on the CPU (NumPy); ``jtensor.cuda`` is available with the CuPy backend or
+    # an emulated device.
+    from ... import cuda
+
     try:
-        return bool(cuda is not None and cuda.is_available())
+        return bool(cuda.is_available())
     except Exception:
         return False
 
