@@ -546,8 +546,9 @@ def _post_code(post, plan, namespace, call):
     modified = _modified_name(post, plan)
     if callable(post.modified):
         namespace["_mod"] = post.modified
+        namespace["_bump"] = _bump
         code += (f"    _m = _mod(_r, {call})\n"
-                 f"    if _m is not None:\n        _m._version_counter.value += 1\n")
+                 f"    if _m is not None:\n        _m = _bump(_m)\n")
         written = "_m"
     elif modified == "out":   # a tensor, or a tuple of them (``sort(..., out=(v, i))``)
         namespace["_bump"] = _bump
@@ -627,8 +628,8 @@ def _runner(op, impl, plan):
             written = post.modified(result, *args, **kwargs)
         else:
             written = None if modified is None else values.get(modified)
-            if written is not None and not isinstance(written, Tensor):
-                written = _bump(written, bumped=False)
+        if written is not None and not isinstance(written, Tensor):
+            written = _bump(written, bumped=False)
         if callable(post.inputs):
             inputs = post.inputs(*args, **kwargs)
         elif input_names is None:

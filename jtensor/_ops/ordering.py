@@ -137,7 +137,6 @@ def _finish_pair(op, input, values, indices, out):
         return result_type(values, indices)
     _write_out(out[0], values, op.name)
     _write_out(out[1], indices, op.name)
-    out[1]._version_counter.value += 1  # finish bumps out[0]; both were written
     return result_type(out[0], out[1])
 
 

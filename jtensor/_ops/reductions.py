@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import _dtypes, return_types
+from .._dispatch import Post
 from .._errors import (
     TensorIndexError,
     TensorNotImplementedError,
@@ -424,7 +425,21 @@ def _extreme(op, name, input, dim, keepdim, out, other=None):
     return _emit(op, (input,), xp, r, input._dtype, input.device, out)
 
 
-@register("reduction")
+def _elementwise_form(result, input, dim=None, keepdim=False, *, other=None, out=None):
+    # ``max(input, other)``: the call is the element-wise op's, whose entry reported it
+    return other is not None or isinstance(dim, Tensor)
+
+
+def _extreme_written(result, input, dim=None, keepdim=False, *, other=None, out=None):
+    return None if _elementwise_form(result, input, dim, other=other) else out
+
+
+# The element-wise overload goes through ``maximum``/``minimum``'s entry (their event, their
+# version bump of ``out``), so max/min themselves report nothing then.
+_EXTREME = Post(modified=_extreme_written, silent=_elementwise_form)
+
+
+@register("reduction", post=_EXTREME)
 def max(input, dim=None, keepdim=False, *, other=None, out=None):
     """The largest element (0-d), or ``(values, indices)`` along ``dim``.
 
@@ -434,7 +449,7 @@ def max(input, dim=None, keepdim=False, *, other=None, out=None):
     return _extreme(max.op, "max", input, dim, keepdim, out, other)
 
 
-@register("reduction")
+@register("reduction", post=_EXTREME)
 def min(input, dim=None, keepdim=False, *, other=None, out=None):
     """The smallest element (0-d), or ``(values, indices)`` along ``dim``; ``min(input,
     other)`` is the element-wise ``minimum``."""
