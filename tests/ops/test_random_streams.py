@@ -221,6 +221,9 @@ INIT = {
     "dropout": lambda L: L.nn.functional.dropout(L.ones(40), 0.3),
     "dropout-float64": lambda L: L.nn.functional.dropout(L.ones(40, dtype=L.float64), 0.3),
     "Dropout": lambda L: L.nn.Dropout(0.5)(L.ones(5, 8)),
+    "dropout-transposed": lambda L: L.nn.functional.dropout(L.ones(3, 4).t(), 0.5),
+    "dropout-channels-last": lambda L: L.nn.functional.dropout(
+        L.ones(2, 3, 4, 4).to(memory_format=L.channels_last), 0.3),
     "dropout2d": lambda L: L.nn.functional.dropout2d(L.ones(2, 6, 3, 3), 0.5),
     "dropout1d": lambda L: L.nn.functional.dropout1d(L.ones(2, 6, 3), 0.5),
     "RandomSampler": lambda L: list(L.utils.data.RandomSampler(range(20))),

@@ -8,6 +8,7 @@ the same seed (``bernoulli_(1 - p)``: a double uniform per element).
 
 import warnings
 
+from ..._api import ops as J
 from ..._errors import TensorRuntimeError, TensorValueError
 from ._op import nn_op
 
@@ -19,11 +20,15 @@ def _check_p(p):
         raise TensorValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _apply_noise(input, p, inplace, noise_shape):
+def _apply_noise(input, p, inplace, noise_shape=None):
+    """``input * noise`` (in place when ``inplace``): ``noise_shape`` for feature dropout (a
+    contiguous mask), else a mask laid out like ``input`` (``empty_like``, as PyTorch: the
+    draws follow the input's memory order)."""
     if p == 1.0:
-        noise = input.new_zeros(noise_shape)
+        noise = input.new_zeros(noise_shape if noise_shape is not None else input.shape)
     else:
-        noise = input.new_empty(noise_shape).bernoulli_(1.0 - p)
+        noise = (J.empty_like(input) if noise_shape is None
+                 else input.new_empty(noise_shape)).bernoulli_(1.0 - p)
         noise.div_(1.0 - p)
     return input.mul_(noise) if inplace else input * noise
 
@@ -43,7 +48,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     if not input.is_floating_point():
         raise TensorRuntimeError(f"dropout: expected a floating point input, got {input.dtype}")
-    return _apply_noise(input, p, inplace, tuple(input.shape))
+    return _apply_noise(input, p, inplace)
 
 
 def _feature_dropout(input, p, training, inplace):
