@@ -481,24 +481,22 @@ def _check_p_scalar(p, name="bernoulli_"):
         raise TensorRuntimeError(f"{name} expects p to be in [0, 1], but got p={_fmt(p)}")
 
 
-def _bernoulli_values(rng, target, p, dtype, device):
-    """0/1 samples of ``dtype`` on ``device`` shaped like ``target`` (drawn in its memory
-    order): ``p`` is a number (one double uniform per element, ``u < p``: PyTorch's default
-    CPU kernel; its MKL kernel on Intel CPUs draws differently) or a tensor broadcast to the
-    target (double ``p``: a double uniform each, other dtypes: a float uniform compared with
-    ``float(p)``)."""
-    n = _numel(target._shape)
-    if isinstance(p, Tensor):
-        if p._dtype is _dtypes.float64:
-            u = _mt.uniform(rng, n, np.float64)
-            prob = np.broadcast_to(p._host_array(), tuple(target._shape))
-        else:
-            u = _mt.uniform(rng, n, np.float32)
-            prob = np.broadcast_to(p._host_array().astype(np.float32), tuple(target._shape))
-        return host_to_device((_shaped(u, target) < prob).astype(dtype.numpy), device,
-                              private=True)
-    u = _mt.uniform(rng, n, np.float64)
-    return host_to_device((_shaped(u, target) < p).astype(dtype.numpy), device, private=True)
+def _bernoulli_values(rng, shape, p, dtype, device, layout=None):
+    """0/1 samples of ``dtype`` on ``device`` of ``shape``, drawn in the memory order of
+    ``layout`` (the tensor written; None: a new contiguous one): ``p`` is a number (one double
+    uniform per element, ``u < p``: PyTorch's default CPU kernel; its MKL kernel on Intel CPUs
+    draws differently) or a tensor broadcast to ``shape`` (double ``p``: a double uniform
+    each, other dtypes: a float uniform compared with ``float(p)``)."""
+    shape = tuple(shape)
+    n = _numel(shape)
+    if isinstance(p, Tensor) and p._dtype is not _dtypes.float64:
+        u = _mt.uniform(rng, n, np.float32)
+        prob = np.broadcast_to(p._host_array().astype(np.float32), shape)
+    else:
+        u = _mt.uniform(rng, n, np.float64)
+        prob = np.broadcast_to(p._host_array(), shape) if isinstance(p, Tensor) else p
+    u = u.reshape(shape) if layout is None else _shaped(u, layout)
+    return host_to_device((u < prob).astype(dtype.numpy), device, private=True)
 
 
 @register("copy")
@@ -521,7 +519,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         if input._dtype.category == _dtypes.COMPLEX:
             raise _not_implemented("bernoulli_scalar_cpu_", input._dtype)
         prob = p
-    values = _bernoulli_values(rng, input, prob, input._dtype, input._storage.device)
+    # PyTorch fills a new contiguous tensor (empty_like with the legacy contiguous format).
+    values = _bernoulli_values(rng, input._shape, prob, input._dtype, input._storage.device)
     if out is not None:
         _check_out(out, None, "bernoulli")
         _resize_out(out, input._shape)
@@ -586,7 +585,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         # PyTorch: q = empty_like(input).exponential_(1); argmax or topk of input / q, in the
         # input's dtype (one draw or without replacement).
         d = input._dtype
-        u = _mt.uniform(rng, rows * n_categories, np.float64)
+        # q is laid out like the input (empty_like): drawn in the input's memory order.
+        u = _shaped(_mt.uniform(rng, rows * n_categories, np.float64), input)
         q = _from_double(-_mt.libm(math.log1p, -u), d).reshape(rows, n_categories)
         with np.errstate(all="ignore"):
             keys = (input._host_array().reshape(rows, n_categories) / q).astype(d.numpy)
@@ -834,8 +834,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
         prob = _scalar_value(p, "bernoulli_")
         _check_p_scalar(prob)
     check_inplace(self)
-    values = _bernoulli_values(_rng(generator, self.device), self, prob, self._dtype,
-                               self._storage.device)
+    values = _bernoulli_values(_rng(generator, self.device), self._shape, prob, self._dtype,
+                               self._storage.device, layout=self)
     from .._elementwise import _write_into
 
     _write_into(self, values)

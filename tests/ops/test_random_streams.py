@@ -107,6 +107,12 @@ CASES = {
     "bernoulli-scalar-p": lambda L: L.bernoulli(L.ones(5, 6), 0.25),
     "bernoulli_-tensor-p": lambda L: L.empty(6, 5).t().bernoulli_(L.rand(5, 6)),
     "bernoulli_-int": lambda L: L.empty(20, dtype=L.int64).bernoulli_(0.5),
+    "bernoulli-transposed-p": lambda L: L.bernoulli(L.rand(4, 5).t()),
+    "bernoulli-transposed-scalar-p": lambda L: L.bernoulli(L.rand(4, 5).t(), 0.3),
+    "bernoulli_-transposed-scalar-p": lambda L: L.empty(5, 4).t().bernoulli_(0.2),
+    "multinomial-transposed": lambda L: L.multinomial(L.rand(5, 4).t(), 2),
+    "poisson-transposed": lambda L: L.poisson(L.rand(4, 5).t() * 5),
+    "normal-transposed-mean": lambda L: L.normal(L.rand(4, 5).t(), 1.0),
     "multinomial-replacement": lambda L: L.multinomial(L.tensor([0.1, 0.2, 0.3, 0.4]), 10, True),
     "multinomial-rows": lambda L: L.multinomial(
         L.tensor([[0.1, 0.2, 0.3, 0.4], [1.0, 0, 3, 2]]), 7, True),
