@@ -115,6 +115,24 @@ class Generator:
             raise TensorRuntimeError(str(exc)) from None
         return self
 
+    def get_offset(self):
+        """Philox generators' offset; a CPU generator has none (PyTorch's error)."""
+        raise TensorRuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset):
+        """Philox generators' offset; a CPU generator has none (PyTorch's error)."""
+        raise TensorRuntimeError("CPU Generator does not use offset")
+
+    def graphsafe_get_state(self):
+        """CUDA graphs' generator state: not supported by this generator (as PyTorch's CPU
+        one)."""
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state):
+        """CUDA graphs' generator state: not supported by this generator (as PyTorch's CPU
+        one)."""
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
     def clone_state(self):
         """A new generator with this one's state."""
         other = Generator(self.device)

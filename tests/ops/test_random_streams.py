@@ -185,6 +185,22 @@ def test_generator_objects():
     assert _same(_np(jtensor.rand(3)), _np(torch.rand(3)))
 
 
+def test_generator_api_and_pickling():
+    import pickle
+
+    g = jtensor.Generator().manual_seed(3)
+    jtensor.rand(5, generator=g)
+    h = pickle.loads(pickle.dumps(g))
+    assert _same(_np(jtensor.rand(3, generator=g)), _np(jtensor.rand(3, generator=h)))
+    public = [n for n in dir(torch.Generator) if not n.startswith("_")]
+    assert [n for n in public if not hasattr(jtensor.Generator(), n)] == []
+    for name in ("get_offset", "graphsafe_get_state"):
+        with pytest.raises(Exception) as want:
+            getattr(torch.Generator(), name)()
+        with pytest.raises(type(want.value)):
+            getattr(jtensor.Generator(), name)()
+
+
 def test_interleaved_default_and_explicit_generators():
     def fn(L):
         g = L.Generator().manual_seed(99)
