@@ -192,8 +192,12 @@ def manual_seed(seed):
 
 
 def seed():
-    """Seed the default generator non-deterministically and return the seed."""
-    return default_generator.seed()
+    """Seed the default generator non-deterministically and return the seed (CUDA devices'
+    generators get the same seed, as PyTorch's ``manual_seed_all``)."""
+    chosen = default_generator.seed()
+    for generator in _cuda_generators.values():
+        generator.manual_seed(chosen)
+    return chosen
 
 
 def initial_seed():
