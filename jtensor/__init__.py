@@ -92,7 +92,7 @@ def unload_ipython_extension(ipython):
     _unload(ipython)
 
 
-from .version import __version__  # noqa: E402 (PyTorch 2.13.0, jtensor as local label)
+from .version import __version__  # noqa: E402,F401 (PyTorch 2.13.0, jtensor local label)
 
 # Tracing (plain Python; the magics that use it are imported only by %load_ext jtensor).
 from . import trace  # noqa: E402,F401

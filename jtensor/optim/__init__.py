@@ -13,5 +13,5 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
 
-__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "LBFGS", "Optimizer", "RMSprop", "SparseAdam",
-           "lr_scheduler"]
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "LBFGS", "Optimizer", "RMSprop",
+           "SparseAdam", "lr_scheduler"]
