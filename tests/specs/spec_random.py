@@ -1,9 +1,10 @@
 """Specs of the random ops: shapes, dtypes, layouts and errors vs PyTorch.
 
-Random values can't be compared with PyTorch's (different generators), so sampled outputs use
+The harness does not seed the two libraries alike, so sampled outputs use
 ``check_values=False``; cases whose result is deterministic (p=0/1, std=0, one-hot
 probabilities, a range of width one) compare values too. Distribution checks live in
-tests/ops/test_random.py.
+tests/ops/test_random.py; the values themselves, seeded, are compared with PyTorch's bit for
+bit in tests/ops/test_random_streams.py.
 """
 
 from tests.harness.conformance import Case, OpSpec, T, arr
