@@ -24,7 +24,7 @@ def run(lib, dtype_name, **options):
         loss.backward()
         return loss
 
-    losses = [float(opt.step(closure)) for _ in range(4)]
+    losses = [opt.step(closure).item() for _ in range(4)]
     state = opt.state[model[0].weight]
     weights = [p.detach().numpy().copy() for p in model.parameters()]
     return losses, weights, (state["func_evals"], state["n_iter"])
@@ -60,7 +60,7 @@ def test_a_converged_problem_returns_at_once():
             loss.backward()
             return loss
 
-        assert float(opt.step(closure)) == 0.0
+        assert opt.step(closure).item() == 0.0
         assert opt.state[w]["func_evals"] == 1 and opt.state[w]["n_iter"] == 0
 
 
