@@ -321,7 +321,7 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
                  "_plan": plan, "_rebind": _rebind, "_check": _check_typed,
                  "_DT": dtype, "_DEV": device, "_LAY": layout, "_MF": memory_format,
                  "_GEN": TYPES["generator"], "_AC": _autocast,
-                 "run": impl if op.post is None else _runner(op, impl, plan)}
+                 "run": impl if op.post is None else _generated_runner(plan, impl)}
     signature, positional, keywords, checks = [], [], [], []
     star_done = False
     var_positional = var_keyword = None
@@ -600,6 +600,50 @@ def _bump(out, bumped=True):
             if first is None:
                 first = t
     return first
+
+
+def _generated_runner(plan, impl):
+    """``impl`` followed by the op's finish, generated with ``impl``'s own signature: what
+    the autograd layer runs for a recorded call (``_d.autograd_call(op, run, ...)``), so the
+    recorded path ends exactly as the plain one (one version bump, one event)."""
+    op = plan.op
+    namespace = {"impl": impl, "op": op, "_d": _dispatch_module}
+    signature, call = [], []
+    star_done = False
+    for i, p in enumerate(plan.params):
+        default = ""
+        if p.default is not p.empty:
+            namespace[f"_d{i}"] = p.default
+            default = f"=_d{i}"
+        if p.kind is p.POSITIONAL_ONLY:
+            return _runner(op, impl, plan)
+        if p.kind is p.POSITIONAL_OR_KEYWORD:
+            signature.append(p.name + default)
+            call.append(p.name)
+        elif p.kind is p.VAR_POSITIONAL:
+            signature.append("*" + p.name)
+            call.append("*" + p.name)
+            star_done = True
+        elif p.kind is p.KEYWORD_ONLY:
+            if not star_done:
+                signature.append("*")
+                star_done = True
+            signature.append(p.name + default)
+            call.append(f"{p.name}={p.name}")
+        else:
+            signature.append("**" + p.name)
+            call.append("**" + p.name)
+    call = ", ".join(call)
+    source = (f"def run({', '.join(signature)}):\n    _r = impl({call})\n"
+              + _post_code(op.post, plan, namespace, call))
+    try:
+        # Named like the entries: the recorder skips "<entry of" frames as jtensor's own.
+        exec(compile(source, f"<entry of {op.name}: its finishing runner>", "exec"), namespace)
+    except SyntaxError:
+        return _runner(op, impl, plan)
+    run = namespace["run"]
+    run.__wrapped__ = impl
+    return run
 
 
 def _runner(op, impl, plan):
