@@ -12,18 +12,27 @@ from .._tensor import Tensor
 from .views import _VIEW_GEOMETRY, _remembered, basic_index, make_view
 
 
+_SLICED = 1    # _is_basic: a basic key holding a slice (not hashable before Python 3.12)
+_HASHABLE = 2  # a basic key of ints, None and ... only
+
+
 def _is_basic(key):
+    """0 for an advanced key, else ``_SLICED`` or ``_HASHABLE`` (both true)."""
     if isinstance(key, list):
-        return False  # a list is an index tensor, or a tuple in disguise (NumPy's heuristic)
+        return 0  # a list is an index tensor, or a tuple in disguise (NumPy's heuristic)
     items = key if isinstance(key, tuple) else (key,)
+    found = _HASHABLE
     for k in items:
-        if k is None or k is Ellipsis or isinstance(k, slice):
+        if k is None or k is Ellipsis:
+            continue
+        if isinstance(k, slice):
+            found = _SLICED
             continue
         if isinstance(k, (bool, Tensor, list, tuple, np.bool_, np.ndarray)):
-            return False
+            return 0
         if not hasattr(k, "__index__"):
-            return False
-    return True
+            return 0
+    return found
 
 
 def _tensors_in(key):
@@ -64,12 +73,13 @@ def getitem(input, key):
                 hit = _remembered(bounds, tuple, (tuple(shape), tuple(stride),
                                                   offset - input._offset))
             return make_view(input, hit[0], hit[1], input._offset + hit[2])
-    if _is_basic(key):
-        try:   # a key of ints, None and ... (slices are not hashable): remembered geometry
-            hit = _VIEW_GEOMETRY.get(("index", input._shape, input._stride, key))
-        except TypeError:
+    basic = _is_basic(key)
+    if basic:
+        if basic == _SLICED:
             shape, stride, offset = basic_index(input, key)
             return make_view(input, shape, stride, offset)
+        # a key of ints, None and ...: remembered geometry
+        hit = _VIEW_GEOMETRY.get(("index", input._shape, input._stride, key))
         if hit is None:
             shape, stride, offset = basic_index(input, key)
             shape, stride = tuple(shape), tuple(stride)
