@@ -533,7 +533,7 @@ def mvlgamma(input, p, *, out=None):
     work = "float32" if dtype in (_dtypes.float16, _dtypes.bfloat16) else dtype.numpy
     with np.errstate(all="ignore"):
         computed = _mvlgamma_compute(p)(xp, a.astype(work)).astype(dtype.numpy)
-    result = Tensor._from_array(xp.ascontiguousarray(computed), dtype, input._storage.device)
+    result = Tensor._from_array(computed.copy(order="C"), dtype, input._storage.device)
     return result
 
 

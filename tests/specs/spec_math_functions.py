@@ -234,6 +234,7 @@ MVLGAMMA_CASES = [
     c(lambda lib: lib.mvlgamma(f34(lib).double() + 5, 4), name="p4-float64", rtol=1e-10),
     c(lambda lib: lib.mvlgamma(i34(lib) + 8, 3), name="int-to-float"),
     c(lambda lib: lib.mvlgamma(f34(lib).abs(), 1), name="p1-is-lgamma"),
+    c(lambda lib: lib.mvlgamma(lib.tensor(2.5), 2), name="zero-dim"),
     c(lambda lib: lib.mvlgamma((f34(lib) + 5).t(), 2), name="transposed"),
     c(lambda lib: lib.mvlgamma(f34(lib) + 5, 2, out=lib.empty(3, 4)), name="out"),
     c(lambda lib: (f34(lib) + 5).mvlgamma(2), name="method"),
