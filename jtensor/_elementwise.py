@@ -331,6 +331,8 @@ def _fast(op, compute, inputs, rule):
         computed = storage._backend.xp.broadcast_to(computed, shape)
     if not computed.flags.c_contiguous:
         computed = storage._backend.xp.ascontiguousarray(computed)
+    elif not shape and isinstance(computed, np.generic):
+        computed = np.asarray(computed)  # a NumPy scalar from a 0-d computation
     return Tensor._make(Storage(None, storage.device, computed, storage._backend), shape,
                         contiguous_strides(shape), 0, result, array=computed, contiguous=True)
 

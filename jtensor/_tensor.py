@@ -153,6 +153,10 @@ class Tensor:
         elif array.dtype != dtype.numpy:
             array = array.astype(dtype.numpy)
         shape = array.shape
+        if not shape and isinstance(array, np.generic):
+            # NumPy hands back scalars from 0-d computations; a tensor needs a real 0-d array
+            # (writable in place, and what __array__ must return).
+            array = np.asarray(array)
         if array.flags.c_contiguous:
             return cls._make(Storage(None, device, array), shape, contiguous_strides(shape), 0,
                              dtype, array=array, contiguous=True)

@@ -209,3 +209,30 @@ def test_numpy_ufuncs_on_tensors_give_tensors_like_pytorch():
         assert isinstance(mine, jtensor.Tensor)
         assert str(mine.dtype) == str(theirs.dtype) and mine.tolist() == pytest.approx(
             theirs.tolist())
+
+
+_ZERO_DIM_RESULTS = {
+    "reciprocal-of-sum": lambda lib: 1.0 / lib.tensor([2.0, 2.0]).sum(),
+    "product-of-0d": lambda lib: lib.tensor(2.0) * 3,
+    "exp-of-0d": lambda lib: lib.tensor(1.0).exp(),
+    "count": lambda lib: (lib.tensor([1, 2, 3]) == lib.tensor([1, 0, 3])).sum(),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("make", list(_ZERO_DIM_RESULTS.values()), ids=list(_ZERO_DIM_RESULTS))
+def test_zero_dim_results_are_real_tensors(make):
+    """A 0-d result converts with np.asarray, is written in place, and serves as a number
+    (alpha=, +=) as PyTorch's does; NumPy's 0-d computations return scalars, not arrays."""
+    seen = []
+    for lib in (jtensor, torch):
+        r = make(lib)
+        as_array = np.asarray(r)
+        r.add_(1)
+        total = 0.0
+        total += r
+        x = lib.ones(3)
+        x.add_(lib.ones(3), alpha=1.0 / r)
+        seen.append((as_array.shape, round(float(as_array), 5), round(float(r), 5),
+                     round(float(total), 5), [round(v, 5) for v in x.tolist()]))
+    assert seen[0] == seen[1]

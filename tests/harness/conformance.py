@@ -156,6 +156,12 @@ def check_self_consistent(out, inputs, where="output"):
         f"{where}: layout {tuple(out.shape)}/{out.stride()}+{out.storage_offset()} reaches past "
         f"its storage of {out.untyped_storage().nbytes()} bytes")
     assert to_numpy(out).shape == tuple(out.shape), f"{where}: data and shape disagree"
+    if out.layout == jtensor.strided:
+        # NumPy returns scalars from 0-d computations: a tensor over one cannot be written in
+        # place and breaks ``np.asarray(t)``; a 0-d result must hold a real 0-d array.
+        held = out._array()
+        assert hasattr(held, "flags") and not isinstance(held, np.generic), (
+            f"{where}: holds a {type(held).__name__}, not an array")
 
 
 def compare(mine, theirs, case, where="output"):
