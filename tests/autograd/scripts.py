@@ -380,30 +380,6 @@ def s_version_counts(lib):
     return {"a": a._version, "v": v._version, "d": d._version, "data": a.data._version}
 
 
-def s_scalar_leaves_broadcast_then_step(lib):
-    # The fit-a-polynomial pattern of introductory courses: 0-d parameters broadcast over the
-    # data, one backward, a hand-written update and an optimizer step.
-    x = lib.linspace(-1.0, 1.0, 7, dtype=lib.float64)
-    a = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
-    b = lib.tensor(-0.25, dtype=lib.float64, requires_grad=True)
-    c = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
-    loss = (a + b * x + c * x ** 2 - x.sin()).pow(2).sum()
-    loss.backward()
-    shapes = [tuple(p.grad.shape) for p in (a, b, c)]
-    with lib.no_grad():
-        a -= 0.1 * a.grad
-    opt = lib.optim.SGD([b, c], lr=0.1, momentum=0.9)
-    opt.step()
-    d = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
-    (d * x).sum().backward()
-    e = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
-    (x + e).sum().backward()
-    return {"shapes": shapes, "a": a, "b": b, "c": c, "d.grad": d.grad, "e.grad": e.grad}
-
-
-SCRIPTS = {name_: fn for name_, fn in sorted(globals().items()) if name_.startswith("s_")}
-
-
 def s_optimizer_style_loop(lib):
     w = leaf(lib, [1.0, -2.0, 0.5])
     x = lib.tensor([[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]], dtype=lib.float64)

@@ -59,7 +59,6 @@ def expand(g, shape):
 
 def dense_copy(g):
     """A contiguous copy of ``g``'s values."""
-    xp = g._storage._backend.xp
     # (Not ascontiguousarray: it would turn a 0-d gradient into a 1-d one.)
     copied = g._array().copy(order="C")
     return Tensor._from_array(copied, g._dtype, g.device)
