@@ -68,7 +68,8 @@ def _call(xp, compute, arrays):
 
 def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
               inplace_operator=None, check=None, alpha=False, inplace=True, aliases=(),
-              tensor_other=False, scalar_input=True, extra_operators=(), select=None):
+              tensor_other=False, scalar_input=True, extra_operators=(), select=None,
+              commutes=False):
     """Define ``name`` (function and method) and ``name_`` (in place) from one ``compute``.
 
     ``reflected``: the ``__rop__`` name (computes ``compute(other, self)``); ``alpha``: accept
@@ -78,6 +79,8 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
     3, x)``). ``aliases``: other names of the same op (``divide``); they get ``alias_`` too.
     ``select(input, other)``: returns the ``compute`` for these operands, for kernels that
     depend on whether an operand is a number or a tensor (pow); the default is ``compute``.
+    ``commutes``: the reflected operator is PyTorch's ``self.op(other)`` (``2 * x`` is
+    ``mul(x, 2)``: ``x``'s edge comes first in ``next_functions``, and in the trace event).
     """
 
     # ``compute`` goes to the runner as it is (a name or a callable): no wrapper per call.
@@ -162,12 +165,13 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
             other = as_operand(name, _operand(other), "other", 1)
             if check is not None:
                 check(other, self)
+            first, second = (self, other) if commutes else (other, self)
             if self._requires_grad:
-                return impl(other, self)  # the recorded path (``2 - x`` is RsubBackward1)
-            result = elementwise(impl.op, run if select is None else select(other, self),
-                                 (other, self), rule=rule)
+                return impl(first, second)  # the recorded path (``2 - x`` is RsubBackward1)
+            result = elementwise(impl.op, run if select is None else select(first, second),
+                                 (first, second), rule=rule)
             if _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
-                _dispatch.notify(impl.op, _tensors(other, self), result)
+                _dispatch.notify(impl.op, _tensors(first, second), result)
             return result
 
         setattr(Tensor, reflected, reflected_impl)
@@ -432,12 +436,12 @@ def _check_pow(base, exponent):
 # ------------------------------------------------------------------------------ the ops
 
 add, add_ = binary_op("add", "add", operator="__add__", reflected="__radd__",
-                      inplace_operator="__iadd__", alpha=True)
+                      inplace_operator="__iadd__", alpha=True, commutes=True)
 sub, sub_ = binary_op("sub", "subtract", operator="__sub__", reflected="__rsub__",
                       inplace_operator="__isub__", alpha=True, check=_refuse_bool_subtraction,
                       aliases=("subtract",))
 mul, mul_ = binary_op("mul", "multiply", operator="__mul__", reflected="__rmul__",
-                      inplace_operator="__imul__", aliases=("multiply",))
+                      inplace_operator="__imul__", aliases=("multiply",), commutes=True)
 
 _DIV_KERNELS = {"trunc": (_trunc_divide, "div_trunc_cpu"), "floor": (_floor_divide,
                                                                     "div_floor_cpu")}

@@ -481,4 +481,14 @@ def s_scalar_leaves_broadcast_then_step(lib):
     return {"shapes": shapes, "a": a, "b": b, "c": c, "d.grad": d.grad, "e.grad": e.grad}
 
 
+def s_reflected_operators_put_the_tensor_first(lib):
+    # ``2 * b`` is ``b.__rmul__(2)``, PyTorch's ``mul(b, 2)``: b's edge comes first.
+    b = leaf(lib, [0.5, 1.5]).sin()
+    out = {}
+    for label, c in (("2*b", 2 * b), ("2.5+b", 2.5 + b), ("b*2", b * 2), ("True*b", True * b)):
+        out[label] = [f[0].name().rsplit("::", 1)[-1] if f[0] is not None else None
+                      for f in c.grad_fn.next_functions]
+    return out
+
+
 SCRIPTS = {name_: fn for name_, fn in sorted(globals().items()) if name_.startswith("s_")}
