@@ -157,4 +157,7 @@ GRADS = [
       torch=False, name="MulBackward0"),
     G("dropout3d", _seeded(lambda lib, x: F(lib).dropout3d(x, 0.5)), [(2, 3, 2, 1, 2)],
       torch=False, name="MulBackward0"),
+    # --------------------------------------------------------------------- vision
+    G("pixel_shuffle", lambda lib, x: F(lib).pixel_shuffle(x, 2), [(2, 8, 2, 3)]),
+    G("pixel_unshuffle", lambda lib, x: F(lib).pixel_unshuffle(x, 2), [(3, 4, 2)]),
 ]

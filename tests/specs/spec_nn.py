@@ -294,4 +294,20 @@ SPECS = [
                               check_values=False)]),
     OpSpec("dropout3d", [Case(lambda lib, x: F(lib).dropout3d(x, 0.5), mk((2, 3, 2, 2, 2)),
                               check_values=False)]),
+    # ---------------------------------------------------------------------- vision
+    OpSpec("pixel_shuffle", [
+        Case(lambda lib, x: F(lib).pixel_shuffle(x, 2), mk((2, 8, 3, 3), grad=True)),
+        Case(lambda lib, x: lib.pixel_shuffle(x, 3), mk((9, 2, 1)), name="unbatched"),
+        Case(lambda lib, x: F(lib).pixel_shuffle(x, 2), mk((3, 2, 4, 2, 2)), name="5-d"),
+        Case(lambda lib, x: F(lib).pixel_shuffle(x, 2), mk((2, 3, 3, 3)), name="channels"),
+        Case(lambda lib, x: F(lib).pixel_shuffle(x, 0), mk((1, 4, 2, 2)), name="zero"),
+        Case(lambda lib, x: F(lib).pixel_shuffle(x, 2), mk((4, 2)), name="2-d"),
+    ]),
+    OpSpec("pixel_unshuffle", [
+        Case(lambda lib, x: F(lib).pixel_unshuffle(x, 2), mk((2, 2, 6, 4), grad=True)),
+        Case(lambda lib, x: lib.pixel_unshuffle(x, 3), mk((1, 3, 6)), name="unbatched"),
+        Case(lambda lib, x: F(lib).pixel_unshuffle(x, 2), mk((1, 3, 5, 4)), name="height"),
+        Case(lambda lib, x: F(lib).pixel_unshuffle(x, 2), mk((1, 3, 4, 5)), name="width"),
+        Case(lambda lib, x: F(lib).pixel_unshuffle(x, -1), mk((1, 4, 2, 2)), name="negative"),
+    ]),
 ]
