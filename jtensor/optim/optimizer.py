@@ -95,6 +95,45 @@ def _check_non_negative(*checks):
             raise ValueError(f"Invalid {label}: {value}")
 
 
+def _check_betas(betas):
+    """PyTorch's ``0 <= beta < 1`` checks of a ``(beta1, beta2)`` pair."""
+    for i in (0, 1):
+        if not 0.0 <= betas[i] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+
+
+def _check_adam_like(lr, eps, betas, weight_decay):
+    """The argument checks shared by Adamax, NAdam and RAdam, in PyTorch's order."""
+    _check_lr(lr)
+    _check_non_negative(("epsilon value", eps))
+    _check_betas(betas)
+    _check_non_negative(("weight_decay value", weight_decay))
+
+
+def _new_step():
+    """A fresh ``step`` state: a 0-d tensor of the scalar dtype (float32, or float64 when
+    that is the default dtype), as PyTorch's non-capturable optimizers make it."""
+    from .._ops.creation import tensor
+
+    return tensor(0.0, dtype=_get_scalar_dtype())
+
+
+def _collect_state(optimizer, group, name, init, keys):
+    """The group's parameters that have a gradient, their gradients, and for each key of
+    ``keys`` the list of that state entry per parameter (``None`` where absent); a parameter
+    without state gets ``init(p, group)``'s dict first. A sparse gradient raises PyTorch's
+    ``RuntimeError(f"{name} does not support sparse gradients")``."""
+    params, grads = [], []
+    columns = [[] for _ in keys]
+    for p in _params_with_grad(group, params, grads, f"{name} does not support sparse gradients"):
+        state = optimizer.state[p]
+        if len(state) == 0:
+            state.update(init(p, group))
+        for column, key in zip(columns, keys, strict=True):
+            column.append(state.get(key))
+    return params, grads, columns
+
+
 def _check_fused(fused, differentiable, foreach):
     """The ``fused`` flag's conflicts, checked after the base ``__init__`` as PyTorch does."""
     if fused:
@@ -205,8 +244,10 @@ class Optimizer:
         self._patch_step_function()
 
         if isinstance(params, Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of "
-                            "Tensors or dicts, but got " + _typename(params))
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of "
+                "Tensors or dicts, but got " + _typename(params)
+            )
 
         self.state = defaultdict(dict)
         self.param_groups = []
@@ -222,34 +263,40 @@ class Optimizer:
     # -- pickling -----------------------------------------------------------------------------
 
     def __getstate__(self):
-        return {"defaults": self.defaults, "state": self.state,
-                "param_groups": self.param_groups}
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
-                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
-                     "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
+        for name in (
+            "_optimizer_step_pre_hooks",
+            "_optimizer_step_post_hooks",
+            "_optimizer_state_dict_pre_hooks",
+            "_optimizer_state_dict_post_hooks",
+            "_optimizer_load_state_dict_pre_hooks",
+            "_optimizer_load_state_dict_post_hooks",
+        ):
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
 
-    def _setstate_groups(self, defaults, tensor_step=False):
+    def _setstate_groups(self, defaults, tensor_step=False, tensor_keys=()):
         """After unpickling: fill the groups' missing hyperparameters from ``defaults`` (in
-        order) and, with ``tensor_step``, turn a plain-number ``step`` into a scalar tensor."""
+        order) and, with ``tensor_step``, turn a plain-number ``step`` (and the entries named
+        in ``tensor_keys``) into scalar tensors."""
         from .._ops.creation import tensor
 
+        keys = (("step",) if tensor_step else ()) + tuple(tensor_keys)
         for group in self.param_groups:
             for key, value in defaults.items():
                 group.setdefault(key, value)
-            if tensor_step:
-                for p in group["params"]:
-                    p_state = self.state.get(p, [])
-                    if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                        p_state["step"] = tensor(float(p_state["step"]),
-                                                 dtype=_get_scalar_dtype())
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) == 0:
+                    continue
+                for key in keys:
+                    if not isinstance(p_state[key], Tensor):
+                        p_state[key] = tensor(float(p_state[key]), dtype=_get_scalar_dtype())
 
     def __repr__(self):
         format_string = self.__class__.__name__ + " ("
@@ -271,26 +318,29 @@ class Optimizer:
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             self, *_ = args
-            for pre_hook in chain(_global_optimizer_pre_hooks.values(),
-                                  self._optimizer_step_pre_hooks.values()):
+            for pre_hook in chain(
+                _global_optimizer_pre_hooks.values(), self._optimizer_step_pre_hooks.values()
+            ):
                 result = pre_hook(self, args, kwargs)
                 if result is not None:
                     if isinstance(result, tuple) and len(result) == 2:
                         args, kwargs = result
                     else:
-                        raise RuntimeError(f"{func} must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {result}.")
+                        raise RuntimeError(
+                            f"{func} must return None or a tuple of "
+                            f"(new_args, new_kwargs), but got {result}."
+                        )
             out = func(*args, **kwargs)
-            for post_hook in chain(self._optimizer_step_post_hooks.values(),
-                                   _global_optimizer_post_hooks.values()):
+            for post_hook in chain(
+                self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()
+            ):
                 post_hook(self, args, kwargs)
             return out
 
         return wrapper
 
     def _patch_step_function(self):
-        self._zero_grad_profile_name = \
-            f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"
+        self._zero_grad_profile_name = f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"
         if not getattr(self.__class__.step, "hooked", None):
             self.__class__.step = self.profile_hook_step(self.__class__.step)
             self.__class__.step.hooked = True
@@ -333,15 +383,22 @@ class Optimizer:
         def pack_group(group):
             nonlocal start_index
             packed = {k: v for k, v in group.items() if k != "params"}
-            param_mappings.update({id(p): i for i, p in enumerate(group["params"], start_index)
-                                   if id(p) not in param_mappings})
+            param_mappings.update(
+                {
+                    id(p): i
+                    for i, p in enumerate(group["params"], start_index)
+                    if id(p) not in param_mappings
+                }
+            )
             packed["params"] = [param_mappings[id(p)] for p in group["params"]]
             start_index += len(packed["params"])
             return packed
 
         param_groups = [pack_group(g) for g in self.param_groups]
-        packed_state = {(param_mappings[id(k)] if isinstance(k, Tensor) else k): v
-                        for k, v in self.state.items()}
+        packed_state = {
+            (param_mappings[id(k)] if isinstance(k, Tensor) else k): v
+            for k, v in self.state.items()
+        }
         state_dict = {"state": packed_state, "param_groups": param_groups}
         for post_hook in self._optimizer_state_dict_post_hooks.values():
             result = post_hook(self, state_dict)
@@ -350,8 +407,7 @@ class Optimizer:
         return state_dict
 
     @staticmethod
-    def _process_value_according_to_param_policy(param, value, param_id, param_groups,
-                                                 key=None):
+    def _process_value_according_to_param_policy(param, value, param_id, param_groups, key=None):
         fused = capturable = False
         for pg in param_groups:
             if param_id in pg["params"]:
@@ -378,31 +434,42 @@ class Optimizer:
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"])
-               for g, s in zip(groups, saved_groups, strict=True)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match "
-                             "the size of optimizer's group")
-        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups), strict=True))
+        if any(
+            len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups, strict=True)
+        ):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match "
+                "the size of optimizer's group"
+            )
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in groups),
+                strict=True,
+            )
+        )
 
         def _cast(param, value, param_id=None, param_groups=None, key=None):
             if isinstance(value, Tensor):
                 return Optimizer._process_value_according_to_param_policy(
-                    param, value, param_id, param_groups, key)
+                    param, value, param_id, param_groups, key
+                )
             if isinstance(value, dict):
-                return {k: _cast(param, v, param_id=param_id, param_groups=param_groups, key=k)
-                        for k, v in value.items()}
+                return {
+                    k: _cast(param, v, param_id=param_id, param_groups=param_groups, key=k)
+                    for k, v in value.items()
+                }
             if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
-                return type(value)(_cast(param, v, param_id=param_id, param_groups=param_groups)
-                                   for v in value)
+                return type(value)(
+                    _cast(param, v, param_id=param_id, param_groups=param_groups) for v in value
+                )
             return value
 
         state = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
-                state[param] = _cast(param, v, param_id=k,
-                                     param_groups=state_dict["param_groups"])
+                state[param] = _cast(param, v, param_id=k, param_groups=state_dict["param_groups"])
             else:
                 state[k] = v
 
@@ -448,9 +515,11 @@ class Optimizer:
         if isinstance(params, Tensor):
             param_group["params"] = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, "
-                            "but the ordering of tensors in sets will change between runs. "
-                            "Please use a list instead.")
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, "
+                "but the ordering of tensors in sets will change between runs. "
+                "Please use a list instead."
+            )
         else:
             param_group["params"] = list(params)
 
@@ -466,37 +535,48 @@ class Optimizer:
             if len(names) == len(tensors):
                 param_group["param_names"] = names
             else:
-                raise ValueError("all optimizer params should be with/without names. "
-                                 "Some param names are missing")
+                raise ValueError(
+                    "all optimizer params should be with/without names. "
+                    "Some param names are missing"
+                )
 
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + _typename(param))
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + _typename(param)
+                )
             if not self.defaults.get("differentiable", None) and not (
-                    param.is_leaf or param.retains_grad):
+                param.is_leaf or param.retains_grad
+            ):
                 raise ValueError("can't optimize a non-leaf Tensor")
 
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
-                raise ValueError("parameter group didn't specify a value of required "
-                                 f"optimization parameter {name}")
+                raise ValueError(
+                    "parameter group didn't specify a value of required "
+                    f"optimization parameter {name}"
+                )
             param_group.setdefault(name, default)
 
         params = param_group["params"]
         if len(params) != len({id(p) for p in params}):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; "
-                          "in future, this will cause an error; see "
-                          "github.com/pytorch/pytorch/issues/40967 for more information",
-                          stacklevel=3)
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; "
+                "in future, this will cause an error; see "
+                "github.com/pytorch/pytorch/issues/40967 for more information",
+                stacklevel=3,
+            )
 
         param_set = set()
         for group in self.param_groups:
             param_set.update(id(p) for p in group["params"])
             if ("param_names" in param_group) != ("param_names" in group):
                 txt = "with names" if "param_names" in param_group else "without names"
-                raise ValueError("all optimizer param groups should be with/without names. "
-                                 f"cannot add param group {txt} to the optimizer")
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {txt} to the optimizer"
+                )
         if not param_set.isdisjoint(id(p) for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
@@ -506,3 +586,48 @@ def _float32():
     from .._dtypes import float32
 
     return float32
+
+
+class _ElementwiseOptimizer(Optimizer):
+    """The shape Adamax, NAdam, RAdam, Rprop and ASGD share: per group, the parameters with
+    a gradient and their state columns (``_state_keys``, a new parameter's entries from
+    ``_init_state(p, group)``) go to ``_update(params, grads, columns, group)``, the
+    optimizer's functional form; ``__setstate__`` fills ``_setstate_defaults`` and turns the
+    plain numbers of ``step`` and ``_tensor_keys`` into tensors."""
+
+    _state_keys = ()
+    _tensor_keys = ()
+    _setstate_defaults = {
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "capturable": False,
+    }
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self._setstate_groups(
+            self._setstate_defaults, tensor_step=True, tensor_keys=self._tensor_keys
+        )
+
+    def _init_state(self, p, group):
+        raise NotImplementedError
+
+    def _update(self, params, grads, columns, group):
+        raise NotImplementedError
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step; ``closure`` re-evaluates the loss."""
+        loss = _eval_closure(closure)
+        for group in self.param_groups:
+            params, grads, columns = _collect_state(
+                self, group, type(self).__name__, self._init_state, self._state_keys
+            )
+            self._update(params, grads, columns, group)
+        return loss
+
+
+def _hyper(group, *names):
+    """The group's hyperparameters ``names`` as keyword arguments of a functional form."""
+    return {name: group[name] for name in names}

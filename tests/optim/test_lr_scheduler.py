@@ -43,7 +43,7 @@ class Halver:
         self.factor = 0.9
 
     def __call__(self, epoch):
-        return self.factor ** epoch
+        return self.factor**epoch
 
 
 SCHEDULES = {
@@ -54,37 +54,62 @@ SCHEDULES = {
     "CosineAnnealingLR": lambda s, o: s.CosineAnnealingLR(o, T_max=10),
     "CosineAnnealingLR-eta": lambda s, o: s.CosineAnnealingLR(o, T_max=7, eta_min=0.001),
     "LambdaLR": lambda s, o: s.LambdaLR(o, lambda e: 1.0 / (1 + e)),
-    "LambdaLR-list": lambda s, o: s.LambdaLR(o, [lambda e: 0.95 ** e, Halver()]),
+    "LambdaLR-list": lambda s, o: s.LambdaLR(o, [lambda e: 0.95**e, Halver()]),
     "OneCycleLR": lambda s, o: s.OneCycleLR(o, max_lr=1.0, total_steps=STEPS + 1),
-    "OneCycleLR-linear": lambda s, o: s.OneCycleLR(o, max_lr=[1.0, 0.5], epochs=4,
-                                                   steps_per_epoch=8, anneal_strategy="linear",
-                                                   pct_start=0.25, div_factor=10.0),
-    "OneCycleLR-three-phase": lambda s, o: s.OneCycleLR(o, max_lr=0.8, total_steps=STEPS,
-                                                        three_phase=True,
-                                                        final_div_factor=100.0),
+    "OneCycleLR-linear": lambda s, o: s.OneCycleLR(
+        o,
+        max_lr=[1.0, 0.5],
+        epochs=4,
+        steps_per_epoch=8,
+        anneal_strategy="linear",
+        pct_start=0.25,
+        div_factor=10.0,
+    ),
+    "OneCycleLR-three-phase": lambda s, o: s.OneCycleLR(
+        o, max_lr=0.8, total_steps=STEPS, three_phase=True, final_div_factor=100.0
+    ),
     "MultiplicativeLR": lambda s, o: s.MultiplicativeLR(o, lambda e: 0.97),
     "ConstantLR": lambda s, o: s.ConstantLR(o, factor=0.25, total_iters=6),
     "LinearLR": lambda s, o: s.LinearLR(o, start_factor=0.1, end_factor=0.9, total_iters=12),
     "PolynomialLR": lambda s, o: s.PolynomialLR(o, total_iters=20, power=2.0),
-    "CosineAnnealingWarmRestarts": lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=4,
-                                                                              T_mult=2),
+    "CosineAnnealingWarmRestarts": lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=4, T_mult=2),
     "CosineAnnealingWarmRestarts-eta": lambda s, o: s.CosineAnnealingWarmRestarts(
-        o, T_0=7, eta_min=0.01),
+        o, T_0=7, eta_min=0.01
+    ),
     "SequentialLR": lambda s, o: s.SequentialLR(
-        o, [s.LinearLR(o, start_factor=0.2, total_iters=5), s.CosineAnnealingLR(o, T_max=10),
-            s.ExponentialLR(o, gamma=0.9)], milestones=[5, 18]),
+        o,
+        [
+            s.LinearLR(o, start_factor=0.2, total_iters=5),
+            s.CosineAnnealingLR(o, T_max=10),
+            s.ExponentialLR(o, gamma=0.9),
+        ],
+        milestones=[5, 18],
+    ),
     "ChainedScheduler": lambda s, o: s.ChainedScheduler(
-        [s.ConstantLR(o, factor=0.5, total_iters=4), s.ExponentialLR(o, gamma=0.95),
-         s.StepLR(o, step_size=7, gamma=0.5)]),
-    "CyclicLR": lambda s, o: s.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=4,
-                                        step_size_down=3),
-    "CyclicLR-triangular2": lambda s, o: s.CyclicLR(o, base_lr=[0.01, 0.02], max_lr=0.1,
-                                                    step_size_up=3, mode="triangular2"),
-    "CyclicLR-exp_range": lambda s, o: s.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=5,
-                                                  mode="exp_range", gamma=0.97,
-                                                  cycle_momentum=False),
-    "OneCycleLR-no-momentum": lambda s, o: s.OneCycleLR(o, max_lr=0.8, total_steps=STEPS,
-                                                        cycle_momentum=False),
+        [
+            s.ConstantLR(o, factor=0.5, total_iters=4),
+            s.ExponentialLR(o, gamma=0.95),
+            s.StepLR(o, step_size=7, gamma=0.5),
+        ]
+    ),
+    "CyclicLR": lambda s, o: s.CyclicLR(
+        o, base_lr=0.01, max_lr=0.1, step_size_up=4, step_size_down=3
+    ),
+    "CyclicLR-triangular2": lambda s, o: s.CyclicLR(
+        o, base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=3, mode="triangular2"
+    ),
+    "CyclicLR-exp_range": lambda s, o: s.CyclicLR(
+        o,
+        base_lr=0.01,
+        max_lr=0.1,
+        step_size_up=5,
+        mode="exp_range",
+        gamma=0.97,
+        cycle_momentum=False,
+    ),
+    "OneCycleLR-no-momentum": lambda s, o: s.OneCycleLR(
+        o, max_lr=0.8, total_steps=STEPS, cycle_momentum=False
+    ),
 }
 
 
@@ -92,13 +117,23 @@ def _lr_sequence(lib, name, optimizer="SGD"):
     opt = _make_opt(lib, optimizer)
     sched = SCHEDULES[name](_lib_optim(lib).lr_scheduler, opt)
     key = "betas" if optimizer == "Adam" else "momentum"
-    seq = [(list(sched.get_last_lr()), [g["lr"] for g in opt.param_groups],
-            [g[key] for g in opt.param_groups])]
+    seq = [
+        (
+            list(sched.get_last_lr()),
+            [g["lr"] for g in opt.param_groups],
+            [g[key] for g in opt.param_groups],
+        )
+    ]
     for _ in range(STEPS):
         opt.step()
         sched.step()
-        seq.append((list(sched.get_last_lr()), [g["lr"] for g in opt.param_groups],
-                    [g[key] for g in opt.param_groups]))
+        seq.append(
+            (
+                list(sched.get_last_lr()),
+                [g["lr"] for g in opt.param_groups],
+                [g[key] for g in opt.param_groups],
+            )
+        )
     return seq, sched
 
 
@@ -125,8 +160,11 @@ def test_state_dict_round_trip(name):
     for _ in range(10):
         opt.step()
         sched.step()
-    saved = pickle.loads(pickle.dumps(sched.state_dict())) if "LambdaLR" not in name \
+    saved = (
+        pickle.loads(pickle.dumps(sched.state_dict()))
+        if "LambdaLR" not in name
         else sched.state_dict()
+    )
     opt_saved = opt.state_dict()
     # a fresh optimizer + scheduler, restored, continues the same schedule
     opt2 = _make_opt(jtensor)
@@ -174,8 +212,38 @@ def test_closed_form_epoch_argument_matches_torch(name):
 
 # -- ReduceLROnPlateau -----------------------------------------------------------------------
 
-METRICS = [1.0, 0.9, 0.95, 0.95, 0.9, 0.91, 0.92, 0.93, 0.5, 0.5, 0.5, 0.5, 0.5, 0.49999,
-           0.6, 0.7, 0.8, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.2, 0.2, 0.2, 0.2, 0.2]
+METRICS = [
+    1.0,
+    0.9,
+    0.95,
+    0.95,
+    0.9,
+    0.91,
+    0.92,
+    0.93,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.5,
+    0.49999,
+    0.6,
+    0.7,
+    0.8,
+    0.3,
+    0.3,
+    0.3,
+    0.3,
+    0.3,
+    0.3,
+    0.3,
+    0.3,
+    0.2,
+    0.2,
+    0.2,
+    0.2,
+    0.2,
+]
 
 PLATEAU = {
     "default": {},
@@ -197,8 +265,15 @@ def _plateau_sequence(lib, kwargs):
     for m in METRICS:
         opt.step()
         sched.step(lib.tensor(m) if m == 0.5 else m)
-        seq.append((sched.get_last_lr(), sched.num_bad_epochs, sched.cooldown_counter,
-                    sched.best, sched.last_epoch))
+        seq.append(
+            (
+                sched.get_last_lr(),
+                sched.num_bad_epochs,
+                sched.cooldown_counter,
+                sched.best,
+                sched.last_epoch,
+            )
+        )
     return seq, sched
 
 
@@ -238,8 +313,10 @@ def _bad_schedulers(lib):
         ("onecycle total 0", lambda: s.OneCycleLR(opt, max_lr=1.0, total_steps=0)),
         ("onecycle epochs", lambda: s.OneCycleLR(opt, max_lr=1.0, epochs=0, steps_per_epoch=3)),
         ("onecycle pct", lambda: s.OneCycleLR(opt, max_lr=1.0, total_steps=5, pct_start=1.5)),
-        ("onecycle anneal", lambda: s.OneCycleLR(opt, max_lr=1.0, total_steps=5,
-                                                 anneal_strategy="exp")),
+        (
+            "onecycle anneal",
+            lambda: s.OneCycleLR(opt, max_lr=1.0, total_steps=5, anneal_strategy="exp"),
+        ),
         ("onecycle max_lr list", lambda: s.OneCycleLR(opt, max_lr=[1.0], total_steps=5)),
         ("constant factor", lambda: s.ConstantLR(opt, factor=1.5)),
         ("linear start", lambda: s.LinearLR(opt, start_factor=0)),
@@ -248,15 +325,22 @@ def _bad_schedulers(lib):
         ("warm T_mult", lambda: s.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=0)),
         ("multiplicative not callable", lambda: s.MultiplicativeLR(opt, 0.5)),
         ("sequential empty", lambda: s.SequentialLR(opt, [], milestones=[])),
-        ("sequential milestones",
-         lambda: s.SequentialLR(opt, [s.StepLR(opt, 2), s.StepLR(opt, 3)], milestones=[])),
-        ("sequential plateau",
-         lambda: s.SequentialLR(opt, [s.ReduceLROnPlateau(opt)], milestones=[])),
+        (
+            "sequential milestones",
+            lambda: s.SequentialLR(opt, [s.StepLR(opt, 2), s.StepLR(opt, 3)], milestones=[]),
+        ),
+        (
+            "sequential plateau",
+            lambda: s.SequentialLR(opt, [s.ReduceLROnPlateau(opt)], milestones=[]),
+        ),
         ("cyclic mode", lambda: s.CyclicLR(opt, 0.1, 1.0, mode="saw")),
         ("chained empty", lambda: s.ChainedScheduler([])),
-        ("onecycle momentum",
-         lambda: s.OneCycleLR(_lib_optim(lib).Adagrad([lib.nn.Parameter(lib.ones(1))]),
-                              max_lr=1.0, total_steps=5)),
+        (
+            "onecycle momentum",
+            lambda: s.OneCycleLR(
+                _lib_optim(lib).Adagrad([lib.nn.Parameter(lib.ones(1))]), max_lr=1.0, total_steps=5
+            ),
+        ),
     ]
 
 
@@ -286,6 +370,7 @@ def test_onecycle_too_many_steps():
 
 
 # -- warnings ------------------------------------------------------------------------------------
+
 
 def _warnings_of(lib, scenario):
     opt = _make_opt(lib)
@@ -356,18 +441,28 @@ def test_exports_match_torch():
 def test_docstring_examples_run():
     import doctest
 
-    import jtensor.nn.utils.clip_grad
-    import jtensor.optim.adagrad
-    import jtensor.optim.adam
-    import jtensor.optim.adamw
-    import jtensor.optim.optimizer
-    import jtensor.optim.rmsprop
-    import jtensor.optim.sgd
+    import importlib
 
-    for module in (jsched, jtensor.optim.optimizer, jtensor.optim.sgd, jtensor.optim.adam,
-                   jtensor.optim.adamw, jtensor.optim.rmsprop, jtensor.optim.adagrad,
-                   jtensor.nn.utils.clip_grad):
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS
-                                 | doctest.NORMALIZE_WHITESPACE)
+    import jtensor.nn.utils.clip_grad
+
+    # the optimizers' modules are not attributes of jtensor.optim (as in PyTorch)
+    names = (
+        "optimizer",
+        "sgd",
+        "adam",
+        "adamw",
+        "rmsprop",
+        "adagrad",
+        "adamax",
+        "nadam",
+        "radam",
+        "rprop",
+        "asgd",
+    )
+    modules = [importlib.import_module(f"jtensor.optim.{name}") for name in names]
+    for module in (jsched, *modules, jtensor.nn.utils.clip_grad):
+        result = doctest.testmod(
+            module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+        )
         assert result.failed == 0, module.__name__
         assert result.attempted > 0, module.__name__
