@@ -160,4 +160,11 @@ GRADS = [
     # --------------------------------------------------------------------- vision
     G("pixel_shuffle", lambda lib, x: F(lib).pixel_shuffle(x, 2), [(2, 8, 2, 3)]),
     G("pixel_unshuffle", lambda lib, x: F(lib).pixel_unshuffle(x, 2), [(3, 4, 2)]),
+    # ------------------------------------------------------------------ attention
+    G("scaled_dot_product_attention",
+      lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v),
+      [(2, 3, 4), (2, 5, 4), (2, 5, 3)]),
+    G("scaled_dot_product_attention",
+      lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v, is_causal=True),
+      [(3, 4), (3, 4), (3, 2)]),
 ]

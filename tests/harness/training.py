@@ -88,3 +88,14 @@ def assert_same_training(jt_module, torch_module, *inputs, rtol=1e-5, atol=1e-6,
         for name, p in torch_module.named_parameters():
             assert_close(j_params[name].grad, p.grad, rtol, atol, f"grad of {name}")
     return j_out, t_out
+
+
+def assert_same_error(call):
+    """``call(torch)`` and ``call(jtensor)`` raise: the same builtin type, the same message."""
+    import pytest
+
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        call(jtensor)
+    assert str(ours.value) == str(theirs.value)

@@ -310,4 +310,28 @@ SPECS = [
         Case(lambda lib, x: F(lib).pixel_unshuffle(x, 2), mk((1, 3, 4, 5)), name="width"),
         Case(lambda lib, x: F(lib).pixel_unshuffle(x, -1), mk((1, 4, 2, 2)), name="negative"),
     ]),
+    # ------------------------------------------------------------------- attention
+    OpSpec("scaled_dot_product_attention", [
+        Case(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v),
+             mk((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 6), grad=True), **TOL),
+        Case(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(
+            q, k, v, attn_mask=lib.ones(4, 5, dtype=lib.bool).tril(), scale=0.5),
+             mk((2, 4, 8), (2, 5, 8), (2, 5, 6)), name="bool-mask", **TOL),
+        Case(lambda lib, q, k, v, m: F(lib).scaled_dot_product_attention(q, k, v, m),
+             mk((2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 6), (3, 4, 5)), name="float-mask",
+             **TOL),
+        Case(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v, is_causal=True),
+             mk((4, 8), (4, 8), (4, 6)), name="causal", **TOL),
+        Case(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v, enable_gqa=True),
+             mk((1, 4, 3, 8), (1, 2, 5, 8), (1, 2, 5, 6)), name="gqa", **TOL),
+        Case(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(
+            q, k, v, attn_mask=lib.ones(4, 5, dtype=lib.bool), is_causal=True),
+             mk((4, 8), (5, 8), (5, 6)), name="mask-and-causal"),
+        Case(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v.double()),
+             mk((4, 8), (5, 8), (5, 6)), name="dtypes"),
+        Case(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v),
+             mk((8,), (5, 8), (5, 6)), name="1-d"),
+        Case(lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v, dropout_p=1.5),
+             mk((4, 8), (5, 8), (5, 6)), name="bad-p"),
+    ]),
 ]

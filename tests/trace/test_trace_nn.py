@@ -182,6 +182,9 @@ CALLS = {
     "dropout3d": lambda: (F.dropout3d, (_x(2, 3, 2, 2, 2), 0.5), {}),
     "pixel_shuffle": lambda: (F.pixel_shuffle, (_x(1, 8, 2, 2, grad=True), 2), {}),
     "pixel_unshuffle": lambda: (F.pixel_unshuffle, (_x(1, 2, 4, 4, grad=True), 2), {}),
+    "scaled_dot_product_attention": lambda: (F.scaled_dot_product_attention,
+                                             (_x(2, 3, 4, grad=True), _x(2, 5, 4), _x(2, 5, 3)),
+                                             {"is_causal": True}),
     # the recurrent ops (jtensor.lstm...: what nn.LSTM/GRU/RNN and their cells call)
     "lstm": lambda: (jtensor.lstm, (_x(4, 2, 3), (_x(1, 2, 5), _x(1, 2, 5)),
                                     _rnn_weights(4, 3, 5), True, 1, 0.0, True, False, False),
