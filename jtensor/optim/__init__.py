@@ -7,7 +7,7 @@ As in PyTorch, the modules that define the optimizers (``jtensor.optim.sgd``, ..
 imported by name but are not attributes of the package: ``dir(jtensor.optim)`` lists what
 ``dir(torch.optim)`` does."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from ._adafactor import Adafactor
 from ._muon import Muon
 from ._stateless import swap_in_optimizer_params_and_state
@@ -53,5 +53,6 @@ __all__ = [
     "Rprop",
     "SparseAdam",
     "lr_scheduler",
+    "swa_utils",
     "swap_in_optimizer_params_and_state",
 ]

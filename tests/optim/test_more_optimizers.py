@@ -300,7 +300,6 @@ def test_state_dict_round_trip_and_pytorch_state_dict(name):
             assert_same_state(opt, reference[1], 1e-12)
 
 
-@pytest.mark.xfail(reason="optim.swa_utils is not there yet", strict=True)
 def test_exports_match_pytorch():
     def public(module):
         return sorted(n for n in dir(module) if not n.startswith("_"))
