@@ -325,3 +325,91 @@ def test_adafactor_and_muon_docstrings_run():
             runner.run(test)
     assert runner.failures == 0
     assert runner.tries > 0
+
+
+def test_muon_state_dict_matches_pytorch():
+    nets, opts = lockstep(
+        "Muon", {}, {"lr": 0.01}, "float32", 2e-2, matrices_only=True, check=False
+    )
+    mine, theirs = (opt.state_dict() for opt in opts)
+    assert mine["param_groups"] == theirs["param_groups"]
+    assert [list(v) for v in mine["state"].values()] == [list(v) for v in theirs["state"].values()]
+    net = Net(jtensor, "float32", matrices_only=True)
+    opt = jtensor.optim.Muon(net.groups({}, {"lr": 0.01}))
+    opt.load_state_dict(to_jtensor(theirs))
+    assert_same_state(opt, opts[1], 1e-7)
+
+
+def swap_run(lib):
+    """Adam stepped inside swap_in_optimizer_params_and_state on other tensors and a saved
+    state_dict: what the swapped-in tensors, the saved state and the live optimizer hold."""
+    net = Net(lib, "float64")
+    opt = lib.optim.Adam(net.groups({}, {"lr": 0.01}))
+    net.backward(opt)
+    opt.step()
+    saved = {
+        "state": {
+            k: {n: v.clone() for n, v in s.items()} for k, s in opt.state_dict()["state"].items()
+        },
+        "param_groups": [dict(g, lr=0.5) for g in opt.state_dict()["param_groups"]],
+    }
+    others = {
+        f"p{i}": p.detach().clone().mul(2).requires_grad_(True) for i, p in enumerate(net.params)
+    }
+    for p in others.values():
+        p.grad = lib.ones_like(p)
+    with lib.optim.swap_in_optimizer_params_and_state(opt, others, saved):
+        assert opt.param_groups[0]["lr"] == 0.5
+        opt.step()
+    live = [opt.param_groups[i]["lr"] for i in (0, 1)]
+    return (
+        [p.detach().numpy() for p in others.values()],
+        [saved["state"][0]["exp_avg"].numpy(), float(saved["state"][0]["step"])],
+        live,
+        [p.detach().numpy() for p in net.params],
+        float(opt.state[net.params[0]]["step"]),
+    )
+
+
+def test_swap_in_optimizer_params_and_state_matches_pytorch():
+    mine, theirs = swap_run(jtensor), swap_run(torch)
+    for a, b in zip(
+        mine[0] + mine[1][:1] + mine[3], theirs[0] + theirs[1][:1] + theirs[3], strict=True
+    ):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    assert mine[1][1] == theirs[1][1] == 2.0  # the swapped-in step counted on in place
+    assert mine[2] == theirs[2] == [0.001, 0.01]
+    assert mine[4] == theirs[4] == 1.0
+
+
+def test_swap_in_errors_match_pytorch():
+    out = []
+    for lib in (jtensor, torch):
+        net = Net(lib, "float64")
+        opt = lib.optim.Adam(net.params)
+        messages = []
+        for saved in ({"state": {}, "param_groups": []}, None):
+            with (
+                pytest.raises(RuntimeError) as info,
+                lib.optim.swap_in_optimizer_params_and_state(opt, {}, saved),
+            ):
+                pass
+            messages.append(str(info.value))
+        net.backward(opt)
+        opt.step()
+        sd = opt.state_dict()
+        for saved in (
+            None,
+            {"state": [], "param_groups": []},
+            {"state": sd["state"], "param_groups": []},
+            {"state": sd["state"], "param_groups": [{"params": [0]}]},
+            {"state": {9: {}}, "param_groups": sd["param_groups"]},
+        ):
+            with (
+                pytest.raises(RuntimeError) as info,
+                lib.optim.swap_in_optimizer_params_and_state(opt, {}, saved),
+            ):
+                pass
+            messages.append(str(info.value))
+        out.append(messages)
+    assert out[0] == out[1]
