@@ -9,6 +9,7 @@ from .optimizer import (
     _hyper,
     _new_step,
     _scalar_value,
+    _to_scalar,
 )
 
 __all__ = ["Adamax", "adamax"]
@@ -88,7 +89,7 @@ def adamax(
     **_ignored,
 ):
     """Functional Adamax: updates ``params`` and the state tensors in place."""
-    lr = _scalar_value(lr)
+    lr = _to_scalar(lr)  # a tensor lr stays a tensor: PyTorch computes clr in its dtype
     for i, param in enumerate(params):
         exp_avg, exp_inf, step_t = exp_avgs[i], exp_infs[i], state_steps[i]
         step_t += 1
@@ -96,4 +97,4 @@ def adamax(
         exp_avg.lerp_(grad, 1 - beta1)
         J.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
         clr = lr / (1 - beta1 ** _scalar_value(step_t))
-        param.addcdiv_(exp_avg, exp_inf, value=-clr)
+        param.addcdiv_(exp_avg, exp_inf, value=-_scalar_value(clr))

@@ -11,6 +11,7 @@ from .optimizer import (
     _hyper,
     _new_step,
     _scalar_value,
+    _to_scalar,
 )
 
 __all__ = ["ASGD", "asgd"]
@@ -30,6 +31,7 @@ class ASGD(_ElementwiseOptimizer):
     """
 
     _state_keys = ("ax", "mu", "eta", "step")
+    _capturable_tensors = "params, mus, etas, and state_steps"
     _tensor_keys = ("eta", "mu")
 
     def __init__(
@@ -97,7 +99,7 @@ def asgd(
     **_ignored,
 ):
     """Functional ASGD: updates ``params`` and the state tensors in place."""
-    lr = _scalar_value(lr)
+    lr = _to_scalar(lr)  # a tensor lr stays a tensor: PyTorch computes eta in its dtype
     for i, param in enumerate(params):
         mu, ax, eta, step_t = mus[i], axs[i], etas[i], state_steps[i]
         step_t += 1

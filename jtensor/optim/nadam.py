@@ -10,6 +10,7 @@ from .optimizer import (
     _hyper,
     _new_step,
     _scalar_value,
+    _to_scalar,
 )
 from .radam import _ADAM_DEFAULTS, _decay_and_moments
 
@@ -31,6 +32,7 @@ class NAdam(_ElementwiseOptimizer):
     """
 
     _state_keys = ("exp_avg", "exp_avg_sq", "mu_product", "step")
+    _capturable_tensors = "params, mu_products and state_steps"
     _tensor_keys = ("mu_product",)
     _setstate_defaults = _ADAM_DEFAULTS
 
@@ -114,7 +116,7 @@ def nadam(
     **_ignored,
 ):
     """Functional NAdam: updates ``params`` and the state tensors in place."""
-    lr = _scalar_value(lr)
+    lr = _to_scalar(lr)  # a tensor lr stays a tensor: PyTorch computes the values in its dtype
     for i, param in enumerate(params):
         exp_avg, exp_avg_sq = exp_avgs[i], exp_avg_sqs[i]
         mu_product, step_t = mu_products[i], state_steps[i]
@@ -138,5 +140,9 @@ def nadam(
         mu_product *= mu
         denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
         mu_product_next = _scalar_value(mu_product) * mu_next
-        param.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - _scalar_value(mu_product)))
-        param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+        param.addcdiv_(
+            grad, denom, value=_scalar_value(-lr * (1.0 - mu) / (1.0 - _scalar_value(mu_product)))
+        )
+        param.addcdiv_(
+            exp_avg, denom, value=_scalar_value((-lr * mu_next) / (1.0 - mu_product_next))
+        )

@@ -610,6 +610,8 @@ class _ElementwiseOptimizer(Optimizer):
             self._setstate_defaults, tensor_step=True, tensor_keys=self._tensor_keys
         )
 
+    _capturable_tensors = "params and state_steps"  # named in PyTorch's device check
+
     def _init_state(self, p, group):
         raise NotImplementedError
 
@@ -624,8 +626,22 @@ class _ElementwiseOptimizer(Optimizer):
             params, grads, columns = _collect_state(
                 self, group, type(self).__name__, self._init_state, self._state_keys
             )
+            if group["capturable"]:
+                _check_capturable(params, self._capturable_tensors)
             self._update(params, grads, columns, group)
         return loss
+
+
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+
+def _check_capturable(params, what):
+    """PyTorch's check that ``capturable=True`` parameters live on a graph-capturing device
+    (a CPU parameter fails at ``step``, with this ``AssertionError``)."""
+    if any(p.device.type not in _CAPTURABLE_DEVICES for p in params):
+        raise AssertionError(
+            f"If capturable=True, {what} must be on supported devices: {_CAPTURABLE_DEVICES}."
+        )
 
 
 def _hyper(group, *names):
