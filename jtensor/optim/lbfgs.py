@@ -11,7 +11,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from .._errors import TensorRuntimeError
 from .._ops.joining import cat
 from .._tensor import Tensor, contiguous_format
-from .optimizer import Optimizer, _check_lr
+from .optimizer import Optimizer, _check_lr, _to_scalar
 
 __all__ = ["LBFGS"]
 
@@ -228,7 +228,7 @@ class LBFGS(Optimizer):
         if closure is None:
             raise TensorRuntimeError("LBFGS requires a closure that re-evaluates the loss")
         group = self.param_groups[0]
-        lr = group["lr"].item() if isinstance(group["lr"], Tensor) else group["lr"]
+        lr = _to_scalar(group["lr"])  # a tensor lr stays a 0-d tensor, as the step t then
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         history_size = group["history_size"]

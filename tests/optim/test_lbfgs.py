@@ -155,3 +155,24 @@ def test_an_unknown_line_search_is_refused():
 
         with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
             opt.step(closure)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_a_tensor_lr_stays_a_tensor(line_search_fn):
+    results = []
+    for lib in (jtensor, torch):
+        w = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.LBFGS([w], lr=lib.tensor(0.7), max_iter=5, line_search_fn=line_search_fn)
+
+        def closure(w=w, opt=opt):
+            opt.zero_grad()
+            loss = (w**4).sum() + w[0] * w[1]
+            loss.backward()
+            return loss
+
+        for _ in range(3):
+            opt.step(closure)
+        state = opt.state[w]
+        results.append((w.detach().numpy().copy(), type(state["t"]).__name__, state["func_evals"]))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    assert results[0][1:] == results[1][1:] == ("Tensor", results[1][2])
