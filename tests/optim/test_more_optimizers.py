@@ -172,12 +172,11 @@ def test_steps_follow_pytorch_float32(name, case):
         ),
     ],
 )
-def test_muon_follows_pytorch(first, second):
-    # the Newton-Schulz iteration runs in bfloat16: its matrix products accumulate in
-    # another order than PyTorch's, so the updates agree to bfloat16's precision
-    nets, opts = lockstep("Muon", first, second, "float32", 2e-2, matrices_only=True, check=False)
-    assert_same_params(*nets, 2e-2)
-    assert_same_state(*opts, 2e-2)
+@pytest.mark.parametrize("dtype_name", ["float32", "float64"])
+def test_muon_follows_pytorch(first, second, dtype_name):
+    # the Newton-Schulz iteration runs in bfloat16 (products rounded to bfloat16 as PyTorch's)
+    rtol = 1e-12 if dtype_name == "float64" else 1e-6
+    lockstep("Muon", first, second, dtype_name, rtol, matrices_only=True)
 
 
 @pytest.mark.parametrize("name", [*CASES, "Muon"])
@@ -446,3 +445,24 @@ def test_foreach_and_tensor_lr_follow_pytorch(name, option):
     # jtensor's pow (1.0000040531158447 ** 0.75: torch 1.0000029802, jtensor 1.0000030994)
     rtol = 1e-8 if name == "ASGD" else 1e-12
     np.testing.assert_allclose(results[0], results[1], rtol=rtol)
+
+
+def test_adafactor_on_a_3d_parameter_follows_pytorch():
+    # row_var/col_var of a batch of matrices: the statistics reduce the last two dimensions
+    values = np.random.default_rng(5).standard_normal((3, 4, 5))
+    pairs = []
+    for lib in (jtensor, torch):
+        a = lib.tensor(values, requires_grad=True)
+        pairs.append((a, lib.optim.Adafactor([a], lr=0.05, weight_decay=0.01)))
+    for _ in range(STEPS):
+        for a, opt in pairs:
+            opt.zero_grad()
+            (a**3).sum().backward()
+            opt.step()
+        (a, mine), (b, theirs) = pairs
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
+        for key in ("row_var", "col_var"):
+            assert tuple(mine.state[a][key].shape) == tuple(theirs.state[b][key].shape)
+            np.testing.assert_allclose(
+                mine.state[a][key].numpy(), theirs.state[b][key].numpy(), rtol=1e-12
+            )
