@@ -69,7 +69,7 @@ class Adamax(_ElementwiseOptimizer):
             *columns,
             beta1=beta1,
             beta2=beta2,
-            **_hyper(group, "eps", "lr", "weight_decay", "maximize"),
+            **_hyper(group, "eps", "lr", "weight_decay", "maximize", "differentiable"),
         )
 
 
@@ -86,6 +86,7 @@ def adamax(
     lr,
     weight_decay,
     maximize,
+    differentiable=False,
     **_ignored,
 ):
     """Functional Adamax: updates ``params`` and the state tensors in place."""
@@ -95,6 +96,12 @@ def adamax(
         step_t += 1
         grad = _apply_weight_decay(grads[i], param, weight_decay, maximize)
         exp_avg.lerp_(grad, 1 - beta1)
-        J.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+        if not differentiable:
+            J.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+        else:  # maximum(out=) records no gradient: the same values through amax
+            norm_buf = J.cat(
+                [exp_inf.mul_(beta2).unsqueeze(0), grad.abs().add_(eps).unsqueeze_(0)], 0
+            )
+            exp_inf.copy_(J.amax(norm_buf, 0, keepdim=False))
         clr = lr / (1 - beta1 ** _scalar_value(step_t))
         param.addcdiv_(exp_avg, exp_inf, value=-_scalar_value(clr))

@@ -93,6 +93,7 @@ class NAdam(_ElementwiseOptimizer):
                 "eps",
                 "maximize",
                 "decoupled_weight_decay",
+                "differentiable",
             ),
         )
 
@@ -113,6 +114,7 @@ def nadam(
     eps,
     maximize,
     decoupled_weight_decay=False,
+    differentiable=False,
     **_ignored,
 ):
     """Functional NAdam: updates ``params`` and the state tensors in place."""
@@ -138,7 +140,14 @@ def nadam(
             beta2=beta2,
         )
         mu_product *= mu
-        denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+        denom = exp_avg_sq.div(bias_correction2).sqrt()
+        if differentiable:  # out of place, the coefficients as tensors (PyTorch's path)
+            denom = denom.add(eps)
+            mu_product_next = mu_product * mu_next
+            param.addcdiv_(grad * (-lr * (1.0 - mu) / (1.0 - mu_product)), denom)
+            param.addcdiv_(exp_avg * (-lr * mu_next / (1.0 - mu_product_next)), denom)
+            continue
+        denom.add_(eps)
         mu_product_next = _scalar_value(mu_product) * mu_next
         param.addcdiv_(
             grad, denom, value=_scalar_value(-lr * (1.0 - mu) / (1.0 - _scalar_value(mu_product)))

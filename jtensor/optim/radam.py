@@ -95,7 +95,15 @@ class RAdam(_ElementwiseOptimizer):
             *columns,
             beta1=beta1,
             beta2=beta2,
-            **_hyper(group, "lr", "weight_decay", "eps", "maximize", "decoupled_weight_decay"),
+            **_hyper(
+                group,
+                "lr",
+                "weight_decay",
+                "eps",
+                "maximize",
+                "decoupled_weight_decay",
+                "differentiable",
+            ),
         )
 
 
@@ -113,6 +121,7 @@ def radam(
     eps,
     maximize,
     decoupled_weight_decay=False,
+    differentiable=False,
     **_ignored,
 ):
     """Functional RAdam: updates ``params`` and the state tensors in place."""
@@ -143,7 +152,13 @@ def radam(
             rect = (
                 (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
             ) ** 0.5
-            adaptive_lr = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(eps)
+            exp_avg_sq_sqrt = exp_avg_sq.sqrt()
+            # out of place when differentiable: sqrt's backward needs its result
+            if differentiable:
+                exp_avg_sq_sqrt = exp_avg_sq_sqrt.add(eps)
+            else:
+                exp_avg_sq_sqrt = exp_avg_sq_sqrt.add_(eps)
+            adaptive_lr = (bias_correction2**0.5) / exp_avg_sq_sqrt
             param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
         else:
             param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)

@@ -70,6 +70,7 @@ class Rprop(_ElementwiseOptimizer):
             etaminus=etaminus,
             etaplus=etaplus,
             maximize=group["maximize"],
+            differentiable=group["differentiable"],
         )
 
 
@@ -85,6 +86,7 @@ def rprop(
     etaminus,
     etaplus,
     maximize,
+    differentiable=False,
     **_ignored,
 ):
     """Functional Rprop: updates ``params`` and the state tensors in place."""
@@ -92,7 +94,7 @@ def rprop(
         grad = grads[i] if not maximize else -grads[i]
         prev, step_size = prevs[i], step_sizes[i]
         state_steps[i] += 1
-        sign = grad.mul(prev).sign()
+        sign = grad.mul(prev.clone() if differentiable else prev).sign()
         sign[sign.gt(0)] = etaplus
         sign[sign.lt(0)] = etaminus
         sign[sign.eq(0)] = 1

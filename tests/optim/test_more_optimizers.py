@@ -466,3 +466,22 @@ def test_adafactor_on_a_3d_parameter_follows_pytorch():
             np.testing.assert_allclose(
                 mine.state[a][key].numpy(), theirs.state[b][key].numpy(), rtol=1e-12
             )
+
+
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Rprop", "ASGD"])
+def test_differentiable_step_follows_pytorch(name):
+    # differentiable=True: the step is recorded, so a loss of the updated parameter
+    # differentiates back to the parameter before it (PyTorch's out-of-place paths)
+    results = []
+    for lib in (jtensor, torch):
+        leaf = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        p = leaf.clone()
+        p.grad = lib.tensor([0.3, -0.1, 0.2], dtype=lib.float64, requires_grad=True)
+        getattr(lib.optim, name)([p], differentiable=True, lr=0.1).step()
+        (p * p).sum().backward()
+        results.append((p.detach().numpy().copy(), leaf.grad.numpy().copy()))
+    # NAdam: PyTorch's ``number / tensor`` is ``tensor.reciprocal() * number``, which rounds
+    # its float32 coefficient differently from jtensor's division
+    rtol = 1e-7 if name == "NAdam" else 1e-12
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(a, b, rtol=rtol)
