@@ -188,6 +188,14 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     return mask
 
 
+def _canonical_pair(padding, padding_name, mask, mask_name, dtype):
+    """A key-padding mask and an attention mask, both canonical (the modules' first step)."""
+    padding = _canonical_mask(
+        padding, padding_name, None if mask is None else mask.dtype, mask_name, dtype
+    )
+    return padding, _canonical_mask(mask, mask_name, None, "", dtype, False)
+
+
 def _in_projection_packed(q, k, v, w, b):
     E = q.size(-1)
     if k is v:

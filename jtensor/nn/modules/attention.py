@@ -124,14 +124,9 @@ class MultiheadAttention(Module):
         """``(attn_output, attn_output_weights)``; the weights are None unless
         ``need_weights`` (head-averaged unless ``average_attn_weights=False``)."""
         is_batched = query.dim() == 3
-        key_padding_mask = _F._canonical_mask(
-            key_padding_mask,
-            "key_padding_mask",
-            None if attn_mask is None else attn_mask.dtype,
-            "attn_mask",
-            query.dtype,
+        key_padding_mask, attn_mask = _F._canonical_pair(
+            key_padding_mask, "key_padding_mask", attn_mask, "attn_mask", query.dtype
         )
-        attn_mask = _F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
         if self.batch_first and is_batched:
             if key is value:
                 if query is key:

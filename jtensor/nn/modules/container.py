@@ -5,7 +5,7 @@ import operator
 from collections import OrderedDict
 
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _addindent
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
@@ -126,6 +126,21 @@ class ModuleList(_ModuleSequence):
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList has no forward: iterate over it instead")
+
+    def __repr__(self):
+        # PyTorch's: a run of identical entries prints once, as "(0-5): 6 x Layer(...)".
+        reprs = [repr(item) for item in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs = [[0, 0, reprs[0]]]
+        for i, r in enumerate(reprs[1:], 1):
+            if r == runs[-1][2]:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2)
+                 for a, b, r in runs]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):
