@@ -92,6 +92,10 @@ sparse_coo = layout("sparse_coo")
 _hooks = {}
 
 
+# Warnings PyTorch gives once per process (TORCH_WARN_ONCE): whether each was given.
+_warned = {"float_requires_grad": False}
+
+
 class Tensor:
     """A strided view of a storage. Construct with ``jtensor.tensor(...)`` and friends.
 
@@ -466,6 +470,12 @@ class Tensor:
         return kind(value)
 
     def __float__(self):
+        if self._requires_grad and not _warned["float_requires_grad"]:
+            # PyTorch warns once per process (TORCH_WARN_ONCE), for float() only.
+            _warned["float_requires_grad"] = True
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2)
         return self._scalar_conversion(float)
 
     def __int__(self):

@@ -232,7 +232,11 @@ def _differences(got, want, rules, rtol, atol, where=""):
         g, w = got["values"], want["values"]
         if isinstance(w, np.ndarray):
             if not _arrays_equal(g, w, rtol, atol):
-                problems.append(f"values differ{at}: expected {_short(w)}, got {_short(g)}")
+                if np.ndim(w) == 0 and np.ndim(g) == 0:  # a 0-d tensor: one plain number
+                    problems.append(f"value{at}: expected {_short(w)[1:-1]}, got "
+                                    f"{_short(g)[1:-1]}")
+                else:
+                    problems.append(f"values differ{at}: expected {_short(w)}, got {_short(g)}")
         elif isinstance(w, float) and isinstance(g, (int, float)) and not isinstance(g, bool):
             if not math.isclose(g, w, rel_tol=rtol, abs_tol=atol):
                 problems.append(f"value{at}: expected {w!r}, got {g!r}")

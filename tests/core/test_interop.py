@@ -236,3 +236,28 @@ def test_zero_dim_results_are_real_tensors(make):
         seen.append((as_array.shape, round(float(as_array), 5), round(float(r), 5),
                      round(float(total), 5), [round(v, 5) for v in x.tolist()]))
     assert seen[0] == seen[1]
+
+
+_SCALAR_WARNINGS = """
+import sys, warnings
+lib = __import__(sys.argv[1])
+x = lib.tensor(2.5, requires_grad=True)
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    int(x), x.item(), bool(x), float(x.detach())
+    float(x * 2), float(x)
+for w in seen:
+    print(w.category.__name__, str(w.message).split(" (Triggered")[0].replace(chr(10), " "))
+"""
+
+
+@needs_torch
+def test_float_of_a_tensor_that_requires_grad_warns_once_as_pytorch():
+    import subprocess
+    import sys
+
+    printed = [subprocess.run([sys.executable, "-c", _SCALAR_WARNINGS, lib], check=True,
+                              capture_output=True, text=True).stdout
+               for lib in ("jtensor", "torch")]
+    assert printed[0] == printed[1]
+    assert printed[0].count("UserWarning") == 1
