@@ -21,6 +21,13 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _loss_value(loss):
+    """The closure's loss as a float. PyTorch reads it under no_grad, where ``float()`` of a
+    tensor that requires grad does not warn; the value is read detached here for the same
+    quiet."""
+    return float(loss.detach() if isinstance(loss, Tensor) else loss)
+
+
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     """The minimiser of the cubic through ``(x1, f1)``, ``(x2, f2)`` with slopes ``g1``,
     ``g2``, clipped to ``bounds`` (by default the interval itself); the middle of the bounds
@@ -216,7 +223,7 @@ class LBFGS(Optimizer):
         """The loss and flat gradient at ``x + t * d``; the parameters are put back to ``x``."""
         self._add_grad(t, d)
         with enable_grad():
-            loss = float(closure())
+            loss = _loss_value(closure())
         flat_grad = self._gather_flat_grad()
         for p, pdata in zip(self._params, x, strict=True):
             p.copy_(pdata)
@@ -239,7 +246,7 @@ class LBFGS(Optimizer):
         state.setdefault("n_iter", 0)
         with enable_grad():
             orig_loss = closure()
-        loss = float(orig_loss)
+        loss = _loss_value(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
@@ -308,7 +315,7 @@ class LBFGS(Optimizer):
             elif n_iter != max_iter:
                 self._add_grad(t, d)
                 with enable_grad():
-                    loss = float(closure())
+                    loss = _loss_value(closure())
                 flat_grad = self._gather_flat_grad()
                 opt_cond = bool(flat_grad.abs().max() <= tolerance_grad)
                 ls_func_evals = 1

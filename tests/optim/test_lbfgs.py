@@ -176,3 +176,20 @@ def test_a_tensor_lr_stays_a_tensor(line_search_fn):
         results.append((w.detach().numpy().copy(), type(state["t"]).__name__, state["func_evals"]))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
     assert results[0][1:] == results[1][1:] == ("Tensor", results[1][2])
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_a_step_warns_no_more_than_pytorch(line_search_fn, recwarn):
+    # PyTorch reads the closure's loss under no_grad: no "requires_grad ... to a scalar"
+    for lib in (jtensor, torch):
+        w = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+        opt = lib.optim.LBFGS([w], max_iter=4, line_search_fn=line_search_fn)
+
+        def closure(w=w, opt=opt):
+            opt.zero_grad()
+            loss = ((w - 3) ** 4).sum()
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+    assert [str(w.message) for w in recwarn] == []
