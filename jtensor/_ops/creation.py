@@ -4,6 +4,7 @@ Data conversion happens on the host with NumPy (allowed here: this module turns 
 NumPy data into tensors); the result is then placed on the requested device.
 """
 
+import collections.abc as _abc
 import math
 import warnings
 
@@ -189,7 +190,7 @@ def _infer_dtype(obj):
         return _dtypes.from_numpy_dtype(obj.dtype)
     if isinstance(obj, (str, bytes)):
         raise TensorValueError(f"too many dimensions '{type(obj).__name__}'")
-    if isinstance(obj, (list, tuple, range)):
+    if _is_python_sequence(obj):
         if len(obj) == 0:
             return _dtypes.get_default_dtype()
         result = None
@@ -200,8 +201,16 @@ def _infer_dtype(obj):
     raise TensorRuntimeError(f"Could not infer dtype of {type(obj).__name__}")
 
 
+def _is_python_sequence(obj):
+    """Any Python sequence, as PyTorch's ``PySequence_Check`` (a ``deque``, an
+    ``array.array``, ...), but not text."""
+    if isinstance(obj, (list, tuple, range)):
+        return True
+    return isinstance(obj, _abc.Sequence) and not isinstance(obj, (str, bytes, bytearray))
+
+
 def _is_sequence(obj):
-    return isinstance(obj, (list, tuple, range)) or (isinstance(obj, np.ndarray) and obj.ndim)
+    return _is_python_sequence(obj) or (isinstance(obj, np.ndarray) and obj.ndim)
 
 
 def _nested_shape(data):

@@ -1,5 +1,8 @@
 """Specs of the creation ops: dtype inference, layout, sharing and errors vs PyTorch."""
 
+import array
+import collections
+
 import numpy as np
 
 from tests.harness.conformance import Case, OpSpec, T, arr
@@ -35,6 +38,11 @@ SPECS = [
         case(lambda lib: lib.tensor([[np.float32(1.5)], [2]]), name="numpy-float32-nested"),
         case(lambda lib: lib.tensor([True, False]), name="bool"),
         case(lambda lib: lib.tensor([True, 2]), name="bool-int"),
+        # any Python sequence, as PyTorch's PySequence_Check; a set or a dict is none
+        case(lambda lib: lib.tensor(collections.deque([[1.5, 2], [3, 4]])), name="deque"),
+        case(lambda lib: lib.tensor(array.array("d", [1.5, 2.5])), name="array-module"),
+        case(lambda lib: lib.tensor({1, 2}), name="set-refused"),
+        case(lambda lib: lib.tensor({1: 2}), name="dict-refused"),
         case(lambda lib: lib.tensor([1, 2j]), name="complex"),
         case(lambda lib: lib.tensor(3.5), name="0d"),
         case(lambda lib: lib.tensor([]), name="empty"),
@@ -74,6 +82,7 @@ SPECS = [
     ]),
     OpSpec("as_tensor", [
         case(lambda lib: lib.as_tensor([1, 2]), name="list"),
+        case(lambda lib: lib.as_tensor(collections.deque([1, 2])), name="deque"),
         case(lambda lib: lib.as_tensor(A[:, ::2]), name="numpy-strided-shares-layout"),
         case(lambda lib: lib.as_tensor(A.T), name="numpy-transposed"),
         case(lambda lib: lib.as_tensor(A, dtype=lib.float32), name="numpy-cast"),
