@@ -11,6 +11,7 @@ from .optimizer import (
     _eval_closure,
     _new_step,
     _scalar_value,
+    _to_scalar,
 )
 
 __all__ = ["Adafactor", "adafactor"]
@@ -138,7 +139,7 @@ def adafactor(
     **_ignored,
 ):
     """Functional Adafactor: updates ``params`` and the state tensors in place."""
-    lr = _scalar_value(lr)
+    lr = _to_scalar(lr)  # a tensor lr stays a tensor, as rho_t and alpha then
     for i, param in enumerate(params):
         grad = grads[i] if not maximize else -grads[i]
         step_t = state_steps[i]
@@ -166,4 +167,4 @@ def adafactor(
         update = var_estimate.clamp_(min=eps1 * eps1).rsqrt_()
         update.mul_(grad)
         denom = max(1.0, update.norm(2).item() / ((update.numel() ** 0.5) * d))
-        param.add_(update, alpha=-alpha / denom)
+        param.add_(update, alpha=_scalar_value(-alpha / denom))

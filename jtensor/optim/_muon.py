@@ -6,7 +6,7 @@ import math
 from .._api import ops as J
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _eval_closure, _scalar_value
+from .optimizer import Optimizer, _eval_closure, _scalar_value, _to_scalar
 
 __all__ = ["Muon", "muon"]
 
@@ -160,7 +160,7 @@ def muon(
     """Functional Muon: updates ``params`` and the momentum buffers in place."""
     if foreach:
         raise RuntimeError("Foreach is not supported for Muon yet")
-    lr = _scalar_value(lr)
+    lr = _to_scalar(lr)  # a tensor lr stays a tensor: the adjusted lr rounds in its dtype
     for i, param in enumerate(params):
         grad = grads[i]
         if grad.ndim != 2:
@@ -170,4 +170,4 @@ def muon(
         update = grad.lerp(buf, momentum) if nesterov else buf
         update = _zeropower_via_newtonschulz(update, ns_coefficients, ns_steps, eps)
         param.mul_(1 - lr * weight_decay)
-        param.add_(update, alpha=-_adjust_lr(lr, adjust_lr_fn, param.shape))
+        param.add_(update, alpha=_scalar_value(-_adjust_lr(lr, adjust_lr_fn, param.shape)))

@@ -485,3 +485,27 @@ def test_differentiable_step_follows_pytorch(name):
     rtol = 1e-7 if name == "NAdam" else 1e-12
     for a, b in zip(*results, strict=True):
         np.testing.assert_allclose(a, b, rtol=rtol)
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [
+        ("Adafactor", {"foreach": True}),
+        ("Adafactor", {"lr": 0.01}),
+        ("Adafactor", {"lr": 0.01, "weight_decay": 0.1}),
+        ("Muon", {"lr": 0.01}),
+    ],
+)
+def test_adafactor_and_muon_options_follow_pytorch(name, kwargs):
+    # "lr" is given as a 0-d float32 tensor: PyTorch keeps it a tensor in the step
+    results = []
+    for lib in (jtensor, torch):
+        w = lib.tensor(np.arange(12.0).reshape(3, 4) / 7 - 0.5, requires_grad=True)
+        options = {k: lib.tensor(v) if k == "lr" else v for k, v in kwargs.items()}
+        opt = getattr(lib.optim, name)([w], **options)
+        for _ in range(5):
+            opt.zero_grad()
+            (w**3).sum().backward()
+            opt.step()
+        results.append(w.detach().numpy().copy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
