@@ -167,4 +167,12 @@ GRADS = [
     G("scaled_dot_product_attention",
       lambda lib, q, k, v: F(lib).scaled_dot_product_attention(q, k, v, is_causal=True),
       [(3, 4), (3, 4), (3, 2)]),
+    # ---------------------------------------------------- transposed convolution
+    G("conv_transpose2d",
+      lambda lib, x, w, b: F(lib).conv_transpose2d(x, w, b, stride=2, padding=1,
+                                                   output_padding=1),
+      [(1, 2, 3, 3), (2, 2, 2, 2), (2,)]),
+    G("conv_transpose1d",
+      lambda lib, x, w: F(lib).conv_transpose1d(x, w, stride=2, groups=2, dilation=2),
+      [(2, 4, 3), (4, 1, 2)]),
 ]

@@ -1,0 +1,162 @@
+"""Transposed convolutions: ``conv_transpose1d`` and ``conv_transpose2d``
+(``jtensor.nn.functional``).
+
+A transposed convolution is the gradient of a convolution with respect to its input. It is
+computed as an ordinary convolution (the one of ``conv.py``, so the result's node is
+PyTorch's ``ConvolutionBackward0``) of the input with ``stride - 1`` zeros inserted between
+its elements and padded by ``dilation * (kernel - 1) - padding`` on each side (plus
+``output_padding`` at the end; a negative pad crops), with the weight's in/out channels
+swapped per group and its kernel flipped. Every step is a differentiable op, so gradients of
+any order come from the composition.
+"""
+
+from ..._dtypes import bfloat16, float16, float32, float64
+from ..._errors import TensorRuntimeError
+from .conv import _check_and_run, _pair
+from ._op import nn_op
+from .padding import pad
+
+__all__ = ["conv_transpose1d", "conv_transpose2d"]
+
+_SCALAR_NAMES = {float64: "Double", float32: "Float", float16: "Half", bfloat16: "BFloat16"}
+
+
+def _hw(name, values):
+    """PyTorch's ``name_height: a name_width: b`` (a 1-d convolution has a height of 1)."""
+    values = (1 if name == "dilation" or name == "stride" else 0,) * (2 - len(values)) + values
+    return f"{name}_height: {values[0]} {name}_width: {values[1]}"
+
+
+def _check(input, weight, bias, stride, padding, output_padding, groups, dilation, nd):
+    name = f"conv_transpose{nd}d"
+    if input.dim() not in (nd + 1, nd + 2):
+        raise TensorRuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
+            f"input of size: {list(input.shape)}"
+        )
+    if weight.dim() != nd + 2:
+        raise TensorRuntimeError("weight should have at least three dimensions")
+    for other in (weight, bias):
+        if other is not None and other.dtype != input.dtype:
+            raise TensorRuntimeError(
+                f"expected scalar type {_SCALAR_NAMES.get(input.dtype, input.dtype)} but found "
+                f"{_SCALAR_NAMES.get(other.dtype, other.dtype)}"
+            )
+    groups = int(groups)
+    if groups <= 0:
+        raise TensorRuntimeError("non-positive groups is not supported")
+    if any(s <= 0 for s in stride):
+        raise TensorRuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise TensorRuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise TensorRuntimeError("negative output_padding is not supported")
+    if any(d <= 0 for d in dilation):
+        values = (1,) * (2 - nd) + dilation
+        raise TensorRuntimeError(
+            f"dilation should be greater than zero, but got dilation_height: {values[0]}, "
+            f"dilation_width: {values[1]}"
+        )
+    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation, strict=True)):
+        raise TensorRuntimeError(
+            f"output padding must be smaller than either stride or dilation, but got "
+            f"{_hw('output_padding', output_padding)} {_hw('stride', stride)} "
+            f"{_hw('dilation', dilation)}"
+        )
+    wshape = list(weight.shape)
+    if wshape[0] % groups:
+        raise TensorRuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+            f"0, but got weight of size [{wshape}] instead"
+        )
+    channels = input.shape[-nd - 1]
+    if channels != wshape[0]:
+        shape = list(input.shape) if input.dim() == nd + 2 else [1] + list(input.shape)
+        raise TensorRuntimeError(
+            f"Given transposed=1, weight of size {wshape}, expected input{shape} to have "
+            f"{wshape[0]} channels, but got {channels} channels instead"
+        )
+    out_channels = wshape[1] * groups
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != out_channels):
+        raise TensorRuntimeError(
+            f"Given transposed=1, weight of size {wshape}, expected bias to be 1-dimensional "
+            f"with {out_channels} elements, but got bias of size {list(bias.shape)} instead"
+        )
+    sizes = tuple(input.shape[-nd:])
+    out = tuple(
+        (i - 1) * s - 2 * p + d * (k - 1) + o + 1
+        for i, s, p, d, k, o in zip(
+            sizes, stride, padding, dilation, wshape[2:], output_padding, strict=True
+        )
+    )
+    if any(o <= 0 for o in out):
+        pad_to = (1,) * (2 - nd)
+        raise TensorRuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, pad_to + sizes))}). "
+            f"Calculated output size per channel: ({' x '.join(map(str, pad_to + out))}). "
+            f"Output size is too small"
+        )
+    return groups
+
+
+def _transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, nd):
+    stride, padding = _pair(stride, "stride", nd), _pair(padding, "padding", nd)
+    output_padding = _pair(output_padding, "output_padding", nd)
+    dilation = _pair(dilation, "dilation", nd)
+    groups = _check(input, weight, bias, stride, padding, output_padding, groups, dilation, nd)
+    if input.dim() == nd + 1:  # unbatched: PyTorch adds the batch dim and squeezes it
+        return _transposed(
+            input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation, nd
+        ).squeeze(0)
+    x = input
+    # Zeros between the elements: (..., n) -> (..., n, s) padded -> (..., n * s), cut to
+    # (n - 1) * s + 1; done for each spatial dim.
+    for axis, s in enumerate(stride):
+        if s == 1:
+            continue
+        dim = 2 + axis
+        x = x.movedim(dim, -1)
+        n = x.shape[-1]
+        x = pad(x.unsqueeze(-1), (0, s - 1)).flatten(-2)[..., : (n - 1) * s + 1]
+        x = x.movedim(-1, dim)
+    kernel = tuple(weight.shape[2:])
+    pads = []
+    for k, d, p, o in reversed(list(zip(kernel, dilation, padding, output_padding, strict=True))):
+        edge = d * (k - 1) - p
+        pads += [edge, edge + o]
+    if any(pads):
+        x = pad(x, tuple(pads))
+    cin, cout_g = weight.shape[0], weight.shape[1]
+    w = weight.reshape(groups, cin // groups, cout_g, *kernel).transpose(1, 2)
+    w = w.reshape(groups * cout_g, cin // groups, *kernel).flip(tuple(range(2, 2 + nd)))
+    return _check_and_run(x, w, bias, 1, 0, dilation, groups, nd)
+
+
+@nn_op()
+def conv_transpose2d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    """2-d transposed convolution ("deconvolution") of ``input`` ``(N, C_in, H, W)`` or
+    ``(C_in, H, W)`` with ``weight`` ``(C_in, C_out/groups, kh, kw)``: the output is
+    ``(H - 1) * stride - 2 * padding + dilation * (kh - 1) + output_padding + 1`` high.
+
+    >>> import jtensor as torch
+    >>> x, w = torch.ones(1, 4, 5, 5), torch.ones(4, 2, 3, 3)
+    >>> torch.nn.functional.conv_transpose2d(x, w, stride=2, padding=1).shape
+    torch.Size([1, 2, 9, 9])
+    """
+    return _transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+@nn_op()
+def conv_transpose1d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    """1-d transposed convolution of ``input`` ``(N, C_in, L)`` or ``(C_in, L)`` with
+    ``weight`` ``(C_in, C_out/groups, k)`` (the options of ``conv_transpose2d``).
+
+    >>> import jtensor as torch
+    >>> torch.nn.functional.conv_transpose1d(torch.ones(1, 4, 5), torch.ones(4, 2, 3)).shape
+    torch.Size([1, 2, 7])
+    """
+    return _transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
