@@ -17,7 +17,7 @@ from .serialization import load, save  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402,F401
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
-from ._storage import Storage
+from ._storage import Storage, TypedStorage  # noqa: F401  (TypedStorage: tensor.storage())
 from ._tensor import (Tensor, channels_last, channels_last_3d, contiguous_format,  # noqa: F401
                       is_tensor, layout, memory_format, preserve_format, strided)
 

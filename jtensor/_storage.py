@@ -1,5 +1,9 @@
 """``Storage``: the flat block of bytes that tensors look into."""
 
+import warnings
+
+import numpy as np
+
 from ._device import backend_for
 
 
@@ -62,3 +66,154 @@ class Storage:
 
     def __repr__(self):
         return f"<jtensor.Storage of {self.nbytes()} bytes on {self.device}>"
+
+    # ----------------------------------------------------------- element access (bytes)
+    def _elements(self, np_dtype):
+        """All of the storage's bytes read as ``np_dtype`` (shares memory)."""
+        data = self._data
+        count = data.shape[0] // np_dtype.itemsize
+        return self._backend.view(data, (count,), np_dtype, 0, (np_dtype.itemsize,))
+
+    def __getitem__(self, index):
+        """A byte (an int), or the bytes of a slice as a storage that shares them."""
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                raise RuntimeError(f"slice with step {step} is not supported: a storage slice "
+                                   "is a contiguous range of bytes")
+            return Storage(self._data[start:max(start, stop)], self.device,
+                           backend=self._backend)
+        return _read(self, _UINT8, index, "storage")
+
+    def __setitem__(self, index, value):
+        _write(self, _UINT8, index, value)
+
+    def tolist(self):
+        """The bytes as Python ints."""
+        return self._backend.to_host(self._data, "storage.tolist").tolist()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+
+_UINT8 = np.dtype(np.uint8)
+
+
+def _position(index, size, what):
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+        if hasattr(index, "__index__") and not isinstance(index, bool):
+            index = index.__index__()
+        else:
+            raise RuntimeError(f"can't index a {what} with {type(index).__name__}")
+    index = int(index)
+    if not -size <= index < size:
+        raise IndexError(f"index {index} out of range for storage of size {size}")
+    return index % size if size else index
+
+
+def _read(storage, np_dtype, index, what):
+    elements = storage._elements(np_dtype)
+    i = _position(index, elements.shape[0], what)
+    return storage._backend.to_host(elements[i:i + 1], "storage[i]").tolist()[0]
+
+
+def _write(storage, np_dtype, index, value):
+    elements = storage._elements(np_dtype)
+    if isinstance(index, slice):
+        elements[index] = value
+        return
+    elements[_position(index, elements.shape[0], "storage")] = value
+
+
+_typed_storage_warned = False
+
+
+def warn_typed_storage_removal(stacklevel=3):
+    """PyTorch's deprecation warning of ``tensor.storage()``, once per process as PyTorch."""
+    global _typed_storage_warned
+    if _typed_storage_warned:
+        return
+    _typed_storage_warned = True
+    warnings.warn(
+        "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be "
+        "the only storage class. This should only matter to you if you are using storages "
+        "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead "
+        "of tensor.storage()", UserWarning, stacklevel=stacklevel)
+
+
+class TypedStorage:
+    """What ``tensor.storage()`` returns, as in PyTorch: the tensor's whole storage seen as
+    elements of its dtype (``len`` counts elements, ``s[i]`` reads one as a Python number and
+    ``s[i] = v`` writes it, visible to every tensor on that storage). Deprecated in PyTorch in
+    favour of ``untyped_storage()`` (bytes), and it warns once as PyTorch does.
+
+    >>> import jtensor as torch
+    >>> p = torch.tensor([[4.0, 1.0], [5.0, 3.0]])
+    >>> s = p.storage()
+    >>> s[0], len(s)
+    (4.0, 4)
+    >>> s[0] = 2.0
+    >>> p[0, 0]
+    tensor(2.)
+    """
+
+    __slots__ = ("_untyped", "dtype")
+
+    def __init__(self, untyped, dtype):
+        self._untyped = untyped
+        self.dtype = dtype
+
+    @property
+    def device(self):
+        return self._untyped.device
+
+    def untyped(self):
+        """The bytes underneath (``tensor.untyped_storage()``)."""
+        return self._untyped
+
+    def __len__(self):
+        return self._untyped.nbytes() // self.dtype.itemsize
+
+    def size(self):
+        return len(self)
+
+    def nbytes(self):
+        return self._untyped.nbytes()
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def data_ptr(self):
+        return self._untyped.data_ptr()
+
+    def _check_index(self, index):
+        if isinstance(index, slice):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise RuntimeError(f"can't index a {_TYPED_NAME} with {type(index).__name__}")
+
+    def __getitem__(self, index):
+        self._check_index(index)
+        return _read(self._untyped, np.dtype(self.dtype.numpy), index, _TYPED_NAME)
+
+    def __setitem__(self, index, value):
+        if not isinstance(index, slice):
+            self._check_index(index)
+        _write(self._untyped, np.dtype(self.dtype.numpy), index, value)
+
+    def tolist(self):
+        elements = self._untyped._elements(np.dtype(self.dtype.numpy))
+        return self._untyped._backend.to_host(elements, "storage.tolist").tolist()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __repr__(self):
+        head = f"[{_TYPED_NAME}(dtype={self.dtype}, device={self.device}) of size {len(self)}]"
+        values = "".join(f" {v}\n" for v in self.tolist())
+        return values + head
+
+    __str__ = __repr__
+
+
+_TYPED_NAME = "torch.storage.TypedStorage"

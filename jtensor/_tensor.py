@@ -17,7 +17,7 @@ from ._errors import (TensorRuntimeError, TensorTypeError, TensorValueError, sta
 from ._layout import (contiguous_strides, is_channels_last, is_contiguous,
                       is_non_overlapping_and_dense)
 from ._size import Size
-from ._storage import Storage
+from ._storage import Storage, TypedStorage, warn_typed_storage_removal
 
 
 class _VersionCounter:
@@ -322,7 +322,11 @@ class Tensor:
         return self._storage
 
     def storage(self):
-        return self._storage
+        """The storage as elements of this tensor's dtype (PyTorch's deprecated
+        ``TypedStorage``: ``s[i]`` reads and writes one element; prefer
+        ``untyped_storage()``, the bytes)."""
+        warn_typed_storage_removal()
+        return TypedStorage(self._storage, self._dtype)
 
     def data_ptr(self):
         """Address of this tensor's first element: the storage address plus the offset."""
@@ -470,7 +474,8 @@ class Tensor:
         return kind(value)
 
     def __float__(self):
-        if self._requires_grad and not _warned["float_requires_grad"]:
+        if self._requires_grad and not _warned["float_requires_grad"] \
+                and _dispatch.grad_mode.enabled:
             # PyTorch warns once per process (TORCH_WARN_ONCE), for float() only.
             _warned["float_requires_grad"] = True
             warnings.warn(
@@ -605,7 +610,8 @@ class Tensor:
         if self.dim() > 2:
             raise TensorRuntimeError(
                 f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
-        return self.T.conj() if self.is_complex() else self.T
+        flipped = self.transpose(0, 1) if self.dim() == 2 else self.T  # as PyTorch's adjoint
+        return flipped.conj() if self.is_complex() else flipped
 
     @property
     def mH(self):

@@ -383,7 +383,8 @@ def _reversed_dims(self):
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
             "to reverse the dimensions of a tensor.", UserWarning, stacklevel=stacklevel(2))
-    return make_view(self, self._shape[::-1], self._stride[::-1], self._offset)
+    # Through permute's entry, as PyTorch's numpy_T: recorded (PermuteBackward0) and traced.
+    return self.permute(tuple(range(ndim - 1, -1, -1)))
 
 
 Tensor.T = property(_reversed_dims)

@@ -491,4 +491,20 @@ def s_reflected_operators_put_the_tensor_first(lib):
     return out
 
 
+def s_transpose_properties_are_recorded(lib):
+    # x.T, x.mT, x.H, x.mH are views that autograd records (x.T is a permute, as NumPy's T).
+    a = leaf(lib, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]) * 2
+    c = lib.tensor([[1 + 2j, 3 - 1j]], dtype=lib.complex128, requires_grad=True) * 1
+    out = {}
+    for label, v in (("T", a.T), ("mT", a.mT), ("H", a.H), ("mH", a.mH), ("cT", c.T)):
+        out[label] = (name(v), tuple(v.shape), v._is_view())
+    # (A complex H/mH is a view with PyTorch's lazy conjugate bit; jtensor conjugates eagerly.)
+    for label, v in (("cH", c.H), ("cmH", c.mH)):
+        out[label] = (name(v), tuple(v.shape))
+    w = leaf(lib, [[1.0, 2.0], [3.0, 4.0]])
+    (w.T * lib.tensor([[1.0, 10.0], [100.0, 1000.0]], dtype=lib.float64)).sum().backward()
+    out["grad"] = w.grad
+    return out
+
+
 SCRIPTS = {name_: fn for name_, fn in sorted(globals().items()) if name_.startswith("s_")}

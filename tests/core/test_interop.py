@@ -245,6 +245,8 @@ x = lib.tensor(2.5, requires_grad=True)
 with warnings.catch_warnings(record=True) as seen:
     warnings.simplefilter("always")
     int(x), x.item(), bool(x), float(x.detach())
+    with lib.no_grad():
+        float(x)  # no warning while grad mode is off
     float(x * 2), float(x)
 for w in seen:
     print(w.category.__name__, str(w.message).split(" (Triggered")[0].replace(chr(10), " "))

@@ -60,3 +60,37 @@ def test_writes_through_numpy_reach_every_view():
     column = t[:, 1]
     array[1, 1] = 5.0
     assert column.tolist() == [0.0, 5.0]
+
+
+def _storage_walk(lib):
+    """What a program learning storages (a textbook's chapter on tensors) does with them."""
+    p = lib.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]])
+    s = p.storage()
+    seen = [type(s).__name__, s[0], s[-1], len(s), s.size(), s.nbytes(), s.element_size(),
+            str(s.dtype), s.data_ptr() == p.data_ptr(), s.tolist(), list(s)]
+    s[0] = 2.0
+    seen.append(p.tolist())
+    second = p[1:]
+    seen += [second.storage_offset(), second.storage()[2], len(second.storage())]
+    u = p.untyped_storage()
+    seen += [u[0], u[3], len(u), len(u[4:8]), u[4:8].data_ptr() == u.data_ptr() + 4]
+    u[3] = 0  # the high byte of 2.0f: the element becomes 0.0
+    seen.append(p[0, 0].item())
+    ints = lib.arange(4, dtype=lib.int16).storage()
+    seen += [ints[3], repr(ints).replace(f"device={ints.device}", "device=D")]
+    for bad in (lambda: s[10], lambda: s[1:2], lambda: s["a"], lambda: u[100]):
+        try:
+            bad()
+            seen.append("no error")
+        except Exception as e:  # noqa: BLE001 - the type is what is compared
+            seen.append(next(c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"))
+    return seen
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
+def test_typed_and_untyped_storage_index_as_pytorch():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # TypedStorage is deprecated (both)
+        assert _storage_walk(jtensor) == _storage_walk(torch)
