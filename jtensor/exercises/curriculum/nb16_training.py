@@ -54,7 +54,7 @@ def _init_linear(m):
 
 def init_all(model):
     model.apply(_init_linear)
-    return [round(float(p.sum()), 4) for p in model.parameters()]
+    return [round(p.sum().item(), 4) for p in model.parameters()]
 
 
 def _init_top_level_only(model):
@@ -62,7 +62,7 @@ def _init_top_level_only(model):
         if isinstance(m, torch.nn.Linear):
             torch.nn.init.constant_(m.weight, 0.01)
             torch.nn.init.zeros_(m.bias)
-    return [round(float(p.sum()), 4) for p in model.parameters()]
+    return [round(p.sum().item(), 4) for p in model.parameters()]
 
 
 def _init_weights_only(model):
@@ -70,13 +70,13 @@ def _init_weights_only(model):
         if isinstance(m, torch.nn.Linear):
             torch.nn.init.constant_(m.weight, 0.01)
     model.apply(fn)
-    return [round(float(p.sum()), 4) for p in model.parameters()]
+    return [round(p.sum().item(), 4) for p in model.parameters()]
 
 
 Exercise(
     "16-apply-init",
     "Write f(model) that uses model.apply to set every nn.Linear's weight to 0.01 and its bias "
-    "to 0, at any depth, and returns [round(float(p.sum()), 4) for p in model.parameters()].",
+    "to 0, at any depth, and returns [round(p.sum().item(), 4) for p in model.parameters()].",
     init_all, inputs=_nested_model,
     rules=("type", "values"),
     hints=[
