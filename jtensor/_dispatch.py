@@ -75,18 +75,12 @@ class OpDef:
         self.function = function
         self.doc = impl.__doc__
         # How the op's entry finishes a call (a ``Post``), or None: the implementation calls
-        # ``finish`` itself (the older way, kept for the modules in ``HAND_FINISHED``).
+        # ``finish`` itself (registered with ``post=False``: ``nn_op``).
         self.post = post
 
     def __repr__(self):
         return f"<op {self.name} ({self.kind})>"
 
-
-# Modules whose implementations still end in ``finish`` themselves (their ops get
-# ``OpDef.post = None``): random sampling is rewritten separately and keeps the older way.
-HAND_FINISHED = {
-    "jtensor._ops.random_ops",
-}
 
 # ``Post.modified`` when the call writes nothing (an in-place kind that only sets a flag).
 NOTHING = "nothing"
@@ -155,7 +149,7 @@ def notify(op, inputs, outputs, modified=None, info=None):
 
 
 def finish(op, inputs, outputs, modified=None, info=None):
-    """Bookkeeping an op implementation of ``HAND_FINISHED`` ends with; returns ``outputs``
+    """Bookkeeping an op registered with ``post=False`` ends with; returns ``outputs``
     unchanged. For an op whose entry finishes (``op.post`` set) it does nothing, so a
     helper shared with such ops may still call it.
 

@@ -7,7 +7,7 @@ registry: an op without a test spec fails the suite.
 """
 
 from ._argparse import METHOD_VARARGS, has_method_form, make_entry, refill_entry
-from ._dispatch import HAND_FINISHED, OpDef, Post
+from ._dispatch import OpDef, Post
 from ._errors import TensorRuntimeError
 
 OPS = {}
@@ -26,7 +26,7 @@ def register(kind, name=None, *, method=True, function=True, aliases=(), post=No
     The entry finishes each call (version bump, autograd hook, one trace event): ``fn``
     computes and returns. ``post`` (a ``_dispatch.Post``) declares what the event needs
     beyond the common case (other inputs, another written tensor, ``info``); ``post=False``
-    and the modules in ``_dispatch.HAND_FINISHED`` mean that ``fn`` calls ``finish`` itself.
+    means that ``fn`` calls ``finish`` itself (``nn_op``: its body is an autograd Function).
     """
 
     def decorate(fn):
@@ -37,7 +37,7 @@ def register(kind, name=None, *, method=True, function=True, aliases=(), post=No
         if op_name in OPS:
             raise TensorRuntimeError(f"op {op_name!r} is registered twice")
         declared = post
-        if declared is None and fn.__module__ not in HAND_FINISHED:
+        if declared is None:
             declared = _COMMON
         elif declared is False:
             declared = None

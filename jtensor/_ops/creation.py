@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes
 from .. import _tensor as _tensor_module
 from .._device import CPU, backend_for, resolve_device
-from .._dispatch import Post, emit, finish
+from .._dispatch import Post, emit
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, stacklevel
 from .._layout import contiguous_strides, dense_strides_like
 from .._out import resize_output
@@ -52,12 +52,11 @@ def _data_input(data, *args, **kwargs):
 _DATA = Post(inputs=_data_input)
 
 
-def _finalize(op, out, requires_grad, inputs=(), modified=None):
-    # ``finish`` does nothing for the factories here (their entry finishes); random_ops'
-    # samplers still finish by hand through this.
+def _finalize(out, requires_grad):
+    # (The factory's entry finishes the call: version bump, one trace event.)
     if requires_grad:
         out._requires_grad = True
-    return finish(op, inputs, out, modified=modified)
+    return out
 
 
 def host_to_device(array, device, private=False):
@@ -122,7 +121,7 @@ def write_factory_out(op, out, shape, values, requires_grad=False):
     if values is not None:
         with np.errstate(all="ignore"):
             _write_into(out, values)
-    return _finalize(op, out, requires_grad, modified=out)
+    return _finalize(out, requires_grad)
 
 
 # ---------------------------------------------------------------------- data -> tensor
@@ -348,7 +347,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     out = _tensor_from_data(data, dtype, device, warn_name="torch.tensor")
     check_requires_grad(out._dtype, requires_grad)
     # No inputs: the copy is detached from ``data``'s history, as in PyTorch.
-    return _finalize(tensor.op, out, requires_grad)
+    return _finalize(out, requires_grad)
 
 
 def _as_tensor_impl(data, dtype, device):
@@ -553,11 +552,11 @@ def _factory(op, name, size, fill, dtype, device, requires_grad, out, memory_for
         _resize_out(out, shape)
         if fill is not None:
             _fill(out, fill)
-        return _finalize(op, out, requires_grad, modified=out)
+        return _finalize(out, requires_grad)
     d = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
     check_requires_grad(d, requires_grad)
     result = _new(shape, d, device, memory_format or contiguous_format, fill=fill)
-    return _finalize(op, result, requires_grad)
+    return _finalize(result, requires_grad)
 
 
 @register("factory", method=False)
@@ -632,7 +631,7 @@ def _empty_strided(op, size, stride, d, device, requires_grad):
             f"Storage size calculation overflowed with sizes={list(shape)} and "
             f"strides={list(stride)} (negative strides are not supported)")
     check_requires_grad(d, requires_grad)
-    return _finalize(op, _new(shape, d, device, stride=stride), requires_grad)
+    return _finalize(_new(shape, d, device, stride=stride), requires_grad)
 
 
 # ---------------------------------------------------------------------- *_like
@@ -668,7 +667,7 @@ def _like(op, input, fill, dtype, device, requires_grad, memory_format, inputs=N
     out = new_empty_tensor(input._shape, d, dev, stride=stride, pinned=pinned)
     if fill is not None:
         _fill(out, fill)
-    return _finalize(op, out, requires_grad, (input,))
+    return _finalize(out, requires_grad)
 
 
 @register("factory", method=False)
@@ -709,7 +708,7 @@ def _new_method(op, self, shape, fill, dtype, device, requires_grad):
     d = self._dtype if dtype is None else _dtypes.to_dtype(dtype)
     check_requires_grad(d, requires_grad)
     dev = self._storage.device if device is None else device
-    return _finalize(op, _new(shape, d, dev, fill=fill), requires_grad)
+    return _finalize(_new(shape, d, dev, fill=fill), requires_grad)
 
 
 @register("factory", function=False)
@@ -761,7 +760,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, pin_
     check_requires_grad(d, requires_grad)
     dev = self._storage.device if device is None else device
     out = _tensor_from_data(data, d, dev, warn_name="tensor.new_tensor")
-    return _finalize(new_tensor.op, out, requires_grad)
+    return _finalize(out, requires_grad)
 
 
 # ---------------------------------------------------------------------- ranges
@@ -817,7 +816,7 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
     if out is not None:
         return write_factory_out(arange.op, out, (count,), array.astype(dtype.numpy),
                                  requires_grad)
-    return _finalize(arange.op, _place(array, dtype, device), requires_grad)
+    return _finalize(_place(array, dtype, device), requires_grad)
 
 
 def _range_dtype(values, dtype, out):
@@ -884,7 +883,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         values = _linspace_values(start, end, steps, dtype)
     if out is not None:
         return write_factory_out(linspace.op, out, (steps,), values, requires_grad)
-    return _finalize(linspace.op, _place(values, dtype, device), requires_grad)
+    return _finalize(_place(values, dtype, device), requires_grad)
 
 
 @register("factory", method=False)
@@ -920,7 +919,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
         values = np.asarray(values).astype(dtype.numpy)
     if out is not None:
         return write_factory_out(logspace.op, out, (steps,), values, requires_grad)
-    return _finalize(logspace.op, _place(values, dtype, device), requires_grad)
+    return _finalize(_place(values, dtype, device), requires_grad)
 
 
 @register("factory", method=False)
@@ -941,7 +940,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     values = np.eye(n, m, dtype=d.numpy)
     if out is not None:
         return write_factory_out(eye.op, out, (n, m), values, requires_grad)
-    return _finalize(eye.op, _place(values, d, device), requires_grad)
+    return _finalize(_place(values, d, device), requires_grad)
 
 
 _ = (channels_last, channels_last_3d, dense_strides_like)

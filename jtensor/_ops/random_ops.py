@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtypes
 from .. import _mt19937 as _mt
-from .._dispatch import check_inplace, finish
+from .._dispatch import check_inplace
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import numel as _numel
 from .._registry import register
@@ -150,8 +150,8 @@ def _random_factory(op, size, sample, dtype, device, requires_grad, out, name):
 
         _resize_out(out, shape)
         _write_into(out, host_to_device(values, out._storage.device, private=True))
-        return _finalize(op, out, requires_grad, modified=out)
-    return _finalize(op, _place(values, dtype, device, private=True), requires_grad)
+        return _finalize(out, requires_grad)
+    return _finalize(_place(values, dtype, device, private=True), requires_grad)
 
 
 @register("factory", method=False)
@@ -306,7 +306,7 @@ def _random_like(op, input, sample, dtype, device, requires_grad, memory_format,
     # Drawn in the result's memory order, as PyTorch's kernels fill the new tensor.
     values = _shaped(sample(_numel(input._shape), d, out.is_contiguous()), out)
     _write_into(out, host_to_device(values, dev, private=True))
-    return _finalize(op, out, requires_grad, (input,))
+    return _finalize(out, requires_grad)
 
 
 @register("factory", method=False)
@@ -457,13 +457,11 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             values = xp.asarray(values * s).astype(d.numpy)
         m = mean._array() if mean_t else xp.asarray(mean).astype(d.numpy)
         values = xp.asarray(values + m).astype(d.numpy)
-    inputs = tuple(x for x in (mean, std) if isinstance(x, Tensor))
     if out is not None:
         _resize_out(out, shape)
         _write_into(out, values)
-        return finish(normal.op, inputs, out, modified=out)
-    return finish(normal.op, inputs, Tensor._from_array(_contig(xp, values), d,
-                                                        ref._storage.device))
+        return out
+    return Tensor._from_array(_contig(xp, values), d, ref._storage.device)
 
 
 # ---------------------------------------------------------------------- bernoulli & co
@@ -525,11 +523,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         _check_out(out, None, "bernoulli")
         _resize_out(out, input._shape)
         _write_into(out, values)
-        return finish(bernoulli.op, (input,), out, modified=out)
+        return out
     xp = input._storage._backend.xp
-    return finish(bernoulli.op, (input,),
-                  Tensor._from_array(_contig(xp, values), input._dtype,
-                                     input._storage.device))
+    return Tensor._from_array(_contig(xp, values), input._dtype, input._storage.device)
 
 
 @register("copy")
@@ -600,9 +596,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if out is not None:
         _resize_out(out, out_shape)
         _write_into(out, result)
-        return finish(multinomial.op, (input,), out, modified=out)
-    return finish(multinomial.op, (input,),
-                  Tensor._from_array(_contig(xp, result), _dtypes.int64, device))
+        return out
+    return Tensor._from_array(_contig(xp, result), _dtypes.int64, device)
 
 
 @register("copy", method=False)
@@ -616,17 +611,17 @@ def poisson(input, generator=None):
     host = np.ascontiguousarray(input._host_array()).astype(np.float64)
     values = _mt.poisson(_rng(generator, input.device), host.reshape(-1)).reshape(host.shape)
     values = values.astype(input._dtype.numpy)
-    return finish(poisson.op, (input,), Tensor._from_array(
+    return Tensor._from_array(
         _contig(xp, host_to_device(values, input._storage.device, private=True)), input._dtype,
-        input._storage.device))
+        input._storage.device)
 
 
 # ---------------------------------------------------------------------- in-place fills
-def _fill_inplace(op, self, values):
+def _fill_inplace(self, values):
     from .._elementwise import _write_into
 
     _write_into(self, host_to_device(values, self._storage.device, private=True))
-    return finish(op, (self,), self, modified=self)
+    return self
 
 
 def _from_to(args, kwargs, defaults, name):
@@ -670,7 +665,7 @@ def uniform_(self, *args, generator=None, **kwargs):
     check_inplace(self)
     values = _uniform_flat(_rng(generator, self.device), _numel(self._shape), self._dtype, low,
                            high)
-    return _fill_inplace(uniform_.op, self, _shaped(values, self))
+    return _fill_inplace(self, _shaped(values, self))
 
 
 @register("inplace", function=False)
@@ -683,7 +678,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     contiguous = self.is_contiguous()
     values = _normal_flat(_rng(generator, self.device), _numel(self._shape), self._dtype, mean,
                           std, contiguous)
-    return _fill_inplace(normal_.op, self, _shaped(values, self))
+    return _fill_inplace(self, _shaped(values, self))
 
 
 @register("inplace", function=False)
@@ -719,7 +714,7 @@ def random_(self, *args, generator=None, **kwargs):
         flat = _mt.random_full_64(eng, n).astype(d.numpy)
     else:
         flat = _integers(eng, n, low, top + 1 if high is None else high, d)
-    return _fill_inplace(random_.op, self, _shaped(flat, self))
+    return _fill_inplace(self, _shaped(flat, self))
 
 
 @register("inplace", function=False)
@@ -737,7 +732,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     u = _mt.uniform(_rng(generator, self.device), _numel(self._shape), np.float64)
     # exponential<double>: -1 / lambda * log1p(-u) (the C library's log1p).
     values = (-1.0 / lambd) * _mt.libm(math.log1p, -u)
-    return _fill_inplace(exponential_.op, self, _shaped(_from_double(values, self._dtype), self))
+    return _fill_inplace(self, _shaped(_from_double(values, self._dtype), self))
 
 
 _TYPEMETA_NAMES = {_dtypes.int64: "long int", _dtypes.int32: "int", _dtypes.int16: "short int",
@@ -764,7 +759,7 @@ def geometric_(self, p, *, generator=None):
     check_inplace(self)
     u = _mt.uniform(_rng(generator, self.device), _numel(self._shape), np.float64)
     values = np.ceil(_mt.libm(math.log, u) / math.log1p(-p))
-    return _fill_inplace(geometric_.op, self, _shaped(_from_double(values, self._dtype), self))
+    return _fill_inplace(self, _shaped(_from_double(values, self._dtype), self))
 
 
 @register("inplace", function=False)
@@ -778,7 +773,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     check_inplace(self)
     z = _mt.normal_scalar(_rng(generator, self.device), _numel(self._shape), mean, std)
     values = _mt.libm(_exp, z)
-    return _fill_inplace(log_normal_.op, self, _shaped(_from_double(values, self._dtype), self))
+    return _fill_inplace(self, _shaped(_from_double(values, self._dtype), self))
 
 
 def _exp(x):
@@ -802,7 +797,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     u = _mt.uniform(_rng(generator, self.device), _numel(self._shape), np.float64)
     t = _mt.libm(math.tan, math.pi * (u - 0.5))
     values = _mt._fma64(t, sigma, median) if sigma != 1.0 or median != 0.0 else t
-    return _fill_inplace(cauchy_.op, self, _shaped(_from_double(values, self._dtype), self))
+    return _fill_inplace(self, _shaped(_from_double(values, self._dtype), self))
 
 
 @register("inplace", function=False)
@@ -839,5 +834,4 @@ def bernoulli_(self, p=0.5, *, generator=None):
     from .._elementwise import _write_into
 
     _write_into(self, values)
-    return finish(bernoulli_.op, (self,) + ((p,) if isinstance(p, Tensor) else ()), self,
-                  modified=self)
+    return self
