@@ -302,6 +302,8 @@ SPECS = [
         Case(lambda lib, x: F(lib).pixel_shuffle(x, 2), mk((2, 3, 3, 3)), name="channels"),
         Case(lambda lib, x: F(lib).pixel_shuffle(x, 0), mk((1, 4, 2, 2)), name="zero"),
         Case(lambda lib, x: F(lib).pixel_shuffle(x, 2), mk((4, 2)), name="2-d"),
+        Case(lambda lib, x: F(lib).pixel_shuffle(x.contiguous(memory_format=lib.channels_last),
+                                                  2), mk((2, 8, 3, 3)), name="channels-last"),
     ]),
     OpSpec("pixel_unshuffle", [
         Case(lambda lib, x: F(lib).pixel_unshuffle(x, 2), mk((2, 2, 6, 4), grad=True)),
@@ -309,6 +311,9 @@ SPECS = [
         Case(lambda lib, x: F(lib).pixel_unshuffle(x, 2), mk((1, 3, 5, 4)), name="height"),
         Case(lambda lib, x: F(lib).pixel_unshuffle(x, 2), mk((1, 3, 4, 5)), name="width"),
         Case(lambda lib, x: F(lib).pixel_unshuffle(x, -1), mk((1, 4, 2, 2)), name="negative"),
+        Case(lambda lib, x: F(lib).pixel_unshuffle(
+            x.contiguous(memory_format=lib.channels_last), 2), mk((2, 2, 6, 4)),
+             name="channels-last"),
     ]),
     # ------------------------------------------------------------------- attention
     OpSpec("scaled_dot_product_attention", [

@@ -4,13 +4,15 @@
 ``pixel_shuffle`` rearranges ``(*, C * r * r, H, W)`` into ``(*, C, H * r, W * r)``;
 ``pixel_unshuffle`` is its inverse. Each is one ``autograd.Function`` whose node has
 PyTorch's name (``PixelShuffleBackward0``/``PixelUnshuffleBackward0``) and whose backward is
-the other one (so it is differentiable to any order). The result is a new contiguous tensor,
-as PyTorch's CPU kernel returns.
+the other one (so it is differentiable to any order). The result is a new tensor,
+contiguous or (for a channels_last 4-d input) channels_last, as PyTorch's CPU kernel returns.
 """
 
 import operator
 
 from ..._errors import TensorRuntimeError, TensorTypeError
+from ..._layout import suggest_memory_format
+from ..._tensor import channels_last
 from ...autograd.function import Function
 from ._op import nn_op
 
@@ -65,7 +67,15 @@ def _rearrange(node_name, kernel):
 
     def forward(ctx, input, r):
         ctx.r, ctx.shape = r, tuple(input.shape)
-        return kernel(input, r)
+        out = kernel(input, r)
+        if (
+            input.dim() == 4
+            and out.numel()
+            and suggest_memory_format(input._shape, input._stride) == "channels_last"
+        ):
+            # PyTorch's kernel writes the input's memory format
+            out = out.contiguous(memory_format=channels_last)
+        return out
 
     def backward(ctx, grad):
         if grad.numel() == 0:
