@@ -239,3 +239,15 @@ def test_multi_head_attention_forward_gradcheck_float64():
         )[0]
 
     assert gradcheck(f, (x, jm.in_proj_weight, jm.in_proj_bias))
+
+
+@pytest.mark.parametrize("heads", [(4, 3, 3), (4, 2, 3), (4, 3, None)], ids=str)
+def test_sdpa_head_errors_match_pytorch(heads):
+    hq, hk, hv = heads
+
+    def call(lib):
+        q, k = lib.zeros(1, hq, 3, 8), lib.zeros(1, hk, 5, 8)
+        v = lib.zeros(1, hv or hk, 5, 8)
+        return lib.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=hv is not None)
+
+    assert_same_error(call)

@@ -73,9 +73,9 @@ def _bool_to_bias(mask, dtype):
 def _gqa(query, key, value):
     hq, hk, hv = query.size(-3), key.size(-3), value.size(-3)
     if hq % hk or hq % hv:
+        # (PyTorch's message, cut short as it is)
         raise TensorRuntimeError(
-            f"Number of heads in key and value must divide the number of heads in query: "
-            f"query heads {hq}, key heads {hk}, value heads {hv}"
+            "Number of heads in key and value must divide the number of heads in "
         )
     return key.repeat_interleave(hq // hk, -3), value.repeat_interleave(hq // hv, -3)
 
