@@ -139,3 +139,22 @@ def test_gradcheck_float64_to_second_order():
 
     assert gradcheck(f, (x, w))
     assert gradgradcheck(f, (x, w))
+
+
+def test_gradient_penalty_matches_pytorch():
+    rng = np.random.default_rng(0)
+    arrays = (
+        rng.standard_normal((2, 4, 5, 5)),
+        rng.standard_normal((4, 3, 3, 3)),
+        rng.standard_normal(3),
+    )
+    results = []
+    for lib in (jtensor, torch):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in arrays)
+        y = lib.nn.functional.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1)
+        gx, gw = lib.autograd.grad((y**2).sum(), (x, w), create_graph=True)
+        penalty = (gx**2).sum() + (gw**3).sum()
+        penalty.backward()
+        results.append([penalty, x.grad, w.grad, b.grad])
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-10)

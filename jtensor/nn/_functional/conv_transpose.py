@@ -1,20 +1,32 @@
 """Transposed convolutions: ``conv_transpose1d`` and ``conv_transpose2d``
 (``jtensor.nn.functional``).
 
-A transposed convolution is the gradient of a convolution with respect to its input. It is
-computed as an ordinary convolution (the one of ``conv.py``, so the result's node is
-PyTorch's ``ConvolutionBackward0``) of the input with ``stride - 1`` zeros inserted between
-its elements and padded by ``dilation * (kernel - 1) - padding`` on each side (plus
-``output_padding`` at the end; a negative pad crops), with the weight's in/out channels
-swapped per group and its kernel flipped. Every step is a differentiable op, so gradients of
-any order come from the composition.
+A transposed convolution is the gradient of a convolution with respect to its input, and is
+computed by the convolution's own raw-array kernels (``conv.py``): the forward is the
+input-gradient kernel (a matmul and a col2im) of the convolution ``x = conv(y, w)`` with
+``y`` of the output's shape, the backward that convolution (for ``x``) and its weight
+gradient with input and gradient swapped (for ``w``). The node is PyTorch's
+``ConvolutionBackward0``; under ``create_graph=True`` the gradients come from conv.py's
+differentiable ``_Convolution``/``_ConvolutionBackward``, so every order works.
 """
 
 from ..._dtypes import bfloat16, float16, float32, float64
 from ..._errors import TensorRuntimeError
-from .conv import _check_and_run, _pair
+from .conv import (
+    _as4d,
+    _compute_dtype,
+    _Convolution,
+    _conv_backward_arrays,
+    _conv_forward_array,
+    _ConvolutionBackward,
+    _creates_graph,
+    _name_node,
+    _pair,
+    _wrap_nchw,
+    _xp,
+)
+from ...autograd import function as _function
 from ._op import nn_op
-from .padding import pad
 
 __all__ = ["conv_transpose1d", "conv_transpose2d"]
 
@@ -99,6 +111,74 @@ def _check(input, weight, bias, stride, padding, output_padding, groups, dilatio
     return groups
 
 
+class _ConvTranspose(_function.Function):
+    """``y = conv_transpose(x, w) + b`` with the convolution's own kernels: ``y`` is the
+    input-gradient (col2im) of the convolution ``x = conv(y, w)`` whose ``meta`` this holds;
+    the backward is that convolution (for ``x``) and its weight gradient with the roles of
+    input and gradient swapped (for ``w``). Under ``create_graph`` the same gradients come
+    from the differentiable ``_Convolution``/``_ConvolutionBackward`` (any order)."""
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, meta, out_shape, squeeze):
+        xp = _xp(input)
+        dx = _conv_backward_arrays(
+            xp,
+            _as4d(input._array(), squeeze),
+            None,
+            _as4d(weight._array(), squeeze),
+            out_shape,
+            meta,
+            True,
+            False,
+            False,
+        )[0]
+        if bias is not None:
+            dx = dx + bias._array().astype(dx.dtype, copy=False)[None, :, None, None]
+        ctx.meta, ctx.out_shape, ctx.squeeze = meta, out_shape, squeeze
+        ctx.has_bias = bias is not None
+        ctx.save_for_backward(input, weight)
+        return _wrap_nchw(xp, dx, input, squeeze)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, weight = ctx.saved_tensors
+        meta, squeeze = ctx.meta, ctx.squeeze
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        gx = gw = gb = None
+        if need_b and ctx.has_bias:
+            gb = grad.sum((0, 2, 3) if not squeeze else (0, 2))
+        if _creates_graph(grad, input, weight):
+            if need_x:
+                gx = _Convolution.apply(grad, weight, None, meta, squeeze, True, False)
+            if need_w:
+                gw = _ConvolutionBackward.apply(
+                    input, grad, weight, meta, squeeze, False, True, False
+                )[1]
+            return gx, gw, gb, None, None, None
+        xp = _xp(grad)
+        g_arr = _as4d(grad._array(), squeeze)
+        if need_x:
+            out = _conv_forward_array(xp, g_arr, _as4d(weight._array(), squeeze), None, meta)
+            gx = _wrap_nchw(xp, out.transpose(0, 3, 1, 2), input, squeeze)
+        if need_w:
+            w = _conv_backward_arrays(
+                xp,
+                _as4d(input._array(), squeeze),
+                g_arr,
+                None,
+                g_arr.shape,
+                meta,
+                False,
+                True,
+                False,
+            )[1]
+            gw = _wrap_nchw(xp, w, weight, squeeze)
+        return gx, gw, gb, None, None, None
+
+
+_name_node(_ConvTranspose, "ConvolutionBackward0")
+
+
 def _transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, nd):
     stride, padding = _pair(stride, "stride", nd), _pair(padding, "padding", nd)
     output_padding = _pair(output_padding, "output_padding", nd)
@@ -108,28 +188,28 @@ def _transposed(input, weight, bias, stride, padding, output_padding, groups, di
         return _transposed(
             input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation, nd
         ).squeeze(0)
-    x = input
-    # Zeros between the elements: (..., n) -> (..., n, s) padded -> (..., n * s), cut to
-    # (n - 1) * s + 1; done for each spatial dim.
-    for axis, s in enumerate(stride):
-        if s == 1:
-            continue
-        dim = 2 + axis
-        x = x.movedim(dim, -1)
-        n = x.shape[-1]
-        x = pad(x.unsqueeze(-1), (0, s - 1)).flatten(-2)[..., : (n - 1) * s + 1]
-        x = x.movedim(-1, dim)
     kernel = tuple(weight.shape[2:])
-    pads = []
-    for k, d, p, o in reversed(list(zip(kernel, dilation, padding, output_padding, strict=True))):
-        edge = d * (k - 1) - p
-        pads += [edge, edge + o]
-    if any(pads):
-        x = pad(x, tuple(pads))
-    cin, cout_g = weight.shape[0], weight.shape[1]
-    w = weight.reshape(groups, cin // groups, cout_g, *kernel).transpose(1, 2)
-    w = w.reshape(groups * cout_g, cin // groups, *kernel).flip(tuple(range(2, 2 + nd)))
-    return _check_and_run(x, w, bias, 1, 0, dilation, groups, nd)
+    sizes = tuple(input.shape[2:])
+    out = tuple(
+        (i - 1) * s - 2 * p + d * (k - 1) + o + 1
+        for i, s, p, d, k, o in zip(
+            sizes, stride, padding, dilation, kernel, output_padding, strict=True
+        )
+    )
+    lead = (1,) * (2 - nd)
+    pads = ((0, 0),) * (2 - nd) + tuple((p, p) for p in padding)
+    # The convolution x = conv(y, w) whose input gradient y is: its meta (conv.py's layout).
+    meta = (
+        pads,
+        lead + kernel,
+        lead + stride,
+        lead + dilation,
+        groups,
+        lead + sizes,
+        _compute_dtype(input),
+    )
+    out_shape = (input.shape[0], weight.shape[1] * groups) + lead + out
+    return _ConvTranspose.apply(input, weight, bias, meta, out_shape, nd == 1)
 
 
 @nn_op()
