@@ -355,6 +355,9 @@ SPECS = [
              mk((1, 4, 5, 5), (4, 2, 3, 3)), name="output-padding"),
         Case(lambda lib, x, w: F(lib).conv_transpose2d(x, w, padding=5),
              mk((1, 4, 5, 5), (4, 2, 3, 3)), name="too-small"),
+        Case(lambda lib, x, w: F(lib).conv_transpose2d(
+            x.contiguous(memory_format=lib.channels_last), w, stride=2),
+             mk((2, 4, 5, 5), (4, 3, 3, 3)), name="channels-last", **TOL),
     ]),
     OpSpec("conv_transpose1d", [
         Case(lambda lib, x, w, b: F(lib).conv_transpose1d(x, w, b, stride=3, padding=1),

@@ -12,6 +12,7 @@ differentiable ``_Convolution``/``_ConvolutionBackward``, so every order works.
 
 from ..._dtypes import bfloat16, float16, float32, float64
 from ..._errors import TensorRuntimeError
+from ..._layout import is_channels_last
 from .conv import (
     _as4d,
     _compute_dtype,
@@ -22,6 +23,7 @@ from .conv import (
     _creates_graph,
     _name_node,
     _pair,
+    _wrap_channels_last,
     _wrap_nchw,
     _xp,
 )
@@ -119,7 +121,7 @@ class _ConvTranspose(_function.Function):
     from the differentiable ``_Convolution``/``_ConvolutionBackward`` (any order)."""
 
     @staticmethod
-    def forward(ctx, input, weight, bias, meta, out_shape, squeeze):
+    def forward(ctx, input, weight, bias, meta, out_shape, squeeze, channels_last):
         xp = _xp(input)
         dx = _conv_backward_arrays(
             xp,
@@ -137,6 +139,8 @@ class _ConvTranspose(_function.Function):
         ctx.meta, ctx.out_shape, ctx.squeeze = meta, out_shape, squeeze
         ctx.has_bias = bias is not None
         ctx.save_for_backward(input, weight)
+        if channels_last:  # PyTorch's output format: channels_last as the input or weight
+            return _wrap_channels_last(xp, dx.transpose(0, 2, 3, 1), input._dtype, input.device)
         return _wrap_nchw(xp, dx, input, squeeze)
 
     @staticmethod
@@ -154,7 +158,7 @@ class _ConvTranspose(_function.Function):
                 gw = _ConvolutionBackward.apply(
                     input, grad, weight, meta, squeeze, False, True, False
                 )[1]
-            return gx, gw, gb, None, None, None
+            return gx, gw, gb, None, None, None, None
         xp = _xp(grad)
         g_arr = _as4d(grad._array(), squeeze)
         if need_x:
@@ -173,7 +177,7 @@ class _ConvTranspose(_function.Function):
                 False,
             )[1]
             gw = _wrap_nchw(xp, w, weight, squeeze)
-        return gx, gw, gb, None, None, None
+        return gx, gw, gb, None, None, None, None
 
 
 _name_node(_ConvTranspose, "ConvolutionBackward0")
@@ -209,7 +213,10 @@ def _transposed(input, weight, bias, stride, padding, output_padding, groups, di
         _compute_dtype(input),
     )
     out_shape = (input.shape[0], weight.shape[1] * groups) + lead + out
-    return _ConvTranspose.apply(input, weight, bias, meta, out_shape, nd == 1)
+    channels_last = nd == 2 and any(
+        is_channels_last(t._shape, t._stride) and not t.is_contiguous() for t in (input, weight)
+    )
+    return _ConvTranspose.apply(input, weight, bias, meta, out_shape, nd == 1, channels_last)
 
 
 @nn_op()
