@@ -14,7 +14,7 @@ import builtins
 import numbers
 import warnings
 
-from .. import _dtypes
+from .. import _dispatch, _dtypes
 from .._dispatch import Post, check_inplace, emit, returned_input
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, stacklevel, wrap_dim)
@@ -383,8 +383,10 @@ def _reversed_dims(self):
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
             "to reverse the dimensions of a tensor.", UserWarning, stacklevel=stacklevel(2))
-    # Through permute's entry, as PyTorch's numpy_T: recorded (PermuteBackward0) and traced.
-    return self.permute(tuple(range(ndim - 1, -1, -1)))
+    if self._requires_grad or _dispatch.trace_hook is not None:
+        # Through permute's entry, as PyTorch's numpy_T: recorded (PermuteBackward0), traced.
+        return self.permute(tuple(range(ndim - 1, -1, -1)))
+    return make_view(self, self._shape[::-1], self._stride[::-1], self._offset)
 
 
 Tensor.T = property(_reversed_dims)
