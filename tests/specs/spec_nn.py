@@ -131,6 +131,9 @@ SPECS = [
         Case(inplace(lambda lib, x: F(lib).leaky_relu(x, inplace=True)), mk((3, 4)),
              name="inplace"),
         Case(lambda lib, x: F(lib).leaky_relu(x), lambda lib: ix(lib, [1, -2]), name="int"),
+        # the slope in the input's precision (not rounded through float32)
+        Case(inplace(lambda lib, x: F(lib).leaky_relu(x, 0.2, inplace=True)),
+             mk((3, 4), dtype="float64"), name="inplace-float64", rtol=0, atol=0),
     ]),
     OpSpec("leaky_relu_", [Case(inplace(lambda lib, x: F(lib).leaky_relu_(x, 0.1)),
                                 mk((3, 4)))]),

@@ -128,7 +128,9 @@ class _LeakyReluInplace(_LeakyRelu):
     @staticmethod
     def forward(ctx, input, slope):
         ctx.slope = slope
-        input.mul_(J.where(input > 0, 1.0, slope).to(input.dtype))
+        # x > 0 ? x : x * slope in the input's own precision (a where() of two numbers would
+        # make the slope a float32 and round it, as 0.20000000298 for a float64 input).
+        input.copy_(J.where(input > 0, input, input * slope))
         ctx.mark_dirty(input)
         ctx.save_for_backward(input)
         return input
