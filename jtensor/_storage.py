@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 from ._device import backend_for
+from ._errors import TensorRuntimeError, TensorTypeError
 
 
 class Storage:
@@ -79,11 +80,11 @@ class Storage:
         if isinstance(index, slice):
             start, stop, step = index.indices(len(self))
             if step != 1:
-                raise RuntimeError(f"slice with step {step} is not supported: a storage slice "
-                                   "is a contiguous range of bytes")
+                raise TensorRuntimeError(f"Trying to slice with a step of {step}, but only a "
+                                         "step of 1 is supported")
             return Storage(self._data[start:max(start, stop)], self.device,
                            backend=self._backend)
-        return _read(self, _UINT8, index, "storage")
+        return _read(self, _UINT8, index, "torch.UntypedStorage")
 
     def __setitem__(self, index, value):
         _write(self, _UINT8, index, value)
@@ -100,15 +101,13 @@ _UINT8 = np.dtype(np.uint8)
 
 
 def _position(index, size, what):
+    """``index`` (an int, not a bool nor a tensor: PyTorch's rule) as a position in
+    ``range(size)``."""
     if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
-        if hasattr(index, "__index__") and not isinstance(index, bool):
-            index = index.__index__()
-        else:
-            raise RuntimeError(f"can't index a {what} with {type(index).__name__}")
-    index = int(index)
+        raise TensorTypeError(f"can't index a {what} with {type(index).__name__}")
     if not -size <= index < size:
         raise IndexError(f"index {index} out of range for storage of size {size}")
-    return index % size if size else index
+    return int(index) % size
 
 
 def _read(storage, np_dtype, index, what):
@@ -122,7 +121,7 @@ def _write(storage, np_dtype, index, value):
     if isinstance(index, slice):
         elements[index] = value
         return
-    elements[_position(index, elements.shape[0], "storage")] = value
+    elements[_position(index, elements.shape[0], "torch.UntypedStorage")] = value
 
 
 _typed_storage_warned = False
@@ -187,10 +186,11 @@ class TypedStorage:
         return self._untyped.data_ptr()
 
     def _check_index(self, index):
+        # (PyTorch's TypedStorage raises RuntimeError here, and TypeError for a bool.)
         if isinstance(index, slice):
-            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
-        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
-            raise RuntimeError(f"can't index a {_TYPED_NAME} with {type(index).__name__}")
+            raise TensorRuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        if not isinstance(index, (int, np.integer)):
+            raise TensorRuntimeError(f"can't index a {_TYPED_NAME} with {type(index).__name__}")
 
     def __getitem__(self, index):
         self._check_index(index)

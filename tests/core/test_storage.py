@@ -78,7 +78,8 @@ def _storage_walk(lib):
     seen.append(p[0, 0].item())
     ints = lib.arange(4, dtype=lib.int16).storage()
     seen += [ints[3], repr(ints).replace(f"device={ints.device}", "device=D")]
-    for bad in (lambda: s[10], lambda: s[1:2], lambda: s["a"], lambda: u[100]):
+    for bad in (lambda: s[10], lambda: s[1:2], lambda: s["a"], lambda: s[True], lambda: u[100],
+                lambda: u["a"], lambda: u[True], lambda: u[lib.tensor(1)], lambda: u[0:8:2]):
         try:
             bad()
             seen.append("no error")

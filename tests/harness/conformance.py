@@ -160,7 +160,7 @@ def check_self_consistent(out, inputs, where="output"):
         # NumPy returns scalars from 0-d computations: a tensor over one cannot be written in
         # place and breaks ``np.asarray(t)``; a 0-d result must hold a real 0-d array.
         held = out._array()
-        assert hasattr(held, "flags") and not isinstance(held, np.generic), (
+        assert not isinstance(held, np.generic), (
             f"{where}: holds a {type(held).__name__}, not an array")
 
 

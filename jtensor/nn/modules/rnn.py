@@ -294,7 +294,7 @@ class _Recurrence(Function):
             grads.append(g_c)
         found = _grad(outputs, [inputs[k] for k in wanted], grads, create_graph=True,
                       allow_unused=True, materialize_grads=True)
-        result = [None] * 10
+        result = [None] * len(ctx.needs_input_grad)  # one per forward argument
         for k, g in zip(wanted, found, strict=True):
             result[k] = g
         return tuple(result)
