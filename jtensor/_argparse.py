@@ -321,6 +321,7 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
                  "_plan": plan, "_rebind": _rebind, "_check": _check_typed,
                  "_DT": dtype, "_DEV": device, "_LAY": layout, "_MF": memory_format,
                  "_GEN": TYPES["generator"], "_AC": _autocast,
+                 "_TR": _dispatch_module.transforms, "_CT": _dispatch_module.call_transformed,
                  "run": impl if op.post is None else _generated_runner(plan, impl)}
     signature, positional, keywords, checks = [], [], [], []
     star_done = False
@@ -383,9 +384,6 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
     typed = [] if op.name in _OWN_PARSING else [n for n in plan.names if n in _TYPED]
     autocast = op.name in _autocast.ELIGIBLE
     post = op.post
-    if not (layouts or plan.recorded or catch_keywords or catch_extra or typed or autocast
-            or plan.dropped_out or post is not None):
-        return impl   # nothing to parse and nothing to record: the implementation itself
     args = ", ".join(positional + ([f"*{var_positional}"] if var_positional else []))
     call = ", ".join(positional + ([f"*{var_positional}"] if var_positional else [])
                      + [f"{k}={k}" for k in keywords]
@@ -416,6 +414,12 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
         body += (f"    if {test}:\n"
                  f"        _v = _check(_plan, {{{given}}})\n"
                  f"        {unpack} = {', '.join(f'_v[{n!r}]' for n in typed)}\n")
+    # Inside a function transform (forward-mode AD, vmap) the innermost one takes the call;
+    # it calls this entry again with itself off the stack.
+    given = ", ".join([f"{k!r}: {k}" for k in keywords]
+                      + ([f"**{var_keyword}"] if var_keyword else []))
+    body += (f"    if _TR.active:\n"
+             f"        return _CT(op, _self, ({args}{',' if args else ''}), {{{given}}})\n")
     if autocast:
         # Inside an autocast region (any thread: one global count while none is open) the
         # call goes through the op's cast policy, which calls this entry again.
@@ -691,7 +695,10 @@ def _runner(op, impl, plan):
 
 
 def _generic_entry(op, impl, Tensor):
+    _transforms = _dispatch_module.transforms
     def entry(*args, **kwargs):
+        if _transforms.active:
+            return _dispatch_module.call_transformed(op, entry, args, kwargs)
         if grad_mode.record:
             # Inlined for speed: this check runs on every call of every differentiable op.
             for a in args:

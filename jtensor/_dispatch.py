@@ -26,6 +26,50 @@ autograd_hook = None
 # Installed by jtensor.autograd: callable(op, impl, args, kwargs) -> result, the slow path of
 # an op called with an input that requires grad while grad mode is on.
 autograd_call = None
+
+class _Transforms:
+    """The function transforms in effect (forward-mode AD levels, ``vmap`` levels), innermost
+    last. Every op entry tests ``transforms.active`` (one attribute read, like autocast's) and,
+    when it is non-zero, hands the call to ``call_transformed``: the innermost transform
+    processes it with itself taken off the stack, so the ops it runs reach the transforms
+    below it (or the plain path when none is left)."""
+
+    __slots__ = ("active", "stack")
+
+    def __init__(self):
+        self.active = 0
+        self.stack = []
+
+
+transforms = _Transforms()
+
+
+def push_transform(level):
+    """Enter a transform: ``level.process(op, entry, args, kwargs)`` gets every op call made
+    while it is the innermost one."""
+    transforms.stack.append(level)
+    transforms.active = len(transforms.stack)
+
+
+def pop_transform(level):
+    """Leave ``level`` (the innermost transform)."""
+    if not transforms.stack or transforms.stack[-1] is not level:
+        raise TensorRuntimeError("function transforms were exited out of order")
+    transforms.stack.pop()
+    transforms.active = len(transforms.stack)
+
+
+def call_transformed(op, entry, args, kwargs):
+    """Run one op call under the innermost transform (see ``_Transforms``)."""
+    stack = transforms.stack
+    level = stack.pop()
+    transforms.active = len(stack)
+    try:
+        return level.process(op, entry, args, kwargs)
+    finally:
+        stack.append(level)
+        transforms.active = len(stack)
+
 # Differentiable kinds get an entry point that routes calls needing grad to ``autograd_call``.
 RECORDED_KINDS = frozenset(("view", "elementwise", "reduction", "copy", "inplace"))
 

@@ -19,6 +19,7 @@ from .._registry import FUNCTIONS, register, renamed
 from .._tensor import Tensor
 
 
+_TRANSFORMS = _dispatch.transforms  # the function transforms in effect (forward AD, vmap)
 _NUMBERS = (bool, int, float, complex)
 
 
@@ -206,8 +207,9 @@ def operator_method(fn, direct=None):
 
         def method(self, other):
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
-                if self._requires_grad or (isinstance(other, Tensor) and other._requires_grad):
-                    return fn(self, other)  # the recorded path
+                if self._requires_grad or (isinstance(other, Tensor) and other._requires_grad) \
+                        or _TRANSFORMS.active:
+                    return fn(self, other)  # the recorded (or transformed) path
                 result = elementwise(op, compute, (self, other), rule=rule)
                 if _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
                     _dispatch.notify(op, _tensors(self, other), result)
