@@ -5,6 +5,10 @@ The implementations live in ``jtensor/_ops/linalg.py`` (registered as
 """
 
 from ._ops.linalg import (
+                                    LinAlgError,
+                                    linalg_cholesky_ex,
+                                    linalg_inv_ex,
+                                    linalg_solve_ex,
                                     linalg_cholesky,
                                     linalg_cross,
                                     linalg_det,
@@ -45,8 +49,15 @@ matrix_power = linalg_matrix_power
 multi_dot = linalg_multi_dot
 vecdot = linalg_vecdot
 cross = linalg_cross
+cholesky_ex = linalg_cholesky_ex
+inv_ex = linalg_inv_ex
+solve_ex = linalg_solve_ex
 
 __all__ = [
+                                    "LinAlgError",
+                                    "cholesky_ex",
+                                    "inv_ex",
+                                    "solve_ex",
                                     "cholesky",
                                     "cross",
                                     "det",

@@ -75,15 +75,207 @@ def _colmajor(xp, array, dtype, device):
     return t
 
 
+class LinAlgError(TensorRuntimeError):
+    """``torch.linalg.LinAlgError`` (``torch._C._LinAlgError``): a factorization or solve
+    failed on the values of its input (singular, not positive-definite, non-finite). A
+    ``RuntimeError``, as PyTorch's."""
+
+
+# PyTorch's class is named ``_LinAlgError`` (it lives in ``torch._C``); tracebacks and
+# ``type(e).__name__`` show that name.
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+
+
+def _is_numpy_linalg_error(exc):
+    return type(exc).__name__ == "LinAlgError" and not isinstance(exc, TensorRuntimeError)
+
+
+def _named(name, fields, values):
+    """``torch.return_types.<name>(values)``: the type is made once and kept in
+    ``jtensor.return_types`` under its name, so results pickle as PyTorch's do."""
+    kind = getattr(return_types, name, None)
+    if kind is None:
+        kind = return_types.return_type(name, fields)
+        setattr(return_types, name, kind)
+    return kind(tuple(values))
+
+
 def _linalg_call(name, fn, *args, **kwargs):
-    """Run an ``xp.linalg`` routine; its LinAlgError becomes PyTorch's (a RuntimeError)."""
+    """Run an ``xp.linalg`` routine whose failures were ruled out by the caller's checks; a
+    LinAlgError of the backend still never reaches the user: it becomes PyTorch's."""
     try:
         with quiet():
             return fn(*args, **kwargs)
     except Exception as exc:
-        if type(exc).__name__ == "LinAlgError":
-            raise TensorRuntimeError(f"{name}: {exc}") from None
+        if _is_numpy_linalg_error(exc):
+            raise LinAlgError(f"{name}: {exc}") from None
         raise
+
+
+def _batch_error(name, info, batched, message, cls=None):
+    """Raise PyTorch's error for the first batch element whose LAPACK ``info`` is not 0:
+    ``"<name>: (Batch element i): <message(info)>"`` (no batch part for a single matrix)."""
+    flat = info.reshape(-1)
+    bad = [i for i, v in enumerate(flat.tolist()) if v != 0]
+    if not bad:
+        return
+    i = bad[0]
+    where = f"(Batch element {i}): " if batched else ""
+    raise (cls or LinAlgError)(f"{name}: {where}{message(int(flat[i]))}")
+
+
+def _flat_batch(xp, a):
+    """``a`` (..., m, n) as a (B, m, n) copy the kernels may write into."""
+    return xp.array(a.reshape((-1,) + tuple(a.shape[-2:])), copy=True)
+
+
+def _abs1(xp, a):
+    """LAPACK's pivot measure (``i?amax``): ``|re| + |im|`` (``|x|`` for real values), with
+    NaN ranked below every number, as the reference loop (``if |x| > max``) never picks a NaN
+    after the first entry."""
+    mag = xp.abs(a.real) + xp.abs(a.imag) if xp.iscomplexobj(a) else xp.abs(a)
+    return xp.where(xp.isnan(mag), -1.0, mag)
+
+
+def _lu_kernel(xp, a):
+    """Batched LU with partial pivoting (LAPACK ``getrf``): returns ``(LU, pivots, info)``
+    for ``a`` of shape (..., m, n); pivots are 1-based int32 of shape (..., min(m, n)) and
+    ``info`` is the 1-based index of the first exactly-zero pivot (0 when none). As LAPACK,
+    a zero pivot is recorded and the elimination goes on without dividing by it, and NaN or
+    Inf entries flow through the arithmetic (NaN results, never an error)."""
+    batch = tuple(a.shape[:-2])
+    m, n = a.shape[-2], a.shape[-1]
+    k = builtins.min(m, n)
+    w = _flat_batch(xp, a)
+    nb = w.shape[0]
+    piv = xp.empty((nb, k), dtype=xp.int32)
+    info = xp.zeros((nb,), dtype=xp.int32)
+    rows = xp.arange(nb)
+    with quiet():
+        for j in range(k):
+            p = xp.argmax(_abs1(xp, w[:, j:, j]), axis=-1) + j if nb else xp.zeros(0, int)
+            piv[:, j] = p + 1
+            swap = p != j
+            if bool(swap.any()):
+                top = w[rows, j].copy()
+                w[rows, j] = w[rows, p]
+                w[rows, p] = top
+            d = w[:, j, j]
+            zero = d == 0
+            info[:] = xp.where((info == 0) & zero, j + 1, info)
+            if j + 1 < m:
+                safe = xp.where(zero, 1, d)[:, None]
+                w[:, j + 1:, j] = xp.where(zero[:, None], w[:, j + 1:, j],
+                                           w[:, j + 1:, j] / safe)
+                if j + 1 < n:
+                    w[:, j + 1:, j + 1:] -= w[:, j + 1:, j:j + 1] * w[:, j:j + 1, j + 1:]
+    return (w.reshape(batch + (m, n)), piv.reshape(batch + (k,)), info.reshape(batch))
+
+
+def _permute_rows(xp, b, piv, inverse=False):
+    """Apply LAPACK's row interchanges ``piv`` (1-based, (..., k)) to ``b`` (..., n, r), in
+    order (``P^T b``, what ``getrs`` does first) or in reverse (``P b``)."""
+    b = xp.array(b, copy=True)
+    batch = tuple(b.shape[:-2])
+    flat = b.reshape((-1,) + tuple(b.shape[-2:]))
+    p = xp.broadcast_to(piv, batch + piv.shape[-1:]).reshape(-1, piv.shape[-1]) - 1
+    rows = xp.arange(flat.shape[0])
+    order = range(p.shape[-1] - 1, -1, -1) if inverse else range(p.shape[-1])
+    for j in order:
+        pj = p[:, j]
+        top = flat[rows, j].copy()
+        flat[rows, j] = flat[rows, pj]
+        flat[rows, pj] = top
+    return flat.reshape(b.shape)
+
+
+def _tri_solve(xp, T, B, upper, unit=False):
+    """``X`` with ``T @ X = B`` for triangular ``T`` (..., n, n) and ``B`` (..., n, k) whose
+    batch dims broadcast, by substitution (LAPACK ``trsm``): only ``T``'s ``upper`` (or
+    lower) triangle is read, and a zero on the diagonal gives Inf/NaN, never an error."""
+    n = T.shape[-1]
+    batch = tuple(broadcast_shapes(tuple(T.shape[:-2]), tuple(B.shape[:-2])))
+    dtype = xp.result_type(T, B)
+    X = xp.zeros(batch + (n, B.shape[-1]), dtype=dtype)
+    order = range(n - 1, -1, -1) if upper else range(n)
+    with quiet():
+        for i in order:
+            done = slice(i + 1, n) if upper else slice(0, i)
+            acc = B[..., i, :] - xp.matmul(T[..., i:i + 1, done], X[..., done, :])[..., 0, :]
+            X[..., i, :] = acc if unit else acc / T[..., i, i][..., None]
+    return X
+
+
+def _lu_solve_arrays(xp, LU, piv, B, adjoint=False):
+    """Solve ``A X = B`` (``A^H X = B`` when ``adjoint``) from ``getrf``'s factors."""
+    if not adjoint:
+        Y = _tri_solve(xp, LU, _permute_rows(xp, B, piv), upper=False, unit=True)
+        return _tri_solve(xp, LU, Y, upper=True)
+    LUh = xp.conj(xp.swapaxes(LU, -1, -2))
+    Y = _tri_solve(xp, LUh, B, upper=False)
+    Z = _tri_solve(xp, LUh, Y, upper=True, unit=True)
+    return _permute_rows(xp, Z, piv, inverse=True)
+
+
+def _cholesky_kernel(xp, a):
+    """Batched lower Cholesky (LAPACK ``potrf``) returning ``(L, info)``: ``info`` is the
+    order of the first leading minor that is not positive-definite (a diagonal that is not
+    > 0, NaN included); that element's factorization stops there and keeps the partly
+    updated values, as LAPACK leaves them. Reads the lower triangle only."""
+    batch = tuple(a.shape[:-2])
+    n = a.shape[-1]
+    w = _flat_batch(xp, a)
+    info = xp.zeros((w.shape[0],), dtype=xp.int32)
+    with quiet():
+        for j in range(n):
+            d = w[:, j, j].real if xp.iscomplexobj(w) else w[:, j, j]
+            info[:] = xp.where((info == 0) & ~(d > 0), j + 1, info)
+            go = info == 0
+            s = xp.sqrt(xp.where(go, d, 1))
+            w[:, j, j] = xp.where(go, s, w[:, j, j])
+            if j + 1 < n:
+                col = w[:, j + 1:, j] / s[:, None]
+                w[:, j + 1:, j] = xp.where(go[:, None], col, w[:, j + 1:, j])
+                upd = col[:, :, None] * xp.conj(col[:, None, :])
+                w[:, j + 1:, j + 1:] -= xp.where(go[:, None, None], upd, 0)
+    return xp.tril(w).reshape(batch + (n, n)), info.reshape(batch)
+
+
+def _nonfinite(xp, a):
+    """Per matrix of ``a`` (..., m, n): whether any entry is NaN or Inf."""
+    with quiet():
+        return ~xp.isfinite(a).all(axis=(-2, -1))
+
+
+def _check_svd_input(xp, a, batched):
+    """PyTorch's SVD (``gesdd``) fails to converge on a NaN and says so; Inf gives NaN."""
+    with quiet():
+        has_nan = xp.isnan(a).any(axis=(-2, -1))
+    _batch_error("linalg.svd", has_nan.astype(xp.int32), batched,
+                 lambda _: "The algorithm failed to converge because the input matrix "
+                 "contained non-finite values.")
+
+
+def _svd_call(xp, a, **kwargs):
+    """``xp.linalg.svd`` with PyTorch's outcome on non-finite input: an error for NaN
+    (checked first), NaN factors for a matrix holding Inf (the backend may not converge)."""
+    _check_svd_input(xp, a, a.ndim > 2)
+    try:
+        with quiet():
+            return xp.linalg.svd(a, **kwargs)
+    except Exception as exc:
+        if not _is_numpy_linalg_error(exc):
+            raise
+    # Only Inf can get here: give the matrices holding it NaN factors, the others theirs.
+    bad = _nonfinite(xp, a)
+    clean = xp.where(bad[..., None, None], 0, a)
+    with quiet():
+        res = xp.linalg.svd(clean, **kwargs)
+    if not isinstance(res, tuple):
+        return xp.where(bad[..., None], xp.nan, res)
+    u, s, vh = res
+    return (xp.where(bad[..., None, None], xp.nan, u), xp.where(bad[..., None], xp.nan, s),
+            xp.where(bad[..., None, None], xp.nan, vh))
 
 
 # ---------------------------------------------------------------------- norms
@@ -141,9 +333,9 @@ def _matrix_norm_array(name, xp, a, ord, dims, keepdim):
         if ord == "fro":
             r = xp.sqrt(xp.sum(xp.abs(m) ** 2, axis=(-2, -1)))
         elif ord == "nuc":
-            r = xp.sum(_linalg_call(name, xp.linalg.svd, m, compute_uv=False), axis=-1)
+            r = xp.sum(_svd_call(xp, m, compute_uv=False), axis=-1)
         elif ord in (2, -2):
-            s = _linalg_call(name, xp.linalg.svd, m, compute_uv=False)
+            s = _svd_call(xp, m, compute_uv=False)
             r = xp.max(s, axis=-1) if ord == 2 else xp.min(s, axis=-1)
         elif ord in (1, -1):
             s = xp.sum(xp.abs(m), axis=-2)
@@ -235,9 +427,33 @@ def _square_float(name, fname, A):
     return _xp(A)
 
 
+def _lu_det_parts(xp, a):
+    """``(det, sign, logabsdet)`` of each matrix from its LU factors, as PyTorch computes
+    them: a NaN anywhere gives a NaN determinant (and sign 0, as ``sgn(NaN)`` is 0), a zero
+    pivot a zero one."""
+    LU, piv, _ = _lu_kernel(xp, a)
+    d = xp.diagonal(LU, axis1=-2, axis2=-1)
+    n = a.shape[-1]
+    odd = xp.sum(piv != xp.arange(1, n + 1, dtype=piv.dtype), axis=-1) % 2
+    perm = xp.where(odd == 1, -1.0, 1.0).astype(d.real.dtype)
+    with quiet():
+        det = xp.prod(d, axis=-1) * perm
+        if xp.iscomplexobj(d):
+            sgn = xp.where(d == 0, 0, d / xp.where(d == 0, 1, xp.abs(d)))
+        else:
+            sgn = ((d > 0).astype(d.dtype) - (d < 0).astype(d.dtype))
+        sign = xp.prod(sgn, axis=-1) * perm
+        logabs = xp.sum(xp.log(xp.abs(d)), axis=-1)
+    return det, sign, logabs
+
+
 def _det(name, fname, A):
     xp = _square_float(name, fname, A)
-    return xp, _linalg_call(name, xp.linalg.det, A._array())
+    a = A._array()
+    if bool(_nonfinite(xp, a).any()):
+        # The backend's getrf may call a NaN pivot singular (det 0.0); PyTorch's gives NaN.
+        return xp, _lu_det_parts(xp, a)[0]
+    return xp, _linalg_call(name, xp.linalg.det, a)
 
 
 @register("copy", name="linalg_det", method=False, function=False)
@@ -254,9 +470,15 @@ def det(input):
     return wrap_result(xp, r, input._dtype, input.device)
 
 
+def _slogdet_arrays(name, xp, a):
+    if bool(_nonfinite(xp, a).any()):
+        return _lu_det_parts(xp, a)[1:]
+    return _linalg_call(name, xp.linalg.slogdet, a)
+
+
 def _slogdet(name, fname, A):
     xp = _square_float(name, fname, A)
-    sign, logabs = _linalg_call(name, xp.linalg.slogdet, A._array())
+    sign, logabs = _slogdet_arrays(name, xp, A._array())
     return (xp, wrap_result(xp, sign, A._dtype, A.device),
             wrap_result(xp, logabs, A._dtype.to_real(), A.device))
 
@@ -293,7 +515,7 @@ def slogdet(input, *, out=None):
 def logdet(input):
     """Log of each determinant: NaN for a negative real determinant, -inf for zero."""
     xp = _square_float("linalg.slogdet", "logdet", input)
-    sign, logabs = _linalg_call("logdet", xp.linalg.slogdet, input._array())
+    sign, logabs = _slogdet_arrays("logdet", xp, input._array())
     with quiet():
         if input._dtype.is_complex:
             r = xp.log(sign) + logabs
@@ -303,16 +525,50 @@ def logdet(input):
 
 
 # ---------------------------------------------------------------------- inverse, solve
-def _inv(name, fname, A):
+def _inv_arrays(xp, a):
+    """``(inverse, info)``: the backend's inverse, or where it finds a zero pivot (or a NaN
+    it calls one), the inverse from our LU with LAPACK's ``info`` (Inf/NaN where singular)."""
+    try:
+        with quiet():
+            r = xp.linalg.inv(a)
+        return r, xp.zeros(a.shape[:-2], dtype=xp.int32)
+    except Exception as exc:
+        if not _is_numpy_linalg_error(exc):
+            raise
+    LU, piv, info = _lu_kernel(xp, a)
+    n = a.shape[-1]
+    eye = xp.broadcast_to(xp.eye(n, dtype=a.dtype), a.shape)
+    return _lu_solve_arrays(xp, LU, piv, eye), info
+
+
+def _inv_message(info):
+    return (f"The diagonal element {info} is zero, the inversion could not be completed "
+            "because the input matrix is singular.")
+
+
+def _inv(name, fname, A, check=True):
     xp = _square_float(name, fname, A)
-    r = _linalg_call(name, xp.linalg.inv, A._array())
-    return _colmajor(xp, r, A._dtype, A.device)
+    r, info = _inv_arrays(xp, A._array())
+    if check:
+        _batch_error(name, info, A.dim() > 2, _inv_message)
+    out = _colmajor(xp, r, A._dtype, A.device)
+    return (out, wrap_result(xp, info, _dtypes.int32, A.device)) if not check else out
 
 
 @register("copy", name="linalg_inv", method=False, function=False)
 def linalg_inv(A):
     """Inverse of each square matrix; a singular one raises (a RuntimeError)."""
     return _inv("linalg.inv", "linalg_inv", A)
+
+
+@register("copy", name="linalg_inv_ex", method=False, function=False)
+def linalg_inv_ex(A, *, check_errors=False):
+    """``(inverse, info)``: ``info`` is LAPACK's (the first zero pivot, 0 when invertible)
+    instead of an error, unless ``check_errors``; a singular matrix's inverse holds Inf/NaN."""
+    inv, info = _inv("linalg.inv_ex", "linalg_inv_ex", A, check=False)
+    if check_errors:
+        _batch_error("linalg.inv_ex", info._array(), A.dim() > 2, _inv_message)
+    return _named("linalg_inv_ex", ("inverse", "info"), (inv, info))
 
 
 @register("copy")
@@ -334,10 +590,32 @@ def inverse(input, *, out=None):
 @register("copy", name="linalg_solve", method=False, function=False)
 def linalg_solve(A, B, *, left=True):
     """``X`` with ``A @ X = B`` (``X @ A = B`` when ``left=False``); batch dims broadcast and
-    ``B`` may be a (batch of) vector(s)."""
+    ``B`` may be a (batch of) vector(s). A singular ``A`` raises ``LinAlgError``."""
+    X, info = _solve("linalg_solve", A, B, left)
+    _batch_error("torch.linalg.solve", info, info.ndim > 0, _solve_message)
+    return X
+
+
+@register("copy", name="linalg_solve_ex", method=False, function=False)
+def linalg_solve_ex(A, B, *, left=True, check_errors=False):
+    """``(result, info)`` of ``linalg.solve``: LAPACK's ``info`` (the first zero pivot of
+    each ``A``) instead of an error unless ``check_errors``."""
+    X, info = _solve("linalg_solve_ex", A, B, left)
+    if check_errors:
+        _batch_error("torch.linalg.solve_ex", info, info.ndim > 0, _solve_message)
+    return _named("linalg_solve_ex", ("result", "info"),
+                  (X, wrap_result(_xp(A), info, _dtypes.int32, A.device)))
+
+
+def _solve_message(info):
+    return "The solver failed because the input matrix is singular."
+
+
+def _solve(fname, A, B, left):
+    """The shared body of solve/solve_ex: ``(X, info)`` with ``info`` per batch of A."""
     name = "linalg.solve"
-    _check_tensor("linalg_solve", A)
-    _check_tensor("linalg_solve", B, "B")
+    _check_tensor(fname, A)
+    _check_tensor(fname, B, "B")
     device = check_same_device([A, B])
     _check_matrix(name, A)
     _check_float(name, A)
@@ -378,7 +656,7 @@ def linalg_solve(A, B, *, left=True):
         a, b = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)
     a = xp.broadcast_to(a, batch + a.shape[-2:])
     b = xp.broadcast_to(b, batch + b.shape[-2:])
-    r = _linalg_call(name, xp.linalg.solve, a, b)
+    r, info = _solve_arrays(xp, a, b)
     if vector:
         # PyTorch solves a batch of vectors as one column-major matrix per batch row.
         out = _colmajor(xp, r[..., 0], A._dtype, device)
@@ -386,21 +664,71 @@ def linalg_solve(A, B, *, left=True):
         out = _colmajor(xp, r, A._dtype, device)
     else:
         out = wrap_result(xp, xp.swapaxes(r, -1, -2), A._dtype, device)
-    return out
+    return out, info
+
+
+def _solve_arrays(xp, a, b):
+    """``(X, info)`` for ``a X = b`` (same batch dims): the backend's solver, or our LU where
+    it reports a zero pivot (Inf/NaN results with LAPACK's ``info``, as PyTorch's)."""
+    try:
+        with quiet():
+            return xp.linalg.solve(a, b), xp.zeros(a.shape[:-2], dtype=xp.int32)
+    except Exception as exc:
+        if not _is_numpy_linalg_error(exc):
+            raise
+    LU, piv, info = _lu_kernel(xp, a)
+    return _lu_solve_arrays(xp, LU, piv, b), info
 
 
 # ---------------------------------------------------------------------- decompositions
 @register("copy", name="linalg_cholesky", method=False, function=False)
 def linalg_cholesky(A, *, upper=False):
-    """Lower (or ``upper``) Cholesky factor of each Hermitian positive-definite matrix."""
+    """Lower (or ``upper``) Cholesky factor of each Hermitian positive-definite matrix; one
+    that is not positive-definite (or holds a NaN) raises ``LinAlgError`` naming the order
+    of the first failing leading minor."""
     name = "linalg.cholesky"
-    xp = _square_float(name, "linalg_cholesky", A)
-    L = _linalg_call(name, xp.linalg.cholesky, A._array())
+    L, info = _cholesky(name, "linalg_cholesky", A, upper)
+    _batch_error(name, info, A.dim() > 2, _cholesky_message)
+    return L
+
+
+@register("copy", name="linalg_cholesky_ex", method=False, function=False)
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)``: LAPACK's ``info`` (the order of the first leading minor that is not
+    positive-definite, 0 on success) instead of an error unless ``check_errors``."""
+    name = "linalg.cholesky_ex"
+    L, info = _cholesky(name, "linalg_cholesky_ex", A, upper)
+    if check_errors:
+        _batch_error(name, info, A.dim() > 2, _cholesky_message)
+    return _named("linalg_cholesky_ex", ("L", "info"),
+                  (L, wrap_result(_xp(A), info, _dtypes.int32, A.device)))
+
+
+def _cholesky_message(info):
+    return ("The factorization could not be completed because the input is not "
+            f"positive-definite (the leading minor of order {info} is not positive-definite).")
+
+
+def _cholesky(name, fname, A, upper):
+    """``(factor tensor, info array)``. ``upper`` reads ``A``'s upper triangle (the lower
+    one of ``A^H``), as LAPACK's ``uplo='U'``."""
+    xp = _square_float(name, fname, A)
+    a = A._array()
     if upper:
-        r = xp.conj(xp.swapaxes(L, -1, -2))
-    else:
-        r = L
-    return _colmajor(xp, r, A._dtype, A.device)
+        a = xp.conj(xp.swapaxes(a, -1, -2))
+    L = None
+    if not bool(_nonfinite(xp, xp.tril(a)).any()):
+        try:
+            with quiet():
+                L = xp.linalg.cholesky(a)
+            info = xp.zeros(a.shape[:-2], dtype=xp.int32)
+        except Exception as exc:
+            if not _is_numpy_linalg_error(exc):
+                raise
+    if L is None:
+        L, info = _cholesky_kernel(xp, a)
+    r = xp.conj(xp.swapaxes(L, -1, -2)) if upper else L
+    return _colmajor(xp, r, A._dtype, A.device), info
 
 
 @register("copy", name="linalg_qr", method=False, function=False)
@@ -467,7 +795,7 @@ def linalg_svd(A, full_matrices=True, *, driver=None):
     _check_matrix(name, A, square=False)
     _check_float(name, A)
     xp = _xp(A)
-    U, S, Vh = _linalg_call(name, xp.linalg.svd, A._array(), full_matrices=full_matrices)
+    U, S, Vh = _svd_call(xp, A._array(), full_matrices=full_matrices)
     out = return_types.linalg_svd((_colmajor(xp, U, A._dtype, A.device),
                                    wrap_result(xp, S, A._dtype.to_real(), A.device),
                                    _colmajor(xp, Vh, A._dtype, A.device)))
@@ -482,7 +810,7 @@ def linalg_svdvals(A, *, driver=None):
     _check_matrix(name, A, square=False)
     _check_float(name, A)
     xp = _xp(A)
-    s = _linalg_call(name, xp.linalg.svd, A._array(), compute_uv=False)
+    s = _svd_call(xp, A._array(), compute_uv=False)
     return wrap_result(xp, s, A._dtype.to_real(), A.device)
 
 
@@ -510,7 +838,7 @@ def _singular_values(name, xp, A, hermitian):
     a = A._array()
     if hermitian:
         return xp.abs(_linalg_call(name, xp.linalg.eigvalsh, a))
-    return _linalg_call(name, xp.linalg.svd, a, compute_uv=False)
+    return _svd_call(xp, a, compute_uv=False)
 
 
 @register("reduction", name="linalg_matrix_rank", method=False, function=False)
@@ -548,7 +876,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
             inv = xp.where(s > tol, 1.0 / xp.where(w == 0, 1, w), 0).astype(w.dtype)
             r = xp.matmul(v * inv[..., None, :], xp.conj(xp.swapaxes(v, -1, -2)))
         else:
-            U, s, Vh = _linalg_call(name, xp.linalg.svd, a, full_matrices=False)
+            U, s, Vh = _svd_call(xp, a, full_matrices=False)
             tol = _tolerance(xp, s, A, atol, rtol)
             inv = xp.where(s > tol, 1.0 / xp.where(s == 0, 1, s), 0).astype(s.dtype)
             r = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * inv[..., None, :],
@@ -575,7 +903,8 @@ def linalg_matrix_power(A, n):
     a = A._array()
     with quiet():
         if n < 0:
-            a = _linalg_call("linalg.inv", xp.linalg.inv, a)
+            a, info = _inv_arrays(xp, a)
+            _batch_error("linalg.inv", info, A.dim() > 2, _inv_message)
         r = xp.linalg.matrix_power(a, builtins.abs(n))
         if r is a:  # n == 1 hands back its input; PyTorch returns a copy
             r = r.copy()

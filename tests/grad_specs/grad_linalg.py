@@ -226,4 +226,15 @@ GRADS = [
     G("linalg_vecdot", lambda lib, a, b: lib.linalg.vecdot(a, b, dim=0), [(3, 2), (3, 1)]),
     G("linalg_cross", lambda lib, a, b: lib.linalg.cross(a, b), [(2, 3), (2, 3)]),
     G("linalg_cross", lambda lib, a, b: lib.linalg.cross(a, b, dim=0), [(3, 2), (3, 1)]),
+    # ---------------------------------------------------------------- _ex variants
+    G("linalg_inv_ex", lambda lib, a: lib.linalg.inv_ex(_wellposed(lib, a)).inverse,
+      [(2, 3, 3)]),
+    G("linalg_cholesky_ex", lambda lib, a: lib.linalg.cholesky_ex(_spd(lib, a)).L, [(3, 3)]),
+    G("linalg_cholesky_ex", lambda lib, a: lib.linalg.cholesky_ex(_spd(lib, a), upper=True)[0],
+      [(2, 2, 2)]),
+    G("linalg_solve_ex", lambda lib, a, b: lib.linalg.solve_ex(_wellposed(lib, a), b)[0],
+      [(3, 3), (3, 2)]),
+    G("linalg_solve_ex", lambda lib, a, b: lib.linalg.solve_ex(_wellposed(lib, a), b,
+                                                               left=False).result,
+      [(2, 3, 3), (2, 4, 3)]),
 ]

@@ -530,6 +530,15 @@ def linalg_inv_backward(ctx, g):
     return _inv_grad(_output(ctx.result, lambda: linalg.inv(A)), g)
 
 
+@derivative("linalg_inv_ex", inputs=("A",), save=("A", "result"), name="LinalgInvExBackward0",
+            multi_grad=True, nondiff_outputs=(1,))
+def linalg_inv_ex_backward(ctx, g, *_info):
+    if g is None:
+        return None
+    A = ctx.A
+    return _inv_grad(_output(ctx.result[0], lambda: linalg.inv(A)), g)
+
+
 @derivative("inverse", save=("input", "result"), name="LinalgInvExBackward0")
 def inverse_backward(ctx, g):
     A = ctx.input
@@ -541,6 +550,21 @@ def inverse_backward(ctx, g):
 def linalg_solve_backward(ctx, g):
     A, left = ctx.A, ctx.left
     X = _output(ctx.result, lambda: linalg.solve(A, ctx.B, left=left))
+    return _solve_grad(ctx, A, X, g, left)
+
+
+@derivative("linalg_solve_ex", inputs=("A", "B"), save=("A", "B", "result"),
+            name="LinalgSolveExBackward0", multi_grad=True, nondiff_outputs=(1,))
+def linalg_solve_ex_backward(ctx, g, *_info):
+    if g is None:
+        return None, None
+    A, left = ctx.A, ctx.left
+    X = _output(ctx.result[0], lambda: linalg.solve(A, ctx.B, left=left))
+    return _solve_grad(ctx, A, X, g, left)
+
+
+def _solve_grad(ctx, A, X, g, left):
+    """gB = A^{-H} g (from the left or the right), gA = -gB X^H (or -X^H gB)."""
     need_a, need_b = ctx.needs_input_grad
     a_shape = ctx.input_meta(0)[0]
     b_shape = ctx.input_meta(1)[0]
@@ -568,9 +592,22 @@ def _eye_like(n, t):
 @derivative("linalg_cholesky", inputs=("A",), save=("A", "result"),
             name="LinalgCholeskyExBackward0")
 def linalg_cholesky_backward(ctx, g):
-    # Iain Murray (2016), arXiv:1602.07527, as in PyTorch's cholesky_backward
     L = _output(ctx.result, lambda: linalg.cholesky(ctx.A, upper=ctx.upper))
-    if ctx.upper:
+    return _cholesky_grad(L, g, ctx.upper)
+
+
+@derivative("linalg_cholesky_ex", inputs=("A",), save=("A", "result"),
+            name="LinalgCholeskyExBackward0", multi_grad=True, nondiff_outputs=(1,))
+def linalg_cholesky_ex_backward(ctx, g, *_info):
+    if g is None:
+        return None
+    L = _output(ctx.result[0], lambda: linalg.cholesky(ctx.A, upper=ctx.upper))
+    return _cholesky_grad(L, g, ctx.upper)
+
+
+def _cholesky_grad(L, g, upper):
+    # Iain Murray (2016), arXiv:1602.07527, as in PyTorch's cholesky_backward
+    if upper:
         L = _mh(L)
         g = _mh(g)
     n = L.shape[-1]
