@@ -1000,3 +1000,382 @@ def linalg_cross(input, other, *, dim=-1):
         b = xp.broadcast_to(other._array(), shape)
         r = xp.cross(a, b, axis=d)
     return wrap_result(xp, r, input._dtype, device)
+
+
+# ---------------------------------------------------------------------- LU
+_WARNED = set()
+
+
+def _warn_once(key, message):
+    """PyTorch's ``TORCH_WARN_ONCE`` for the deprecated top-level solvers."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        import sys
+        import warnings
+
+        # Point at the user's line: the first frame outside the package.
+        level, frame = 1, sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__", "").startswith("jtensor"):
+            level, frame = level + 1, frame.f_back
+        warnings.warn(message, UserWarning, stacklevel=level)
+
+
+def _check_lu_input(name, A, pivot=True):
+    if A.dim() < 2:
+        raise TensorRuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. "
+                                 f"Got size: {list(A._shape)} instead")
+    if A._dtype not in _FLOAT_TYPES:
+        raise TensorNotImplementedError(
+            f"\"lu_cpu\" not implemented for '{A._dtype._torch_name}'")
+    if not pivot:
+        raise TensorRuntimeError(f"{name}: LU without pivoting is not implemented on the CPU")
+
+
+def _lu_factor(fname, A, pivot):
+    """``(LU tensor, pivots tensor, info array)`` of ``getrf``."""
+    _check_tensor(fname, A)
+    _check_lu_input("linalg.lu_factor", A, pivot)
+    xp = _xp(A)
+    LU, piv, info = _lu_kernel(xp, A._array())
+    return (_colmajor(xp, LU, A._dtype, A.device), wrap_result(xp, piv, _dtypes.int32, A.device),
+            info)
+
+
+@register("copy", name="linalg_lu_factor_ex", method=False, function=False)
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """``(LU, pivots, info)``: LAPACK's compact LU with partial pivoting of each (m, n)
+    matrix; ``info`` is the 1-based index of the first zero on ``U``'s diagonal (0 if
+    none). ``check_errors`` raises instead, as ``lu_factor``."""
+    LU, piv, info = _lu_factor("linalg_lu_factor_ex", A, pivot)
+    if check_errors:
+        _batch_error("torch.linalg.lu_factor_ex", info, A.dim() > 2, _lu_message,
+                     TensorRuntimeError)
+    return _named("linalg_lu_factor_ex", ("LU", "pivots", "info"),
+                  (LU, piv, wrap_result(_xp(A), info, _dtypes.int32, A.device)))
+
+
+def _lu_message(info):
+    return (f"U[{info},{info}] is zero and using it on lu_solve would result in a division by "
+            "zero. If you still want to perform the factorization, consider calling "
+            "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+@register("copy", name="linalg_lu_factor", method=False, function=False)
+def linalg_lu_factor(A, *, pivot=True):
+    """``(LU, pivots)``: the compact LU factorization with partial pivoting; a zero on
+    ``U``'s diagonal raises (use ``lu_factor_ex`` or ``lu`` to factor singular matrices)."""
+    LU, piv, info = _lu_factor("linalg_lu_factor", A, pivot)
+    _batch_error("torch.linalg.lu_factor", info, A.dim() > 2, _lu_message, TensorRuntimeError)
+    return _named("linalg_lu_factor", ("LU", "pivots"), (LU, piv))
+
+
+def _permutation_matrix(xp, piv, m, dtype):
+    """The ``P`` of ``A = P L U`` from LAPACK's row interchanges (1-based, (..., k))."""
+    batch = tuple(piv.shape[:-1])
+    flat = piv.reshape(-1, piv.shape[-1]) - 1
+    perm = xp.broadcast_to(xp.arange(m), (flat.shape[0], m)).copy()
+    rows = xp.arange(flat.shape[0])
+    for j in range(flat.shape[-1]):
+        pj = flat[:, j]
+        top = perm[rows, j].copy()
+        perm[rows, j] = perm[rows, pj]
+        perm[rows, pj] = top
+    # (P^T A)[i] = A[perm[i]], so P[perm[i], i] = 1.
+    P = xp.zeros((flat.shape[0], m, m), dtype=dtype)
+    cols = xp.broadcast_to(xp.arange(m), perm.shape)
+    P[rows[:, None], perm, cols] = 1
+    return P.reshape(batch + (m, m))
+
+
+def _unpack(xp, LU, piv, dtype, device, data=True, pivots=True):
+    m, n = LU.shape[-2], LU.shape[-1]
+    k = builtins.min(m, n)
+    empty = wrap_result(xp, xp.zeros((0,), dtype=dtype.numpy), dtype, device)
+    P = (wrap_result(xp, _permutation_matrix(xp, piv, m, dtype.numpy), dtype, device)
+         if pivots else empty)
+    if not data:
+        return P, empty, empty
+    L = xp.tril(LU[..., :, :k], -1)
+    idx = xp.arange(k)
+    L[..., idx, idx] = 1
+    U = xp.triu(LU[..., :k, :])
+    return P, wrap_result(xp, L, dtype, device), wrap_result(xp, U, dtype, device)
+
+
+@register("copy", name="linalg_lu", method=False, function=False)
+def linalg_lu(A, *, pivot=True):
+    """``(P, L, U)`` with ``A = P @ L @ U``: ``L`` unit lower (m, k), ``U`` upper (k, n),
+    ``P`` a permutation matrix of ``A``'s dtype. Singular matrices factor without error."""
+    _check_tensor("linalg_lu", A)
+    _check_lu_input("linalg.lu_factor", A, pivot)
+    xp = _xp(A)
+    LU, piv, _ = _lu_kernel(xp, A._array())
+    return _named("linalg_lu", ("P", "L", "U"), _unpack(xp, LU, piv, A._dtype, A.device))
+
+
+@register("copy", method=False)
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """``(P, L, U)`` from ``lu_factor``'s ``(LU, pivots)``; the parts not asked for are
+    empty tensors."""
+    _check_tensor("lu_unpack", LU_data, "LU_data")
+    _check_tensor("lu_unpack", LU_pivots, "LU_pivots")
+    if LU_pivots._dtype is not _dtypes.int32:
+        raise TensorRuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+            "dtype.\nNote: this function is intended to be used with the output produced by "
+            "torch.linalg.lu_factor")
+    if LU_data.dim() < 2:
+        raise TensorRuntimeError(
+            f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+            f"{list(LU_data._shape)} instead")
+    m, n = LU_data._shape[-2], LU_data._shape[-1]
+    if tuple(LU_pivots._shape) != tuple(LU_data._shape[:-2]) + (builtins.min(m, n),):
+        raise TensorRuntimeError(
+            f"torch.lu_unpack: Expected LU_pivots.size(-1) == min(LU_data.size(-1), "
+            f"LU_data.size(-2)), but got {LU_pivots._shape[-1] if LU_pivots.dim() else 0} and "
+            f"{builtins.min(m, n)}")
+    xp = _xp(LU_data)
+    piv = LU_pivots._array()
+    if unpack_pivots and piv.size and (int(piv.min()) < 1 or int(piv.max()) > m):
+        raise TensorRuntimeError(
+            f"torch.lu_unpack: pivots must be in the range [1, {m}] (1-based row indices, as "
+            "lu_factor returns them)")
+    return _named("lu_unpack", ("P", "L", "U"),
+                  _unpack(xp, LU_data._array(), piv, LU_data._dtype, LU_data.device,
+                          unpack_data, unpack_pivots))
+
+
+def _check_same_dtype(name, a_name, A, b_name, B):
+    if A._dtype is not B._dtype:
+        raise TensorRuntimeError(
+            f"{name}: Expected {a_name} and {b_name} to have the same dtype, but found "
+            f"{a_name} of type {A._dtype._torch_name} and {b_name} of type "
+            f"{B._dtype._torch_name} instead")
+
+
+def _check_system(name, A, B, left):
+    """PyTorch's shape checks of ``A X = B`` / ``X A = B`` with matrices ``B``; returns the
+    broadcast batch shape."""
+    if B.dim() < 2:
+        raise TensorRuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    n = A._shape[-1]
+    if (B._shape[-2] if left else B._shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise TensorRuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation {eq} "
+            f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})")
+    try:
+        return tuple(broadcast_shapes(tuple(A._shape[:-2]), tuple(B._shape[:-2])))
+    except RuntimeError:
+        raise TensorRuntimeError(
+            f"{name}: shape mismatch: A {list(A._shape)} and B {list(B._shape)} cannot be "
+            "broadcast together") from None
+
+
+def _mh_array(xp, a):
+    return xp.conj(xp.swapaxes(a, -1, -2))
+
+
+@register("copy", name="linalg_lu_solve", method=False, function=False)
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``; ``A^H`` when ``adjoint``) from
+    ``lu_factor``'s ``(LU, pivots)``; batch dims broadcast."""
+    name = "linalg.lu_solve"
+    _check_tensor("linalg_lu_solve", LU, "LU")
+    _check_tensor("linalg_lu_solve", pivots, "pivots")
+    _check_tensor("linalg_lu_solve", B, "B")
+    device = check_same_device([LU, pivots, B])
+    if LU.dim() < 2:
+        raise TensorRuntimeError(f"torch.linalg.lu_solve: The input tensor A must have at least "
+                                 "2 dimensions.")
+    if LU._shape[-1] != LU._shape[-2]:
+        raise TensorRuntimeError(
+            f"torch.linalg.lu_solve: A must be batches of square matrices, but they are "
+            f"{LU._shape[-2]} by {LU._shape[-1]} matrices")
+    _check_float(name, LU)
+    _check_same_dtype(name, "LU", LU, "B", B)
+    if pivots._dtype is not _dtypes.int32:
+        raise TensorRuntimeError(
+            f"{name}: pivots should be a Tensor of scalar type torch.int32")
+    batch = _check_system(name, LU, B, left)
+    xp = _xp(LU)
+    lu = xp.broadcast_to(LU._array(), batch + tuple(LU._shape[-2:]))
+    piv = xp.broadcast_to(pivots._array(), batch + tuple(pivots._shape[-1:]))
+    b = xp.broadcast_to(B._array(), batch + tuple(B._shape[-2:]))
+    with quiet():
+        if left:
+            X = _lu_solve_arrays(xp, lu, piv, b, adjoint=adjoint)
+        else:
+            # X A = B  <=>  A^H X^H = B^H
+            X = _mh_array(xp, _lu_solve_arrays(xp, lu, piv, _mh_array(xp, b),
+                                               adjoint=not adjoint))
+    if not left:  # PyTorch's result is then the transpose of a column-major one
+        return wrap_result(xp, X, LU._dtype, device)
+    return _colmajor(xp, X, LU._dtype, device)
+
+
+@register("copy")
+def lu_solve(input, LU_data, LU_pivots, *, out=None):
+    """Deprecated ``torch.lu_solve(b, LU, pivots)``: ``linalg.lu_solve(LU, pivots, b)``."""
+    _warn_once("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and "
+               "will be removed in a future PyTorch release.\nNote that torch.linalg.lu_solve "
+               "has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be "
+               "replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
+    r = linalg_lu_solve(LU_data, LU_pivots, input)
+    return _write_single_out(out, r, "lu_solve")
+
+
+def _write_single_out(out, r, name):
+    if out is None:
+        return r
+    check_out(out, name, r._dtype)
+    if out._shape != r._shape:
+        resize_output(out, r._shape, r._stride)
+    out._array()[...] = r._array()
+    return out
+
+
+# ---------------------------------------------------------------------- triangular systems
+def _triangular(name, fname, A, B, upper, left, unitriangular):
+    _check_tensor(fname, A)
+    _check_tensor(fname, B, "B")
+    device = check_same_device([A, B])
+    _check_matrix(name, A)
+    dtype = _dtypes.promote_types(A._dtype, B._dtype)
+    if dtype not in _FLOAT_TYPES:
+        raise TensorNotImplementedError(
+            f"\"triangular_solve_cpu\" not implemented for '{dtype._torch_name}'")
+    batch = _check_system(name, A, B, left)
+    xp = _xp(A)
+    a = A._array().astype(dtype.numpy, copy=False)
+    b = B._array().astype(dtype.numpy, copy=False)
+    a = xp.broadcast_to(a, batch + a.shape[-2:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
+    with quiet():
+        if left:
+            X = _tri_solve(xp, a, b, upper, unitriangular)
+        else:
+            # X A = B  <=>  A^T X^T = B^T (A^T is triangular the other way)
+            X = xp.swapaxes(_tri_solve(xp, xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2),
+                                       not upper, unitriangular), -1, -2)
+    return X, dtype, device, xp
+
+
+@register("copy", name="linalg_solve_triangular", method=False, function=False)
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``) for triangular ``A`` (only its
+    ``upper`` or lower triangle is read; ``unitriangular`` takes its diagonal as ones). A
+    zero on the diagonal gives Inf/NaN, as LAPACK's ``trsm``: no error."""
+    X, dtype, device, xp = _triangular("linalg.solve_triangular", "linalg_solve_triangular",
+                                       A, B, upper, left, unitriangular)
+    return _colmajor(xp, X, dtype, device)
+
+
+@register("copy")
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    """Deprecated ``torch.triangular_solve(b, A)``: ``(solution, cloned_coefficient)`` of
+    ``op(A) X = b`` with ``op(A) = A^T`` when ``transpose``."""
+    _warn_once("triangular_solve",
+               "torch.triangular_solve is deprecated in favor of "
+               "torch.linalg.solve_triangularand will be removed in a future PyTorch release.\n"
+               "torch.linalg.solve_triangular has its arguments reversed and does not return a "
+               "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould "
+               "be replaced with\nX = torch.linalg.solve_triangular(A, B).")
+    _check_tensor("triangular_solve", input)
+    _check_tensor("triangular_solve", A, "A")
+    if input.dim() < 2:
+        raise TensorRuntimeError(
+            f"torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+            f"{input.dim()} dimensions instead")
+    if A.dim() < 2:
+        raise TensorRuntimeError(
+            f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
+            f"{A.dim()} dimensions instead")
+    _check_same_dtype("triangular_solve", "A", A, "b", input)
+    xp = _xp(A)
+    a = A._array()
+    if transpose:
+        a_op = xp.swapaxes(a, -1, -2)
+        up = not upper
+    else:
+        a_op, up = a, upper
+    op = Tensor._from_array(xp.ascontiguousarray(a_op), A._dtype, A.device)
+    X, dtype, device, xp = _triangular("torch.triangular_solve", "triangular_solve", op, input,
+                                       up, True, unitriangular)
+    batch = tuple(X.shape[:-2])
+    coeff = xp.broadcast_to(a, batch + a.shape[-2:])
+    return _named("triangular_solve", ("solution", "cloned_coefficient"),
+                  (_colmajor(xp, X, dtype, device), _colmajor(xp, coeff, A._dtype, A.device)))
+
+
+# ---------------------------------------------------------------------- Cholesky solvers
+@register("copy")
+def cholesky(input, upper=False, *, out=None):
+    """Deprecated ``torch.cholesky``: ``linalg.cholesky`` (``upper`` gives ``U``)."""
+    _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and "
+               "will be removed in a future PyTorch release.\nL = torch.cholesky(A)\nshould be "
+               "replaced with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, "
+               "upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
+               "transform will produce equivalent results for all valid (symmetric positive "
+               "definite) inputs.")
+    L, info = _cholesky("linalg.cholesky", "cholesky", input, upper)
+    _batch_error("linalg.cholesky", info, input.dim() > 2, _cholesky_message)
+    return _write_single_out(out, L, "cholesky")
+
+
+def _cholesky_factor_solve(xp, L, b, upper):
+    """``(L L^H)^{-1} b`` (``(U^H U)^{-1} b`` when ``upper``) by two triangular solves."""
+    if upper:
+        Y = _tri_solve(xp, _mh_array(xp, L), b, upper=False)
+        return _tri_solve(xp, L, Y, upper=True)
+    Y = _tri_solve(xp, L, b, upper=False)
+    return _tri_solve(xp, _mh_array(xp, L), Y, upper=True)
+
+
+@register("copy")
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    """``X`` with ``A X = B`` given ``B`` (``input``) and ``A``'s Cholesky factor
+    (``input2``, lower unless ``upper``); batch dims broadcast."""
+    _check_tensor("cholesky_solve", input)
+    _check_tensor("cholesky_solve", input2, "input2")
+    device = check_same_device([input, input2])
+    if input.dim() < 2:
+        raise TensorRuntimeError(
+            f"b should have at least 2 dimensions, but has {input.dim()} dimensions instead")
+    if input2.dim() < 2:
+        raise TensorRuntimeError(
+            f"u should have at least 2 dimensions, but has {input2.dim()} dimensions instead")
+    if input._dtype is not input2._dtype:
+        raise TensorRuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type "
+            f"{input._dtype._torch_name} and A of type {input2._dtype._torch_name} instead.")
+    _check_matrix("cholesky_solve", input2)
+    _check_float("cholesky_solve", input2)
+    batch = _check_system("cholesky_solve", input2, input, True)
+    xp = _xp(input)
+    L = xp.broadcast_to(input2._array(), batch + tuple(input2._shape[-2:]))
+    b = xp.broadcast_to(input._array(), batch + tuple(input._shape[-2:]))
+    with quiet():
+        X = _cholesky_factor_solve(xp, L, b, upper)
+    return _write_single_out(out, _colmajor(xp, X, input._dtype, device), "cholesky_solve")
+
+
+@register("copy")
+def cholesky_inverse(input, upper=False, *, out=None):
+    """``(L L^H)^{-1}`` (``(U^H U)^{-1}`` when ``upper``) from a Cholesky factor; a zero on
+    its diagonal raises PyTorch's singular-matrix ``LinAlgError``."""
+    _check_tensor("cholesky_inverse", input)
+    _check_matrix("cholesky_inverse", input)
+    _check_float("cholesky_inverse", input)
+    xp = _xp(input)
+    a = input._array()
+    d = xp.diagonal(a, axis1=-2, axis2=-1)
+    zero = d == 0
+    info = xp.where(zero.any(axis=-1), xp.argmax(zero, axis=-1) + 1, 0).astype(xp.int32)
+    _batch_error("cholesky_inverse", info, input.dim() > 2, _inv_message)
+    n = input._shape[-1]
+    eye = xp.broadcast_to(xp.eye(n, dtype=a.dtype), a.shape)
+    with quiet():
+        X = _cholesky_factor_solve(xp, a, eye, upper)
+    return _write_single_out(out, _colmajor(xp, X, input._dtype, input.device),
+                             "cholesky_inverse")

@@ -237,4 +237,51 @@ GRADS = [
     G("linalg_solve_ex", lambda lib, a, b: lib.linalg.solve_ex(_wellposed(lib, a), b,
                                                                left=False).result,
       [(2, 3, 3), (2, 4, 3)]),
+    # ---------------------------------------------------------------- LU, triangular
+    G("linalg_lu_factor_ex", lambda lib, a: lib.linalg.lu_factor_ex(_wellposed(lib, a)).LU,
+      [(2, 3, 3)]),
+    G("linalg_lu_factor", lambda lib, a: lib.linalg.lu_factor(_wellposed(lib, a))[0], [(3, 3)]),
+    G("linalg_lu_factor", lambda lib, a: lib.linalg.lu_factor(_wellposed(lib, a))[0], [(3, 5)],
+      variants=False),
+    G("linalg_lu_factor", lambda lib, a: lib.linalg.lu_factor(_wellposed(lib, a))[0], [(5, 3)],
+      variants=False),
+    G("linalg_lu", lambda lib, a: tuple(lib.linalg.lu(_wellposed(lib, a)))[1:], [(3, 3)]),
+    G("linalg_lu", lambda lib, a: tuple(lib.linalg.lu(_wellposed(lib, a)))[1:], [(3, 5)],
+      variants=False),
+    G("linalg_lu", lambda lib, a: lib.linalg.lu(_wellposed(lib, a)).L, [(5, 3)],
+      variants=False),
+    G("lu_unpack", lambda lib, a: tuple(lib.lu_unpack(a, _pivots(lib, 2, 3, 3)))[1:],
+      [(3, 3)]),
+    G("lu_unpack", lambda lib, a: lib.lu_unpack(a, _pivots(lib, 2, 4, 3)).L, [(4, 3)]),
+    G("linalg_lu_solve", lambda lib, a, b: lib.linalg.lu_solve(
+        *lib.linalg.lu_factor(_wellposed(lib, a)), b), [(3, 3), (3, 2)]),
+    G("linalg_lu_solve", lambda lib, a, b: lib.linalg.lu_solve(
+        *lib.linalg.lu_factor(_wellposed(lib, a)), b, left=False, adjoint=True),
+      [(2, 3, 3), (2, 3)]),
+    G("linalg_lu_solve", lambda lib, a, b: lib.linalg.lu_solve(
+        _wellposed(lib, a), _pivots(lib, 1, 3, 3), b, adjoint=True), [(3, 3), (3, 1)]),
+    G("lu_solve", lambda lib, a, b: lib.lu_solve(b, _wellposed(lib, a), _pivots(lib, 2, 2, 3)),
+      [(3, 3), (3, 2)]),
+    G("linalg_solve_triangular", lambda lib, a, b: lib.linalg.solve_triangular(
+        _wellposed(lib, a), b, upper=True), [(3, 3), (3, 2)]),
+    G("linalg_solve_triangular", lambda lib, a, b: lib.linalg.solve_triangular(
+        _wellposed(lib, a), b, upper=False, left=False, unitriangular=True),
+      [(2, 3, 3), (2, 3)]),
+    G("triangular_solve", lambda lib, b, a: tuple(lib.triangular_solve(b, _wellposed(lib, a))),
+      [(3, 2), (3, 3)]),
+    G("triangular_solve", lambda lib, b, a: lib.triangular_solve(
+        b, _wellposed(lib, a), upper=False, transpose=True)[0], [(3, 2), (3, 3)]),
+    G("cholesky", lambda lib, a: lib.cholesky(_spd(lib, a)), [(3, 3)]),
+    G("cholesky_solve", lambda lib, b, a: lib.cholesky_solve(b, _wellposed(lib, a).tril()),
+      [(3, 2), (3, 3)]),
+    G("cholesky_solve", lambda lib, b, a: lib.cholesky_solve(b, _wellposed(lib, a).triu(),
+                                                             upper=True), [(3, 2), (2, 3, 3)]),
+    G("cholesky_inverse", lambda lib, a: lib.cholesky_inverse(_wellposed(lib, a).tril()),
+      [(3, 3)]),
+    G("cholesky_inverse", lambda lib, a: lib.cholesky_inverse(_wellposed(lib, a).triu(), True),
+      [(2, 3, 3)]),
 ]
+
+
+def _pivots(lib, *values):
+    return lib.tensor(values, dtype=lib.int32)

@@ -876,3 +876,238 @@ def linalg_cross_backward(ctx, g):
     d = ctx.dim
     return (linalg.cross(_conj(ctx.other), g, dim=d) if need_a else None,
             linalg.cross(g, _conj(ctx.input), dim=d) if need_b else None)
+
+
+# ---------------------------------------------------------------------- LU
+
+def _tri_mask(g, upper, unit):
+    """Keep only the triangle a triangular solve reads (strictly, when unitriangular)."""
+    if upper:
+        return g.triu(1 if unit else 0)
+    return g.tril(-1 if unit else 0)
+
+
+def _lu_square_grad(L, U, gL, gU):
+    """P^T gA for A = P L U (square): L^{-H} [tril(L^H gL, -1) + triu(gU U^H)] U^{-H}."""
+    M = None
+    if gL is not None:
+        M = _mh(L).matmul(gL).tril(-1)
+    if gU is not None:
+        t = gU.matmul(_mh(U)).triu()
+        M = t if M is None else M + t
+    M = linalg.solve_triangular(_mh(L), M, upper=True, unitriangular=True)
+    return linalg.solve_triangular(_mh(U), M, upper=False, left=False)
+
+
+def _lu_grad(P, L, U, gL, gU):
+    """gA for A = P L U with L (m, k) unit lower and U (k, n) upper, any m, n.
+
+    Wide (m < n): U = [U1 | U2] and U2 = L^{-1} P^T A2, so A2's gradient is P L^{-H} gU2
+    and L gets the extra gradient -L^{-H} gU2 U2^H. Tall (m > n): L = [L1; L2] with
+    L2 = B2 U^{-1} (B = P^T A), so B2's gradient is gL2 U^{-H} and U gets the extra
+    -L2^H gL2 U^{-H}. The square part is ``_lu_square_grad``."""
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    if gL is None and gU is None:
+        return None
+    if m == n:
+        gB = _lu_square_grad(L, U, gL, gU)
+    elif m < n:
+        U1, U2 = U.narrow(-1, 0, k), U.narrow(-1, k, n - k)
+        gU1 = gU.narrow(-1, 0, k) if gU is not None else None
+        gL_eff = gL
+        gB2 = None
+        if gU is not None:
+            gU2 = gU.narrow(-1, k, n - k)
+            Linv_h_gU2 = linalg.solve_triangular(_mh(L), gU2, upper=True, unitriangular=True)
+            extra = -Linv_h_gU2.matmul(_mh(U2))
+            gL_eff = extra if gL_eff is None else gL_eff + extra
+            gB2 = Linv_h_gU2
+        gB1 = _lu_square_grad(L, U1, gL_eff, gU1)
+        if gB2 is None:
+            gB2 = J.zeros_like(U2)
+        gB = J.cat([gB1, gB2], -1)
+    else:
+        L1, L2 = L.narrow(-2, 0, k), L.narrow(-2, k, m - k)
+        gL1 = gL.narrow(-2, 0, k) if gL is not None else None
+        gU_eff = gU
+        gB2 = None
+        if gL is not None:
+            gL2 = gL.narrow(-2, k, m - k)
+            gB2 = linalg.solve_triangular(_mh(U), gL2, upper=False, left=False)
+            extra = -_mh(L2).matmul(gB2)
+            gU_eff = extra if gU_eff is None else gU_eff + extra
+        gB1 = _lu_square_grad(L1, U, gL1, gU_eff)
+        if gB2 is None:
+            gB2 = J.zeros_like(L2)
+        gB = J.cat([gB1, gB2], -2)
+    return P.matmul(gB)
+
+
+def _lu_factors(LU, pivots):
+    P, L, U = J.lu_unpack(LU, pivots)
+    return P, L, U
+
+
+@derivative("linalg_lu_factor_ex", inputs=("A",), save=("A", "result"),
+            name="LinalgLuFactorExBackward0", multi_grad=True, nondiff_outputs=(1, 2))
+def linalg_lu_factor_ex_backward(ctx, g, *_rest):
+    return _lu_factor_grad(ctx, g)
+
+
+@derivative("linalg_lu_factor", inputs=("A",), save=("A", "result"),
+            name="LinalgLuFactorExBackward0", multi_grad=True, nondiff_outputs=(1,))
+def linalg_lu_factor_backward(ctx, g, *_rest):
+    return _lu_factor_grad(ctx, g)
+
+
+def _lu_factor_grad(ctx, g):
+    if g is None:
+        return None
+    res = _output(ctx.result[0], lambda: linalg.lu_factor_ex(ctx.A)[0])
+    P, L, U = _lu_factors(res, ctx.result[1])
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    # LU holds L's strictly lower part and U's upper part.
+    gL = g.narrow(-1, 0, k).tril(-1)
+    gU = g.narrow(-2, 0, k).triu()
+    return _lu_grad(P, L, U, gL, gU)
+
+
+@derivative("linalg_lu", inputs=("A",), save=("A", "result"), name="LinalgLuBackward0",
+            multi_grad=True, nondiff_outputs=(0,))
+def linalg_lu_backward(ctx, *grads):
+    gL, gU = grads[-2], grads[-1]
+    P, L, U = ctx.result
+    if not (L.requires_grad and is_grad_enabled()):
+        P, L, U = linalg.lu(ctx.A) if is_grad_enabled() else (P, L, U)
+    return _lu_grad(P, L, U, gL, gU)
+
+
+@derivative("lu_unpack", inputs=("LU_data",), name="LuUnpackBackward0", multi_grad=True,
+            nondiff_outputs=(0,))
+def lu_unpack_backward(ctx, *grads):
+    gL, gU = grads[-2], grads[-1]
+    m, n = ctx.input_meta(0)[0][-2:]
+    k = min(m, n)
+    parts = []
+    if gL is not None:
+        gL = gL.tril(-1)
+        parts.append(gL if n == k else J.cat([gL, J.zeros(tuple(gL.shape[:-1]) + (n - k,),
+                                                        dtype=gL.dtype, device=gL.device)], -1))
+    if gU is not None:
+        gU = gU.triu()
+        parts.append(gU if m == k else J.cat([gU, J.zeros(tuple(gU.shape[:-2]) + (m - k, n),
+                                                        dtype=gU.dtype, device=gU.device)], -2))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+
+def _lu_solve_grads(ctx, LU, pivots, B, X, g, left, adjoint, need_lu, need_b):
+    """Gradients of X = op(A)^{-1} B (left) or B op(A)^{-1} with A = P L U from (LU, pivots):
+    gB solves with op(A)^H; gA = -gB X^H (or -X^H gB), conjugate-transposed back when
+    ``adjoint``; then LU's gradient is A's pulled through A = P L U."""
+    gB = linalg.lu_solve(LU, pivots, g, left=left, adjoint=not adjoint)
+    gLU = None
+    if need_lu:
+        g_op = -gB.matmul(_mh(X)) if left else -_mh(X).matmul(gB)
+        gA = _mh(g_op) if adjoint else g_op
+        P, L, U = J.lu_unpack(LU, pivots)
+        PtgA = _mh(P).matmul(gA)
+        gLU = PtgA.matmul(_mh(U)).tril(-1) + _mh(L).matmul(PtgA).triu()
+    return gLU, (gB if need_b else None)
+
+
+@derivative("linalg_lu_solve", inputs=("LU", "B"), save=("LU", "pivots", "B", "result"),
+            name="LinalgLuSolveBackward0")
+def linalg_lu_solve_backward(ctx, g):
+    LU, piv, B = ctx.LU, ctx.pivots, ctx.B
+    X = _output(ctx.result, lambda: linalg.lu_solve(LU, piv, B, left=ctx.left,
+                                                    adjoint=ctx.adjoint))
+    need_lu, need_b = ctx.needs_input_grad
+    return _lu_solve_grads(ctx, LU, piv, B, X, g, ctx.left, ctx.adjoint, need_lu, need_b)
+
+
+@derivative("lu_solve", inputs=("input", "LU_data"),
+            save=("input", "LU_data", "LU_pivots", "result"), name="LinalgLuSolveBackward0")
+def lu_solve_backward(ctx, g):
+    LU, piv, B = ctx.LU_data, ctx.LU_pivots, ctx.input
+    X = _output(ctx.result, lambda: linalg.lu_solve(LU, piv, B))
+    need_b, need_lu = ctx.needs_input_grad
+    gLU, gB = _lu_solve_grads(ctx, LU, piv, B, X, g, True, False, need_lu, need_b)
+    return gB, gLU
+
+
+# ---------------------------------------------------------------------- triangular, Cholesky
+
+def _triangular_grads(A, X, g, upper, left, unit, need_a, need_b):
+    """X = A^{-1} B (left) or B A^{-1}: gB = A^{-H} g (or g A^{-H}), gA = -gB X^H (or
+    -X^H gB) kept to the triangle the solve read."""
+    gB = linalg.solve_triangular(_mh(A), g, upper=not upper, left=left, unitriangular=unit)
+    gA = None
+    if need_a:
+        gA = -gB.matmul(_mh(X)) if left else -_mh(X).matmul(gB)
+        gA = _tri_mask(gA, upper, unit)
+    return gA, (gB if need_b else None)
+
+
+@derivative("linalg_solve_triangular", inputs=("A", "B"), save=("A", "B", "result"),
+            name="LinalgSolveTriangularBackward0")
+def linalg_solve_triangular_backward(ctx, g):
+    A = ctx.A
+    X = _output(ctx.result, lambda: linalg.solve_triangular(
+        A, ctx.B, upper=ctx.upper, left=ctx.left, unitriangular=ctx.unitriangular))
+    need_a, need_b = ctx.needs_input_grad
+    return _triangular_grads(A, X, g, ctx.upper, ctx.left, ctx.unitriangular, need_a, need_b)
+
+
+@derivative("triangular_solve", inputs=("input", "A"), save=("input", "A", "result"),
+            name="TriangularSolveBackward0", multi_grad=True)
+def triangular_solve_backward(ctx, g, g_coeff):
+    A = ctx.A
+    op = A.mT if ctx.transpose else A
+    upper = ctx.upper != ctx.transpose
+    X = _output(ctx.result[0], lambda: linalg.solve_triangular(
+        op, ctx.input, upper=upper, unitriangular=ctx.unitriangular))
+    need_b, need_a = ctx.needs_input_grad
+    gA, gB = None, None
+    if g is not None:
+        gA, gB = _triangular_grads(op, X, g, upper, True, ctx.unitriangular, need_a, need_b)
+        if gA is not None and ctx.transpose:
+            gA = gA.mT
+    if need_a and g_coeff is not None:
+        gA = g_coeff if gA is None else gA + g_coeff
+    return gB, gA
+
+
+@derivative("cholesky", save=("input", "result"), name="CholeskyBackward0")
+def cholesky_backward(ctx, g):
+    L = _output(ctx.result, lambda: linalg.cholesky(ctx.input, upper=ctx.upper))
+    return _cholesky_grad(L, g, ctx.upper)
+
+
+@derivative("cholesky_solve", inputs=("input", "input2"),
+            save=("input", "input2", "result"), name="CholeskySolveBackward0")
+def cholesky_solve_backward(ctx, g):
+    # PyTorch's cholesky_solve_backward: gB = cholesky_solve(g, L); with
+    # C = gB X^H + (gB X^H)^H, gL = -C L (lower) or -L C (upper).
+    L, upper = ctx.input2, ctx.upper
+    X = _output(ctx.result, lambda: J.cholesky_solve(ctx.input, L, upper))
+    need_b, need_l = ctx.needs_input_grad
+    gB = J.cholesky_solve(g, L, upper)
+    gL = None
+    if need_l:
+        C = gB.matmul(_mh(X))
+        C = C + _mh(C)
+        gL = -L.matmul(C) if upper else -C.matmul(L)
+    return (gB if need_b else None), gL
+
+
+@derivative("cholesky_inverse", save=("input", "result"), name="CholeskyInverseBackward0")
+def cholesky_inverse_backward(ctx, g):
+    # PyTorch's cholesky_inverse_backward: C = X (g + g^H) X; -L C (upper) or -C L.
+    L, upper = ctx.input, ctx.upper
+    X = _output(ctx.result, lambda: J.cholesky_inverse(L, upper))
+    C = X.matmul((g + _mh(g)).matmul(X))
+    return -L.matmul(C) if upper else -C.matmul(L)
