@@ -1186,7 +1186,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     _check_tensor("linalg_lu_solve", B, "B")
     device = check_same_device([LU, pivots, B])
     if LU.dim() < 2:
-        raise TensorRuntimeError(f"torch.linalg.lu_solve: The input tensor A must have at least "
+        raise TensorRuntimeError("torch.linalg.lu_solve: The input tensor A must have at least "
                                  "2 dimensions.")
     if LU._shape[-1] != LU._shape[-2]:
         raise TensorRuntimeError(
