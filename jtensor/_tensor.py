@@ -121,6 +121,7 @@ class Tensor:
     _is_inference = False
     _view_version = None   # views recorded by autograd: the version their grad_fn is valid for
     _accumulator = None    # weak reference to a leaf's AccumulateGrad node
+    _fw_grads = None       # forward AD: {level: tangent} (jtensor/autograd/forward/)
 
     # ------------------------------------------------------------------ construction
     def __new__(cls, *args, dtype=None, device=None, requires_grad=False):

@@ -12,6 +12,7 @@ from .functional import backward, grad
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .gradcheck import gradcheck, gradgradcheck
+from . import forward_ad  # noqa: F401 (torch.autograd.forward_ad)
 from . import tensor_methods as _tensor_methods  # noqa: F401 (attaches Tensor.backward...)
 from .variable import Variable  # noqa: F401 (torch.autograd.Variable, legacy)
 

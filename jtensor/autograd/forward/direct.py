@@ -1,0 +1,384 @@
+"""The direct forward-mode rules: PyTorch's "auto_linear" and "auto_element_wise" ops and
+the explicit formulas of the ops training code uses (``derivatives.yaml``'s
+``result:`` lines), each cheaper than the generic double-vjp rule.
+
+A formula ``f(c, result)`` reads the call's arguments with ``c.value(name)``, tangents with
+``c.tangent(x)`` and returns the output's tangent (a tuple for several outputs; None for an
+output without one). Formulas are written in public jtensor ops, so a tangent that must be
+differentiable (reverse over forward) or seen by an outer transform records as any op does.
+"""
+
+import math
+
+from ..._api import ops as J
+from ..._tensor import Tensor
+from .rules import GENERIC, LINEAR, MULTILINEAR, Call, Derived, Rule, _Linear, rule
+
+# ----------------------------------------------------------------------------- linear ops
+
+rule(
+    # element-wise and reductions linear in their tensor inputs
+    "add",
+    "sub",
+    "neg",
+    "positive",
+    "sum",
+    "mean",
+    "cumsum",
+    "trace",
+    "deg2rad",
+    "rad2deg",
+    "diff",
+    # copies
+    "clone",
+    "contiguous",
+    "to",
+    "narrow_copy",
+    "conj",
+    "conj_physical",
+    "resolve_conj",
+    "resolve_neg",
+    "real",
+    "imag",
+    # joining, rearranging, selection (the indices are constants)
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
+    "block_diag",
+    "flip",
+    "fliplr",
+    "flipud",
+    "roll",
+    "rot90",
+    "repeat",
+    "tile",
+    "repeat_interleave",
+    "tril",
+    "triu",
+    "diag",
+    "diag_embed",
+    "index_select",
+    "gather",
+    "take",
+    "take_along_dim",
+    "masked_select",
+    "where",
+    "masked_fill",
+    "index_fill",
+    "scatter_add",
+    "index_add",
+    "index_copy",
+    "index_put",
+    "put",
+    "select_scatter",
+    "slice_scatter",
+    "diagonal_scatter",
+    "masked_scatter",
+    "sum_to_size",
+    "broadcast_tensors",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "meshgrid",
+    "cartesian_prod",
+    "combinations",
+    # in-place only
+    "__setitem__",
+    "copy_",
+    "fill_",
+    "zero_",
+    kind=LINEAR,
+)
+
+
+class _Scatter(_Linear):
+    """``scatter``: linear in ``input`` and ``src``; a number ``value`` is a constant (its
+    tangent scatters 0); with ``reduce=`` it is not linear and takes the generic rule."""
+
+    def apply(self, c, written, tangent_call=None):
+        if c.value("reduce") is not None:
+            return GENERIC.apply(c, written)
+        value = c.value("value")
+        if value is None or isinstance(value, Tensor):
+            return _Linear.apply(self, c, written)
+        args, kwargs = list(c.args), dict(c.kwargs)
+        pos = c.op.backward.positional.index("value")
+        if pos < len(args):
+            args[pos] = value.__class__(0)
+        else:
+            kwargs["value"] = value.__class__(0)
+        return _Linear.apply(
+            self, c, written, Call(c.op, c.entry, tuple(args), kwargs, c.level, c.found)
+        )
+
+
+rule("scatter", kind=_Scatter())
+
+# ----------------------------------------------------------------------------- products
+
+rule(
+    "mul",
+    "multiply",
+    "matmul",
+    "mm",
+    "bmm",
+    "mv",
+    "dot",
+    "vdot",
+    "inner",
+    "outer",
+    "ger",
+    "einsum",
+    "tensordot",
+    "kron",
+    "cross",
+    "linalg_cross",
+    "linalg_vecdot",
+    "chain_matmul",
+    "linalg_multi_dot",
+    kind=MULTILINEAR,
+)
+
+
+def _t(c, x):
+    """The tangent of ``x``, or None."""
+    return c.tangent(x)
+
+
+def _plus(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _scaled(t, s):
+    if t is None:
+        return None
+    return t if (not isinstance(s, Tensor) and s == 1) else t * s
+
+
+def _addmm_like(product):
+    """``input * beta + alpha * product(m1, m2)`` (``addmm``, ``addmv``, ``addr``,
+    ``baddbmm``, ``addbmm``): affine, bilinear in the two factors."""
+
+    def formula(c, result):
+        names = c.op.backward.inputs
+        inp, m1, m2 = (c.value(n) for n in names)
+        beta, alpha = c.value("beta", 1), c.value("alpha", 1)
+        t_in, t1, t2 = (_t(c, x) for x in (inp, m1, m2))
+        prod = _plus(
+            None if t1 is None else product(t1, m2), None if t2 is None else product(m1, t2)
+        )
+        out = _scaled(prod, alpha)
+        if t_in is not None and not (not isinstance(beta, Tensor) and beta == 0):
+            out = _plus(out, _scaled(t_in, beta))
+        if out is None:
+            return J.zeros_like(result)
+        return out.expand(result.shape) if out.shape != result.shape else out
+
+    return Derived(formula)
+
+
+rule("addmm", kind=_addmm_like(lambda a, b: J.mm(a, b)))
+rule("addmv", kind=_addmm_like(lambda a, b: J.mv(a, b)))
+rule("addr", kind=_addmm_like(lambda a, b: J.outer(a, b)))
+rule("baddbmm", kind=_addmm_like(lambda a, b: J.bmm(a, b)))
+rule("addbmm", kind=_addmm_like(lambda a, b: J.bmm(a, b).sum(0)))
+
+
+def _div(c, result):
+    a, b = c.value("input"), c.value("other")
+    ta, tb = _t(c, a), _t(c, b)
+    mode = c.value("rounding_mode")
+    if mode is not None:
+        return J.zeros_like(result)
+    out = None if ta is None else ta / b
+    if tb is not None:
+        out = _plus(out, -tb * result / b)
+    return out
+
+
+rule("div", "divide", "true_divide", kind=Derived(_div))
+
+
+def _addcmul(c, result):
+    inp, t1, t2 = c.value("input"), c.value("tensor1"), c.value("tensor2")
+    value = c.value("value", 1)
+    out = _t(c, inp)
+    prod = _plus(
+        None if _t(c, t1) is None else _t(c, t1) * t2, None if _t(c, t2) is None else t1 * _t(c, t2)
+    )
+    return _plus(out, _scaled(prod, value))
+
+
+rule("addcmul", kind=Derived(_addcmul))
+
+
+def _linear(c, result):
+    """``F.linear(input, weight, bias)``: bilinear in (input, weight), plus the bias."""
+    x, w, b = c.bound("input", "weight", "bias")
+    tx, tw, tb = _t(c, x), _t(c, w), _t(c, b)
+    out = None
+    if tx is not None:
+        out = c.entry(tx, w)
+    if tw is not None:
+        out = _plus(out, c.entry(x, tw))
+    return _plus(out, tb)
+
+
+rule("linear", kind=Derived(_linear))
+
+
+# ----------------------------------------------------------------------------- element-wise
+
+
+def _unary(f, needs_input=True):
+    """A rule for ``out = f(input)`` element-wise: ``f(x, result, t) -> tangent``."""
+
+    def formula(c, result):
+        x = c.value("input")
+        return f(x, result, _t(c, x))
+
+    return Derived(formula, needs_input)
+
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+rule("exp", kind=_unary(lambda x, r, t: t * r, False))
+rule("exp2", kind=_unary(lambda x, r, t: t * r * _LN2, False))
+rule("expm1", kind=_unary(lambda x, r, t: t * (r + 1), False))
+rule("log", kind=_unary(lambda x, r, t: t / x))
+rule("log2", kind=_unary(lambda x, r, t: t / (x * _LN2)))
+rule("log10", kind=_unary(lambda x, r, t: t / (x * _LN10)))
+rule("log1p", kind=_unary(lambda x, r, t: t / (x + 1)))
+rule("sqrt", kind=_unary(lambda x, r, t: t / (2 * r), False))
+rule("rsqrt", kind=_unary(lambda x, r, t: t * (-0.5) * r * r * r, False))
+rule("reciprocal", kind=_unary(lambda x, r, t: -t * r * r, False))
+rule("sin", kind=_unary(lambda x, r, t: t * J.cos(x)))
+rule("cos", kind=_unary(lambda x, r, t: -t * J.sin(x)))
+rule("tan", kind=_unary(lambda x, r, t: t * (1 + r * r), False))
+rule("sinh", kind=_unary(lambda x, r, t: t * J.cosh(x)))
+rule("cosh", kind=_unary(lambda x, r, t: t * J.sinh(x)))
+rule("tanh", kind=_unary(lambda x, r, t: t * (1 - r * r), False))
+rule("sigmoid", kind=_unary(lambda x, r, t: t * r * (1 - r), False))
+rule("relu", kind=_unary(lambda x, r, t: t * (r > 0), False))
+rule("square", kind=_unary(lambda x, r, t: 2 * x * t))
+rule("erf", kind=_unary(lambda x, r, t: t * _TWO_OVER_SQRT_PI * J.exp(-x * x)))
+rule("asin", kind=_unary(lambda x, r, t: t / J.sqrt(1 - x * x)))
+rule("acos", kind=_unary(lambda x, r, t: -t / J.sqrt(1 - x * x)))
+rule("atan", kind=_unary(lambda x, r, t: t / (1 + x * x)))
+
+
+class _RealOnly(Rule):
+    """A direct rule for real inputs; complex ones take the generic rule (the formula is
+    not the complex derivative: ``abs``' is not holomorphic)."""
+
+    def __init__(self, real_rule):
+        self.real_rule = real_rule
+
+    def apply(self, c, written):
+        x = c.args[0] if c.args else c.kwargs.get("input", c.kwargs.get("self"))
+        if isinstance(x, Tensor) and x.is_complex():
+            return GENERIC.apply(c, written)
+        return self.real_rule.apply(c, written)
+
+
+rule("abs", "absolute", kind=_RealOnly(_unary(lambda x, r, t: t * J.sign(x))))
+
+
+def _zero(c, result):
+    return (
+        tuple(J.zeros_like(o) if isinstance(o, Tensor) else None for o in result)
+        if isinstance(result, tuple)
+        else J.zeros_like(result)
+    )
+
+
+# Piecewise constant: the tangent is zero (PyTorch's zeros_like(grad) formulas).
+rule("sign", "floor", "ceil", "round", "trunc", kind=Derived(_zero, False))
+rule("frac", kind=_unary(lambda x, r, t: t * 1, False))
+
+
+class _Pow(Rule):
+    """``pow`` with a number exponent directly; a tensor exponent takes the generic rule."""
+
+    def apply(self, c, written):
+        names = c.op.backward.positional
+        e = (
+            c.args[1]
+            if len(c.args) > 1
+            else c.kwargs.get(names[1] if len(names) > 1 else "exponent")
+        )
+        if isinstance(e, Tensor) or not isinstance(c.args[0] if c.args else None, Tensor):
+            return GENERIC.apply(c, written)
+        return _POW.apply(c, written)
+
+
+def _pow_number(c, result):
+    x = c.args[0]
+    e = c.args[1] if len(c.args) > 1 else next(iter(c.kwargs.values()))
+    t = _t(c, x)
+    if e == 0:
+        return J.zeros_like(result)
+    return t * (e * J.pow(x, e - 1))
+
+
+_POW = Derived(_pow_number)
+rule("pow", kind=_Pow())
+
+
+# ----------------------------------------------------------------------------- reductions
+
+
+def _max_dim(c, result):
+    """``max``/``min`` along a dim: the tangent at the chosen index."""
+    x = c.value("input")
+    dim, keepdim = c.value("dim"), c.value("keepdim", False)
+    indices = result[1]
+    idx = indices if keepdim else indices.unsqueeze(dim)
+    t = J.gather(_t(c, x), dim, idx)
+    return (t if keepdim else t.squeeze(dim)), None
+
+
+class _MaybeGeneric(Derived):
+    """``max``/``min`` along a dim directly; their other forms (over all elements, of two
+    tensors) take the generic rule."""
+
+    def apply(self, c, written):
+        if written is None and isinstance(
+            c.args[1] if len(c.args) > 1 else c.kwargs.get("dim"), int
+        ):
+            return Derived.apply(self, c, written)
+        return GENERIC.apply(c, written)
+
+
+rule("max", "min", kind=_MaybeGeneric(_max_dim))
+
+
+def _softmax(c, result):
+    x, dim, dtype = c.value("input"), c.value("dim"), c.value("dtype")
+    t = _t(c, x)
+    if dtype is not None:
+        t = t.to(dtype)
+    return result * (t - (t * result).sum(dim, keepdim=True))
+
+
+def _log_softmax(c, result):
+    x, dim, dtype = c.value("input"), c.value("dim"), c.value("dtype")
+    t = _t(c, x)
+    if dtype is not None:
+        t = t.to(dtype)
+    return t - (J.exp(result) * t).sum(dim, keepdim=True)
+
+
+rule("softmax", kind=Derived(_softmax, False))
+rule("log_softmax", kind=Derived(_log_softmax, False))

@@ -1,0 +1,252 @@
+"""Forward-mode AD (``torch.autograd.forward_ad``) against PyTorch: the level API and its
+errors, tangents of views and in-place ops, and the tangents of op outputs."""
+
+import numpy as np
+import pytest
+
+import jtensor
+import jtensor.autograd.forward_ad as fwAD
+
+torch = pytest.importorskip("torch")
+tfwAD = torch.autograd.forward_ad
+
+pytestmark = pytest.mark.devices
+
+
+def _np(t):
+    return None if t is None else t.detach().cpu().numpy()
+
+
+def _pair(shape, seed=0, low=-2.0, high=2.0):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(low, high, size=shape), rng.uniform(-1, 1, size=shape)
+
+
+def _outcome(lib, fn):
+    """What a call under a dual level does: ``("ok", value)`` or ``("raise", type)``."""
+    try:
+        return "ok", fn(lib)
+    except Exception as e:  # noqa: BLE001 (the exception type is what is compared)
+        return "raise", type(e).__mro__[1] if type(e).__module__.startswith("jtensor") else type(e)
+
+
+# ----------------------------------------------------------------------------- the level API
+
+
+def _level_errors(lib):
+    ad = lib.autograd.forward_ad
+    x = lib.ones(3)
+    seen = []
+
+    def attempt(f):
+        try:
+            f()
+            seen.append("ok")
+        except Exception as e:  # noqa: BLE001
+            seen.append((type(e).__name__, str(e).split(".")[0]))
+
+    attempt(lambda: ad.make_dual(x, lib.ones(3)))
+    attempt(lambda: ad.exit_dual_level())
+    seen.append(ad.unpack_dual(x).tangent is None)
+    with ad.dual_level() as level:
+        seen.append(level)
+        attempt(lambda: ad.enter_dual_level())
+        attempt(lambda: ad.make_dual(x, lib.ones(4)))
+        attempt(lambda: ad.make_dual(x.long(), lib.ones(3).long()))
+        attempt(lambda: ad.make_dual(x, lib.ones(3).long()))
+        attempt(lambda: ad.make_dual(x, lib.ones(3), level=3))
+        d = ad.make_dual(x, lib.ones(3))
+        attempt(lambda: ad.make_dual(d, lib.ones(3)))
+        attempt(lambda: ad.unpack_dual(d, level=2))
+        attempt(lambda: ad.exit_dual_level(level=1))
+    seen.append(ad.unpack_dual(d).tangent is None)
+    return seen
+
+
+def test_level_api_and_its_errors_match_pytorch():
+    assert _level_errors(jtensor) == _level_errors(torch)
+
+
+def test_dual_and_primal_are_views_and_the_tangent_is_kept_or_laid_out():
+    def observe(lib):
+        ad = lib.autograd.forward_ad
+        x = lib.arange(12.0).reshape(3, 4)
+        out = []
+        with ad.dual_level():
+            v = lib.ones(3, 4)
+            d = ad.make_dual(x, v)
+            p, t = ad.unpack_dual(d)
+            out += [d is x, d._base is x, p is x, p._base is x, t is v]
+            t2 = ad.unpack_dual(ad.make_dual(x, lib.ones(4, 3).t())).tangent
+            out += [t2.stride(), t2.is_contiguous()]
+            t3 = ad.unpack_dual(ad.make_dual(x, lib.ones(4).expand(3, 4))).tangent
+            out += [t3.stride()]
+            x64 = ad.make_dual(x, lib.ones(3, 4, dtype=lib.float64))
+            out += [
+                str(ad.unpack_dual(x64).tangent.dtype),
+                str((x64 * 2).dtype),
+                str(ad.unpack_dual(x64 * 2).tangent.dtype),
+            ]
+            out += [ad.unpack_dual(p).tangent is None, ad.unpack_dual(x).tangent is None]
+            out += [
+                ad.unpack_dual(d.detach()).tangent is None,
+                ad.unpack_dual(d.data).tangent is None,
+            ]
+        return out
+
+    assert observe(jtensor) == observe(torch)
+
+
+def test_dual_level_is_a_decorator():
+    @fwAD.dual_level()
+    def f(x):
+        return fwAD.unpack_dual(fwAD.make_dual(x, jtensor.ones(2)) * 3).tangent
+
+    assert f(jtensor.zeros(2)).tolist() == [3.0, 3.0]
+    assert fwAD._current_level == -1
+
+
+# ----------------------------------------------------------------------------- views, in place
+
+
+def _inplace_story(lib):
+    ad = lib.autograd.forward_ad
+    x = lib.tensor([1.0, 2.0, 3.0])
+    v = lib.tensor([0.5, -1.0, 2.0])
+    out = []
+    with ad.dual_level():
+        d = ad.make_dual(x.clone(), v.clone())
+        t = ad.unpack_dual(d).tangent
+        d.mul_(2)
+        out.append(ad.unpack_dual(d).tangent is t)
+        out.append(_np(t))
+        view = d[1:]
+        view.exp_()
+        out += [_np(ad.unpack_dual(d).tangent), _np(ad.unpack_dual(view).tangent)]
+        # a plain tensor written with a dual becomes dual; so does its base
+        y = lib.zeros(6)
+        early = y[4:]
+        w = y[:3]
+        w.add_(ad.make_dual(x, v))
+        out += [
+            _np(ad.unpack_dual(w).tangent),
+            _np(ad.unpack_dual(y).tangent),
+            _np(ad.unpack_dual(early).tangent),
+        ]
+        z = lib.zeros(2, 3)
+        z[0] = ad.make_dual(x, v)
+        out.append(_np(ad.unpack_dual(z).tangent))
+        c = lib.zeros(3)
+        c.copy_(ad.make_dual(x, v) * 2)
+        out.append(_np(ad.unpack_dual(c).tangent))
+        # the dual's primal written in place: the tangent stays
+        p = ad.unpack_dual(d).primal
+        p.mul_(10)
+        out.append(_np(ad.unpack_dual(d).tangent))
+        # view tangents are views of the base's tangent
+        m = ad.make_dual(lib.zeros(2, 2), lib.ones(2, 2))
+        row = m[0]
+        ad.unpack_dual(m).tangent.mul_(3)
+        out.append(_np(ad.unpack_dual(row).tangent))
+        out.append(_np(ad.unpack_dual(m.T).tangent))
+        out.append(_np(ad.unpack_dual(m.mT).tangent))
+        out.append(_np(ad.unpack_dual((m * (1 + 1j)).real).tangent))
+    return out
+
+
+def test_inplace_and_view_tangents_match_pytorch():
+    ours, theirs = _inplace_story(jtensor), _inplace_story(torch)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs, strict=True):
+        if isinstance(b, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+        else:
+            assert a == b
+
+
+def test_tangents_are_dropped_when_the_level_exits():
+    x = jtensor.ones(2)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, jtensor.ones(2))
+        y = d * 2
+        assert fwAD.unpack_dual(y).tangent is not None
+    assert d._fw_grads is None and y._fw_grads is None
+    assert fwAD.unpack_dual(y).tangent is None
+
+
+# ----------------------------------------------------------------------------- op tangents
+
+CASES = [
+    ("sin", lambda lib, a: a.sin()),
+    ("exp", lambda lib, a: lib.exp(a)),
+    ("mul", lambda lib, a: a * a + 2 * a),
+    ("div", lambda lib, a: a / (a.abs() + 1)),
+    ("sum", lambda lib, a: a.sum(0)),
+    ("matmul", lambda lib, a: a @ a.t()),
+    ("softmax", lambda lib, a: lib.softmax(a, 1)),
+    ("relu", lambda lib, a: lib.relu(a)),
+    ("cat", lambda lib, a: lib.cat([a, a * 2], 1)),
+    ("where", lambda lib, a: lib.where(a > 0, a, a * a)),
+    ("getitem", lambda lib, a: a[[0, 1], 1:]),
+    ("max_dim", lambda lib, a: a.max(1)),
+    ("mixed", lambda lib, a: a + lib.ones(3, 4, dtype=lib.float64)),
+]
+
+
+@pytest.mark.parametrize("name,fn", CASES, ids=[c[0] for c in CASES])
+def test_op_tangents_match_pytorch(name, fn):
+    x, v = _pair((3, 4))
+
+    def run(lib):
+        ad = lib.autograd.forward_ad
+        with ad.dual_level():
+            d = ad.make_dual(lib.tensor(x, dtype=lib.float32), lib.tensor(v, dtype=lib.float32))
+            out = fn(lib, d)
+            outs = out if isinstance(out, tuple) else (out,)
+            return [
+                (
+                    tuple(o.shape),
+                    str(o.dtype),
+                    _np(ad.unpack_dual(o).tangent),
+                    None
+                    if ad.unpack_dual(o).tangent is None
+                    else (str(ad.unpack_dual(o).tangent.dtype), ad.unpack_dual(o).tangent.stride()),
+                )
+                for o in outs
+            ]
+
+    ours, theirs = run(jtensor), run(torch)
+    for (s1, d1, t1, m1), (s2, d2, t2, m2) in zip(ours, theirs, strict=True):
+        assert (s1, d1, m1) == (s2, d2, m2)
+        if t2 is None:
+            assert t1 is None
+        else:
+            np.testing.assert_allclose(t1, t2, rtol=1e-5, atol=1e-6)
+
+
+def test_tangent_of_a_primal_that_requires_grad_is_differentiable():
+    """Reverse over forward: d/dx of the tangent of sin(x) along v is -sin(x) v."""
+
+    def run(lib):
+        ad = lib.autograd.forward_ad
+        x = lib.tensor([0.3, 1.2], dtype=lib.float64, requires_grad=True)
+        v = lib.tensor([1.0, 2.0], dtype=lib.float64)
+        with ad.dual_level():
+            t = ad.unpack_dual(lib.sin(ad.make_dual(x, v))).tangent
+            (g,) = lib.autograd.grad(t.sum(), x)
+        return _np(g)
+
+    np.testing.assert_allclose(run(jtensor), run(torch), rtol=1e-12)
+
+
+def test_out_and_unsupported_ops_raise_pytorch_errors():
+    def run(lib):
+        ad = lib.autograd.forward_ad
+        with ad.dual_level():
+            d = ad.make_dual(lib.ones(3) * 2, lib.ones(3))
+            return [
+                _outcome(lib, lambda lib: lib.abs(d, out=lib.empty(3)))[1],
+                _outcome(lib, lambda lib: d.clone().acosh_())[1],
+            ]
+
+    assert run(jtensor) == run(torch) == [NotImplementedError, NotImplementedError]
