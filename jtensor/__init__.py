@@ -9,7 +9,7 @@ from . import _dtypes  # noqa: F401
 from ._device import device  # noqa: F401
 from ._dtypes import ALIASES as _ALIASES
 from ._dtypes import dtype, finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
-from ._errors import (JTensorError, TensorIndexError, TensorRuntimeError,  # noqa: F401
+from ._errors import (TensorIndexError, TensorRuntimeError,  # noqa: F401
                       TensorTypeError, TensorValueError)
 from ._size import Size  # noqa: F401
 from . import return_types  # noqa: F401 (torch.return_types' named tuples)

@@ -1,37 +1,20 @@
-"""One error hierarchy for jtensor.
+"""The exceptions jtensor raises: PyTorch's own.
 
-Every class also inherits the builtin exception that PyTorch raises in the same
-situation, so code written as ``except RuntimeError`` keeps working unchanged.
+PyTorch raises Python's builtin exceptions (``RuntimeError`` for shapes, views, dtypes and
+devices, ``IndexError`` for dims and indices out of range, ``TypeError`` for wrong argument
+kinds, ``ValueError``, ``NotImplementedError`` when a kernel lacks a dtype), so jtensor raises
+exactly those: a traceback reads ``RuntimeError: ...`` as PyTorch's does, and ``except
+RuntimeError`` or ``type(e) is RuntimeError`` behave the same. The names below say, where an
+error is raised, which of PyTorch's situations it is.
 """
 
 import sys
 
-
-class JTensorError(Exception):
-    """Base class of every error jtensor raises on purpose."""
-
-
-class TensorRuntimeError(JTensorError, RuntimeError):
-    """Raised where PyTorch raises ``RuntimeError`` (shapes, views, dtypes, devices)."""
-
-
-class TensorIndexError(JTensorError, IndexError):
-    """Raised where PyTorch raises ``IndexError`` (dimension or index out of range)."""
-
-
-class TensorTypeError(JTensorError, TypeError):
-    """Raised where PyTorch raises ``TypeError`` (wrong argument kinds)."""
-
-
-class TensorValueError(JTensorError, ValueError):
-    """Raised where PyTorch raises ``ValueError``."""
-
-
-class TensorNotImplementedError(JTensorError, NotImplementedError):
-    """Raised where PyTorch raises ``NotImplementedError``: a kernel lacks this dtype.
-
-    (``NotImplementedError`` is a ``RuntimeError``, so ``except RuntimeError`` still works.)
-    """
+TensorRuntimeError = RuntimeError
+TensorIndexError = IndexError
+TensorTypeError = TypeError
+TensorValueError = ValueError
+TensorNotImplementedError = NotImplementedError
 
 
 def not_implemented(kernel, dtype):

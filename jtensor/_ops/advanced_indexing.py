@@ -59,9 +59,7 @@ def _sequence_to_index(input, seq):
 
     try:
         array, dtype = array_from_data(seq)
-    except TensorTypeError:
-        raise
-    except (TypeError, ValueError) as exc:
+    except ValueError as exc:   # (its TypeErrors already say what is wrong)
         raise TensorTypeError(f"invalid index {seq!r}: {exc}") from None
     if dtype not in (_dtypes.bool_, _dtypes.uint8):
         with np.errstate(invalid="ignore", over="ignore"):

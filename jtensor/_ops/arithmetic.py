@@ -167,7 +167,7 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
             if check is not None:
                 check(other, self)
             first, second = (self, other) if commutes else (other, self)
-            if self._requires_grad:
+            if self._requires_grad or _TRANSFORMS.active:
                 return impl(first, second)  # the recorded path (``2 - x`` is RsubBackward1)
             result = elementwise(impl.op, run if select is None else select(first, second),
                                  (first, second), rule=rule)
@@ -510,9 +510,11 @@ for _attr in ("__itruediv__", "__idiv__"):
 
 
 def _rtruediv(self, other):
+    # PyTorch's ``number / x`` is ``x.reciprocal() * number``: two ops, rounded twice, and a
+    # graph of MulBackward0 over ReciprocalBackward0.
     if not is_operand(other):
         return NotImplemented
-    return div(as_operand("div", _operand(other), "other", 1), self)
+    return mul(FUNCTIONS["reciprocal"](self), _operand(other))
 
 
 Tensor.__rtruediv__ = Tensor.__rdiv__ = _rtruediv

@@ -17,7 +17,7 @@ from .._device import device as _device_type
 from .._device import is_pinned, to_device
 from .._dispatch import (Post, check_inplace, check_no_internal_overlap, notify,
                          returned_input)
-from .._errors import (JTensorError, TensorIndexError, TensorRuntimeError, TensorTypeError,
+from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
                        stacklevel, wrap_dim)
 from .._layout import (
     broadcast_shapes,
@@ -211,13 +211,9 @@ def _is_number(value):
         not isinstance(value, np.ndarray)
 
 
-class _IntTooBig(JTensorError, OverflowError):
-    """PyTorch's ``OverflowError`` for a Python int beyond 64 bits (a JTensorError too)."""
-
-
 def _check_int_range(value):
     if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
-        raise _IntTooBig(f"int too big to convert ({value} does not fit in 64 bits)")
+        raise OverflowError(f"int too big to convert ({value} does not fit in 64 bits)")
 
 
 def _check_scalar_fits(value, dtype, half_checked=True):

@@ -170,7 +170,8 @@ class Node:
         return "torch::autograd::" + name if name in _QUALIFIED else name
 
     def __repr__(self):
-        return f"<{type(self).__name__} object>"
+        # As PyTorch prints it, address included (nbval's shipped sanitizer masks it).
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
     # ctx-style access for formulas: saved tensors (checked) and the op's other arguments
     def __getattr__(self, key):
@@ -285,7 +286,18 @@ def _flatten_grads(node, result):
             out.append(g if m is not None and g.__class__ is Tensor and g._shape == m[0]
                        and g._dtype is m[1] else _fit(g, m, node, k))
         k += 1
+    values = node._values
+    if values is not None and "__kept__" in values:
+        return [out[i] for i in values["__kept__"] if i < len(out)]
     return out
+
+
+def kept_input_meta(node):
+    """``node._input_meta`` for its edges only (without the Scalar arguments' entries)."""
+    values = node._values
+    if values is not None and "__kept__" in values:
+        return tuple(node._input_meta[i] for i in values["__kept__"])
+    return node._input_meta
 
 
 def _fit(g, meta, node=None, index=0):
@@ -440,6 +452,12 @@ NONDIFF = "nondifferentiable"
 METADATA_INPLACE = frozenset(("t_", "transpose_", "swapaxes_", "swapdims_", "unsqueeze_",
                               "squeeze_", "as_strided_"))
 _NO_EDGE = (None, 0)
+_NUMBERS = frozenset((bool, int, float, complex))
+# Ops whose number arguments PyTorch wraps into a 0-d tensor (their schema takes a Tensor):
+# the number keeps its ``(None, 0)`` edge, as in ``(b + 1).grad_fn.next_functions``. A number
+# as ``sub``'s first operand is a Scalar overload again (``2 - b`` is ``rsub(b, 2)``).
+_WRAPS_NUMBERS = frozenset(("add", "sub", "mul", "div", "true_divide", "subtract", "multiply",
+                            "divide", "where"))
 _EMPTY = frozenset()
 
 
@@ -486,6 +504,7 @@ def record_call(op, impl, args, kwargs):
     result = _run_inside(impl, args, kwargs)
 
     # Differentiable inputs, flattened, with their metadata.
+    scalars = None
     edges = []
     meta = []
     needs = []
@@ -514,6 +533,13 @@ def record_call(op, impl, args, kwargs):
                 meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset))
             needs.append(e[0] is not None)
         else:
+            if v.__class__ in _NUMBERS and (formula.op.name.rstrip("_") not in _WRAPS_NUMBERS
+                                             or (name == "input" and formula.op.name == "sub")):
+                # A number argument is PyTorch's Scalar overload (``b ** 2``, ``2 - b``,
+                # ``clamp(b, 0, 1)``): that node has no edge for it at all.
+                if scalars is None:
+                    scalars = []
+                scalars.append(len(edges))
             edges.append((None, 0))
             meta.append(None)
             needs.append(False)
@@ -540,9 +566,15 @@ def record_call(op, impl, args, kwargs):
     cls = formula.cls if formula.cls is not None else node_class(formula.name(values))
     node = object.__new__(cls)
     Node.__init__(node, formula)
-    node.next_functions = tuple(edges)
     node._input_meta = tuple(meta)
     values["__needs__"] = tuple(needs)
+    if scalars is not None:
+        # The formula still returns one gradient per declared input (``__kept__`` picks the
+        # edges' ones in ``_flatten_grads``); ``_input_meta`` stays indexed by input.
+        kept = tuple(i for i in range(len(edges)) if i not in scalars)
+        values["__kept__"] = kept
+        edges = [edges[i] for i in kept]
+    node.next_functions = tuple(edges)
 
     saved = {}
     stored = {}
@@ -727,7 +759,8 @@ def _rebase_view(view, fn_node):
     base_edge = edge_of(base) if base._requires_grad else (None, 0)
     node = CopySlices()
     node.next_functions = (base_edge,) + tuple(fn_node.next_functions[1:])
-    node._input_meta = ((base._shape, base._dtype, base.device),) + fn_node._input_meta[1:]
+    node._input_meta = ((base._shape, base._dtype, base.device),) + \
+        kept_input_meta(fn_node)[1:]
     node._values = {"base": (base._shape, base._stride, base._offset),
                     "view": (view._shape, view._stride, view._offset), "fn": fn_node}
     base._requires_grad = True

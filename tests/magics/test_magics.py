@@ -139,7 +139,7 @@ def test_exception_shows_partial_trace_and_propagates(ip):
     assert not result.success
     assert isinstance(result.error_in_exec, RuntimeError)
     assert "never" not in ip.user_ns
-    assert "raised TensorRuntimeError at line 2" in captured.stdout
+    assert "raised RuntimeError at line 2" in captured.stdout
     assert "[VIEW-FAILED] line 2" in captured.stdout
     assert "Cell In[" in captured.stdout + captured.stderr
     assert _dispatch.trace_hook is None and _dispatch.event_hook is None

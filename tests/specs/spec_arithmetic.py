@@ -223,6 +223,13 @@ def operator_cases(symbol):
     ]
 
 
+def _reflected(cases, wanted):
+    """Split ``operator_cases``: ``number / x`` runs ``x.reciprocal() * number`` in PyTorch
+    (its event is ``mul``'s, so those cases live in mul's spec)."""
+    return [c for c in cases
+            if (c.name.startswith("reflected") and not c.name.endswith("-none")) == wanted]
+
+
 def inplace_operator_cases(symbol):
     """``a op= b`` (emits the in-place op's event: these go in the ``name_`` spec)."""
     inplace = {"+": operator.iadd, "-": operator.isub, "*": operator.imul,
@@ -380,13 +387,15 @@ SPECS = [
     inplace_spec("sub_", extra=inplace_operator_cases("-") + [
         case(lambda lib: f34(lib).subtract_(f34(lib, 1), alpha=2), name="subtract_"),
     ]),
-    binary_spec("mul", fn("mul"), extra=operator_cases("*") + [
+    binary_spec("mul", fn("mul"), extra=operator_cases("*")
+                + _reflected(operator_cases("/"), True) + [
+        case(lambda lib: T(lib, np.array([5, 6])).__rtruediv__(2), name="rtruediv"),
         case(lambda lib: lib.multiply(f34(lib), 3), name="multiply"),
         case(lambda lib: T(lib, arr(3, 4, dtype="int8")) * 1000, name="int8-overflow-wraps"),
     ]),
     inplace_spec("mul_", extra=inplace_operator_cases("*") + [
         case(lambda lib: f34(lib).multiply_(2), name="multiply_")]),
-    binary_spec("div", fn("div"), extra=operator_cases("/") + [
+    binary_spec("div", fn("div"), extra=_reflected(operator_cases("/"), False) + [
         c for mode in ("trunc", "floor") for c in binary_cases(div_mode(mode))
         if c.name in ("float", "int-int", "int-int-with-zeros", "int-float-scalar", "bool-bool",
                       "float16", "uint8-int8", "edge-values", "edge-values-float64",
@@ -408,7 +417,6 @@ SPECS = [
         case(lambda lib: lib.div(T(lib, np.array([5, -5, 7, -7])), T(lib, np.array([2, 2, -2, -2])),
                                  rounding_mode="floor"), name="floor-signs"),
         case(lambda lib: nz34(lib).div(3, rounding_mode="floor"), name="method-floor"),
-        case(lambda lib: T(lib, np.array([5, 6])).__rtruediv__(2), name="rtruediv"),
     ]),
     inplace_spec("div_", extra=inplace_operator_cases("/") + [
         case(lambda lib: i34(lib).div_(nz34(lib), rounding_mode="floor"), name="int-floor"),
