@@ -250,3 +250,91 @@ def test_out_and_unsupported_ops_raise_pytorch_errors():
             ]
 
     assert run(jtensor) == run(torch) == [NotImplementedError, NotImplementedError]
+
+
+# ----------------------------------------------------------------------------- every op
+
+from tests.harness.gradients import G, load_specs, make_inputs, tensors_in  # noqa: E402
+
+SPEC_CASES = [s for s in load_specs() if isinstance(s, G)]
+_spec_ids = {}
+
+
+def _spec_id(case):
+    n = _spec_ids.get(case.op, 0)
+    _spec_ids[case.op] = n + 1
+    return f"{case.op}-{n}"
+
+
+SPEC_IDS = [_spec_id(c) for c in SPEC_CASES]
+
+
+def _random_like(t, rng):
+    values = rng.uniform(-1, 1, size=tuple(t.shape))
+    if t.is_complex():
+        values = values + 1j * rng.uniform(-1, 1, size=tuple(t.shape))
+    return jtensor.tensor(values, dtype=t.dtype, device=t.device)
+
+
+def _real_dot(a, b):
+    """Re <a, b> = Re sum(conj(a) b): the inner product PyTorch's complex vjp is the adjoint
+    for."""
+    prod = a.conj() * b if a.is_complex() or b.is_complex() else a * b
+    return float(prod.sum().real.item()) if prod.is_complex() else float(prod.sum().item())
+
+
+@pytest.mark.parametrize("case", SPEC_CASES, ids=SPEC_IDS)
+def test_forward_jvp_equals_reverse_mode_product(case):
+    """For every gradient spec: <w, J v> from forward mode equals <J^T w, v> from reverse mode
+    (float64, random v and w), and outputs without a gradient have no nonzero tangent."""
+    rng = np.random.default_rng(7 + SPEC_IDS.index(_spec_id_of(case)))
+    inputs, _ = make_inputs(jtensor, case, 1000)
+    diff = [
+        i
+        for i, x in enumerate(inputs)
+        if isinstance(x, jtensor.Tensor)
+        and x.requires_grad
+        and (x.is_floating_point() or x.is_complex())
+    ]
+    vs = {i: _random_like(inputs[i], rng) for i in diff}
+    out = case.fn(jtensor, *inputs)
+    outs = tensors_in(out)
+    try:
+        with fwAD.dual_level():
+            duals = [
+                fwAD.make_dual(x.detach(), vs[i]) if i in vs else x for i, x in enumerate(inputs)
+            ]
+            fouts = tensors_in(case.fn(jtensor, *duals))
+            tangents = [fwAD.unpack_dual(o).tangent for o in fouts]
+    except NotImplementedError as e:
+        # PyTorch refuses forward AD for this op too (same exception type and message).
+        tinputs, _ = make_inputs(torch, case, 1000)
+        with tfwAD.dual_level():
+            tduals = [
+                tfwAD.make_dual(x.detach(), torch.ones_like(x)) if i in vs else x
+                for i, x in enumerate(tinputs)
+            ]
+            with pytest.raises(NotImplementedError) as theirs:
+                case.fn(torch, *tduals)
+        assert str(e).split(" that ")[0] == str(theirs.value).split(" that ")[0]
+        return
+    assert len(fouts) == len(outs)
+    for k, (o, t) in enumerate(zip(outs, tangents, strict=True)):
+        if not o.requires_grad:
+            assert t is None or not t.abs().sum().item(), f"output {k}"
+            continue
+        assert t is not None, f"output {k} has no tangent"
+        assert tuple(t.shape) == tuple(o.shape)
+        w = _random_like(o, rng)
+        grads = jtensor.autograd.grad(
+            o, [inputs[i] for i in diff], w, retain_graph=True, allow_unused=True
+        )
+        expected = sum(
+            _real_dot(g, vs[i]) for g, i in zip(grads, diff, strict=True) if g is not None
+        )
+        got = _real_dot(w, t)
+        assert got == pytest.approx(expected, rel=1e-6, abs=1e-8), f"output {k}"
+
+
+def _spec_id_of(case):
+    return SPEC_IDS[next(i for i, c in enumerate(SPEC_CASES) if c is case)]

@@ -87,7 +87,14 @@ rule(
     "meshgrid",
     "cartesian_prod",
     "combinations",
-    # in-place only
+    # in-place only (the metadata ones change the tangent's view as the primal's)
+    "t_",
+    "transpose_",
+    "swapaxes_",
+    "swapdims_",
+    "unsqueeze_",
+    "squeeze_",
+    "as_strided_",
     "__setitem__",
     "copy_",
     "fill_",
@@ -380,5 +387,27 @@ def _log_softmax(c, result):
     return t - (J.exp(result) * t).sum(dim, keepdim=True)
 
 
+def _logcumsumexp(c, result):
+    """``d out_i = sum_{j<=i} exp(x_j - out_i) t_j``, shifted by the max for range."""
+    x, dim = c.value("input"), c.value("dim")
+    t = _t(c, x)
+    if x.numel() == 0:
+        return J.zeros_like(result)
+    shift = x.detach().amax(dim, keepdim=True)
+    shift = J.where(J.isfinite(shift), shift, J.zeros_like(shift))
+    return J.cumsum(t * J.exp(x - shift), dim) * J.exp(shift - result)
+
+
+rule("logcumsumexp", kind=Derived(_logcumsumexp))
+
+
+def _sinc(x, r, t):
+    """``sinc'(x) = (cos(pi x) - sinc(x)) / x``, and 0 at 0."""
+    zero = x == 0
+    safe = J.where(zero, J.ones_like(x), x)
+    return t * J.where(zero, J.zeros_like(x), (J.cos(math.pi * safe) - r) / safe)
+
+
+rule("sinc", kind=_unary(_sinc))
 rule("softmax", kind=Derived(_softmax, False))
 rule("log_softmax", kind=Derived(_log_softmax, False))

@@ -33,20 +33,41 @@ from ..._tensor import Tensor
 from ..graph import NONDIFF
 from . import tangents as T
 
-# Ops PyTorch has no forward-mode formula for (its "not implemented yet" error).
-UNSUPPORTED = frozenset(
-    (
+# Ops PyTorch has no forward-mode formula for (its "not implemented yet" error), with the
+# name its message gives (the ATen op: ``torch.unique`` is ``_unique2``).
+UNSUPPORTED = {
+    name: name
+    for name in (
         "acosh_",
         "asinh_",
         "atanh_",
         "embedding_renorm_",
         "igamma_",
         "igammac_",
+        "index_reduce",
         "index_reduce_",
         "rrelu_with_noise_",
         "set_",
+        "unique_consecutive",
     )
-)
+}
+UNSUPPORTED["unique"] = "_unique2"
+
+
+def _unsupported_name(op, args, kwargs):
+    if op.name == "unique":
+        bound = inspect.signature(op.impl).bind(*args, **kwargs).arguments
+        if bound.get("dim") is not None:
+            return "unique_dim"
+    return UNSUPPORTED[op.name]
+
+
+def _no_formula_error(name):
+    """PyTorch's error for an op whose derivative is not implemented at all (its node is
+    ``NotImplemented``): forward mode refuses it too."""
+    return TensorNotImplementedError(
+        f"Trying to use forward AD with aten::{name} that does not support it."
+    )
 
 
 def _differentiable(t):
@@ -378,6 +399,10 @@ class _Generic(Rule):
             kwargs = {k: sub_any(v) for k, v in c.kwargs.items()}
             out = c.entry(*args, **kwargs)
             outputs = _as_tuple(out)
+            for o in outputs:
+                fn = o._grad_fn if isinstance(o, Tensor) else None
+                if fn is not None and type(fn).__name__ == "NotImplemented":
+                    raise _no_formula_error(c.op.name)
             diff = [
                 i
                 for i, o in enumerate(outputs)
@@ -475,10 +500,10 @@ def run(level, op, entry, args, kwargs, found):
         )
     if name in UNSUPPORTED:
         raise TensorNotImplementedError(
-            f"Trying to use forward AD with {name} that does not support it because it has "
-            "not been implemented yet.\nPlease file an issue to PyTorch at "
-            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
-            "that we can prioritize its implementation."
+            f"Trying to use forward AD with {_unsupported_name(op, args, kwargs)} that does "
+            "not support it because it has not been implemented yet.\nPlease file an issue "
+            "to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-"
+            "request.yml so that we can prioritize its implementation."
         )
     formula = op.backward
     if formula is NONDIFF or (formula is None and op.kind != "nn"):
