@@ -8,10 +8,11 @@ from ._ops import linalg as _impl
 from ._ops.linalg import LinAlgError
 
 _NAMES = (
-    "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lu",
-    "lu_factor", "lu_factor_ex", "lu_solve", "matrix_norm", "matrix_power", "matrix_rank",
-    "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
-    "svd", "svdvals", "vecdot", "vector_norm",
+    "cholesky", "cholesky_ex", "cross", "det", "eig", "eigh", "eigvals", "eigvalsh",
+    "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
+    "lu_solve", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+    "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+    "vecdot", "vector_norm",
 )
 
 # Each public name is the registered op ``linalg_<name>`` itself (its generated entry).

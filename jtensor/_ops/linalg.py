@@ -1379,3 +1379,257 @@ def cholesky_inverse(input, upper=False, *, out=None):
         X = _cholesky_factor_solve(xp, a, eye, upper)
     return _write_single_out(out, _colmajor(xp, X, input._dtype, input.device),
                              "cholesky_inverse")
+
+
+# ---------------------------------------------------------------------- matrix exponential
+# Higham (2005), "The scaling and squaring method for the matrix exponential revisited":
+# the [13/13] Pade approximant, exact to double precision for ||A||_1 <= theta_13, after
+# scaling A by 2^-s and squaring s times. Computed in double precision for every dtype.
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+           40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_THETA13 = 5.371920351148152
+
+
+def _matrix_exp_array(xp, a):
+    n = a.shape[-1]
+    work = xp.complex128 if xp.iscomplexobj(a) else xp.float64
+    a = a.astype(work)
+    bad = _nonfinite(xp, a)
+    a = xp.where(bad[..., None, None], 0, a)
+    with quiet():
+        norm = xp.max(xp.sum(xp.abs(a), axis=-2), axis=-1) if n else xp.zeros(a.shape[:-2])
+        s = xp.maximum(0, xp.ceil(xp.log2(xp.maximum(norm, 1e-300) / _THETA13))).astype(int)
+        a = a / (2.0 ** s)[..., None, None]
+        b = _PADE13
+        eye = xp.eye(n, dtype=work)
+        a2 = a @ a
+        a4 = a2 @ a2
+        a6 = a4 @ a2
+        u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4
+                 + b[3] * a2 + b[1] * eye)
+        v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 \
+            + b[0] * eye
+        r = xp.linalg.solve(v - u, v + u) if n else v
+        top = int(s.max()) if s.size else 0
+        for i in range(top):
+            r = xp.where((s > i)[..., None, None], r @ r, r)
+    # PyTorch's exponential of a matrix holding NaN or Inf is NaN everywhere.
+    return xp.where(bad[..., None, None], xp.nan, r)
+
+
+@register("copy", name="linalg_matrix_exp", method=False, function=False)
+def linalg_matrix_exp(A):
+    """The matrix exponential ``sum_k A^k / k!`` of each square matrix (scaling and squaring
+    with a Pade approximant); NaN everywhere for a matrix holding NaN or Inf."""
+    return _matrix_exp("linalg_matrix_exp", A)
+
+
+@register("copy")
+def matrix_exp(input):
+    """``torch.matrix_exp``: ``torch.linalg.matrix_exp``."""
+    return _matrix_exp("matrix_exp", input)
+
+
+def _matrix_exp(fname, A):
+    name = "linalg.matrix_exp"
+    _check_tensor(fname, A)
+    _check_matrix(name, A)
+    _check_float(name, A, half=True)
+    xp = _xp(A)
+    return wrap_result(xp, _matrix_exp_array(xp, A._array()), A._dtype, A.device)
+
+
+# ---------------------------------------------------------------------- eig
+def _eig_arrays(fname, A, vectors=True):
+    name = "linalg.eig"
+    _check_tensor(fname, A)
+    _check_matrix(name, A)
+    if A._dtype not in _FLOAT_TYPES:
+        raise TensorRuntimeError(f"Unknown Complex ScalarType for {A._dtype._torch_name}")
+    xp = _xp(A)
+    a = A._array()
+    if bool(_nonfinite(xp, a).any()):
+        raise TensorRuntimeError("torch.linalg.eig: input tensor should not contain infs or "
+                                 "NaNs.")
+    cdtype = A._dtype.to_complex()
+    if vectors:
+        w, v = _linalg_call(name, xp.linalg.eig, a)
+        return xp, cdtype, w.astype(cdtype.numpy), v.astype(cdtype.numpy)
+    w = _linalg_call(name, xp.linalg.eigvals, a)
+    return xp, cdtype, w.astype(cdtype.numpy), None
+
+
+@register("copy", name="linalg_eig", method=False, function=False)
+def linalg_eig(A):
+    """``(eigenvalues, eigenvectors)`` of each square matrix, always complex (LAPACK's
+    ``geev``: unit-norm eigenvectors in the columns)."""
+    xp, cdtype, w, v = _eig_arrays("linalg_eig", A)
+    return _named("linalg_eig", ("eigenvalues", "eigenvectors"),
+                  (wrap_result(xp, w, cdtype, A.device), _colmajor(xp, v, cdtype, A.device)))
+
+
+@register("copy", name="linalg_eigvals", method=False, function=False)
+def linalg_eigvals(A):
+    """The (complex) eigenvalues of each square matrix, as ``linalg.eig`` orders them."""
+    xp, cdtype, w, _ = _eig_arrays("linalg_eigvals", A, vectors=False)
+    return wrap_result(xp, w, cdtype, A.device)
+
+
+# ---------------------------------------------------------------------- least squares
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+@register("copy", name="linalg_lstsq", method=False, function=False)
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||_F``.
+
+    Every driver computes the minimum-norm solution from the SVD, singular values at or
+    below ``rcond * s_max`` (``rcond`` defaults to ``eps * max(m, n)``) counting as zero;
+    what else is returned follows the driver as in PyTorch: ``rank`` for all but 'gels',
+    ``singular_values`` for 'gelsd'/'gelss', ``residuals`` (squared column norms of
+    ``A X - B``) when m > n, every matrix has full rank and the driver is not 'gelsy'. 'gels'
+    (QR) refuses a rank-deficient matrix with PyTorch's ``LinAlgError``."""
+    name = "torch.linalg.lstsq"
+    _check_tensor("linalg_lstsq", A, "self")
+    _check_tensor("linalg_lstsq", B, "b")
+    device = check_same_device([A, B])
+    if driver is None:
+        driver = "gelsy"
+    if driver not in _LSTSQ_DRIVERS:
+        raise TensorRuntimeError(
+            f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if A._dtype not in _FLOAT_TYPES:
+        raise TensorRuntimeError("This function doesn't handle types other than float and "
+                                 "double")
+    if A.dim() < 2:
+        raise TensorRuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if A._dtype is not B._dtype:
+        raise TensorRuntimeError(
+            f"{name}: Expected input and other to have the same dtype, but got input's dtype "
+            f"{A._dtype._torch_name} and other's dtype {B._dtype._torch_name}")
+    vector = B.dim() == A.dim() - 1
+    if B.dim() < 1 or (not vector and B.dim() < 2):
+        raise TensorRuntimeError(f"{name}: other must have at least 1 dimension.")
+    b_shape = tuple(B._shape) + (1,) if vector else tuple(B._shape)
+    m, n = A._shape[-2], A._shape[-1]
+    if b_shape[-2] != m:
+        raise TensorRuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
+    try:
+        batch = tuple(broadcast_shapes(tuple(A._shape[:-2]), b_shape[:-2]))
+    except RuntimeError:
+        raise TensorRuntimeError(
+            f"{name}: shape mismatch: A {list(A._shape)} and B {list(B._shape)} cannot be "
+            "broadcast together") from None
+    xp = _xp(A)
+    a = xp.broadcast_to(A._array(), batch + (m, n))
+    b = B._array()[..., None] if vector else B._array()
+    b = xp.broadcast_to(b, batch + b_shape[-2:])
+    if bool(_nonfinite(xp, a).any()):
+        # LAPACK rejects (PyTorch: an internal assert) a matrix holding NaN or Inf.
+        raise TensorRuntimeError(f"{name}: the input matrix A contains NaN or Inf values")
+    real = A._dtype.to_real()
+    if rcond is None:
+        rcond = _dtypes.finfo(real).eps * builtins.max(m, n)
+    with quiet():
+        u, s, vh = _svd_call(xp, a, full_matrices=False)
+        smax = s[..., :1] if s.shape[-1] else xp.zeros(s.shape[:-1] + (1,), s.dtype)
+        keep = s > rcond * smax
+        rank = xp.sum(keep, axis=-1)
+        s_inv = xp.where(keep, 1.0 / xp.where(keep, s, 1), 0).astype(s.dtype)
+        x = _mh_array(xp, vh) @ (s_inv[..., :, None] * (_mh_array(xp, u) @ b))
+    k = builtins.min(m, n)
+    if driver == "gels" and k:
+        R = _linalg_call(name, xp.linalg.qr, a if m >= n else _mh_array(xp, a), mode="r")
+        d = xp.abs(xp.diagonal(R, axis1=-2, axis2=-1))
+        # LAPACK's trtrs refuses an exactly zero diagonal of R; the backend's QR rounds
+        # differently, so a diagonal at rounding level of R's largest counts as zero too.
+        eps = _dtypes.finfo(real).eps
+        zero = d <= 4 * eps * xp.max(d, axis=-1, keepdims=True)
+        info = xp.where(zero.any(axis=-1), xp.argmax(zero, axis=-1) + 1, 0)
+        _batch_error(name, info, len(batch) > 0, lambda i: (
+            "The least squares solution could not be computed because the input matrix does "
+            f"not have full rank (error code: {i})."))
+    full = bool((rank == n).all()) if rank.size else True
+    empty = xp.zeros((0,), dtype=real.numpy)
+    if m > n and full and driver != "gelsy":
+        with quiet():
+            res = xp.sum(xp.abs(a @ x - b) ** 2, axis=-2)
+        if vector:
+            res = res[..., 0]
+    else:
+        res = empty
+    rank_out = empty.astype(xp.int64) if driver == "gels" else rank.astype(xp.int64)
+    sv = s if driver in ("gelsd", "gelss") else empty
+    if vector:
+        sol = _colmajor(xp, x[..., 0], A._dtype, device)
+    else:
+        # LAPACK writes X over B's (max(m, n), k) column-major buffer: X is its first n rows.
+        rows = builtins.max(m, n)
+        pad = xp.zeros(x.shape[:-2] + (rows, x.shape[-1]), dtype=x.dtype)
+        pad[..., :n, :] = x
+        sol = _colmajor(xp, pad, A._dtype, device)
+        sol._set_metadata(tuple(x.shape), sol._stride, 0)
+    return _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"),
+                  (sol, wrap_result(xp, res, real, device),
+                   wrap_result(xp, rank_out, _dtypes.int64, device),
+                   wrap_result(xp, sv, real, device)))
+
+
+# ---------------------------------------------------------------------- Householder
+def _householder_array(xp, a, tau):
+    """LAPACK's ``orgqr``: the first n columns of ``H_1 ... H_k`` with
+    ``H_i = I - tau_i v_i v_i^H`` and ``v_i = (0, ..., 0, 1, a[i+1:, i])``."""
+    m, n = a.shape[-2], a.shape[-1]
+    k = tau.shape[-1]
+    batch = tuple(a.shape[:-2])
+    q = xp.broadcast_to(xp.eye(m, n, dtype=a.dtype), batch + (m, n)).copy()
+    with quiet():
+        for i in range(k - 1, -1, -1):
+            v = xp.zeros(batch + (m,), dtype=a.dtype)
+            v[..., i] = 1
+            v[..., i + 1:] = a[..., i + 1:, i]
+            w = xp.matmul(xp.conj(v)[..., None, :], q)  # v^H q, (..., 1, n)
+            q = q - tau[..., i, None, None] * v[..., :, None] * w
+    return q
+
+
+@register("copy", name="linalg_householder_product", method=False, function=False)
+def linalg_householder_product(A, tau):
+    """The first n columns of the product of Householder reflectors stored as ``geqrf``
+    leaves them (``A`` below its diagonal, scalars ``tau``)."""
+    return _householder("linalg_householder_product", A, tau)
+
+
+@register("copy")
+def orgqr(input, input2):
+    """``torch.orgqr``: ``torch.linalg.householder_product``."""
+    return _householder("orgqr", input, input2)
+
+
+def _householder(fname, A, tau):
+    name = "torch.linalg.householder_product"
+    _check_tensor(fname, A)
+    _check_tensor(fname, tau, "tau")
+    device = check_same_device([A, tau])
+    if A.dim() < 2:
+        raise TensorRuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if A._shape[-2] < A._shape[-1]:
+        raise TensorRuntimeError(
+            f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if tau.dim() < 1 or A._shape[-1] < tau._shape[-1]:
+        raise TensorRuntimeError(
+            f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if tuple(tau._shape[:-1]) != tuple(A._shape[:-2]):
+        raise TensorRuntimeError(
+            f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but "
+            f"got {list(tau._shape[:-1])}")
+    if tau._dtype is not A._dtype:
+        raise TensorRuntimeError(
+            f"{name}: tau dtype {tau._dtype._torch_name} does not match input dtype "
+            f"{A._dtype._torch_name}")
+    if A._dtype not in _FLOAT_TYPES:
+        raise TensorNotImplementedError(
+            f"\"orgqr_cpu\" not implemented for '{A._dtype._torch_name}'")
+    xp = _xp(A)
+    return _colmajor(xp, _householder_array(xp, A._array(), tau._array()), A._dtype, device)

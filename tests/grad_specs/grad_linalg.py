@@ -280,8 +280,30 @@ GRADS = [
       [(3, 3)]),
     G("cholesky_inverse", lambda lib, a: lib.cholesky_inverse(_wellposed(lib, a).triu(), True),
       [(2, 3, 3)]),
+    # ---------------------------------------------------------------- exp, eig, lstsq
+    G("linalg_matrix_exp", lambda lib, a: lib.linalg.matrix_exp(a), [(3, 3)]),
+    G("linalg_matrix_exp", lambda lib, a: lib.linalg.matrix_exp(a), [(2, 2, 2)]),
+    G("matrix_exp", lambda lib, a: lib.matrix_exp(a), [(3, 3)]),
+    G("linalg_eigvals", lambda lib, a: lib.linalg.eigvals(a).abs(), [(3, 3)], variants=False),
+    G("linalg_eig", lambda lib, a: _eig(lib, a), [(3, 3)], variants=False),
+    G("linalg_lstsq", lambda lib, a, b: lib.linalg.lstsq(a, b).solution, [(4, 3), (4, 2)]),
+    G("linalg_lstsq", lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, driver="gelsd"))[:2],
+      [(2, 4, 3), (2, 4, 2)], variants=False),
+    G("linalg_lstsq", lambda lib, a, b: lib.linalg.lstsq(a, b).solution, [(2, 3), (2,)],
+      variants=False),
+    G("linalg_householder_product", lambda lib, a, t: lib.linalg.householder_product(a, t),
+      [(4, 3), (2,)]),
+    G("linalg_householder_product", lambda lib, a, t: lib.linalg.householder_product(a, t),
+      [(2, 3, 3), (2, 3)]),
+    G("orgqr", lambda lib, a, t: lib.orgqr(a, t), [(3, 2), (2,)]),
 ]
 
 
 def _pivots(lib, *values):
     return lib.tensor(values, dtype=lib.int32)
+
+
+def _eig(lib, a):
+    """Eigenvalues and quantities invariant to each eigenvector's phase."""
+    w, v = lib.linalg.eig(a)
+    return w, (v * v.conj()).real

@@ -769,6 +769,11 @@ def linalg_pinv_backward(ctx, g):
     A = ctx.A
     P = _output(ctx.result, lambda: linalg.pinv(A, atol=ctx.atol, rtol=ctx.rtol,
                                                      hermitian=ctx.hermitian, rcond=ctx.rcond))
+    return _pinv_grad(A, P, g)
+
+
+def _pinv_grad(A, P, g):
+    """PyTorch's pinv_backward: the gradient through P = pinv(A) (constant rank)."""
     m, n = A.shape[-2], A.shape[-1]
     Ph = _mh(P)
     gh = _mh(g)
@@ -1111,3 +1116,166 @@ def cholesky_inverse_backward(ctx, g):
     X = _output(ctx.result, lambda: J.cholesky_inverse(L, upper))
     C = X.matmul((g + _mh(g)).matmul(X))
     return -L.matmul(C) if upper else -C.matmul(L)
+
+
+# ---------------------------------------------------------------------- exp, eig, lstsq
+
+def _matrix_exp_grad(A, g):
+    """PyTorch's differential of exp at A applied adjointly: the upper-right block of
+    exp([[A^H, g], [0, A^H]])."""
+    n = A.shape[-1]
+    Ah = _mh(A)
+    top = J.cat([Ah, g], -1)
+    bottom = J.cat([J.zeros_like(Ah), Ah], -1)
+    big = linalg.matrix_exp(J.cat([top, bottom], -2))
+    return big.narrow(-2, 0, n).narrow(-1, n, n)
+
+
+@derivative("linalg_matrix_exp", inputs=("A",), save=("A",), name="LinalgMatrixExpBackward0")
+def linalg_matrix_exp_backward(ctx, g):
+    return _matrix_exp_grad(ctx.A, g)
+
+
+@derivative("matrix_exp", save=("input",), name="LinalgMatrixExpBackward0")
+def matrix_exp_backward(ctx, g):
+    return _matrix_exp_grad(ctx.input, g)
+
+
+def _eig_grad(A, L, V, gL, gV):
+    """PyTorch's linalg_eig_backward for a general matrix: with E_ij = conj(L_j - L_i),
+    gA = V^{-H} (diag(gL) + (V^H gV - V^H V diag(Re(V^H gV))) / E) V^H; real A keeps the
+    real part."""
+    from ..._errors import TensorRuntimeError
+
+    n = L.shape[-1]
+    Vh = _mh(V)
+    if gV is not None:
+        VhgV = Vh.matmul(gV)
+        diag = VhgV.diagonal(0, -2, -1)
+        if bool((diag.imag.abs() > 1e-2 * (1 + diag.abs())).any()):
+            raise TensorRuntimeError(
+                "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                "multiplication by e^{i phi}. The specified loss function depends on this "
+                "quantity, so it is ill-defined.")
+        VhgV = VhgV - Vh.matmul(V * diag.real.to(V.dtype).unsqueeze(-2))
+        Lc = L.conj()
+        E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + _eye_like(n, L)
+        inner = VhgV / E
+        inner = inner - inner.diagonal(0, -2, -1).diag_embed()
+        if gL is not None:
+            inner = inner + gL.to(V.dtype).diag_embed()
+    else:
+        inner = gL.to(V.dtype).diag_embed()
+    gA = linalg.solve(Vh, inner.matmul(Vh))
+    return gA if A.is_complex() else gA.real
+
+
+@derivative("linalg_eig", inputs=("A",), save=("A", "result"), name="LinalgEigBackward0",
+            multi_grad=True)
+def linalg_eig_backward(ctx, gL, gV):
+    L, V = _output(ctx.result, lambda: linalg.eig(ctx.A))
+    return _eig_grad(ctx.A, L, V, gL, gV)
+
+
+@derivative("linalg_eigvals", inputs=("A",), save=("A",), name="LinalgEigBackward0")
+def linalg_eigvals_backward(ctx, g):
+    L, V = linalg.eig(ctx.A)
+    return _eig_grad(ctx.A, L, V, g, None)
+
+
+@derivative("linalg_lstsq", inputs=("A", "B"), save=("A", "B", "result"),
+            name="LinalgLstsqBackward0", multi_grad=True, nondiff_outputs=(2,))
+def linalg_lstsq_backward(ctx, gX, g_res, *rest):
+    """Through X = pinv(A) B (PyTorch's linalg_lstsq_backward); the residuals
+    r = ||A X - B||^2 per column are stationary in X, so their gradient is the explicit one:
+    2 (A X - B) diag(g_r) X^H for A and -2 (A X - B) diag(g_r) for B."""
+    A, B = ctx.A, ctx.B
+    need_a, need_b = ctx.needs_input_grad
+    vector = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    X = _output(ctx.result[0], lambda: linalg.lstsq(A, B, ctx.rcond, driver=ctx.driver)[0])
+    Xm = X.unsqueeze(-1) if vector else X
+    gA = gB = None
+    if gX is not None:
+        gXm = gX.unsqueeze(-1) if vector else gX
+        P = linalg.pinv(A)
+        if need_a:
+            gA = _pinv_grad(A, P, gXm.matmul(_mh(Bm)))
+        if need_b:
+            gB = _mh(P).matmul(gXm)
+    if g_res is not None and g_res.numel():
+        R = A.matmul(Xm) - Bm
+        gr = g_res.unsqueeze(-1) if vector else g_res
+        Rg = 2 * R * gr.unsqueeze(-2)
+        if need_a:
+            t = Rg.matmul(_mh(Xm))
+            gA = t if gA is None else gA + t
+        if need_b:
+            gB = -Rg if gB is None else gB - Rg
+    if gB is not None and vector:
+        gB = gB.squeeze(-1)
+    return gA, gB
+
+
+def _householder_grad(A, tau, g, need_a, need_tau):
+    """Reverse mode through Q_i = H_i Q_{i+1} (Q_k = I[:, :n], H_i = I - tau_i v_i v_i^H):
+    grad Q_{i+1} = H_i^H G_i, grad tau_i = -sum(G_i conj(v_i w_i)) with w_i = v_i^H Q_{i+1},
+    grad v_i = -conj(tau_i) G_i w_i^H - tau_i Q_{i+1} G_i^H v_i (below v_i's unit entry)."""
+    m, n = A.shape[-2], A.shape[-1]
+    k = tau.shape[-1]
+    eye = _eye_like(m, A)
+    vs = []
+    for i in range(k):
+        col = A.narrow(-1, i, 1).squeeze(-1)
+        head = J.zeros(tuple(A.shape[:-2]) + (i,), dtype=A.dtype, device=A.device)
+        one = J.ones(tuple(A.shape[:-2]) + (1,), dtype=A.dtype, device=A.device)
+        vs.append(J.cat([head, one, col.narrow(-1, i + 1, m - i - 1)], -1))
+    # Q_{i+1} for every i, built from the right: Qs[i] = H_{i+1} ... H_{k-1} E.
+    Qs = [None] * k
+    Q = eye.narrow(-1, 0, n).expand(tuple(A.shape[:-2]) + (m, n))
+    for i in range(k - 1, -1, -1):
+        Qs[i] = Q
+        v = vs[i]
+        Q = Q - tau.narrow(-1, i, 1).unsqueeze(-1) * v.unsqueeze(-1) * _conj(v).unsqueeze(
+            -2).matmul(Q)
+    G = g
+    gA_cols = []
+    g_tau = []
+    for i in range(k):
+        v, Qn = vs[i], Qs[i]
+        t = tau.narrow(-1, i, 1).unsqueeze(-1)
+        vcol = v.unsqueeze(-1)
+        w = _conj(v).unsqueeze(-2).matmul(Qn)
+        if need_tau:
+            g_tau.append(-(G * _conj(vcol * w)).sum((-2, -1)).unsqueeze(-1))
+        if need_a:
+            gv = -_conj(t) * G.matmul(_mh(w)) - t * Qn.matmul(_mh(G).matmul(vcol))
+            gA_cols.append(gv.squeeze(-1))
+        # G_{i+1} = H_i^H G_i
+        G = G - _conj(t) * vcol * _conj(v).unsqueeze(-2).matmul(G)
+    gA = None
+    if need_a:
+        cols = []
+        for i in range(n):
+            if i < k:
+                c = gA_cols[i]
+                zero = J.zeros(tuple(c.shape[:-1]) + (i + 1,), dtype=c.dtype, device=c.device)
+                cols.append(J.cat([zero, c.narrow(-1, i + 1, m - i - 1)], -1))
+            else:
+                cols.append(J.zeros(tuple(A.shape[:-2]) + (m,), dtype=A.dtype,
+                                    device=A.device))
+        gA = J.stack(cols, -1)
+    gt = J.cat(g_tau, -1) if need_tau else None
+    return gA, gt
+
+
+@derivative("linalg_householder_product", inputs=("A", "tau"), save=("A", "tau"),
+            name="LinalgHouseholderProductBackward0")
+def linalg_householder_product_backward(ctx, g):
+    return _householder_grad(ctx.A, ctx.tau, g, *ctx.needs_input_grad)
+
+
+@derivative("orgqr", inputs=("input", "input2"), save=("input", "input2"),
+            name="LinalgHouseholderProductBackward0")
+def orgqr_backward(ctx, g):
+    return _householder_grad(ctx.input, ctx.input2, g, *ctx.needs_input_grad)
