@@ -38,6 +38,8 @@ from . import amp  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
 from . import accelerator, backends, version  # noqa: E402,F401 (device-selection idioms)
 from . import distributions  # noqa: E402,F401 (torch.distributions after import torch)
+from . import func  # noqa: E402,F401 (torch.func)
+from .func import vmap  # noqa: E402,F401 (torch.vmap is torch.func.vmap)
 from ._tensortypes import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: E402,F401
                            DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                            ShortTensor, tensortype)

@@ -10,3 +10,4 @@ from .clip_grad import (  # noqa: F401
     get_total_norm,
 )
 from . import rnn  # noqa: E402,F401 (pack_padded_sequence, pad_sequence, ...)
+from . import stateless  # noqa: E402,F401 (the deprecated functional_call)

@@ -1,0 +1,22 @@
+"""``torch.func``: composable function transforms (``vmap``, ``grad``, ``vjp``, ``jvp``,
+``jacrev``, ``jacfwd``, ``hessian``) and ``functional_call``/``stack_module_state``.
+
+``vmap`` is a level on the dispatcher's transform stack with a batching rule per op family
+(``_rules``); ``grad``/``vjp``/``jacrev`` run jtensor's reverse-mode autograd on plain
+tensors that carry the vmap levels' batch dims (``_autodiff``); ``jvp``/``jacfwd`` run
+forward-mode AD (``jtensor.autograd.forward_ad``).
+"""
+
+from ._autodiff import grad, grad_and_value, jacrev, vjp
+from ._functional_call import functional_call, stack_module_state
+from ._vmap import vmap
+
+__all__ = [
+    "functional_call",
+    "grad",
+    "grad_and_value",
+    "jacrev",
+    "stack_module_state",
+    "vjp",
+    "vmap",
+]
