@@ -240,15 +240,19 @@ def vjp(func, *primals, has_aux=False):
                 )
             lowered.append(lower(c, prepared.levels))
         batched = any(c.__class__ is BatchedTensor for c in lowered)
-        keep = create_graph
-        if keep is None:
-            keep = (
-                batched
-                or keep_forward
-                or (is_grad_enabled() and (_DEPTH[0] > 0 or any(c.requires_grad for c in lowered)))
+        needed = create_graph
+        if needed is None:
+            needed = keep_forward or (
+                is_grad_enabled() and (_DEPTH[0] > 0 or any(c.requires_grad for c in lowered))
             )
+        # A batched cotangent runs through the formulas as public ops (the level batches
+        # them), which is the create_graph path; the graph is dropped after unless needed.
+        keep = needed or batched
         pairs = [(r, c) for r, c in zip(roots, lowered, strict=True) if r.requires_grad]
-        with enable_grad() if keep else _nullcontext():
+        new_levels = {lv for c in lowered for lv in canonical(c)[0]}
+        for lv in new_levels:
+            lv.promote_inplace = True
+        with enable_grad() if keep else _nullcontext(), _promoting(new_levels):
             if pairs:
                 grads = _autograd_grad(
                     [r for r, _ in pairs],
@@ -261,12 +265,29 @@ def vjp(func, *primals, has_aux=False):
             else:
                 grads = [None] * len(prepared.leaves)
             result = prepared.gradients(grads)
+        if not needed and keep:
+            result = [_detach_tree(r, False) for r in result]
         return tuple(result)
 
     value = output if keep_forward else _detach_tree(output, False)
     if has_aux:
         return value, vjp_fn, _detach_tree(aux, keep_forward)
     return value, vjp_fn
+
+
+class _promoting:
+    """Clears the levels' ``promote_inplace`` flags when the backward pass is over."""
+
+    def __init__(self, levels):
+        self.levels = levels
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        for lv in self.levels:
+            lv.promote_inplace = False
+        return False
 
 
 class _nullcontext:

@@ -37,7 +37,9 @@ class BatchedTensor(Tensor):
     """One sample's view of a batch under ``vmap`` (see the module docstring). Not built by
     users: ``vmap`` wraps its inputs, the batching rules wrap their results."""
 
-    __slots__ = ("_phys", "_level")
+    # No slots of its own (``_phys``, ``_level`` live in the instance dict): the layout stays
+    # Tensor's, so a temporary plain tensor can become batched in place (``promote``).
+    __slots__ = ()
 
     @property
     def requires_grad(self):
@@ -124,6 +126,39 @@ def wrap(phys, level):
     self._phys = phys
     self._level = level
     return self
+
+
+def promote(level, t):
+    """Turn the plain tensor ``t`` (and its base, when it is a view) into batched tensors of
+    ``level`` in place, each sample a copy of its values: how a backward formula's
+    temporary (``z = zeros(...); z[region].copy_(grad)``) takes a per-sample gradient while
+    a cotangent batched at ``level`` flows through the backward pass. Only for tensors
+    without autograd history and with a contiguous base; returns whether it did."""
+    base = t._base if t._base is not None else t
+    if (
+        t.__class__ is not Tensor
+        or base.__class__ is not Tensor
+        or t._requires_grad
+        or base._requires_grad
+        or not base.is_contiguous()
+    ):
+        return False
+    size = level.size
+    phys_base = base.unsqueeze(0).repeat((size,) + (1,) * base.dim())
+    numel = base.numel()
+    targets = [(base, phys_base)]
+    if t is not base:
+        view = phys_base.as_strided(
+            (size,) + tuple(t._shape), (numel,) + tuple(t._stride), t._offset - base._offset
+        )
+        targets.append((t, view))
+    for obj, p in targets:
+        obj.__class__ = BatchedTensor
+        obj._phys = p
+        obj._level = level
+        obj._version_counter = p._version_counter
+        obj._cached_array = None
+    return True
 
 
 def canonical(t):

@@ -15,7 +15,7 @@ from .._api import ops as J
 from .._dtypes import FLOATING, result_type_of
 from .._errors import TensorIndexError, TensorRuntimeError, TensorValueError
 from .._tensor import Tensor
-from ._batched import BatchedTensor, wrap
+from ._batched import BatchedTensor, promote, wrap
 
 RULES = {}
 _SIGNATURES = {}
@@ -142,6 +142,8 @@ def inplace_rule(level, op, entry, args, kwargs):
     self = args[0]
     others = [v for v in list(args[1:]) + list(kwargs.values()) if is_mine(level, v)]
     if not is_mine(level, self):
+        if others and level.promote_inplace and promote(level, self):
+            return inplace_rule(level, op, entry, args, kwargs)
         if others:
             raise TensorRuntimeError(
                 f"vmap: {op.name}(self, *extra_args) is not possible because there exists a "
@@ -602,6 +604,8 @@ def _setitem(level, op, entry, args, kwargs):
         return NotImplemented
     if not is_mine(level, x):
         if isinstance(value, Tensor) and is_mine(level, value):
+            if level.promote_inplace and promote(level, x):
+                return _setitem(level, op, entry, args, kwargs)
             raise TensorRuntimeError(
                 "vmap: index_put_(self, *extra_args) is not possible because there exists a "
                 "Tensor `other` in extra_args that has more elements than `self`. This "

@@ -17,7 +17,7 @@ from .._errors import TensorRuntimeError, TensorValueError
 from .._registry import OPS
 from .._tensor import Tensor
 from . import _pytree
-from ._batched import _ITEM, BatchedTensor, wrap
+from ._batched import _ITEM, BatchedTensor, promote, wrap
 from ._rules import (
     RULES,
     elementwise_call,
@@ -131,6 +131,9 @@ class VmapLevel:
         self.randomness = randomness
         self.order = next(_ORDER)
         self.lvl = len(active_levels()) + 1
+        # Set while a cotangent batched at this level runs through a backward pass: a
+        # formula's temporaries may then become batched when written with batched values.
+        self.promote_inplace = False
 
     def __repr__(self):
         return f"<vmap level {self.lvl}: batch size {self.size}>"
@@ -236,7 +239,11 @@ def fallback(level, op, entry, args, kwargs):
         stacklevel=4,
     )
     inplace = op.kind == "inplace"
-    if inplace and not is_mine(level, args[0]):
+    if (
+        inplace
+        and not is_mine(level, args[0])
+        and not (level.promote_inplace and promote(level, args[0]))
+    ):
         raise TensorRuntimeError(
             f"vmap: {op.name}(self, *extra_args) is not possible because there exists a Tensor "
             "in extra_args that is vmapped over while `self` is not: a per-sample value cannot "
