@@ -1,14 +1,115 @@
-"""``torch.distributions``: the probability distributions policy-gradient and VAE code uses.
+"""``torch.distributions``: probability distributions with PyTorch's API and numbers.
 
-So far ``Categorical`` (``Categorical(probs)``, ``m.sample()``, ``m.log_prob(a)``, the REINFORCE
-pattern of pytorch/examples) and ``Normal`` (``sample``, the reparameterised ``rsample``,
-``log_prob``, ``entropy``), on the ``Distribution`` base with PyTorch's shapes (``batch_shape``,
-``event_shape``, ``sample_shape``), sampling draw for draw as PyTorch's (``multinomial``,
-``normal``, ``normal_``) and the same autograd graph through ``log_prob``.
+``Distribution`` (``distribution.py``) holds the shapes (``batch_shape``, ``event_shape``,
+``sample_shape``), argument validation against ``constraints`` (PyTorch's messages) and the
+``repr``. The distributions follow PyTorch's modules one to one; samplers draw as PyTorch's
+do with the same seed (``normal``, ``rand``, ``bernoulli``, ``multinomial``, ``poisson``,
+``exponential_``, ``cauchy_``, ``uniform_``), and the samplers jtensor's core lacks (gamma,
+Dirichlet, binomial) are ATen's kernels in ``_samplers.py``, drawing the same numbers, with
+the implicit reparameterisation gradients of ``Gamma``/``Beta``/``Dirichlet.rsample``.
+``kl_divergence``/``register_kl`` are in ``kl.py``, the transforms in ``transforms.py``,
+``biject_to``/``transform_to`` in ``constraint_registry.py``.
 """
 
+from . import constraints, transforms
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .constraint_registry import biject_to, transform_to
+from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .gamma import Chi2, Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .poisson import Poisson
+from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from .studentT import StudentT
+from .transformed_distribution import TransformedDistribution
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
+from .uniform import Uniform
 
-__all__ = ["Categorical", "Distribution", "Normal"]
+__all__ = [
+    "AbsTransform",
+    "AffineTransform",
+    "Bernoulli",
+    "Beta",
+    "Binomial",
+    "Categorical",
+    "Cauchy",
+    "Chi2",
+    "ComposeTransform",
+    "Dirichlet",
+    "Distribution",
+    "ExpRelaxedCategorical",
+    "ExpTransform",
+    "Exponential",
+    "ExponentialFamily",
+    "Gamma",
+    "Geometric",
+    "Gumbel",
+    "HalfNormal",
+    "Independent",
+    "IndependentTransform",
+    "Laplace",
+    "LogNormal",
+    "LogitRelaxedBernoulli",
+    "LowerCholeskyTransform",
+    "MixtureSameFamily",
+    "Multinomial",
+    "MultivariateNormal",
+    "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "Poisson",
+    "PowerTransform",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftmaxTransform",
+    "SoftplusTransform",
+    "StickBreakingTransform",
+    "StudentT",
+    "TanhTransform",
+    "Transform",
+    "TransformedDistribution",
+    "Uniform",
+    "biject_to",
+    "constraints",
+    "identity_transform",
+    "kl_divergence",
+    "register_kl",
+    "transform_to",
+    "transforms",
+]

@@ -2,13 +2,13 @@
 
 import math
 
-from .._dtypes import finfo
+from .._api import ops as J
+from .._dtypes import finfo, int64
 from .._errors import TensorValueError
-from .._ops.creation import full
-from .._ops.random_ops import multinomial
-from .._ops.views import broadcast_tensors
 from .._size import Size
+from . import constraints
 from .distribution import _EMPTY, Distribution
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -18,7 +18,7 @@ class Categorical(Distribution):
     ``probs`` are normalised along the last dimension, ``logits`` shifted by their
     ``logsumexp``. Samples are int64 class indices drawn as ``torch.multinomial`` draws."""
 
-    arg_constraints = {"probs": "simplex", "logits": "real_vector"}
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
@@ -28,35 +28,34 @@ class Categorical(Distribution):
             if probs.dim() < 1:
                 raise TensorValueError("`probs` parameter must be at least one-dimensional.")
             self.probs = probs / probs.sum(-1, keepdim=True)
-            self._param = self.probs
         else:
             if logits.dim() < 1:
                 raise TensorValueError("`logits` parameter must be at least one-dimensional.")
+            # Normalise: logits minus their logsumexp are the log-probabilities.
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
-            self._param = self.logits
+        self._param = self.probs if probs is not None else self.logits
         self._num_events = self._param.size()[-1]
         batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and probs is not None:
-            p = self.probs.detach()
-            if bool((p < 0).any()) or not bool(((p.sum(-1) - 1).abs() < 1e-6).all()):
-                raise TensorValueError(
-                    "Expected parameter probs (Tensor of shape "
-                    f"{tuple(self.probs.shape)}) of distribution {self!r} to satisfy the "
-                    "constraint Simplex(), but found invalid values"
-                )
 
-    def __getattr__(self, name):
-        # PyTorch's lazy properties: the parameter not given is computed on first use.
-        if name == "logits":
-            eps = finfo(self.probs.dtype).eps
-            value = self.probs.clamp(min=eps, max=1 - eps).log()
-        elif name == "probs":
-            value = self.logits.softmax(-1)
-        else:
-            raise AttributeError(f"'Categorical' object has no attribute {name!r}")
-        self.__dict__[name] = value
-        return value
+    def expand(self, batch_shape, _instance=None):
+        new = self._expand_params(
+            Categorical, batch_shape, _instance, ("probs", "logits"), (self._num_events,)
+        )
+        new._num_events = self._num_events
+        return new
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits)
 
     @property
     def param_shape(self):
@@ -64,44 +63,46 @@ class Categorical(Distribution):
 
     @property
     def mean(self):
-        return full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
-
-    @property
-    def variance(self):
-        return full(self._extended_shape(), math.nan, dtype=self.probs.dtype)
+        return J.full(
+            self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device
+        )
 
     @property
     def mode(self):
         return self.probs.argmax(dim=-1)
 
+    @property
+    def variance(self):
+        return J.full(
+            self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device
+        )
+
     def sample(self, sample_shape=_EMPTY):
         if not isinstance(sample_shape, Size):
             sample_shape = Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
-        samples_2d = multinomial(probs_2d, sample_shape.numel(), True).T
+        samples_2d = J.multinomial(probs_2d, sample_shape.numel(), True).T
         return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:
-            v = value.detach()
-            if (
-                bool((v < 0).any())
-                or bool((v >= self._num_events).any())
-                or bool((v != v.floor()).any())
-            ):
-                raise TensorValueError(
-                    f"Expected value argument ({type(value).__name__} of shape "
-                    f"{tuple(value.shape)}) to be within the support "
-                    f"(IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})) of "
-                    f"the distribution {self!r}, but found invalid values:\n{value}"
-                )
+            self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = broadcast_tensors(value, self.logits)
+        value, log_pmf = J.broadcast_tensors(value, self.logits)
         value = value[..., :1]
         return log_pmf.gather(-1, value).squeeze(-1)
 
     def entropy(self):
+        # -inf logits (zero probabilities) would give 0 * -inf = nan: clamp them first.
         min_real = finfo(self.logits.dtype).min
-        logits = self.logits.clamp(min=min_real)
+        logits = J.clamp(self.logits, min=min_real)
         p_log_p = logits * self.probs
         return -p_log_p.sum(-1)
+
+    def enumerate_support(self, expand=True):
+        num_events = self._num_events
+        values = J.arange(num_events, dtype=int64, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
