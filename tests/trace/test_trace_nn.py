@@ -10,6 +10,7 @@ import jtensor
 import jtensor.nn.functional as F
 from jtensor import _dispatch
 from jtensor._registry import OPS
+from tests.trace.nn_calls_more import MORE_CALLS
 
 CNN_OPS = ["conv2d", "max_pool2d", "relu", "flatten", "linear", "cross_entropy"]
 
@@ -209,6 +210,7 @@ CALLS = {
                                      (_x(4, 3, 2, grad=True), [2, 4, 1]),
                                      {"enforce_sorted": False}),
 }
+CALLS.update(MORE_CALLS)  # issue 15's added ops (tests/trace/nn_calls_more.py)
 
 
 def test_every_nn_op_has_a_call_here():

@@ -1,0 +1,35 @@
+"""One call of each ``nn`` op added for issue 15's breadth, merged into
+``test_trace_nn.CALLS`` (every ``nn`` op must have one call there)."""
+
+import jtensor
+import jtensor.nn.functional as F
+
+
+def _x(*shape, grad=False):
+    jtensor.manual_seed(sum(shape))
+    return jtensor.randn(*shape, requires_grad=grad)
+
+
+def _p(*shape):
+    return jtensor.rand(*shape) * 0.8 + 0.1
+
+
+MORE_CALLS = {
+    "selu": lambda: (F.selu, (_x(3, 4, grad=True),), {}),
+    "selu_": lambda: (F.selu_, (_x(3, 4),), {}),
+    "celu": lambda: (F.celu, (_x(3, 4, grad=True),), {"alpha": 0.5}),
+    "celu_": lambda: (F.celu_, (_x(3, 4),), {}),
+    "prelu": lambda: (F.prelu, (_x(2, 3, 4, grad=True), _p(3)), {}),
+    "glu": lambda: (F.glu, (_x(3, 4, grad=True),), {}),
+    "hardswish": lambda: (F.hardswish, (_x(3, 4, grad=True),), {}),
+    "hardsigmoid": lambda: (F.hardsigmoid, (_x(3, 4, grad=True),), {}),
+    "mish": lambda: (F.mish, (_x(3, 4, grad=True),), {}),
+    "softsign": lambda: (F.softsign, (_x(3, 4, grad=True),), {}),
+    "tanhshrink": lambda: (F.tanhshrink, (_x(3, 4, grad=True),), {}),
+    "softshrink": lambda: (F.softshrink, (_x(3, 4, grad=True),), {}),
+    "hardshrink": lambda: (F.hardshrink, (_x(3, 4, grad=True),), {}),
+    "threshold": lambda: (F.threshold, (_x(3, 4, grad=True), 0.1, 2.0), {}),
+    "threshold_": lambda: (F.threshold_, (_x(3, 4), 0.1, 2.0), {}),
+    "rrelu": lambda: (F.rrelu, (_x(3, 4, grad=True),), {"training": True}),
+    "rrelu_": lambda: (F.rrelu_, (_x(3, 4),), {}),
+}
