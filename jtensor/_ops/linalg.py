@@ -198,10 +198,19 @@ def _tri_solve(xp, T, B, upper, unit=False):
     dtype = xp.result_type(T, B)
     X = xp.zeros(batch + (n, B.shape[-1]), dtype=dtype)
     order = range(n - 1, -1, -1) if upper else range(n)
+    # trsm skips a solved entry that is exactly zero, so a NaN or Inf of T meeting it adds
+    # nothing (a plain product would make 0 * NaN = NaN): the slower masked sum keeps that.
+    masked = bool(_nonfinite(xp, T).any())
     with quiet():
         for i in order:
             done = slice(i + 1, n) if upper else slice(0, i)
-            acc = B[..., i, :] - xp.matmul(T[..., i:i + 1, done], X[..., done, :])[..., 0, :]
+            if masked:
+                terms = T[..., i, done, None] * X[..., done, :]
+                terms = xp.where(X[..., done, :] == 0, 0, terms)
+                acc = B[..., i, :] - xp.sum(terms, axis=-2)
+            else:
+                acc = B[..., i, :] - xp.matmul(T[..., i:i + 1, done],
+                                               X[..., done, :])[..., 0, :]
             X[..., i, :] = acc if unit else acc / T[..., i, i][..., None]
     return X
 
@@ -520,7 +529,9 @@ def logdet(input):
         if input._dtype.is_complex:
             r = xp.log(sign) + logabs
         else:
-            r = xp.where(sign < 0, xp.nan, xp.where(sign == 0, -xp.inf, logabs))
+            # sign is 0 for a NaN determinant too, whose log stays NaN
+            r = xp.where(sign < 0, xp.nan,
+                         xp.where((sign == 0) & ~xp.isnan(logabs), -xp.inf, logabs))
     return wrap_result(xp, r, input._dtype, input.device)
 
 
@@ -1319,7 +1330,7 @@ def cholesky(input, upper=False, *, out=None):
                "transform will produce equivalent results for all valid (symmetric positive "
                "definite) inputs.")
     L, info = _cholesky("linalg.cholesky", "cholesky", input, upper)
-    _batch_error("linalg.cholesky", info, input.dim() > 2, _cholesky_message)
+    _batch_error("cholesky", info, input.dim() > 2, _cholesky_message)
     return _write_single_out(out, L, "cholesky")
 
 
@@ -1449,14 +1460,17 @@ def _eig_arrays(fname, A, vectors=True):
         raise TensorRuntimeError(f"Unknown Complex ScalarType for {A._dtype._torch_name}")
     xp = _xp(A)
     a = A._array()
-    if bool(_nonfinite(xp, a).any()):
+    bad = _nonfinite(xp, a)
+    if vectors and bool(bad.any()):
         raise TensorRuntimeError("torch.linalg.eig: input tensor should not contain infs or "
                                  "NaNs.")
     cdtype = A._dtype.to_complex()
     if vectors:
         w, v = _linalg_call(name, xp.linalg.eig, a)
         return xp, cdtype, w.astype(cdtype.numpy), v.astype(cdtype.numpy)
-    w = _linalg_call(name, xp.linalg.eigvals, a)
+    # eigvals does not check: a matrix holding NaN or Inf has NaN eigenvalues.
+    w = _linalg_call(name, xp.linalg.eigvals, xp.where(bad[..., None, None], 0, a))
+    w = xp.where(bad[..., None], complex(xp.nan, xp.nan), w.astype(cdtype.numpy))
     return xp, cdtype, w.astype(cdtype.numpy), None
 
 
