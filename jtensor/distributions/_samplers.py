@@ -110,7 +110,7 @@ def _gamma_one(alpha, st, draws):
 
 
 def _host(t):
-    return np.ascontiguousarray(t.detach()._host_array())
+    return np.array(t.detach()._host_array(), order="C")  # keeps 0-d shapes
 
 
 def _to_tensor(values, like):

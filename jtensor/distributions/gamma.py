@@ -4,6 +4,7 @@ from .._api import ops as J
 from .._dtypes import finfo
 from . import constraints
 from ._samplers import _StandardGamma
+from ._special import gammainc
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
 from .utils import _batch_shape_of, broadcast_all
@@ -59,6 +60,11 @@ class Gamma(ExponentialFamily):
             - self.rate * value
             - J.lgamma(self.concentration)
         )
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * value)
 
     def entropy(self):
         return (

@@ -13,6 +13,7 @@ import operator
 import weakref
 from functools import reduce
 
+from .._api import broadcast_shapes
 from .._api import ops as J
 from .._dtypes import finfo
 from .._errors import TensorValueError
@@ -476,10 +477,10 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape):
-        return J.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+        return broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
     def inverse_shape(self, shape):
-        return J.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
+        return broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
 
 def _clipped_sigmoid(x):
@@ -640,12 +641,12 @@ class AffineTransform(Transform):
         return result.expand(shape)
 
     def forward_shape(self, shape):
-        return J.broadcast_shapes(
+        return broadcast_shapes(
             shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ())
         )
 
     def inverse_shape(self, shape):
-        return J.broadcast_shapes(
+        return broadcast_shapes(
             shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ())
         )
 
