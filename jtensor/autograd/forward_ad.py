@@ -233,7 +233,8 @@ def unpack_dual(tensor, *, level=None):
     if level < 0:
         return UnpackedDualTensor(tensor, None)
     obj = _level_object(level, "_fw_primal")
-    tangent = _tangents.tangent_of(tensor, obj)
+    # Off the stack (inside a Function's forward) the level's tangents are not visible.
+    tangent = _tangents.tangent_of(tensor, obj) if obj in _dispatch.transforms.stack else None
     primal = _without_level(obj, tensor._alias)
     if tangent is not None or _tangents.has_tangent(tensor):
         # An explicit "no tangent": the primal must not read its base's.

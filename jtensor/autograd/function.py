@@ -3,6 +3,12 @@
 The context object is the backward node itself (as in PyTorch): ``ctx.save_for_backward``
 keeps tensors with their version, ``ctx.saved_tensors`` checks it, ``ctx.needs_input_grad``
 tells which inputs need a gradient, ``ctx.mark_dirty`` declares inputs written in place.
+
+Forward-mode AD: under a dual level, a Function called with a dual input runs ``forward``
+without tangents and then its ``jvp(ctx, *tangents)`` (``ctx.save_for_forward`` keeps what
+``jvp`` reads as ``ctx.saved_tensors``), as PyTorch's; a Function without ``jvp`` raises
+PyTorch's error (jtensor's own Functions take the generic rule instead:
+``forward/functions.py``).
 """
 
 import functools
@@ -10,7 +16,7 @@ import warnings
 
 from .. import _dtypes
 from .._api import ops as J
-from .._dispatch import grad_mode
+from .._dispatch import grad_mode, transforms
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
 from . import graph
@@ -23,8 +29,14 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Keep tensors for ``jvp`` (read there as ``ctx.saved_tensors``)."""
+        self._fw_saved = tensors
+
     @property
     def saved_tensors(self):
+        if self._in_jvp:
+            return tuple(self._fw_saved)
         if self._freed:
             raise graph._freed_error()
         saved = self._saved or {}
@@ -49,6 +61,8 @@ class BackwardCFunction(FunctionCtx, Node):
     _non_diff = ()
     _materialize = True
     _function = None
+    _fw_saved = ()
+    _in_jvp = False
 
     def __getattr__(self, key):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute {key!r}")
@@ -133,8 +147,28 @@ class Function:
             "new-style autograd function with static forward method (call "
             f"{type(self).__name__}.apply(...), not {type(self).__name__}()(...)).")
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """Forward mode: the outputs' tangents from the inputs' (one per ``forward``
+        argument: zeros for a tensor without one, None for a non-tensor). Subclasses that
+        are used under a dual level define it."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
+        """Run ``forward`` and record one node for the call (``MyFnBackward``)."""
+        if transforms.active:
+            # Under a function transform (forward AD): tangents go through ``jvp``.
+            from .forward.functions import apply_under_transforms
+
+            return apply_under_transforms(cls, args, kwargs)
+        return cls._record(args, kwargs)[0]
+
+    @classmethod
+    def _record(cls, args, kwargs):
+        """``forward`` and its node: ``(outputs, ctx)``."""
         record = grad_mode.enabled and any(
             isinstance(a, Tensor) and a._requires_grad for a in args)
         node = object.__new__(_node_class(cls))
@@ -151,7 +185,7 @@ class Function:
         finally:
             grad_mode.enabled = previous
         if not record:
-            return outputs
+            return outputs, node
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         node.next_functions = tuple(edges)
@@ -181,7 +215,7 @@ class Function:
                         output_nr=next((k for k, o in enumerate(fixed) if o is t), 0))
             if isinstance(t, Tensor) else None for t in node._to_save]}
         node._to_save = ()
-        return fixed[0] if single else tuple(fixed)
+        return (fixed[0] if single else tuple(fixed)), node
 
 
 def once_differentiable(backward):

@@ -112,6 +112,10 @@ class SavedTensor:
             alias._requires_grad = True
             alias._grad_fn = node
             alias._output_nr = self.output_nr
+            if t._fw_grads is not None:
+                # Forward AD gave the output a tangent (on this alias too): the formula
+                # sees it, so a double backward under a dual level carries tangents.
+                alias._fw_grads = t._fw_grads
             return alias
         return t
 

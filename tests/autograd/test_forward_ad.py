@@ -338,3 +338,116 @@ def test_forward_jvp_equals_reverse_mode_product(case):
 
 def _spec_id_of(case):
     return SPEC_IDS[next(i for i, c in enumerate(SPEC_CASES) if c is case)]
+
+
+# ----------------------------------------------------------------------------- Function.jvp
+
+
+def _function_story(lib):
+    ad = lib.autograd.forward_ad
+    seen = []
+
+    class Scaled(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y, k):
+            ctx.save_for_forward(x, y)
+            ctx.k = k
+            seen.append(ad.unpack_dual(x).tangent is None)  # no tangents inside forward
+            return x * y * k, x + y
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1, g2, None
+
+        @staticmethod
+        def jvp(ctx, tx, ty, tk):
+            seen.append((_np(tx).tolist(), _np(ty).tolist(), tk))
+            x, y = ctx.saved_tensors
+            return (tx * y + x * ty) * ctx.k, tx + ty
+
+    class NoJvp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Doubler(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            t.mul_(2)
+            return t
+
+    x, y = lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])
+    with ad.dual_level():
+        d = ad.make_dual(x, lib.ones(2))
+        a, b = Scaled.apply(d, y, 3)
+        seen += [_np(ad.unpack_dual(a).tangent).tolist(), _np(ad.unpack_dual(b).tangent).tolist()]
+        try:
+            NoJvp.apply(d)
+        except NotImplementedError as e:
+            seen.append(str(e))
+        seen.append(ad.unpack_dual(NoJvp.apply(x)).tangent is None)
+        c = ad.make_dual(x.clone(), lib.ones(2))
+        r = Doubler.apply(c)
+        seen += [r is c, _np(ad.unpack_dual(c).tangent).tolist()]
+    return seen
+
+
+def test_custom_function_jvp_matches_pytorch():
+    assert _function_story(jtensor) == _function_story(torch)
+
+
+# ----------------------------------------------------------------------------- forward over reverse
+
+
+def _mlp_loss(lib, ps, x, y):
+    F = lib.nn.functional
+    h = F.layer_norm(F.gelu(F.linear(x, ps[0], ps[1])), (5,))
+    out = F.linear(lib.tanh(h), ps[2], ps[3])
+    return (
+        F.mse_loss(out, y)
+        + F.cross_entropy(out, lib.tensor([0, 1, 1]))
+        + F.softplus(out).sum()
+        + F.dropout(out, 0.0).sum()
+    )
+
+
+def test_forward_over_reverse_hessian_vector_product_matches_double_backward():
+    """HVP of an MLP loss: the tangent of the gradient (forward over reverse) equals
+    PyTorch's double backward."""
+    rng = np.random.default_rng(0)
+    shapes = [(5, 4), (5,), (2, 5), (2,)]
+    values = [rng.standard_normal(s) for s in shapes]
+    vectors = [rng.standard_normal(s) for s in shapes]
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 2))
+
+    def f64(lib, a, grad=False):
+        return lib.tensor(a, dtype=lib.float64, requires_grad=grad)
+
+    ps = [f64(torch, a, True) for a in values]
+    g = torch.autograd.grad(
+        _mlp_loss(torch, ps, f64(torch, x), f64(torch, y)), ps, create_graph=True
+    )
+    expected = torch.autograd.grad(g, ps, [f64(torch, v) for v in vectors])
+    jps = [f64(jtensor, a, True) for a in values]
+    with fwAD.dual_level():
+        duals = [fwAD.make_dual(p, f64(jtensor, v)) for p, v in zip(jps, vectors, strict=True)]
+        grads = jtensor.autograd.grad(
+            _mlp_loss(jtensor, duals, f64(jtensor, x), f64(jtensor, y)), duals, create_graph=True
+        )
+        got = [fwAD.unpack_dual(gr).tangent for gr in grads]
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_allclose(_np(a), b.numpy(), rtol=1e-9, atol=1e-12)

@@ -228,21 +228,6 @@ def _addcmul(c, result):
 rule("addcmul", kind=Derived(_addcmul))
 
 
-def _linear(c, result):
-    """``F.linear(input, weight, bias)``: bilinear in (input, weight), plus the bias."""
-    x, w, b = c.bound("input", "weight", "bias")
-    tx, tw, tb = _t(c, x), _t(c, w), _t(c, b)
-    out = None
-    if tx is not None:
-        out = c.entry(tx, w)
-    if tw is not None:
-        out = _plus(out, c.entry(x, tw))
-    return _plus(out, tb)
-
-
-rule("linear", kind=Derived(_linear))
-
-
 # ----------------------------------------------------------------------------- element-wise
 
 

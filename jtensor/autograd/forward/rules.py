@@ -26,6 +26,7 @@ import inspect
 
 from ... import _dtypes, random as _random
 from ..._api import ops as J
+from ... import _dispatch
 from ..._dispatch import grad_mode, transforms
 from ..._errors import TensorNotImplementedError
 from ..._registry import OPS
@@ -201,7 +202,30 @@ def attach_outputs(c, result, tangents, written=None):
             continue  # an input handed back unchanged keeps its own tangent
         else:
             T.set_output_tangent(c.level, o, t)
+            _share_with_saved_output(c.level, o)
     return result
+
+
+def _share_with_saved_output(level, o):
+    """A node that saved ``o`` (its ``result``) keeps a history-free alias of it, made
+    before ``o`` got its tangent: the alias gets the tangent too, so that backward formulas
+    run under the level (forward-over-reverse, Hessian-vector products) see it."""
+    node = o._grad_fn
+    saved = node._saved if node is not None else None
+    if not saved:
+        return
+    for entries in saved.values():
+        for entry in entries if entries.__class__ is list else (entries,):
+            alias = getattr(entry, "tensor", None)
+            if (
+                alias is not None
+                and alias is not o
+                and entry.is_output
+                and alias._storage is o._storage
+                and alias._shape == o._shape
+                and alias._offset == o._offset
+            ):
+                T.attach(level, alias, T.own_tangent(o, level))
 
 
 # ----------------------------------------------------------------------------- rules
@@ -343,22 +367,27 @@ class _Generic(Rule):
         random = _RANDOM.get(op.name)
         if random is None:
             random = _RANDOM[op.name] = _random_op(op)
-        states = None
-        if random:
-            # The tangent's run must draw the primal's random numbers (dropout's mask).
-            states = [(g, g.get_state()) for g in _generators()]
-            gen = c.kwargs.get("generator")
-            if gen is not None:
-                states.append((gen, gen.get_state()))
-        tangents = self.jvp(c, written)
-        if states is not None:
-            for g, state in states:
-                g.set_state(state)
+        tangents = self.jvp_same_draws(c, written) if random else self.jvp(c, written)
         result = c.entry(*c.args, **c.kwargs)
         return attach_outputs(c, result, tangents, written)
 
-    def jvp(self, c, written):
-        """The outputs' tangents by the double-vjp trick (see the module docstring)."""
+    def jvp_same_draws(self, c, written, clone_all=False):
+        """``jvp`` with the random generators put back afterwards: the primal's run then
+        draws the numbers the tangent's run drew (dropout's mask)."""
+        states = [(g, g.get_state()) for g in _generators()]
+        gen = c.kwargs.get("generator")
+        if gen is not None:
+            states.append((gen, gen.get_state()))
+        try:
+            return self.jvp(c, written, clone_all)
+        finally:
+            for g, state in states:
+                g.set_state(state)
+
+    def jvp(self, c, written, clone_all=False):
+        """The outputs' tangents by the double-vjp trick (see the module docstring).
+        ``clone_all``: the op may write into any tensor argument (a Function's
+        ``mark_dirty``), so each gets a copy."""
         from ..functional import grad as _grad
 
         user_grad = grad_mode.enabled
@@ -371,8 +400,9 @@ class _Generic(Rule):
             if key in subs:
                 return subs[key]
             t = c.found.get(key)
+            copy = clone_all or a is written
             if t is None or not _differentiable(a):
-                new = J.clone(a) if a is written else a
+                new = J.clone(a) if copy else a
             else:
                 # An input that requires grad is used itself, so the tangent records its
                 # dependence on the input (reverse-over-forward); others get a leaf.
@@ -383,7 +413,7 @@ class _Generic(Rule):
                     source = J.detach(a).requires_grad_()
                 sources.append(source)
                 vectors.append(t)
-                new = J.clone(source) if a is written else source
+                new = J.clone(source) if copy else source
             subs[key] = new
             return new
 
@@ -490,6 +520,17 @@ def _written(op, args, kwargs):
     return None
 
 
+def _decomposed(level, op, args, kwargs):
+    """An ``nn`` op without a direct rule runs its body under the level, as PyTorch's
+    composite ops do: each op and Function inside propagates tangents, so the values its
+    backward saves carry them too (forward-over-reverse through the layer is exact)."""
+    _dispatch.push_transform(level)
+    try:
+        return op.impl(*args, **kwargs)
+    finally:
+        _dispatch.pop_transform(level)
+
+
 def run(level, op, entry, args, kwargs, found):
     """Run ``op`` under ``level`` with the tangents ``found`` among its arguments."""
     name = op.name
@@ -509,9 +550,11 @@ def run(level, op, entry, args, kwargs, found):
     if formula is NONDIFF or (formula is None and op.kind != "nn"):
         # Integer results, factories, queries, detach: no tangent.
         return entry(*args, **kwargs)
+    chosen = RULES.get(name)
+    if chosen is None and op.kind == "nn":
+        return _decomposed(level, op, args, kwargs)
     c = Call(op, entry, args, kwargs, level, found)
     written = _written(op, args, kwargs)
-    chosen = RULES.get(name)
     if chosen is None and op.kind == "inplace":
         chosen = RULES.get(name[:-1])
     if chosen is None:

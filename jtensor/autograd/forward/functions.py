@@ -1,0 +1,134 @@
+"""``autograd.Function`` under forward-mode AD.
+
+``Function.apply`` is not an op, so the dispatcher's transforms do not see it: it calls
+``apply_under_transforms`` whenever a transform is active. With a dual input, as PyTorch:
+``forward`` runs without tangents (its ops see no dual level), then
+
+- a Function with its own ``jvp(ctx, *tangents)`` gets one tangent per ``forward``
+  argument (zeros for a tensor without one, None for anything else) and returns the
+  outputs' tangents; ``ctx.saved_tensors`` there are the ``ctx.save_for_forward`` ones;
+- a user's Function without ``jvp`` raises PyTorch's ``NotImplementedError``;
+- jtensor's own Functions (the fused ``nn`` kernels) take the generic rule: the double vjp
+  through their backward, which they all support (``create_graph=True``).
+
+An output written in place (``ctx.mark_dirty``) has its tangent updated in place.
+"""
+
+from ... import _dispatch
+from ..._api import ops as J
+from ..._errors import TensorNotImplementedError, TensorRuntimeError
+from ..._tensor import Tensor
+from . import tangents as T
+from .rules import GENERIC, Call, _share_with_saved_output
+
+
+class _FunctionOp:
+    """What the generic rule reads of an op (its name, for messages and caches)."""
+
+    __slots__ = ("name", "impl", "kind", "backward")
+
+    def __init__(self, cls):
+        self.name = f"{cls.__module__}.{cls.__qualname__}"
+        self.impl = cls.forward
+        self.kind = "function"
+        self.backward = None
+
+
+def _dual_tangents(args, kwargs):
+    """The innermost dual level with a tangent among the arguments, and those tangents."""
+    from ..forward_ad import DualLevel, _note
+
+    values = (*args, *kwargs.values()) if kwargs else args
+    for level in reversed(_dispatch.transforms.stack):
+        if not isinstance(level, DualLevel):
+            continue
+        found = None
+        for a in values:
+            if isinstance(a, Tensor):
+                found = _note(level, a, found)
+        if found is not None:
+            return level, found
+    return None, None
+
+
+class _Popped:
+    """Takes one transform off the stack (wherever it is) for a block."""
+
+    def __init__(self, level):
+        self.level = level
+
+    def __enter__(self):
+        stack = _dispatch.transforms.stack
+        self.index = stack.index(self.level)
+        del stack[self.index]
+        _dispatch.transforms.active = len(stack)
+
+    def __exit__(self, *exc):
+        stack = _dispatch.transforms.stack
+        stack.insert(self.index, self.level)
+        _dispatch.transforms.active = len(stack)
+        return False
+
+
+def _size_error(output, tangent):
+    return TensorRuntimeError(
+        "Trying to set a forward gradient that has a different size than that of the "
+        f"original Tensor, this is not supported. Tensor is of size {list(output._shape)} "
+        f"while the given forward gradient is of size {list(tangent._shape)}."
+    )
+
+
+def apply_under_transforms(cls, args, kwargs):
+    """``cls.apply(*args, **kwargs)`` while a function transform is active."""
+    from ..function import Function
+
+    level, found = _dual_tangents(args, kwargs)
+    if level is None:
+        return cls._record(args, kwargs)[0]
+    own_jvp = cls.jvp is not Function.jvp
+    if not own_jvp and not cls.__module__.startswith("jtensor."):
+        raise TensorNotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+    with _Popped(level):
+        if own_jvp:
+            outputs, ctx = cls._record(args, kwargs)
+            grads = [
+                (found.get(id(a)) if id(a) in found else J.zeros_like(a))
+                if isinstance(a, Tensor)
+                else None
+                for a in args
+            ]
+            ctx._in_jvp = True
+            try:
+                tangents = cls.jvp(ctx, *grads)
+            finally:
+                ctx._in_jvp = False
+        else:
+
+            def run(*a, **k):
+                return cls._record(a, k)[0]
+
+            c = Call(_FunctionOp(cls), run, args, kwargs, level, found)
+            tangents = GENERIC.jvp_same_draws(c, None, clone_all=True)
+            outputs, ctx = cls._record(args, kwargs)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        tangents = (tangents,) if not isinstance(tangents, (tuple, list)) else tangents
+        dirty = ctx._dirty
+        for o, t in zip(outs, tangents, strict=False):
+            if (
+                not isinstance(o, Tensor)
+                or not isinstance(t, Tensor)
+                or not (o.is_floating_point() or o.is_complex())
+            ):
+                continue
+            if t._shape != o._shape:
+                raise _size_error(o, t)
+            if any(o is d for d in dirty):
+                T.update_in_place(level, o, t)
+            else:
+                T.set_output_tangent(level, o, t)
+                _share_with_saved_output(level, o)
+    return outputs
