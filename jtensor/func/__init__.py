@@ -4,10 +4,11 @@
 ``vmap`` is a level on the dispatcher's transform stack with a batching rule per op family
 (``_rules``); ``grad``/``vjp``/``jacrev`` run jtensor's reverse-mode autograd on plain
 tensors that carry the vmap levels' batch dims (``_autodiff``); ``jvp``/``jacfwd`` run
-forward-mode AD (``jtensor.autograd.forward_ad``).
+forward-mode AD (``jtensor.autograd.forward_ad``, ``_forward``).
 """
 
 from ._autodiff import grad, grad_and_value, jacrev, vjp
+from ._forward import hessian, jacfwd, jvp
 from ._functional_call import functional_call, stack_module_state
 from ._vmap import vmap
 
@@ -15,7 +16,10 @@ __all__ = [
     "functional_call",
     "grad",
     "grad_and_value",
+    "hessian",
+    "jacfwd",
     "jacrev",
+    "jvp",
     "stack_module_state",
     "vjp",
     "vmap",

@@ -17,14 +17,16 @@ again: an input that requires grad, a cotangent that does, or an enclosing trans
 
 import functools
 
+from .. import _dispatch
 from .._api import ops as J
 from .._errors import TensorRuntimeError, TensorValueError
 from .._tensor import Tensor
+from ..autograd import forward_ad as fwAD
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from . import _pytree
 from ._batched import BatchedTensor, canonical, lift, lower
-from ._vmap import active_levels, vmap
+from ._vmap import VmapLevel, vmap
 
 # How many reverse-mode transforms are running their function: a gradient computed inside
 # one must keep its graph, for the enclosing one differentiates it.
@@ -38,15 +40,35 @@ def _check_tensor(x):
 
 def _prepare(t, levels):
     """The leaf autograd differentiates for input ``t`` (plain, with the batch dims of
-    ``levels`` in front) and what the function sees in place of ``t``."""
+    ``levels`` in front) and what the function sees in place of ``t``. A plain input's
+    forward-AD tangents stay with it (forward over reverse: ``hessian``, ``jvp`` of
+    ``grad``)."""
     _check_tensor(t)
     low = lower(t, levels)
     _, plain = canonical(low)
     if plain.requires_grad:
-        leaf = plain.view_as(plain)  # keeps the way back to the tensor's own history
-    else:
-        leaf = plain.detach().requires_grad_()
-    return leaf, lift(leaf, levels)
+        leaf = plain.view_as(plain)  # keeps the way back (and the tangents)
+        return leaf, lift(leaf, levels)
+    leaf = plain.detach().requires_grad_()
+    seen = lift(leaf, levels)
+    if low is t and t.__class__ is Tensor:
+        for dual in fwAD._levels:
+            tangent = fwAD.unpack_dual(t, level=dual.index).tangent
+            if tangent is not None:
+                seen = fwAD.make_dual(seen, tangent, level=dual.index)
+    return leaf, seen
+
+
+def _levels_to_lower():
+    """The vmap levels whose batch an input is lowered into: all of them, except those
+    entered before an open forward-AD level (``jacfwd``'s vmap over tangents batches the
+    tangents only; the graph is recorded on the dual tensors themselves)."""
+    stack = _dispatch.transforms.stack
+    start = 0
+    for i, level in enumerate(stack):
+        if isinstance(level, fwAD.DualLevel):
+            start = i + 1
+    return [lv for lv in stack[start:] if isinstance(lv, VmapLevel)]
 
 
 def _argnums_check(argnums, args, api):
@@ -70,6 +92,7 @@ def _argnums_check(argnums, args, api):
 def _needs_graph(leaves):
     return is_grad_enabled() and (
         _DEPTH[0] > 0
+        or bool(fwAD._levels)
         or any(leaf._base is not None and leaf._grad_fn is not None for leaf in leaves)
     )
 
@@ -86,7 +109,7 @@ class _Prepared:
     gets (the differentiated ones replaced by their lifted leaves)."""
 
     def __init__(self, args, argnums):
-        self.levels = active_levels()
+        self.levels = _levels_to_lower()
         self.args = list(args)
         self.argnums = argnums
         self.specs = []
@@ -243,7 +266,8 @@ def vjp(func, *primals, has_aux=False):
         needed = create_graph
         if needed is None:
             needed = keep_forward or (
-                is_grad_enabled() and (_DEPTH[0] > 0 or any(c.requires_grad for c in lowered))
+                is_grad_enabled()
+                and (_DEPTH[0] > 0 or bool(fwAD._levels) or any(c.requires_grad for c in lowered))
             )
         # A batched cotangent runs through the formulas as public ops (the level batches
         # them), which is the create_graph path; the graph is dropped after unless needed.
