@@ -85,3 +85,41 @@ def test_number_over_tensor_rounds_as_reciprocal_then_multiply():
         j = 2.3 / jtensor.tensor(values, dtype=getattr(jtensor, dtype))
         t = 2.3 / torch.tensor(values, dtype=getattr(torch, dtype))
         assert j.cpu().tolist() == t.tolist()
+
+
+LINEAR_CASES = {
+    "2d": lambda lib, m, x: m(x),
+    "1d": lambda lib, m, x: m(x[0]),
+    "3d": lambda lib, m, x: m(x.reshape(2, 2, 3)),
+    "no-bias": lambda lib, m, x: lib.nn.functional.linear(x, m.weight),
+    "input-requires-grad": lambda lib, m, x: m(x.requires_grad_()),
+    "addmm": lambda lib, m, x: lib.addmm(m.bias, x.requires_grad_(), m.weight.t()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINEAR_CASES))
+def test_linear_records_addmm_over_the_transposed_weight_as_pytorch(name):
+    # Tutorials print ``loss.grad_fn.next_functions`` down a Linear layer: PyTorch's
+    # AddmmBackward0 edges are (bias, input, TBackward0 -> weight).
+    shapes = []
+    for lib in (jtensor, torch):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 2)
+        x = lib.randn(4, 3)
+
+        def walk(node, depth=0):
+            if node is None or depth == 3:
+                return None if node is None else type(node).__name__
+            return (type(node).__name__, [walk(n, depth + 1) for n, _ in node.next_functions])
+
+        shapes.append(walk(LINEAR_CASES[name](lib, m, x).grad_fn))
+    assert shapes[0] == shapes[1]
+
+
+def test_linear_weight_gradient_keeps_the_weight_layout():
+    m = jtensor.nn.Linear(5, 3)
+    x = jtensor.randn(4, 5)
+    m(x).sum().backward()
+    assert m.weight.grad.stride() == (5, 1) and m.weight.grad.is_contiguous()
+    expected = x.sum(0).expand(3, 5)   # d(sum)/dW[o, i] = sum over the batch of x[:, i]
+    assert jtensor.allclose(m.weight.grad, expected)

@@ -9,31 +9,45 @@ __all__ = ["bilinear", "linear"]
 
 
 class _Addmm(Function):
-    """``bias + x @ weight.T`` for 2-D ``x``, with a backward that writes the weight's
-    gradient straight into the weight's own (row-major) layout: ``grad.T @ x``. (Composing
-    ``addmm(bias, x, weight.t())`` gives the gradient of ``weight.t()`` and a transposing
-    copy after ``TBackward0``.) The node is ``AddmmBackward0``, as PyTorch's."""
+    """``bias + x @ wt`` for 2-D ``x``, where ``wt`` is ``weight.t()`` (recorded, as in
+    PyTorch: the node is ``AddmmBackward0`` with edges ``(bias, x, TBackward0)``). The
+    gradient for ``wt`` is made as ``(grad.T @ x).T``: a transposed view of a row-major
+    result, which ``TBackward0`` turns back into the weight's own layout without a copy."""
 
     _node_name = "AddmmBackward0"
 
     @staticmethod
-    def forward(ctx, x, weight, bias):
-        ctx.save_for_backward(x, weight)
+    def forward(ctx, bias, x, wt):
+        ctx.save_for_backward(x, wt)
         if bias is None:
-            return x.mm(weight.t())
-        return bias.addmm(x, weight.t())
+            return x.mm(wt)
+        return bias.addmm(x, wt)
 
     @staticmethod
     def backward(ctx, grad):
-        x, weight = ctx.saved_tensors
-        need_x, need_w, need_b = ctx.needs_input_grad
-        return (grad.mm(weight) if need_x else None,
-                grad.t().mm(x) if need_w else None,
-                grad.sum(0) if need_b else None)
+        x, wt = ctx.saved_tensors
+        need_b, need_x, need_w = ctx.needs_input_grad
+        return (grad.sum(0) if need_b else None,
+                grad.mm(wt.t()) if need_x else None,
+                grad.t().mm(x).t() if need_w else None)
 
 
-class _Mm(_Addmm):
+class _Mm(Function):
+    """``x @ wt`` (``linear`` without a bias): ``MmBackward0`` with edges ``(x, TBackward0)``."""
+
     _node_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx, x, wt):
+        ctx.save_for_backward(x, wt)
+        return x.mm(wt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, wt = ctx.saved_tensors
+        need_x, need_w = ctx.needs_input_grad
+        return (grad.mm(wt.t()) if need_x else None,
+                grad.t().mm(x).t() if need_w else None)
 
 
 _node_class(_Addmm).__name__ = "AddmmBackward0"
@@ -59,11 +73,11 @@ def linear(input, weight, bias=None):
     ndim = input.dim()
     if bias is None:
         if ndim == 2 and weight.dim() == 2 and _recording(input, weight):
-            return _Mm.apply(input, weight, None)
+            return _Mm.apply(input, weight.t())
         return input.matmul(weight.t())
     if ndim == 2:
         if weight.dim() == 2 and _recording(input, weight, bias):
-            return _Addmm.apply(input, weight, bias)
+            return _Addmm.apply(bias, input, weight.t())
         return bias.addmm(input, weight.t())
     if ndim >= 1 and input.is_contiguous():
         in_features = input.shape[-1]
