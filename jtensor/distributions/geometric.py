@@ -32,8 +32,7 @@ class Geometric(_BinaryParams, Distribution):
                     "Expected parameter probs "
                     f"({type(value).__name__} of shape {tuple(value.shape)}) "
                     f"of distribution {self!r} "
-                    f"to satisfy the constraint {constraints.positive!r}, "
-                    f"but found invalid values:\n{invalid_value}"
+                    f"to be positive but found invalid values:\n{invalid_value}"
                 )
 
     def expand(self, batch_shape, _instance=None):

@@ -1,7 +1,6 @@
 """``torch.distributions.Uniform``: ``Uniform(low, high)`` on ``[low, high)``."""
 
 from .._api import ops as J
-from .._errors import TensorValueError
 from . import constraints
 from .distribution import _EMPTY, Distribution
 from .utils import _batch_shape_of, broadcast_all
@@ -13,10 +12,14 @@ class Uniform(Distribution):
     """``Uniform(low, high, validate_args=None)``: ``rsample`` is ``low + rand * (high -
     low)`` with ``torch.rand``'s draws."""
 
-    arg_constraints = {
-        "low": constraints.dependent(is_discrete=False, event_dim=0),
-        "high": constraints.dependent(is_discrete=False, event_dim=0),
-    }
+    @property
+    def arg_constraints(self):
+        # Each bound is checked against the other one (low < high).
+        return {
+            "low": constraints.less_than(self.high),
+            "high": constraints.greater_than(self.low),
+        }
+
     has_rsample = True
 
     @property
@@ -39,8 +42,6 @@ class Uniform(Distribution):
         self.low, self.high = broadcast_all(low, high)
         batch_shape = _batch_shape_of((low, high), self.low)
         super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and not bool(J.lt(self.low, self.high).all()):
-            raise TensorValueError("Uniform is not defined when low>= high")
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Uniform, batch_shape, _instance, ("low", "high"))
