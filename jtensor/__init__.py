@@ -57,6 +57,7 @@ _engine.install_sparse(_sparse_layer.SparseCOOTensor, _sparse_layer.sparse_add,
                        _sparse_layer.sparse_add_, _sparse_layer.add_dense_sparse_)
 del _sparse_layer, _engine
 from . import linalg  # noqa: E402,F401
+from . import testing  # noqa: E402,F401 (torch.testing: assert_close, make_tensor)
 from . import fft  # noqa: E402,F401 (torch.fft)
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 
