@@ -2,6 +2,8 @@
 gradcheck, layout variants, second derivatives where PyTorch has them, and the same gradients
 and ``grad_fn`` names as PyTorch."""
 
+import numpy as np
+
 from tests.grad_specs.grad_nn import F, _seeded, _with  # noqa: F401 (the shared makers)
 from tests.harness.gradients import G
 
@@ -43,4 +45,140 @@ GRADS = [
     G("rrelu", _seeded(lambda lib, x: F(lib).rrelu(x, training=True)), [(3, 4)]),
     G("rrelu", _seeded(lambda lib, x: F(lib).rrelu(x * 1, training=True, inplace=True)), [(3, 4)]),
     G("rrelu_", _seeded(lambda lib, x: F(lib).rrelu_(x * 1, 0.2, 0.4, True)), [(3, 4)]),
+]
+
+
+def _signs(lib, n, seed):
+    values = np.sign(np.random.default_rng(seed).uniform(-1, 1, size=n))
+    return lib.tensor(values, dtype=lib.float64)
+
+
+def _positive(lib, *shape, seed=0):
+    values = np.random.default_rng(seed).uniform(0.2, 3, size=shape)
+    return lib.tensor(values, dtype=lib.float64)
+
+
+GRADS += [
+    # --------------------------------------------------------------------- distances
+    G("pairwise_distance", lambda lib, a, b: F(lib).pairwise_distance(a, b), [(4, 5), (4, 5)]),
+    G(
+        "pairwise_distance",
+        lambda lib, a, b: F(lib).pairwise_distance(a, b, 3.0, keepdim=True),
+        [(4, 5), (5,)],
+    ),
+    G("pairwise_distance", lambda lib, a, b: F(lib).pairwise_distance(a, b, 1.5), [(3, 4), (3, 4)]),
+    G(
+        "pairwise_distance",
+        lambda lib, a, b: F(lib).pairwise_distance(a, b, 1),
+        [(3, 4), (3, 4)],
+        second=False,
+    ),
+    G("cosine_similarity", lambda lib, a, b: F(lib).cosine_similarity(a, b), [(4, 5), (4, 5)]),
+    G("cosine_similarity", lambda lib, a, b: F(lib).cosine_similarity(a, b, -1), [(2, 3, 4), (4,)]),
+    # PyTorch has no derivative of pdist's backward: first order only.
+    G("pdist", lambda lib, x: F(lib).pdist(x), [(5, 3)], second=False),
+    G("pdist", lambda lib, x: F(lib).pdist(x, 1.5), [(4, 3)], second=False),
+    G("pdist", lambda lib, x: F(lib).pdist(x, 3), [(4, 3)], second=False),
+    G("pdist", lambda lib, x: F(lib).pdist(x, float("inf")), [(4, 3)], second=False),
+    # ------------------------------------------------------------------------ losses
+    G(
+        "cosine_embedding_loss",
+        lambda lib, a, b: F(lib).cosine_embedding_loss(a, b, _signs(lib, 4, 1), 0.1),
+        [(4, 5), (4, 5)],
+    ),
+    G(
+        "margin_ranking_loss",
+        lambda lib, a, b: F(lib).margin_ranking_loss(a, b, _signs(lib, 6, 2), 0.3, reduction="sum"),
+        [(6,), (6,)],
+    ),
+    G(
+        "hinge_embedding_loss",
+        lambda lib, a: F(lib).hinge_embedding_loss(a, _signs(lib, 6, 3), reduction="none"),
+        [(6,)],
+    ),
+    G("soft_margin_loss", lambda lib, a: F(lib).soft_margin_loss(a, _signs(lib, 6, 5)), [(6,)]),
+    G(
+        "soft_margin_loss",
+        lambda lib, a: F(lib).soft_margin_loss(a, _signs(lib, 6, 4), reduction="none"),
+        [(6,)],
+    ),
+    G(
+        "triplet_margin_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_loss(a, p, n, 2.0),
+        [(4, 5), (4, 5), (4, 5)],
+    ),
+    G(
+        "triplet_margin_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_loss(
+            a, p, n, 3.0, 3, swap=True, reduction="none"
+        ),
+        [(4, 5), (4, 5), (4, 5)],
+    ),
+    G(
+        "triplet_margin_with_distance_loss",
+        lambda lib, a, p, n: F(lib).triplet_margin_with_distance_loss(
+            a, p, n, margin=2.0, swap=True
+        ),
+        [(4, 5), (4, 5), (4, 5)],
+    ),
+    G(
+        "multilabel_soft_margin_loss",
+        lambda lib, a, w: F(lib).multilabel_soft_margin_loss(
+            a, (_signs(lib, (3, 4), 5) > 0).to(lib.float64), w
+        ),
+        [(3, 4), (4,)],
+    ),
+    G(
+        "poisson_nll_loss",
+        lambda lib, a: F(lib).poisson_nll_loss(a, _positive(lib, 3, 4)),
+        [(3, 4)],
+    ),
+    G(
+        "poisson_nll_loss",
+        lambda lib, a: F(lib).poisson_nll_loss(
+            a.abs() + 0.1, _positive(lib, 3, 4), log_input=False, full=True
+        ),
+        [(3, 4)],
+    ),
+    G(
+        "gaussian_nll_loss",
+        lambda lib, a, t, v: F(lib).gaussian_nll_loss(a, t, v.abs() + 0.1),
+        [(3, 4), (3, 4), (3, 4)],
+    ),
+    G(
+        "gaussian_nll_loss",
+        lambda lib, a, t, v: F(lib).gaussian_nll_loss(
+            a, t, v.abs() + 0.1, full=True, reduction="sum"
+        ),
+        [(3, 4), (3, 4), (3,)],
+    ),
+    # PyTorch has no derivative of the margin losses' backward: first order only.
+    G(
+        "multi_margin_loss",
+        lambda lib, a: F(lib).multi_margin_loss(a, lib.tensor([1, 0, 4, 2])),
+        [(4, 5)],
+        second=False,
+    ),
+    G(
+        "multi_margin_loss",
+        lambda lib, a: F(lib).multi_margin_loss(
+            a, lib.tensor([1, 0, 4]), 2, 0.5, _positive(lib, 5), reduction="none"
+        ),
+        [(3, 5)],
+        second=False,
+    ),
+    G(
+        "multilabel_margin_loss",
+        lambda lib, a: F(lib).multilabel_margin_loss(
+            a, lib.tensor([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 1, 0, 0]])
+        ),
+        [(3, 4)],
+        second=False,
+    ),
+    G(
+        "multilabel_margin_loss",
+        lambda lib, a: F(lib).multilabel_margin_loss(a, lib.tensor([2, 0, -1, 3]), reduction="sum"),
+        [(4,)],
+        second=False,
+    ),
 ]

@@ -144,3 +144,310 @@ SPECS = [
         [Case(seeded(inplace(lambda lib, x: F(lib).rrelu_(x, training=True))), mk((3, 4)), **TOL)],
     ),
 ]
+
+
+def signs(n, seed=5):
+    return lambda lib: T(lib, (arr(n, seed=seed) > 0).astype("float32") * 2 - 1)
+
+
+def _with_target(target, *shapes, grad=True, dtype="float32"):
+    """Inputs of ``shapes`` followed by a target made by ``target(lib)``."""
+    return lambda lib: mk(*shapes, grad=grad, dtype=dtype)(lib) + (target(lib),)
+
+
+def _long(values):
+    return lambda lib: lib.tensor(values)
+
+
+def _reductions(name, call, make, extra=()):
+    """A loss's cases: each reduction (values, requires_grad), plus ``extra`` cases."""
+    return OpSpec(
+        name,
+        [
+            Case(lambda lib, *xs, r=r: call(lib, *xs, reduction=r), make, name=r, **TOL)
+            for r in ("mean", "sum", "none")
+        ]
+        + [Case(lambda lib, *xs: call(lib, *xs, reduction="avg"), make, name="bad-reduction")]
+        + list(extra),
+    )
+
+
+SPECS += [
+    # --------------------------------------------------------------------- distances
+    OpSpec(
+        "pairwise_distance",
+        [
+            Case(
+                lambda lib, a, b: F(lib).pairwise_distance(a, b),
+                mk((4, 5), (4, 5), grad=True),
+                **TOL,
+            ),
+            Case(
+                lambda lib, a, b: lib.pairwise_distance(a, b, 1.0, 1e-3, True),
+                mk((4, 5), (5,)),
+                name="p1-broadcast-keepdim",
+                **TOL,
+            ),
+            Case(
+                lambda lib, a, b: F(lib).pairwise_distance(a, b, float("inf")),
+                mk((2, 3, 4), (2, 3, 4), dtype="float64"),
+                name="inf",
+            ),
+            Case(
+                lambda lib, a, b: F(lib).pairwise_distance(a, b, 0),
+                mk((3, 4), (3, 4)),
+                name="p0",
+                **TOL,
+            ),
+        ],
+    ),
+    OpSpec(
+        "cosine_similarity",
+        [
+            Case(
+                lambda lib, a, b: F(lib).cosine_similarity(a, b),
+                mk((4, 5), (4, 5), grad=True),
+                **TOL,
+            ),
+            Case(
+                lambda lib, a, b: lib.cosine_similarity(a, b, dim=-1),
+                mk((2, 3, 4), (3, 4)),
+                name="broadcast",
+                **TOL,
+            ),
+            Case(lambda lib, a: F(lib).cosine_similarity(a, a * 0, 0), mk((3,)), name="zero"),
+            Case(
+                lambda lib: F(lib).cosine_similarity(
+                    lib.ones(3, dtype=lib.int64), lib.ones(3, dtype=lib.int64), 0
+                ),
+                name="int",
+            ),
+        ],
+    ),
+    OpSpec(
+        "pdist",
+        [
+            Case(lambda lib, x: F(lib).pdist(x), mk((5, 3), grad=True), **TOL),
+            Case(lambda lib, x: lib.pdist(x, 1), mk((4, 6), dtype="float64"), name="p1"),
+            Case(lambda lib, x: lib.pdist(x, float("inf")), mk((4, 6)), name="inf", **TOL),
+            Case(lambda lib, x: F(lib).pdist(x), mk((1, 3)), name="one-row"),
+            Case(lambda lib, x: F(lib).pdist(x), mk((2, 3, 4)), name="3d"),
+            Case(lambda lib, x: F(lib).pdist(x, -1), mk((3, 4)), name="negative-p"),
+        ],
+    ),
+    # ------------------------------------------------------------------------ losses
+    _reductions(
+        "cosine_embedding_loss",
+        lambda lib, a, b, t, **kw: F(lib).cosine_embedding_loss(a, b, t, 0.2, **kw),
+        _with_target(signs(4), (4, 5), (4, 5)),
+        extra=[
+            Case(
+                lambda lib, a, b: F(lib).cosine_embedding_loss(a, b, lib.tensor(1.0)),
+                mk((5,), (5,), grad=True),
+                name="0d-target",
+                **TOL,
+            ),
+            Case(
+                lambda lib, a, b: F(lib).cosine_embedding_loss(a, b, lib.ones(4)),
+                mk((4,), (4,)),
+                name="bad-dims",
+            ),
+        ],
+    ),
+    _reductions(
+        "margin_ranking_loss",
+        lambda lib, a, b, t, **kw: F(lib).margin_ranking_loss(a, b, t, 0.5, **kw),
+        _with_target(signs(6), (6,), (6,)),
+        extra=[
+            Case(
+                lambda lib, a, b: F(lib).margin_ranking_loss(a, b, lib.ones(3)),
+                mk((3, 1), (3, 1)),
+                name="dims",
+            )
+        ],
+    ),
+    _reductions(
+        "hinge_embedding_loss",
+        lambda lib, a, t, **kw: F(lib).hinge_embedding_loss(a, t, 1.5, **kw),
+        _with_target(signs(6), (6,)),
+    ),
+    _reductions(
+        "soft_margin_loss",
+        lambda lib, a, t, **kw: F(lib).soft_margin_loss(a, t, **kw),
+        _with_target(signs(6), (6,)),
+        extra=[
+            Case(
+                lambda lib, a, t: F(lib).soft_margin_loss(a, t),
+                mk((3,), (3,), grad=True),
+                name="target-requires-grad",
+            )
+        ],
+    ),
+    _reductions(
+        "triplet_margin_loss",
+        lambda lib, a, p, n, **kw: F(lib).triplet_margin_loss(a, p, n, **kw),
+        mk((4, 5), (4, 5), (4, 5), grad=True),
+        extra=[
+            Case(
+                lambda lib, a, p, n: F(lib).triplet_margin_loss(a, p, n, 2.0, 1, swap=True),
+                mk((4, 5), (4, 5), (4, 5)),
+                name="swap-p1",
+                **TOL,
+            ),
+            Case(
+                lambda lib, a, p, n: F(lib).triplet_margin_loss(a, p, n),
+                mk((4, 5), (5,), (4, 5)),
+                name="dims",
+            ),
+        ],
+    ),
+    _reductions(
+        "triplet_margin_with_distance_loss",
+        lambda lib, a, p, n, **kw: F(lib).triplet_margin_with_distance_loss(a, p, n, **kw),
+        mk((4, 5), (4, 5), (4, 5), grad=True),
+        extra=[
+            Case(
+                lambda lib, a, p, n: F(lib).triplet_margin_with_distance_loss(
+                    a,
+                    p,
+                    n,
+                    distance_function=lambda x, y: 1 - F(lib).cosine_similarity(x, y),
+                    swap=True,
+                ),
+                mk((4, 5), (4, 5), (4, 5)),
+                name="cosine-swap",
+                **TOL,
+            ),
+            Case(
+                lambda lib, a, p, n: F(lib).triplet_margin_with_distance_loss(a, p, n, margin=0),
+                mk((4, 5), (4, 5), (4, 5)),
+                name="margin-0",
+            ),
+        ],
+    ),
+    _reductions(
+        "multilabel_soft_margin_loss",
+        lambda lib, a, t, **kw: F(lib).multilabel_soft_margin_loss(a, t, **kw),
+        _with_target(lambda lib: T(lib, (arr(3, 4, seed=9) > 0).astype("float32")), (3, 4)),
+        extra=[
+            Case(
+                lambda lib, a, t, w: F(lib).multilabel_soft_margin_loss(a, t, w),
+                lambda lib: (
+                    mk((3, 4), grad=True)(lib)
+                    + (
+                        T(lib, (arr(3, 4, seed=9) > 0).astype("float32")),
+                        T(lib, arr(4, seed=3, low=0.1, high=2)),
+                    )
+                ),
+                name="weight",
+                **TOL,
+            )
+        ],
+    ),
+    _reductions(
+        "poisson_nll_loss",
+        lambda lib, a, t, **kw: F(lib).poisson_nll_loss(a, t, **kw),
+        _with_target(lambda lib: T(lib, arr(3, 4, seed=4, low=0, high=5)), (3, 4)),
+        extra=[
+            Case(
+                lambda lib, a, t: F(lib).poisson_nll_loss(a.abs(), t, False, True),
+                _with_target(lambda lib: T(lib, arr(3, 4, seed=4, low=0, high=5)), (3, 4)),
+                name="rate-full",
+                **TOL,
+            )
+        ],
+    ),
+    _reductions(
+        "gaussian_nll_loss",
+        lambda lib, a, t, v, **kw: F(lib).gaussian_nll_loss(a, t, v, **kw),
+        lambda lib: (
+            mk((3, 4), (3, 4), grad=True)(lib)
+            + (T(lib, arr(3, 4, seed=8, low=0, high=2), requires_grad=True),)
+        ),
+        extra=[
+            Case(
+                lambda lib, a, t, v: F(lib).gaussian_nll_loss(a, t, v, full=True),
+                lambda lib: mk((3, 4), (3, 4))(lib) + (T(lib, arr(3, seed=8, low=0, high=2)),),
+                name="homoscedastic",
+                **TOL,
+            ),
+            Case(
+                lambda lib, a, t: F(lib).gaussian_nll_loss(a, t, 0.5),
+                mk((3, 4), (3, 4)),
+                name="float-var",
+                **TOL,
+            ),
+            Case(
+                lambda lib, a, t: F(lib).gaussian_nll_loss(a, t, -0.5),
+                mk((3, 4), (3, 4)),
+                name="negative-var",
+            ),
+            Case(
+                lambda lib, a, t: F(lib).gaussian_nll_loss(a, t, lib.ones(2)),
+                mk((3, 4), (3, 4)),
+                name="bad-var",
+            ),
+        ],
+    ),
+    _reductions(
+        "multi_margin_loss",
+        lambda lib, a, t, **kw: F(lib).multi_margin_loss(a, t, **kw),
+        _with_target(_long([1, 0, 4, 2]), (4, 5)),
+        extra=[
+            Case(
+                lambda lib, a, w: F(lib).multi_margin_loss(a, lib.tensor([1, 0, 4]), 2, 0.5, w),
+                mk((3, 5), (5,), grad=True),
+                name="weight-requires-grad",
+            ),
+            Case(
+                lambda lib, a, w: F(lib).multi_margin_loss(
+                    a.requires_grad_(), lib.tensor([1, 0, 4]), 2, 0.5, w
+                ),
+                mk((3, 5), (5,)),
+                name="p2-weight",
+                **TOL,
+            ),
+            Case(
+                lambda lib, a: F(lib).multi_margin_loss(a, lib.tensor(2), reduction="none"),
+                mk((5,), grad=True),
+                name="1d",
+                **TOL,
+            ),
+            Case(
+                lambda lib, a: F(lib).multi_margin_loss(a, lib.tensor([5, 0])),
+                mk((2, 5)),
+                name="out-of-range",
+            ),
+            Case(
+                lambda lib, a: F(lib).multi_margin_loss(a, lib.tensor([1, 0]), p=3),
+                mk((2, 5)),
+                name="p3",
+            ),
+            Case(
+                lambda lib, a: F(lib).multi_margin_loss(a, lib.tensor([1, 0, 1])),
+                mk((2, 5)),
+                name="target-size",
+            ),
+        ],
+    ),
+    _reductions(
+        "multilabel_margin_loss",
+        lambda lib, a, t, **kw: F(lib).multilabel_margin_loss(a, t, **kw),
+        _with_target(_long([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 1, 0, 0]]), (3, 4)),
+        extra=[
+            Case(
+                lambda lib, a: F(lib).multilabel_margin_loss(
+                    a, lib.tensor([2, 0, -1, 3]), reduction="none"
+                ),
+                mk((4,), grad=True),
+                name="1d",
+                **TOL,
+            ),
+            Case(
+                lambda lib, a: F(lib).multilabel_margin_loss(a, lib.tensor([[1, 2]])),
+                mk((1, 4)),
+                name="target-size",
+            ),
+        ],
+    ),
+]

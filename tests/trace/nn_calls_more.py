@@ -33,3 +33,59 @@ MORE_CALLS = {
     "rrelu": lambda: (F.rrelu, (_x(3, 4, grad=True),), {"training": True}),
     "rrelu_": lambda: (F.rrelu_, (_x(3, 4),), {}),
 }
+
+
+def _signs(n):
+    return jtensor.sign(jtensor.randn(n))
+
+
+MORE_CALLS.update(
+    {
+        "pairwise_distance": lambda: (F.pairwise_distance, (_x(3, 4, grad=True), _x(3, 4)), {}),
+        "cosine_similarity": lambda: (F.cosine_similarity, (_x(3, 4, grad=True), _x(3, 4)), {}),
+        "pdist": lambda: (F.pdist, (_x(4, 3, grad=True),), {}),
+        "cosine_embedding_loss": lambda: (
+            F.cosine_embedding_loss,
+            (_x(3, 4, grad=True), _x(3, 4), _signs(3)),
+            {},
+        ),
+        "margin_ranking_loss": lambda: (
+            F.margin_ranking_loss,
+            (_x(4, grad=True), _x(4), _signs(4)),
+            {},
+        ),
+        "hinge_embedding_loss": lambda: (F.hinge_embedding_loss, (_x(4, grad=True), _signs(4)), {}),
+        "soft_margin_loss": lambda: (F.soft_margin_loss, (_x(4, grad=True), _signs(4)), {}),
+        "triplet_margin_loss": lambda: (
+            F.triplet_margin_loss,
+            (_x(3, 4, grad=True), _x(3, 4), _x(3, 4)),
+            {},
+        ),
+        "triplet_margin_with_distance_loss": lambda: (
+            F.triplet_margin_with_distance_loss,
+            (_x(3, 4, grad=True), _x(3, 4), _x(3, 4)),
+            {},
+        ),
+        "multilabel_soft_margin_loss": lambda: (
+            F.multilabel_soft_margin_loss,
+            (_x(3, 4, grad=True), _p(3, 4)),
+            {},
+        ),
+        "poisson_nll_loss": lambda: (F.poisson_nll_loss, (_x(3, 4, grad=True), _p(3, 4)), {}),
+        "gaussian_nll_loss": lambda: (
+            F.gaussian_nll_loss,
+            (_x(3, 4, grad=True), _x(3, 4), _p(3, 4)),
+            {},
+        ),
+        "multi_margin_loss": lambda: (
+            F.multi_margin_loss,
+            (_x(3, 4, grad=True), jtensor.tensor([0, 3, 1])),
+            {},
+        ),
+        "multilabel_margin_loss": lambda: (
+            F.multilabel_margin_loss,
+            (_x(2, 3, grad=True), jtensor.tensor([[0, -1, 1], [2, 1, -1]])),
+            {},
+        ),
+    }
+)
