@@ -8,11 +8,12 @@ derivative, written in jtensor ops so that ``create_graph=True`` differentiates 
 from . import graph as _graph
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
-from .functional import backward, grad
+from ._backward import backward, grad
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .gradcheck import gradcheck, gradgradcheck
 from . import forward_ad  # noqa: F401 (torch.autograd.forward_ad)
+from . import functional  # noqa: F401 (torch.autograd.functional: jacobian, hessian...)
 from . import tensor_methods as _tensor_methods  # noqa: F401 (attaches Tensor.backward...)
 from .variable import Variable  # noqa: F401 (torch.autograd.Variable, legacy)
 

@@ -57,7 +57,7 @@ def _evaluate(func, inputs):
 
 
 def _analytical(func, inputs, diff_inputs):
-    from .functional import grad
+    from ._backward import grad
 
     outputs = _float_outputs(func(*inputs))
     rows_per_input = [[] for _ in diff_inputs]
@@ -131,7 +131,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   masked=False):
     """Second derivatives: ``gradcheck`` of the function ``inputs -> grad(func(inputs))``,
     built with ``create_graph=True``."""
-    from .functional import grad
+    from ._backward import grad
 
     inputs = _as_tuple(inputs)
     outputs = _differentiable_outputs(_as_tuple(func(*inputs)))

@@ -11,7 +11,7 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (those in ``inputs`` only, when
     given). A non-scalar ``self`` needs ``gradient`` (same shape: the vector of the
     vector-Jacobian product). Saved tensors are freed unless ``retain_graph=True``."""
-    from .functional import backward as _backward
+    from ._backward import backward as _backward
 
     _backward(self, None if gradient is None else [gradient], retain_graph, create_graph,
               inputs=inputs)

@@ -17,7 +17,7 @@ from .. import random as _random
 from .._dispatch import grad_mode
 from .._tensor import Tensor
 from ..autograd.function import Function
-from ..autograd.functional import backward as _backward
+from ..autograd._backward import backward as _backward
 from ..autograd.graph import saved_tensors_hooks
 
 

@@ -299,7 +299,7 @@ def test_modified_saved_tensor_error_names_its_current_history_as_pytorch():
 
 
 def test_backward_with_create_graph_warns_once_about_the_cycle(monkeypatch):
-    from jtensor.autograd import functional
+    from jtensor.autograd import _backward as functional
 
     monkeypatch.setattr(functional, "_warned_create_graph_cycle", False)
     x = jtensor.tensor(2.0, requires_grad=True)

@@ -388,7 +388,7 @@ class _Generic(Rule):
         """The outputs' tangents by the double-vjp trick (see the module docstring).
         ``clone_all``: the op may write into any tensor argument (a Function's
         ``mark_dirty``), so each gets a copy."""
-        from ..functional import grad as _grad
+        from .._backward import grad as _grad
 
         user_grad = grad_mode.enabled
         sources, vectors, subs, tracked = [], [], {}, []

@@ -1,0 +1,92 @@
+"""``autograd.backward`` and ``autograd.grad`` (``autograd.functional`` is the higher-level
+API built on them: ``jacobian``, ``hessian``, ``vjp``...)."""
+
+import sys
+import warnings
+
+from .._api import ops as J
+from .._tensor import Tensor
+from .engine import run_backward
+
+
+def _as_tuple(x, what):
+    if isinstance(x, Tensor):
+        return (x,)
+    if x is None:
+        return None
+    try:
+        return tuple(x)
+    except TypeError:
+        raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got "
+                        f"{type(x).__name__}") from None
+
+
+def _grads_for(outputs, grad_outputs):
+    if grad_outputs is None:
+        return [None] * len(outputs)
+    grads = _as_tuple(grad_outputs, "grad_tensors")
+    if len(grads) != len(outputs):
+        raise RuntimeError(
+            f"got {len(outputs)} tensors and {len(grads)} gradients (they must pair up)")
+    return list(grads)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate d(tensors)/d(leaf) into each leaf's ``.grad`` (only ``inputs``' when given).
+
+    Non-scalar ``tensors`` need ``grad_tensors`` (the vector of the vector-Jacobian product).
+    """
+    outputs = _as_tuple(tensors, "tensors")
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    inputs = _as_tuple(inputs, "inputs")
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("backward() received an empty list of inputs: pass None to "
+                           "accumulate into every leaf, or the tensors to accumulate into")
+    if create_graph and not _warned_create_graph_cycle:
+        _warn_create_graph_cycle()
+    run_backward(outputs, _grads_for(outputs, grad_tensors), retain_graph, create_graph,
+                 inputs=inputs, accumulate=True)
+
+
+_warned_create_graph_cycle = False
+
+
+def _warn_create_graph_cycle():
+    """PyTorch's once-per-process warning: ``.grad`` made with a graph refers back to the
+    parameter through that graph, so the pair is only freed by the cycle collector."""
+    global _warned_create_graph_cycle
+    _warned_create_graph_cycle = True
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("jtensor."):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(
+        "Using backward() with create_graph=True will create a reference cycle between the "
+        "parameter and its gradient which can cause a memory leak. We recommend using "
+        "autograd.grad when creating the graph to avoid this. If you have to use this "
+        "function, make sure to reset the .grad fields of your parameters to None after use "
+        "to break the cycle and avoid the leak.", UserWarning, stacklevel=level)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` fields
+    are left alone). An input the outputs do not depend on is an error unless
+    ``allow_unused=True`` (then its gradient is None, or zeros with ``materialize_grads``).
+    """
+    outs = _as_tuple(outputs, "outputs")
+    ins = _as_tuple(inputs, "inputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if is_grads_batched:
+        raise RuntimeError("is_grads_batched=True is not supported by jtensor (it needs vmap)")
+    result = run_backward(outs, _grads_for(outs, grad_outputs), retain_graph, create_graph,
+                          inputs=ins, allow_unused=allow_unused, accumulate=False)
+    if materialize_grads:
+        result = tuple(J.zeros_like(i) if r is None else r
+                       for r, i in zip(result, ins, strict=True))
+    return result
