@@ -46,6 +46,14 @@ from ._tensortypes import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  
 from ._threads import (get_num_interop_threads, get_num_threads,  # noqa: E402,F401
                        set_num_interop_threads, set_num_threads)
 from ._device import get_default_device, set_default_device  # noqa: E402,F401
+from ._settings import (are_deterministic_algorithms_enabled, e, get_deterministic_debug_mode,  # noqa: E402,F401,E501
+                        get_device, get_float32_matmul_precision, inf,
+                        is_deterministic_algorithms_warn_only_enabled, is_signed, is_storage,
+                        is_warn_always_enabled, nan, newaxis, pi, set_default_tensor_type,
+                        set_deterministic_debug_mode, set_float32_matmul_precision,
+                        set_warn_always, typename, use_deterministic_algorithms)
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled,  # noqa: E402,F401
+                                    is_anomaly_enabled, set_anomaly_enabled)
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from ._sparse import sparse_coo, sparse_coo_tensor  # noqa: E402,F401
 from . import _sparse as _sparse_layer  # noqa: E402

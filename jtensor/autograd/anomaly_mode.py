@@ -7,11 +7,20 @@ from .graph import anomaly
 
 
 def is_anomaly_enabled():
+    """Whether anomaly detection is on (``torch.is_anomaly_enabled``)."""
     return anomaly.enabled
 
 
 def is_anomaly_check_nan_enabled():
-    return anomaly.enabled and anomaly.check_nan
+    """The NaN-check flag of anomaly mode, as set (True by default, whether or not anomaly
+    detection is on: PyTorch's ``torch.is_anomaly_check_nan_enabled``)."""
+    return anomaly.check_nan
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """``torch.set_anomaly_enabled``: switch anomaly detection (and its NaN check) for good."""
+    anomaly.enabled = bool(enabled)
+    anomaly.check_nan = bool(check_nan)
 
 
 class set_detect_anomaly:
