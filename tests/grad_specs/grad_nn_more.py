@@ -182,3 +182,38 @@ GRADS += [
         second=False,
     ),
 ]
+
+GRADS += [
+    # ------------------------------------------------------------------- resampling
+    G("interpolate", lambda lib, x: F(lib).interpolate(x, scale_factor=2), [(1, 2, 2, 3)]),
+    G(
+        "interpolate",
+        lambda lib, x: F(lib).interpolate(x, size=5, mode="nearest-exact"),
+        [(1, 2, 3)],
+    ),
+    G(
+        "interpolate",
+        lambda lib, x: F(lib).interpolate(x, size=(3, 5), mode="bilinear"),
+        [(1, 2, 2, 3)],
+    ),
+    G(
+        "interpolate",
+        lambda lib, x: F(lib).interpolate(x, scale_factor=1.5, mode="bicubic", align_corners=True),
+        [(1, 1, 3, 3)],
+    ),
+    G(
+        "interpolate",
+        lambda lib, x: F(lib).interpolate(x, scale_factor=0.7, mode="linear"),
+        [(2, 2, 5)],
+    ),
+    G(
+        "interpolate",
+        lambda lib, x: F(lib).interpolate(x, size=(2, 3, 3), mode="trilinear"),
+        [(1, 1, 2, 2, 2)],
+    ),
+    G(
+        "interpolate",
+        lambda lib, x: F(lib).interpolate(x, size=(2, 3, 3), mode="nearest"),
+        [(1, 1, 2, 2, 2)],
+    ),
+]

@@ -451,3 +451,90 @@ SPECS += [
         ],
     ),
 ]
+
+
+def _interp(**kw):
+    return lambda lib, x: F(lib).interpolate(x, **kw)
+
+
+SPECS += [
+    # ------------------------------------------------------------------- resampling
+    OpSpec(
+        "interpolate",
+        [
+            Case(_interp(scale_factor=2), mk((1, 2, 3, 4), grad=True), name="nearest2d"),
+            Case(_interp(size=(5, 7)), mk((2, 1, 3, 4)), name="nearest2d-size"),
+            Case(_interp(size=5, mode="nearest-exact"), mk((2, 3, 4)), name="nearest-exact1d"),
+            Case(_interp(scale_factor=(1.5, 2, 0.5)), mk((1, 2, 2, 3, 4)), name="nearest3d"),
+            Case(
+                _interp(size=(5, 7), mode="bilinear"),
+                mk((1, 2, 3, 4), grad=True),
+                name="bilinear",
+                **TOL,
+            ),
+            Case(
+                _interp(scale_factor=0.6, mode="bilinear", align_corners=True),
+                mk((1, 2, 5, 6), dtype="float64"),
+                name="bilinear-corners-down",
+            ),
+            Case(
+                _interp(scale_factor=1.7, mode="bicubic"), mk((1, 2, 3, 4)), name="bicubic", **TOL
+            ),
+            Case(
+                _interp(size=(6, 2), mode="bicubic", align_corners=True),
+                mk((1, 1, 3, 4), dtype="float64"),
+                name="bicubic-corners",
+            ),
+            Case(_interp(scale_factor=2.5, mode="linear"), mk((2, 3, 4)), name="linear", **TOL),
+            Case(
+                _interp(scale_factor=1.5, mode="linear", recompute_scale_factor=True),
+                mk((2, 3, 5)),
+                name="linear-recompute",
+                **TOL,
+            ),
+            Case(
+                _interp(size=(3, 4, 2), mode="trilinear"),
+                mk((1, 2, 2, 3, 4)),
+                name="trilinear",
+                **TOL,
+            ),
+            Case(
+                _interp(scale_factor=0.5, mode="area"),
+                mk((1, 2, 4, 6), grad=True),
+                name="area",
+                **TOL,
+            ),
+            Case(
+                lambda lib, x: F(lib).interpolate(
+                    x.contiguous(memory_format=lib.channels_last), scale_factor=2, mode="bilinear"
+                ),
+                mk((1, 3, 2, 3)),
+                name="channels-last",
+                **TOL,
+            ),
+            Case(
+                lambda lib: F(lib).interpolate(
+                    lib.arange(12, dtype=lib.uint8).reshape(1, 1, 3, 4), scale_factor=2
+                ),
+                name="uint8",
+            ),
+            Case(
+                lambda lib: F(lib).interpolate(lib.arange(6).reshape(1, 1, 6), scale_factor=2),
+                name="long",
+            ),
+            Case(_interp(scale_factor=2, mode="bilinear"), mk((2, 3, 4)), name="bilinear-3d"),
+            Case(_interp(scale_factor=2, mode="cubic"), mk((1, 2, 3, 4)), name="bad-mode"),
+            Case(
+                _interp(scale_factor=2, align_corners=True), mk((1, 2, 3, 4)), name="nearest-align"
+            ),
+            Case(_interp(size=4, scale_factor=2), mk((1, 2, 3)), name="both"),
+            Case(_interp(), mk((1, 2, 3)), name="neither"),
+            Case(_interp(size=(4, 4)), mk((1, 2, 3)), name="size-dims"),
+            Case(
+                _interp(size=(4, 4), recompute_scale_factor=True),
+                mk((1, 2, 3, 3)),
+                name="recompute-with-size",
+            ),
+        ],
+    ),
+]

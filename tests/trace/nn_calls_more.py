@@ -89,3 +89,13 @@ MORE_CALLS.update(
         ),
     }
 )
+
+MORE_CALLS.update(
+    {
+        "interpolate": lambda: (
+            F.interpolate,
+            (_x(1, 2, 3, 4, grad=True),),
+            {"scale_factor": 2, "mode": "bilinear"},
+        ),
+    }
+)
