@@ -746,6 +746,10 @@ def _cholesky(name, fname, A, upper):
 def linalg_qr(A, mode="reduced"):
     """QR decomposition ``A = Q @ R`` (``mode``: 'reduced', 'complete' or 'r', where Q is
     empty)."""
+    return _qr_impl(A, mode)
+
+
+def _qr_impl(A, mode):
     name = "linalg.qr"
     _check_tensor("linalg_qr", A)
     if mode not in ("reduced", "complete", "r"):
@@ -871,12 +875,14 @@ def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
 @register("copy", name="linalg_pinv", method=False, function=False)
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
     """Moore-Penrose pseudo-inverse (singular values below the tolerance count as 0)."""
+    return _pinv_impl(A, atol, rcond if rcond is not None else rtol, hermitian)
+
+
+def _pinv_impl(A, atol, rtol, hermitian):
     name = "linalg.pinv"
     _check_tensor("linalg_pinv", A, "input")
     _check_matrix(name, A, square=False)
     _check_float(name, A)
-    if rcond is not None:
-        rtol = rcond
     xp = _xp(A)
     a = A._array()
     with quiet():
@@ -900,6 +906,10 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
 def linalg_matrix_power(A, n):
     """``A`` multiplied by itself ``n`` times (identity for 0, the inverse's power for
     negative ``n``)."""
+    return _matrix_power_impl(A, n)
+
+
+def _matrix_power_impl(A, n):
     name = "linalg.matrix_power"
     _check_tensor("linalg_matrix_power", A)
     if not isinstance(n, int) or isinstance(n, bool):
@@ -1191,6 +1201,10 @@ def _mh_array(xp, a):
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     """``X`` with ``A X = B`` (``X A = B`` when not ``left``; ``A^H`` when ``adjoint``) from
     ``lu_factor``'s ``(LU, pivots)``; batch dims broadcast."""
+    return _lu_solve_impl(LU, pivots, B, left, adjoint)
+
+
+def _lu_solve_impl(LU, pivots, B, left, adjoint):
     name = "linalg.lu_solve"
     _check_tensor("linalg_lu_solve", LU, "LU")
     _check_tensor("linalg_lu_solve", pivots, "pivots")
@@ -1232,7 +1246,7 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
                "will be removed in a future PyTorch release.\nNote that torch.linalg.lu_solve "
                "has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be "
                "replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
-    r = linalg_lu_solve(LU_data, LU_pivots, input)
+    r = _lu_solve_impl(LU_data, LU_pivots, input, True, False)
     return _write_single_out(out, r, "lu_solve")
 
 
@@ -1647,3 +1661,233 @@ def _householder(fname, A, tau):
             f"\"orgqr_cpu\" not implemented for '{A._dtype._torch_name}'")
     xp = _xp(A)
     return _colmajor(xp, _householder_array(xp, A._array(), tau._array()), A._dtype, device)
+
+
+# ---------------------------------------------------------------------- top-level aliases
+def _svd_tuple(xp, A, some, compute_uv):
+    name = "linalg.svd"
+    _check_tensor("svd", A)
+    _check_matrix(name, A, square=False)
+    _check_float(name, A)
+    a = A._array()
+    m, n = A._shape[-2], A._shape[-1]
+    real = A._dtype.to_real()
+    if not compute_uv:
+        s = _svd_call(xp, a, compute_uv=False)
+        # PyTorch returns zero-filled U and V of the full shapes.
+        U = xp.zeros(a.shape[:-2] + (m, m), dtype=a.dtype)
+        V = xp.zeros(a.shape[:-2] + (n, n), dtype=a.dtype)
+        return (wrap_result(xp, U, A._dtype, A.device), wrap_result(xp, s, real, A.device),
+                _colmajor(xp, V, A._dtype, A.device))
+    U, s, Vh = _svd_call(xp, a, full_matrices=not some)
+    return (_colmajor(xp, U, A._dtype, A.device), wrap_result(xp, s, real, A.device),
+            wrap_result(xp, _mh_array(xp, Vh), A._dtype, A.device))
+
+
+@register("copy")
+def svd(input, some=True, compute_uv=True):
+    """``torch.svd``: ``(U, S, V)`` with ``input = U diag(S) V^H`` (``V``, not ``V^H``);
+    ``some=False`` gives square ``U`` and ``V``; ``compute_uv=False`` zero-filled ones."""
+    return _named("svd", ("U", "S", "V"), _svd_tuple(_xp(input), input, some, compute_uv))
+
+
+@register("copy")
+def qr(input, some=True):
+    """Deprecated ``torch.qr``: ``linalg.qr(input, 'reduced' if some else 'complete')``."""
+    _warn_once("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in "
+               "a future PyTorch release.\nThe boolean parameter 'some' has been replaced with a "
+               "string parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\n"
+               "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
+    Q, R = _qr_impl(input, "reduced" if some else "complete")
+    return _named("qr", ("Q", "R"), (Q, R))
+
+
+@register("copy")
+def pinverse(input, rcond=1e-15):
+    """``torch.pinverse``: ``linalg.pinv(input, rtol=rcond)``."""
+    return _pinv_impl(input, None, rcond, False)
+
+
+@register("copy")
+def matrix_power(input, n):
+    """``torch.matrix_power``: ``linalg.matrix_power``."""
+    return _matrix_power_impl(input, n)
+
+
+@register("copy")
+def lu(input, pivot=True, get_infos=False):
+    """Deprecated ``torch.lu``: ``(LU, pivots)`` (``+ infos`` with ``get_infos``) of
+    ``linalg.lu_factor_ex``; a singular matrix factors without error."""
+    _warn_once("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+               "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\n"
+               "LU, pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = "
+               "torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+               "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+               "torch.linalg.lu_factor_ex(A, compute_pivots)")
+    LU, piv, info = _lu_factor("lu", input, pivot)
+    if get_infos:
+        return LU, piv, wrap_result(_xp(input), info, _dtypes.int32, input.device)
+    return LU, piv
+
+
+@register("copy")
+def geqrf(input):
+    """``(a, tau)``: LAPACK's compact QR (R on and above the diagonal, the Householder
+    vectors below it, their scalars in ``tau``), the input of ``householder_product`` and
+    ``ormqr``."""
+    name = "geqrf"
+    _check_tensor(name, input)
+    if input.dim() < 2:
+        raise TensorRuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if input._dtype not in _FLOAT_TYPES:
+        raise TensorNotImplementedError(
+            f"\"geqrf_cpu\" not implemented for '{input._dtype._torch_name}'")
+    xp = _xp(input)
+    a = input._array()
+    m, n = a.shape[-2], a.shape[-1]
+    batch = a.shape[:-2]
+    flat = a.reshape((-1, m, n))
+    hs, taus = [], []
+    for mat in flat:
+        if m and n:
+            h, tau = _linalg_call(name, xp.linalg.qr, mat, mode="raw")
+            hs.append(h.T)
+            taus.append(tau)
+        else:
+            hs.append(xp.zeros((m, n), dtype=a.dtype))
+            taus.append(xp.zeros((0,), dtype=a.dtype))
+    h = xp.stack(hs).reshape(a.shape) if hs else xp.zeros(a.shape, dtype=a.dtype)
+    k = builtins.min(m, n)
+    tau = xp.stack(taus).reshape(batch + (k,)) if taus else xp.zeros(batch + (k,), a.dtype)
+    return _named("geqrf", ("a", "tau"), (_colmajor(xp, h, input._dtype, input.device),
+                                          wrap_result(xp, tau, input._dtype, input.device)))
+
+
+@register("copy")
+def ormqr(input, input2, input3, left=True, transpose=False):
+    """``op(Q) @ input3`` (``input3 @ op(Q)`` when not ``left``), ``Q`` the full m x m
+    product of the Householder reflectors of ``geqrf`` (``input``, ``input2`` = tau) and
+    ``op(Q) = Q^H`` when ``transpose``."""
+    name = "torch.ormqr"
+    for arg, t in (("input", input), ("input2", input2), ("input3", input3)):
+        _check_tensor("ormqr", t, arg)
+    device = check_same_device([input, input2, input3])
+    if input.dim() < 2:
+        raise TensorRuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if input3.dim() < 2:
+        raise TensorRuntimeError(f"{name}: other must have at least 2 dimensions.")
+    m = input3._shape[-2] if left else input3._shape[-1]
+    if input._shape[-2] != m:
+        raise TensorRuntimeError(
+            f"{name}: input.shape[-2] must be equal to other.shape[{-2 if left else -1}]")
+    k = builtins.min(input3._shape[-2] if left else input3._shape[-1], input._shape[-1])
+    if input2.dim() < 1 or input2._shape[-1] != k:
+        raise TensorRuntimeError(
+            f"{name}: tau.shape[-1] must be equal to min(other.shape[{-2 if left else -1}], "
+            "input.shape[-1])")
+    for other, label in ((input2, "tau"), (input3, "other")):
+        if other._dtype is not input._dtype:
+            raise TensorRuntimeError(
+                f"{name}: Expected input and {label} to have the same dtype, but input has "
+                f"dtype {input._dtype._torch_name} and {label} has dtype "
+                f"{other._dtype._torch_name}")
+    if input._dtype not in _FLOAT_TYPES:
+        raise TensorNotImplementedError(
+            f"\"ormqr_cpu\" not implemented for '{input._dtype._torch_name}'")
+    xp = _xp(input)
+    a = input._array()
+    pad = xp.zeros(a.shape[:-1] + (m,), dtype=a.dtype)
+    pad[..., :a.shape[-1]] = a[..., :m]
+    Q = _householder_array(xp, pad, input2._array())
+    op = _mh_array(xp, Q) if transpose else Q
+    c = input3._array()
+    with quiet():
+        r = xp.matmul(op, c) if left else xp.matmul(c, op)
+    return _colmajor(xp, r, input._dtype, device)
+
+
+@register("reduction", method=False)
+def frobenius_norm(input, dim, keepdim=False):
+    """``torch.frobenius_norm``: the 2-norm of the entries over ``dim``."""
+    _check_tensor("frobenius_norm", input)
+    xp = _xp(input)
+    axes = _dims(dim, input.dim())
+    work, out_dtype = _norm_dtype("frobenius_norm", input, None)
+    return wrap_result(xp, _vector_norm(xp, _work_array(input, work), 2, axes, keepdim),
+                       out_dtype, input.device)
+
+
+@register("reduction", method=False)
+def nuclear_norm(input, dim=None, keepdim=False):
+    """``torch.nuclear_norm``: the sum of the singular values of the matrices over ``dim``
+    (the last two by default)."""
+    _check_tensor("nuclear_norm", input)
+    if input.dim() < 2 and dim is None:
+        raise TensorRuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    dims = _dims((-2, -1) if dim is None else dim, input.dim())
+    work, out_dtype = _norm_dtype("linalg.matrix_norm", input, None)
+    xp = _xp(input)
+    r = _matrix_norm_array("linalg.matrix_norm", xp, _work_array(input, work), "nuc", dims,
+                           keepdim)
+    return wrap_result(xp, r, out_dtype, input.device)
+
+
+# ---------------------------------------------------------------------- removed in PyTorch 1.9
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+
+
+@register("copy")
+def eig(input, eigenvectors=False):
+    """Removed in PyTorch 1.9: raises, pointing at ``torch.linalg.eig``/``eigvals``."""
+    raise TensorRuntimeError(
+        _REMOVED + "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` "
+        "rather than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be "
+        "replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, "
+        "eigenvectors=True) should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)")
+
+
+@register("copy")
+def symeig(input, eigenvectors=False, upper=True):
+    """Removed in PyTorch 1.9: raises, pointing at ``torch.linalg.eigh``/``eigvalsh``."""
+    raise TensorRuntimeError(
+        _REMOVED + "The default behavior has changed from using the upper triangular portion of "
+        "the matrix by default to using the lower triangular portion.\n\nL, _ = "
+        "torch.symeig(A, upper=upper) should be replaced with:\nL = torch.linalg.eigvalsh(A, "
+        "UPLO='U' if upper else 'L')\n\nand\n\nL, V = torch.symeig(A, eigenvectors=True) should "
+        "be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')")
+
+
+@register("copy")
+def solve(input, A):
+    """Removed in PyTorch 1.9: raises, pointing at ``torch.linalg.solve``."""
+    raise TensorRuntimeError(
+        _REMOVED + "`torch.solve` is deprecated in favor of `torch.linalg.solve`. "
+        "`torch.linalg.solve` has its arguments reversed and does not return the LU "
+        "factorization.\n\nTo get the LU factorization see `torch.lu`, which can be used with "
+        "`torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution should be "
+        "replaced with:\nX = torch.linalg.solve(A, B)")
+
+
+@register("copy")
+def lstsq(input, A):
+    """Removed in PyTorch 1.9: raises, pointing at ``torch.linalg.lstsq``."""
+    raise TensorRuntimeError(
+        _REMOVED + "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n"
+        "`torch.linalg.lstsq` has reversed arguments and does not return the QR decomposition "
+        "in the returned tuple (although it returns other information about the problem).\n\n"
+        "To get the QR decomposition consider using `torch.linalg.qr`.\n\nThe returned solution "
+        "in `torch.lstsq` stored the residuals of the solution in the last m - n columns of the "
+        "returned value whenever m > n. In torch.linalg.lstsq, the residuals are in the field "
+        "'residuals' of the returned named tuple.\n\nThe unpacking of the solution, as in\nX, _ "
+        "= torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced with:\nX = "
+        "torch.linalg.lstsq(A, B).solution")
+
+
+@register("copy", method=False)
+def matrix_rank(input, tol=None, symmetric=False):
+    """Removed in PyTorch 1.9: raises, pointing at ``torch.linalg.matrix_rank``."""
+    raise TensorRuntimeError(
+        "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
+        "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
+        "`torch.linalg.matrix_rank()` to 'hermitian'.")

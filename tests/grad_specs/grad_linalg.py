@@ -296,6 +296,24 @@ GRADS = [
     G("linalg_householder_product", lambda lib, a, t: lib.linalg.householder_product(a, t),
       [(2, 3, 3), (2, 3)]),
     G("orgqr", lambda lib, a, t: lib.orgqr(a, t), [(3, 2), (2,)]),
+    # ---------------------------------------------------------------- top-level aliases
+    G("svd", lambda lib, a: _svd_top(lib, a), [(3, 2)], variants=False),
+    G("svd", lambda lib, a: lib.svd(a, compute_uv=False)[1], [(2, 3)], variants=False),
+    G("qr", lambda lib, a: tuple(lib.qr(_wellposed(lib, a))), [(3, 2)]),
+    G("pinverse", lambda lib, a: lib.pinverse(_wellposed(lib, a)), [(3, 3)]),
+    G("matrix_power", lambda lib, a: lib.matrix_power(a, 3), [(3, 3)]),
+    G("lu", lambda lib, a: lib.lu(_wellposed(lib, a))[0], [(3, 3)]),
+    G("ormqr", lambda lib, a, t, c: lib.ormqr(a, t, c), [(3, 2), (2,), (3, 2)]),
+    G("ormqr", lambda lib, a, t, c: lib.ormqr(a, t, c, left=False, transpose=True),
+      [(3, 3), (3,), (2, 3)]),
+    G("frobenius_norm", lambda lib, a: lib.frobenius_norm(a, (0, 1)), [(3, 2)]),
+    G("nuclear_norm", lambda lib, a: lib.nuclear_norm(a), [(3, 2)], variants=False),
+    NonDiff("geqrf", "PyTorch's derivative raises 'not implemented'"),
+    NonDiff("eig", "removed in PyTorch 1.9: always raises"),
+    NonDiff("symeig", "removed in PyTorch 1.9: always raises"),
+    NonDiff("solve", "removed in PyTorch 1.9: always raises"),
+    NonDiff("lstsq", "removed in PyTorch 1.9: always raises"),
+    NonDiff("matrix_rank", "removed in PyTorch 1.9: always raises"),
 ]
 
 
@@ -307,3 +325,8 @@ def _eig(lib, a):
     """Eigenvalues and quantities invariant to each eigenvector's phase."""
     w, v = lib.linalg.eig(a)
     return w, (v * v.conj()).real
+
+
+def _svd_top(lib, a):
+    u, s, v = lib.svd(a)
+    return u * u, s, v * v

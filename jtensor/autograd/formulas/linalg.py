@@ -638,15 +638,18 @@ def _qr_square_grad(gQ, gR, Q, R):
 @derivative("linalg_qr", inputs=("A",), save=("A", "result"), name="LinalgQrBackward0",
             multi_grad=True)
 def linalg_qr_backward(ctx, gQ, gR):
+    return _qr_grad(ctx.A, ctx.mode, ctx.result, gQ, gR)
+
+
+def _qr_grad(A, mode, result, gQ, gR):
     from ..._errors import TensorRuntimeError
 
-    mode = ctx.mode
     if mode == "r":
         raise TensorRuntimeError(
             "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
             "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
             "through linalg.qr.")
-    Q, R = _output(ctx.result, lambda: linalg.qr(ctx.A, mode=mode))
+    Q, R = _output(result, lambda: linalg.qr(A, mode=mode))
     m, n = Q.shape[-2], R.shape[-1]
     if mode == "complete" and m > n:
         raise TensorRuntimeError(
@@ -821,7 +824,16 @@ def _power_grad(B, g, k):
 
 @derivative("linalg_matrix_power", inputs=("A",), save=("A",), name=_matrix_power_name)
 def linalg_matrix_power_backward(ctx, g):
-    A, n = ctx.A, ctx.n
+    return _matrix_power_grad(ctx.A, ctx.n, g)
+
+
+@derivative("matrix_power", save=("input",),
+            name=lambda v: _matrix_power_name({"A": v["input"], "n": v["n"]}))
+def matrix_power_backward(ctx, g):
+    return _matrix_power_grad(ctx.input, ctx.n, g)
+
+
+def _matrix_power_grad(A, n, g):
     if n == 0:
         return J.zeros(tuple(A.shape), dtype=g.dtype, device=g.device)
     if n > 0:
@@ -1279,3 +1291,97 @@ def linalg_householder_product_backward(ctx, g):
             name="LinalgHouseholderProductBackward0")
 def orgqr_backward(ctx, g):
     return _householder_grad(ctx.input, ctx.input2, g, *ctx.needs_input_grad)
+
+
+# ---------------------------------------------------------------------- top-level aliases
+
+@derivative("svd", save=("input", "result"), name="LinalgSvdBackward0", multi_grad=True)
+def svd_backward(ctx, gU, gS, gV):
+    A = ctx.input
+    if not ctx.compute_uv:
+        if gS is None:
+            return None
+        U, S, Vh = linalg.svd(A, full_matrices=False)
+        return _svd_grad(None, gS, None, U, S, Vh)
+    U, S, V = _output(ctx.result, lambda: tuple(J.svd(A, ctx.some)))
+    Vh, gVh = _mh(V), (_mh(gV) if gV is not None else None)
+    if not ctx.some:
+        k = S.shape[-1]
+        U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+        gU = gU.narrow(-1, 0, k) if gU is not None else None
+        gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
+    return _svd_grad(gU, gS, gVh, U, S, Vh)
+
+
+@derivative("qr", save=("input", "result"), name="LinalgQrBackward0", multi_grad=True)
+def qr_backward(ctx, gQ, gR):
+    return _qr_grad(ctx.input, "reduced" if ctx.some else "complete", ctx.result, gQ, gR)
+
+
+@derivative("pinverse", save=("input", "result"), name="LinalgPinvBackward0")
+def pinverse_backward(ctx, g):
+    A = ctx.input
+    return _pinv_grad(A, _output(ctx.result, lambda: J.pinverse(A, ctx.rcond)), g)
+
+
+@derivative("lu", save=("input", "result"), name="LinalgLuFactorExBackward0", multi_grad=True,
+            nondiff_outputs=(1, 2))
+def lu_backward(ctx, g, *_rest):
+    if g is None:
+        return None
+    LU = _output(ctx.result[0], lambda: linalg.lu_factor_ex(ctx.input)[0])
+    P, L, U = J.lu_unpack(LU, ctx.result[1])
+    k = min(L.shape[-2], U.shape[-1])
+    return _lu_grad(P, L, U, g.narrow(-1, 0, k).tril(-1), g.narrow(-2, 0, k).triu())
+
+
+@derivative("ormqr", inputs=("input", "input2", "input3"), save=("input", "input2", "input3"),
+            name="OrmqrBackward0")
+def ormqr_backward(ctx, g):
+    """Through ormqr = op(Q) C (or C op(Q)) with Q the full Householder product of the
+    input padded to m columns: C's gradient solves with op(Q)^H, Q's goes through
+    ``_householder_grad``."""
+    A, tau, C = ctx.input, ctx.input2, ctx.input3
+    left, transpose = ctx.left, ctx.transpose
+    need_a, need_tau, need_c = ctx.needs_input_grad
+    m, n = A.shape[-2], A.shape[-1]
+    used = min(m, n)
+    A_used = A.narrow(-1, 0, used)
+    A_pad = A_used if used == m else J.cat(
+        [A_used, J.zeros(tuple(A.shape[:-1]) + (m - used,), dtype=A.dtype, device=A.device)], -1)
+    Q = linalg.householder_product(A_pad, tau)
+    op = _mh(Q) if transpose else Q
+    gC = (_mh(op).matmul(g) if left else g.matmul(_mh(op))) if need_c else None
+    gA = gtau = None
+    if need_a or need_tau:
+        if left:
+            gQ = C.matmul(_mh(g)) if transpose else g.matmul(_mh(C))
+        else:
+            gQ = _mh(g).matmul(C) if transpose else _mh(C).matmul(g)
+        gA_pad, gtau = _householder_grad(A_pad, tau, gQ, need_a, need_tau)
+        if need_a:
+            gA = gA_pad.narrow(-1, 0, used)
+            if used < n:
+                gA = J.cat([gA, J.zeros(tuple(A.shape[:-1]) + (n - used,), dtype=A.dtype,
+                                        device=A.device)], -1)
+    return gA, gtau, gC
+
+
+@derivative("frobenius_norm", save=("input", "result"), name="NormBackward1")
+def frobenius_norm_backward(ctx, g):
+    x = ctx.input
+    norm = _output(ctx.result, lambda: J.frobenius_norm(x, ctx.dim, ctx.keepdim))
+    return _vector_norm_grad(x, g, norm, 2, ctx.dim, ctx.keepdim)
+
+
+@derivative("nuclear_norm", save=("input", "result"), name="SumBackward1")
+def nuclear_norm_backward(ctx, g):
+    A = ctx.input
+    dims = _wrap_dims((-2, -1) if ctx.dim is None else ctx.dim, A.dim())
+    result = _output(ctx.result, lambda: J.nuclear_norm(A, ctx.dim, ctx.keepdim))
+    return _matrix_norm_grad(A, g, result, "nuc", dims, ctx.keepdim)
+
+
+# geqrf: PyTorch records a node whose backward raises "the derivative for 'geqrf' is not
+# implemented."; here its outputs do not require grad (backward raises a RuntimeError too).
+nondifferentiable("geqrf", "eig", "symeig", "solve", "lstsq", "matrix_rank")
