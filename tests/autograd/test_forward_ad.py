@@ -451,3 +451,26 @@ def test_forward_over_reverse_hessian_vector_product_matches_double_backward():
         got = [fwAD.unpack_dual(gr).tangent for gr in grads]
     for a, b in zip(got, expected, strict=True):
         np.testing.assert_allclose(_np(a), b.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_every_differentiable_op_has_a_forward_rule_or_a_reason():
+    """A new differentiable op must get a direct forward rule (``forward/direct.py``), or an
+    entry in ``GENERIC_BY_DESIGN`` saying why the generic double-vjp rule is right for it,
+    or be one PyTorch refuses (``UNSUPPORTED``)."""
+    from jtensor._registry import OPS
+    from jtensor.autograd.forward.direct import GENERIC_BY_DESIGN
+    from jtensor.autograd.forward.rules import RULES, UNSUPPORTED
+    from jtensor.autograd.graph import NONDIFF
+
+    def covered(name, op):
+        if op.backward is NONDIFF or (op.backward is None and op.kind != "nn"):
+            return True  # no tangent: integer results, factories, queries
+        if op.kind in ("view", "nn"):
+            return True  # linear views; nn ops run their body under the level
+        base = name[:-1] if op.kind == "inplace" else name
+        return any(n in RULES or n in UNSUPPORTED or n in GENERIC_BY_DESIGN for n in (name, base))
+
+    missing = sorted(name for name, op in OPS.items() if not covered(name, op))
+    assert not missing, f"ops without a forward rule or a reason for the generic one: {missing}"
+    stale = sorted(n for n in GENERIC_BY_DESIGN if n not in OPS)
+    assert not stale, f"GENERIC_BY_DESIGN names unknown ops: {stale}"

@@ -12,7 +12,7 @@ import math
 
 from ..._api import ops as J
 from ..._tensor import Tensor
-from .rules import GENERIC, LINEAR, MULTILINEAR, Call, Derived, Rule, _Linear, rule
+from .rules import GENERIC, LINEAR, MULTILINEAR, Call, Derived, Rule, _Linear, attach_outputs, rule
 
 # ----------------------------------------------------------------------------- linear ops
 
@@ -396,3 +396,273 @@ def _sinc(x, r, t):
 rule("sinc", kind=_unary(_sinc))
 rule("softmax", kind=Derived(_softmax, False))
 rule("log_softmax", kind=Derived(_log_softmax, False))
+
+
+# ----------------------------------------------------------------------------- more element-wise
+
+rule("erfc", kind=_unary(lambda x, r, t: -t * _TWO_OVER_SQRT_PI * J.exp(-x * x)))
+rule("erfinv", kind=_unary(lambda x, r, t: t * (math.sqrt(math.pi) / 2) * J.exp(r * r), False))
+rule("lgamma", kind=_unary(lambda x, r, t: t * J.digamma(x)))
+rule("digamma", kind=_unary(lambda x, r, t: t * J.polygamma(1, x)))
+
+
+class _ClampNumbers(Rule):
+    """``clamp`` with number bounds: the tangent where the input is inside them, else 0
+    (PyTorch's rule); tensor bounds take the generic rule."""
+
+    def apply(self, c, written):
+        lo, hi = c.value("min"), c.value("max")
+        if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+            return GENERIC.apply(c, written)
+        return _CLAMP.apply(c, written)
+
+
+def _clamp(c, result):
+    x = c.value("input")
+    lo, hi = c.value("min"), c.value("max")
+    inside = None
+    if lo is not None:
+        inside = x >= lo
+    if hi is not None:
+        inside = (x <= hi) if inside is None else inside & (x <= hi)
+    t = _t(c, x)
+    return t if inside is None else J.where(inside, t, J.zeros_like(t))
+
+
+_CLAMP = Derived(_clamp)
+rule("clamp", "clip", "clamp_min", "clamp_max", kind=_ClampNumbers())
+
+
+def _logsumexp(c, result):
+    """``sum(t * exp(x - out))`` over the reduced dims."""
+    x, dim, keepdim = c.value("input"), c.value("dim"), c.value("keepdim", False)
+    out = result
+    if not keepdim and x.dim():
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        for d in sorted(d % x.dim() for d in dims):
+            out = out.unsqueeze(d)
+    return (_t(c, x) * J.exp(x - out)).sum(dim, keepdim=keepdim)
+
+
+rule("logsumexp", kind=Derived(_logsumexp))
+
+
+# ----------------------------------------------------------------------------- by index
+
+
+class _Indexed(Rule):
+    """Ops returning ``(values, indices)`` along ``dim`` (``sort``, ``topk``, ``kthvalue``,
+    ``median``/``mode`` with a dim, ``cummax``...): the values' tangent is the input's
+    tangent gathered at the indices. Their other forms take the generic rule."""
+
+    def apply(self, c, written):
+        x = c.value("input")
+        t = _t(c, x)
+        if written is not None or t is None or x.dim() == 0:
+            return GENERIC.apply(c, written)
+        result = c.entry(*c.args, **c.kwargs)
+        if not isinstance(result, tuple) or len(result) != 2:
+            return attach_outputs(c, result, GENERIC.jvp(c, None))
+        values, indices = result
+        dim = c.value("dim", -1)
+        idx = indices if indices.dim() == x.dim() else indices.unsqueeze(dim)
+        tangent = J.gather(t, dim, idx)
+        if values.dim() != x.dim():
+            tangent = tangent.squeeze(dim)
+        return attach_outputs(c, result, (tangent, None))
+
+
+rule("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", kind=_Indexed())
+
+
+# ----------------------------------------------------------------------------- zero tangents
+
+# Random fills and in-place comparisons overwrite their input with values that do not
+# depend on it: the tangent becomes zero (PyTorch's zeros_like formulas).
+rule(
+    "normal_",
+    "uniform_",
+    "cauchy_",
+    "exponential_",
+    "geometric_",
+    "log_normal_",
+    "random_",
+    "eq_",
+    "ne_",
+    "lt_",
+    "le_",
+    "gt_",
+    "ge_",
+    kind=Derived(_zero, False),
+)
+
+# ----------------------------------------------------------------------------- spectral
+
+# The discrete Fourier transforms are linear (over the reals for the Hermitian ones).
+rule(
+    "fft_fft",
+    "fft_ifft",
+    "fft_rfft",
+    "fft_irfft",
+    "fft_hfft",
+    "fft_ihfft",
+    "fft_fft2",
+    "fft_ifft2",
+    "fft_rfft2",
+    "fft_irfft2",
+    "fft_hfft2",
+    "fft_ihfft2",
+    "fft_fftn",
+    "fft_ifftn",
+    "fft_rfftn",
+    "fft_irfftn",
+    "fft_hfftn",
+    "fft_ihfftn",
+    "fft_fftshift",
+    "fft_ifftshift",
+    kind=LINEAR,
+)
+
+
+# ----------------------------------------------------------------------------- generic on purpose
+
+# The differentiable ops that take the generic rule (the double vjp through their reverse
+# formula), each group with the reason; ``tests/autograd/test_forward_ad.py`` fails for an
+# op that has neither a direct rule nor an entry here. (``nn`` ops run their bodies under
+# the level; view ops are linear.)
+_GROUPS = {
+    "matrix functions and decompositions: their reverse formulas are the adjoints of the "
+    "linear maps PyTorch's jvps compute, and the generic rule transposes them back": (
+        "cholesky",
+        "cholesky_inverse",
+        "cholesky_solve",
+        "det",
+        "inverse",
+        "logdet",
+        "lu",
+        "lu_solve",
+        "lu_unpack",
+        "matrix_exp",
+        "matrix_power",
+        "orgqr",
+        "ormqr",
+        "pinverse",
+        "qr",
+        "slogdet",
+        "svd",
+        "triangular_solve",
+        "linalg_cholesky",
+        "linalg_cholesky_ex",
+        "linalg_det",
+        "linalg_eig",
+        "linalg_eigh",
+        "linalg_eigvals",
+        "linalg_eigvalsh",
+        "linalg_householder_product",
+        "linalg_inv",
+        "linalg_inv_ex",
+        "linalg_lstsq",
+        "linalg_lu",
+        "linalg_lu_factor",
+        "linalg_lu_factor_ex",
+        "linalg_lu_solve",
+        "linalg_matrix_exp",
+        "linalg_matrix_power",
+        "linalg_matrix_norm",
+        "linalg_norm",
+        "linalg_pinv",
+        "linalg_qr",
+        "linalg_slogdet",
+        "linalg_solve",
+        "linalg_solve_ex",
+        "linalg_solve_triangular",
+        "linalg_svd",
+        "linalg_svdvals",
+        "linalg_vector_norm",
+    ),
+    "reductions whose reverse formula settles ties, zeros and NaNs as PyTorch does (amax's "
+    "even split, prod's zeros, the nan-reductions' masks): the generic rule inherits it": (
+        "amax",
+        "amin",
+        "aminmax",
+        "prod",
+        "cumprod",
+        "var",
+        "std",
+        "var_mean",
+        "std_mean",
+        "nansum",
+        "nanmean",
+        "norm",
+        "frobenius_norm",
+        "nuclear_norm",
+        "dist",
+        "cdist",
+        "quantile",
+        "nanquantile",
+        "msort",
+        "trapezoid",
+        "trapz",
+        "cumulative_trapezoid",
+        "cov",
+        "corrcoef",
+        "renorm",
+        "scatter_reduce",
+        "vander",
+        "maximum",
+        "minimum",
+        "fmax",
+        "fmin",
+    ),
+    "element-wise functions outside training's hot path (special functions, two-argument "
+    "functions with masks at their poles): one extra element-wise forward and backward": (
+        "acosh",
+        "asinh",
+        "atanh",
+        "i0",
+        "mvlgamma",
+        "polygamma",
+        "igamma",
+        "igammac",
+        "logit",
+        "sgn",
+        "angle",
+        "nextafter",
+        "frexp",
+        "copysign",
+        "ldexp",
+        "float_power",
+        "hypot",
+        "atan2",
+        "fmod",
+        "remainder",
+        "xlogy",
+        "logaddexp",
+        "logaddexp2",
+        "lerp",
+        "addcdiv",
+        "nan_to_num",
+        "special_entr",
+        "special_erfcx",
+        "special_i0e",
+        "special_i1",
+        "special_i1e",
+        "special_log_ndtr",
+        "special_ndtri",
+        "special_xlog1py",
+        "special_zeta",
+    ),
+    "random draws: the generic rule replays the generators, so its tangent run draws the "
+    "primal's numbers (and bernoulli with a float p keeps PyTorch's refusal)": (
+        "bernoulli",
+        "poisson",
+    ),
+    "no derivative at all in PyTorch (a NotImplemented node): the generic rule raises "
+    "PyTorch's forward-AD error when it meets the node": (
+        "floor_divide",
+        "heaviside",
+        "histogram",
+        "bincount",
+    ),
+}
+GENERIC_BY_DESIGN = {name: reason for reason, names in _GROUPS.items() for name in names}
