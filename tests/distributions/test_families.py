@@ -1,6 +1,6 @@
 """Every distribution of torch.distributions against PyTorch: log_prob, entropy, cdf/icdf,
-mean/mode/variance/stddev, shapes of sample/rsample/expand/enumerate_support, repr, samples
-draw for draw with the same seed, and float64 gradchecks of log_prob and rsample."""
+mean/mode/variance/stddev, shapes of sample/rsample/expand/enumerate_support, repr, and
+float64 gradchecks of log_prob and rsample (the draws themselves: test_draws.py)."""
 
 import numpy as np
 import pytest
@@ -258,6 +258,9 @@ def close(mine, theirs, rtol=1e-6, atol=1e-8):
         assert len(mine) == len(theirs)
         for a, b in zip(mine, theirs, strict=True):
             close(a, b, rtol, atol)
+    elif isinstance(mine, str):
+        # Under --device cuda, tensors in reprs name their device: PyTorch's run is on the CPU.
+        assert mine.replace(", device='cuda:0'", "") == theirs, (mine, theirs)
     else:
         assert mine == theirs, (mine, theirs)
 
@@ -301,32 +304,6 @@ def test_shapes_repr_and_support_against_pytorch(name):
 
     mine, theirs = run(jtensor), run(torch)
     close(mine, theirs)
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_samples_draw_for_draw(name, dtype):
-    make, _ = CASES[name]
-    if name.endswith("Scalars") and dtype == "float64":
-        pytest.skip("numbers make default-dtype parameters")
-
-    def run(lib):
-        lib.manual_seed(11)
-        dist = make(lib, dtype)
-        out = [dist.sample(), dist.sample((3, 2))]
-        if dist.has_rsample:
-            out.append(dist.rsample((2,)))
-        out.append(lib.rand(2))  # the generator ends in the same state
-        return out
-
-    mine, theirs = run(jtensor), run(torch)
-    tol = 2e-6 if dtype == "float32" else 1e-12
-    close(mine, theirs, rtol=tol, atol=tol)
-
-
-def _params(dist):
-    """The float64 leaf tensors a distribution was made from."""
-    return [t for t in dist._leaves if t.requires_grad]
 
 
 GRAD_CASES = {
@@ -415,9 +392,12 @@ def test_log_prob_gradcheck_and_gradients_against_pytorch(name):
         if b is None:
             assert a is None
         else:
-            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-9)
+            np.testing.assert_allclose(
+                a.detach().cpu().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-9
+            )
 
 
+IMPLICIT = ("Gamma", "Beta", "Dirichlet", "StudentT")  # gamma-based: implicit gradients
 RSAMPLE_CASES = [
     "Normal",
     "Uniform",
@@ -436,27 +416,13 @@ RSAMPLE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("name", RSAMPLE_CASES)
-def test_rsample_gradients(name):
+@pytest.mark.parametrize("name", [n for n in RSAMPLE_CASES if n not in IMPLICIT])
+def test_rsample_gradcheck(name):
+    # Pathwise derivatives of a differentiable transform of fixed noise.
     make = GRAD_CASES[name]
-    if name not in ("Gamma", "Beta", "Dirichlet", "StudentT"):
-        # Pathwise derivatives of a differentiable transform of fixed noise: gradcheck.
-        def f(a, b):
-            jtensor.manual_seed(5)
-            return make(jtensor, (a, b)).rsample((2,))
 
-        assert jtensor.autograd.gradcheck(f, _grad_params(jtensor))
-    # Implicit (gamma-based) gradients are approximations: compare them with PyTorch's.
-    grads = []
-    for lib in (jtensor, torch):
-        lib.manual_seed(5)
-        p = _grad_params(lib)
-        r = make(lib, p).rsample((4,))
-        (r * lib.arange(r.numel(), dtype=r.dtype).reshape(r.shape).cos()).sum().backward()
-        grads.append([r] + [x.grad for x in p])
-    mine, theirs = grads
-    for a, b in zip(mine, theirs, strict=True):
-        if b is None:
-            assert a is None
-        else:
-            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-9)
+    def f(a, b):
+        jtensor.manual_seed(5)
+        return make(jtensor, (a, b)).rsample((2,))
+
+    assert jtensor.autograd.gradcheck(f, _grad_params(jtensor))
