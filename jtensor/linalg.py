@@ -19,6 +19,9 @@ eigvalsh = _impl.linalg_eigvalsh
 householder_product = _impl.linalg_householder_product
 inv = _impl.linalg_inv
 inv_ex = _impl.linalg_inv_ex
+ldl_factor = _impl.linalg_ldl_factor
+ldl_factor_ex = _impl.linalg_ldl_factor_ex
+ldl_solve = _impl.linalg_ldl_solve
 lstsq = _impl.linalg_lstsq
 lu = _impl.linalg_lu
 lu_factor = _impl.linalg_lu_factor
@@ -53,6 +56,9 @@ _NAMES = (
     "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",

@@ -13,6 +13,7 @@ import math
 from .. import _dtypes, return_types
 from .._dispatch import check_same_device
 from .._errors import (
+    TensorIndexError,
     TensorNotImplementedError,
     TensorRuntimeError,
     TensorTypeError,
@@ -1891,3 +1892,258 @@ def matrix_rank(input, tol=None, symmetric=False):
         "This function was deprecated since version 1.9 and is now removed.\nPlease use the "
         "`torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was renamed in "
         "`torch.linalg.matrix_rank()` to 'hermitian'.")
+
+
+# ---------------------------------------------------------------------- LDL (Bunch-Kaufman)
+_BK_ALPHA = (1.0 + math.sqrt(17.0)) / 8.0  # LAPACK's growth bound for 1x1 versus 2x2 pivots
+
+
+def _ldl_matrix(xp, a, herm):
+    """LAPACK's unblocked ``?sytf2``/``?hetf2`` (lower) on one matrix: ``(LD, pivots, info)``.
+    Pivots are 1-based; a negative pair marks a 2x2 block of D. Magnitudes are LAPACK's
+    ``|re| + |im|``; the Hermitian variant keeps D's diagonal real and conjugates."""
+    A = xp.array(a, copy=True)
+    n = A.shape[-1]
+    cplx = xp.iscomplexobj(A)
+    piv = xp.zeros(n, dtype=xp.int32)
+    info = 0
+
+    def mag(x):
+        return xp.abs(x.real) + xp.abs(x.imag) if cplx else xp.abs(x)
+
+    def cj(x):
+        return xp.conj(x) if herm and cplx else x
+
+    def diag_mag(x):
+        return abs(float(x.real)) if herm and cplx else float(mag(x))
+
+    k = 0
+    while k < n:
+        kstep = 1
+        absakk = diag_mag(A[k, k])
+        if k + 1 < n:
+            col = mag(A[k + 1:, k])
+            imax = k + 1 + int(xp.argmax(xp.where(xp.isnan(col), -1.0, col)))
+            colmax = float(mag(A[imax, k]))
+        else:
+            imax, colmax = k, 0.0
+        if max(absakk, colmax) == 0 or math.isnan(absakk):
+            info = info or k + 1
+            kp = k
+            if herm and cplx:
+                A[k, k] = A[k, k].real
+        else:
+            if absakk >= _BK_ALPHA * colmax:
+                kp = k
+            else:
+                rowmax = float(xp.max(mag(A[imax, k:imax])))
+                if imax + 1 < n:
+                    rowmax = max(rowmax, float(xp.max(mag(A[imax + 1:, imax]))))
+                if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif diag_mag(A[imax, imax]) >= _BK_ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp, kstep = imax, 2
+            kk = k + kstep - 1
+            if kp != kk:
+                # Interchange rows and columns kk and kp of the trailing lower triangle.
+                if kp + 1 < n:
+                    tmp = A[kp + 1:, kk].copy()
+                    A[kp + 1:, kk] = A[kp + 1:, kp]
+                    A[kp + 1:, kp] = tmp
+                tmp = A[kk + 1:kp, kk].copy()
+                A[kk + 1:kp, kk] = cj(A[kp, kk + 1:kp])
+                A[kp, kk + 1:kp] = cj(tmp)
+                if herm and cplx:
+                    A[kp, kk] = xp.conj(A[kp, kk])
+                t = A[kk, kk].copy()
+                A[kk, kk] = A[kp, kp]
+                A[kp, kp] = t
+                if kstep == 2:
+                    if herm and cplx:
+                        A[k, k] = A[k, k].real
+                    t = A[k + 1, k].copy()
+                    A[k + 1, k] = A[kp, k]
+                    A[kp, k] = t
+            elif herm and cplx:
+                A[k, k] = A[k, k].real
+                if kstep == 2:
+                    A[k + 1, k + 1] = A[k + 1, k + 1].real
+            if kstep == 1:
+                if k + 1 < n:
+                    d = A[k, k].real if herm and cplx else A[k, k]
+                    x = A[k + 1:, k].copy()
+                    A[k + 1:, k + 1:] -= xp.tril(xp.outer(x, cj(x)) / d)
+                    A[k + 1:, k] = x / d
+            elif k + 2 < n:
+                if herm and cplx:
+                    dabs = abs(A[k + 1, k])
+                    d11 = A[k + 1, k + 1].real / dabs
+                    d22 = A[k, k].real / dabs
+                    d21 = A[k + 1, k] / dabs
+                    dd = (1.0 / (d11 * d22 - 1.0)) / dabs
+                    wk = dd * (d11 * A[k + 2:, k] - d21 * A[k + 2:, k + 1])
+                    wkp1 = dd * (d22 * A[k + 2:, k + 1] - xp.conj(d21) * A[k + 2:, k])
+                else:
+                    d21 = A[k + 1, k]
+                    d11 = A[k + 1, k + 1] / d21
+                    d22 = A[k, k] / d21
+                    d21 = (1.0 / (d11 * d22 - 1.0)) / d21
+                    wk = d21 * (d11 * A[k + 2:, k] - A[k + 2:, k + 1])
+                    wkp1 = d21 * (d22 * A[k + 2:, k + 1] - A[k + 2:, k])
+                upd = xp.outer(A[k + 2:, k], cj(wk)) + xp.outer(A[k + 2:, k + 1], cj(wkp1))
+                A[k + 2:, k + 2:] -= xp.tril(upd)
+                A[k + 2:, k] = wk
+                A[k + 2:, k + 1] = wkp1
+                if herm and cplx:
+                    idx = xp.arange(k + 2, n)
+                    A[idx, idx] = A[idx, idx].real
+        if kstep == 1:
+            piv[k] = kp + 1
+        else:
+            piv[k] = piv[k + 1] = -(kp + 1)
+        k += kstep
+    return xp.tril(A), piv, info
+
+
+def _ldl_factor(fname, A, hermitian):
+    name = "torch.linalg.ldl_factor_ex"
+    _check_tensor(fname, A)
+    if A.dim() < 2:
+        raise TensorRuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if A._shape[-1] != A._shape[-2]:
+        raise TensorRuntimeError(
+            f"{name}: A must be batches of square matrices, but they are {A._shape[-2]} by "
+            f"{A._shape[-1]} matrices")
+    _check_float(name, A)
+    xp = _xp(A)
+    a = A._array()
+    n = a.shape[-1]
+    flat = a.reshape((-1, n, n))
+    outs = [_ldl_matrix(xp, m, hermitian) for m in flat]
+    batch = a.shape[:-2]
+    LD = xp.stack([o[0] for o in outs]).reshape(a.shape) if outs else xp.zeros(a.shape, a.dtype)
+    piv = (xp.stack([o[1] for o in outs]).reshape(batch + (n,)) if outs
+           else xp.zeros(batch + (n,), xp.int32))
+    info = xp.asarray([o[2] for o in outs], dtype=xp.int32).reshape(batch)
+    return (_colmajor(xp, LD, A._dtype, A.device), wrap_result(xp, piv, _dtypes.int32, A.device),
+            info)
+
+
+def _ldl_message(info):
+    # PyTorch reports this through an internal assertion ("Unknown error code"); the cause is
+    # an exactly zero 1x1 block of D.
+    return (f"D[{info},{info}] is exactly zero: the factorization was completed but D is "
+            "singular, so it cannot be used to solve a system. Use ldl_factor_ex to get the "
+            "factors and info without an error.")
+
+
+@register("copy", name="linalg_ldl_factor_ex", method=False, function=False)
+def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    """``(LD, pivots, info)``: the Bunch-Kaufman LDL^T (``LDL^H`` when ``hermitian``)
+    factorization of each symmetric matrix, lower triangle read, LAPACK's compact layout."""
+    LD, piv, info = _ldl_factor("linalg_ldl_factor_ex", A, hermitian)
+    if check_errors:
+        _batch_error("torch.linalg.ldl_factor_ex", info, A.dim() > 2, _ldl_message,
+                     TensorRuntimeError)
+    return _named("linalg_ldl_factor_ex", ("LD", "pivots", "info"),
+                  (LD, piv, wrap_result(_xp(A), info, _dtypes.int32, A.device)))
+
+
+@register("copy", name="linalg_ldl_factor", method=False, function=False)
+def linalg_ldl_factor(A, *, hermitian=False):
+    """``(LD, pivots)`` of ``ldl_factor_ex``; a zero block of D raises a RuntimeError."""
+    LD, piv, info = _ldl_factor("linalg_ldl_factor", A, hermitian)
+    _batch_error("torch.linalg.ldl_factor", info, A.dim() > 2, _ldl_message, TensorRuntimeError)
+    return _named("linalg_ldl_factor", ("LD", "pivots"), (LD, piv))
+
+
+def _ldl_solve_matrix(xp, A, piv, B, herm):
+    """LAPACK's ``?sytrs``/``?hetrs`` (lower): ``B`` (n, k) overwritten by the solution."""
+    n = A.shape[-1]
+    cplx = xp.iscomplexobj(A)
+
+    def cj(x):
+        return xp.conj(x) if herm and cplx else x
+
+    def swap(i, j):
+        if i != j:
+            t = B[i].copy()
+            B[i] = B[j]
+            B[j] = t
+
+    k = 0
+    while k < n:  # solve P L D y = b
+        if piv[k] > 0:
+            swap(k, int(piv[k]) - 1)
+            B[k + 1:] -= xp.outer(A[k + 1:, k], B[k])
+            B[k] = B[k] / (A[k, k].real if herm and cplx else A[k, k])
+            k += 1
+        else:
+            swap(k + 1, -int(piv[k]) - 1)
+            if k + 2 < n:
+                B[k + 2:] -= xp.outer(A[k + 2:, k], B[k]) + xp.outer(A[k + 2:, k + 1], B[k + 1])
+            akm1k = A[k + 1, k]
+            akm1 = A[k, k] / cj(akm1k)
+            ak = A[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1
+            bkm1 = B[k] / cj(akm1k)
+            bk = B[k + 1] / akm1k
+            B[k] = (ak * bkm1 - bk) / denom
+            B[k + 1] = (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:  # solve L^T P^T x = y
+        if piv[k] > 0:
+            if k + 1 < n:
+                B[k] -= cj(A[k + 1:, k]) @ B[k + 1:]
+            swap(k, int(piv[k]) - 1)
+            k -= 1
+        else:
+            if k + 1 < n:
+                B[k] -= cj(A[k + 1:, k]) @ B[k + 1:]
+                B[k - 1] -= cj(A[k + 1:, k - 1]) @ B[k + 1:]
+            swap(k, -int(piv[k]) - 1)
+            k -= 2
+    return B
+
+
+@register("copy", name="linalg_ldl_solve", method=False, function=False)
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
+    """``X`` with ``A X = B`` from ``ldl_factor``'s ``(LD, pivots)``; batch dims broadcast."""
+    name = "torch.linalg.ldl_solve"
+    for arg, t in (("LD", LD), ("pivots", pivots), ("B", B)):
+        _check_tensor("linalg_ldl_solve", t, arg)
+    device = check_same_device([LD, pivots, B])
+    if LD.dim() < 2:
+        raise TensorRuntimeError(f"{name}: LD should have at least 2 dimensions, but has "
+                                 f"{LD.dim()} dimensions instead")
+    if LD._shape[-1] != LD._shape[-2]:
+        raise TensorRuntimeError(
+            f"{name}: A must be batches of square matrices, but they are {LD._shape[-2]} by "
+            f"{LD._shape[-1]} matrices")
+    if B.dim() < 2:
+        raise TensorIndexError(
+            "Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    if B._dtype is not LD._dtype:
+        raise TensorRuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type "
+            f"{B._dtype._torch_name} and A of type {LD._dtype._torch_name} instead.")
+    if pivots._dtype is not _dtypes.int32:
+        raise TensorRuntimeError(f"{name}: Expected pivots to be integers. Got "
+                                 f"{pivots._dtype._torch_name}")
+    _check_float(name, LD)
+    batch = _check_system(name, LD, B, True)
+    xp = _xp(LD)
+    n = LD._shape[-1]
+    lds = xp.broadcast_to(LD._array(), batch + (n, n)).reshape((-1, n, n))
+    pivs = xp.broadcast_to(pivots._array(), batch + (n,)).reshape((-1, n))
+    bs = xp.broadcast_to(B._array(), batch + tuple(B._shape[-2:])).reshape(
+        (-1,) + tuple(B._shape[-2:]))
+    with quiet():
+        xs = [_ldl_solve_matrix(xp, lds[i], pivs[i], xp.array(bs[i], copy=True), hermitian)
+              for i in range(lds.shape[0])]
+    X = (xp.stack(xs) if xs else xp.zeros(bs.shape, bs.dtype)).reshape(
+        batch + tuple(B._shape[-2:]))
+    return _colmajor(xp, X, LD._dtype, device)

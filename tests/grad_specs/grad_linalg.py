@@ -314,6 +314,9 @@ GRADS = [
     NonDiff("solve", "removed in PyTorch 1.9: always raises"),
     NonDiff("lstsq", "removed in PyTorch 1.9: always raises"),
     NonDiff("matrix_rank", "removed in PyTorch 1.9: always raises"),
+    NonDiff("linalg_ldl_factor", "PyTorch has no derivative for the LDL factorization"),
+    NonDiff("linalg_ldl_factor_ex", "PyTorch has no derivative for the LDL factorization"),
+    NonDiff("linalg_ldl_solve", "PyTorch has no derivative for ldl_solve"),
 ]
 
 

@@ -80,6 +80,7 @@ CALLS = {
     ),
     "cholesky_solve": (lambda lib, A: lib.cholesky_solve(_rhs(lib, A), A), "values"),
     "cholesky_inverse": (lambda lib, A: lib.cholesky_inverse(A), "values"),
+    "linalg.ldl_factor_ex": (lambda lib, A: tuple(lib.linalg.ldl_factor_ex(A)), "ex"),
     "linalg.tensorinv": (lambda lib, A: lib.linalg.tensorinv(A, ind=A.dim() - 1), "values"),
 }
 
@@ -97,6 +98,9 @@ KNOWN = {
     ("linalg.lstsq", "nan-lower"): "message differs (PyTorch: an internal assert)",
     ("linalg.lstsq", "all-nan"): "message differs (PyTorch: an internal assert)",
     ("linalg.lstsq", "inf"): "gelsy's rank decision on Inf input",
+    # MKL's sytrf takes a 2x2 block for an all-NaN matrix (no info); LAPACK's reference
+    # sytf2, which jtensor follows, stops at the NaN with info = 1.
+    ("linalg.ldl_factor_ex", "all-nan"): "MKL's pivoting of NaN",
     # A rank-deficient pinv/cond value below rounding differs between LAPACKs
     ("linalg.cond", "singular"): "ratio to a singular value at rounding level",
     ("linalg.cond", "batch-singular"): "ratio to a singular value at rounding level",

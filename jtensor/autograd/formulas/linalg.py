@@ -1385,3 +1385,5 @@ def nuclear_norm_backward(ctx, g):
 # geqrf: PyTorch records a node whose backward raises "the derivative for 'geqrf' is not
 # implemented."; here its outputs do not require grad (backward raises a RuntimeError too).
 nondifferentiable("geqrf", "eig", "symeig", "solve", "lstsq", "matrix_rank")
+# PyTorch has no derivative for the LDL factorization and solve either (NotImplemented).
+nondifferentiable("linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve")
