@@ -14,7 +14,7 @@ pytestmark = pytest.mark.devices
 
 
 def _np(t):
-    return None if t is None else t.detach().cpu().numpy()
+    return None if t is None else t.detach().cpu().numpy().copy()
 
 
 def _pair(shape, seed=0, low=-2.0, high=2.0):
@@ -474,3 +474,28 @@ def test_every_differentiable_op_has_a_forward_rule_or_a_reason():
     assert not missing, f"ops without a forward rule or a reason for the generic one: {missing}"
     stale = sorted(n for n in GENERIC_BY_DESIGN if n not in OPS)
     assert not stale, f"GENERIC_BY_DESIGN names unknown ops: {stale}"
+
+
+def test_nested_levels_give_second_derivatives():
+    """``_enter_dual_level(nested=True)`` (what ``torch.func.jvp`` of a ``jvp`` needs): the
+    inner level's tangent carries the outer one's, a second derivative."""
+    x = jtensor.tensor([0.5, 1.0], dtype=jtensor.float64)
+    outer = fwAD._enter_dual_level()
+    try:
+        d0 = fwAD.make_dual(x, jtensor.ones(2, dtype=jtensor.float64), level=outer)
+        inner = fwAD._enter_dual_level(nested=True)
+        try:
+            d1 = fwAD.make_dual(d0, jtensor.ones(2, dtype=jtensor.float64), level=inner)
+            first = fwAD.unpack_dual(d1.sin() * d1, level=inner).tangent
+        finally:
+            fwAD.exit_dual_level(level=inner)
+        second = fwAD.unpack_dual(first, level=outer).tangent
+    finally:
+        fwAD.exit_dual_level(level=outer)
+    xs = x.cpu().numpy()
+    np.testing.assert_allclose(_np(first), np.cos(xs) * xs + np.sin(xs), rtol=1e-12)
+    np.testing.assert_allclose(_np(second), -np.sin(xs) * xs + 2 * np.cos(xs), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported"):
+        with fwAD.dual_level(), fwAD.dual_level():
+            pass
+    assert fwAD._current_level == -1

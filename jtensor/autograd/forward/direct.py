@@ -38,6 +38,7 @@ rule(
     "conj_physical",
     "resolve_conj",
     "resolve_neg",
+    "complex",
     "real",
     "imag",
     # joining, rearranging, selection (the indices are constants)
@@ -642,6 +643,7 @@ _GROUPS = {
         "lerp",
         "addcdiv",
         "nan_to_num",
+        "polar",
         "special_entr",
         "special_erfcx",
         "special_i0e",
