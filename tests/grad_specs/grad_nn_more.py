@@ -217,3 +217,47 @@ GRADS += [
         [(1, 1, 2, 2, 2)],
     ),
 ]
+
+GRADS += [
+    # ----------------------------------------------------------- normalization etc.
+    G("instance_norm", lambda lib, x: F(lib).instance_norm(x), [(2, 3, 4)]),
+    G(
+        "instance_norm",
+        lambda lib, x, w, b: F(lib).instance_norm(x, weight=w, bias=b),
+        [(2, 2, 3, 3), (2,), (2,)],
+    ),
+    G(
+        "instance_norm",
+        lambda lib, x: F(lib).instance_norm(
+            x,
+            lib.zeros(3, dtype=lib.float64),
+            lib.ones(3, dtype=lib.float64) * 2,
+            use_input_stats=False,
+        ),
+        [(2, 3, 4)],
+    ),
+    G(
+        "local_response_norm",
+        lambda lib, x: F(lib).local_response_norm(x, 3, 0.1, 0.75, 1.0),
+        [(2, 4, 3)],
+    ),
+    G(
+        "local_response_norm",
+        lambda lib, x: F(lib).local_response_norm(x, 2, 0.2, 0.5, 2.0),
+        [(1, 3, 2, 2)],
+    ),
+    G("alpha_dropout", _seeded(lambda lib, x: F(lib).alpha_dropout(x, 0.4, True)), [(3, 4)]),
+    G(
+        "feature_alpha_dropout",
+        _seeded(lambda lib, x: F(lib).feature_alpha_dropout(x, 0.4, True)),
+        [(3, 4, 2)],
+    ),
+    G("channel_shuffle", lambda lib, x: F(lib).channel_shuffle(x, 2), [(2, 4, 3)]),
+    # PyTorch's native kernel has no derivative (its node is NotImplemented); jtensor's has.
+    G(
+        "native_channel_shuffle",
+        lambda lib, x: F(lib).native_channel_shuffle(x, 2),
+        [(1, 4, 3)],
+        torch=False,
+    ),
+]

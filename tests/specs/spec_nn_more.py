@@ -538,3 +538,109 @@ SPECS += [
         ],
     ),
 ]
+
+
+def _running(lib, c=3):
+    return lib.zeros(c), lib.ones(c)
+
+
+SPECS += [
+    # ----------------------------------------------------------- normalization etc.
+    OpSpec(
+        "instance_norm",
+        [
+            Case(lambda lib, x: F(lib).instance_norm(x), mk((2, 3, 5), grad=True), **TOL),
+            Case(
+                lambda lib, x, w, b: F(lib).instance_norm(x, weight=w, bias=b, eps=1e-3),
+                mk((2, 3, 4, 4), (3,), (3,), grad=True),
+                name="affine",
+                **TOL,
+            ),
+            Case(
+                lambda lib, x: (
+                    lambda rm, rv: (F(lib).instance_norm(x, rm, rv, momentum=0.3), rm, rv)
+                )(*_running(lib)),
+                mk((2, 3, 6), dtype="float64"),
+                name="running-stats",
+            ),
+            Case(
+                lambda lib, x: F(lib).instance_norm(x, *_running(lib), use_input_stats=False),
+                mk((2, 3, 6)),
+                name="eval",
+                **TOL,
+            ),
+            Case(
+                lambda lib, x: F(lib).instance_norm(x, use_input_stats=False),
+                mk((2, 3, 6)),
+                name="eval-without-stats",
+            ),
+            Case(lambda lib, x: F(lib).instance_norm(x), mk((2, 3, 1)), name="one-element"),
+        ],
+    ),
+    OpSpec(
+        "local_response_norm",
+        [
+            Case(lambda lib, x: F(lib).local_response_norm(x, 3), mk((2, 5, 4), grad=True), **TOL),
+            Case(
+                lambda lib, x: F(lib).local_response_norm(x, 2, 1e-2, 0.5, 2.0),
+                mk((2, 6, 3, 4), dtype="float64"),
+                name="4d",
+            ),
+            Case(
+                lambda lib, x: F(lib).local_response_norm(x, 4),
+                mk((1, 5, 2, 2, 3)),
+                name="5d",
+                **TOL,
+            ),
+            Case(lambda lib, x: F(lib).local_response_norm(x, 3), mk((2, 5)), name="2d"),
+        ],
+    ),
+    OpSpec(
+        "alpha_dropout",
+        [
+            Case(
+                seeded(lambda lib, x: F(lib).alpha_dropout(x, 0.3, True)),
+                mk((4, 5), grad=True),
+                **TOL,
+            ),
+            Case(lambda lib, x: F(lib).alpha_dropout(x, 0.3), mk((4, 5)), name="eval"),
+            Case(
+                seeded(inplace(lambda lib, x: F(lib).alpha_dropout(x, 0.5, True, True))),
+                mk((4, 5), dtype="float64"),
+                name="inplace",
+            ),
+            Case(lambda lib, x: F(lib).alpha_dropout(x, 1.0, True), mk((2, 3)), name="p1"),
+            Case(lambda lib, x: F(lib).alpha_dropout(x, 1.5, True), mk((2, 3)), name="bad-p"),
+        ],
+    ),
+    OpSpec(
+        "feature_alpha_dropout",
+        [
+            Case(
+                seeded(lambda lib, x: F(lib).feature_alpha_dropout(x, 0.4, True)),
+                mk((3, 4, 2, 2), grad=True),
+                **TOL,
+            ),
+            Case(
+                seeded(lambda lib, x: F(lib).feature_alpha_dropout(x, 0.4, True)),
+                mk((3,)),
+                name="1d",
+            ),
+        ],
+    ),
+    OpSpec(
+        "channel_shuffle",
+        [
+            Case(lambda lib, x: F(lib).channel_shuffle(x, 2), mk((2, 6, 3), grad=True)),
+            Case(lambda lib, x: lib.channel_shuffle(x, 3), mk((1, 6, 2, 2)), name="torch"),
+            Case(lambda lib, x: F(lib).channel_shuffle(x, 4), mk((1, 6, 2)), name="indivisible"),
+            Case(lambda lib, x: F(lib).channel_shuffle(x, 2), mk((6, 2)), name="2d"),
+        ],
+    ),
+    OpSpec(
+        "native_channel_shuffle",
+        [
+            Case(lambda lib, x: F(lib).native_channel_shuffle(x, 3), mk((2, 6, 3))),
+        ],
+    ),
+]

@@ -99,3 +99,18 @@ MORE_CALLS.update(
         ),
     }
 )
+
+MORE_CALLS.update(
+    {
+        "instance_norm": lambda: (F.instance_norm, (_x(2, 3, 4, grad=True),), {}),
+        "local_response_norm": lambda: (F.local_response_norm, (_x(2, 4, 3, grad=True), 2), {}),
+        "alpha_dropout": lambda: (F.alpha_dropout, (_x(3, 4, grad=True), 0.5, True), {}),
+        "feature_alpha_dropout": lambda: (
+            F.feature_alpha_dropout,
+            (_x(3, 4, 2, grad=True), 0.5, True),
+            {},
+        ),
+        "channel_shuffle": lambda: (F.channel_shuffle, (_x(2, 4, 3, grad=True), 2), {}),
+        "native_channel_shuffle": lambda: (F.native_channel_shuffle, (_x(2, 4, 3), 2), {}),
+    }
+)
