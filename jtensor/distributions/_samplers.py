@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from .._api import ops as J
-from .._mt19937 import normal_scalar, unit_float
+from .._mt19937 import unit_float
 from ..autograd.function import Function, once_differentiable
 from ..random import _rng
 
@@ -65,16 +65,54 @@ def _exp(x):
 
 
 class _Draws:
-    """ATen's ``standard_uniform`` and ``standard_normal`` samplers on one engine."""
+    """ATen's ``standard_uniform`` and ``standard_normal`` samplers on one engine.
 
-    def __init__(self, generator, device):
+    The raw ``random64()`` values are read from the engine in blocks (one NumPy call, not
+    one per draw); ``finish()`` then puts the engine exactly where ATen's would be: the
+    state before the first block advanced by the values used, and the cached second
+    Box-Muller value. The normal is ``normal_distribution<double>``'s scalar path, with
+    libm's ``log1p``/``sin``/``cos`` as ATen's."""
+
+    def __init__(self, generator, device, expected):
         self.engine = _rng(generator, device)
+        self._state = self.engine._bitgen.state
+        self._fresh = self.engine._fresh
+        self._cached = self.engine.next_double
+        self._block = max(64, expected)
+        self._values = []
+        self._pos = 0
+        self._used = 0
 
     def uniform(self):
-        return float(unit_float(self.engine.random64(1), 53, np.float64)[0])
+        if self._pos == len(self._values):
+            raw = self.engine.random64(self._block)
+            self._values = unit_float(raw, 53, np.float64).tolist()
+            self._pos = 0
+            self._block *= 2
+        value = self._values[self._pos]
+        self._pos += 1
+        self._used += 1
+        return value
 
     def normal(self):
-        return float(normal_scalar(self.engine, 1)[0])
+        if self._cached is not None:
+            value, self._cached = self._cached, None
+            return value
+        u1 = self.uniform()
+        u2 = self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self._cached = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def finish(self):
+        """Leave the engine as if exactly the draws used had been made one by one."""
+        engine = self.engine
+        engine._bitgen.state = self._state
+        engine._fresh = self._fresh
+        if self._used:
+            engine.random64(self._used)
+        engine.next_double = self._cached
 
 
 def _scalar_type(dtype):
@@ -121,12 +159,15 @@ def standard_gamma(concentration, generator=None):
     """``torch._standard_gamma``: Gamma(concentration, 1) draws, PyTorch's values for the
     same seed (no gradient: see ``_StandardGamma``)."""
     st = _scalar_type(concentration.dtype)
-    draws = _Draws(generator, concentration.device)
     alphas = _host(concentration).reshape(-1).astype(st)
+    draws = _Draws(generator, concentration.device, 3 * alphas.size)
     tiny = float(np.finfo(st).tiny)
-    out = np.array(
-        [max(tiny, float(st(_gamma_one(a, st, draws)))) for a in alphas.tolist()], dtype=st
-    )
+    try:
+        out = np.array(
+            [max(tiny, float(st(_gamma_one(a, st, draws)))) for a in alphas.tolist()], dtype=st
+        )
+    finally:
+        draws.finish()
     return _to_tensor(out.reshape(tuple(concentration.shape)), concentration)
 
 
@@ -134,13 +175,16 @@ def sample_dirichlet(concentration, generator=None):
     """``torch._sample_dirichlet``: double gamma draws per entry (the concentration cast to
     double), divided by their sum over the last dimension and clamped into ``[tiny, 1)``."""
     st = _scalar_type(concentration.dtype)
-    draws = _Draws(generator, concentration.device)
     alphas = _host(concentration).astype(st)
+    draws = _Draws(generator, concentration.device, 3 * alphas.size)
     dmin = float(np.finfo(np.float64).tiny)
-    gammas = np.array(
-        [max(dmin, _gamma_one(float(a), float, draws)) for a in alphas.reshape(-1).tolist()],
-        dtype=np.float64,
-    ).reshape(alphas.shape)
+    try:
+        gammas = np.array(
+            [max(dmin, _gamma_one(float(a), float, draws)) for a in alphas.reshape(-1).tolist()],
+            dtype=np.float64,
+        ).reshape(alphas.shape)
+    finally:
+        draws.finish()
     ratios = (gammas / gammas.sum(-1, keepdims=True)).astype(st)
     top = np.nextafter(st(1.0), st(0.0))
     ratios = np.minimum(top, np.maximum(np.finfo(st).tiny, ratios))
@@ -237,12 +281,16 @@ def binomial(count, prob, generator=None):
     """``torch.binomial(count, prob)``: Binomial(count, prob) draws of ``count``'s shape and
     dtype, PyTorch's values for the same seed."""
     st = _scalar_type(count.dtype)
-    draws = _Draws(generator, count.device)
     counts = _host(count).reshape(-1).astype(st)
     probs = _host(prob).reshape(-1).astype(st)
-    out = np.array(
-        [_binomial_one(n, p, st, draws) for n, p in zip(counts, probs, strict=True)], dtype=st
-    )
+    draws = _Draws(generator, count.device, 2 * counts.size)
+    try:
+        out = np.array(
+            [_binomial_one(n, p, st, draws) for n, p in zip(counts, probs, strict=True)],
+            dtype=st,
+        )
+    finally:
+        draws.finish()
     return _to_tensor(out.reshape(tuple(count.shape)), count)
 
 

@@ -26,7 +26,9 @@ def test_samples_draw_for_draw(name, dtype):
         out = [dist.sample(), dist.sample((3, 2))]
         if dist.has_rsample:
             out.append(dist.rsample((2,)))
-        out.append(lib.rand(2))  # the generator ends in the same state
+        # The generator ends in the same state, the cached Box-Muller value included.
+        out.append(lib.rand(2))
+        out.append(lib.randn(3, dtype=lib.float64))
         return out
 
     mine, theirs = run(jtensor), run(torch)
