@@ -1,0 +1,207 @@
+"""``dir()`` of ``torch.nn``, ``torch.nn.functional``, ``torch.nn.init`` and
+``torch.nn.utils`` against jtensor's: a public name PyTorch has and jtensor lacks fails the
+test unless it is a deliberate omission (``OMITTED``, with its reason) or a known gap
+(``PENDING``, the to-do list of issue 15). A pending name that now exists fails too, so the
+lists only shrink."""
+
+import pytest
+
+import jtensor
+
+torch = pytest.importorskip("torch")
+
+# Deliberate omissions: not part of what a learner's program reaches.
+_TYPING = {
+    "Callable",
+    "Optional",
+    "Literal",
+    "ParamSpec",
+    "TypeVar",
+    "TYPE_CHECKING",
+    "Tensor",
+    "DType",
+    "BroadcastingList1",
+    "BroadcastingList2",
+    "BroadcastingList3",
+}
+_MODULES = {"torch", "math", "np", "warnings", "importlib", "dataclasses"}  # imports
+OMITTED = {
+    "nn": {
+        # distributed / quantized / compiled internals and namespaces
+        "DataParallel",
+        "SyncBatchNorm",
+        "parallel",
+        "intrinsic",
+        "qat",
+        "quantizable",
+        "quantized",
+        "attention",
+        "common_types",
+        "factory_kwargs",
+        "grad",
+        # legacy aliases kept for old checkpoints: Container (pre-0.4 Module), NLLLoss2d
+        "Container",
+        "NLLLoss2d",
+        # LuaTorch's legacy cross-map LRN (LocalResponseNorm is the supported form)
+        "CrossMapLRN2d",
+    },
+    "F": _TYPING
+    | _MODULES
+    | {
+        # __torch_function__ machinery and TorchScript helpers
+        "handle_torch_function",
+        "has_torch_function",
+        "has_torch_function_unary",
+        "has_torch_function_variadic",
+        "boolean_dispatch",
+        "assert_int_or_pair",
+        "grad",
+        # documentation strings
+        "reproducibility_notes",
+        "sparse_support_notes",
+        "tf32_notes",
+        # low-precision GPU matmul kernels (float8 scaling, grouped GEMM)
+        "scaled_mm",
+        "scaled_grouped_mm",
+        "grouped_mm",
+        "ScalingType",
+        "SwizzleType",
+        # a TorchScript-era convolution layout (time, batch, channel)
+        "conv_tbc",
+    },
+    "init": _TYPING | _MODULES,
+    "utils": {
+        # channels_last weight conversion: a performance hint without effect here
+        "convert_conv2d_weight_memory_format",
+        "convert_conv3d_weight_memory_format",
+        "memory_format",
+        "convert_parameters",
+        "init",
+    },
+}
+
+# Known gaps (issue 15), most valuable first; remove a name when it lands.
+PENDING = {
+    "nn": {
+        "AdaptiveAvgPool3d",
+        "AdaptiveMaxPool1d",
+        "AdaptiveMaxPool2d",
+        "AdaptiveMaxPool3d",
+        "AvgPool3d",
+        "MaxPool3d",
+        "Conv3d",
+        "ConvTranspose3d",
+        "MaxUnpool1d",
+        "MaxUnpool2d",
+        "MaxUnpool3d",
+        "LPPool1d",
+        "LPPool2d",
+        "LPPool3d",
+        "Fold",
+        "Unfold",
+        "EmbeddingBag",
+        "FractionalMaxPool2d",
+        "FractionalMaxPool3d",
+        "CTCLoss",
+        "AdaptiveLogSoftmaxWithLoss",
+        "LinearCrossEntropyLoss",
+        "LinearCrossEntropyOptions",
+        "LazyLinear",
+        "LazyConv1d",
+        "LazyConv2d",
+        "LazyConv3d",
+        "LazyConvTranspose1d",
+        "LazyConvTranspose2d",
+        "LazyConvTranspose3d",
+        "LazyBatchNorm1d",
+        "LazyBatchNorm2d",
+        "LazyBatchNorm3d",
+        "LazyInstanceNorm1d",
+        "LazyInstanceNorm2d",
+        "LazyInstanceNorm3d",
+        "UninitializedParameter",
+        "UninitializedBuffer",
+    },
+    "F": {
+        "adaptive_avg_pool3d",
+        "adaptive_max_pool1d",
+        "adaptive_max_pool1d_with_indices",
+        "adaptive_max_pool2d",
+        "adaptive_max_pool2d_with_indices",
+        "adaptive_max_pool3d",
+        "adaptive_max_pool3d_with_indices",
+        "avg_pool3d",
+        "max_pool3d",
+        "max_pool3d_with_indices",
+        "max_pool1d_with_indices",
+        "conv3d",
+        "conv_transpose3d",
+        "max_unpool1d",
+        "max_unpool2d",
+        "max_unpool3d",
+        "lp_pool1d",
+        "lp_pool2d",
+        "lp_pool3d",
+        "fold",
+        "unfold",
+        "embedding_bag",
+        "fractional_max_pool2d",
+        "fractional_max_pool2d_with_indices",
+        "fractional_max_pool3d",
+        "fractional_max_pool3d_with_indices",
+        "ctc_loss",
+        "linear_cross_entropy",
+        "grid_sample",
+        "affine_grid",
+        "GRID_SAMPLE_INTERPOLATION_MODES",
+        "GRID_SAMPLE_PADDING_MODES",
+        "gumbel_softmax",
+    },
+    "init": set(),
+    "utils": {
+        "parameters_to_vector",
+        "vector_to_parameters",
+        "parametrize",
+        "parametrizations",
+        "weight_norm",
+        "remove_weight_norm",
+        "spectral_norm",
+        "remove_spectral_norm",
+        "fusion",
+        "fuse_conv_bn_eval",
+        "fuse_conv_bn_weights",
+        "fuse_linear_bn_eval",
+        "fuse_linear_bn_weights",
+        "skip_init",
+    },
+}
+
+NAMESPACES = {
+    "nn": (lambda lib: lib.nn),
+    "F": (lambda lib: lib.nn.functional),
+    "init": (lambda lib: lib.nn.init),
+    "utils": (lambda lib: lib.nn.utils),
+}
+
+
+def _public(namespace):
+    return {n for n in dir(namespace) if not n.startswith("_")}
+
+
+@pytest.mark.parametrize("key", sorted(NAMESPACES))
+def test_no_new_gap(key):
+    get = NAMESPACES[key]
+    missing = _public(get(torch)) - _public(get(jtensor)) - OMITTED[key] - PENDING[key]
+    assert not missing, (
+        f"torch.{key} names missing from jtensor (implement them, or list "
+        f"them in OMITTED/PENDING with a reason): {sorted(missing)}"
+    )
+
+
+@pytest.mark.parametrize("key", sorted(NAMESPACES))
+def test_pending_list_is_current(key):
+    get = NAMESPACES[key]
+    landed = PENDING[key] & _public(get(jtensor))
+    assert not landed, f"now implemented, remove from PENDING[{key!r}]: {sorted(landed)}"
+    vanished = (PENDING[key] | OMITTED[key]) - _public(get(torch)) - _MODULES - _TYPING
+    assert not vanished, f"no longer in torch.{key}, remove from the lists: {sorted(vanished)}"
