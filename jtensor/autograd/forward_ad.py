@@ -198,7 +198,8 @@ def make_dual(tensor, tangent, *, level=None):
             f"{tangent.device}: the tangent must be on the primal's device "
             f"(tangent.to({str(tensor.device)!r}))."
         )
-    dual = _without_level(obj, tensor._alias)
+    # A view of the primal (``ViewBackward0`` when it requires grad, as PyTorch's).
+    dual = _without_level(obj, tensor.view_as, tensor)
     _tangents.attach(obj, dual, _without_level(obj, _tangents.with_layout_of, tangent, dual))
     return dual
 

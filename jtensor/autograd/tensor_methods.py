@@ -65,6 +65,8 @@ def detach_(self):
     self._requires_grad = False
     self._output_nr = 0
     self._view_version = None
+    if self._fw_grads is not None:
+        del self._fw_grads  # forward AD's tangents go too, as in PyTorch
     return self
 
 

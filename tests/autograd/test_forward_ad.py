@@ -499,3 +499,47 @@ def test_nested_levels_give_second_derivatives():
         with fwAD.dual_level(), fwAD.dual_level():
             pass
     assert fwAD._current_level == -1
+
+
+def _mixed_story(lib):
+    """Duals mixed with plain tensors, methods, properties, operators and autograd."""
+    ad = lib.autograd.forward_ad
+    x = lib.arange(6.0).reshape(2, 3)
+    xr = lib.tensor([1.0, 2.0], requires_grad=True)
+    out = []
+
+    def t(o):
+        r = ad.unpack_dual(o).tangent
+        return None if r is None else r.tolist()
+
+    with ad.dual_level():
+        d = ad.make_dual(x, lib.ones(2, 3) * 0.5)
+        out += [[t(r) for r in d], [t(r) for r in d.unbind(1)], t(d.mT), t(d.H), t(d.mH)]
+        out += [t(d.view(3, 2)), t(d.flatten()), t(d.reshape(-1)), t(d.contiguous())]
+        out += [t(d.to(lib.float64)), t(d.double()), t(d.half()), t(d.int())]
+        out += [t(d.sum()), t(d.mean(1)), t(-d), t(d - 1), t(1 - d), t(2 / (d + 1))]
+        out += [t(d**2), t(2**d), t(abs(d)), t(d @ d.T), t(lib.where(d > 2, d, 0.0))]
+        out += [t(d.clamp(1, 4)), t(d.masked_fill(d > 3, 1.0))]
+        dr = ad.make_dual(xr, lib.ones(2))
+        out += [dr.requires_grad, type(dr.grad_fn).__name__, dr.is_leaf]
+        p = ad.unpack_dual(dr).primal
+        out += [p.requires_grad, p.is_leaf]
+        (dr * 3).sum().backward()
+        out.append(xr.grad.tolist())
+        z = lib.zeros(2, 3)
+        z[:, 1] = d[:, 0]
+        w = lib.zeros(3)
+        w += d[0]
+        e = d.clone()
+        e.zero_()
+        f = d.clone()
+        f.fill_(2.0)
+        g = d.clone()
+        g.detach_()
+        out += [t(z), t(w), t(e), t(f), t(g), t(lib.cat([d, x])), t(lib.stack([x, d]))]
+        out.append(ad.unpack_dual(d.clone().requires_grad_()).tangent is not None)
+    return out
+
+
+def test_duals_mixed_with_plain_tensors_match_pytorch():
+    assert _mixed_story(jtensor) == _mixed_story(torch)
