@@ -59,9 +59,8 @@ def observed(outputs, patterns):
         elif kind in ("execute_result", "display_data"):
             seen.append(("result", _sanitize(out["data"].get("text/plain", ""), patterns)))
         elif kind == "error":
-            # jtensor's error classes are named Tensor<Builtin> and subclass the builtin.
-            seen.append(("error", re.sub(r"^Tensor", "", out["ename"]),
-                         _sanitize(out["evalue"], patterns)))
+            # (jtensor raises the builtin exception types, as PyTorch.)
+            seen.append(("error", out["ename"], _sanitize(out["evalue"], patterns)))
     # Consecutive stdout chunks are one printout however the kernel split them.
     merged = []
     for item in seen:
