@@ -4,6 +4,8 @@ extras (``_ops/matrix_extras.py``). Node names are PyTorch's."""
 
 from ..._api import ops as J
 from ._core import derivative, nondifferentiable
+from .shapes import vstack_backward
+from .views import _pieces_backward
 
 # ------------------------------------------------------------------------ complex views
 
@@ -38,3 +40,32 @@ def polar_backward(ctx, g):
 
 
 nondifferentiable("isreal")
+
+# ------------------------------------------------------------------------------ splitting
+
+
+def _numpy_split_backward(name):
+    def backward(ctx, *grads):
+        def cut(z):
+            return getattr(J, name)(z, ctx.indices, sections=ctx.sections)
+
+        return _pieces_backward(ctx, grads, cut)
+
+    backward.__name__ = f"{name}_backward"
+    return backward
+
+
+for _name in ("hsplit", "vsplit", "dsplit"):
+    # PyTorch's are tensor_split, whose pieces are slices
+    derivative(_name, multi_grad=True, name="SliceBackward0")(_numpy_split_backward(_name))
+
+
+@derivative("split_with_sizes", multi_grad=True, name="SplitWithSizesBackward0")
+def split_with_sizes_backward(ctx, *grads):
+    return _pieces_backward(ctx, grads, lambda z: z.split_with_sizes(ctx.split_sizes, ctx.dim))
+
+
+# row_stack is vstack under another name: the same node
+derivative("row_stack", inputs=("tensors",), name="CatBackward0")(vstack_backward)
+
+nondifferentiable("unravel_index")
