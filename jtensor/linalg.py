@@ -4,6 +4,7 @@ The implementations live in ``jtensor/_ops/linalg.py`` (registered as
 ``linalg_<name>``); this module gives them torch.linalg's names.
 """
 
+from . import _C  # noqa: F401 (torch._C._LinAlgError is torch.linalg.LinAlgError)
 from ._ops import linalg as _impl
 from ._ops.linalg import LinAlgError
 

@@ -11,6 +11,7 @@ import builtins
 import math
 
 from .. import _dtypes, return_types
+from .._C import _LinAlgError
 from .._dispatch import check_same_device
 from .._errors import (
     TensorIndexError,
@@ -76,15 +77,9 @@ def _colmajor(xp, array, dtype, device):
     return t
 
 
-class LinAlgError(TensorRuntimeError):
-    """``torch.linalg.LinAlgError`` (``torch._C._LinAlgError``): a factorization or solve
-    failed on the values of its input (singular, not positive-definite, non-finite). A
-    ``RuntimeError``, as PyTorch's."""
-
-
-# PyTorch's class is named ``_LinAlgError`` (it lives in ``torch._C``); tracebacks and
-# ``type(e).__name__`` show that name.
-LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+# PyTorch's class is ``torch._C._LinAlgError``; tracebacks and ``type(e).__name__`` show
+# that name.
+LinAlgError = _LinAlgError
 
 
 def _is_numpy_linalg_error(exc):
