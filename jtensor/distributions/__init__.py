@@ -18,6 +18,7 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -69,6 +70,7 @@ __all__ = [
     "Cauchy",
     "Chi2",
     "ComposeTransform",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
     "ExpRelaxedCategorical",

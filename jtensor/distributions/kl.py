@@ -21,6 +21,7 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
+from .continuous_bernoulli import ContinuousBernoulli
 from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
@@ -184,6 +185,14 @@ def _kl_categorical_categorical(p, q):
     return t.sum(-1)
 
 
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + J.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - J.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(p, q):
     sum_p_concentration = p.concentration.sum(-1)
@@ -335,6 +344,11 @@ def _kl_bernoulli_poisson(p, q):
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
 
 
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - p.mean * q.logits - J.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
 @register_kl(Beta, Exponential)
 def _kl_beta_exponential(p, q):
     return (
@@ -374,7 +388,28 @@ def _kl_beta_uniform(p, q):
     return result
 
 
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - J.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + J.square(q.loc / q.scale)) + J.log(q.scale)
+    t3 = (p.variance + J.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * J.square(q.scale))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = J.max(J.ge(q.low, p.support.lower_bound), J.le(q.high, p.support.upper_bound))
+    return J.where(outside, J.ones_like(result) * math.inf, result)
+
+
 @register_kl(Exponential, Beta)
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
@@ -411,6 +446,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Gamma, Beta)
+@register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p, q):
     return _infinite_like(p.concentration)
@@ -454,6 +490,7 @@ def _kl_gamma_normal(p, q):
 
 
 @register_kl(Gumbel, Beta)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
 @register_kl(Gumbel, Uniform)
@@ -471,6 +508,7 @@ def _kl_gumbel_normal(p, q):
 
 
 @register_kl(Laplace, Beta)
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
 @register_kl(Laplace, Uniform)
@@ -490,6 +528,7 @@ def _kl_laplace_normal(p, q):
 
 
 @register_kl(Normal, Beta)
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
 @register_kl(Normal, Uniform)
@@ -543,6 +582,13 @@ def _kl_uniform_beta(p, q):
     result = t3 + t4 - t1 - t2
     result[(p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)] = math.inf
     return result
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - p.mean * q.logits - J.log1p(-q.probs) - q._cont_bern_log_norm()
+    outside = J.max(J.ge(p.high, q.support.upper_bound), J.le(p.low, q.support.lower_bound))
+    return J.where(outside, J.ones_like(result) * math.inf, result)
 
 
 @register_kl(Uniform, Exponential)

@@ -202,6 +202,14 @@ CASES = {
         lambda lib, d: lib.distributions.HalfNormal(T(lib, [1.0, 0.5], d)),
         lambda lib, d: T(lib, [0.3, 0.7], d),
     ),
+    "ContinuousBernoulli": (
+        lambda lib, d: lib.distributions.ContinuousBernoulli(T(lib, [0.2, 0.4995, 0.9], d)),
+        lambda lib, d: T(lib, [0.3, 0.7, 0.95], d),
+    ),
+    "ContinuousBernoulliLogits": (
+        lambda lib, d: lib.distributions.ContinuousBernoulli(logits=T(lib, [-1.0, 0.001, 3.0], d)),
+        lambda lib, d: T(lib, [0.3, 0.7, 0.95], d),
+    ),
     "NormalScalars": (
         lambda lib, d: lib.distributions.Normal(0.0, 2.0),
         lambda lib, d: lib.tensor(0.5),
@@ -334,6 +342,7 @@ GRAD_CASES = {
     "RelaxedOneHotCategorical": lambda lib, p: lib.distributions.RelaxedOneHotCategorical(
         p[1][0] + 0.2, logits=p[0]
     ),
+    "ContinuousBernoulli": lambda lib, p: lib.distributions.ContinuousBernoulli(logits=p[0]),
     "MixtureSameFamily": lambda lib, p: lib.distributions.MixtureSameFamily(
         lib.distributions.Categorical(logits=p[0]), lib.distributions.Normal(p[0], p[1])
     ),
@@ -352,6 +361,7 @@ VALUES = {
     "LogNormal": [0.2, 0.5, 0.7],
     "HalfNormal": [0.2, 0.5, 0.7],
     "RelaxedBernoulli": [0.2, 0.5, 0.7],
+    "ContinuousBernoulli": [0.2, 0.5, 0.7],
     "RelaxedOneHotCategorical": [0.2, 0.5, 0.3],
     "MixtureSameFamily": [0.3],
 }
@@ -399,6 +409,7 @@ def test_log_prob_gradcheck_and_gradients_against_pytorch(name):
 
 IMPLICIT = ("Gamma", "Beta", "Dirichlet", "StudentT")  # gamma-based: implicit gradients
 RSAMPLE_CASES = [
+    "ContinuousBernoulli",
     "Normal",
     "Uniform",
     "Exponential",

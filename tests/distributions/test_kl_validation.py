@@ -134,6 +134,26 @@ KL_PAIRS = {
         D(lib).Exponential(T(lib, [2.0, 1.0])),
         D(lib).Gamma(T(lib, [0.5, 1.0]), T(lib, [0.7, 1.5])),
     ),
+    "ContinuousBernoulli": lambda lib: (
+        D(lib).ContinuousBernoulli(T(lib, [0.2, 0.4999, 0.9])),
+        D(lib).ContinuousBernoulli(T(lib, [0.6, 0.3, 0.5])),
+    ),
+    "ContinuousBernoulli-Normal": lambda lib: (
+        D(lib).ContinuousBernoulli(T(lib, [0.2, 0.4999, 0.9])),
+        D(lib).Normal(T(lib, [0.6, 0.3, 0.5]), T(lib, [1.0, 2.0, 0.5])),
+    ),
+    "ContinuousBernoulli-Uniform": lambda lib: (
+        D(lib).ContinuousBernoulli(T(lib, [0.2, 0.4999])),
+        D(lib).Uniform(T(lib, [-0.1, 0.3]), T(lib, [1.5, 2.0])),
+    ),
+    "Beta-ContinuousBernoulli": lambda lib: (
+        D(lib).Beta(T(lib, [2.0, 1.0]), T(lib, [1.0, 2.0])),
+        D(lib).ContinuousBernoulli(T(lib, [0.2, 0.7])),
+    ),
+    "Normal-ContinuousBernoulli": lambda lib: (
+        D(lib).Normal(T(lib, [0.6, 0.3]), T(lib, [1.0, 2.0])),
+        D(lib).ContinuousBernoulli(T(lib, [0.2, 0.7])),
+    ),
     "Bernoulli-Poisson": lambda lib: (
         D(lib).Bernoulli(T(lib, [0.2, 0.7])),
         D(lib).Poisson(T(lib, [0.5, 1.0])),
