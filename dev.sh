@@ -55,6 +55,8 @@ case "$command" in
     test)
         setup test
         browser
+        # The PyTorch oracle must be there: a run whose comparisons skipped proves nothing.
+        export JTENSOR_REQUIRE_ORACLE=${JTENSOR_REQUIRE_ORACLE:-1}
         if [ "$#" -gt 0 ]; then
             exec .venv/bin/python -m pytest -n 2 "$@"
         fi

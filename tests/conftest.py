@@ -49,10 +49,35 @@ def _requested_device(config):
     return chosen
 
 
+ORACLE_VERSION = "2.13.0"
+
+
+def _check_oracle():
+    """Under CI (``CI`` set) or ``./dev.sh test`` (``JTENSOR_REQUIRE_ORACLE=1``), a missing or
+    different PyTorch is an error: without the oracle every comparison would skip and the run
+    would be green while proving nothing."""
+    if not (os.environ.get("CI") or os.environ.get("JTENSOR_REQUIRE_ORACLE", "0") != "0"):
+        return
+    from importlib import metadata
+
+    try:
+        found = metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        found = None
+    if found is None or found.split("+")[0] != ORACLE_VERSION:
+        raise pytest.UsageError(
+            f"the conformance oracle torch=={ORACLE_VERSION} is required here (CI or "
+            f"JTENSOR_REQUIRE_ORACLE=1) but {'none' if found is None else found} is installed: "
+            "run ./dev.sh test, or pip install the test extra (pyproject.toml); set "
+            "JTENSOR_REQUIRE_ORACLE=0 outside CI to run without it.")
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "devices: a device-independent test; it also runs with --device cuda "
                    "(real or emulated CUDA), where only marked tests run")
+    if not hasattr(config, "workerinput"):   # once, in the controlling process
+        _check_oracle()
     chosen = _requested_device(config)
     config._jtensor_device = chosen
     if chosen == "cpu":
