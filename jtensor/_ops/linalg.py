@@ -1064,11 +1064,17 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     matrix; ``info`` is the 1-based index of the first zero on ``U``'s diagonal (0 if
     none). ``check_errors`` raises instead, as ``lu_factor``."""
     LU, piv, info = _lu_factor("linalg_lu_factor_ex", A, pivot)
+    return _factor_ex("lu_factor_ex", ("LU", "pivots", "info"), A, (LU, piv), info,
+                      check_errors, _lu_message)
+
+
+def _factor_ex(name, fields, A, factors, info, check_errors, message):
+    """The ``linalg.<name>`` named tuple ``(*factors, info)``; with ``check_errors``, the
+    error of the first failing matrix instead (a RuntimeError, as PyTorch's)."""
     if check_errors:
-        _batch_error("torch.linalg.lu_factor_ex", info, A.dim() > 2, _lu_message,
-                     TensorRuntimeError)
-    return _named("linalg_lu_factor_ex", ("LU", "pivots", "info"),
-                  (LU, piv, wrap_result(_xp(A), info, _dtypes.int32, A.device)))
+        _batch_error(f"torch.linalg.{name}", info, A.dim() > 2, message, TensorRuntimeError)
+    return _named(f"linalg_{name}", fields,
+                  (*factors, wrap_result(_xp(A), info, _dtypes.int32, A.device)))
 
 
 def _lu_message(info):
@@ -2039,11 +2045,8 @@ def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False):
     """``(LD, pivots, info)``: the Bunch-Kaufman LDL^T (``LDL^H`` when ``hermitian``)
     factorization of each symmetric matrix, lower triangle read, LAPACK's compact layout."""
     LD, piv, info = _ldl_factor("linalg_ldl_factor_ex", A, hermitian)
-    if check_errors:
-        _batch_error("torch.linalg.ldl_factor_ex", info, A.dim() > 2, _ldl_message,
-                     TensorRuntimeError)
-    return _named("linalg_ldl_factor_ex", ("LD", "pivots", "info"),
-                  (LD, piv, wrap_result(_xp(A), info, _dtypes.int32, A.device)))
+    return _factor_ex("ldl_factor_ex", ("LD", "pivots", "info"), A, (LD, piv), info,
+                      check_errors, _ldl_message)
 
 
 @register("copy", name="linalg_ldl_factor", method=False, function=False)
