@@ -66,7 +66,7 @@ _engine.install_sparse(_sparse_layer.SparseCOOTensor, _sparse_layer.sparse_add,
 del _sparse_layer, _engine
 from . import linalg  # noqa: E402,F401
 from . import testing  # noqa: E402,F401 (torch.testing: assert_close, make_tensor)
-from . import fft  # noqa: E402,F401 (torch.fft)
+from . import fft, special  # noqa: E402,F401 (torch.fft, torch.special)
 from ._registry import FUNCTIONS as _FUNCTIONS  # noqa: E402
 
 globals().update(_FUNCTIONS)
