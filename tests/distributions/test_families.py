@@ -210,6 +210,48 @@ CASES = {
         lambda lib, d: lib.distributions.ContinuousBernoulli(logits=T(lib, [-1.0, 0.001, 3.0], d)),
         lambda lib, d: T(lib, [0.3, 0.7, 0.95], d),
     ),
+    "Pareto": (
+        lambda lib, d: lib.distributions.Pareto(
+            T(lib, [1.0, 2.0, 0.5], d), T(lib, [0.8, 1.5, 3.0], d)
+        ),
+        lambda lib, d: T(lib, [1.3, 2.7, 0.5], d),
+    ),
+    "Weibull": (
+        lambda lib, d: lib.distributions.Weibull(T(lib, [1.0, 2.0], d), T(lib, [0.8, 1.5], d)),
+        lambda lib, d: T(lib, [1.3, 2.7], d),
+    ),
+    "HalfCauchy": (
+        lambda lib, d: lib.distributions.HalfCauchy(T(lib, [1.0, 2.0], d)),
+        lambda lib, d: T(lib, [1.3, 2.7], d),
+    ),
+    "NegativeBinomial": (
+        lambda lib, d: lib.distributions.NegativeBinomial(
+            T(lib, [3.0, 0.0, 10.0], d), T(lib, [0.3, 0.5, 0.8], d)
+        ),
+        lambda lib, d: T(lib, [2.0, 0.0, 35.0], d),
+    ),
+    "Kumaraswamy": (
+        lambda lib, d: lib.distributions.Kumaraswamy(T(lib, [1.5, 0.5], d), T(lib, [2.0, 3.0], d)),
+        lambda lib, d: T(lib, [0.3, 0.7], d),
+    ),
+    "LogisticNormal": (
+        lambda lib, d: lib.distributions.LogisticNormal(
+            T(lib, [0.5, -1.0], d), T(lib, [1.0, 2.0], d)
+        ),
+        lambda lib, d: T(lib, [0.3, 0.6, 0.1], d),
+    ),
+    "InverseGamma": (
+        lambda lib, d: lib.distributions.InverseGamma(
+            T(lib, [0.5, 1.5, 3.0], d), T(lib, [1.0, 2.0, 0.5], d)
+        ),
+        lambda lib, d: T(lib, [0.3, 0.6, 1.1], d),
+    ),
+    "FisherSnedecor": (
+        lambda lib, d: lib.distributions.FisherSnedecor(
+            T(lib, [1.5, 3.0, 6.0], d), T(lib, [1.0, 3.0, 5.0], d)
+        ),
+        lambda lib, d: T(lib, [0.3, 0.6, 1.1], d),
+    ),
     "NormalScalars": (
         lambda lib, d: lib.distributions.Normal(0.0, 2.0),
         lambda lib, d: lib.tensor(0.5),
@@ -343,6 +385,14 @@ GRAD_CASES = {
         p[1][0] + 0.2, logits=p[0]
     ),
     "ContinuousBernoulli": lambda lib, p: lib.distributions.ContinuousBernoulli(logits=p[0]),
+    "Kumaraswamy": lambda lib, p: lib.distributions.Kumaraswamy(p[1], p[1] + 0.5),
+    "LogisticNormal": lambda lib, p: lib.distributions.LogisticNormal(p[0], p[1]),
+    "InverseGamma": lambda lib, p: lib.distributions.InverseGamma(p[1] + 0.5, p[1]),
+    "FisherSnedecor": lambda lib, p: lib.distributions.FisherSnedecor(p[1] + 1, p[1] * 2),
+    "Pareto": lambda lib, p: lib.distributions.Pareto(p[1] * 0.1, p[1] + 0.5),
+    "Weibull": lambda lib, p: lib.distributions.Weibull(p[1], p[1] + 0.5),
+    "HalfCauchy": lambda lib, p: lib.distributions.HalfCauchy(p[1]),
+    "NegativeBinomial": lambda lib, p: lib.distributions.NegativeBinomial(p[1] * 3, logits=p[0]),
     "MixtureSameFamily": lambda lib, p: lib.distributions.MixtureSameFamily(
         lib.distributions.Categorical(logits=p[0]), lib.distributions.Normal(p[0], p[1])
     ),
@@ -362,6 +412,14 @@ VALUES = {
     "HalfNormal": [0.2, 0.5, 0.7],
     "RelaxedBernoulli": [0.2, 0.5, 0.7],
     "ContinuousBernoulli": [0.2, 0.5, 0.7],
+    "Kumaraswamy": [0.2, 0.5, 0.7],
+    "LogisticNormal": [0.2, 0.1, 0.3, 0.4],
+    "InverseGamma": [0.2, 0.5, 0.7],
+    "FisherSnedecor": [0.2, 0.5, 0.7],
+    "Pareto": [0.2, 0.5, 0.7],
+    "Weibull": [0.2, 0.5, 0.7],
+    "HalfCauchy": [0.2, 0.5, 0.7],
+    "NegativeBinomial": [0.0, 3.0, 1.0],
     "RelaxedOneHotCategorical": [0.2, 0.5, 0.3],
     "MixtureSameFamily": [0.3],
 }
@@ -407,8 +465,22 @@ def test_log_prob_gradcheck_and_gradients_against_pytorch(name):
             )
 
 
-IMPLICIT = ("Gamma", "Beta", "Dirichlet", "StudentT")  # gamma-based: implicit gradients
+IMPLICIT = (
+    "Gamma",
+    "Beta",
+    "Dirichlet",
+    "StudentT",
+    "InverseGamma",
+    "FisherSnedecor",
+)  # gamma-based: implicit gradients
 RSAMPLE_CASES = [
+    "Kumaraswamy",
+    "LogisticNormal",
+    "InverseGamma",
+    "FisherSnedecor",
+    "Pareto",
+    "Weibull",
+    "HalfCauchy",
     "ContinuousBernoulli",
     "Normal",
     "Uniform",

@@ -154,6 +154,30 @@ KL_PAIRS = {
         D(lib).Normal(T(lib, [0.6, 0.3]), T(lib, [1.0, 2.0])),
         D(lib).ContinuousBernoulli(T(lib, [0.2, 0.7])),
     ),
+    "Pareto": lambda lib: (
+        D(lib).Pareto(T(lib, [1.0, 2.0]), T(lib, [2.5, 3.0])),
+        D(lib).Pareto(T(lib, [0.5, 2.5]), T(lib, [1.0, 2.0])),
+    ),
+    "Pareto-Normal": lambda lib: (
+        D(lib).Pareto(T(lib, [1.0, 2.0, 1.0]), T(lib, [2.5, 3.0, 1.5])),
+        D(lib).Normal(T(lib, [0.6, 0.3, 0.5]), T(lib, [1.0, 2.0, 0.5])),
+    ),
+    "Pareto-Gamma": lambda lib: (
+        D(lib).Pareto(T(lib, [1.0, 2.0, 1.0]), T(lib, [2.5, 3.0, 0.5])),
+        D(lib).Gamma(T(lib, [0.6, 0.3, 0.5]), T(lib, [1.0, 2.0, 0.5])),
+    ),
+    "Pareto-Exponential": lambda lib: (
+        D(lib).Pareto(T(lib, [1.0, 2.0, 1.0]), T(lib, [2.5, 3.0, 0.5])),
+        D(lib).Exponential(T(lib, [1.0, 2.0, 0.5])),
+    ),
+    "Uniform-Pareto": lambda lib: (
+        D(lib).Uniform(T(lib, [1.0, 0.5]), T(lib, [2.0, 3.0])),
+        D(lib).Pareto(T(lib, [1.0, 2.0]), T(lib, [2.5, 3.0])),
+    ),
+    "Normal-Pareto": lambda lib: (
+        D(lib).Normal(T(lib, [1.0, 0.5]), T(lib, [2.0, 3.0])),
+        D(lib).Pareto(T(lib, [1.0, 2.0]), T(lib, [2.5, 3.0])),
+    ),
     "Bernoulli-Poisson": lambda lib: (
         D(lib).Bernoulli(T(lib, [0.2, 0.7])),
         D(lib).Poisson(T(lib, [0.5, 1.0])),
