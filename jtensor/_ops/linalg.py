@@ -1137,7 +1137,7 @@ def linalg_lu(A, *, pivot=True):
 
 
 @register("copy", method=False)
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """``(P, L, U)`` from ``lu_factor``'s ``(LU, pivots)``; the parts not asked for are
     empty tensors."""
     _check_tensor("lu_unpack", LU_data, "LU_data")
@@ -1163,9 +1163,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         raise TensorRuntimeError(
             f"torch.lu_unpack: pivots must be in the range [1, {m}] (1-based row indices, as "
             "lu_factor returns them)")
-    return _named("lu_unpack", ("P", "L", "U"),
-                  _unpack(xp, LU_data._array(), piv, LU_data._dtype, LU_data.device,
-                          unpack_data, unpack_pivots))
+    result = _named("lu_unpack", ("P", "L", "U"),
+                    _unpack(xp, LU_data._array(), piv, LU_data._dtype, LU_data.device,
+                            unpack_data, unpack_pivots))
+    return _finish_out(out, result, "lu_unpack")
 
 
 def _check_same_dtype(name, a_name, A, b_name, B):
@@ -1299,7 +1300,8 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 
 
 @register("copy")
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *,
+                     out=None):
     """Deprecated ``torch.triangular_solve(b, A)``: ``(solution, cloned_coefficient)`` of
     ``op(A) X = b`` with ``op(A) = A^T`` when ``transpose``."""
     _warn_once("triangular_solve",
@@ -1331,8 +1333,9 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
                                        up, True, unitriangular)
     batch = tuple(X.shape[:-2])
     coeff = xp.broadcast_to(a, batch + a.shape[-2:])
-    return _named("triangular_solve", ("solution", "cloned_coefficient"),
-                  (_colmajor(xp, X, dtype, device), _colmajor(xp, coeff, A._dtype, A.device)))
+    result = _named("triangular_solve", ("solution", "cloned_coefficient"),
+                    (_colmajor(xp, X, dtype, device), _colmajor(xp, coeff, A._dtype, A.device)))
+    return _finish_out(out, result, "triangular_solve")
 
 
 # ---------------------------------------------------------------------- Cholesky solvers
@@ -1632,9 +1635,9 @@ def linalg_householder_product(A, tau):
 
 
 @register("copy")
-def orgqr(input, input2):
+def orgqr(input, input2, *, out=None):
     """``torch.orgqr``: ``torch.linalg.householder_product``."""
-    return _householder("orgqr", input, input2)
+    return _finish_out(out, _householder("orgqr", input, input2), "orgqr")
 
 
 def _householder(fname, A, tau):
@@ -1687,21 +1690,22 @@ def _svd_tuple(xp, A, some, compute_uv):
 
 
 @register("copy")
-def svd(input, some=True, compute_uv=True):
+def svd(input, some=True, compute_uv=True, *, out=None):
     """``torch.svd``: ``(U, S, V)`` with ``input = U diag(S) V^H`` (``V``, not ``V^H``);
     ``some=False`` gives square ``U`` and ``V``; ``compute_uv=False`` zero-filled ones."""
-    return _named("svd", ("U", "S", "V"), _svd_tuple(_xp(input), input, some, compute_uv))
+    result = _named("svd", ("U", "S", "V"), _svd_tuple(_xp(input), input, some, compute_uv))
+    return _finish_out(out, result, "svd")
 
 
 @register("copy")
-def qr(input, some=True):
+def qr(input, some=True, *, out=None):
     """Deprecated ``torch.qr``: ``linalg.qr(input, 'reduced' if some else 'complete')``."""
     _warn_once("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in "
                "a future PyTorch release.\nThe boolean parameter 'some' has been replaced with a "
                "string parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\n"
                "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
     Q, R = _qr_impl(input, "reduced" if some else "complete")
-    return _named("qr", ("Q", "R"), (Q, R))
+    return _finish_out(out, _named("qr", ("Q", "R"), (Q, R)), "qr")
 
 
 @register("copy")
@@ -1711,9 +1715,9 @@ def pinverse(input, rcond=1e-15):
 
 
 @register("copy")
-def matrix_power(input, n):
+def matrix_power(input, n, *, out=None):
     """``torch.matrix_power``: ``linalg.matrix_power``."""
-    return _matrix_power_impl(input, n)
+    return _finish_out(out, _matrix_power_impl(input, n), "matrix_power")
 
 
 @register("copy")
@@ -1733,7 +1737,7 @@ def lu(input, pivot=True, get_infos=False):
 
 
 @register("copy")
-def geqrf(input):
+def geqrf(input, *, out=None):
     """``(a, tau)``: LAPACK's compact QR (R on and above the diagonal, the Householder
     vectors below it, their scalars in ``tau``), the input of ``householder_product`` and
     ``ormqr``."""
@@ -1761,12 +1765,13 @@ def geqrf(input):
     h = xp.stack(hs).reshape(a.shape) if hs else xp.zeros(a.shape, dtype=a.dtype)
     k = builtins.min(m, n)
     tau = xp.stack(taus).reshape(batch + (k,)) if taus else xp.zeros(batch + (k,), a.dtype)
-    return _named("geqrf", ("a", "tau"), (_colmajor(xp, h, input._dtype, input.device),
-                                          wrap_result(xp, tau, input._dtype, input.device)))
+    result = _named("geqrf", ("a", "tau"), (_colmajor(xp, h, input._dtype, input.device),
+                                            wrap_result(xp, tau, input._dtype, input.device)))
+    return _finish_out(out, result, "geqrf")
 
 
 @register("copy")
-def ormqr(input, input2, input3, left=True, transpose=False):
+def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     """``op(Q) @ input3`` (``input3 @ op(Q)`` when not ``left``), ``Q`` the full m x m
     product of the Householder reflectors of ``geqrf`` (``input``, ``input2`` = tau) and
     ``op(Q) = Q^H`` when ``transpose``."""
@@ -1805,22 +1810,22 @@ def ormqr(input, input2, input3, left=True, transpose=False):
     c = input3._array()
     with quiet():
         r = xp.matmul(op, c) if left else xp.matmul(c, op)
-    return _colmajor(xp, r, input._dtype, device)
+    return _finish_out(out, _colmajor(xp, r, input._dtype, device), "ormqr")
 
 
 @register("reduction", method=False)
-def frobenius_norm(input, dim, keepdim=False):
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
     """``torch.frobenius_norm``: the 2-norm of the entries over ``dim``."""
     _check_tensor("frobenius_norm", input)
     xp = _xp(input)
     axes = _dims(dim, input.dim())
     work, out_dtype = _norm_dtype("frobenius_norm", input, None)
-    return wrap_result(xp, _vector_norm(xp, _work_array(input, work), 2, axes, keepdim),
-                       out_dtype, input.device)
+    r = _vector_norm(xp, _work_array(input, work), 2, axes, keepdim)
+    return _finish_out(out, wrap_result(xp, r, out_dtype, input.device), "frobenius_norm")
 
 
 @register("reduction", method=False)
-def nuclear_norm(input, dim=None, keepdim=False):
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """``torch.nuclear_norm``: the sum of the singular values of the matrices over ``dim``
     (the last two by default)."""
     _check_tensor("nuclear_norm", input)
@@ -1832,7 +1837,7 @@ def nuclear_norm(input, dim=None, keepdim=False):
     xp = _xp(input)
     r = _matrix_norm_array("linalg.matrix_norm", xp, _work_array(input, work), "nuc", dims,
                            keepdim)
-    return wrap_result(xp, r, out_dtype, input.device)
+    return _finish_out(out, wrap_result(xp, r, out_dtype, input.device), "nuclear_norm")
 
 
 # ---------------------------------------------------------------------- removed in PyTorch 1.9
@@ -2145,3 +2150,22 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
     X = (xp.stack(xs) if xs else xp.zeros(bs.shape, bs.dtype)).reshape(
         batch + tuple(B._shape[-2:]))
     return _colmajor(xp, X, LD._dtype, device)
+
+
+def _finish_out(out, result, name):
+    """``result``, or with ``out=`` (a tensor, or a tuple for a tuple result) the result
+    written into ``out``: dtypes checked first, each resized to its result's layout."""
+    if out is None:
+        return result
+    if not isinstance(result, tuple):
+        return _write_single_out(out, result, name)
+    if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
+        raise TensorTypeError(
+            f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    if len(out) != len(result):
+        raise TensorTypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+    for o, r in zip(out, result, strict=True):
+        check_out(o, name, r._dtype)
+    for o, r in zip(out, result, strict=True):
+        _write_single_out(o, r, name)
+    return type(result)(tuple(out))

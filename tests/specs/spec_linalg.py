@@ -465,6 +465,9 @@ SPECS = [
         case(lambda lib, a: lib.linalg.lu(a), singular, "singular"),
     ]),
     OpSpec("lu_unpack", [
+        case(lambda lib, a: lib.lu_unpack(*lib.linalg.lu_factor(a), out=tuple(
+            lib.empty(0, dtype=lib.float64) for _ in range(3))), mk((3, 3), dtype="float64"),
+             "out", **F64),
         case(lambda lib, a: lib.lu_unpack(*lib.linalg.lu_factor(a)),
              mk((2, 4, 3), dtype="float64"), "tall", **F64),
         case(lambda lib, a: lib.lu_unpack(*lib.linalg.lu_factor(a), unpack_data=False),
@@ -514,6 +517,9 @@ SPECS = [
              mk((3, 3), (3, 1), dtype="int64"), "int-error"),
     ]),
     OpSpec("triangular_solve", [
+        case(lambda lib, a, b: lib.triangular_solve(b, a, out=(
+            lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.float64))),
+             mk((3, 3), (3, 2), dtype="float64"), "out", **F64),
         case(lambda lib, a, b: lib.triangular_solve(b, a), mk((3, 3), (3, 2), dtype="float64"),
              "function", **F64),
         case(lambda lib, a, b: b.triangular_solve(a, upper=False, transpose=True,
@@ -615,12 +621,17 @@ SPECS = [
              "dtype-error"),
     ]),
     OpSpec("orgqr", [
+        case(lambda lib, a, t: lib.orgqr(a, t, out=lib.empty(0, dtype=lib.float64)),
+             mk((4, 3), (3,), dtype="float64"), "out", **F64),
         case(lambda lib, a, t: lib.orgqr(a, t), mk((4, 3), (3,), dtype="float64"), "function",
              **F64),
         case(lambda lib, a, t: a.orgqr(t), mk((3, 2), (1,), dtype="float64"), "method", **F64),
     ]),
     # ---------------------------------------------------------------- top-level aliases
     OpSpec("svd", [
+        case(lambda lib, a: tuple(t.abs() for t in lib.svd(a, out=(
+            lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.float64),
+            lib.empty(0, dtype=lib.float64)))), mk((3, 2), dtype="float64"), "out", **F64),
         case(lambda lib, a: (lambda u, s, v: (u.abs(), s, v.abs()))(*lib.svd(a)),
              mk((2, 4, 3), dtype="float64"), "values", **F64),
         case(lambda lib, a: lib.svd(a), mk((4, 3), dtype="float64"), "layout",
@@ -631,6 +642,9 @@ SPECS = [
         case(lambda lib, a: a.svd()[1], mk((3, 3), dtype="float64"), "method", **F64),
     ]),
     OpSpec("qr", [
+        case(lambda lib, a: tuple(t.abs() for t in lib.qr(a, out=(
+            lib.empty(0, dtype=lib.float64), lib.empty(0, dtype=lib.float64)))),
+             mk((4, 3), dtype="float64"), "out", **F64),
         case(lambda lib, a: (lambda q, r: (q @ r, r.abs()))(*lib.qr(a)),
              mk((4, 3), dtype="float64"), "reconstruct", **F64),
         case(lambda lib, a: a.qr(some=False), mk((4, 2), dtype="float64"), "complete-layout",
@@ -642,6 +656,10 @@ SPECS = [
              **F64),
     ]),
     OpSpec("matrix_power", [
+        case(lambda lib, a: lib.matrix_power(a, 2, out=lib.empty(5, dtype=lib.float64)),
+             mk((3, 3), dtype="float64"), "out", **F64),
+        case(lambda lib, a: lib.matrix_power(a, 2, out=lib.empty(0, dtype=lib.int64)),
+             mk((3, 3), dtype="float64"), "out-dtype-error"),
         case(lambda lib, a: lib.matrix_power(a, 3), mk((2, 3, 3), dtype="float64"), "cube",
              **F64),
         case(lambda lib, a: a.matrix_power(-2), mk((3, 3), dtype="float64"), "inverse",
@@ -654,11 +672,18 @@ SPECS = [
         case(lambda lib, a: lib.lu(a, pivot=False), mk((3, 3)), "no-pivot-error"),
     ]),
     OpSpec("geqrf", [
+        case(lambda lib, a: lib.geqrf(a, out=(lib.empty(0, dtype=lib.float64),
+                                             lib.empty(0, dtype=lib.float64))),
+             mk((4, 3), dtype="float64"), "out", **F64),
+        case(lambda lib, a: lib.geqrf(a, out=lib.empty(0, dtype=lib.float64)),
+             mk((4, 3), dtype="float64"), "out-tensor-error"),
         case(lambda lib, a: lib.geqrf(a), mk((4, 3), dtype="float64"), "tall", **F64),
         case(lambda lib, a: a.geqrf(), mk((2, 3, 4), dtype="float64"), "wide-batched", **F64),
         case(lambda lib, a: lib.geqrf(a), mk((3, 3), dtype="int64"), "int-error"),
     ]),
     OpSpec("ormqr", [
+        case(lambda lib, a, c: lib.ormqr(*lib.geqrf(a), c, out=lib.empty(0, dtype=lib.float64)),
+             mk((4, 3), (4, 2), dtype="float64"), "out", **F64),
         case(lambda lib, a, c: lib.ormqr(*lib.geqrf(a), c), mk((4, 3), (4, 2), dtype="float64"),
              "left", **F64),
         case(lambda lib, a, c: lib.ormqr(*lib.geqrf(a), c, left=False, transpose=True),
@@ -669,11 +694,15 @@ SPECS = [
              "shape-error"),
     ]),
     OpSpec("frobenius_norm", [
+        case(lambda lib, a: lib.frobenius_norm(a, (0, 1), out=lib.empty(0)), mk((3, 4)),
+             "out", **F32),
         case(lambda lib, a: lib.frobenius_norm(a, (0, 1)), mk((3, 4)), "2d", **F32),
         case(lambda lib, a: lib.frobenius_norm(a, 1, keepdim=True), mk((2, 3, 4)), "keepdim",
              **F32),
     ]),
     OpSpec("nuclear_norm", [
+        case(lambda lib, a: lib.nuclear_norm(a, out=lib.empty(0, dtype=lib.float64)),
+             mk((3, 4), dtype="float64"), "out", **F64),
         case(lambda lib, a: lib.nuclear_norm(a), mk((3, 4), dtype="float64"), "2d", **F64),
         case(lambda lib, a: lib.nuclear_norm(a, (0, 2)),
              mk((3, 2, 4), dtype="float64"), "dims", **F64),
