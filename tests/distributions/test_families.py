@@ -252,6 +252,14 @@ CASES = {
         ),
         lambda lib, d: T(lib, [0.3, 0.6, 1.1], d),
     ),
+    "LowRankMultivariateNormal": (
+        lambda lib, d: lib.distributions.LowRankMultivariateNormal(
+            T(lib, [[0.5, -1.0, 0.0], [1.0, 0.0, 2.0]], d),
+            T(lib, [[1.0, 0.2], [0.3, -0.5], [0.0, 1.0]], d),
+            T(lib, [0.5, 1.0, 2.0], d),
+        ),
+        lambda lib, d: T(lib, [0.1, 0.2, -0.4], d),
+    ),
     "NormalScalars": (
         lambda lib, d: lib.distributions.Normal(0.0, 2.0),
         lambda lib, d: lib.tensor(0.5),
@@ -385,6 +393,9 @@ GRAD_CASES = {
         p[1][0] + 0.2, logits=p[0]
     ),
     "ContinuousBernoulli": lambda lib, p: lib.distributions.ContinuousBernoulli(logits=p[0]),
+    "LowRankMVN": lambda lib, p: lib.distributions.LowRankMultivariateNormal(
+        p[0], lib.stack([p[0], p[1]], -1), p[1]
+    ),
     "Kumaraswamy": lambda lib, p: lib.distributions.Kumaraswamy(p[1], p[1] + 0.5),
     "LogisticNormal": lambda lib, p: lib.distributions.LogisticNormal(p[0], p[1]),
     "InverseGamma": lambda lib, p: lib.distributions.InverseGamma(p[1] + 0.5, p[1]),
@@ -474,6 +485,7 @@ IMPLICIT = (
     "FisherSnedecor",
 )  # gamma-based: implicit gradients
 RSAMPLE_CASES = [
+    "LowRankMVN",
     "Kumaraswamy",
     "LogisticNormal",
     "InverseGamma",

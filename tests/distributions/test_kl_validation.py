@@ -178,6 +178,26 @@ KL_PAIRS = {
         D(lib).Normal(T(lib, [1.0, 0.5]), T(lib, [2.0, 3.0])),
         D(lib).Pareto(T(lib, [1.0, 2.0]), T(lib, [2.5, 3.0])),
     ),
+    "LowRankMVN": lambda lib: (
+        D(lib).LowRankMultivariateNormal(
+            T(lib, [0.0, 1.0]), T(lib, [[1.0], [0.5]]), T(lib, [0.5, 2.0])
+        ),
+        D(lib).LowRankMultivariateNormal(
+            T(lib, [[1.0, 1.0], [0.0, 0.0]]), T(lib, [[0.3], [-0.5]]), T(lib, [1.5, 0.2])
+        ),
+    ),
+    "MVN-LowRankMVN": lambda lib: (
+        D(lib).MultivariateNormal(T(lib, [0.0, 1.0]), T(lib, [[2.0, 0.3], [0.3, 1.0]])),
+        D(lib).LowRankMultivariateNormal(
+            T(lib, [[1.0, 1.0], [0.0, 0.0]]), T(lib, [[0.3], [-0.5]]), T(lib, [1.5, 0.2])
+        ),
+    ),
+    "LowRankMVN-MVN": lambda lib: (
+        D(lib).LowRankMultivariateNormal(
+            T(lib, [[1.0, 1.0], [0.0, 0.0]]), T(lib, [[0.3], [-0.5]]), T(lib, [1.5, 0.2])
+        ),
+        D(lib).MultivariateNormal(T(lib, [0.0, 1.0]), T(lib, [[2.0, 0.3], [0.3, 1.0]])),
+    ),
     "Bernoulli-Poisson": lambda lib: (
         D(lib).Bernoulli(T(lib, [0.2, 0.7])),
         D(lib).Poisson(T(lib, [0.5, 1.0])),
