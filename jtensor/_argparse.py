@@ -26,7 +26,7 @@ these forms; ordinary calls pay one empty-dict check.
 
 import inspect
 
-from . import _autocast
+from . import _autocast, _errors
 from . import _dispatch as _dispatch_module
 from ._dispatch import RECORDED_KINDS, grad_mode
 from ._device import device
@@ -482,6 +482,7 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
             body += f"    _r = impl({call})\n"
         body += _post_code(post, plan, namespace, call)
         source = f"def entry({', '.join(signature)}):\n" + body
+    source = _guarded(source, namespace)
     if _DEBUG_SOURCES is not None:
         _DEBUG_SOURCES[op.name] = source
     try:
@@ -491,6 +492,24 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
     entry = namespace["entry"]
     namespace["_self"] = entry
     return entry
+
+
+def _guarded(source, namespace):
+    """Wrap an entry's body so that NumPy's allocation failures leave as PyTorch's
+    ``RuntimeError`` (``MemoryError``; a ``ValueError`` for an array past NumPy's maximum
+    size). A ``try`` costs nothing until something is raised."""
+    head, body = source.split("\n", 1)
+    namespace["_oom"] = _errors.out_of_memory
+    namespace["_big"] = _errors.too_large
+    inner = "".join("    " + line + "\n" if line else "\n" for line in body.split("\n"))
+    return (head + "\n    try:\n" + inner.rstrip() + "\n"
+            "    except MemoryError as _e:\n"
+            "        raise _oom(_e) from None\n"
+            "    except ValueError as _e:\n"
+            "        _x = _big(_e)\n"
+            "        if _x is None:\n"
+            "            raise\n"
+            "        raise _x from None\n")
 
 
 # Parameters that never count as an op's inputs in its trace event (ints and int lists in

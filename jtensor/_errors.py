@@ -17,6 +17,45 @@ TensorValueError = ValueError
 TensorNotImplementedError = NotImplementedError
 
 
+_INT64_MAX = 2 ** 63 - 1
+
+
+def check_storage_size(shape, itemsize):
+    """PyTorch's check before allocating: the byte count of ``shape`` must fit in int64."""
+    n = itemsize
+    for s in shape:
+        n *= s
+    if n > _INT64_MAX:
+        raise TensorRuntimeError(
+            f"Storage size calculation overflowed with sizes={list(shape)}")
+
+
+def out_of_memory(exc):
+    """NumPy's ``MemoryError`` as PyTorch's CPU allocator reports it (a ``RuntimeError``
+    naming the bytes asked for)."""
+    shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
+    if shape is not None and dtype is not None:
+        n = dtype.itemsize
+        for s in shape:
+            n *= s
+        asked = f"you tried to allocate {n} bytes"
+    else:
+        asked = "the allocation failed"
+    return TensorRuntimeError(f"DefaultCPUAllocator: can't allocate memory: {asked}. "
+                              "Error code 12 (Cannot allocate memory)")
+
+
+def too_large(exc):
+    """NumPy's refusal of an array past its maximum size, or None for another ValueError."""
+    if exc.args and isinstance(exc.args[0], str) and (
+            "Maximum allowed dimension exceeded" in exc.args[0]
+            or "array is too big" in exc.args[0]):
+        return TensorRuntimeError(
+            "Storage size calculation overflowed: the result would need more bytes than an "
+            "int64 can count")
+    return None
+
+
 def not_implemented(kernel, dtype):
     """PyTorch's dispatch error: ``"lshift_cpu" not implemented for 'Float'``, plus the fix."""
     return TensorNotImplementedError(

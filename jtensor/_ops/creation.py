@@ -14,7 +14,8 @@ from .. import _dtypes
 from .. import _tensor as _tensor_module
 from .._device import CPU, backend_for, resolve_device
 from .._dispatch import Post, emit
-from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, stacklevel
+from .._errors import (TensorRuntimeError, TensorTypeError, TensorValueError,
+                       check_storage_size, stacklevel)
 from .._layout import contiguous_strides, dense_strides_like
 from .._out import resize_output
 from .._argparse import int_arg
@@ -490,6 +491,10 @@ def _shape_args(size, name, legacy=False):
             f"{type(size[0]).__name__}")
     shape = sizes_from_args(size, "size")
     for s in shape:
+        if s > 0x7FFFFFFFFFFFFFFF:
+            raise TensorTypeError(
+                f"{name}(): argument 'size' failed to unpack the object: {s} overflows the "
+                "int64 a size must fit in")
         if s < 0:
             if legacy:
                 raise TensorRuntimeError(
@@ -512,6 +517,7 @@ def _new(shape, dtype, device, memory_format=contiguous_format, fill=None, strid
 
     dtype = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
     device = resolve_device(device)
+    check_storage_size(shape, dtype.itemsize)
     if stride is None and memory_format is not contiguous_format:
         if memory_format is preserve_format:
             raise TensorRuntimeError(
