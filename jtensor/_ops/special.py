@@ -14,6 +14,8 @@ fraction of ATen everywhere, without its Temme expansion for large ``a`` close t
 
 import math
 
+import numpy as np
+
 from .. import _dtypes
 from .._elementwise import FLOAT, elementwise
 from .._errors import TensorTypeError
@@ -73,7 +75,7 @@ def _binary_compute(kernel, native=False):
     def compute(xp, a, b):
         dtype = next(
             (v.dtype for v in (a, b) if hasattr(v, "dtype") and v.dtype.kind == "f"),
-            xp.dtype(xp.float64),
+            np.dtype(np.float64),  # host metadata: the dtype of two numbers
         )
         single = dtype.itemsize < 8
         with quiet():  # inf - inf in a recurrence is PyTorch's nan too: no warning
