@@ -8,6 +8,7 @@ grad); ``zeta`` and the incomplete gammas are differentiable in their second arg
 import math
 
 from ..._api import ops as J
+from ..._dtypes import finfo
 from ..._errors import TensorNotImplementedError
 from ..._ops.special import special_i0e, special_i1e, special_xlog1py, special_zeta
 from ._core import derivative, nondifferentiable
@@ -36,22 +37,28 @@ def i0e_backward(ctx, g):
     return g * (special_i1e(ctx.input) - ctx.input.sgn() * ctx.result)
 
 
+def _not_tiny(x):
+    """PyTorch's guard of i1/i1e's gradient: |x| above the dtype's epsilon (below it the
+    slope is its limit 1/2, and x is replaced by epsilon where the formula would divide)."""
+    eps = finfo(x.dtype).eps
+    away = x.abs() > eps
+    return away, J.where(away, x, J.full_like(x, eps))
+
+
 @derivative("special_i1", save=("input", "result"))
 def i1_backward(ctx, g):
-    # i1'(x) = i0(x) - i1(x) / x, with the limit 1/2 at 0.
-    x = ctx.input
-    safe = J.where(x == 0, J.ones_like(x), x)
-    slope = J.where(x == 0, J.full_like(x, 0.5), J.i0(x) - ctx.result / safe)
-    return g * slope
+    # i1'(x) = i0(x) - i1(x) / x.
+    away, safe = _not_tiny(ctx.input)
+    slope = safe.i0() - ctx.result * safe.reciprocal()
+    return g * J.where(away, slope, J.full_like(slope, 0.5))
 
 
 @derivative("special_i1e", save=("input", "result"), name="SpecialI1EBackward0")
 def i1e_backward(ctx, g):
-    # (exp(-|x|) i1)' = i0e(x) - i1e(x) (sgn(x) + 1/x), with the limit 1/2 at 0.
-    x = ctx.input
-    safe = J.where(x == 0, J.ones_like(x), x)
-    slope = special_i0e(x) - ctx.result * (x.sgn() + 1.0 / safe)
-    return g * J.where(x == 0, J.full_like(x, 0.5), slope)
+    # (exp(-|x|) i1)' = i0e(x) - i1e(x) (sgn(x) + 1/x).
+    away, safe = _not_tiny(ctx.input)
+    slope = special_i0e(safe) - ctx.result * (safe.sgn() + safe.reciprocal())
+    return g * J.where(away, slope, J.full_like(slope, 0.5))
 
 
 @derivative("special_entr", save=("input",))
