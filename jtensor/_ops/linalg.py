@@ -689,10 +689,11 @@ def _solve_arrays(xp, a, b):
 
 # ---------------------------------------------------------------------- decompositions
 @register("copy", name="linalg_cholesky", method=False, function=False)
-def linalg_cholesky(A, *, upper=False):
+def linalg_cholesky(input, *, upper=False):
     """Lower (or ``upper``) Cholesky factor of each Hermitian positive-definite matrix; one
     that is not positive-definite (or holds a NaN) raises ``LinAlgError`` naming the order
     of the first failing leading minor."""
+    A = input
     name = "linalg.cholesky"
     L, info = _cholesky(name, "linalg_cholesky", A, upper)
     _batch_error(name, info, A.dim() > 2, _cholesky_message)
@@ -700,9 +701,10 @@ def linalg_cholesky(A, *, upper=False):
 
 
 @register("copy", name="linalg_cholesky_ex", method=False, function=False)
-def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
+def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
     """``(L, info)``: LAPACK's ``info`` (the order of the first leading minor that is not
     positive-definite, 0 on success) instead of an error unless ``check_errors``."""
+    A = input
     name = "linalg.cholesky_ex"
     L, info = _cholesky(name, "linalg_cholesky_ex", A, upper)
     if check_errors:
@@ -771,8 +773,9 @@ def _check_uplo(UPLO):
 
 
 @register("copy", name="linalg_eigh", method=False, function=False)
-def linalg_eigh(A, UPLO="L"):
+def linalg_eigh(input, UPLO="L"):
     """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian matrices."""
+    A = input
     name = "linalg.eigh"
     _check_tensor("linalg_eigh", A)
     _check_matrix(name, A)
@@ -786,8 +789,9 @@ def linalg_eigh(A, UPLO="L"):
 
 
 @register("copy", name="linalg_eigvalsh", method=False, function=False)
-def linalg_eigvalsh(A, UPLO="L"):
+def linalg_eigvalsh(input, UPLO="L"):
     """Eigenvalues (ascending, real) of Hermitian matrices."""
+    A = input
     name = "linalg.eigvalsh"
     _check_tensor("linalg_eigvalsh", A)
     _check_matrix(name, A)
@@ -1290,10 +1294,11 @@ def _triangular(name, fname, A, B, upper, left, unitriangular):
 
 
 @register("copy", name="linalg_solve_triangular", method=False, function=False)
-def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False):
     """``X`` with ``A X = B`` (``X A = B`` when not ``left``) for triangular ``A`` (only its
     ``upper`` or lower triangle is read; ``unitriangular`` takes its diagonal as ones). A
     zero on the diagonal gives Inf/NaN, as LAPACK's ``trsm``: no error."""
+    A = input
     X, dtype, device, xp = _triangular("linalg.solve_triangular", "linalg_solve_triangular",
                                        A, B, upper, left, unitriangular)
     return _colmajor(xp, X, dtype, device)
@@ -1449,9 +1454,10 @@ def _matrix_exp_array(xp, a):
 
 
 @register("copy", name="linalg_matrix_exp", method=False, function=False)
-def linalg_matrix_exp(A):
+def linalg_matrix_exp(input):
     """The matrix exponential ``sum_k A^k / k!`` of each square matrix (scaling and squaring
     with a Pade approximant); NaN everywhere for a matrix holding NaN or Inf."""
+    A = input
     return _matrix_exp("linalg_matrix_exp", A)
 
 
@@ -1494,17 +1500,19 @@ def _eig_arrays(fname, A, vectors=True):
 
 
 @register("copy", name="linalg_eig", method=False, function=False)
-def linalg_eig(A):
+def linalg_eig(input):
     """``(eigenvalues, eigenvectors)`` of each square matrix, always complex (LAPACK's
     ``geev``: unit-norm eigenvectors in the columns)."""
+    A = input
     xp, cdtype, w, v = _eig_arrays("linalg_eig", A)
     return _named("linalg_eig", ("eigenvalues", "eigenvectors"),
                   (wrap_result(xp, w, cdtype, A.device), _colmajor(xp, v, cdtype, A.device)))
 
 
 @register("copy", name="linalg_eigvals", method=False, function=False)
-def linalg_eigvals(A):
+def linalg_eigvals(input):
     """The (complex) eigenvalues of each square matrix, as ``linalg.eig`` orders them."""
+    A = input
     xp, cdtype, w, _ = _eig_arrays("linalg_eigvals", A, vectors=False)
     return wrap_result(xp, w, cdtype, A.device)
 
@@ -1514,7 +1522,7 @@ _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
 @register("copy", name="linalg_lstsq", method=False, function=False)
-def linalg_lstsq(A, B, rcond=None, *, driver=None):
+def linalg_lstsq(input, b, rcond=None, *, driver=None):
     """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||_F``.
 
     Every driver computes the minimum-norm solution from the SVD, singular values at or
@@ -1523,6 +1531,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     ``singular_values`` for 'gelsd'/'gelss', ``residuals`` (squared column norms of
     ``A X - B``) when m > n, every matrix has full rank and the driver is not 'gelsy'. 'gels'
     (QR) refuses a rank-deficient matrix with PyTorch's ``LinAlgError``."""
+    A, B = input, b
     name = "torch.linalg.lstsq"
     _check_tensor("linalg_lstsq", A, "self")
     _check_tensor("linalg_lstsq", B, "b")
@@ -1628,9 +1637,10 @@ def _householder_array(xp, a, tau):
 
 
 @register("copy", name="linalg_householder_product", method=False, function=False)
-def linalg_householder_product(A, tau):
+def linalg_householder_product(input, tau):
     """The first n columns of the product of Householder reflectors stored as ``geqrf``
     leaves them (``A`` below its diagonal, scalars ``tau``)."""
+    A = input
     return _householder("linalg_householder_product", A, tau)
 
 
@@ -2046,17 +2056,19 @@ def _ldl_message(info):
 
 
 @register("copy", name="linalg_ldl_factor_ex", method=False, function=False)
-def linalg_ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False):
     """``(LD, pivots, info)``: the Bunch-Kaufman LDL^T (``LDL^H`` when ``hermitian``)
     factorization of each symmetric matrix, lower triangle read, LAPACK's compact layout."""
+    A = input
     LD, piv, info = _ldl_factor("linalg_ldl_factor_ex", A, hermitian)
     return _factor_ex("ldl_factor_ex", ("LD", "pivots", "info"), A, (LD, piv), info,
                       check_errors, _ldl_message)
 
 
 @register("copy", name="linalg_ldl_factor", method=False, function=False)
-def linalg_ldl_factor(A, *, hermitian=False):
+def linalg_ldl_factor(input, *, hermitian=False):
     """``(LD, pivots)`` of ``ldl_factor_ex``; a zero block of D raises a RuntimeError."""
+    A = input
     LD, piv, info = _ldl_factor("linalg_ldl_factor", A, hermitian)
     _batch_error("torch.linalg.ldl_factor", info, A.dim() > 2, _ldl_message, TensorRuntimeError)
     return _named("linalg_ldl_factor", ("LD", "pivots"), (LD, piv))

@@ -134,3 +134,33 @@ def test_out_arguments():
     out = jtensor.empty(0, dtype=jtensor.float64)
     jtensor.linalg.tensorinv(A, ind=1, out=out)
     np.testing.assert_allclose(out.cpu().numpy(), np.linalg.inv(SQUARE[0]), rtol=1e-10)
+
+
+KEYWORDS = {
+    "solve_triangular": lambda L, x, b: L.solve_triangular(input=x, B=b, upper=True),
+    "lstsq": lambda L, x, b: L.lstsq(input=x, b=b).solution,
+    "householder_product": lambda L, x, b: L.householder_product(input=x, tau=b[:, 0]),
+    "eig": lambda L, x, b: L.eig(input=x).eigenvalues,
+    "eigvals": lambda L, x, b: L.eigvals(input=x),
+    "matrix_exp": lambda L, x, b: L.matrix_exp(input=x),
+    "ldl_factor": lambda L, x, b: L.ldl_factor(input=x + x.mT).LD,
+    "ldl_factor_ex": lambda L, x, b: L.ldl_factor_ex(input=x + x.mT).LD,
+    "cholesky": lambda L, x, b: L.cholesky(input=x @ x.mT),
+    "cholesky_ex": lambda L, x, b: L.cholesky_ex(input=x @ x.mT).L,
+    "eigh": lambda L, x, b: L.eigh(input=x + x.mT).eigenvalues,
+    "eigvalsh": lambda L, x, b: L.eigvalsh(input=x + x.mT),
+    "inv_ex": lambda L, x, b: L.inv_ex(A=x).inverse,
+    "solve_ex": lambda L, x, b: L.solve_ex(A=x, B=b).result,
+    "lu_factor": lambda L, x, b: L.lu_factor(A=x).LU,
+    "lu_solve": lambda L, x, b: L.lu_solve(LU=x, pivots=L.lu_factor(x).pivots, B=b),
+}
+
+
+@pytest.mark.parametrize("name", list(KEYWORDS))
+def test_keyword_names_are_pytorchs(name):
+    """``torch.linalg``'s keyword names (``input`` for some functions, ``A`` for others)."""
+    data = SQUARE[0] + 3 * np.eye(3)
+    rhs = RNG.standard_normal((3, 2))
+    mine = KEYWORDS[name](jtensor.linalg, jtensor.tensor(data), jtensor.tensor(rhs))
+    theirs = KEYWORDS[name](torch.linalg, torch.tensor(data), torch.tensor(rhs))
+    np.testing.assert_allclose(mine.cpu().numpy(), theirs.numpy(), rtol=1e-7, atol=1e-9)

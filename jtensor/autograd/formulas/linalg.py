@@ -589,19 +589,19 @@ def _eye_like(n, t):
     return J.eye(n, dtype=t.dtype, device=t.device)
 
 
-@derivative("linalg_cholesky", inputs=("A",), save=("A", "result"),
+@derivative("linalg_cholesky", inputs=("input",), save=("input", "result"),
             name="LinalgCholeskyExBackward0")
 def linalg_cholesky_backward(ctx, g):
-    L = _output(ctx.result, lambda: linalg.cholesky(ctx.A, upper=ctx.upper))
+    L = _output(ctx.result, lambda: linalg.cholesky(ctx.input, upper=ctx.upper))
     return _cholesky_grad(L, g, ctx.upper)
 
 
-@derivative("linalg_cholesky_ex", inputs=("A",), save=("A", "result"),
+@derivative("linalg_cholesky_ex", inputs=("input",), save=("input", "result"),
             name="LinalgCholeskyExBackward0", multi_grad=True, nondiff_outputs=(1,))
 def linalg_cholesky_ex_backward(ctx, g, *_info):
     if g is None:
         return None
-    L = _output(ctx.result[0], lambda: linalg.cholesky(ctx.A, upper=ctx.upper))
+    L = _output(ctx.result[0], lambda: linalg.cholesky(ctx.input, upper=ctx.upper))
     return _cholesky_grad(L, g, ctx.upper)
 
 
@@ -689,16 +689,16 @@ def _eigh_grad(gL, gV, L, V):
     return V.matmul(inner.matmul(_mh(V)))
 
 
-@derivative("linalg_eigh", inputs=("A",), save=("A", "result"), name="LinalgEighBackward0",
+@derivative("linalg_eigh", inputs=("input",), save=("input", "result"), name="LinalgEighBackward0",
             multi_grad=True)
 def linalg_eigh_backward(ctx, gL, gV):
-    L, V = _output(ctx.result, lambda: linalg.eigh(ctx.A, UPLO=ctx.UPLO))
+    L, V = _output(ctx.result, lambda: linalg.eigh(ctx.input, UPLO=ctx.UPLO))
     return _eigh_grad(gL, gV, L, V)
 
 
-@derivative("linalg_eigvalsh", inputs=("A",), save=("A",), name="LinalgEighBackward0")
+@derivative("linalg_eigvalsh", inputs=("input",), save=("input",), name="LinalgEighBackward0")
 def linalg_eigvalsh_backward(ctx, g):
-    L, V = linalg.eigh(ctx.A, UPLO=ctx.UPLO)
+    L, V = linalg.eigh(ctx.input, UPLO=ctx.UPLO)
     return _eigh_grad(g, None, L, V)
 
 
@@ -1069,10 +1069,10 @@ def _triangular_grads(A, X, g, upper, left, unit, need_a, need_b):
     return gA, (gB if need_b else None)
 
 
-@derivative("linalg_solve_triangular", inputs=("A", "B"), save=("A", "B", "result"),
+@derivative("linalg_solve_triangular", inputs=("input", "B"), save=("input", "B", "result"),
             name="LinalgSolveTriangularBackward0")
 def linalg_solve_triangular_backward(ctx, g):
-    A = ctx.A
+    A = ctx.input
     X = _output(ctx.result, lambda: linalg.solve_triangular(
         A, ctx.B, upper=ctx.upper, left=ctx.left, unitriangular=ctx.unitriangular))
     need_a, need_b = ctx.needs_input_grad
@@ -1143,9 +1143,10 @@ def _matrix_exp_grad(A, g):
     return big.narrow(-2, 0, n).narrow(-1, n, n)
 
 
-@derivative("linalg_matrix_exp", inputs=("A",), save=("A",), name="LinalgMatrixExpBackward0")
+@derivative("linalg_matrix_exp", inputs=("input",), save=("input",),
+            name="LinalgMatrixExpBackward0")
 def linalg_matrix_exp_backward(ctx, g):
-    return _matrix_exp_grad(ctx.A, g)
+    return _matrix_exp_grad(ctx.input, g)
 
 
 @derivative("matrix_exp", save=("input",), name="LinalgMatrixExpBackward0")
@@ -1182,26 +1183,26 @@ def _eig_grad(A, L, V, gL, gV):
     return gA if A.is_complex() else gA.real
 
 
-@derivative("linalg_eig", inputs=("A",), save=("A", "result"), name="LinalgEigBackward0",
+@derivative("linalg_eig", inputs=("input",), save=("input", "result"), name="LinalgEigBackward0",
             multi_grad=True)
 def linalg_eig_backward(ctx, gL, gV):
-    L, V = _output(ctx.result, lambda: linalg.eig(ctx.A))
-    return _eig_grad(ctx.A, L, V, gL, gV)
+    L, V = _output(ctx.result, lambda: linalg.eig(ctx.input))
+    return _eig_grad(ctx.input, L, V, gL, gV)
 
 
-@derivative("linalg_eigvals", inputs=("A",), save=("A",), name="LinalgEigBackward0")
+@derivative("linalg_eigvals", inputs=("input",), save=("input",), name="LinalgEigBackward0")
 def linalg_eigvals_backward(ctx, g):
-    L, V = linalg.eig(ctx.A)
-    return _eig_grad(ctx.A, L, V, g, None)
+    L, V = linalg.eig(ctx.input)
+    return _eig_grad(ctx.input, L, V, g, None)
 
 
-@derivative("linalg_lstsq", inputs=("A", "B"), save=("A", "B", "result"),
+@derivative("linalg_lstsq", inputs=("input", "b"), save=("input", "b", "result"),
             name="LinalgLstsqBackward0", multi_grad=True, nondiff_outputs=(2,))
 def linalg_lstsq_backward(ctx, gX, g_res, *rest):
     """Through X = pinv(A) B (PyTorch's linalg_lstsq_backward); the residuals
     r = ||A X - B||^2 per column are stationary in X, so their gradient is the explicit one:
     2 (A X - B) diag(g_r) X^H for A and -2 (A X - B) diag(g_r) for B."""
-    A, B = ctx.A, ctx.B
+    A, B = ctx.input, ctx.b
     need_a, need_b = ctx.needs_input_grad
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
@@ -1281,10 +1282,10 @@ def _householder_grad(A, tau, g, need_a, need_tau):
     return gA, gt
 
 
-@derivative("linalg_householder_product", inputs=("A", "tau"), save=("A", "tau"),
+@derivative("linalg_householder_product", inputs=("input", "tau"), save=("input", "tau"),
             name="LinalgHouseholderProductBackward0")
 def linalg_householder_product_backward(ctx, g):
-    return _householder_grad(ctx.A, ctx.tau, g, *ctx.needs_input_grad)
+    return _householder_grad(ctx.input, ctx.tau, g, *ctx.needs_input_grad)
 
 
 @derivative("orgqr", inputs=("input", "input2"), save=("input", "input2"),
