@@ -158,22 +158,7 @@ PENDING = {
         "gumbel_softmax",
     },
     "init": set(),
-    "utils": {
-        "parameters_to_vector",
-        "vector_to_parameters",
-        "parametrize",
-        "parametrizations",
-        "weight_norm",
-        "remove_weight_norm",
-        "spectral_norm",
-        "remove_spectral_norm",
-        "fusion",
-        "fuse_conv_bn_eval",
-        "fuse_conv_bn_weights",
-        "fuse_linear_bn_eval",
-        "fuse_linear_bn_weights",
-        "skip_init",
-    },
+    "utils": set(),
 }
 
 NAMESPACES = {
