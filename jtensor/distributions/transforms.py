@@ -20,21 +20,32 @@ from .._errors import TensorValueError
 from .._size import Size
 from ..nn import functional as F
 from . import constraints
-from .utils import _sum_rightmost, broadcast_all
+from .utils import (
+    _sum_rightmost,
+    broadcast_all,
+    lazy_property,
+    tril_matrix_to_vec,
+    vec_to_tril_matrix,
+)
 
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
     "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
     "PowerTransform",
     "ReshapeTransform",
     "SigmoidTransform",
     "SoftplusTransform",
     "TanhTransform",
     "SoftmaxTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "Transform",
     "identity_transform",
@@ -736,3 +747,248 @@ class LowerCholeskyTransform(Transform):
 
     def _inverse(self, y):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices to positive-definite ones: ``L @ L.T`` with ``L`` from
+    ``LowerCholeskyTransform``."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        from .. import linalg
+
+        return LowerCholeskyTransform().inv(linalg.cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """Unconstrained vectors of length ``D(D-1)/2`` to Cholesky factors of ``D x D``
+    correlation matrices: ``tanh`` into (-1, 1), then stick breaking row by row so each row
+    has unit norm (bijective)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    def _call(self, x):
+        x = J.tanh(x)
+        eps = finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        # Each row: y_i = r_i * sqrt(1 - sum_{j<i} y_j^2), the remaining stick.
+        z1m_cumprod_sqrt = (1 - r**2).sqrt().cumprod(-1)
+        r = r + J.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * F.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - J.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = F.pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2  # atanh
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise TensorValueError("Too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise TensorValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (D, D)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise TensorValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise TensorValueError("Input is not square")
+        D = shape[-1]
+        return shape[:-2] + (D * (D - 1) // 2,)
+
+
+def _check_along(t, dim, size, what, name):
+    # PyTorch asserts these (AssertionError), so do we.
+    if not -t.dim() <= dim < t.dim():
+        raise AssertionError(f"dim {dim} out of range for {what} with {t.dim()} dimensions")
+    if t.size(dim) != size:
+        raise AssertionError(f"{name[0]}.size({dim}) = {t.size(dim)} must equal {name[1]} {size}")
+
+
+class CatTransform(Transform):
+    """Transforms applied to consecutive slices of ``dim`` (of lengths ``lengths``), the
+    results concatenated."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        if lengths is None:
+            lengths = [1] * len(self.transforms)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(
+                f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})"
+            )
+        self.dim = dim
+
+    @lazy_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _slices(self, t):
+        start = 0
+        for length in self.lengths:
+            yield t.narrow(self.dim, start, length)
+            start = start + length
+
+    def _call(self, x):
+        _check_along(x, self.dim, self.length, "tensor", ("x", "length"))
+        parts = [t(s) for t, s in zip(self.transforms, self._slices(x), strict=True)]
+        return J.cat(parts, dim=self.dim)
+
+    def _inverse(self, y):
+        _check_along(y, self.dim, self.length, "tensor", ("y", "length"))
+        parts = [t.inv(s) for t, s in zip(self.transforms, self._slices(y), strict=True)]
+        return J.cat(parts, dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_along(x, self.dim, self.length, "x", ("x", "length"))
+        _check_along(y, self.dim, self.length, "y", ("y", "length"))
+        logdetjacs = []
+        for trans, xs, ys in zip(self.transforms, self._slices(x), self._slices(y), strict=True):
+            logdetjac = trans.log_abs_det_jacobian(xs, ys)
+            if trans.event_dim < self.event_dim:
+                logdetjac = _sum_rightmost(logdetjac, self.event_dim - trans.event_dim)
+            logdetjacs.append(logdetjac)
+        dim = self.dim
+        if dim >= 0:
+            dim = dim - x.dim()
+        dim = dim + self.event_dim
+        if dim < 0:
+            return J.cat(logdetjacs, dim=dim)
+        return sum(logdetjacs)  # the concatenated dimension is inside the event
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """One transform per entry of ``dim``, the results stacked."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _call(self, x):
+        _check_along(x, self.dim, len(self.transforms), "tensor", ("x", "len(transforms)"))
+        parts = [t(s) for s, t in zip(self._slice(x), self.transforms, strict=True)]
+        return J.stack(parts, dim=self.dim)
+
+    def _inverse(self, y):
+        _check_along(y, self.dim, len(self.transforms), "tensor", ("y", "len(transforms)"))
+        parts = [t.inv(s) for s, t in zip(self._slice(y), self.transforms, strict=True)]
+        return J.stack(parts, dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_along(x, self.dim, len(self.transforms), "x", ("x", "len(transforms)"))
+        _check_along(y, self.dim, len(self.transforms), "y", ("y", "len(transforms)"))
+        parts = [
+            t.log_abs_det_jacobian(xs, ys)
+            for xs, ys, t in zip(self._slice(x), self._slice(y), self.transforms, strict=True)
+        ]
+        return J.stack(parts, dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """A distribution's CDF as a transform onto the unit interval (its inverse the
+    ``icdf``, its log-Jacobian the ``log_prob``)."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)

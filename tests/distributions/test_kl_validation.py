@@ -502,6 +502,32 @@ TRANSFORMS = {
     "independent": (lambda tr, lib: tr.IndependentTransform(tr.SigmoidTransform(), 1), [0.3, -1.2]),
     "reshape": (lambda tr, lib: tr.ReshapeTransform((2, 2), (4,)), [[0.3, -1.2], [0.5, 0.1]]),
     "inverse": (lambda tr, lib: tr.SigmoidTransform().inv, [0.3, 0.7]),
+    "positive definite": (
+        lambda tr, lib: tr.PositiveDefiniteTransform(),
+        [[0.3, -1.2], [0.5, 0.1]],
+    ),
+    "corr cholesky": (
+        lambda tr, lib: tr.CorrCholeskyTransform(),
+        [[0.3, -1.2, 0.5], [0.1, 0.2, 2.0]],
+    ),
+    "cat": (
+        lambda tr, lib: tr.CatTransform([tr.ExpTransform(), tr.SigmoidTransform()], -1, [1, 2]),
+        [[0.3, -1.2, 0.5], [0.1, 0.2, 2.0]],
+    ),
+    "cat batch dim": (
+        lambda tr, lib: tr.CatTransform([tr.ExpTransform(), tr.TanhTransform()], 0, [1, 1]),
+        [[0.3, -1.2, 0.5], [0.1, 0.2, 2.0]],
+    ),
+    "stack": (
+        lambda tr, lib: tr.StackTransform([tr.ExpTransform(), tr.SigmoidTransform()], 0),
+        [[0.3, -1.2, 0.5], [0.1, 0.2, 2.0]],
+    ),
+    "cdf": (
+        lambda tr, lib: tr.CumulativeDistributionTransform(
+            lib.distributions.Normal(T(lib, 0.5), T(lib, 2.0))
+        ),
+        [0.3, -1.2],
+    ),
 }
 
 
@@ -566,6 +592,10 @@ CONSTRAINT_TARGETS = {
     "simplex": lambda C, lib: C.simplex,
     "lower_cholesky": lambda C, lib: C.lower_cholesky,
     "real_vector": lambda C, lib: C.real_vector,
+    "positive_definite": lambda C, lib: C.positive_definite,
+    "corr_cholesky": lambda C, lib: C.corr_cholesky,
+    "cat": lambda C, lib: C.cat([C.positive, C.unit_interval], -1, [1, 1]),
+    "stack": lambda C, lib: C.stack([C.positive, C.real], 0),
 }
 
 
@@ -580,7 +610,10 @@ def test_biject_to_and_transform_to(registry, name):
         except NotImplementedError:
             out.append(NotImplementedError)
             continue
-        x = T(lib, [[0.3, -1.2], [0.5, 0.1]])
+        if name == "corr_cholesky":  # vectors of D(D-1)/2 entries
+            x = T(lib, [[0.3, -1.2, 0.5], [0.1, 0.2, 2.0]])
+        else:
+            x = T(lib, [[0.3, -1.2], [0.5, 0.1]])
         y = t(x)
         out.append((y, bool(c.check(y).all())))
     if out[1] is NotImplementedError:
