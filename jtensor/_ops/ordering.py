@@ -174,7 +174,12 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         flat = array.reshape(-1)
         if input._dtype is _dtypes.bfloat16:
             flat = flat.astype(np.float32)
-        values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True)
+        # Each NaN is its own value, as in PyTorch (NumPy merges them by default).
+        try:
+            values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True,
+                                                equal_nan=False)
+        except TypeError:   # an array module without equal_nan keeps NumPy's old behaviour
+            values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True)
         values = values.astype(input._dtype.numpy)
         inverse = inverse.reshape(input._shape)
     else:
