@@ -310,7 +310,7 @@ def _work_array(x, work):
 
 
 @register("reduction", name="linalg_vector_norm", method=False, function=False)
-def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The ``ord``-norm of ``x`` over ``dim`` (all dims by default) as a real tensor."""
     _check_tensor("linalg_vector_norm", x, "x")
     if not isinstance(ord, (int, float)) or isinstance(ord, bool):
@@ -327,7 +327,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                 "the operation does not have an identity")
     xp = _xp(x)
     r = _vector_norm(xp, _work_array(x, work), ord, axes, keepdim)
-    return wrap_result(xp, r, out_dtype, x.device)
+    return _finish_out(out, wrap_result(xp, r, out_dtype, x.device), "linalg_vector_norm")
 
 
 def _matrix_norm_array(name, xp, a, ord, dims, keepdim):
@@ -360,7 +360,7 @@ def _check_matrix_ord(name, ord):
 
 
 @register("reduction", name="linalg_matrix_norm", method=False, function=False)
-def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Matrix norm (``'fro'``, ``'nuc'``, ``±1``, ``±2``, ``±inf``) over the two ``dim``."""
     _check_tensor("linalg_matrix_norm", A)
     name = "linalg.matrix_norm"
@@ -374,11 +374,11 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None)
         raise TensorRuntimeError(f"{name}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     xp = _xp(A)
     r = _matrix_norm_array(name, xp, _work_array(A, work), ord, dims, keepdim)
-    return wrap_result(xp, r, out_dtype, A.device)
+    return _finish_out(out, wrap_result(xp, r, out_dtype, A.device), "linalg_matrix_norm")
 
 
 @register("reduction", name="linalg_norm", method=False, function=False)
-def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """``vector_norm`` or ``matrix_norm`` depending on ``dim``/``ord`` and ``A``'s rank."""
     _check_tensor("linalg_norm", A)
     name = "linalg.norm"
@@ -415,7 +415,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         work, out_dtype = _norm_dtype(name, A, dtype)
         axes = None if A.dim() == 0 else _dims(dim, A.dim())
         r = _vector_norm(xp, _work_array(A, work), ord, axes, keepdim)
-    return wrap_result(xp, r, out_dtype, A.device)
+    return _finish_out(out, wrap_result(xp, r, out_dtype, A.device), "linalg_norm")
 
 
 # ---------------------------------------------------------------------- determinants
@@ -462,10 +462,10 @@ def _det(name, fname, A):
 
 
 @register("copy", name="linalg_det", method=False, function=False)
-def linalg_det(A):
+def linalg_det(A, *, out=None):
     """Determinant of each square matrix in ``A`` (batched)."""
     xp, r = _det("linalg.det", "linalg_det", A)
-    return wrap_result(xp, r, A._dtype, A.device)
+    return _finish_out(out, wrap_result(xp, r, A._dtype, A.device), "linalg_det")
 
 
 @register("copy")
@@ -489,10 +489,10 @@ def _slogdet(name, fname, A):
 
 
 @register("copy", name="linalg_slogdet", method=False, function=False)
-def linalg_slogdet(A):
+def linalg_slogdet(A, *, out=None):
     """``(sign, logabsdet)`` of the determinant of each square matrix in ``A``."""
     _, sign, logabs = _slogdet("linalg.slogdet", "linalg_slogdet", A)
-    return return_types.linalg_slogdet((sign, logabs))
+    return _finish_out(out, return_types.linalg_slogdet((sign, logabs)), "linalg_slogdet")
 
 
 @register("copy")
@@ -563,19 +563,20 @@ def _inv(name, fname, A, check=True):
 
 
 @register("copy", name="linalg_inv", method=False, function=False)
-def linalg_inv(A):
+def linalg_inv(A, *, out=None):
     """Inverse of each square matrix; a singular one raises (a RuntimeError)."""
-    return _inv("linalg.inv", "linalg_inv", A)
+    return _finish_out(out, _inv("linalg.inv", "linalg_inv", A), "linalg_inv")
 
 
 @register("copy", name="linalg_inv_ex", method=False, function=False)
-def linalg_inv_ex(A, *, check_errors=False):
+def linalg_inv_ex(A, *, check_errors=False, out=None):
     """``(inverse, info)``: ``info`` is LAPACK's (the first zero pivot, 0 when invertible)
     instead of an error, unless ``check_errors``; a singular matrix's inverse holds Inf/NaN."""
     inv, info = _inv("linalg.inv_ex", "linalg_inv_ex", A, check=False)
     if check_errors:
         _batch_error("linalg.inv_ex", info._array(), A.dim() > 2, _inv_message)
-    return _named("linalg_inv_ex", ("inverse", "info"), (inv, info))
+    result = _named("linalg_inv_ex", ("inverse", "info"), (inv, info))
+    return _finish_out(out, result, "linalg_inv_ex")
 
 
 @register("copy")
@@ -595,23 +596,23 @@ def inverse(input, *, out=None):
 
 
 @register("copy", name="linalg_solve", method=False, function=False)
-def linalg_solve(A, B, *, left=True):
+def linalg_solve(A, B, *, left=True, out=None):
     """``X`` with ``A @ X = B`` (``X @ A = B`` when ``left=False``); batch dims broadcast and
     ``B`` may be a (batch of) vector(s). A singular ``A`` raises ``LinAlgError``."""
     X, info = _solve("linalg_solve", A, B, left)
     _batch_error("torch.linalg.solve", info, info.ndim > 0, _solve_message)
-    return X
+    return _finish_out(out, X, "linalg_solve")
 
 
 @register("copy", name="linalg_solve_ex", method=False, function=False)
-def linalg_solve_ex(A, B, *, left=True, check_errors=False):
+def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """``(result, info)`` of ``linalg.solve``: LAPACK's ``info`` (the first zero pivot of
     each ``A``) instead of an error unless ``check_errors``."""
     X, info = _solve("linalg_solve_ex", A, B, left)
     if check_errors:
         _batch_error("torch.linalg.solve_ex", info, info.ndim > 0, _solve_message)
-    return _named("linalg_solve_ex", ("result", "info"),
-                  (X, wrap_result(_xp(A), info, _dtypes.int32, A.device)))
+    return _finish_out(out, _named("linalg_solve_ex", ("result", "info"),
+                  (X, wrap_result(_xp(A), info, _dtypes.int32, A.device))), "linalg_solve_ex")
 
 
 def _solve_message(info):
@@ -689,7 +690,7 @@ def _solve_arrays(xp, a, b):
 
 # ---------------------------------------------------------------------- decompositions
 @register("copy", name="linalg_cholesky", method=False, function=False)
-def linalg_cholesky(input, *, upper=False):
+def linalg_cholesky(input, *, upper=False, out=None):
     """Lower (or ``upper``) Cholesky factor of each Hermitian positive-definite matrix; one
     that is not positive-definite (or holds a NaN) raises ``LinAlgError`` naming the order
     of the first failing leading minor."""
@@ -697,11 +698,11 @@ def linalg_cholesky(input, *, upper=False):
     name = "linalg.cholesky"
     L, info = _cholesky(name, "linalg_cholesky", A, upper)
     _batch_error(name, info, A.dim() > 2, _cholesky_message)
-    return L
+    return _finish_out(out, L, "linalg_cholesky")
 
 
 @register("copy", name="linalg_cholesky_ex", method=False, function=False)
-def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
+def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
     """``(L, info)``: LAPACK's ``info`` (the order of the first leading minor that is not
     positive-definite, 0 on success) instead of an error unless ``check_errors``."""
     A = input
@@ -709,8 +710,8 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
     L, info = _cholesky(name, "linalg_cholesky_ex", A, upper)
     if check_errors:
         _batch_error(name, info, A.dim() > 2, _cholesky_message)
-    return _named("linalg_cholesky_ex", ("L", "info"),
-                  (L, wrap_result(_xp(A), info, _dtypes.int32, A.device)))
+    return _finish_out(out, _named("linalg_cholesky_ex", ("L", "info"),
+                  (L, wrap_result(_xp(A), info, _dtypes.int32, A.device))), "linalg_cholesky_ex")
 
 
 def _cholesky_message(info):
@@ -741,10 +742,10 @@ def _cholesky(name, fname, A, upper):
 
 
 @register("copy", name="linalg_qr", method=False, function=False)
-def linalg_qr(A, mode="reduced"):
+def linalg_qr(A, mode="reduced", *, out=None):
     """QR decomposition ``A = Q @ R`` (``mode``: 'reduced', 'complete' or 'r', where Q is
     empty)."""
-    return _qr_impl(A, mode)
+    return _finish_out(out, _qr_impl(A, mode), "linalg_qr")
 
 
 def _qr_impl(A, mode):
@@ -773,7 +774,7 @@ def _check_uplo(UPLO):
 
 
 @register("copy", name="linalg_eigh", method=False, function=False)
-def linalg_eigh(input, UPLO="L"):
+def linalg_eigh(input, UPLO="L", *, out=None):
     """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian matrices."""
     A = input
     name = "linalg.eigh"
@@ -785,11 +786,11 @@ def linalg_eigh(input, UPLO="L"):
     w, v = _linalg_call(name, xp.linalg.eigh, A._array(), UPLO=UPLO)
     out = return_types.linalg_eigh((wrap_result(xp, w, A._dtype.to_real(), A.device),
                                     _colmajor(xp, v, A._dtype, A.device)))
-    return out
+    return _finish_out(out, out, "linalg_eigh")
 
 
 @register("copy", name="linalg_eigvalsh", method=False, function=False)
-def linalg_eigvalsh(input, UPLO="L"):
+def linalg_eigvalsh(input, UPLO="L", *, out=None):
     """Eigenvalues (ascending, real) of Hermitian matrices."""
     A = input
     name = "linalg.eigvalsh"
@@ -799,11 +800,11 @@ def linalg_eigvalsh(input, UPLO="L"):
     xp = _xp(A)
     _check_uplo(UPLO)
     w = _linalg_call(name, xp.linalg.eigvalsh, A._array(), UPLO=UPLO)
-    return wrap_result(xp, w, A._dtype.to_real(), A.device)
+    return _finish_out(out, wrap_result(xp, w, A._dtype.to_real(), A.device), "linalg_eigvalsh")
 
 
 @register("copy", name="linalg_svd", method=False, function=False)
-def linalg_svd(A, full_matrices=True, *, driver=None):
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """Singular value decomposition ``A = U @ diag(S) @ Vh`` (S descending, real)."""
     name = "linalg.svd"
     _check_tensor("linalg_svd", A)
@@ -814,11 +815,11 @@ def linalg_svd(A, full_matrices=True, *, driver=None):
     out = return_types.linalg_svd((_colmajor(xp, U, A._dtype, A.device),
                                    wrap_result(xp, S, A._dtype.to_real(), A.device),
                                    _colmajor(xp, Vh, A._dtype, A.device)))
-    return out
+    return _finish_out(out, out, "linalg_svd")
 
 
 @register("copy", name="linalg_svdvals", method=False, function=False)
-def linalg_svdvals(A, *, driver=None):
+def linalg_svdvals(A, *, driver=None, out=None):
     """Singular values of each matrix, descending (real)."""
     name = "linalg.svdvals"
     _check_tensor("linalg_svdvals", A)
@@ -826,7 +827,7 @@ def linalg_svdvals(A, *, driver=None):
     _check_float(name, A)
     xp = _xp(A)
     s = _svd_call(xp, A._array(), compute_uv=False)
-    return wrap_result(xp, s, A._dtype.to_real(), A.device)
+    return _finish_out(out, wrap_result(xp, s, A._dtype.to_real(), A.device), "linalg_svdvals")
 
 
 def _tolerance(xp, s, A, atol, rtol):
@@ -857,7 +858,7 @@ def _singular_values(name, xp, A, hermitian):
 
 
 @register("reduction", name="linalg_matrix_rank", method=False, function=False)
-def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     """Number of singular values above ``max(atol, rtol * largest)`` (int64)."""
     name = "linalg.matrix_rank"
     _check_tensor("linalg_matrix_rank", A, "input")
@@ -869,13 +870,14 @@ def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     s = _singular_values(name, xp, A, hermitian)
     with quiet():
         r = xp.sum(s > _tolerance(xp, s, A, atol, rtol), axis=-1)
-    return wrap_result(xp, r, _dtypes.int64, A.device)
+    return _finish_out(out, wrap_result(xp, r, _dtypes.int64, A.device), "linalg_matrix_rank")
 
 
 @register("copy", name="linalg_pinv", method=False, function=False)
-def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
     """Moore-Penrose pseudo-inverse (singular values below the tolerance count as 0)."""
-    return _pinv_impl(A, atol, rcond if rcond is not None else rtol, hermitian)
+    result = _pinv_impl(A, atol, rcond if rcond is not None else rtol, hermitian)
+    return _finish_out(out, result, "linalg_pinv")
 
 
 def _pinv_impl(A, atol, rtol, hermitian):
@@ -903,10 +905,10 @@ def _pinv_impl(A, atol, rtol, hermitian):
 
 # ---------------------------------------------------------------------- products
 @register("copy", name="linalg_matrix_power", method=False, function=False)
-def linalg_matrix_power(A, n):
+def linalg_matrix_power(A, n, *, out=None):
     """``A`` multiplied by itself ``n`` times (identity for 0, the inverse's power for
     negative ``n``)."""
-    return _matrix_power_impl(A, n)
+    return _finish_out(out, _matrix_power_impl(A, n), "linalg_matrix_power")
 
 
 def _matrix_power_impl(A, n):
@@ -933,7 +935,7 @@ def _matrix_power_impl(A, n):
 
 
 @register("copy", name="linalg_multi_dot", method=False, function=False)
-def linalg_multi_dot(tensors):
+def linalg_multi_dot(tensors, *, out=None):
     """Chain of matrix products in the cheapest order; the first and last may be 1-D."""
     name = "multi_dot"
     tensors = list(tensors)
@@ -972,11 +974,11 @@ def linalg_multi_dot(tensors):
     xp = _xp(tensors[0])
     with quiet():
         r = xp.linalg.multi_dot([t._array() for t in tensors])
-    return wrap_result(xp, r, tensors[0]._dtype, device)
+    return _finish_out(out, wrap_result(xp, r, tensors[0]._dtype, device), "linalg_multi_dot")
 
 
 @register("copy", name="linalg_vecdot", method=False, function=False)
-def linalg_vecdot(x, y, *, dim=-1):
+def linalg_vecdot(x, y, *, dim=-1, out=None):
     """``sum(x.conj() * y, dim)`` with broadcasting."""
     name = "linalg.vecdot"
     _check_tensor("linalg_vecdot", x, "x")
@@ -992,11 +994,11 @@ def linalg_vecdot(x, y, *, dim=-1):
     xp = _xp(x)
     with quiet():
         r = xp.sum(xp.conj(x._array()) * y._array(), axis=d)
-    return wrap_result(xp, r, x._dtype, device)
+    return _finish_out(out, wrap_result(xp, r, x._dtype, device), "linalg_vecdot")
 
 
 @register("copy", name="linalg_cross", method=False, function=False)
-def linalg_cross(input, other, *, dim=-1):
+def linalg_cross(input, other, *, dim=-1, out=None):
     """Cross product of 3-vectors along ``dim``; the other dims broadcast."""
     name = "linalg.cross"
     _check_tensor("linalg_cross", input, "input")
@@ -1020,7 +1022,7 @@ def linalg_cross(input, other, *, dim=-1):
         a = xp.broadcast_to(input._array(), shape)
         b = xp.broadcast_to(other._array(), shape)
         r = xp.cross(a, b, axis=d)
-    return wrap_result(xp, r, input._dtype, device)
+    return _finish_out(out, wrap_result(xp, r, input._dtype, device), "linalg_cross")
 
 
 # ---------------------------------------------------------------------- LU
@@ -1063,13 +1065,13 @@ def _lu_factor(fname, A, pivot):
 
 
 @register("copy", name="linalg_lu_factor_ex", method=False, function=False)
-def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """``(LU, pivots, info)``: LAPACK's compact LU with partial pivoting of each (m, n)
     matrix; ``info`` is the 1-based index of the first zero on ``U``'s diagonal (0 if
     none). ``check_errors`` raises instead, as ``lu_factor``."""
     LU, piv, info = _lu_factor("linalg_lu_factor_ex", A, pivot)
-    return _factor_ex("lu_factor_ex", ("LU", "pivots", "info"), A, (LU, piv), info,
-                      check_errors, _lu_message)
+    return _finish_out(out, _factor_ex("lu_factor_ex", ("LU", "pivots", "info"), A, (LU, piv), info,
+                      check_errors, _lu_message), "linalg_lu_factor_ex")
 
 
 def _factor_ex(name, fields, A, factors, info, check_errors, message):
@@ -1088,12 +1090,13 @@ def _lu_message(info):
 
 
 @register("copy", name="linalg_lu_factor", method=False, function=False)
-def linalg_lu_factor(A, *, pivot=True):
+def linalg_lu_factor(A, *, pivot=True, out=None):
     """``(LU, pivots)``: the compact LU factorization with partial pivoting; a zero on
     ``U``'s diagonal raises (use ``lu_factor_ex`` or ``lu`` to factor singular matrices)."""
     LU, piv, info = _lu_factor("linalg_lu_factor", A, pivot)
     _batch_error("torch.linalg.lu_factor", info, A.dim() > 2, _lu_message, TensorRuntimeError)
-    return _named("linalg_lu_factor", ("LU", "pivots"), (LU, piv))
+    result = _named("linalg_lu_factor", ("LU", "pivots"), (LU, piv))
+    return _finish_out(out, result, "linalg_lu_factor")
 
 
 def _permutation_matrix(xp, piv, m, dtype):
@@ -1130,14 +1133,15 @@ def _unpack(xp, LU, piv, dtype, device, data=True, pivots=True):
 
 
 @register("copy", name="linalg_lu", method=False, function=False)
-def linalg_lu(A, *, pivot=True):
+def linalg_lu(A, *, pivot=True, out=None):
     """``(P, L, U)`` with ``A = P @ L @ U``: ``L`` unit lower (m, k), ``U`` upper (k, n),
     ``P`` a permutation matrix of ``A``'s dtype. Singular matrices factor without error."""
     _check_tensor("linalg_lu", A)
     _check_lu_input("linalg.lu_factor", A, pivot)
     xp = _xp(A)
     LU, piv, _ = _lu_kernel(xp, A._array())
-    return _named("linalg_lu", ("P", "L", "U"), _unpack(xp, LU, piv, A._dtype, A.device))
+    result = _named("linalg_lu", ("P", "L", "U"), _unpack(xp, LU, piv, A._dtype, A.device))
+    return _finish_out(out, result, "linalg_lu")
 
 
 @register("copy", method=False)
@@ -1169,7 +1173,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
             "lu_factor returns them)")
     result = _named("lu_unpack", ("P", "L", "U"),
                     _unpack(xp, LU_data._array(), piv, LU_data._dtype, LU_data.device,
-                            unpack_data, unpack_pivots))
+                    unpack_data, unpack_pivots))
     return _finish_out(out, result, "lu_unpack")
 
 
@@ -1205,10 +1209,10 @@ def _mh_array(xp, a):
 
 
 @register("copy", name="linalg_lu_solve", method=False, function=False)
-def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """``X`` with ``A X = B`` (``X A = B`` when not ``left``; ``A^H`` when ``adjoint``) from
     ``lu_factor``'s ``(LU, pivots)``; batch dims broadcast."""
-    return _lu_solve_impl(LU, pivots, B, left, adjoint)
+    return _finish_out(out, _lu_solve_impl(LU, pivots, B, left, adjoint), "linalg_lu_solve")
 
 
 def _lu_solve_impl(LU, pivots, B, left, adjoint):
@@ -1294,14 +1298,14 @@ def _triangular(name, fname, A, B, upper, left, unitriangular):
 
 
 @register("copy", name="linalg_solve_triangular", method=False, function=False)
-def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False):
+def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
     """``X`` with ``A X = B`` (``X A = B`` when not ``left``) for triangular ``A`` (only its
     ``upper`` or lower triangle is read; ``unitriangular`` takes its diagonal as ones). A
     zero on the diagonal gives Inf/NaN, as LAPACK's ``trsm``: no error."""
     A = input
     X, dtype, device, xp = _triangular("linalg.solve_triangular", "linalg_solve_triangular",
                                        A, B, upper, left, unitriangular)
-    return _colmajor(xp, X, dtype, device)
+    return _finish_out(out, _colmajor(xp, X, dtype, device), "linalg_solve_triangular")
 
 
 @register("copy")
@@ -1500,21 +1504,22 @@ def _eig_arrays(fname, A, vectors=True):
 
 
 @register("copy", name="linalg_eig", method=False, function=False)
-def linalg_eig(input):
+def linalg_eig(input, *, out=None):
     """``(eigenvalues, eigenvectors)`` of each square matrix, always complex (LAPACK's
     ``geev``: unit-norm eigenvectors in the columns)."""
     A = input
     xp, cdtype, w, v = _eig_arrays("linalg_eig", A)
-    return _named("linalg_eig", ("eigenvalues", "eigenvectors"),
-                  (wrap_result(xp, w, cdtype, A.device), _colmajor(xp, v, cdtype, A.device)))
+    result = _named("linalg_eig", ("eigenvalues", "eigenvectors"),
+                    (wrap_result(xp, w, cdtype, A.device), _colmajor(xp, v, cdtype, A.device)))
+    return _finish_out(out, result, "linalg_eig")
 
 
 @register("copy", name="linalg_eigvals", method=False, function=False)
-def linalg_eigvals(input):
+def linalg_eigvals(input, *, out=None):
     """The (complex) eigenvalues of each square matrix, as ``linalg.eig`` orders them."""
     A = input
     xp, cdtype, w, _ = _eig_arrays("linalg_eigvals", A, vectors=False)
-    return wrap_result(xp, w, cdtype, A.device)
+    return _finish_out(out, wrap_result(xp, w, cdtype, A.device), "linalg_eigvals")
 
 
 # ---------------------------------------------------------------------- least squares
@@ -1637,11 +1642,12 @@ def _householder_array(xp, a, tau):
 
 
 @register("copy", name="linalg_householder_product", method=False, function=False)
-def linalg_householder_product(input, tau):
+def linalg_householder_product(input, tau, *, out=None):
     """The first n columns of the product of Householder reflectors stored as ``geqrf``
     leaves them (``A`` below its diagonal, scalars ``tau``)."""
     A = input
-    return _householder("linalg_householder_product", A, tau)
+    result = _householder("linalg_householder_product", A, tau)
+    return _finish_out(out, result, "linalg_householder_product")
 
 
 @register("copy")
@@ -1776,7 +1782,7 @@ def geqrf(input, *, out=None):
     k = builtins.min(m, n)
     tau = xp.stack(taus).reshape(batch + (k,)) if taus else xp.zeros(batch + (k,), a.dtype)
     result = _named("geqrf", ("a", "tau"), (_colmajor(xp, h, input._dtype, input.device),
-                                            wrap_result(xp, tau, input._dtype, input.device)))
+                    wrap_result(xp, tau, input._dtype, input.device)))
     return _finish_out(out, result, "geqrf")
 
 
@@ -2056,22 +2062,24 @@ def _ldl_message(info):
 
 
 @register("copy", name="linalg_ldl_factor_ex", method=False, function=False)
-def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False):
+def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
     """``(LD, pivots, info)``: the Bunch-Kaufman LDL^T (``LDL^H`` when ``hermitian``)
     factorization of each symmetric matrix, lower triangle read, LAPACK's compact layout."""
     A = input
     LD, piv, info = _ldl_factor("linalg_ldl_factor_ex", A, hermitian)
-    return _factor_ex("ldl_factor_ex", ("LD", "pivots", "info"), A, (LD, piv), info,
-                      check_errors, _ldl_message)
+    result = _factor_ex("ldl_factor_ex", ("LD", "pivots", "info"), A, (LD, piv), info,
+       check_errors, _ldl_message)
+    return _finish_out(out, result, "linalg_ldl_factor_ex")
 
 
 @register("copy", name="linalg_ldl_factor", method=False, function=False)
-def linalg_ldl_factor(input, *, hermitian=False):
+def linalg_ldl_factor(input, *, hermitian=False, out=None):
     """``(LD, pivots)`` of ``ldl_factor_ex``; a zero block of D raises a RuntimeError."""
     A = input
     LD, piv, info = _ldl_factor("linalg_ldl_factor", A, hermitian)
     _batch_error("torch.linalg.ldl_factor", info, A.dim() > 2, _ldl_message, TensorRuntimeError)
-    return _named("linalg_ldl_factor", ("LD", "pivots"), (LD, piv))
+    result = _named("linalg_ldl_factor", ("LD", "pivots"), (LD, piv))
+    return _finish_out(out, result, "linalg_ldl_factor")
 
 
 def _ldl_solve_matrix(xp, A, piv, B, herm):
@@ -2125,7 +2133,7 @@ def _ldl_solve_matrix(xp, A, piv, B, herm):
 
 
 @register("copy", name="linalg_ldl_solve", method=False, function=False)
-def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     """``X`` with ``A X = B`` from ``ldl_factor``'s ``(LD, pivots)``; batch dims broadcast."""
     name = "torch.linalg.ldl_solve"
     for arg, t in (("LD", LD), ("pivots", pivots), ("B", B)):
@@ -2161,7 +2169,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
               for i in range(lds.shape[0])]
     X = (xp.stack(xs) if xs else xp.zeros(bs.shape, bs.dtype)).reshape(
         batch + tuple(B._shape[-2:]))
-    return _colmajor(xp, X, LD._dtype, device)
+    return _finish_out(out, _colmajor(xp, X, LD._dtype, device), "linalg_ldl_solve")
 
 
 def _finish_out(out, result, name):

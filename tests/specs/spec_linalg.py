@@ -42,6 +42,16 @@ def herm(*shape):
     return make
 
 
+def E64(lib):
+    """An empty float64 ``out=`` tensor."""
+    return lib.empty(0, dtype=lib.float64)
+
+
+def EI32(lib):
+    """An empty int32 ``out=`` tensor (pivots, info)."""
+    return lib.empty(0, dtype=lib.int32)
+
+
 def case(run, make, name="", **kw):
     return Case(run, make=make, name=name, **kw)
 
@@ -55,6 +65,8 @@ F32 = {"atol": 1e-4, "rtol": 1e-4}
 
 SPECS = [
     OpSpec("linalg_vector_norm", [
+        case(lambda lib, a: lib.linalg.vector_norm(a, out=lib.empty(0)), mk((3, 4)), "out",
+             **F32),
         case(lambda lib, a: lib.linalg.vector_norm(a), mk((3, 4)), "default"),
         case(lambda lib, a: lib.linalg.vector_norm(a, 1, dim=1), mk((3, 4)), "l1-dim"),
         case(lambda lib, a: lib.linalg.vector_norm(a, math.inf, dim=(0, 2), keepdim=True),
@@ -140,6 +152,8 @@ SPECS = [
              mk((3, 4), dtype="float64"), "matrix-dtype-narrowing-error"),
     ]),
     OpSpec("linalg_det", [
+        case(lambda lib, a: lib.linalg.det(a, out=E64(lib)), mk((2, 3, 3), dtype="float64"),
+             "out", **F64),
         case(lambda lib, a: lib.linalg.det(a), mk((3, 3)), "2d", **F32),
         case(lambda lib, a: lib.linalg.det(a), mk((2, 4, 4), dtype="float64"), "batched", **F64),
         case(lambda lib, a: lib.linalg.det(a), singular, "singular"),
@@ -185,6 +199,10 @@ SPECS = [
         case(lambda lib, a: lib.logdet(a), mk((3, 3), dtype="int64"), "int-error"),
     ]),
     OpSpec("linalg_inv", [
+        case(lambda lib, a: lib.linalg.inv(a, out=E64(lib)), mk((2, 3, 3), dtype="float64"),
+             "out", **F64),
+        case(lambda lib, a: lib.linalg.inv(a, out=lib.empty(0)), mk((3, 3), dtype="float64"),
+             "out-dtype-error"),
         case(lambda lib, a: lib.linalg.inv(a), mk((3, 3), dtype="float64"), "2d", **F64),
         case(lambda lib, a: lib.linalg.inv(a), mk((2, 4, 4), dtype="float64"), "batched",
              **F64),
@@ -213,6 +231,8 @@ SPECS = [
         case(lambda lib, a: lib.inverse(a, out=lib.empty(0)), singular, "out-singular-error"),
     ]),
     OpSpec("linalg_solve", [
+        case(lambda lib, a, b: lib.linalg.solve(a, b, out=lib.empty(0, dtype=lib.float64)),
+             mk((3, 3), (3, 2), dtype="float64"), "out", **F64),
         case(lambda lib, a, b: lib.linalg.solve(a, b), mk((3, 3), (3, 2), dtype="float64"),
              "matrix", **F64),
         case(lambda lib, a, b: lib.linalg.solve(a, b), mk((3, 3), (3,), dtype="float64"),
@@ -252,6 +272,7 @@ SPECS = [
              "int-error"),
     ]),
     OpSpec("linalg_cholesky", [
+        case(lambda lib, a: lib.linalg.cholesky(a, out=E64(lib)), spd(3, 3), "out", **F64),
         case(lambda lib, a: lib.linalg.cholesky(a), spd(3, 3), "2d", **F64),
         case(lambda lib, a: lib.linalg.cholesky(a), spd(2, 4, 4), "batched", **F64),
         case(lambda lib, a: lib.linalg.cholesky(a, upper=True), spd(3, 3), "upper", **F64),
@@ -324,6 +345,8 @@ SPECS = [
         case(lambda lib, a: type(lib.linalg.svd(a)).__name__, mk((4, 3)), "type-name"),
     ]),
     OpSpec("linalg_svdvals", [
+        case(lambda lib, a: lib.linalg.svdvals(a, out=E64(lib)), mk((3, 2), dtype="float64"),
+             "out", **F64),
         case(lambda lib, a: lib.linalg.svdvals(a), mk((2, 4, 3), dtype="float64"), "batched",
              **F64),
         case(lambda lib, a: lib.linalg.svdvals(a), mk((3, 5)), "float32", **F32),
@@ -437,6 +460,10 @@ SPECS = [
     ]),
     # ---------------------------------------------------------------- LU
     OpSpec("linalg_lu_factor_ex", [
+        case(lambda lib, a: tuple(lib.linalg.lu_factor_ex(a, out=(E64(lib), EI32(lib), EI32(lib)))),
+             mk((2, 3, 3), dtype="float64"), "out", **F64),
+        case(lambda lib, a: lib.linalg.lu_factor_ex(a, out=(E64(lib), EI32(lib))),
+             mk((3, 3), dtype="float64"), "out-length-error"),
         case(lambda lib, a: lib.linalg.lu_factor_ex(a), mk((2, 4, 4), dtype="float64"),
              "batched", **F64),
         case(lambda lib, a: lib.linalg.lu_factor_ex(a), mk((3, 5), dtype="float64"), "wide",
@@ -499,6 +526,8 @@ SPECS = [
              mk((2, 3, 3), (2, 3, 1), dtype="float64"), "method", **F64),
     ]),
     OpSpec("linalg_solve_triangular", [
+        case(lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=True, out=E64(lib)),
+             mk((3, 3), (3, 2), dtype="float64"), "out", **F64),
         case(lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=True),
              mk((3, 3), (3, 2), dtype="float64"), "upper", **F64),
         case(lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=False, left=False),
@@ -577,6 +606,8 @@ SPECS = [
                                                                   [0.0, 1.0]]),), "nan-error"),
     ]),
     OpSpec("linalg_eigvals", [
+        case(lambda lib, a: lib.linalg.eigvals(a, out=lib.empty(0, dtype=lib.complex128)).abs()
+             .sort().values, mk((3, 3), dtype="float64"), "out", **F64),
         case(lambda lib, a: lib.linalg.eigvals(a).abs().sort().values,
              mk((2, 4, 4), dtype="float64"), "moduli", **F64),
         case(lambda lib, a: lib.linalg.eigvals(a), cplx(3, 3), "complex-layout",
@@ -733,6 +764,9 @@ SPECS = [
         case(lambda lib, a: lib.linalg.ldl_factor(a), singular, "singular-error"),
     ]),
     OpSpec("linalg_ldl_solve", [
+        case(lambda lib, a, b: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(a + a.mT), b,
+                                                    out=lib.empty(0, dtype=lib.float64)),
+             mk((3, 3), (3, 2), dtype="float64"), "out", **F64),
         case(lambda lib, a, b: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(a + a.mT), b),
              mk((2, 4, 4), (4, 2), dtype="float64"), "broadcast", **F64),
         case(lambda lib, a, b: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(a + a.mT,
