@@ -260,6 +260,18 @@ CASES = {
         ),
         lambda lib, d: T(lib, [0.1, 0.2, -0.4], d),
     ),
+    "VonMises": (
+        lambda lib, d: lib.distributions.VonMises(
+            T(lib, [0.5, -1.0, 3.0], d), T(lib, [1.0, 5.0, 1e-6], d)
+        ),
+        lambda lib, d: T(lib, [0.3, -0.7, 2.0], d),
+    ),
+    "GeneralizedPareto": (
+        lambda lib, d: lib.distributions.GeneralizedPareto(
+            T(lib, [0.5, -1.0, 0.0], d), T(lib, [1.0, 2.0, 0.5], d), T(lib, [0.3, -0.2, 0.0], d)
+        ),
+        lambda lib, d: T(lib, [1.3, 0.7, 2.0], d),
+    ),
     "NormalScalars": (
         lambda lib, d: lib.distributions.Normal(0.0, 2.0),
         lambda lib, d: lib.tensor(0.5),
@@ -393,6 +405,10 @@ GRAD_CASES = {
         p[1][0] + 0.2, logits=p[0]
     ),
     "ContinuousBernoulli": lambda lib, p: lib.distributions.ContinuousBernoulli(logits=p[0]),
+    "VonMises": lambda lib, p: lib.distributions.VonMises(p[0], p[1]),
+    "GeneralizedPareto": lambda lib, p: lib.distributions.GeneralizedPareto(
+        p[0] - 2, p[1], p[0] * 0.3
+    ),
     "LowRankMVN": lambda lib, p: lib.distributions.LowRankMultivariateNormal(
         p[0], lib.stack([p[0], p[1]], -1), p[1]
     ),
@@ -443,7 +459,19 @@ def _grad_params(lib):
     )
 
 
-@pytest.mark.parametrize("name", sorted(GRAD_CASES))
+def test_generalized_pareto_scores_in_float32():
+    # PyTorch's GeneralizedPareto.log_prob/cdf compare the concentration with a float32
+    # zero: other dtypes raise (tested above); float32 parameters score.
+    make, value = CASES["GeneralizedPareto"]
+    for query in ("log_prob", "cdf", "icdf", "entropy", "mean", "variance"):
+        mine, theirs = (
+            _query(make(lib, "float32"), query, value(lib, "float32"), lib)
+            for lib in (jtensor, torch)
+        )
+        close(mine, theirs)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in GRAD_CASES if n != "GeneralizedPareto"))
 def test_log_prob_gradcheck_and_gradients_against_pytorch(name):
     make = GRAD_CASES[name]
     value = VALUES.get(name, [0.1, -0.4, 0.9])
@@ -485,6 +513,7 @@ IMPLICIT = (
     "FisherSnedecor",
 )  # gamma-based: implicit gradients
 RSAMPLE_CASES = [
+    "GeneralizedPareto",
     "LowRankMVN",
     "Kumaraswamy",
     "LogisticNormal",
