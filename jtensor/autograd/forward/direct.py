@@ -39,6 +39,10 @@ rule(
     "resolve_conj",
     "resolve_neg",
     "complex",
+    "diagflat",
+    "gradient",
+    "row_stack",
+    "rsub",
     "real",
     "imag",
     # joining, rearranging, selection (the indices are constants)
@@ -104,28 +108,35 @@ rule(
 )
 
 
-class _Scatter(_Linear):
-    """``scatter``: linear in ``input`` and ``src``; a number ``value`` is a constant (its
-    tangent scatters 0); with ``reduce=`` it is not linear and takes the generic rule."""
+class _LinearWithConstant(_Linear):
+    """Linear in its tensor inputs, with a number argument ``param`` that is a constant
+    written into the result (``scatter``'s ``value``, ``fill_diagonal_``'s
+    ``fill_value``): the tangent's call writes 0 there. With ``reduce=`` (``scatter``) the
+    op is not linear and takes the generic rule."""
+
+    def __init__(self, param):
+        self.param = param
 
     def apply(self, c, written, tangent_call=None):
         if c.value("reduce") is not None:
             return GENERIC.apply(c, written)
-        value = c.value("value")
+        value = c.value(self.param)
         if value is None or isinstance(value, Tensor):
             return _Linear.apply(self, c, written)
         args, kwargs = list(c.args), dict(c.kwargs)
-        pos = c.op.backward.positional.index("value")
+        pos = c.op.backward.positional.index(self.param)
         if pos < len(args):
             args[pos] = value.__class__(0)
         else:
-            kwargs["value"] = value.__class__(0)
+            kwargs[self.param] = value.__class__(0)
         return _Linear.apply(
             self, c, written, Call(c.op, c.entry, tuple(args), kwargs, c.level, c.found)
         )
 
 
-rule("scatter", kind=_Scatter())
+rule("scatter", kind=_LinearWithConstant("value"))
+rule("fill_diagonal_", kind=_LinearWithConstant("fill_value"))
+
 
 # ----------------------------------------------------------------------------- products
 
