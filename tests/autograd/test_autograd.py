@@ -33,8 +33,15 @@ def _observe(value):
 
 
 @pytest.mark.parametrize("script", sorted(autograd_scripts.SCRIPTS))
-def test_script_runs_on_jtensor(script):
-    autograd_scripts.SCRIPTS[script](jtensor)
+def test_script_runs_on_jtensor_and_repeats_itself(script):
+    # Without the oracle: each script observes something, and the same thing twice (no
+    # state leaks from one run into the next).
+    observed = []
+    for _ in range(2):
+        jtensor.manual_seed(0)
+        observed.append(_observe(autograd_scripts.SCRIPTS[script](jtensor)))
+    assert observed[0], f"{script} observed nothing"
+    assert observed[0] == observed[1]
 
 
 @pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")

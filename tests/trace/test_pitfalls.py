@@ -16,8 +16,11 @@ from jtensor.trace import PITFALLS
 _counter = [0]
 
 
-def run(source, **extra):
-    """Run ``source`` under a recorder; the trace, with names from the script's namespace."""
+def run(source, raises=False, **extra):
+    """Run ``source`` under a recorder; the trace, with names from the script's namespace.
+
+    ``raises``: the script must end in PyTorch's refusal (a RuntimeError: the case it shows
+    is an error); otherwise any exception fails the test."""
     _counter[0] += 1
     filename = f"<pitfall-case-{_counter[0]}>"
     lines = source.splitlines(True)
@@ -28,11 +31,13 @@ def run(source, **extra):
     trace.main_filename = filename
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        try:
+        if raises:
+            with pytest.raises(RuntimeError):  # the refusal; the trace keeps what happened
+                with trace:
+                    exec(code, ns)
+        else:
             with trace:
                 exec(code, ns)
-        except RuntimeError:
-            pass  # the refusals some cases provoke; the trace keeps what happened
     return trace
 
 
@@ -161,6 +166,10 @@ CASES = {
 }
 
 
+# The cases that show an error PyTorch raises (the script ends in that RuntimeError).
+RAISING = {"INPLACE-LEAF-VIEW", "VIEW-FAILED"}
+
+
 def test_every_pitfall_has_cases():
     assert set(CASES) == set(PITFALLS)
 
@@ -168,7 +177,7 @@ def test_every_pitfall_has_cases():
 @pytest.mark.parametrize("code", sorted(CASES))
 def test_pitfall_triggers(code):
     source, line, _ = CASES[code]
-    trace = run(source)
+    trace = run(source, raises=code in RAISING)
     found = [f for f in trace.pitfalls if f.code == code]
     assert found, f"{code} not found; findings: {codes(trace)}"
     finding = found[0]
@@ -196,7 +205,7 @@ def test_findings_name_the_users_variables():
 
 
 def test_view_failed_names_the_strides_that_forbid_it():
-    trace = run(CASES["VIEW-FAILED"][0])
+    trace = run(CASES["VIEW-FAILED"][0], raises=True)
     (finding,) = [f for f in trace.pitfalls if f.code == "VIEW-FAILED"]
     assert "stride [1, 3]" in finding.explanation
     assert "1 != 3 x 2" in finding.explanation
@@ -223,7 +232,7 @@ def test_saved_modified_names_the_saving_op_and_versions():
 
 
 def test_saved_modified_predicts_the_error_backward_raises():
-    trace = run(CASES["SAVED-MODIFIED"][0] + "y.sum().backward()\n")
+    trace = run(CASES["SAVED-MODIFIED"][0] + "y.sum().backward()\n", raises=True)
     assert "SAVED-MODIFIED" in codes(trace)
     assert trace.error[0] == "RuntimeError"
     assert "modified by an inplace operation" in trace.error[1]
