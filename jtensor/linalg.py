@@ -133,10 +133,11 @@ def vander(x, N=None):
     return _J.cat([ones, powers], -1)
 
 
-def tensorinv(A, ind=2, *, out=None):
+def tensorinv(input, ind=2, *, out=None):
     """The tensor ``X`` with ``tensordot(A, X, ind)`` the identity: the inverse of ``A``
     seen as a matrix (the first ``ind`` dims against the rest), reshaped to
     ``A.shape[ind:] + A.shape[:ind]``."""
+    A = input
     if not isinstance(ind, int) or ind <= 0:
         raise _RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     shape = tuple(A.shape)
@@ -155,9 +156,10 @@ def tensorinv(A, ind=2, *, out=None):
     return result
 
 
-def tensorsolve(A, B, dims=None, *, out=None):
+def tensorsolve(input, other, dims=None, *, out=None):
     """``X`` with ``tensordot(A, X, X.ndim) == B``: ``A``'s leading ``B.ndim`` dims against
     the rest (after moving ``dims`` of ``A`` to the end) as one linear system."""
+    A, B = input, other
     if dims is not None:
         dims = [dims] if isinstance(dims, int) else list(dims)
         A = A.movedim(dims, list(range(A.dim() - len(dims), A.dim())))
@@ -177,12 +179,13 @@ def tensorsolve(A, B, dims=None, *, out=None):
 _COND_ORDERS = (None, "fro", "nuc", _math.inf, -_math.inf, 1, -1, 2, -2)
 
 
-def cond(A, p=None, *, out=None):
+def cond(input, p=None, *, out=None):
     """The condition number of each matrix in norm ``p``: the ratio of extreme singular values
     for ``p`` in (None, 2, -2) (any shape), otherwise ``norm(A, p) * norm(inv(A), p)`` for
     square matrices, infinite for a singular one."""
+    A = input
     if not isinstance(A, _Tensor):
-        raise TypeError(f"linalg_cond(): argument 'A' (position 1) must be Tensor, not "
+        raise TypeError(f"linalg_cond(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(A).__name__}")
     if isinstance(p, bool) or not _builtins.any(
             p == q and type(p) is not bool for q in _COND_ORDERS if (q is None) == (p is None)):

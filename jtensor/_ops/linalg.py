@@ -310,9 +310,10 @@ def _work_array(x, work):
 
 
 @register("reduction", name="linalg_vector_norm", method=False, function=False)
-def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The ``ord``-norm of ``x`` over ``dim`` (all dims by default) as a real tensor."""
-    _check_tensor("linalg_vector_norm", x, "x")
+    x = input
+    _check_tensor("linalg_vector_norm", x, "input")
     if not isinstance(ord, (int, float)) or isinstance(ord, bool):
         raise TensorTypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
                               f"{type(ord).__name__}")
@@ -360,9 +361,10 @@ def _check_matrix_ord(name, ord):
 
 
 @register("reduction", name="linalg_matrix_norm", method=False, function=False)
-def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+def linalg_matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Matrix norm (``'fro'``, ``'nuc'``, ``±1``, ``±2``, ``±inf``) over the two ``dim``."""
-    _check_tensor("linalg_matrix_norm", A)
+    A = input
+    _check_tensor("linalg_matrix_norm", A, "input")
     name = "linalg.matrix_norm"
     if A.dim() < 2:
         raise TensorRuntimeError(
@@ -378,9 +380,10 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
 
 
 @register("reduction", name="linalg_norm", method=False, function=False)
-def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+def linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """``vector_norm`` or ``matrix_norm`` depending on ``dim``/``ord`` and ``A``'s rank."""
-    _check_tensor("linalg_norm", A)
+    A = input
+    _check_tensor("linalg_norm", A, "input")
     name = "linalg.norm"
     if dim is not None and isinstance(dim, int):
         dim = (dim,)
@@ -858,8 +861,9 @@ def _singular_values(name, xp, A, hermitian):
 
 
 @register("reduction", name="linalg_matrix_rank", method=False, function=False)
-def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
+def linalg_matrix_rank(input, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     """Number of singular values above ``max(atol, rtol * largest)`` (int64)."""
+    A = input
     name = "linalg.matrix_rank"
     _check_tensor("linalg_matrix_rank", A, "input")
     _check_matrix(name, A, square=False)
@@ -874,8 +878,9 @@ def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, ou
 
 
 @register("copy", name="linalg_pinv", method=False, function=False)
-def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
+def linalg_pinv(input, *, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
     """Moore-Penrose pseudo-inverse (singular values below the tolerance count as 0)."""
+    A = input
     result = _pinv_impl(A, atol, rcond if rcond is not None else rtol, hermitian)
     return _finish_out(out, result, "linalg_pinv")
 
@@ -905,15 +910,16 @@ def _pinv_impl(A, atol, rtol, hermitian):
 
 # ---------------------------------------------------------------------- products
 @register("copy", name="linalg_matrix_power", method=False, function=False)
-def linalg_matrix_power(A, n, *, out=None):
+def linalg_matrix_power(input, n, *, out=None):
     """``A`` multiplied by itself ``n`` times (identity for 0, the inverse's power for
     negative ``n``)."""
+    A = input
     return _finish_out(out, _matrix_power_impl(A, n), "linalg_matrix_power")
 
 
 def _matrix_power_impl(A, n):
     name = "linalg.matrix_power"
-    _check_tensor("linalg_matrix_power", A)
+    _check_tensor("linalg_matrix_power", A, "input")
     if not isinstance(n, int) or isinstance(n, bool):
         raise TensorTypeError(f"linalg_matrix_power(): argument 'n' must be int, not "
                               f"{type(n).__name__}")

@@ -153,6 +153,16 @@ KEYWORDS = {
     "solve_ex": lambda L, x, b: L.solve_ex(A=x, B=b).result,
     "lu_factor": lambda L, x, b: L.lu_factor(A=x).LU,
     "lu_solve": lambda L, x, b: L.lu_solve(LU=x, pivots=L.lu_factor(x).pivots, B=b),
+    "pinv": lambda L, x, b: L.pinv(input=x),
+    "matrix_rank": lambda L, x, b: L.matrix_rank(input=x),
+    "matrix_power": lambda L, x, b: L.matrix_power(input=x, n=2),
+    "matrix_norm": lambda L, x, b: L.matrix_norm(input=x, ord="nuc"),
+    "norm": lambda L, x, b: L.norm(input=x),
+    "vector_norm": lambda L, x, b: L.vector_norm(input=x, ord=3),
+    "vector_norm-x": lambda L, x, b: L.vector_norm(x=x),
+    "cond": lambda L, x, b: L.cond(input=x),
+    "tensorinv": lambda L, x, b: L.tensorinv(input=x, ind=1),
+    "tensorsolve": lambda L, x, b: L.tensorsolve(input=x, other=b[:, 0]),
 }
 
 

@@ -365,9 +365,9 @@ def _vector_norm_grad(x, g, norm, p, dim, keepdim):
     return _norm_backward(g, x, p, norm, _wrap_dims(dim, x.dim()), keepdim)
 
 
-@derivative("linalg_vector_norm", inputs=("x",), save=("x", "result"))
+@derivative("linalg_vector_norm", inputs=("input",), save=("input", "result"))
 def linalg_vector_norm_backward(ctx, g):
-    x = ctx.x
+    x = ctx.input
     norm = _output(ctx.result, lambda: linalg.vector_norm(x, ctx.ord, ctx.dim, ctx.keepdim,
                                                              dtype=ctx.dtype))
     return _vector_norm_grad(x, g, norm, ctx.ord, ctx.dim, ctx.keepdim)
@@ -413,10 +413,10 @@ def _matrix_norm_grad(A, g, result, ord, dims, keepdim):
     return A.sgn() * _amax_grad(sums, g, d1, ord > 0)
 
 
-@derivative("linalg_matrix_norm", inputs=("A",), save=("A", "result"),
+@derivative("linalg_matrix_norm", inputs=("input",), save=("input", "result"),
             name=lambda v: _matrix_norm_name(v.get("ord", "fro"), v.get("keepdim", False)))
 def linalg_matrix_norm_backward(ctx, g):
-    A = ctx.A
+    A = ctx.input
     dims = _wrap_dims(ctx.dim, A.dim())
     result = _output(ctx.result, lambda: linalg.matrix_norm(A, ctx.ord, ctx.dim, ctx.keepdim,
                                                                dtype=ctx.dtype))
@@ -425,7 +425,7 @@ def linalg_matrix_norm_backward(ctx, g):
 
 def _norm_kind(v):
     """('matrix', ord, dim) or ('vector', ord, dim) as linalg.norm decides."""
-    A, ord, dim = v["A"], v.get("ord"), v.get("dim")
+    A, ord, dim = v["input"], v.get("ord"), v.get("dim")
     if dim is not None and isinstance(dim, int):
         dim = (dim,)
     if dim is not None:
@@ -444,10 +444,10 @@ def _norm_name(v):
     return _matrix_norm_name(ord, v.get("keepdim", False))
 
 
-@derivative("linalg_norm", inputs=("A",), save=("A", "result"), name=_norm_name)
+@derivative("linalg_norm", inputs=("input",), save=("input", "result"), name=_norm_name)
 def linalg_norm_backward(ctx, g):
-    A = ctx.A
-    kind, ord, dim = _norm_kind({"A": A, "ord": ctx.ord, "dim": ctx.dim})
+    A = ctx.input
+    kind, ord, dim = _norm_kind({"input": A, "ord": ctx.ord, "dim": ctx.dim})
     result = _output(ctx.result, lambda: linalg.norm(A, ctx.ord, ctx.dim, ctx.keepdim,
                                                         dtype=ctx.dtype))
     if kind == "vector":
@@ -767,9 +767,10 @@ def linalg_svdvals_backward(ctx, g):
 nondifferentiable("linalg_matrix_rank")
 
 
-@derivative("linalg_pinv", inputs=("A",), save=("A", "result"), name="LinalgPinvBackward0")
+@derivative("linalg_pinv", inputs=("input",), save=("input", "result"),
+            name="LinalgPinvBackward0")
 def linalg_pinv_backward(ctx, g):
-    A = ctx.A
+    A = ctx.input
     P = _output(ctx.result, lambda: linalg.pinv(A, atol=ctx.atol, rtol=ctx.rtol,
                                                      hermitian=ctx.hermitian, rcond=ctx.rcond))
     return _pinv_grad(A, P, g)
@@ -801,7 +802,7 @@ def _matrix_power_name(v):
         return "CloneBackward0"
     if n == -1:
         return "LinalgInvExBackward0"
-    return "MmBackward0" if v["A"].dim() == 2 else "UnsafeViewBackward0"
+    return "MmBackward0" if v["input"].dim() == 2 else "UnsafeViewBackward0"
 
 
 def _power_grad(B, g, k):
@@ -822,13 +823,12 @@ def _power_grad(B, g, k):
     return total
 
 
-@derivative("linalg_matrix_power", inputs=("A",), save=("A",), name=_matrix_power_name)
+@derivative("linalg_matrix_power", inputs=("input",), save=("input",), name=_matrix_power_name)
 def linalg_matrix_power_backward(ctx, g):
-    return _matrix_power_grad(ctx.A, ctx.n, g)
+    return _matrix_power_grad(ctx.input, ctx.n, g)
 
 
-@derivative("matrix_power", save=("input",),
-            name=lambda v: _matrix_power_name({"A": v["input"], "n": v["n"]}))
+@derivative("matrix_power", save=("input",), name=_matrix_power_name)
 def matrix_power_backward(ctx, g):
     return _matrix_power_grad(ctx.input, ctx.n, g)
 
