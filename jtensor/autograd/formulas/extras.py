@@ -3,7 +3,8 @@
 extras (``_ops/matrix_extras.py``). Node names are PyTorch's."""
 
 from ..._api import ops as J
-from ._core import derivative, nondifferentiable
+from ..._tensor import Tensor
+from ._core import conj, derivative, nondifferentiable
 from .shapes import vstack_backward
 from .views import _pieces_backward
 
@@ -69,3 +70,92 @@ def split_with_sizes_backward(ctx, *grads):
 derivative("row_stack", inputs=("tensors",), name="CatBackward0")(vstack_backward)
 
 nondifferentiable("unravel_index")
+
+# -------------------------------------------------------------------------- matrix extras
+
+
+@derivative("diagflat", name="DiagEmbedBackward0")
+def diagflat_backward(ctx, g):
+    return g.diagonal(ctx.offset).reshape(ctx.input_meta(0)[0])
+
+
+@derivative("fill_diagonal_", name="CopySlices")
+def fill_diagonal_backward(ctx, g):
+    # the written positions take no gradient back to what was there before
+    return g.clone().fill_diagonal_(0, bool(ctx.wrap))
+
+
+def _rsub_name(v):
+    return "RsubBackward0" if isinstance(v.get("other"), Tensor) else "RsubBackward1"
+
+
+@derivative("rsub", inputs=("input", "other"), name=_rsub_name)
+def rsub_backward(ctx, g):
+    need_input, need_other = ctx.needs_input_grad
+    alpha = ctx.alpha
+    grad_input = None
+    if need_input:
+        grad_input = -g if alpha == 1 else g * (-conj(alpha))
+    return grad_input, (g if need_other else None)
+
+
+def _transposed_stencil(g, dim, n, step, edge_order):
+    """The adjoint of ``gradient`` along one dim: each output's gradient goes back to the
+    samples its stencil read, with the same weights."""
+    from ..._ops.matrix_extras import gradient_coefficients
+
+    first, (a, b, c), last = gradient_coefficients(n, step, edge_order)
+    shape = [1] * g.dim()
+    shape[dim] = -1
+
+    def weights(v):
+        t = J.tensor(v, device=g.device)
+        return t.to(g.dtype if g.is_complex() or not t.is_complex() else t.dtype).reshape(shape)
+
+    def zeros(k):
+        size = list(g.shape)
+        size[dim] = k
+        return J.zeros(size, dtype=g.dtype, device=g.device)
+
+    inner = g.narrow(dim, 1, n - 2)
+    total = (
+        J.cat([weights(a) * inner, zeros(2)], dim)
+        + J.cat([zeros(1), weights(b) * inner, zeros(1)], dim)
+        + J.cat([zeros(2), weights(c) * inner], dim)
+    )
+    k = len(first)
+    head = weights(first) * g.narrow(dim, 0, 1)
+    tail = weights(last) * g.narrow(dim, n - 1, 1)
+    return total + J.cat([head, zeros(n - k)], dim) + J.cat([zeros(n - k), tail], dim)
+
+
+@derivative("gradient", multi_grad=True, save=("spacing",), name="CatBackward0")
+def gradient_backward(ctx, *grads):
+    from ..._ops.matrix_extras import _gradient_dims, _gradient_spacings
+
+    meta = ctx.input_meta(0)
+    shape = meta[0]
+
+    class _Shape:  # what the argument checks read of the input
+        _shape = tuple(shape)
+        _storage = None
+
+        @staticmethod
+        def dim():
+            return len(shape)
+
+    dims, dim_given = _gradient_dims(_Shape, ctx.dim)
+    # arguments left at their defaults read as None here
+    spacing = 1 if ctx.spacing is None else ctx.spacing
+    edge_order = ctx.edge_order or 1
+    if isinstance(spacing, (list, tuple)) and any(isinstance(s, Tensor) for s in spacing):
+        spacings = list(spacing)
+    else:
+        spacings = _gradient_spacings(_Shape, spacing, dims, dim_given)
+    total = None
+    for d, step, g in zip(dims, spacings, grads, strict=False):
+        if g is None:
+            continue
+        piece = _transposed_stencil(g, d, shape[d], step, edge_order)
+        total = piece if total is None else total + piece
+    return total
