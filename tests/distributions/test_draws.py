@@ -70,3 +70,15 @@ def test_sampler_edge_cases_against_pytorch():
 
     for a, b in zip(run(jtensor), run(torch), strict=True):
         close(a, b, rtol=1e-12)
+
+
+def test_wishart_draws_and_pytorchs_singular_sample_redraw():
+    # PyTorch's Wishart.rsample reads its positive-definiteness check as "singular": it warns
+    # and redraws every sample that is fine. The draws (redraws included) are the same here.
+    def run(lib):
+        lib.manual_seed(8)
+        w = lib.distributions.Wishart(T(lib, [3.0, 5.0]), T(lib, [[2.0, 0.3], [0.3, 1.0]]))
+        with pytest.warns(UserWarning, match="Singular sample detected"):
+            return [w.rsample((3,)), lib.rand(2)]
+
+    close(run(jtensor), run(torch), rtol=1e-10, atol=1e-12)
