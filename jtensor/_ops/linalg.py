@@ -10,6 +10,8 @@ PyTorch come back column-major (``stride(-2) == 1``); so do ours, so strides agr
 import builtins
 import math
 
+import numpy as np
+
 from .. import _dtypes, return_types
 from .._C import _LinAlgError
 from .._dispatch import check_same_device
@@ -1500,11 +1502,19 @@ def _eig_arrays(fname, A, vectors=True):
         raise TensorRuntimeError("torch.linalg.eig: input tensor should not contain infs or "
                                  "NaNs.")
     cdtype = A._dtype.to_complex()
+    # CuPy has no general eigensolver: like PyTorch's CUDA kernel (MAGMA's geev runs on the
+    # host), the decomposition is computed on the host and the results moved back.
+    host = not hasattr(xp.linalg, "eig")
+    lin = np.linalg if host else xp.linalg
     if vectors:
-        w, v = _linalg_call(name, xp.linalg.eig, a)
+        w, v = _linalg_call(name, lin.eig, a.get() if host else a)
+        if host:
+            w, v = xp.asarray(w), xp.asarray(v)
         return xp, cdtype, w.astype(cdtype.numpy), v.astype(cdtype.numpy)
     # eigvals does not check: a matrix holding NaN or Inf has NaN eigenvalues.
-    w = _linalg_call(name, xp.linalg.eigvals, xp.where(bad[..., None, None], 0, a))
+    a = xp.where(bad[..., None, None], 0, a)
+    w = _linalg_call(name, lin.eigvals, a.get() if host else a)
+    w = xp.asarray(w)
     w = xp.where(bad[..., None], complex(xp.nan, xp.nan), w.astype(cdtype.numpy))
     return xp, cdtype, w.astype(cdtype.numpy), None
 
