@@ -113,7 +113,7 @@ class tensortype(type):
                 raise TensorTypeError(
                     f"expected {_options(dtype, 'cpu')} (got {_options(first.dtype, first.device)})"
                 )
-            return first.view_as(first)  # an alias, as PyTorch's FloatTensor(other)
+            return first._alias()  # an alias (AliasBackward0), as PyTorch's FloatTensor(other)
         if len(args) == 1 and isinstance(first, Size):
             return _new(_shape_args(args, cls.__name__, legacy=True), dtype, device)
         if _is_int(first):

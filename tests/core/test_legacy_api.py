@@ -126,6 +126,17 @@ def test_a_tensor_of_the_same_type_is_aliased():
         assert x[0].item() == 7
 
 
+def test_the_alias_of_a_tensor_that_requires_grad_records_alias_backward():
+    names = []
+    for lib in (jtensor, torch):
+        x = lib.ones(2, requires_grad=True)
+        y = lib.FloatTensor(x)
+        names.append((type(y.grad_fn).__name__, y._base is x))
+        y.sum().backward()
+        assert x.grad.tolist() == [1.0, 1.0]
+    assert names[0] == names[1] == ("AliasBackward0", True)
+
+
 def test_a_tensor_of_another_dtype_is_a_type_error_with_pytorchs_words():
     agree(lambda lib: lib.FloatTensor(lib.zeros(2, dtype=lib.float64)))
     agree(lambda lib: lib.LongTensor(lib.zeros(2)))
