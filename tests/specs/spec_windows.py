@@ -29,7 +29,7 @@ def _cases(name, *extra):
         Case(w(-1), name="negative-error"),
         Case(w(5.0), name="float-length-error"),
         Case(w(5, layout="sparse_coo"), name="sparse-error"),
-        Case(w(5, device="cpu", layout="strided"), name="device-layout"),
+        Case(w(5, device=None, layout="strided"), name="device-layout"),
         Case(lambda lib: getattr(lib, name)(lib.tensor(4)), name="0d-tensor-length"),
         *extra,
     ]
