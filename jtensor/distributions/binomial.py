@@ -1,12 +1,11 @@
 """``torch.distributions.Binomial``: ``Binomial(total_count=1, probs=None, logits=None)``."""
 
 from .._api import ops as J
-from .._errors import TensorValueError
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from ._samplers import binomial as _binomial
 from .distribution import _EMPTY, Distribution
-from .utils import _BinaryParams, broadcast_all
+from .utils import _BinaryParams
 
 __all__ = ["Binomial"]
 
@@ -28,16 +27,7 @@ class Binomial(_BinaryParams, Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise TensorValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = self._param.size()
+        batch_shape = self._set_count_and_param(total_count, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -226,36 +226,44 @@ class _IntegerInterval(Constraint):
         )
 
 
-class _IntegerLessThan(Constraint):
-    """Integers ``<= upper_bound``."""
-
-    is_discrete = True
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
-
-    def check(self, value):
-        return (value % 1 == 0) & (value <= self.upper_bound)
-
-    def __repr__(self):
-        return f"{type(self).__name__[1:]}(upper_bound={self.upper_bound})"
-
-
-class _IntegerGreaterThan(Constraint):
-    """Integers ``>= lower_bound``."""
-
-    is_discrete = True
+class _LowerBound(Constraint):
+    """A constraint of one ``lower_bound``."""
 
     def __init__(self, lower_bound):
         self.lower_bound = lower_bound
         super().__init__()
 
-    def check(self, value):
-        return (value % 1 == 0) & (value >= self.lower_bound)
-
     def __repr__(self):
         return f"{type(self).__name__[1:]}(lower_bound={self.lower_bound})"
+
+
+class _UpperBound(Constraint):
+    """A constraint of one ``upper_bound``."""
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def __repr__(self):
+        return f"{type(self).__name__[1:]}(upper_bound={self.upper_bound})"
+
+
+class _IntegerLessThan(_UpperBound):
+    """Integers ``<= upper_bound``."""
+
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (value <= self.upper_bound)
+
+
+class _IntegerGreaterThan(_LowerBound):
+    """Integers ``>= lower_bound``."""
+
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
 
 
 class _Real(Constraint):
@@ -265,46 +273,25 @@ class _Real(Constraint):
         return value == value  # false exactly for NaN
 
 
-class _GreaterThan(Constraint):
+class _GreaterThan(_LowerBound):
     """Reals ``> lower_bound``."""
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return self.lower_bound < value
 
-    def __repr__(self):
-        return f"{type(self).__name__[1:]}(lower_bound={self.lower_bound})"
 
-
-class _GreaterThanEq(Constraint):
+class _GreaterThanEq(_LowerBound):
     """Reals ``>= lower_bound``."""
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return self.lower_bound <= value
 
-    def __repr__(self):
-        return f"{type(self).__name__[1:]}(lower_bound={self.lower_bound})"
 
-
-class _LessThan(Constraint):
+class _LessThan(_UpperBound):
     """Reals ``< upper_bound``."""
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return value < self.upper_bound
-
-    def __repr__(self):
-        return f"{type(self).__name__[1:]}(upper_bound={self.upper_bound})"
 
 
 class _Interval(Constraint):

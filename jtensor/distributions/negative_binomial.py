@@ -1,13 +1,12 @@
 """``torch.distributions.NegativeBinomial``: successes before ``total_count`` failures."""
 
 from .._api import ops as J
-from .._errors import TensorValueError
 from ..autograd.grad_mode import no_grad
 from ..nn import functional as F
 from . import constraints
 from .distribution import _EMPTY, Distribution
 from .gamma import Gamma
-from .utils import _BinaryParams, broadcast_all, lazy_property
+from .utils import _BinaryParams, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
@@ -24,16 +23,8 @@ class NegativeBinomial(_BinaryParams, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise TensorValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(self._param.size(), validate_args=validate_args)
+        batch_shape = self._set_count_and_param(total_count, probs, logits)
+        super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(

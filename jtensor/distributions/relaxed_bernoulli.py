@@ -6,7 +6,7 @@ from . import constraints
 from .distribution import _EMPTY, Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import _BinaryParams, broadcast_all, clamp_probs
+from .utils import _RelaxedParams, _BinaryParams, broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -47,7 +47,7 @@ class LogitRelaxedBernoulli(_BinaryParams, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(_RelaxedParams, TransformedDistribution):
     """``RelaxedBernoulli(temperature, probs=None, logits=None, validate_args=None)``:
     values in (0, 1) that approach Bernoulli draws as ``temperature`` goes to 0."""
 
@@ -62,15 +62,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

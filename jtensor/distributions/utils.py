@@ -154,6 +154,18 @@ class _BinaryParams:
         self._param = param
         return _batch_shape_of((given,), param)
 
+    def _set_count_and_param(self, total_count, probs, logits):
+        """``_set_probs_or_logits`` for the count distributions: ``total_count`` broadcast
+        with the parameter and given its dtype."""
+        if (probs is None) == (logits is None):
+            raise TensorValueError("Either `probs` or `logits` must be specified, but not both.")
+        name = "probs" if probs is not None else "logits"
+        count, param = broadcast_all(total_count, probs if probs is not None else logits)
+        self.total_count = count.type_as(param)
+        setattr(self, name, param)
+        self._param = param
+        return param.size()
+
     @lazy_property
     def logits(self):
         return probs_to_logits(self.probs, is_binary=True)
@@ -165,3 +177,20 @@ class _BinaryParams:
     @property
     def param_shape(self):
         return self._param.size()
+
+
+class _RelaxedParams:
+    """Mixin of the relaxed distributions built on a base distribution: their parameters
+    are the base's."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
