@@ -32,6 +32,14 @@ _ITEM = (
     "with tensor operations."
 )
 
+_REQUIRES_GRAD = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using "
+    "torch.autograd.functional.* APIs) inside of a function being transformed by a functorch "
+    "transform. This is unsupported, please attempt to use the functorch transforms (e.g. "
+    "grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function being "
+    "transformed instead."
+)
+
 
 class BatchedTensor(Tensor):
     """One sample's view of a batch under ``vmap`` (see the module docstring). Not built by
@@ -47,14 +55,11 @@ class BatchedTensor(Tensor):
 
     @requires_grad.setter
     def requires_grad(self, value):
-        raise TensorRuntimeError(
-            "vmap: cannot set requires_grad on a batched tensor inside vmap; mark the input "
-            "before calling vmap, or use torch.func.grad inside the vmapped function"
-        )
+        raise TensorRuntimeError(_REQUIRES_GRAD)
 
     def requires_grad_(self, requires_grad=True):
-        """Refused: see the ``requires_grad`` setter."""
-        self.requires_grad = requires_grad
+        """Refused inside a transform, as in PyTorch: use ``torch.func.grad`` instead."""
+        raise TensorRuntimeError(_REQUIRES_GRAD)
 
     @property
     def grad_fn(self):
@@ -94,6 +99,14 @@ class BatchedTensor(Tensor):
 
     def __array__(self, dtype=None, copy=None):
         raise TensorRuntimeError(_ITEM)
+
+    def untyped_storage(self):
+        """Refused: a batched tensor has no storage of its own."""
+        raise TensorRuntimeError(
+            "Cannot access storage of BatchedTensorImpl (a batched tensor inside vmap)"
+        )
+
+    storage = untyped_storage
 
     def data_ptr(self):
         """Refused: a batched tensor has no storage of its own."""

@@ -13,6 +13,7 @@ import inspect
 
 from .._api import ops as J
 from .._dtypes import FLOATING, result_type_of
+from .._dtypes import int64 as _int64
 from .._errors import TensorIndexError, TensorRuntimeError, TensorValueError
 from .._tensor import Tensor
 from ._batched import BatchedTensor, promote, wrap
@@ -216,8 +217,8 @@ def reduction_rule(level, op, entry, args, kwargs):
     x = a[first]
     if not is_mine(level, x) or any(is_mine(level, v) for k, v in a.items() if k != first):
         return NotImplemented
-    if "dim" not in a:
-        return NotImplemented
+    if "dim" not in a or op.name == "renorm":
+        return NotImplemented  # (renorm's dim slices: the norms span the other dims)
     rank = len(x._shape)
     p = x._phys
     dim = a["dim"]
@@ -230,6 +231,8 @@ def reduction_rule(level, op, entry, args, kwargs):
         and len(dim) == 0
         and name in ("amax", "amin", "sum", "mean", "nansum", "linalg_vector_norm")
     ):
+        if x.numel() == 0:
+            return NotImplemented  # (the per-sample calls give each op's empty result)
         if name in ("max", "min", "median", "nanmedian") and dim is None:
             # The full reduction gives one value (no indices): the batched form of it.
             fn = {"max": J.amax, "min": J.amin}.get(name)
@@ -242,6 +245,9 @@ def reduction_rule(level, op, entry, args, kwargs):
         a[first] = p.reshape(level.size, -1)
         a["dim"] = 1
         result = entry(*bound.args, **bound.kwargs)
+        q = a.get("q")
+        if isinstance(q, Tensor) and q.dim() == 1:
+            result = result.movedim(1, 0)  # the q dim comes first, before the batch
         if keep:
             shape = (level.size,) + (1,) * rank
             if isinstance(result, tuple):
@@ -253,9 +259,46 @@ def reduction_rule(level, op, entry, args, kwargs):
             else:
                 result = result.reshape(shape)
         return wrap_result(level, result)
+    if isinstance(dim, bool) and name in ("std", "var", "std_mean", "var_mean"):
+        # x.std(False): the positional bool is ``unbiased`` (PyTorch's overload).
+        a["unbiased"], a["dim"] = dim, None
+        return reduction_rule(level, op, entry, bound.args, bound.kwargs)
+    return _run_over_dims(
+        level, entry, bound, first, ("dim",), rank, quantile=name in ("quantile", "nanquantile")
+    )
+
+
+def _run_over_dims(level, entry, bound, first, params, rank, quantile=False):
+    """Call ``entry`` with the first argument's physical tensor and its dim arguments
+    (``params``) shifted past the batch. A logical scalar (which takes dim 0 or -1) is given
+    a dim of size 1 for the call; it goes again after."""
+    a = bound.arguments
+    p = a[first]._phys
+    scalar = rank == 0
+    if scalar:
+        p = p.unsqueeze(1)
+        rank = 1
     a[first] = p
-    a["dim"] = _shift_dims(dim, rank)
-    return wrap_result(level, entry(*bound.args, **bound.kwargs))
+    for pname in params:
+        d = a.get(pname)
+        if d is not None:
+            a[pname] = _shift_dims(d, rank)
+    result = entry(*bound.args, **bound.kwargs)
+    q = a.get("q")
+    if quantile and isinstance(q, Tensor) and q.dim() == 1:
+        result = result.movedim(1, 0)  # the q dim comes first, before the batch
+    if scalar:
+        result = _map_tensors(result, lambda r: r.squeeze(1) if r.dim() >= 2 else r)
+    return wrap_result(level, result)
+
+
+def _map_tensors(result, fn):
+    if isinstance(result, Tensor):
+        return fn(result)
+    if isinstance(result, (tuple, list)):
+        items = [_map_tensors(r, fn) for r in result]
+        return type(result)(*items) if hasattr(type(result), "_fields") else type(result)(items)
+    return result
 
 
 def dim_rule(*names, param="dim", extra_rank=0):
@@ -270,13 +313,15 @@ def dim_rule(*names, param="dim", extra_rank=0):
         x = a[names_[0]]
         if not is_mine(level, x) or any(is_mine(level, v) for k, v in a.items() if k != names_[0]):
             return NotImplemented
+        params = param if isinstance(param, tuple) else (param,)
+        if extra_rank == 0:
+            return _run_over_dims(level, entry, bound, names_[0], params, len(x._shape))
         a[names_[0]] = x._phys
         rank = len(x._shape) + extra_rank
-        for pname in param if isinstance(param, tuple) else (param,):
+        for pname in params:
             d = a.get(pname)
-            if d is None:
-                continue
-            a[pname] = _shift_dims(d, rank)
+            if d is not None:
+                a[pname] = _shift_dims(d, rank)
         return wrap_result(level, entry(*bound.args, **bound.kwargs))
 
     for name in names:
@@ -307,13 +352,11 @@ dim_rule(
     "tensor_split",
     "unflatten",
     "normalize",
-    "diff",
-    "renorm",
     "index_select",
     "linalg_cross",
 )
 dim_rule("unsqueeze", extra_rank=1)
-dim_rule("transpose", param=("dim0", "dim1"))
+dim_rule("transpose", param=("dim0", "dim1", "axis0", "axis1"))
 dim_rule("diagonal", param=("dim1", "dim2"))
 dim_rule("diag_embed", param=("dim1", "dim2"), extra_rank=1)
 dim_rule("movedim", param=("source", "destination"))
@@ -322,10 +365,49 @@ dim_rule("rot90", "flip", param="dims")
 dim_rule("linalg_matrix_norm", param="dim")
 
 
+_MATRIX_OPS = frozenset(
+    (
+        "tril",
+        "triu",
+        "linalg_inv",
+        "inverse",
+        "linalg_det",
+        "det",
+        "logdet",
+        "slogdet",
+        "linalg_slogdet",
+        "linalg_cholesky",
+        "linalg_eigh",
+        "linalg_eigvalsh",
+        "linalg_qr",
+        "linalg_svd",
+        "linalg_svdvals",
+        "linalg_matrix_power",
+        "linalg_pinv",
+    )
+)
+
+
+@rule("linalg_qr")
+def _qr(level, op, entry, args, kwargs):
+    result = unary_rule(level, op, entry, args, kwargs)
+    if result is NotImplemented:
+        return result
+    q, r = result
+    if q._phys.dim() == 1:
+        # mode="r": Q is an empty 1-d tensor for every sample (unbatched).
+        return type(result)(q._phys, r)
+    return result
+
+
 def unary_rule(level, op, entry, args, kwargs):
     """Ops that act on each sample alike and take one tensor (``clone``, ``detach``,
     ``relu``, ``gelu``, ``tril``, matrix functions of the last two dims...)."""
     x = args[0] if args else None
+    if x is not None and op.name in _MATRIX_OPS and len(x._shape) < 2:
+        return NotImplemented  # the op's own error, from the per-sample call
+    if any(str(v).startswith("torch.channels_last") for v in (*args, *kwargs.values())):
+        return NotImplemented  # a channels-last layout is defined for the sample's rank
     if (
         x is None
         or not is_mine(level, x)
@@ -346,7 +428,6 @@ for _name in (
     "positive",
     "real",
     "imag",
-    "adjoint",
     "to",
     "gelu",
     "silu",
@@ -368,15 +449,116 @@ for _name in (
     "linalg_cholesky",
     "linalg_eigh",
     "linalg_eigvalsh",
-    "linalg_qr",
     "linalg_svd",
     "linalg_svdvals",
     "linalg_matrix_power",
     "linalg_pinv",
-    "fliplr",
-    "flipud",
 ):
     RULES[_name] = unary_rule
+
+
+@rule("adjoint")
+def _adjoint(level, op, entry, args, kwargs):
+    x = args[0]
+    if len(x._shape) < 2:
+        return NotImplemented  # the op's own error
+    p = x._phys.transpose(-2, -1)
+    return wrap(p.conj() if p.is_complex() else p, level)
+
+
+@rule("fliplr", "flipud")
+def _flip_lr_ud(level, op, entry, args, kwargs):
+    x = args[0]
+    if len(x._shape) < (2 if op.name == "fliplr" else 1):
+        return NotImplemented  # the op's own error
+    return wrap(x._phys.flip(2 if op.name == "fliplr" else 1), level)
+
+
+@rule("diff")
+def _diff(level, op, entry, args, kwargs):
+    bound = bind(entry, args, kwargs)
+    a = bound.arguments
+    if a.get("out") is not None:
+        return NotImplemented
+    rank = max(len(v._shape) for v in (a["input"], a["prepend"], a["append"]) if v is not None)
+    for k in ("input", "prepend", "append"):
+        if a[k] is not None:
+            a[k] = full(level, a[k])
+    a["dim"] = wrap_dim(a["dim"], rank) + 1
+    return wrap(entry(*bound.args, **bound.kwargs), level)
+
+
+@rule("as_strided")
+def _as_strided(level, op, entry, args, kwargs):
+    """Each sample's ``as_strided`` is relative to the sample's own start (PyTorch's rule):
+    the batch keeps its physical stride."""
+    bound = bind(entry, args, kwargs)
+    a = bound.arguments
+    x = a["input"]
+    if not is_mine(level, x):
+        return NotImplemented
+    p = x._phys
+    offset = a["storage_offset"]
+    return wrap(
+        p.as_strided(
+            (level.size,) + tuple(a["size"]),
+            (p.stride(0),) + tuple(a["stride"]),
+            p.storage_offset() if offset is None else offset + p.storage_offset() - x._offset,
+        ),
+        level,
+    )
+
+
+_METADATA_INPLACE = {
+    "t_": "t",
+    "transpose_": "transpose",
+    "squeeze_": "squeeze",
+    "unsqueeze_": "unsqueeze",
+    "as_strided_": "as_strided",
+}
+
+
+@rule(*_METADATA_INPLACE)
+def _metadata_inplace(level, op, entry, args, kwargs):
+    """``x.t_()``, ``x.unsqueeze_(0)``...: the out-of-place view's rule, then the batched
+    tensor takes the view's geometry (physical and logical)."""
+    from .._registry import OPS
+
+    x = args[0]
+    if not is_mine(level, x):
+        return NotImplemented
+    base = OPS[_METADATA_INPLACE[op.name]]
+    view = RULES[base.name](level, base, base.entry, args, kwargs)
+    if view is NotImplemented:
+        return NotImplemented
+    _adopt(x, view._phys)
+    return x
+
+
+def _adopt(x, p):
+    x._phys = p
+    x._storage = p._storage
+    x._set_metadata(tuple(p._shape[1:]), tuple(p._stride[1:]), p._offset)
+
+
+@rule("set_")
+def _set_(level, op, entry, args, kwargs):
+    raise TensorRuntimeError(
+        "vmap: set_ is not supported on batched tensors (a batched tensor's storage holds "
+        "every sample); build the value out of place instead"
+    )
+
+
+@rule("resize_", "resize_as_")
+def _resize_(level, op, entry, args, kwargs):
+    x = args[0]
+    if not is_mine(level, x) or any(is_mine(level, v) for v in args[1:]):
+        return NotImplemented
+    size = tuple(args[1].shape) if op.name == "resize_as_" else _size_list(args[1:])
+    p = x._phys
+    p.resize_((level.size,) + tuple(size))
+    _adopt(x, p)
+    return x
 
 
 @rule("elu_", "leaky_relu_", "hardtanh_")
@@ -565,6 +747,10 @@ def _atleast(level, op, entry, args, kwargs):
 @rule("__getitem__")
 def _getitem(level, op, entry, args, kwargs):
     x, key = args[0], args[1]
+    if isinstance(key, list):
+        if not all(isinstance(k, int) and not isinstance(k, bool) for k in key):
+            return NotImplemented  # a list read as a tuple of indices (NumPy's legacy rule)
+        key = J.tensor(key, dtype=_int64, device=x.device)
     items = key if isinstance(key, tuple) else (key,)
     if any(is_mine(level, k) for k in items if isinstance(k, Tensor)):
         if not is_mine(level, x) and len(items) == 1 and items[0]._dtype.category > 0:
@@ -599,6 +785,8 @@ def _getitem(level, op, entry, args, kwargs):
 @rule("__setitem__")
 def _setitem(level, op, entry, args, kwargs):
     x, key, value = args[0], args[1], args[2]
+    if isinstance(key, list):
+        return NotImplemented
     items = key if isinstance(key, tuple) else (key,)
     if any(isinstance(k, Tensor) for k in items) or any(k is True or k is False for k in items):
         return NotImplemented
@@ -617,6 +805,8 @@ def _setitem(level, op, entry, args, kwargs):
     region = x._phys[(slice(None),) + items]
     if isinstance(value, Tensor) and is_mine(level, value):
         rank = region.dim() - 1
+        while len(value._shape) > rank and value._shape[0] == 1:
+            value = wrap(value._phys.squeeze(1), level)
         if len(value._shape) > rank:
             raise TensorRuntimeError(
                 f"shape mismatch: value tensor of shape {list(value._shape)} cannot be "
@@ -624,6 +814,9 @@ def _setitem(level, op, entry, args, kwargs):
             )
         region.copy_(pad_to(value._phys, len(value._shape), rank))
     elif isinstance(value, Tensor):
+        rank = region.dim() - 1
+        while value.dim() > rank and value.shape[0] == 1:
+            value = value.squeeze(0)  # (leading size-1 dims are dropped, as PyTorch does)
         region.copy_(value)
     else:
         region.fill_(value)
@@ -648,6 +841,10 @@ def _fill_(level, op, entry, args, kwargs):
 
 
 # ----------------------------------------------------------------- joining, gathering
+def _legacy_empty(t):
+    return len(t._shape) == 1 and t._shape[0] == 0
+
+
 @rule("cat", "concat", "concatenate", "stack")
 def _cat(level, op, entry, args, kwargs):
     bound = bind(entry, args, kwargs)
@@ -655,10 +852,21 @@ def _cat(level, op, entry, args, kwargs):
     tensors = list(a["tensors"])
     if a.get("out") is not None:
         return NotImplemented
-    ref = next((t for t in tensors if t.dim() > 0 or op.name == "stack"), tensors[0])
-    rank = len(ref._shape) + (1 if op.name == "stack" else 0)
-    a["tensors"] = [full(level, t) for t in tensors]
-    a["dim"] = wrap_dim(a["dim"], rank) + 1
+    stack = op.name == "stack"
+    ref = next((t for t in tensors if not _legacy_empty(t) or stack), tensors[0])
+    rank = len(ref._shape) + (1 if stack else 0)
+    dim = wrap_dim(a["dim"], rank)
+    physical = []
+    for t in tensors:
+        if not stack and _legacy_empty(t) and rank > 1:
+            # cat skips a 1-d empty tensor (but its dtype still counts): one that matches.
+            shape = list(ref._shape)
+            shape[dim] = 0
+            physical.append(J.zeros([level.size] + shape, dtype=t.dtype, device=t.device))
+        else:
+            physical.append(full(level, t))
+    a["tensors"] = physical
+    a["dim"] = dim + 1
     return wrap(entry(*bound.args, **bound.kwargs), level)
 
 
@@ -671,7 +879,6 @@ def _cat(level, op, entry, args, kwargs):
     "index_add",
     "index_copy",
     "index_fill",
-    "masked_scatter",
     "select_scatter",
     "slice_scatter",
     "diagonal_scatter",
@@ -683,7 +890,7 @@ def _all_batched(level, op, entry, args, kwargs):
     a = bound.arguments
     first = next(iter(a))
     rank = len(a[first]._shape)
-    if a.get("out") is not None:
+    if a.get("out") is not None or rank == 0:
         return NotImplemented
     if op.name == "take_along_dim" and a["dim"] is None:
         return NotImplemented
@@ -806,7 +1013,8 @@ def _addmm(level, op, entry, args, kwargs):
 
 def _scaled_add(x, prod, beta, alpha):
     if beta == 0:
-        return prod * alpha if alpha != 1 else prod + x * 0
+        # PyTorch ignores ``input`` entirely (NaN in it does not propagate).
+        return prod * alpha if alpha != 1 else prod + J.zeros_like(x)
     left = x if beta == 1 else x * beta
     return left + (prod if alpha == 1 else prod * alpha)
 
@@ -996,7 +1204,7 @@ def _layer_norm(level, op, entry, args, kwargs):
     return wrap(out, level)
 
 
-@rule("group_norm", "batch_norm")
+@rule("group_norm", "batch_norm", "instance_norm")
 def _norm_over_minibatch(level, op, entry, args, kwargs):
     """Normalizations whose statistics are per element of the mini-batch (``group_norm``,
     ``batch_norm`` in eval mode): the samples' mini-batches are merged into one. In training
@@ -1006,8 +1214,19 @@ def _norm_over_minibatch(level, op, entry, args, kwargs):
     a = bound.arguments
     x = a["input"]
     others = ("weight", "bias", "running_mean", "running_var")
+    training = a.get("training", a.get("use_input_stats", False))
+    stats = [a.get(k) for k in ("running_mean", "running_var") if a.get(k) is not None]
+    if training and is_mine(level, x) and any(not is_mine(level, t) for t in stats):
+        raise TensorRuntimeError(
+            "Batch norm got a batched tensor as input while the running_mean or running_var, "
+            "which will be updated in place, were not batched.\nIf you are using a module and "
+            "do not need eval mode, please set `track_running_stats` to be False. (Batch the "
+            "running statistics too, or run the module in eval mode.)"
+        )
+    if op.name == "instance_norm":
+        training = False  # each instance is normalized on its own: merging is exact
     if (
-        a.get("training")
+        training
         or not is_mine(level, x)
         or any(a.get(k) is not None and is_mine(level, a[k]) for k in others)
     ):
@@ -1110,7 +1329,10 @@ def _pointwise_loss(level, op, entry, args, kwargs):
     reduction = a["reduction"]
     rank = max(len(x._shape), len(target._shape))
     for k, v in list(a.items()):
-        if isinstance(v, Tensor) and is_mine(level, v):
+        if k in ("input", "target") and isinstance(v, Tensor):
+            # (some losses insist on equal input and target shapes: both get the batch)
+            a[k] = pad_to(full(level, v), len(v._shape), rank)
+        elif isinstance(v, Tensor) and is_mine(level, v):
             a[k] = pad_to(v._phys, len(v._shape), rank)
     a["reduction"] = "none"
     loss = entry(*bound.args, **bound.kwargs)

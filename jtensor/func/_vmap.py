@@ -62,9 +62,13 @@ _RANDOM = frozenset(
         "normal_",
         "random_",
         "uniform_",
+        "rrelu",
+        "rrelu_",
     )
 )
 _DROPOUT = frozenset(("dropout", "dropout1d", "dropout2d", "dropout3d"))
+# Random only in training mode (their ``training`` argument).
+_TRAINING_RANDOM = _DROPOUT | {"rrelu", "rrelu_"}
 
 
 def active_levels():
@@ -145,6 +149,12 @@ class VmapLevel:
             return self._random(op, entry, args, kwargs)
         if not _mine_anywhere(self, args, kwargs):
             return entry(*args, **kwargs)
+        if kwargs.get("out") is not None:
+            raise TensorRuntimeError(
+                f"vmap: {name} with out= is not supported on batched tensors (neither a batching "
+                "rule nor the per-sample fallback writes into out=): call it without out= and "
+                "use the result."
+            )
         rule = RULES.get(name)
         if rule is None:
             rule = _kind_rule(op)
@@ -158,11 +168,11 @@ class VmapLevel:
     def _random(self, op, entry, args, kwargs):
         name = op.name
         mine = _mine_anywhere(self, args, kwargs)
-        if name in _DROPOUT:
+        if name in _TRAINING_RANDOM:
             from ._rules import bind
 
             a = bind(entry, args, kwargs).arguments
-            if not a["training"] or a["p"] == 0:
+            if not a["training"] or a.get("p", 1) == 0:
                 return unary_rule(self, op, entry, args, kwargs) if mine else entry(*args, **kwargs)
         mode = self.randomness
         if mode == "error":
@@ -207,7 +217,7 @@ class VmapLevel:
                 f"({name} got a tensor batched by vmap; use randomness='different', or draw "
                 "outside vmap and pass the values in.)"
             )
-        if name.endswith("_like") or name in _DROPOUT or name == "poisson":
+        if name.endswith("_like") or name in _DROPOUT or name in ("poisson", "rrelu"):
             result = unary_rule(self, op, entry, args, kwargs)
         elif name in ("bernoulli", "normal"):
             result = elementwise_call(self, entry, args, kwargs, promote=False)
