@@ -99,19 +99,30 @@ class tensortype(type):
         device = kwargs.pop("device", None)
         if kwargs:
             raise _invalid_combination(args, kwargs)
-        if device is not None and _device_type(device).type != "cpu":
+        kind = cls._device_type
+        if device is not None and _device_type(device).type != kind:
             raise TensorRuntimeError(
-                "legacy constructor expects device type: cpu but device type: "
+                f"legacy constructor expects device type: {kind} but device type: "
                 f"{_device_type(device).type} was passed"
             )
+        if kind == "cuda":
+            from . import cuda
+
+            if not cuda.is_available():
+                raise TensorTypeError(
+                    f"type {cls._torch_type_name} not available: there is no CUDA device "
+                    "(jtensor.cuda.emulate() starts jtensor's emulated one)")
+            if device is None:
+                device = _device_type("cuda", cuda.current_device())
         dtype = cls.dtype
         if not args:
             return _new(Size((0,)), dtype, device)
         first = args[0]
         if len(args) == 1 and isinstance(first, Tensor):
-            if first.dtype != dtype or first.device.type != "cpu":
+            if first.dtype != dtype or first.device.type != kind:
                 raise TensorTypeError(
-                    f"expected {_options(dtype, 'cpu')} (got {_options(first.dtype, first.device)})"
+                    f"expected {_options(dtype, kind)} (got "
+                    f"{_options(first.dtype, first.device)})"
                 )
             return first._alias()  # an alias (AliasBackward0), as PyTorch's FloatTensor(other)
         if len(args) == 1 and isinstance(first, Size):
@@ -139,7 +150,7 @@ class tensortype(type):
         return (
             isinstance(obj, Tensor)
             and obj.dtype == cls.dtype
-            and obj.device.type == "cpu"
+            and obj.device.type == cls._device_type
             and obj.layout == strided
         )
 
@@ -150,18 +161,21 @@ class tensortype(type):
 tensortype.__module__ = "torch"
 
 
-def _make(name, dtype):
+def _make(name, dtype, kind="cpu"):
+    module = "torch" if kind == "cpu" else "torch.cuda"
     cls = tensortype(
         name,
         (),
         {
             "dtype": dtype,
             "layout": strided,
-            "is_cuda": False,
+            "is_cuda": kind == "cuda",
             "is_sparse": False,
-            "_torch_type_name": f"torch.{name}",  # what Tensor.type(cls) converts to
-            "__module__": "torch",
-            "__doc__": f"Legacy constructor of {dtype} CPU tensors (``torch.{name}``).",
+            "_device_type": kind,
+            "_torch_type_name": f"{module}.{name}",  # what Tensor.type(cls) converts to
+            "__module__": module,
+            "__doc__": f"Legacy constructor of {dtype} {kind.upper()} tensors "
+                       f"(``{module}.{name}``).",
         },
     )
     return cls
@@ -169,5 +183,18 @@ def _make(name, dtype):
 
 TYPES = {name: _make(name, dtype) for name, dtype in _TYPES.items()}
 globals().update(TYPES)
+# ``torch.cuda.FloatTensor`` and the others: installed on jtensor.cuda from here (the typed
+# constructors live above the device layer).
+CUDA_TYPES = {name: _make(name, dtype, "cuda") for name, dtype in _TYPES.items()}
+
+
+def _install_cuda_types():
+    from . import cuda
+
+    for name, cls in CUDA_TYPES.items():
+        setattr(cuda, name, cls)
+
+
+_install_cuda_types()
 
 __all__ = ["tensortype", *TYPES]

@@ -309,3 +309,40 @@ def test_version_works_with_packaging():
     assert jtensor.__version__ >= (2, 0)
     assert int(jtensor.__version__.split(".")[0]) == 2
     assert {jtensor.__version__: 1}[str(jtensor.__version__)] == 1
+
+
+def test_cuda_typed_constructors_without_a_gpu_refuse_with_a_type_error():
+    from tests.harness.conformance import on_cuda
+
+    if on_cuda():
+        pytest.skip("this run has a CUDA device")
+    for lib in (jtensor, torch):
+        cls = lib.cuda.FloatTensor
+        assert (repr(cls), repr(type(cls)), cls.is_cuda, cls.dtype == lib.float32) == (
+            "<class 'torch.cuda.FloatTensor'>", "<class 'torch.tensortype'>", True, True)
+        assert not isinstance(lib.ones(2), cls)
+        with pytest.raises(TypeError, match="torch.cuda.FloatTensor not available"):
+            cls([1.0, 2.0])
+    assert sorted(n for n in dir(jtensor.cuda) if n.endswith("Tensor")) == \
+        sorted(n for n in dir(torch.cuda) if n.endswith("Tensor"))
+
+
+def test_cuda_typed_constructors_on_the_emulated_device():
+    from jtensor.cuda._runtime import runtime
+
+    runtime._reset()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", jtensor.cuda.EmulatedCUDAWarning)
+            jtensor.cuda.emulate()
+        y = jtensor.cuda.FloatTensor([1, 2])
+        assert y.device.type == "cuda" and y.dtype == jtensor.float32
+        assert isinstance(y, jtensor.cuda.FloatTensor) and not isinstance(y, jtensor.FloatTensor)
+        assert y.type() == "torch.cuda.FloatTensor"
+        assert jtensor.cuda.LongTensor(2, 3).shape == (2, 3)
+        z = jtensor.ones(2).type(jtensor.cuda.DoubleTensor)
+        assert z.device.type == "cuda" and z.dtype == jtensor.float64
+        with pytest.raises(RuntimeError, match="expects device type: cuda"):
+            jtensor.cuda.FloatTensor([1.0], device="cpu")
+    finally:
+        runtime._reset()
