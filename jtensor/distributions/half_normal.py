@@ -12,7 +12,34 @@ from .transforms import AbsTransform
 __all__ = ["HalfNormal"]
 
 
-class HalfNormal(TransformedDistribution):
+class _HalfSymmetric(TransformedDistribution):
+    """The absolute value of a distribution symmetric about 0 (``base_dist``): twice its
+    density on the non-negative reals."""
+
+    _cast_value = False  # HalfCauchy casts the value to the scale's dtype; HalfNormal not
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        if self._cast_value:
+            scale = self.base_dist.scale
+            value = J.as_tensor(value, dtype=scale.dtype, device=scale.device)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return J.where(value >= 0, log_prob, -math.inf)
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_HalfSymmetric):
     """``HalfNormal(scale, validate_args=None)``: the absolute value of ``Normal(0, scale)``."""
 
     arg_constraints = {"scale": constraints.positive}
@@ -42,20 +69,3 @@ class HalfNormal(TransformedDistribution):
     @property
     def variance(self):
         return self.scale.pow(2) * (1 - 2 / math.pi)
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return J.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
