@@ -82,3 +82,30 @@ def test_wishart_draws_and_pytorchs_singular_sample_redraw():
             return [w.rsample((3,)), lib.rand(2)]
 
     close(run(jtensor), run(torch), rtol=1e-10, atol=1e-12)
+
+
+def test_a_vae_training_step_matches():
+    # The VAE pattern: encoder -> Normal(mu, sigma).rsample() -> decoder, loss = Bernoulli
+    # log-likelihood + KL to the prior; same seed, same losses and weights.
+    def run(lib):
+        lib.manual_seed(0)
+        enc = lib.nn.Linear(6, 4)
+        dec = lib.nn.Linear(2, 6)
+        opt = lib.optim.Adam(list(enc.parameters()) + list(dec.parameters()), lr=1e-2)
+        x = lib.rand(5, 6).round()
+        prior = lib.distributions.Normal(lib.zeros(2), lib.ones(2))
+        losses = []
+        for _ in range(3):
+            h = enc(x)
+            q = lib.distributions.Normal(h[:, :2], lib.nn.functional.softplus(h[:, 2:]))
+            z = q.rsample()
+            px = lib.distributions.Bernoulli(logits=dec(z))
+            kl = lib.distributions.kl_divergence(q, prior).sum(-1)
+            loss = (kl - px.log_prob(x).sum(-1)).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return [lib.stack(losses), enc.weight.detach(), dec.bias.detach()]
+
+    close(run(jtensor), run(torch), rtol=1e-5, atol=1e-6)
