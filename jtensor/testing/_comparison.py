@@ -247,23 +247,57 @@ class _TensorPair:
         if a.dtype != e.dtype:
             common = _dtypes.promote_types(a.dtype, e.dtype)
             a, e = a.to(common), e.to(common)
+        if a.is_sparse and e.is_sparse:
+            self._compare_sparse(a, e)
+            return
         if a.is_sparse:
             a = a.to_dense()
         if e.is_sparse:
             e = e.to_dense()
-        self._compare_values(a.detach(), e.detach())
+        self._compare_values(a.detach(), e.detach(), self.rtol, self.atol)
 
-    def _compare_values(self, a, e):
-        matches = J.isclose(a, e, rtol=self.rtol, atol=self.atol, equal_nan=self.equal_nan)
+    def _compare_sparse(self, a, e):
+        """PyTorch compares COO tensors as stored (not coalesced): sparse dims and counts,
+        then the indices exactly and the values within the tolerances."""
+        for what, mine, theirs in (
+            ("sparse dimensions", a.sparse_dim(), e.sparse_dim()),
+            ("specified values", a._nnz(), e._nnz()),
+        ):
+            if mine != theirs:
+                raise _Failure(
+                    AssertionError,
+                    f"The number of {what} in sparse COO tensors does not match: "
+                    f"{mine} != {theirs}",
+                    self.where,
+                )
+        self._compare_values(a._indices(), e._indices(), 0, 0, "Sparse COO indices")
+        values = (a._values().detach(), e._values().detach())
+        self._compare_values(*values, self.rtol, self.atol, "Sparse COO values")
+
+    def _compare_values(self, a, e, rtol, atol, identifier=None):
+        matches = J.isclose(a, e, rtol=rtol, atol=atol, equal_nan=self.equal_nan)
         if bool(matches.all()):
             return
         if a.dim() == 0:
-            raise _Failure(
-                AssertionError, _scalar_report(a.item(), e.item(), self.rtol, self.atol), self.where
+            mine, theirs = a.item(), e.item()
+            abs_diff = abs(mine - theirs)
+            rel_diff = math.inf if theirs == 0 else abs_diff / abs(theirs)
+            text = _report(
+                "Scalars",
+                f"Expected {theirs} but got {mine}.",
+                abs_diff,
+                None,
+                atol,
+                rel_diff,
+                None,
+                rtol,
+                identifier,
             )
-        raise _Failure(AssertionError, self._tensor_report(a, e, matches), self.where)
+            raise _Failure(AssertionError, text, self.where)
+        text = self._tensor_report(a, e, matches, rtol, atol, identifier)
+        raise _Failure(AssertionError, text, self.where)
 
-    def _tensor_report(self, a, e, matches):
+    def _tensor_report(self, a, e, matches, rtol, atol, identifier):
         m = matches.cpu().numpy().reshape(-1)
         total = m.size
         wrong = total - int(m.sum())
@@ -293,10 +327,11 @@ class _TensorPair:
             extra,
             _as_python(abs_diff[abs_i], a.dtype),
             _unravel(abs_i, shape),
-            self.atol,
+            atol,
             rel,
             _unravel(rel_i, shape),
-            self.rtol,
+            rtol,
+            identifier,
         )
 
 

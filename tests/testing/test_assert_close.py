@@ -17,6 +17,32 @@ NAN, INF = math.nan, math.inf
 
 # Each case builds (actual, expected) with one library and the keyword arguments.
 CASES = {
+    "sparse-values": lambda T: (
+        (
+            T.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(),
+            T.tensor([[0.0, 2.0], [4.0, 0.0]]).to_sparse(),
+        ),
+        {},
+    ),
+    "sparse-nnz": lambda T: (
+        (
+            T.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(),
+            T.tensor([[0.0, 1.0], [0.0, 0.0]]).to_sparse(),
+        ),
+        {},
+    ),
+    "sparse-indices": lambda T: (
+        (
+            T.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(),
+            T.tensor([[1.0, 0.0], [2.0, 0.0]]).to_sparse(),
+        ),
+        {},
+    ),
+    "sparse-vs-dense": lambda T: ((T.tensor([[0.0, 1.0]]).to_sparse(), T.tensor([[0.0, 1.0]])), {}),
+    "sparse-vs-dense-unchecked": lambda T: (
+        (T.tensor([[0.0, 1.0]]).to_sparse(), T.tensor([[0.0, 1.5]])),
+        {"check_layout": False},
+    ),
     "close": lambda T: ((T.tensor([1.0, 2.0]), T.tensor([1.0, 2.0 + 1e-7])), {}),
     "one-of-three": lambda T: ((T.tensor([1.0, 2.0, 3.0]), T.tensor([1.0, 2.5, 3.0])), {}),
     "int-equal-report": lambda T: ((T.tensor([1, 2, 3]), T.tensor([1, 5, 3])), {}),
