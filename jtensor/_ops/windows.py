@@ -140,8 +140,8 @@ def hamming_window(
     (the default) computes ``N + 1`` points and drops the last, for spectral analysis.
 
     >>> import jtensor as torch
-    >>> torch.hamming_window(4, periodic=False, dtype=torch.float64).tolist()
-    [0.08000000000000007, 0.77, 0.77, 0.08000000000000007]
+    >>> torch.hamming_window(5, periodic=False, dtype=torch.float64).tolist()
+    [0.08000000000000002, 0.54, 1.0, 0.5400000000000001, 0.08000000000000002]
     """
     periodic, alpha, beta = _overload(
         "hamming_window",
