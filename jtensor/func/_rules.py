@@ -437,22 +437,7 @@ for _name in (
     "relu6",
     "softplus",
     "logsigmoid",
-    "tril",
-    "triu",
-    "linalg_inv",
-    "inverse",
-    "linalg_det",
-    "det",
-    "logdet",
-    "slogdet",
-    "linalg_slogdet",
-    "linalg_cholesky",
-    "linalg_eigh",
-    "linalg_eigvalsh",
-    "linalg_svd",
-    "linalg_svdvals",
-    "linalg_matrix_power",
-    "linalg_pinv",
+    *sorted(_MATRIX_OPS - {"linalg_qr"}),  # (qr has a rule of its own, below)
 ):
     RULES[_name] = unary_rule
 
