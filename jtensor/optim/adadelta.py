@@ -9,6 +9,7 @@ from .optimizer import (
     _eval_closure,
     _get_scalar_dtype,
     _params_with_grad,
+    _real_views,
     _scalar_value,
     _use_grad_for_differentiable,
 )
@@ -115,6 +116,8 @@ def adadelta(
 ):
     """Functional Adadelta: updates ``params`` and the state tensors in place."""
     lr = _scalar_value(lr)
+    params, grads, square_avgs, acc_deltas = _real_views(params, grads, square_avgs,
+                                                         acc_deltas)
     for i, param in enumerate(params):
         state_steps[i] += 1
         grad = _apply_weight_decay(grads[i], param, weight_decay, maximize)

@@ -13,6 +13,7 @@ from .optimizer import (
     _is_sparse,
     _make_sparse,
     _params_with_grad,
+    _real_views,
     _scalar_value,
     _use_grad_for_differentiable,
 )
@@ -91,6 +92,7 @@ def adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_deca
             maximize, **_ignored):
     """Functional Adagrad: updates ``params`` and the state tensors in place."""
     lr = _scalar_value(lr)
+    params, grads, state_sums = _real_views(params, grads, state_sums)
     for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps, strict=True):
         step_t += 1
         step = _scalar_value(step_t)

@@ -12,6 +12,7 @@ from .optimizer import (
     _eval_closure,
     _get_scalar_dtype,
     _params_with_grad,
+    _real_views,
     _scalar_value,
     _to_scalar,
     _use_grad_for_differentiable,
@@ -113,6 +114,8 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
     lr = _scalar_value(lr)  # a tensor lr / betas enter the update as their values
     beta1 = _scalar_value(beta1)
     beta2 = _scalar_value(beta2)
+    params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs = _real_views(
+        params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs)
     for i, param in enumerate(params):
         exp_avg = exp_avgs[i]
         exp_avg_sq = exp_avg_sqs[i]

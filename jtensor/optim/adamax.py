@@ -8,6 +8,7 @@ from .optimizer import (
     _ElementwiseOptimizer,
     _hyper,
     _new_step,
+    _real_views,
     _scalar_value,
     _to_scalar,
 )
@@ -91,6 +92,7 @@ def adamax(
 ):
     """Functional Adamax: updates ``params`` and the state tensors in place."""
     lr = _to_scalar(lr)  # a tensor lr stays a tensor: PyTorch computes clr in its dtype
+    params, grads, exp_avgs, exp_infs = _real_views(params, grads, exp_avgs, exp_infs)
     for i, param in enumerate(params):
         exp_avg, exp_inf, step_t = exp_avgs[i], exp_infs[i], state_steps[i]
         step_t += 1

@@ -10,6 +10,7 @@ from .optimizer import (
     _get_scalar_dtype,
     _hyper,
     _new_step,
+    _real_views,
     _scalar_value,
     _to_scalar,
 )
@@ -100,6 +101,7 @@ def asgd(
 ):
     """Functional ASGD: updates ``params`` and the state tensors in place."""
     lr = _to_scalar(lr)  # a tensor lr stays a tensor: PyTorch computes eta in its dtype
+    params, grads, axs = _real_views(params, grads, axs)
     for i, param in enumerate(params):
         mu, ax, eta, step_t = mus[i], axs[i], etas[i], state_steps[i]
         step_t += 1

@@ -7,10 +7,10 @@ interpolation (minFunc's), run on the same mix of 0-d tensors and Python numbers
 so that float32 problems round alike.
 """
 
-from ..autograd.grad_mode import enable_grad, no_grad
 from .._errors import TensorRuntimeError
 from .._ops.joining import cat
 from .._tensor import Tensor, contiguous_format
+from ..autograd.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer, _check_lr, _to_scalar
 
 __all__ = ["LBFGS"]

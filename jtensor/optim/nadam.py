@@ -9,6 +9,7 @@ from .optimizer import (
     _get_scalar_dtype,
     _hyper,
     _new_step,
+    _real_views,
     _scalar_value,
     _to_scalar,
 )
@@ -119,6 +120,7 @@ def nadam(
 ):
     """Functional NAdam: updates ``params`` and the state tensors in place."""
     lr = _to_scalar(lr)  # a tensor lr stays a tensor: PyTorch computes the values in its dtype
+    params, grads, exp_avgs, exp_avg_sqs = _real_views(params, grads, exp_avgs, exp_avg_sqs)
     for i, param in enumerate(params):
         exp_avg, exp_avg_sq = exp_avgs[i], exp_avg_sqs[i]
         mu_product, step_t = mu_products[i], state_steps[i]

@@ -48,6 +48,25 @@ def _get_value(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _real_views(params, *lists):
+    """PyTorch's treatment of complex parameters: each complex parameter, and its gradient
+    and state tensors, is updated through ``view_as_real`` (its real and imaginary parts as
+    independent reals), so ``exp_avg_sq`` squares each part, not the complex number.
+
+    Returns ``(params, *lists)``, with the complex entries replaced by their real views (the
+    state itself is written through them); the lists given are left as they are."""
+    if not any(p.is_complex() for p in params):
+        return (params, *lists)
+    from .._api import ops as J
+
+    def real(t):
+        return J.view_as_real(t) if t is not None and t.is_complex() else t
+
+    return ([real(p) for p in params],
+            *[[real(t) if params[i].is_complex() else t for i, t in enumerate(lst)]
+              for lst in lists])
+
+
 def _scalar_value(x):
     """A (one-element tensor) hyperparameter or step count as a plain Python number."""
     return _get_value(_to_scalar(x))

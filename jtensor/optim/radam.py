@@ -8,6 +8,7 @@ from .optimizer import (
     _ElementwiseOptimizer,
     _hyper,
     _new_step,
+    _real_views,
     _scalar_value,
 )
 
@@ -126,6 +127,7 @@ def radam(
 ):
     """Functional RAdam: updates ``params`` and the state tensors in place."""
     lr = _scalar_value(lr)
+    params, grads, exp_avgs, exp_avg_sqs = _real_views(params, grads, exp_avgs, exp_avg_sqs)
     for i, param in enumerate(params):
         exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
         grad = grads[i] if not maximize else -grads[i]

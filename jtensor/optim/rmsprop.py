@@ -9,6 +9,7 @@ from .optimizer import (
     _eval_closure,
     _get_scalar_dtype,
     _params_with_grad,
+    _real_views,
     _scalar_value,
     _use_grad_for_differentiable,
 )
@@ -83,6 +84,8 @@ def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_s
             alpha, eps, weight_decay, momentum, centered, maximize, **_ignored):
     """Functional RMSprop: updates ``params`` and the state tensors in place."""
     lr = _scalar_value(lr)  # a tensor lr enters the update as its value
+    params, grads, square_avgs, grad_avgs, momentum_buffer_list = _real_views(
+        params, grads, square_avgs, grad_avgs, momentum_buffer_list)
     for i, param in enumerate(params):
         step = state_steps[i]
         grad = grads[i]

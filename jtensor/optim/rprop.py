@@ -3,7 +3,7 @@ while the gradient keeps its sign, shrunk by ``etaminus`` when it flips), in PyT
 order."""
 
 from .._api import ops as J
-from .optimizer import _check_lr, _ElementwiseOptimizer, _new_step, _scalar_value
+from .optimizer import _check_lr, _ElementwiseOptimizer, _new_step, _real_views, _scalar_value
 
 __all__ = ["Rprop", "rprop"]
 
@@ -52,10 +52,12 @@ class Rprop(_ElementwiseOptimizer):
         )
 
     def _init_state(self, p, group):
+        lr = _scalar_value(group["lr"])
         return {
             "step": _new_step(),
             "prev": J.zeros_like(p),
-            "step_size": J.full_like(p.grad, _scalar_value(group["lr"])),
+            # A complex parameter is two independent reals: its imaginary part steps too.
+            "step_size": J.full_like(p.grad, complex(lr, lr) if p.is_complex() else lr),
         }
 
     def _update(self, params, grads, columns, group):
@@ -90,6 +92,7 @@ def rprop(
     **_ignored,
 ):
     """Functional Rprop: updates ``params`` and the state tensors in place."""
+    params, grads, prevs, step_sizes = _real_views(params, grads, prevs, step_sizes)
     for i, param in enumerate(params):
         grad = grads[i] if not maximize else -grads[i]
         prev, step_size = prevs[i], step_sizes[i]
