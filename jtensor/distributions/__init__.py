@@ -9,74 +9,149 @@ Dirichlet, binomial) are ATen's kernels in ``_samplers.py``, drawing the same nu
 the implicit reparameterisation gradients of ``Gamma``/``Beta``/``Dirichlet.rsample``.
 ``kl_divergence``/``register_kl`` are in ``kl.py``, the transforms in ``transforms.py``,
 ``biject_to``/``transform_to`` in ``constraint_registry.py``.
+
+The modules load on first use (``import jtensor`` stays light): a name of this package is
+imported from its module when first read (``None``: a submodule itself).
 """
 
-from . import constraints, transforms
-from .bernoulli import Bernoulli
-from .beta import Beta
-from .binomial import Binomial
-from .categorical import Categorical
-from .cauchy import Cauchy
-from .constraint_registry import biject_to, transform_to
-from .continuous_bernoulli import ContinuousBernoulli
-from .dirichlet import Dirichlet
-from .distribution import Distribution
-from .exp_family import ExponentialFamily
-from .exponential import Exponential
-from .fishersnedecor import FisherSnedecor
-from .gamma import Chi2, Gamma
-from .generalized_pareto import GeneralizedPareto
-from .geometric import Geometric
-from .gumbel import Gumbel
-from .half_cauchy import HalfCauchy
-from .half_normal import HalfNormal
-from .independent import Independent
-from .inverse_gamma import InverseGamma
-from .kl import kl_divergence, register_kl
-from .kumaraswamy import Kumaraswamy
-from .laplace import Laplace
-from .lkj_cholesky import LKJCholesky
-from .log_normal import LogNormal
-from .logistic_normal import LogisticNormal
-from .lowrank_multivariate_normal import LowRankMultivariateNormal
-from .mixture_same_family import MixtureSameFamily
-from .multinomial import Multinomial
-from .multivariate_normal import MultivariateNormal
-from .negative_binomial import NegativeBinomial
-from .normal import Normal
-from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
-from .pareto import Pareto
-from .poisson import Poisson
-from .relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
-from .relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
-from .studentT import StudentT
-from .transformed_distribution import TransformedDistribution
-from .transforms import (
-    AbsTransform,
-    AffineTransform,
-    CatTransform,
-    ComposeTransform,
-    CorrCholeskyTransform,
-    CumulativeDistributionTransform,
-    ExpTransform,
-    IndependentTransform,
-    LowerCholeskyTransform,
-    PositiveDefiniteTransform,
-    PowerTransform,
-    ReshapeTransform,
-    SigmoidTransform,
-    SoftmaxTransform,
-    SoftplusTransform,
-    StackTransform,
-    StickBreakingTransform,
-    TanhTransform,
-    Transform,
-    identity_transform,
-)
-from .uniform import Uniform
-from .von_mises import VonMises
-from .weibull import Weibull
-from .wishart import Wishart
+import importlib
+
+_EXPORTS = {
+    "AbsTransform": "transforms",
+    "AffineTransform": "transforms",
+    "Bernoulli": "bernoulli",
+    "Beta": "beta",
+    "biject_to": "constraint_registry",
+    "Binomial": "binomial",
+    "Categorical": "categorical",
+    "CatTransform": "transforms",
+    "Cauchy": "cauchy",
+    "Chi2": "gamma",
+    "ComposeTransform": "transforms",
+    "constraints": None,
+    "ContinuousBernoulli": "continuous_bernoulli",
+    "CorrCholeskyTransform": "transforms",
+    "CumulativeDistributionTransform": "transforms",
+    "Dirichlet": "dirichlet",
+    "Distribution": "distribution",
+    "Exponential": "exponential",
+    "ExponentialFamily": "exp_family",
+    "ExpRelaxedCategorical": "relaxed_categorical",
+    "ExpTransform": "transforms",
+    "FisherSnedecor": "fishersnedecor",
+    "Gamma": "gamma",
+    "GeneralizedPareto": "generalized_pareto",
+    "Geometric": "geometric",
+    "Gumbel": "gumbel",
+    "HalfCauchy": "half_cauchy",
+    "HalfNormal": "half_normal",
+    "identity_transform": "transforms",
+    "Independent": "independent",
+    "IndependentTransform": "transforms",
+    "InverseGamma": "inverse_gamma",
+    "kl_divergence": "kl",
+    "Kumaraswamy": "kumaraswamy",
+    "Laplace": "laplace",
+    "LKJCholesky": "lkj_cholesky",
+    "LogisticNormal": "logistic_normal",
+    "LogitRelaxedBernoulli": "relaxed_bernoulli",
+    "LogNormal": "log_normal",
+    "LowerCholeskyTransform": "transforms",
+    "LowRankMultivariateNormal": "lowrank_multivariate_normal",
+    "MixtureSameFamily": "mixture_same_family",
+    "Multinomial": "multinomial",
+    "MultivariateNormal": "multivariate_normal",
+    "NegativeBinomial": "negative_binomial",
+    "Normal": "normal",
+    "OneHotCategorical": "one_hot_categorical",
+    "OneHotCategoricalStraightThrough": "one_hot_categorical",
+    "Pareto": "pareto",
+    "Poisson": "poisson",
+    "PositiveDefiniteTransform": "transforms",
+    "PowerTransform": "transforms",
+    "register_kl": "kl",
+    "RelaxedBernoulli": "relaxed_bernoulli",
+    "RelaxedOneHotCategorical": "relaxed_categorical",
+    "ReshapeTransform": "transforms",
+    "SigmoidTransform": "transforms",
+    "SoftmaxTransform": "transforms",
+    "SoftplusTransform": "transforms",
+    "StackTransform": "transforms",
+    "StickBreakingTransform": "transforms",
+    "StudentT": "studentT",
+    "TanhTransform": "transforms",
+    "Transform": "transforms",
+    "transform_to": "constraint_registry",
+    "TransformedDistribution": "transformed_distribution",
+    "transforms": None,
+    "Uniform": "uniform",
+    "VonMises": "von_mises",
+    "Weibull": "weibull",
+    "Wishart": "wishart",
+    # Submodules, as ``torch.distributions.kl``, ``.utils``, ``.normal``...
+    "bernoulli": None,
+    "beta": None,
+    "binomial": None,
+    "categorical": None,
+    "cauchy": None,
+    "constraint_registry": None,
+    "continuous_bernoulli": None,
+    "dirichlet": None,
+    "distribution": None,
+    "exp_family": None,
+    "exponential": None,
+    "fishersnedecor": None,
+    "gamma": None,
+    "generalized_pareto": None,
+    "geometric": None,
+    "gumbel": None,
+    "half_cauchy": None,
+    "half_normal": None,
+    "independent": None,
+    "inverse_gamma": None,
+    "kl": None,
+    "kumaraswamy": None,
+    "laplace": None,
+    "lkj_cholesky": None,
+    "log_normal": None,
+    "logistic_normal": None,
+    "lowrank_multivariate_normal": None,
+    "mixture_same_family": None,
+    "multinomial": None,
+    "multivariate_normal": None,
+    "negative_binomial": None,
+    "normal": None,
+    "one_hot_categorical": None,
+    "pareto": None,
+    "poisson": None,
+    "relaxed_bernoulli": None,
+    "relaxed_categorical": None,
+    "studentT": None,
+    "transformed_distribution": None,
+    "uniform": None,
+    "utils": None,
+    "von_mises": None,
+    "weibull": None,
+    "wishart": None,
+}
+
+
+def __getattr__(name):
+    """Load an exported name (or submodule) on first access."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'jtensor.distributions' has no attribute {name!r}")
+    module = _EXPORTS[name]
+    if module is None:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "AbsTransform",
