@@ -789,9 +789,9 @@ def linalg_eigh(input, UPLO="L", *, out=None):
     xp = _xp(A)
     _check_uplo(UPLO)
     w, v = _linalg_call(name, xp.linalg.eigh, A._array(), UPLO=UPLO)
-    out = return_types.linalg_eigh((wrap_result(xp, w, A._dtype.to_real(), A.device),
-                                    _colmajor(xp, v, A._dtype, A.device)))
-    return _finish_out(out, out, "linalg_eigh")
+    result = return_types.linalg_eigh((wrap_result(xp, w, A._dtype.to_real(), A.device),
+                                       _colmajor(xp, v, A._dtype, A.device)))
+    return _finish_out(out, result, "linalg_eigh")
 
 
 @register("copy", name="linalg_eigvalsh", method=False, function=False)
@@ -815,12 +815,27 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     _check_tensor("linalg_svd", A)
     _check_matrix(name, A, square=False)
     _check_float(name, A)
+    _check_svd_driver(A, driver)
     xp = _xp(A)
     U, S, Vh = _svd_call(xp, A._array(), full_matrices=full_matrices)
-    out = return_types.linalg_svd((_colmajor(xp, U, A._dtype, A.device),
-                                   wrap_result(xp, S, A._dtype.to_real(), A.device),
-                                   _colmajor(xp, Vh, A._dtype, A.device)))
-    return _finish_out(out, out, "linalg_svd")
+    result = return_types.linalg_svd((_colmajor(xp, U, A._dtype, A.device),
+                                      wrap_result(xp, S, A._dtype.to_real(), A.device),
+                                      _colmajor(xp, Vh, A._dtype, A.device)))
+    return _finish_out(out, result, "linalg_svd")
+
+
+def _check_svd_driver(A, driver):
+    """PyTorch takes ``driver=`` (cuSOLVER's gesvd, gesvdj, gesvda) for CUDA inputs only; the
+    result does not depend on it here."""
+    if driver is None:
+        return
+    if A.device.type != "cuda":
+        raise TensorRuntimeError("torch.linalg.svd: keyword argument `driver=` is only "
+                                 "supported on CUDA inputs with cuSOLVER backend.")
+    if driver not in ("gesvd", "gesvdj", "gesvda"):
+        raise TensorRuntimeError(
+            f"torch.linalg.svd: unknown svd driver {driver} in svd_cusolver computation. "
+            "Available drivers are gesvd, gesvdj, and gesvda.")
 
 
 @register("copy", name="linalg_svdvals", method=False, function=False)
@@ -830,6 +845,7 @@ def linalg_svdvals(A, *, driver=None, out=None):
     _check_tensor("linalg_svdvals", A)
     _check_matrix(name, A, square=False)
     _check_float(name, A)
+    _check_svd_driver(A, driver)
     xp = _xp(A)
     s = _svd_call(xp, A._array(), compute_uv=False)
     return _finish_out(out, wrap_result(xp, s, A._dtype.to_real(), A.device), "linalg_svdvals")

@@ -304,6 +304,8 @@ SPECS = [
         case(lambda lib, a: type(lib.linalg.qr(a)).__name__, mk((4, 3)), "type-name"),
     ]),
     OpSpec("linalg_eigh", [
+        case(lambda lib, a: lib.linalg.eigh(a + a.mT, out=(E64(lib), E64(lib))).eigenvalues,
+             mk((3, 3), dtype="float64"), "out", **F64),
         case(lambda lib, a: lib.linalg.eigh(a), spd(2, 3, 3), "layout", check_values=False),
         case(lambda lib, a: lib.linalg.eigh(a).eigenvalues, spd(2, 4, 4), "eigenvalues",
              **F64),
@@ -327,6 +329,9 @@ SPECS = [
         case(lambda lib, a: lib.linalg.eigvalsh(a), mk((3, 3), dtype="int64"), "int-error"),
     ]),
     OpSpec("linalg_svd", [
+        case(lambda lib, a: lib.linalg.svd(a, out=(E64(lib), E64(lib), E64(lib))).S,
+             mk((3, 2), dtype="float64"), "out", **F64),
+        case(lambda lib, a: lib.linalg.svd(a, driver="gesvd"), mk((3, 2)), "cpu-driver-error"),
         case(lambda lib, a: lib.linalg.svd(a), mk((2, 4, 3), dtype="float64"), "layout",
              check_values=False),
         case(lambda lib, a: lib.linalg.svd(a, full_matrices=False), mk((4, 3), dtype="float64"),
@@ -345,6 +350,8 @@ SPECS = [
         case(lambda lib, a: type(lib.linalg.svd(a)).__name__, mk((4, 3)), "type-name"),
     ]),
     OpSpec("linalg_svdvals", [
+        case(lambda lib, a: lib.linalg.svdvals(a, driver="gesvdj"), mk((3, 2)),
+             "cpu-driver-error"),
         case(lambda lib, a: lib.linalg.svdvals(a, out=E64(lib)), mk((3, 2), dtype="float64"),
              "out", **F64),
         case(lambda lib, a: lib.linalg.svdvals(a), mk((2, 4, 3), dtype="float64"), "batched",
