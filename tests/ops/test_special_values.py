@@ -177,3 +177,12 @@ def test_unique_keeps_every_nan_apart():
         assert repr(values.cpu().tolist()) == "[1.0, 2.0, inf, nan, nan, nan]"
         assert inverse.cpu().tolist() == [0, 3, 1, 4, 0, 2, 5]
         assert counts.cpu().tolist() == [2, 1, 1, 1, 1, 1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lgamma_is_exactly_zero_where_gamma_is_one(dtype):
+    x = [1.0, 2.0, 0.5, 3.0]
+    mine = jtensor.lgamma(jtensor.tensor(x, dtype=getattr(jtensor, dtype))).cpu().tolist()
+    theirs = torch.lgamma(torch.tensor(x, dtype=getattr(torch, dtype))).tolist()
+    assert mine[:2] == theirs[:2] == [0.0, 0.0]
+    assert mine == pytest.approx(theirs, rel=1e-6)
