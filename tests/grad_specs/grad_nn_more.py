@@ -261,3 +261,29 @@ GRADS += [
         torch=False,
     ),
 ]
+
+GRADS += [
+    # --------------------------------------------------------------- pooling, patches
+    G("adaptive_max_pool2d", lambda lib, x: F(lib).adaptive_max_pool2d(x, (3, 2)), [(1, 2, 5, 4)]),
+    G(
+        "adaptive_max_pool2d_with_indices",
+        lambda lib, x: F(lib).adaptive_max_pool2d_with_indices(x, 2)[0],
+        [(2, 4, 4)],
+    ),
+    G("adaptive_max_pool1d", lambda lib, x: F(lib).adaptive_max_pool1d(x, 3), [(2, 2, 7)]),
+    G(
+        "adaptive_max_pool1d_with_indices",
+        lambda lib, x: F(lib).adaptive_max_pool1d_with_indices(x, 2)[0],
+        [(2, 5)],
+    ),
+    G("lp_pool2d", lambda lib, x: F(lib).lp_pool2d(x, 2, 2), [(1, 2, 4, 4)]),
+    G("lp_pool1d", lambda lib, x: F(lib).lp_pool1d(x, 3, 2), [(1, 2, 6)], low=0.2, high=2.0),
+    G(
+        "max_unpool2d",
+        lambda lib, x: F(lib).max_unpool2d(x, lib.tensor([[[[0, 3], [9, 14]]]]), 2),
+        [(1, 1, 2, 2)],
+    ),
+    G("max_unpool1d", lambda lib, x: F(lib).max_unpool1d(x, lib.tensor([[1, 2, 5]]), 2), [(1, 3)]),
+    G("im2col", lambda lib, x: F(lib).unfold(x, (2, 3), padding=1, stride=(2, 1)), [(1, 2, 4, 3)]),
+    G("col2im", lambda lib, x: F(lib).fold(x, (4, 3), (2, 2), padding=1), [(1, 8, 20)]),
+]

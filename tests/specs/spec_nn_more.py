@@ -644,3 +644,124 @@ SPECS += [
         ],
     ),
 ]
+
+
+def _pool_then(fn):
+    """``fn(lib, pooled, indices)`` after a 2x2 max pool of the input."""
+    return lambda lib, x: fn(lib, *F(lib).max_pool2d(x, 2, return_indices=True))
+
+
+SPECS += [
+    # --------------------------------------------------------------- pooling, patches
+    OpSpec(
+        "adaptive_max_pool2d",
+        [
+            Case(lambda lib, x: F(lib).adaptive_max_pool2d(x, (3, 2)), mk((2, 3, 7, 5), grad=True)),
+            Case(
+                lambda lib, x: F(lib).adaptive_max_pool2d(x, (None, 4), return_indices=True),
+                mk((3, 6, 9), dtype="float64"),
+                name="indices-none",
+            ),
+            Case(lambda lib, x: F(lib).adaptive_max_pool2d(x, 5), mk((1, 2, 3, 4)), name="up"),
+            Case(lambda lib, x: F(lib).adaptive_max_pool2d(x, 2), mk((2, 3)), name="2d"),
+        ],
+    ),
+    OpSpec(
+        "adaptive_max_pool2d_with_indices",
+        [Case(lambda lib, x: F(lib).adaptive_max_pool2d_with_indices(x, 3), mk((1, 2, 5, 5)))],
+    ),
+    OpSpec(
+        "adaptive_max_pool1d",
+        [
+            Case(lambda lib, x: F(lib).adaptive_max_pool1d(x, 3), mk((2, 3, 7), grad=True)),
+            Case(lambda lib, x: F(lib).adaptive_max_pool1d(x, 4, True), mk((3, 9)), name="indices"),
+        ],
+    ),
+    OpSpec(
+        "adaptive_max_pool1d_with_indices",
+        [Case(lambda lib, x: F(lib).adaptive_max_pool1d_with_indices(x, 2), mk((1, 2, 5)))],
+    ),
+    OpSpec(
+        "lp_pool2d",
+        [
+            Case(lambda lib, x: F(lib).lp_pool2d(x, 2, 2), mk((1, 2, 4, 6), grad=True), **TOL),
+            Case(
+                lambda lib, x: F(lib).lp_pool2d(x.abs(), 3.0, (2, 3), stride=1, ceil_mode=True),
+                mk((1, 2, 5, 5), dtype="float64"),
+                name="p3-ceil",
+            ),
+        ],
+    ),
+    OpSpec(
+        "lp_pool1d",
+        [Case(lambda lib, x: F(lib).lp_pool1d(x, 2, 3, stride=2), mk((2, 3, 8), grad=True), **TOL)],
+    ),
+    OpSpec(
+        "max_unpool2d",
+        [
+            Case(
+                _pool_then(lambda lib, p, i: F(lib).max_unpool2d(p, i, 2)),
+                mk((1, 2, 4, 6), grad=True),
+            ),
+            Case(
+                _pool_then(lambda lib, p, i: F(lib).max_unpool2d(p, i, 2, output_size=(5, 7))),
+                mk((1, 2, 5, 7)),
+                name="output-size",
+            ),
+            Case(
+                _pool_then(lambda lib, p, i: F(lib).max_unpool2d(p, i, 2, output_size=(9, 9))),
+                mk((1, 2, 5, 7)),
+                name="bad-output-size",
+            ),
+            Case(
+                _pool_then(lambda lib, p, i: F(lib).max_unpool2d(p, i.float(), 2)),
+                mk((1, 2, 4, 4)),
+                name="float-indices",
+            ),
+        ],
+    ),
+    OpSpec(
+        "max_unpool1d",
+        [
+            Case(
+                lambda lib, x: F(lib).max_unpool1d(
+                    *F(lib).max_pool1d(x, 2, return_indices=True), 2
+                ),
+                mk((2, 3, 8), grad=True),
+            )
+        ],
+    ),
+    OpSpec(
+        "im2col",
+        [
+            Case(
+                lambda lib, x: F(lib).unfold(x, (2, 3), padding=1, stride=(2, 1)),
+                mk((2, 3, 7, 5), grad=True),
+            ),
+            Case(
+                lambda lib, x: F(lib).unfold(x, 2, dilation=2),
+                mk((3, 6, 6), dtype="float64"),
+                name="unbatched-dilation",
+            ),
+            Case(lambda lib, x: F(lib).unfold(x, 4), mk((1, 1, 3, 3)), name="too-large"),
+            Case(lambda lib, x: F(lib).unfold(x, 2), mk((3, 3)), name="2d"),
+        ],
+    ),
+    OpSpec(
+        "col2im",
+        [
+            Case(
+                lambda lib, x: F(lib).fold(x, (7, 5), (2, 3), padding=1, stride=(2, 1)),
+                mk((2, 18, 20), grad=True),
+                **TOL,
+            ),
+            Case(
+                lambda lib, x: F(lib).fold(x, 4, 2),
+                mk((8, 9), dtype="float64"),
+                name="unbatched-overlap",
+            ),
+            Case(lambda lib, x: F(lib).fold(x, 4, 2), mk((1, 7, 9)), name="indivisible"),
+            Case(lambda lib, x: F(lib).fold(x, 4, 2), mk((1, 8, 8)), name="block-count"),
+        ],
+    ),
+]

@@ -114,3 +114,34 @@ MORE_CALLS.update(
         "native_channel_shuffle": lambda: (F.native_channel_shuffle, (_x(2, 4, 3), 2), {}),
     }
 )
+
+MORE_CALLS.update(
+    {
+        "adaptive_max_pool2d": lambda: (F.adaptive_max_pool2d, (_x(1, 2, 5, 5, grad=True), 2), {}),
+        "adaptive_max_pool2d_with_indices": lambda: (
+            F.adaptive_max_pool2d_with_indices,
+            (_x(1, 2, 5, 5), 2),
+            {},
+        ),
+        "adaptive_max_pool1d": lambda: (F.adaptive_max_pool1d, (_x(1, 2, 5, grad=True), 2), {}),
+        "adaptive_max_pool1d_with_indices": lambda: (
+            F.adaptive_max_pool1d_with_indices,
+            (_x(1, 2, 5), 2),
+            {},
+        ),
+        "lp_pool2d": lambda: (F.lp_pool2d, (_x(1, 2, 4, 4, grad=True), 2, 2), {}),
+        "lp_pool1d": lambda: (F.lp_pool1d, (_x(1, 2, 4, grad=True), 2, 2), {}),
+        "max_unpool2d": lambda: (
+            F.max_unpool2d,
+            (_x(1, 1, 2, 2, grad=True), jtensor.tensor([[[[0, 3], [9, 14]]]]), 2),
+            {},
+        ),
+        "max_unpool1d": lambda: (
+            F.max_unpool1d,
+            (_x(1, 3, grad=True), jtensor.tensor([[1, 2, 5]]), 2),
+            {},
+        ),
+        "im2col": lambda: (F.unfold, (_x(1, 2, 4, 4, grad=True), 2), {}),
+        "col2im": lambda: (F.fold, (_x(1, 8, 9, grad=True), 4, 2), {}),
+    }
+)
