@@ -543,3 +543,61 @@ def _mixed_story(lib):
 
 def test_duals_mixed_with_plain_tensors_match_pytorch():
     assert _mixed_story(jtensor) == _mixed_story(torch)
+
+
+NN_CASES = {
+    "embedding": lambda F, lib, x, d, d2, w: F.embedding(lib.tensor([0, 2]), w),
+    "rrelu": lambda F, lib, x, d, d2, w: F.rrelu(d),
+    "multilabel_margin": lambda F, lib, x, d, d2, w: F.multilabel_margin_loss(
+        d2, lib.tensor([[0, -1, 1], [1, -1, 0]])
+    ),
+    "multi_margin": lambda F, lib, x, d, d2, w: F.multi_margin_loss(d2, lib.tensor([0, 1])),
+    "max_unpool": lambda F, lib, x, d, d2, w: F.max_unpool2d(
+        *F.max_pool2d(d, 2, return_indices=True), 2
+    ),
+    "adaptive_max": lambda F, lib, x, d, d2, w: F.adaptive_max_pool2d(d, 2),
+    "interp_bicubic": lambda F, lib, x, d, d2, w: F.interpolate(d, scale_factor=2, mode="bicubic"),
+    "pdist": lambda F, lib, x, d, d2, w: F.pdist(d2),
+    "nll2d": lambda F, lib, x, d, d2, w: F.nll_loss(
+        d.log_softmax(1), lib.zeros(2, 6, 6, dtype=lib.long)
+    ),
+    "lp_pool": lambda F, lib, x, d, d2, w: F.lp_pool2d(d, 2, 2),
+    "local_response": lambda F, lib, x, d, d2, w: F.local_response_norm(d, 2),
+    "instance_norm": lambda F, lib, x, d, d2, w: F.instance_norm(d),
+    "group_norm": lambda F, lib, x, d, d2, w: F.group_norm(d, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NN_CASES))
+def test_nn_functionals_propagate_or_refuse_as_pytorch(name):
+    """nn functionals run their bodies under the level: same tangent as PyTorch, or the same
+    refusal (PyTorch has no forward formula for some kernels)."""
+    rng = np.random.default_rng(3)
+    xv, v4 = rng.uniform(0.1, 1.1, (2, 3, 6, 6)), rng.uniform(-1, 1, (2, 3, 6, 6))
+    wv, vw = rng.uniform(0, 1, (5, 3)), rng.uniform(-1, 1, (5, 3))
+
+    def run(lib):
+        F = lib.nn.functional
+        ad = lib.autograd.forward_ad
+        f64 = lambda a: lib.tensor(a, dtype=lib.float64)  # noqa: E731
+        x = f64(xv)
+        with ad.dual_level():
+            d = ad.make_dual(x, f64(v4))
+            d2 = ad.make_dual(x[:, :, 0, 0], f64(v4[:, :, 0, 0]))
+            w = ad.make_dual(f64(wv), f64(vw))
+            try:
+                r = NN_CASES[name](F, lib, x, d, d2, w)
+            except NotImplementedError as e:
+                return "refused", str(e).split(" that ")[0]
+            r = r[0] if isinstance(r, tuple) else r
+            return "ok", _np(ad.unpack_dual(r).tangent)
+
+    torch.manual_seed(0)
+    theirs = run(torch)
+    jtensor.manual_seed(0)
+    ours = run(jtensor)
+    assert ours[0] == theirs[0]
+    if ours[0] == "refused":
+        assert ours[1] == theirs[1]
+    else:
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-7, atol=1e-10)

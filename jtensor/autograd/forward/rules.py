@@ -53,9 +53,22 @@ UNSUPPORTED = {
     )
 }
 UNSUPPORTED["unique"] = "_unique2"
+# nn ops whose ATen kernels have no forward formula in PyTorch (named as its error names them).
+UNSUPPORTED.update(
+    {
+        "ctc_loss": "_ctc_loss",
+        "multilabel_margin_loss": "multilabel_margin_loss_forward",
+        "multi_margin_loss": "multi_margin_loss",
+        "grid_sample": "grid_sampler_2d",
+        "pdist": "_pdist_forward",
+        "embedding_bag": "_embedding_bag",
+    }
+)
 
 
 def _unsupported_name(op, args, kwargs):
+    if op.name == "grid_sample" and args and isinstance(args[0], Tensor) and args[0].dim() == 5:
+        return "grid_sampler_3d"
     if op.name == "unique":
         bound = inspect.signature(op.impl).bind(*args, **kwargs).arguments
         if bound.get("dim") is not None:
