@@ -4,7 +4,6 @@ from .._api import ops as J
 from .._dtypes import finfo
 from . import constraints
 from ._samplers import _StandardGamma
-from ._special import gammainc
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
 from .utils import _batch_shape_of, broadcast_all
@@ -64,7 +63,7 @@ class Gamma(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return gammainc(self.concentration, self.rate * value)
+        return J.igamma(self.concentration, self.rate * value)  # torch.special.gammainc
 
     def entropy(self):
         return (
