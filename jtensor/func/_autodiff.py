@@ -39,24 +39,40 @@ def _check_tensor(x):
 
 
 def _prepare(t, levels):
-    """The leaf autograd differentiates for input ``t`` (plain, with the batch dims of
-    ``levels`` in front) and what the function sees in place of ``t``. A plain input's
-    forward-AD tangents stay with it (forward over reverse: ``hessian``, ``jvp`` of
+    """``(leaf, lead, seen)`` for input ``t``: the plain tensor autograd differentiates, the
+    levels whose batch dims lead it (the levels ``t`` keeps, those older than an open dual
+    level, then ``levels``, lowered), and what the function sees in place of ``t``. A plain
+    input's forward-AD tangents stay with it (forward over reverse: ``hessian``, ``jvp`` of
     ``grad``)."""
     _check_tensor(t)
     low = lower(t, levels)
-    _, plain = canonical(low)
+    keep, plain = canonical(low)
+    lead = keep + list(levels)
     if plain.requires_grad:
         leaf = plain.view_as(plain)  # keeps the way back (and the tangents)
-        return leaf, lift(leaf, levels)
+        return leaf, lead, lift(leaf, lead)
     leaf = plain.detach().requires_grad_()
-    seen = lift(leaf, levels)
-    if low is t and t.__class__ is Tensor:
+    seen = lift(leaf, lead)
+    if not levels:  # (lowering would change the shape the tangent has)
         for dual in fwAD._levels:
             tangent = fwAD.unpack_dual(t, level=dual.index).tangent
+            if tangent is not None and keep:
+                raise TensorRuntimeError(
+                    "torch.func: reverse mode (grad, vjp, jacrev) inside forward mode (jvp, "
+                    "jacfwd) on an input batched by a vmap entered outside the forward "
+                    "transform is not supported: the tangent would be lost. Use reverse over "
+                    "reverse there (jacrev(jacrev(f)) instead of hessian's jacfwd(jacrev(f)), "
+                    "or vjp of grad instead of jvp of grad)."
+                )
             if tangent is not None:
                 seen = fwAD.make_dual(seen, tangent, level=dual.index)
-    return leaf, seen
+    return leaf, lead, seen
+
+
+def _root(output, levels):
+    """The plain tensor autograd starts from for ``output`` and the levels leading it."""
+    keep, plain = canonical(lower(output, levels))
+    return plain, keep + list(levels)
 
 
 def _levels_to_lower():
@@ -114,12 +130,14 @@ class _Prepared:
         self.argnums = argnums
         self.specs = []
         self.leaves = []
+        self.leads = []
         for i in argnums:
             flat, spec = _pytree.flatten(args[i])
             seen = []
             for x in flat:
-                leaf, seen_x = _prepare(x, self.levels)
+                leaf, lead, seen_x = _prepare(x, self.levels)
                 self.leaves.append(leaf)
+                self.leads.append(lead)
                 seen.append(seen_x)
             self.specs.append((spec, len(flat)))
             self.args[i] = _pytree.unflatten(seen, spec)
@@ -131,10 +149,12 @@ class _Prepared:
         k = 0
         for spec, n in self.specs:
             items = []
-            for g, leaf in zip(grads[k : k + n], self.leaves[k : k + n], strict=True):
+            for g, leaf, lead in zip(
+                grads[k : k + n], self.leaves[k : k + n], self.leads[k : k + n], strict=True
+            ):
                 if g is None:
                     g = J.zeros_like(leaf)
-                items.append(lift(g, self.levels))
+                items.append(lift(g, lead))
             k += n
             out.append(_pytree.unflatten(items, spec))
         return out
@@ -183,8 +203,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                     "jacrev APIs instead?"
                 )
             keep = _needs_graph(prepared.leaves)
-            root = lower(output, prepared.levels)
-            _, root = canonical(root)
+            root = _root(output, prepared.levels)[0]
             if root.requires_grad:
                 grads = _autograd_grad(
                     [root],
@@ -241,7 +260,8 @@ def vjp(func, *primals, has_aux=False):
                     "vjp(f, *primals): expected f(*primals) to return only tensors, got "
                     f"unsupported type {type(o)}"
                 )
-        roots = [canonical(lower(o, prepared.levels))[1] for o in outs]
+        rooted = [_root(o, prepared.levels) for o in outs]
+        roots = [r for r, _ in rooted]
     keep_forward = _needs_graph(prepared.leaves)
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
@@ -261,7 +281,7 @@ def vjp(func, *primals, has_aux=False):
                     f"Mismatch in shape: grad_output[{k}] has a shape of {c.shape} and "
                     f"output[{k}] has a shape of {o.shape}."
                 )
-            lowered.append(lower(c, prepared.levels))
+            lowered.append(lower(c, rooted[k][1]))
         batched = any(c.__class__ is BatchedTensor for c in lowered)
         needed = create_graph
         if needed is None:

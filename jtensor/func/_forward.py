@@ -16,8 +16,9 @@ from .._tensor import Tensor
 from ..autograd import forward_ad as fwAD
 from . import _pytree
 from ..autograd.grad_mode import is_grad_enabled
-from ._autodiff import _DEPTH, _argnums_check, jacrev
-from ._vmap import vmap
+from .._tensor import contiguous_format as _CONTIGUOUS
+from ._autodiff import _DEPTH, _argnums_check, _promoting, jacrev
+from ._vmap import active_levels, vmap
 
 _JVP = "jvp(f, primals, tangents)"
 
@@ -61,7 +62,13 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     flat_p, flat_t, spec = _check_inputs(primals, tangents)
     level = fwAD._enter_dual_level(nested=True)
     try:
-        duals = [fwAD.make_dual(p, t, level=level) for p, t in zip(flat_p, flat_t, strict=True)]
+        # A tangent batched by vmap whose layout differs from its primal's is copied into
+        # one of the primal's layout: that fresh tensor may become batched (promotion).
+        levels = set(active_levels())
+        for lv in levels:
+            lv.promote_inplace = True
+        with _promoting(levels):
+            duals = [fwAD.make_dual(p, t, level=level) for p, t in zip(flat_p, flat_t, strict=True)]
         output = func(*_pytree.unflatten(duals, spec))
         aux = None
         if has_aux:
@@ -122,7 +129,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                     f"{_JVP}: Expected primals to only contain Tensors, got {type(p)}"
                 )
         # Contiguous primals: a basis tangent then has the primal's layout as it is.
-        flat_primals = [p.contiguous() for p in flat_primals]
+        flat_primals = [
+            p.contiguous() if p.storage_offset() == 0 else p.clone(memory_format=_CONTIGUOUS)
+            for p in flat_primals
+        ]
         sizes = [p.numel() for p in flat_primals]
         total = sum(sizes)
         basis = []
@@ -175,5 +185,14 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
 def hessian(func, argnums=0):
     """The Hessian of ``func``: ``jacfwd(jacrev(func, argnums), argnums)``, PyTorch's
-    ``torch.func.hessian`` (forward over reverse)."""
-    return jacfwd(jacrev(func, argnums), argnums)
+    ``torch.func.hessian`` (forward over reverse). Under an enclosing ``vmap`` it is computed
+    as ``jacrev(jacrev(...))`` (the same values): reverse mode inside forward mode cannot
+    follow inputs batched by a vmap entered before the forward level."""
+    forward = jacfwd(jacrev(func, argnums), argnums)
+    reverse = jacrev(jacrev(func, argnums), argnums)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return (reverse if active_levels() else forward)(*args, **kwargs)
+
+    return wrapper

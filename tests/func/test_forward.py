@@ -113,3 +113,33 @@ def test_jacfwd_same_randomness():
     jac = jtensor.func.jacfwd(lambda v: jtensor.rand(3) * v, randomness="same")(x)
     assert jac.shape == (3, 3)
     assert (jac - jac.diag().diag()).abs().max().item() == 0.0
+
+
+def _f(lib):
+    return lambda v: (v.sin() * v.exp().sum()).sum()
+
+
+COMPOSED = {
+    "vmap_hessian": (lambda lib, x: fn(lib).vmap(fn(lib).hessian(_f(lib)))(x), x43),
+    "hessian_of_offset_view": (lambda lib, x: fn(lib).hessian(_f(lib))(x[1]), x43),
+    "vmap_jacrev_jacrev": (
+        lambda lib, x: fn(lib).vmap(fn(lib).jacrev(fn(lib).jacrev(_f(lib))))(x),
+        x43,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSED))
+def test_composed_transforms_match_pytorch(name):
+    run, make = COMPOSED[name]
+    case = Case(run, make, check_stride=False, atol=1e-8, rtol=1e-7)
+    _, mine = run_case(jtensor, case)
+    _, theirs = run_case(torch, case)
+    compare(mine, theirs, case)
+
+
+def test_reverse_inside_forward_under_vmap_refuses_instead_of_losing_the_tangent():
+    x = jtensor.randn(2, 3, dtype=jtensor.float64)
+    g = jtensor.func.grad(lambda v: (v.sin() * v).sum())
+    with pytest.raises(RuntimeError, match="tangent would be lost"):
+        jtensor.func.vmap(jtensor.func.jvp, in_dims=(None, 0, 0))(g, (x,), (x,))
