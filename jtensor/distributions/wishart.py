@@ -35,12 +35,6 @@ def _clamp_above_eps(x):
     return x.clamp(min=finfo(x.dtype).eps)
 
 
-def _cholesky_solve(b, L):
-    """``(L @ L.T)^-1 @ b`` as two triangular solves."""
-    y = linalg.solve_triangular(L, b, upper=False)
-    return linalg.solve_triangular(L.mT, y, upper=True)
-
-
 class Wishart(ExponentialFamily):
     """``Wishart(df, covariance_matrix=None, precision_matrix=None, scale_tril=None,
     validate_args=None)``: ``rsample`` is Bartlett's decomposition (chi-square diagonal from
@@ -148,7 +142,7 @@ class Wishart(ExponentialFamily):
     def precision_matrix(self):
         L = self._unbroadcasted_scale_tril
         identity = J.eye(self._event_shape[-1], device=L.device, dtype=L.dtype)
-        return _cholesky_solve(identity, L).expand(self._batch_shape + self._event_shape)
+        return J.cholesky_solve(identity, L).expand(self._batch_shape + self._event_shape)
 
     @property
     def mean(self):
@@ -216,7 +210,7 @@ class Wishart(ExponentialFamily):
             -nu * (p * _log_2 / 2 + L.diagonal(dim1=-2, dim2=-1).log().sum(-1))
             - J.mvlgamma(nu / 2, p=p)
             + (nu - p - 1) / 2 * linalg.slogdet(value).logabsdet
-            - _cholesky_solve(value, L).diagonal(dim1=-2, dim2=-1).sum(dim=-1) / 2
+            - J.cholesky_solve(value, L).diagonal(dim1=-2, dim2=-1).sum(dim=-1) / 2
         )
 
     def entropy(self):
