@@ -7,5 +7,7 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from .modules.module import Module  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: F401
 
-__all__ = ["Buffer", "Parameter", "functional"] + list(_modules_all)
+__all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter",
+           "functional"] + list(_modules_all)

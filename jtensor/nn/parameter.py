@@ -68,3 +68,75 @@ class Buffer(Tensor):
 
     def __init__(self, data=None, *, persistent=True):
         pass
+
+
+class _UninitializedMixin:
+    """A parameter or buffer whose shape is not known yet (the lazy modules'): it holds no
+    data until ``materialize`` gives it a shape, and then becomes a plain one."""
+
+    __slots__ = ()
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Allocate ``shape`` (uninitialized values) and become ``cls_to_become``."""
+        from .._ops.creation import empty
+
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        self.data = empty(tuple(shape), device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error "
+            "usually happens in `load_state_dict` when trying to load an uninitialized "
+            "parameter into an initialized one. Call `forward` to initialize the parameters "
+            "before accessing their attributes.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+class UninitializedParameter(_UninitializedMixin, Parameter):
+    """A ``Parameter`` of the lazy modules before their first forward."""
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from .._ops.creation import empty
+
+        return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(_UninitializedMixin, Tensor):
+    """A buffer of the lazy modules before their first forward."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from .._ops.creation import empty
+
+        data = empty(0, device=device, dtype=dtype)
+        self = Tensor._make(data._storage, data._shape, data._stride, data._offset,
+                            data._dtype)
+        self.__class__ = cls
+        if requires_grad:
+            self.requires_grad_(True)
+        return self
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
