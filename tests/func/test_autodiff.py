@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import jtensor
-from tests.harness.conformance import Case, T, arr, compare, run_case
+from tests.func._oracle import check_against_torch
+from tests.harness.conformance import T, arr
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.devices
@@ -145,11 +146,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_transform_matches_pytorch(name):
-    run, make = CASES[name]
-    case = Case(run, make, check_stride=False, atol=1e-8, rtol=1e-7)
-    _, mine = run_case(jtensor, case)
-    _, theirs = run_case(torch, case)
-    compare(mine, theirs, case)
+    check_against_torch(torch, *CASES[name], atol=1e-8, rtol=1e-7)
 
 
 def _mlp(lib):

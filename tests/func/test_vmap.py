@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import jtensor
-from tests.harness.conformance import Case, T, arr, compare, run_case
+from tests.func._oracle import check_against_torch
+from tests.harness.conformance import T, arr
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.devices
@@ -319,17 +320,7 @@ def _set(lib, u):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_vmap_matches_pytorch(name):
-    run, make = CASES[name]
-    case = Case(
-        run,
-        make if make is not None else (lambda lib: ()),
-        check_stride=False,
-        atol=1e-5,
-        rtol=1e-4,
-    )
-    mine_inputs, mine = run_case(jtensor, case)
-    theirs_inputs, theirs = run_case(torch, case)
-    compare(mine, theirs, case)
+    check_against_torch(torch, *CASES[name], atol=1e-5, rtol=1e-4)
 
 
 def test_matches_python_loop_and_warns_only_for_the_fallback():
