@@ -41,6 +41,9 @@ def _rebuild_sparse_coo(indices, values, shape, coalesced):
     )
 
 
+# Old files name them as jtensor.serialization's, which still exports them.
+_rebuild_tensor.__module__ = _rebuild_sparse_coo.__module__ = "jtensor.serialization"
+
 _SAFE_GLOBALS = {
     ("jtensor.serialization", "_rebuild_tensor"): _rebuild_tensor,
     ("jtensor.serialization", "_rebuild_sparse_coo"): _rebuild_sparse_coo,
