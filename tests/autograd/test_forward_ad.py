@@ -86,6 +86,9 @@ def test_dual_and_primal_are_views_and_the_tangent_is_kept_or_laid_out():
                 str(ad.unpack_dual(x64).tangent.dtype),
                 str((x64 * 2).dtype),
                 str(ad.unpack_dual(x64 * 2).tangent.dtype),
+                str(ad.unpack_dual(lib.atan2(x64, x)).tangent.dtype),
+                str(ad.unpack_dual(x64.prod()).tangent.dtype),
+                str(ad.unpack_dual(x64.half()).tangent.dtype),
             ]
             out += [ad.unpack_dual(p).tangent is None, ad.unpack_dual(x).tangent is None]
             out += [

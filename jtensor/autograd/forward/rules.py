@@ -483,13 +483,19 @@ class _Generic(Rule):
                 )
             else:
                 jv = [None] * len(diff)
+            # The products ran in the outputs' dtypes; a wider tangent (float64 for a float32
+            # primal) widens the result as PyTorch's formulas do.
+            widest = None
+            for v in vectors:
+                widest = v._dtype if widest is None else _dtypes.promote_types(widest, v._dtype)
             for i, t in zip(diff, jv, strict=True):
                 o = outputs[i]
                 if t is None:
                     t = J.zeros_like(o)
                 elif not create:
                     t = J.detach(t)
-                result[i] = t
+                wanted = _dtypes.promote_types(o._dtype, widest)
+                result[i] = t if t._dtype is wanted else t.to(wanted)
             return result
         finally:
             grad_mode.enabled = enabled
