@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _dispatch, _dtypes
 from .._device import resolve_device
 from .._dispatch import check_inplace
 from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
@@ -338,6 +338,17 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                 "torch.gradient expected each dimension size to be at least edge_order+1, but "
                 f"dim {d} has size {input._shape[d]} (edge_order={edge_order})"
             )
+    if _dispatch.grad_mode.enabled and any(
+        isinstance(c, Tensor) and c._requires_grad for c in spacings
+    ):
+        # PyTorch's composite differentiates through the coordinates too; jtensor's gradient
+        # formula is the transposed stencil for the values only, so say so rather than
+        # return a result whose coordinates silently get no gradient
+        raise TensorRuntimeError(
+            "torch.gradient: jtensor does not differentiate with respect to the coordinate "
+            "tensors in spacing, and one of them requires grad; pass detached coordinates "
+            "(spacing=[c.detach() for c in coords]) or compute the differences with tensor ops"
+        )
     if input._dtype is _dtypes.bool_ and dims:
         _refuse_bool_subtraction(input, input)
     xp = input._storage._backend.xp

@@ -139,3 +139,15 @@ def test_split_helpers_are_views():
     for pieces in (x.hsplit(3), x.vsplit([1]), x.dsplit(2), x.split_with_sizes([1, 1])):
         for p in pieces:
             assert p._base is root and p._version_counter is x._version_counter
+
+
+def test_gradient_refuses_coordinates_that_require_grad():
+    # A known gap, loud rather than silent: PyTorch also differentiates the coordinates.
+    t = jtensor.tensor([0.0, 1.0, 3.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="coordinate tensors in spacing"):
+        jtensor.gradient(jtensor.ones(3), spacing=[t])
+    with jtensor.no_grad():
+        (result,) = jtensor.gradient(jtensor.ones(3), spacing=[t])
+    np.testing.assert_allclose(result.cpu().numpy(), [0.0, 0.0, 0.0], atol=1e-6)
+    (detached,) = jtensor.gradient(jtensor.ones(3), spacing=[t.detach()])
+    assert not detached.requires_grad
