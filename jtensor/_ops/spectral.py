@@ -352,7 +352,13 @@ def _complex_transform(name, input, sizes, dims, norm, forward, out):
     if dims:
         _check_batch(name, array)
     with quiet():
-        result, stride = _c2c(xp, array, stride, list(dims), norm, forward)
+        if not forward and name == "ifft" and input._dtype.category != _dtypes.COMPLEX:
+            # PyTorch's ifft of a real input is r2c: the conjugate of the forward transform
+            # (scaled as the inverse), so the DC term's imaginary part is -0.
+            result, stride = _c2c(xp, array, stride, list(dims), _MIRROR[norm], True)
+            result = xp.conj(result)
+        else:
+            result, stride = _c2c(xp, array, stride, list(dims), norm, forward)
     return _wrap_result(result, stride, result_dtype, input.device, out)
 
 

@@ -158,3 +158,16 @@ def test_errors_leave_the_message_readable():
         jtensor.fft.rfft(x.half())
     with pytest.raises(RuntimeError, match="empty batch"):
         jtensor.fft.fft(jtensor.ones(0, 4))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_ifft_of_a_real_input_has_pytorchs_signed_zeros(dtype, norm):
+    # PyTorch's ifft of a real input is the conjugate of a forward r2c: the DC term's
+    # imaginary part is -0 (printed "0.5000-0.0000j").
+    torch = pytest.importorskip("torch")
+    a = np.linspace(0, 1, 5, dtype=dtype).reshape(1, 5).repeat(2, 0)
+    mine = jtensor.fft.ifft(jtensor.tensor(a), norm=norm).cpu().numpy()
+    theirs = torch.fft.ifft(torch.tensor(a), norm=norm).resolve_conj().numpy()
+    assert np.array_equal(np.signbit(mine.imag), np.signbit(theirs.imag))
+    np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
