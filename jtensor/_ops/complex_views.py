@@ -13,6 +13,7 @@ from .. import _dtypes
 from .._elementwise import BOOL_RESULT, elementwise
 from .._errors import TensorRuntimeError
 from .._registry import register
+from .._tensor import Tensor
 from .views import _check_tensor, make_view
 
 _PAIRABLE = (_dtypes.float32, _dtypes.float64)
@@ -118,6 +119,15 @@ def _check_pair(name, a, b):
     _no_complex32(name, a._dtype)
 
 
+def _check_out(out, dtype):
+    """PyTorch's ``complex``/``polar`` write only into ``out`` of exactly the result's dtype."""
+    if out is not None and isinstance(out, Tensor) and out._dtype is not dtype:
+        raise TensorRuntimeError(
+            f"Expected object of scalar type {dtype._torch_name} but got scalar type "
+            f"{out._dtype._torch_name} for argument 'out'"
+        )
+
+
 def _pair_into(xp, re, im):
     """A complex array from its real and imaginary parts (broadcast)."""
     re, im = xp.broadcast_arrays(re, im)
@@ -147,6 +157,7 @@ def complex(real, imag, *, out=None):
     [(1+2j)]
     """
     _check_pair("complex", real, imag)
+    _check_out(out, real._dtype.to_complex())
     return elementwise(
         complex.op,
         _complex_compute,
@@ -165,6 +176,7 @@ def polar(abs, angle, *, out=None):
     [(2+0j)]
     """
     _check_pair("polar", abs, angle)
+    _check_out(out, abs._dtype.to_complex())
     return elementwise(
         polar.op,
         _polar_compute,

@@ -85,6 +85,12 @@ SPECS = [
             case(lambda lib, a, b: lib.complex(a, b.double()), two, "mixed-error"),
             case(lambda lib, a, b: lib.complex(a.int(), b.int()), two, "int-error"),
             case(lambda lib, a, b: lib.complex(real=a, imag=b), two, "keywords"),
+            case(lambda lib, a, b: lib.complex(a, b, out=lib.empty(0)), two, "real-out-error"),
+            case(
+                lambda lib, a, b: lib.complex(a, b, out=lib.empty(3, 4, dtype=lib.complex128)),
+                two,
+                "wider-out",
+            ),
         ],
     ),
     OpSpec(
@@ -96,6 +102,9 @@ SPECS = [
             case(lambda lib, a, b: lib.polar(abs=a, angle=b), two, "keywords"),
             case(lambda lib, a, b: lib.polar(a, b.double()), two, "mixed-error"),
             case(lambda lib, a, b: lib.polar(a.long(), b.long()), two, "int-error"),
+            case(
+                lambda lib, a, b: lib.polar(a, b, out=lib.empty(0, dtype=lib.complex64)), two, "out"
+            ),
         ],
     ),
     OpSpec(

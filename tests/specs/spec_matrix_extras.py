@@ -34,6 +34,7 @@ SPECS = [
             case(lambda lib, x: lib.diagflat(x.int(), offset=1), name="int-keyword"),
             case(lambda lib, x: lib.diagflat(x > 0), name="bool"),
             case(lambda lib, x: lib.diagflat(x, 1.5), name="float-offset-error"),
+            case(lambda lib, x: lib.diagflat(x.cfloat() * 1j, 1), name="complex"),
         ],
     ),
     OpSpec(
@@ -89,6 +90,9 @@ SPECS = [
             case(lambda lib, x: lib.rsub(x.int(), 2, alpha=1.5), name="int-float-alpha-error"),
             case(lambda lib, x: lib.rsub(2, x), name="number-input-error"),
             case(lambda lib, x: lib.rsub(input=x, other=1.5, alpha=-1), name="keywords"),
+            case(lambda lib, x: lib.rsub(x.cdouble(), 2, alpha=1 + 1j), name="complex-alpha"),
+            case(lambda lib, x: lib.rsub(x, 2, alpha=1j), name="complex-alpha-real-error"),
+            case(lambda lib, x: lib.rsub(x.t(), x[0]), name="transposed-broadcast"),
         ],
     ),
     OpSpec(
