@@ -274,6 +274,20 @@ def save(
 
 
 # ----------------------------------------------------------------------------- loading
+# What Python's zipfile raises for a damaged archive (a bad header, a truncated member, bad
+# deflate data, an unknown compression method): each becomes PyTorch's RuntimeError.
+_ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    ValueError,
+    EOFError,
+    OSError,
+    struct.error,
+    NotImplementedError,
+)
+
+
 class _Archive:
     """The records of a checkpoint's zip archive, with PyTorch's checks and messages."""
 
@@ -281,15 +295,7 @@ class _Archive:
         try:
             self._zip = zipfile.ZipFile(io.BytesIO(raw))
             names = self._zip.namelist()
-        except (
-            zipfile.BadZipFile,
-            zipfile.LargeZipFile,
-            ValueError,
-            EOFError,
-            OSError,
-            struct.error,
-            NotImplementedError,
-        ) as exc:
+        except _ZIP_ERRORS as exc:
             raise TensorRuntimeError(
                 f"PytorchStreamReader failed reading zip archive: {exc} (the file is "
                 "truncated or not a checkpoint)"
@@ -322,15 +328,7 @@ class _Archive:
             )
         try:
             return self._zip.read(full)
-        except (
-            zipfile.BadZipFile,
-            zlib.error,
-            ValueError,
-            EOFError,
-            OSError,
-            struct.error,
-            NotImplementedError,
-        ) as exc:
+        except _ZIP_ERRORS as exc:
             raise TensorRuntimeError(
                 f"PytorchStreamReader failed reading file {name}: {exc} "
                 "(the checkpoint is truncated or corrupt)"
@@ -455,6 +453,11 @@ class _FullUnpickler(pickle.Unpickler):
         found = _rebuild.torch_global(f"{module}.{name}")
         if found is not None:
             return found
+        if module == "torch" or module.startswith("torch."):
+            # Never import torch: a PyTorch name jtensor has no counterpart for is refused.
+            raise TensorRuntimeError(
+                f"this checkpoint uses {module}.{name}, which jtensor does not support"
+            )
         return super().find_class(module, name)
 
 
