@@ -115,6 +115,15 @@ SPECS = [
             case(lambda lib, x: lib.isreal(x), name="float"),
             case(lambda lib, x: lib.isreal(x.int().t()), name="int-transposed"),
             case(lambda lib, x: lib.isreal(x > 0), name="bool"),
+            case(
+                lambda lib: lib.isreal(
+                    lib.tensor(
+                        [complex(1, float("nan")), complex(float("nan"), 0), complex(0, -0.0)]
+                    )
+                ),
+                None,
+                "nan-and-negative-zero",
+            ),
         ],
     ),
     OpSpec(

@@ -56,6 +56,9 @@ SPECS = [
             case(lambda lib, x: x.clone().fill_diagonal_(1j), name="complex-into-real-error"),
             case(lambda lib, x: x.clone().t().fill_diagonal_(4), name="transposed"),
             case(lambda lib, x: x.clone()[:, 1:].fill_diagonal_(4), name="view"),
+            case(lambda lib, x: (x > 0).fill_diagonal_(True), name="bool"),
+            case(lambda lib, x: x[:0, :0].clone().fill_diagonal_(1), name="empty"),
+            case(lambda lib, x: x[:1].clone().fill_diagonal_(1, wrap=True), name="one-row-wrap"),
         ],
     ),
     OpSpec(

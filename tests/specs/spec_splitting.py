@@ -99,6 +99,7 @@ SPECS = [
             case(lambda lib, i: lib.unravel_index(i, (-2, 4)), idx, "negative-error"),
             case(lambda lib, i: lib.unravel_index(i, (2.0, 4)), idx, "float-shape-error"),
             case(lambda lib, i: lib.unravel_index(i, (0, 3)), idx, "zero-size-error"),
+            case(lambda lib, i: lib.unravel_index(i.abs().to(lib.uint8), (2, 5)), idx, "uint8"),
         ],
     ),
 ]
