@@ -78,6 +78,39 @@ def _size_error(output, tangent):
     )
 
 
+def _mm_terms(x, wt, tx, twt):
+    out = None
+    if tx is not None:
+        out = J.mm(tx, wt)
+    if twt is not None:
+        term = J.mm(x, twt)
+        out = term if out is None else out + term
+    return out
+
+
+def _addmm_jvp(args, tangents):
+    """``bias + x @ wt`` (``F.linear``'s fused Function)."""
+    bias, x, wt = args
+    out = _mm_terms(x, wt, tangents[1], tangents[2])
+    tb = tangents[0]
+    if tb is not None:
+        out = tb.expand(x.shape[0], wt.shape[1]) if out is None else out + tb
+    return out
+
+
+def _mm_jvp(args, tangents):
+    """``x @ wt`` (``F.linear`` without bias)."""
+    return _mm_terms(args[0], args[1], tangents[0], tangents[1])
+
+
+# jtensor's hottest Functions get their forward formula directly (``jvp``'s job for a
+# user's Function); the others take the generic rule.
+FUNCTION_JVPS = {
+    "jtensor.nn._functional.linear._Addmm": _addmm_jvp,
+    "jtensor.nn._functional.linear._Mm": _mm_jvp,
+}
+
+
 def apply_under_transforms(cls, args, kwargs):
     """``cls.apply(*args, **kwargs)`` while a function transform is active."""
     from ..function import Function
@@ -105,6 +138,12 @@ def apply_under_transforms(cls, args, kwargs):
                 tangents = cls.jvp(ctx, *grads)
             finally:
                 ctx._in_jvp = False
+        elif f"{cls.__module__}.{cls.__qualname__}" in FUNCTION_JVPS and not kwargs:
+            outputs, ctx = cls._record(args, kwargs)
+            direct = FUNCTION_JVPS[f"{cls.__module__}.{cls.__qualname__}"]
+            tangents = direct(
+                args, [found.get(id(a)) if isinstance(a, Tensor) else None for a in args]
+            )
         else:
 
             def run(*a, **k):
