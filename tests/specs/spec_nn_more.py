@@ -765,3 +765,42 @@ SPECS += [
         ],
     ),
 ]
+
+
+def _gen(lib):
+    g = lib.Generator()
+    g.manual_seed(3)
+    return g
+
+
+def _spec(name):
+    return next(s for s in SPECS if s.name == name)
+
+
+_spec("hardshrink").cases += [
+    Case(
+        lambda lib, x: (lambda o: (lib.hardshrink(x, 0.5, out=o), o))(lib.empty(0)),
+        mk((3, 4)),
+        name="out",
+    ),
+    Case(
+        lambda lib, x: lib.hardshrink(x, out=lib.empty(0)),
+        mk((3,), grad=True),
+        name="out-requires-grad",
+    ),
+]
+_spec("threshold").cases.append(
+    Case(
+        lambda lib, x: (lambda o: (lib.threshold(x, 0.1, 2.0, out=o), o))(lib.empty(2)),
+        mk((3, 4)),
+        name="out",
+    )
+)
+_spec("rrelu").cases.append(
+    Case(
+        lambda lib, x: lib.rrelu(x, 0.1, 0.3, True, generator=_gen(lib)),
+        mk((4, 5)),
+        name="generator",
+        **TOL,
+    )
+)

@@ -15,7 +15,7 @@ from ... import _mt19937
 from ..._api import ops as J
 from ..._errors import TensorRuntimeError
 from ...autograd.function import Function
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...random import _rng
 from ._op import nn_op
 from .activation import _check_inplace, _floating_only, _lowp
@@ -51,6 +51,17 @@ def _inplace_or_not(fn, fn_inplace, input, inplace, *args):
         _check_inplace(input)
         return fn_inplace.apply(input, *args)
     return fn.apply(input, *args)
+
+
+def _into_out(name, out, input, compute):
+    """``compute()`` written into ``out`` (resized as PyTorch's ``out=``); refused, as
+    PyTorch, when autograd would have to see through the write."""
+    if is_grad_enabled() and (input.requires_grad or out.requires_grad):
+        raise TensorRuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            f"differentiation, but one of the arguments requires grad."
+        )
+    return J.add(compute(), 0, out=out)
 
 
 # ------------------------------------------------------------------ elu family
@@ -381,10 +392,12 @@ def softshrink(input, lambd=0.5):
     return _Softshrink.apply(input, lambd, True)
 
 
-@nn_op(function=True)
-def hardshrink(input, lambd=0.5):
-    """``x`` where ``|x| > lambd``, else 0."""
+@nn_op(function=True, inplace="out")
+def hardshrink(input, lambd=0.5, *, out=None):
+    """``x`` where ``|x| > lambd``, else 0 (``out=``: as ``torch.hardshrink``)."""
     _floating_only(input, "hardshrink_cpu")
+    if out is not None:
+        return _into_out("hardshrink", out, input, lambda: _Hardshrink.apply(input, lambd, False))
     return _Hardshrink.apply(input, lambd, False)
 
 
@@ -434,9 +447,19 @@ class _ThresholdInplace(Function):
         return J.where(ctx.keep, grad, J.zeros_like(grad)), None, None
 
 
-@nn_op(inplace="inplace", function=True)
-def threshold(input, threshold, value, inplace=False):
-    """``x`` where ``x > threshold``, else ``value``."""
+def _threshold_written(args, kwargs):
+    out = kwargs.get("out")
+    if out is not None:
+        return out
+    inplace = args[3] if len(args) > 3 else kwargs.get("inplace", False)
+    return (args[0] if args else kwargs.get("input")) if inplace else None
+
+
+@nn_op(inplace=_threshold_written, function=True)
+def threshold(input, threshold, value, inplace=False, *, out=None):
+    """``x`` where ``x > threshold``, else ``value`` (``out=``: as ``torch.threshold``)."""
+    if out is not None:
+        return _into_out("threshold", out, input, lambda: _Threshold.apply(input, threshold, value))
     return _inplace_or_not(_Threshold, _ThresholdInplace, input, inplace, threshold, value)
 
 
@@ -472,7 +495,7 @@ class _RreluInplace(_Rrelu):
         return input
 
 
-def _rrelu_noise(input, lower, upper, training):
+def _rrelu_noise(input, lower, upper, training, generator=None):
     """The per-element slope: 1 where ``x > 0``; elsewhere ``(lower + upper) / 2`` in eval,
     or in training one double ``uniform(lower, upper)`` per non-positive element drawn in
     row-major order from the default generator (ATen's CPU kernel, draw for draw)."""
@@ -488,14 +511,14 @@ def _rrelu_noise(input, lower, upper, training):
             # ATen holds the bounds in the op's math type (float) before the double draw.
             lower, upper = float(np.float32(lower)), float(np.float32(upper))
         draws = _mt19937.uniform(
-            _rng(None, input.device), int(negative.sum()), np.float64, lower, upper
+            _rng(generator, input.device), int(negative.sum()), np.float64, lower, upper
         )
         values[negative] = draws.astype(host.dtype)
         return J.tensor(values.reshape(tuple(x.shape)), dtype=x.dtype, device=x.device)
 
 
 @nn_op(inplace="inplace", function=True)
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *, generator=None):
     """Randomized leaky ReLU: in training, each non-positive element is scaled by a slope
     drawn uniformly from ``[lower, upper]``; in eval by their mean."""
     if lower > upper:
@@ -503,11 +526,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     _floating_only(input, "rrelu_with_noise_cpu")
     if inplace:
         _check_inplace(input)
-    noise = _rrelu_noise(input, lower, upper, training)
+    noise = _rrelu_noise(input, lower, upper, training, generator)
     return _inplace_or_not(_Rrelu, _RreluInplace, input, inplace, noise)
 
 
 @nn_op(inplace=True, function=True)
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, *, generator=None):
     """In-place ``rrelu``."""
-    return rrelu(input, lower, upper, training, inplace=True)
+    return rrelu(input, lower, upper, training, inplace=True, generator=generator)

@@ -421,7 +421,7 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
     return _Convolution.apply(input, weight, bias, meta, nd == 1, batched, channels_last)
 
 
-@nn_op()
+@nn_op(function=True)  # also torch.conv2d
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-d convolution (cross-correlation) of ``input`` ``(N, C, H, W)`` or ``(C, H, W)``
     with ``weight`` ``(O, C/groups, kh, kw)``, as ``torch.nn.functional.conv2d``.
@@ -437,7 +437,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _check_and_run(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
-@nn_op()
+@nn_op(function=True)  # also torch.conv1d
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-d convolution of ``input`` ``(N, C, L)`` or ``(C, L)`` with ``weight``
     ``(O, C/groups, k)``, as ``torch.nn.functional.conv1d`` (same options as ``conv2d``).

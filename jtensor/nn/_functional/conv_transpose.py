@@ -219,7 +219,7 @@ def _transposed(input, weight, bias, stride, padding, output_padding, groups, di
     return _ConvTranspose.apply(input, weight, bias, meta, out_shape, nd == 1, channels_last)
 
 
-@nn_op()
+@nn_op(function=True)  # also torch.conv_transpose2d
 def conv_transpose2d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):
@@ -235,7 +235,7 @@ def conv_transpose2d(
     return _transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
 
 
-@nn_op()
+@nn_op(function=True)  # also torch.conv_transpose1d
 def conv_transpose1d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):

@@ -87,7 +87,7 @@ def linear(input, weight, bias=None):
     return input.matmul(weight.t()) + bias
 
 
-@nn_op()
+@nn_op(function=True)  # also torch.bilinear
 def bilinear(input1, input2, weight, bias=None):
     """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``.
 

@@ -246,7 +246,7 @@ _name_node(_MaxPool2dBackward, "MaxPool2DWithIndicesBackwardBackward0")
 _name_node(_MaxPool2d, "MaxPool2DWithIndicesBackward0")
 
 
-@nn_op()
+@nn_op(function=True)  # also torch.max_pool2d
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """2-d max pooling over ``input`` ``(N, C, H, W)`` or ``(C, H, W)``, as
@@ -266,7 +266,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, idx) if return_indices else out
 
 
-@nn_op()
+@nn_op(function=True)  # also torch.max_pool1d
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """1-d max pooling over ``input`` ``(N, C, L)`` or ``(C, L)`` (``max_pool2d`` on a
@@ -525,7 +525,7 @@ def _check_1d(name, input):
             f"argument #1 'self' (while checking arguments for {name})")
 
 
-@nn_op()
+@nn_op(function=True)  # also torch.avg_pool1d
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     """1-d average pooling over ``(N, C, L)`` or ``(C, L)``, as
@@ -538,7 +538,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return out.squeeze(-2)
 
 
-@nn_op()
+@nn_op(function=True)  # also torch.adaptive_avg_pool1d
 def adaptive_avg_pool1d(input, output_size):
     """Adaptive 1-d average pooling over ``(N, C, L)`` or ``(C, L)``, as
     ``torch.nn.functional.adaptive_avg_pool1d``."""
