@@ -604,3 +604,36 @@ def test_nn_functionals_propagate_or_refuse_as_pytorch(name):
         assert ours[1] == theirs[1]
     else:
         np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-7, atol=1e-10)
+
+
+def test_module_parameters_as_duals_like_the_tutorial():
+    """PyTorch's forward-AD tutorial: a module's parameters replaced by duals."""
+    rng = np.random.default_rng(0)
+    weight, bias = rng.standard_normal((5, 5)), rng.standard_normal(5)
+    data = rng.standard_normal((16, 5))
+    tangents = {"weight": rng.standard_normal((5, 5)), "bias": rng.standard_normal(5)}
+
+    def run(lib):
+        ad = lib.autograd.forward_ad
+        model = lib.nn.Linear(5, 5)
+        with lib.no_grad():
+            model.weight.copy_(lib.tensor(weight, dtype=lib.float32))
+            model.bias.copy_(lib.tensor(bias, dtype=lib.float32))
+        params = dict(model.named_parameters())
+        with ad.dual_level():
+            for name, p in params.items():
+                delattr(model, name)
+                setattr(model, name, ad.make_dual(p, lib.tensor(tangents[name], dtype=lib.float32)))
+            out = model(lib.tensor(data, dtype=lib.float32))
+            return _np(ad.unpack_dual(out).tangent)
+
+    np.testing.assert_allclose(run(jtensor), run(torch), rtol=1e-5, atol=1e-5)
+
+
+def test_the_plain_path_stores_nothing():
+    """Outside a level no tensor gets a ``_fw_grads`` entry and no transform is pushed."""
+    x = jtensor.ones(3, requires_grad=True)
+    y = (x * 2).sin().sum()
+    y.backward()
+    assert "_fw_grads" not in x.__dict__ and "_fw_grads" not in y.__dict__
+    assert jtensor._dispatch.transforms.active == 0
