@@ -50,6 +50,12 @@ CALLS = {
     "hessian_forward": lambda lib, AF, x, y, v: AF.hessian(
         _s, x, vectorize=True, outer_jacobian_strategy="forward-mode"
     ),
+    "hessian_forward_tuple": lambda lib, AF, x, y, v: AF.hessian(
+        _s2, (x, y), vectorize=True, outer_jacobian_strategy="forward-mode"
+    ),
+    "jacobian_forward_matrix": lambda lib, AF, x, y, v: AF.jacobian(
+        _mat, x.reshape(3, 1) * y, vectorize=True, strategy="forward-mode"
+    ),
     "vjp": lambda lib, AF, x, y, v: AF.vjp(_f, x, v),
     "vjp_scalar": lambda lib, AF, x, y, v: AF.vjp(lambda a: a.sum(), x),
     "vjp_tuple": lambda lib, AF, x, y, v: AF.vjp(_g, (x, y), (v.sum(), v)),
