@@ -73,3 +73,29 @@ Exercise(
         Hint("float16 elements take 2 bytes each, not 4 (that is float32).",
              wrong=lambda: 12000),
     ])
+
+
+def quiz_01():
+    import numpy as np
+
+    arr = np.zeros(3)
+    copied = torch.tensor(arr)
+    copied[0] = 1.0
+    return (bool(arr[0] == 1.0), str(torch.as_tensor(np.zeros(2)).dtype).split(".")[1],
+            torch.ones(10, 10, dtype=torch.int16).numel() * 2)
+
+
+Exercise(
+    "01-quiz",
+    "Self-check. (1) Does torch.tensor(arr) share memory with the NumPy array arr? (a bool) "
+    "(2) The dtype of torch.as_tensor(np.zeros(2)): 'float32' or 'float64'? (3) How many bytes "
+    "does the data of torch.ones(10, 10, dtype=torch.int16) take? Answer a tuple of the three.",
+    quiz_01,
+    hints=[
+        Hint("(1) torch.tensor always copies its data; from_numpy and as_tensor share.",
+             wrong=lambda: (True, "float64", 200)),
+        Hint("(2) NumPy's default float is float64, and as_tensor keeps the array's dtype.",
+             wrong=lambda: (False, "float32", 200)),
+        Hint("(3) int16 takes 2 bytes per element: 100 elements are 200 bytes.",
+             wrong=lambda: (False, "float64", 100)),
+    ])

@@ -75,3 +75,25 @@ Exercise(
              "it no longer shares x's memory. Drop it.",
              wrong=lambda x: x.view(3, 2).t().contiguous()),
     ])
+
+
+def quiz_02():
+    return (tuple(torch.zeros(2, 3, 4).stride()), torch.zeros(3, 4).t().is_contiguous(),
+            torch.arange(10)[3:].storage_offset())
+
+
+Exercise(
+    "02-quiz",
+    "Self-check. (1) The strides of torch.zeros(2, 3, 4) (a tuple). (2) Is "
+    "torch.zeros(3, 4).t() contiguous? (a bool) (3) The storage_offset() of "
+    "torch.arange(10)[3:] (an int). Answer a tuple of the three.",
+    quiz_02,
+    hints=[
+        Hint("(1) Row-major strides: the last dimension has stride 1, each other the product "
+             "of the sizes to its right.",
+             wrong=lambda: ((1, 2, 6), False, 3)),
+        Hint("(2) t() swaps the strides without moving data: (1, 4) is not row-major.",
+             wrong=lambda: ((12, 4, 1), True, 3)),
+        Hint("(3) A slice starts later in the same storage: its offset is where it starts.",
+             wrong=lambda: ((12, 4, 1), False, 0)),
+    ])

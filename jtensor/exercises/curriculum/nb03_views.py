@@ -89,3 +89,33 @@ Exercise(
         Hint("reshape(-1) reads x in row order; transpose first: x.t().reshape(-1).",
              wrong=lambda x: x.reshape(-1)),
     ])
+
+
+def quiz_03():
+    x = torch.zeros(2, 3)
+    c = x.t().contiguous()
+    v = x[0]
+    v.fill_(1)
+    try:
+        x.t().view(6)
+        raises = "reshape"
+    except RuntimeError:
+        raises = "view"
+    return (c.untyped_storage().data_ptr() == x.untyped_storage().data_ptr(),
+            x[0, 0].item() == 1, raises)
+
+
+Exercise(
+    "03-quiz",
+    "Self-check, x = torch.zeros(2, 3). (1) Does x.t().contiguous() share x's memory? (a bool) "
+    "(2) After v = x[0]; v.fill_(1), is x[0, 0] equal to 1? (a bool) (3) Which of 'view' and "
+    "'reshape' raises when asked for shape (6,) on x.t()? Answer a tuple of the three.",
+    quiz_03,
+    hints=[
+        Hint("(1) x.t() is not contiguous, so contiguous() must copy into new memory.",
+             wrong=lambda: (True, True, "view")),
+        Hint("(2) Indexing with an int is a view: writing through v writes into x.",
+             wrong=lambda: (False, False, "view")),
+        Hint("(3) reshape copies when it must; view never copies, so it is view that refuses.",
+             wrong=lambda: (False, True, "reshape")),
+    ])

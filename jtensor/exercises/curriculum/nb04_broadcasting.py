@@ -69,3 +69,29 @@ Exercise(
              "target: drop pred's trailing dimension first, pred.squeeze(1).",
              wrong=lambda pred, target: pred - target),
     ])
+
+
+def quiz_04():
+    try:
+        torch.zeros(2, 3) + torch.zeros(2)
+        works = True
+    except RuntimeError:
+        works = False
+    return (tuple((torch.zeros(3, 1) + torch.zeros(4)).shape), works,
+            tuple(torch.zeros(3).expand(2, 3).stride()))
+
+
+Exercise(
+    "04-quiz",
+    "Self-check. (1) The shape of torch.zeros(3, 1) + torch.zeros(4) (a tuple). (2) Does "
+    "torch.zeros(2, 3) + torch.zeros(2) work? (a bool) (3) The strides of "
+    "torch.zeros(3).expand(2, 3) (a tuple). Answer a tuple of the three.",
+    quiz_04,
+    hints=[
+        Hint("(1) Align from the right: (3, 1) and (4,) give (3, 4), the 1 stretches to 4.",
+             wrong=lambda: ((3, 1), False, (0, 1))),
+        Hint("(2) Shapes align from the RIGHT: 3 against 2 does not match and neither is 1.",
+             wrong=lambda: ((3, 4), True, (0, 1))),
+        Hint("(3) expand copies nothing: the new dimension reads the same row again, stride 0.",
+             wrong=lambda: ((3, 4), False, (3, 1))),
+    ])

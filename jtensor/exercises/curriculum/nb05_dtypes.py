@@ -66,3 +66,26 @@ Exercise(
              "use .float().",
              wrong=lambda pred, labels: (pred == labels).double().mean()),
     ])
+
+
+def quiz_05():
+    return (str((torch.tensor([1, 2]) / 2).dtype).split(".")[1],
+            (torch.tensor([100], dtype=torch.int8) * 2).item(),
+            str((torch.ones(2, dtype=torch.float16) + torch.tensor([1, 2])).dtype).split(".")[1])
+
+
+Exercise(
+    "05-quiz",
+    "Self-check. (1) The dtype of torch.tensor([1, 2]) / 2, as a string such as 'int64'. "
+    "(2) The value of (torch.tensor([100], dtype=torch.int8) * 2).item() (an int). (3) The "
+    "dtype of torch.ones(2, dtype=torch.float16) + torch.tensor([1, 2]) (a string). Answer a "
+    "tuple of the three.",
+    quiz_05,
+    hints=[
+        Hint("(1) / is true division: integers give the default float dtype, float32.",
+             wrong=lambda: ("int64", -56, "float16")),
+        Hint("(2) The Python int 2 does not widen int8: 200 wraps around to 200 - 256.",
+             wrong=lambda: ("float32", 200, "float16")),
+        Hint("(3) Floating beats integer whatever the width: int64 + float16 is float16.",
+             wrong=lambda: ("float32", -56, "float32")),
+    ])

@@ -44,3 +44,24 @@ Exercise(
              "device: move the CPU operand to y_cuda.device instead.",
              wrong=lambda x, y: x + y.cpu()),
     ])
+
+
+def quiz_06():
+    # Facts of PyTorch's CUDA semantics, which the notebook demonstrates.
+    return (False, True, False)
+
+
+Exercise(
+    "06-quiz",
+    "Self-check. (1) Does t.to('cuda') move t itself (in place)? (2) Does .item() on a CUDA "
+    "tensor make the host wait for the GPU? (3) Does non_blocking=True make a copy from "
+    "ordinary (not pinned) CPU memory asynchronous? Answer a tuple of three bools.",
+    quiz_06,
+    hints=[
+        Hint("(1) .to(device) returns a new tensor; t stays where it was: t = t.to('cuda').",
+             wrong=lambda: (True, True, False)),
+        Hint("(2) .item() needs the value on the host, so it waits for the queued kernels.",
+             wrong=lambda: (False, False, False)),
+        Hint("(3) Only pinned (page-locked) memory can be copied asynchronously.",
+             wrong=lambda: (False, True, True)),
+    ])

@@ -79,3 +79,26 @@ Exercise(
              "h.grad.",
              wrong=_grad_of_leaf),
     ])
+
+
+def quiz_07():
+    x = torch.tensor(2.0, requires_grad=True)
+    (x * x).backward()
+    h = x * 3
+    return (x.grad.item(), h.is_leaf, h.requires_grad)
+
+
+Exercise(
+    "07-quiz",
+    "Self-check, x = torch.tensor(2.0, requires_grad=True). (1) After (x * x).backward(), "
+    "x.grad.item() (a float). (2) For h = x * 3: h.is_leaf (a bool). (3) h.requires_grad (a "
+    "bool). Answer a tuple of the three.",
+    quiz_07,
+    hints=[
+        Hint("(1) d(x*x)/dx = 2x, at x = 2 that is 4.",
+             wrong=lambda: (2.0, False, True)),
+        Hint("(2) A tensor made by a recorded op is not a leaf: it has a grad_fn.",
+             wrong=lambda: (4.0, True, True)),
+        Hint("(3) A result requires grad when one of its inputs does (in grad mode).",
+             wrong=lambda: (4.0, False, False)),
+    ])

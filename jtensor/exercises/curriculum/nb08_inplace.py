@@ -81,3 +81,35 @@ Exercise(
              "so backward() would raise. Add out of place: x.sigmoid() + 1.",
              wrong=_inplace_shift),
     ])
+
+
+def quiz_08():
+    t = torch.zeros(3)
+    t[1:].add_(1)
+    w = torch.zeros(2, requires_grad=True)
+    try:
+        w.add_(1)
+        leaf_ok = True
+    except RuntimeError:
+        leaf_ok = False
+    x = torch.zeros(2)
+    old = x
+    x = x + 1
+    return (t._version, leaf_ok, old._version)
+
+
+Exercise(
+    "08-quiz",
+    "Self-check. (1) t = torch.zeros(3); t[1:].add_(1): what is t._version? (an int) (2) Does "
+    "w.add_(1) work on a leaf w with requires_grad=True, outside no_grad? (a bool) (3) x = "
+    "torch.zeros(2); old = x; x = x + 1: what is old._version? (an int) Answer a tuple.",
+    quiz_08,
+    hints=[
+        Hint("(1) A view shares its base's version counter: writing through t[1:] bumps t.",
+             wrong=lambda: (0, False, 0)),
+        Hint("(2) In-place ops on a leaf that requires grad raise under grad mode: use "
+             "torch.no_grad().",
+             wrong=lambda: (1, True, 0)),
+        Hint("(3) x + 1 is out of place: it makes a new tensor and leaves the old one alone.",
+             wrong=lambda: (1, False, 1)),
+    ])

@@ -100,3 +100,32 @@ Exercise(
              "and biases (module.requires_grad_(False) does both).",
              wrong=_freeze_weights_only),
     ])
+
+
+def quiz_09():
+    w = torch.ones(2, requires_grad=True)
+    with torch.no_grad():
+        y = w * 2
+        with torch.enable_grad():
+            inner = torch.is_grad_enabled()
+    model = torch.nn.Linear(2, 1)
+    model.eval()
+    return (y.requires_grad, model.weight.requires_grad, inner)
+
+
+Exercise(
+    "09-quiz",
+    "Self-check, w = torch.ones(2, requires_grad=True). (1) Under torch.no_grad(), y = w * 2: "
+    "y.requires_grad? (2) After model.eval() on an nn.Linear, does model.weight still require "
+    "grad? (3) Inside `with torch.no_grad(): with torch.enable_grad():`, what does "
+    "torch.is_grad_enabled() return? Answer a tuple of three bools.",
+    quiz_09,
+    hints=[
+        Hint("(1) no_grad records nothing: its results never require grad.",
+             wrong=lambda: (True, True, True)),
+        Hint("(2) eval() switches layers like dropout and batch norm to evaluation; it does not "
+             "touch requires_grad or grad mode.",
+             wrong=lambda: (False, False, True)),
+        Hint("(3) The innermost context wins: enable_grad turns grad mode back on.",
+             wrong=lambda: (False, True, False)),
+    ])

@@ -89,3 +89,27 @@ Exercise(
              "loss per element.",
              wrong=lambda z, y: torch.nn.functional.binary_cross_entropy_with_logits(z, y)),
     ])
+
+
+def quiz_10():
+    import jtensor.nn.functional as F
+
+    bce = F.binary_cross_entropy_with_logits(torch.tensor([0.0]), torch.tensor([1.0]))
+    return ("int64", "logits", round(bce.item(), 4))
+
+
+Exercise(
+    "10-quiz",
+    "Self-check. (1) The dtype F.cross_entropy wants for class-index targets: 'int32', "
+    "'int64' or 'float32'? (2) Does F.cross_entropy take 'logits' or 'probabilities'? (3) "
+    "F.binary_cross_entropy_with_logits(torch.tensor([0.]), torch.tensor([1.])).item(), "
+    "rounded to 4 decimals. Answer a tuple of the three.",
+    quiz_10,
+    hints=[
+        Hint("(1) Class indices are int64 (torch.long); float targets mean probabilities.",
+             wrong=lambda: ("int32", "logits", 0.6931)),
+        Hint("(2) cross_entropy applies log_softmax itself: give it raw scores.",
+             wrong=lambda: ("int64", "probabilities", 0.6931)),
+        Hint("(3) A logit of 0 is probability 0.5, and -log(0.5) = log 2.",
+             wrong=lambda: ("int64", "logits", 0.0)),
+    ])

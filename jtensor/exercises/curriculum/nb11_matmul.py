@@ -80,3 +80,30 @@ Exercise(
              "unsqueeze(1) added.",
              wrong=lambda x, w: x.unsqueeze(1) @ w),
     ])
+
+
+def quiz_11():
+    try:
+        torch.bmm(torch.ones(2, 3, 4), torch.ones(1, 4, 5))
+        broadcasts = True
+    except RuntimeError:
+        broadcasts = False
+    return (tuple((torch.ones(3) @ torch.ones(3)).shape), broadcasts,
+            tuple((torch.ones(2, 1, 3, 4) @ torch.ones(5, 4, 2)).shape))
+
+
+Exercise(
+    "11-quiz",
+    "Self-check. (1) The shape of torch.ones(3) @ torch.ones(3) (a tuple). (2) Does torch.bmm "
+    "broadcast batch sizes 2 and 1? (a bool) (3) The shape of torch.ones(2, 1, 3, 4) @ "
+    "torch.ones(5, 4, 2) (a tuple). Answer a tuple of the three.",
+    quiz_11,
+    hints=[
+        Hint("(1) 1-D @ 1-D is a dot product: a 0-dim tensor, shape ().",
+             wrong=lambda: ((1,), False, (2, 5, 3, 2))),
+        Hint("(2) bmm never broadcasts: both batch sizes must be equal.",
+             wrong=lambda: ((), True, (2, 5, 3, 2))),
+        Hint("(3) Batch dims (2, 1) and (5,) broadcast to (2, 5); then (3, 4) @ (4, 2) is "
+             "(3, 2).",
+             wrong=lambda: ((), False, (2, 1, 3, 2))),
+    ])

@@ -52,3 +52,36 @@ Exercise(
              wrong=lambda batch: torch.stack([torch.cat([torch.zeros(
                  max(len(t) for t in batch) - len(s), dtype=s.dtype), s]) for s in batch])),
     ])
+
+
+def quiz_12():
+    from jtensor.utils.data import DataLoader, IterableDataset
+
+    class _Stream(IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+    try:
+        DataLoader(_Stream(), shuffle=True)
+        shuffles = True
+    except ValueError:
+        shuffles = False
+    batch = next(iter(DataLoader([(torch.zeros(1), 3), (torch.ones(1), 4)], batch_size=2)))
+    return (len(DataLoader(range(7), batch_size=3)), shuffles,
+            "tensor" if isinstance(batch[1], torch.Tensor) else type(batch[1]).__name__)
+
+
+Exercise(
+    "12-quiz",
+    "Self-check. (1) len(DataLoader(range(7), batch_size=3)) (an int). (2) Does "
+    "DataLoader(iterable_dataset, shuffle=True) work? (a bool) (3) With the default collate, "
+    "samples (tensor, int) batch into [xb, yb]: is yb a 'tensor' or a 'list'? Answer a tuple.",
+    quiz_12,
+    hints=[
+        Hint("(1) len(loader) counts batches, and the short last one is kept: 3, 3, 1.",
+             wrong=lambda: (2, False, "tensor")),
+        Hint("(2) An iterable dataset has no indices to shuffle: the DataLoader refuses.",
+             wrong=lambda: (3, True, "tensor")),
+        Hint("(3) default_collate turns Python numbers into a tensor too.",
+             wrong=lambda: (3, False, "list")),
+    ])

@@ -60,3 +60,33 @@ Exercise(
              "index n - 1 (index n is past the end for the longest one).",
              wrong=lambda out, lengths: out[torch.arange(out.shape[0]), lengths]),
     ])
+
+
+def quiz_13():
+    from jtensor.nn.utils.rnn import pack_sequence, pad_sequence
+
+    time_first = pad_sequence([torch.ones(3), torch.ones(2)]).shape[0] == 3
+    try:
+        pack_sequence([torch.ones(2), torch.ones(3)])
+        accepts = True
+    except RuntimeError:
+        accepts = False
+    return ("time first" if time_first else "batch first",
+            int(pack_sequence([torch.ones(3), torch.ones(2)]).batch_sizes.sum()), accepts)
+
+
+Exercise(
+    "13-quiz",
+    "Self-check. (1) pad_sequence's default layout: 'time first' or 'batch first'? (2) The "
+    "sum of pack_sequence([torch.ones(3), torch.ones(2)]).batch_sizes (an int). (3) Does "
+    "pack_sequence accept lengths [2, 3] in that order with its defaults? (a bool) Answer a "
+    "tuple of the three.",
+    quiz_13,
+    hints=[
+        Hint("(1) pad_sequence returns (T, B, *) unless you pass batch_first=True.",
+             wrong=lambda: ("batch first", 5, False)),
+        Hint("(2) batch_sizes counts the real steps: 3 + 2, the padding is not stored.",
+             wrong=lambda: ("time first", 6, False)),
+        Hint("(3) enforce_sorted=True is the default: the lengths must decrease.",
+             wrong=lambda: ("time first", 5, True)),
+    ])

@@ -56,3 +56,31 @@ Exercise(
              "s._indices().element_size(), not the values' element size.",
              wrong=lambda s: (s._indices().numel() + s._values().numel()) * s.element_size()),
     ])
+
+
+def quiz_14():
+    s = torch.sparse_coo_tensor(torch.tensor([[0, 0], [1, 1]]), torch.tensor([1.0, 2.0]),
+                                (3, 4))
+    merged = s.coalesce().values().tolist() == [3.0]
+    t = torch.zeros(3, 4)
+    t[0, :] = 1
+    t[1, 0] = 1
+    return (str(s._indices().dtype).split(".")[1], "sum" if merged else "keep last",
+            tuple(t.to_sparse()._indices().shape))
+
+
+Exercise(
+    "14-quiz",
+    "Self-check. (1) The dtype of a COO tensor's indices (a string such as 'int32'). (2) What "
+    "coalesce() does with duplicate coordinates: 'sum', 'keep first' or 'keep last'? (3) The "
+    "shape of the indices of a (3, 4) tensor with 5 nonzeros, made sparse with to_sparse() "
+    "(a tuple). Answer a tuple of the three.",
+    quiz_14,
+    hints=[
+        Hint("(1) COO indices are always int64.",
+             wrong=lambda: ("int32", "sum", (2, 5))),
+        Hint("(2) Duplicates add up: that is what makes uncoalesced tensors useful.",
+             wrong=lambda: ("int64", "keep last", (2, 5))),
+        Hint("(3) indices is (sparse_dim, nnz): one row per dimension, one column per nonzero.",
+             wrong=lambda: ("int64", "sum", (5, 2))),
+    ])

@@ -51,3 +51,25 @@ Exercise(
              "x[n, c, h, w]. Move the channel dimension instead.",
              wrong=lambda x: x.reshape(x.shape[0], x.shape[2], x.shape[3], x.shape[1])),
     ])
+
+
+def quiz_15():
+    x = torch.empty(2, 3, 4, 5).to(memory_format=torch.channels_last)
+    return (tuple(x.shape), x.is_contiguous(),
+            torch.empty(2, 1, 1, 1).is_contiguous(memory_format=torch.channels_last))
+
+
+Exercise(
+    "15-quiz",
+    "Self-check, x = torch.empty(2, 3, 4, 5).to(memory_format=torch.channels_last). (1) "
+    "x.shape (a tuple). (2) x.is_contiguous() (a bool). (3) Is torch.empty(2, 1, 1, 1) "
+    "contiguous in channels_last as well? (a bool) Answer a tuple of the three.",
+    quiz_15,
+    hints=[
+        Hint("(1) A memory format changes the strides, not the shape: still (N, C, H, W).",
+             wrong=lambda: ((2, 4, 5, 3), False, True)),
+        Hint("(2) is_contiguous() asks about the default (row-major) format.",
+             wrong=lambda: ((2, 3, 4, 5), True, True)),
+        Hint("(3) With size-1 dimensions the strides of both formats describe the same layout.",
+             wrong=lambda: ((2, 3, 4, 5), False, False)),
+    ])

@@ -86,3 +86,30 @@ Exercise(
         Hint("The biases keep their random values: set them too (torch.nn.init.zeros_(m.bias)).",
              wrong=_init_weights_only),
     ])
+
+
+def quiz_16():
+    model = torch.nn.Linear(2, 1)
+    x = torch.ones(1, 2)
+    model(x).sum().backward()
+    first = model.bias.grad.clone()
+    model(x).sum().backward()
+    model.eval()
+    return ("optimizer.step", "add" if model.bias.grad.item() == 2 * first.item() else "set",
+            model.weight.requires_grad)
+
+
+Exercise(
+    "16-quiz",
+    "Self-check. (1) In a training step, which comes first: 'optimizer.step' or "
+    "'scheduler.step'? (2) Does loss.backward() 'set' or 'add' into .grad? (3) After "
+    "model.eval(), do the parameters still require grad? (a bool) Answer a tuple of the three.",
+    quiz_16,
+    hints=[
+        Hint("(1) The scheduler sets the rate for the NEXT step: step the optimizer first.",
+             wrong=lambda: ("scheduler.step", "add", True)),
+        Hint("(2) Gradients accumulate: that is why every step starts with zero_grad().",
+             wrong=lambda: ("optimizer.step", "set", True)),
+        Hint("(3) eval() changes layer behaviour (dropout, batch norm), not requires_grad.",
+             wrong=lambda: ("optimizer.step", "add", False)),
+    ])

@@ -74,3 +74,24 @@ Exercise(
              "returns only the selected elements, flattened.",
              wrong=lambda x, mask: x * mask),
     ])
+
+
+def quiz_17():
+    return (torch.tensor([1, 2]).repeat(2).tolist(), "input, mask", False)
+
+
+Exercise(
+    "17-quiz",
+    "Self-check. (1) torch.tensor([1, 2]).repeat(2).tolist() (a list). (2) The argument order "
+    "of torch.masked_select: 'input, mask' or 'mask, input'? (3) Does "
+    "torch.cuda.empty_cache() free memory held by tensors you still use? (a bool) Answer a "
+    "tuple of the three.",
+    quiz_17,
+    hints=[
+        Hint("(1) Tensor.repeat tiles the whole tensor, like np.tile.",
+             wrong=lambda: ([1, 1, 2, 2], "input, mask", False)),
+        Hint("(2) Like most torch functions, the input comes first.",
+             wrong=lambda: ([1, 2, 1, 2], "mask, input", False)),
+        Hint("(3) empty_cache only returns cached blocks no tensor uses.",
+             wrong=lambda: ([1, 2, 1, 2], "input, mask", True)),
+    ])
