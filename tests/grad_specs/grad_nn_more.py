@@ -287,3 +287,12 @@ GRADS += [
     G("im2col", lambda lib, x: F(lib).unfold(x, (2, 3), padding=1, stride=(2, 1)), [(1, 2, 4, 3)]),
     G("col2im", lambda lib, x: F(lib).fold(x, (4, 3), (2, 2), padding=1), [(1, 8, 20)]),
 ]
+
+GRADS += [
+    G("gumbel_softmax", _seeded(lambda lib, x: F(lib).gumbel_softmax(x, tau=0.7)), [(3, 4)]),
+    G(
+        "max_pool1d_with_indices",
+        lambda lib, x: F(lib).max_pool1d_with_indices(x, 2)[0],
+        [(2, 2, 6)],
+    ),
+]

@@ -804,3 +804,33 @@ _spec("rrelu").cases.append(
         **TOL,
     )
 )
+
+SPECS += [
+    OpSpec(
+        "gumbel_softmax",
+        [
+            Case(
+                seeded(lambda lib, x: F(lib).gumbel_softmax(x, tau=0.5)),
+                mk((3, 5), grad=True),
+                **TOL,
+            ),
+            Case(
+                seeded(lambda lib, x: F(lib).gumbel_softmax(x, hard=True, dim=0)),
+                mk((4, 3), grad=True),
+                name="hard",
+                **TOL,
+            ),
+        ],
+    ),
+    OpSpec(
+        "max_pool1d_with_indices",
+        [
+            Case(lambda lib, x: F(lib).max_pool1d_with_indices(x, 2), mk((2, 3, 8), grad=True)),
+            Case(
+                lambda lib, x: F(lib).max_pool1d_with_indices(x, 3, 2, 1, ceil_mode=True),
+                mk((3, 7)),
+                name="unbatched-ceil",
+            ),
+        ],
+    ),
+]

@@ -145,3 +145,14 @@ MORE_CALLS.update(
         "col2im": lambda: (F.fold, (_x(1, 8, 9, grad=True), 4, 2), {}),
     }
 )
+
+MORE_CALLS.update(
+    {
+        "gumbel_softmax": lambda: (F.gumbel_softmax, (_x(3, 4, grad=True),), {"tau": 0.5}),
+        "max_pool1d_with_indices": lambda: (
+            F.max_pool1d_with_indices,
+            (_x(1, 2, 6, grad=True), 2),
+            {},
+        ),
+    }
+)

@@ -9,11 +9,14 @@ whose PyTorch backward reads the result (``EluBackward1``, ``CeluBackward1``,
 ``ThresholdBackward1``, ``RreluWithNoiseBackward1``) save the written tensor, as PyTorch does.
 """
 
+import warnings
+
 import numpy as np
 
 from ... import _mt19937
 from ..._api import ops as J
 from ..._errors import TensorRuntimeError
+from ..._tensor import contiguous_format
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...random import _rng
@@ -38,6 +41,7 @@ __all__ = [
     "threshold_",
     "rrelu",
     "rrelu_",
+    "gumbel_softmax",
 ]
 
 # SELU's constants (Klambauer et al. 2017), as PyTorch spells them.
@@ -534,3 +538,20 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *,
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, *, generator=None):
     """In-place ``rrelu``."""
     return rrelu(input, lower, upper, training, inplace=True, generator=generator)
+
+
+# ---------------------------------------------------------------- gumbel softmax
+@nn_op()
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """A sample of the Gumbel-softmax (Concrete) distribution over ``dim``: ``softmax((logits
+    + g) / tau)`` with Gumbel noise ``g = -log(Exponential(1))`` drawn as PyTorch; ``hard``
+    returns the one-hot argmax with the soft sample's gradient (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=3)
+    gumbels = -J.empty_like(logits, memory_format=contiguous_format).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = J.zeros_like(logits, memory_format=contiguous_format).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -16,7 +16,7 @@ from ...autograd.function import Function
 from ._op import nn_op
 from .activation import relu
 from .padding import pad
-from .pooling import avg_pool1d, avg_pool2d
+from .pooling import avg_pool1d, avg_pool2d, max_pool1d
 
 __all__ = [
     "adaptive_max_pool1d",
@@ -29,6 +29,7 @@ __all__ = [
     "max_unpool2d",
     "unfold",
     "fold",
+    "max_pool1d_with_indices",
 ]
 
 
@@ -434,3 +435,11 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         )
     out = _Col2Im.apply(x, size, kernel, dilation, padding, stride)
     return out if batched else out.squeeze(0)
+
+
+@nn_op()
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    """``(values, indices)`` of ``max_pool1d``."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
