@@ -23,6 +23,7 @@ import pickle
 import random
 import struct
 import sys
+import warnings
 import zipfile
 import zlib
 
@@ -30,9 +31,10 @@ import numpy as np
 
 from .._device import CPU, device
 from .._dtypes import dtype as _dtype_class
+from .._dtypes import uint8
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError
 from .._size import Size
-from .._storage import Storage
+from .._storage import Storage, TypedStorage
 from .._tensor import Tensor, layout
 from . import _legacy, _rebuild, _unpickler
 from ._legacy import _rebuild_sparse_coo, _rebuild_tensor  # noqa: F401 (old files name them)
@@ -78,6 +80,7 @@ _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
 _ORDERED_DICT = _Global("collections", "OrderedDict")
 _DTYPE_GLOBALS = {d: _Global("torch", d.name) for d in _rebuild.STORAGE_NAME}
+_UNTYPED = _Global("torch.storage", "UntypedStorage")
 _STORAGE_GLOBALS = {d: _Global("torch", name) for d, name in _rebuild.STORAGE_NAME.items()}
 
 
@@ -116,28 +119,35 @@ class _Pickler(pickle._Pickler):
         super().save(obj, save_persistent_id)
 
     def persistent_id(self, obj):
-        if type(obj) is not _TypedRef:
+        # A storage saved on its own is a persistent id too, as in PyTorch: an untyped one
+        # counts bytes (``torch.storage.UntypedStorage``), a typed one its elements.
+        if type(obj) is Storage:
+            obj = _TypedRef(obj, None)
+        elif type(obj) is TypedStorage:
+            obj = _TypedRef(obj._untyped, obj.dtype)
+        elif type(obj) is not _TypedRef:
             return None
         storage, dtype = obj.storage, obj.dtype
+        # An untyped storage holds bytes: uint8 for the one-type-per-storage rule.
+        element = uint8 if dtype is None else dtype
         known = self._storages.get(id(storage))
         if known is None:
             key = str(len(self._storages))
             data = np.asarray(storage._backend.to_host(storage._data))
-            numel = data.shape[0] // dtype.itemsize
-            raw = data[: numel * dtype.itemsize]
-            if sys.byteorder != "little" and dtype.itemsize > 1:
-                raw = raw.view(dtype.numpy).byteswap().view(np.uint8)
-            self.records.append((key, raw.tobytes()))
+            numel = data.shape[0] // element.itemsize
+            # native byte order, which the ``byteorder`` record names
+            self.records.append((key, data[: numel * element.itemsize].tobytes()))
             location = "cpu" if storage.device.type == "cpu" else str(storage.device)
-            known = self._storages[id(storage)] = (key, dtype, location, numel)
+            known = self._storages[id(storage)] = (key, element, location, numel)
             self._kept.append(storage)
-        key, saved_dtype, location, numel = known
-        if saved_dtype is not dtype:
+        key, saved, location, numel = known
+        if saved is not element:
             raise TensorRuntimeError(
                 "Cannot save multiple tensors or storages that view the same data as "
-                f"different types ({saved_dtype} and {dtype})"
+                f"different types ({saved} and {element})"
             )
-        return ("storage", _STORAGE_GLOBALS[dtype], key, location, numel)
+        storage_type = _UNTYPED if dtype is None else _STORAGE_GLOBALS[dtype]
+        return ("storage", storage_type, key, location, numel)
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
@@ -363,8 +373,8 @@ class _StorageLoader:
             or numel < 0
         ):
             raise TensorRuntimeError(f"corrupt checkpoint: persistent id {pid!r}")
-        dtype = storage_type.dtype
-        itemsize = 1 if dtype is None else dtype.itemsize
+        dtype = _rebuild.check_dtype(storage_type.dtype)
+        itemsize = dtype.itemsize
         loaded = self._loaded.get(key)
         if loaded is None:
             name = f"data/{key}"
@@ -393,7 +403,7 @@ class _StorageLoader:
             raise TensorRuntimeError(
                 f"corrupt checkpoint: storage {key!r} is referred to with different sizes"
             )
-        return _rebuild.LoadedStorage(storage, dtype, numel)
+        return TypedStorage(storage, dtype)
 
     def _place(self, storage, location):
         where = self._map_location
@@ -432,9 +442,9 @@ class _StorageLoader:
 
 
 def _byteswap(data, itemsize, dtype):
-    # A file from a big-endian machine: each element's bytes reversed (a complex number's
-    # two halves each on their own). An untyped storage's elements are taken as bytes.
-    unit = itemsize // 2 if dtype is not None and dtype.is_complex else itemsize
+    # A file from a machine of the other byte order: each element's bytes reversed (a
+    # complex number's two halves each on their own).
+    unit = itemsize // 2 if dtype.is_complex else itemsize
     return data.view(f"u{unit}").byteswap().view(np.uint8)
 
 
@@ -516,6 +526,8 @@ def load(
     unknown = set(pickle_load_args) - {"encoding", "errors", "fix_imports"}
     if unknown:
         raise TensorTypeError(f"load() got unexpected keyword arguments {sorted(unknown)}")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     raw = _read_all(f, mmap)
     if not raw.startswith(b"PK"):
         if mmap:

@@ -15,7 +15,7 @@ from .. import _dtypes
 from .._device import CPU
 from .._errors import TensorRuntimeError
 from .._size import Size
-from .._storage import Storage
+from .._storage import Storage, TypedStorage
 from .._tensor import Tensor
 from . import _rebuild
 
@@ -30,7 +30,7 @@ def _rebuild_tensor(storage, offset, shape, stride, dtype_name, requires_grad):
     dtype = _dtypes._dtype_by_name(dtype_name)
     if not isinstance(storage, Storage):
         raise TensorRuntimeError(f"corrupt jtensor file: a tensor's storage is {storage!r}")
-    loaded = _rebuild.LoadedStorage(storage, dtype, storage.nbytes() // dtype.itemsize)
+    loaded = TypedStorage(storage, dtype)
     return _rebuild.rebuild_tensor_v2(loaded, offset, shape, stride, bool(requires_grad), None)
 
 

@@ -15,13 +15,13 @@ from .. import _dtypes
 from .._device import device
 from .._errors import TensorRuntimeError
 from .._size import Size
+from .._storage import TypedStorage
 from .._tensor import Tensor, sparse_coo, strided
 
 
 class StorageType:
     """What a checkpoint's ``torch FloatStorage`` (and the other typed storage names) load
-    as: the element dtype of the storage a persistent id refers to (``None`` for PyTorch's
-    ``UntypedStorage``, whose size counts bytes)."""
+    as: the element dtype of the storage a persistent id refers to."""
 
     __slots__ = ("name", "dtype")
 
@@ -33,27 +33,13 @@ class StorageType:
         return f"torch.{self.name}"
 
 
-class LoadedStorage:
-    """A storage read from a checkpoint together with the dtype its persistent id gave it,
-    as PyTorch's ``TypedStorage`` is handed to ``_rebuild_tensor_v2``."""
-
-    __slots__ = ("storage", "dtype", "numel")
-
-    def __init__(self, storage, dtype, numel):
-        self.storage = storage
-        self.dtype = dtype
-        self.numel = numel
-
-    def __repr__(self):
-        return f"<storage of {self.numel} {self.dtype} elements on {self.storage.device}>"
-
-
 # dtype <-> the names PyTorch pickles: ``torch float32`` for the dtype, ``torch FloatStorage``
 # for a storage of it.
 DTYPE_GLOBALS = {f"torch.{d.name}": d for d in _dtypes.ALL}
 STORAGE_NAME = {d: f"{d._torch_name}Storage" for d in _dtypes.ALL}
 STORAGE_TYPES = {f"torch.{name}": StorageType(name, d) for d, name in STORAGE_NAME.items()}
-STORAGE_TYPES["torch.storage.UntypedStorage"] = StorageType("UntypedStorage", None)
+# An untyped storage counts bytes; PyTorch loads it as a TypedStorage of uint8, as here.
+STORAGE_TYPES["torch.storage.UntypedStorage"] = StorageType("UntypedStorage", _dtypes.uint8)
 STORAGE_TYPES["torch.UntypedStorage"] = STORAGE_TYPES["torch.storage.UntypedStorage"]
 # PyTorch's dtypes that jtensor does not have: allowed in a file (PyTorch's list), refused with
 # a clear message when a tensor needs one.
@@ -137,9 +123,9 @@ _LIMIT = 2**63  # sizes, strides and offsets are int64 in PyTorch
 
 
 def _view(storage, offset, size, stride, dtype):
-    """A tensor on ``storage`` (a ``LoadedStorage``), after checking that every element it
+    """A tensor on ``storage`` (a ``TypedStorage``), after checking that every element it
     reaches lies inside the storage: PyTorch's ``set_`` check, with its message."""
-    if not isinstance(storage, LoadedStorage):
+    if not isinstance(storage, TypedStorage):
         raise TensorRuntimeError(f"corrupt checkpoint: a tensor's storage is {storage!r}")
     offset = _int(offset, "a storage offset")
     size, stride = _ints(size, "a size"), _ints(stride, "a stride")
@@ -153,7 +139,7 @@ def _view(storage, offset, size, stride, dtype):
             f"{list(size)}, stride {list(stride)}, storage offset {offset})"
         )
     itemsize = dtype.itemsize
-    available = storage.storage.nbytes() // itemsize
+    available = storage._untyped.nbytes() // itemsize
     if 0 not in size:
         needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
         if needed > available:
@@ -168,18 +154,13 @@ def _view(storage, offset, size, stride, dtype):
             f"corrupt checkpoint: storage offset {offset} is past the end of a storage of "
             f"{available} elements"
         )
-    return Tensor._make(storage.storage, size, stride, offset, dtype)
+    return Tensor._make(storage._untyped, size, stride, offset, dtype)
 
 
 def rebuild_tensor(storage, storage_offset, size, stride):
     """``torch._utils._rebuild_tensor``: a tensor of the storage's dtype."""
-    if not isinstance(storage, LoadedStorage):
+    if not isinstance(storage, TypedStorage):
         raise TensorRuntimeError(f"corrupt checkpoint: a tensor's storage is {storage!r}")
-    if storage.dtype is None:
-        raise TensorRuntimeError(
-            "corrupt checkpoint: a tensor on an untyped storage has no "
-            "dtype (PyTorch saves those with _rebuild_tensor_v3)"
-        )
     return _view(storage, storage_offset, size, stride, _dtype(storage.dtype, "tensor"))
 
 
@@ -216,8 +197,6 @@ def rebuild_tensor_v3(
 ):
     """``torch._utils._rebuild_tensor_v3``: as v2 on an untyped storage, the dtype given."""
     dtype = _dtype(dtype, "tensor")
-    if not isinstance(storage, LoadedStorage):
-        raise TensorRuntimeError(f"corrupt checkpoint: a tensor's storage is {storage!r}")
     return _finish(
         _view(storage, storage_offset, size, stride, dtype), requires_grad, backward_hooks
     )

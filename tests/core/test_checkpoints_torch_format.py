@@ -10,6 +10,7 @@ import fractions
 import io
 import os
 import pickle
+import warnings
 import zipfile
 
 import pytest
@@ -264,6 +265,36 @@ def test_optimizer_state_dicts_both_ways(kind):
             got = back["state"][index][slot]
             assert (got.tolist() if isinstance(got, torch.Tensor) else got) == expected
     assert back["param_groups"][0]["lr"] == mine["param_groups"][0]["lr"]
+
+
+def test_storages_saved_on_their_own_both_ways():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # TypedStorage is deprecated (both)
+        for lib, other in ((jtensor, torch), (torch, jtensor)):
+            t = lib.arange(3.0, device="cpu")
+            raw = _to_bytes(lib, {"s": t.storage(), "t": t})
+            loaded = other.load(io.BytesIO(raw), map_location="cpu")
+            assert loaded["s"].dtype == other.float32 and len(loaded["s"]) == 3
+            assert loaded["s"].data_ptr() == loaded["t"].untyped_storage().data_ptr()
+            raw = _to_bytes(
+                lib, {"u": lib.arange(3, dtype=lib.uint8, device="cpu").untyped_storage()}
+            )
+            loaded = other.load(io.BytesIO(raw), map_location="cpu")["u"]
+            assert loaded.dtype == other.uint8 and loaded.tolist() == [0, 1, 2]
+            t = lib.arange(3.0, device="cpu")
+            with pytest.raises(RuntimeError, match="view the same data as different types"):
+                _to_bytes(lib, {"u": t.untyped_storage(), "t": t})
+
+
+def test_warnings_as_pytorch():
+    raw = _to_bytes(jtensor, jtensor.ones(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # weights_only=False: no FutureWarning in 2.13
+        jtensor.load(io.BytesIO(raw), weights_only=False)
+        torch.load(io.BytesIO(raw), weights_only=False)
+    for lib in (jtensor, torch):
+        with pytest.warns(UserWarning, match="pickle_load_args only works if"):
+            lib.load(io.BytesIO(raw), encoding="latin1")
 
 
 # ------------------------------------------------------------------------ the archive
