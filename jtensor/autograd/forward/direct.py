@@ -16,94 +16,38 @@ from .rules import GENERIC, LINEAR, MULTILINEAR, Call, Derived, Rule, _Linear, a
 
 # ----------------------------------------------------------------------------- linear ops
 
+# element-wise and reductions linear in their tensor inputs
 rule(
-    # element-wise and reductions linear in their tensor inputs
-    "add",
-    "sub",
-    "neg",
-    "positive",
-    "sum",
-    "mean",
-    "cumsum",
-    "trace",
-    "deg2rad",
-    "rad2deg",
-    "diff",
-    # copies
-    "clone",
-    "contiguous",
-    "to",
-    "narrow_copy",
-    "conj",
-    "conj_physical",
-    "resolve_conj",
-    "resolve_neg",
-    "complex",
-    "diagflat",
-    "gradient",
-    "row_stack",
-    "rsub",
-    "real",
-    "imag",
-    # joining, rearranging, selection (the indices are constants)
-    "cat",
-    "concat",
-    "concatenate",
-    "stack",
-    "hstack",
-    "vstack",
-    "dstack",
-    "column_stack",
-    "block_diag",
-    "flip",
-    "fliplr",
-    "flipud",
-    "roll",
-    "rot90",
-    "repeat",
-    "tile",
-    "repeat_interleave",
-    "tril",
-    "triu",
-    "diag",
-    "diag_embed",
-    "index_select",
-    "gather",
-    "take",
-    "take_along_dim",
-    "masked_select",
-    "where",
-    "masked_fill",
-    "index_fill",
-    "scatter_add",
-    "index_add",
-    "index_copy",
-    "index_put",
-    "put",
-    "select_scatter",
-    "slice_scatter",
-    "diagonal_scatter",
-    "masked_scatter",
-    "sum_to_size",
-    "broadcast_tensors",
-    "atleast_1d",
-    "atleast_2d",
-    "atleast_3d",
-    "meshgrid",
-    "cartesian_prod",
-    "combinations",
-    # in-place only (the metadata ones change the tangent's view as the primal's)
-    "t_",
-    "transpose_",
-    "swapaxes_",
-    "swapdims_",
-    "unsqueeze_",
-    "squeeze_",
-    "as_strided_",
-    "__setitem__",
-    "copy_",
-    "fill_",
-    "zero_",
+    *"""
+    add sub neg positive sum mean cumsum trace deg2rad rad2deg diff
+    """.split(),
+    kind=LINEAR,
+)
+# copies
+rule(
+    *"""
+    clone contiguous to narrow_copy conj conj_physical resolve_conj resolve_neg complex diagflat
+    gradient row_stack rsub real imag
+    """.split(),
+    kind=LINEAR,
+)
+# joining, rearranging, selection (the indices are constants)
+rule(
+    *"""
+    cat concat concatenate stack hstack vstack dstack column_stack block_diag flip fliplr flipud
+    roll rot90 repeat tile repeat_interleave tril triu diag diag_embed index_select gather take
+    take_along_dim masked_select where masked_fill index_fill scatter_add index_add index_copy
+    index_put put select_scatter slice_scatter diagonal_scatter masked_scatter sum_to_size
+    broadcast_tensors atleast_1d atleast_2d atleast_3d meshgrid cartesian_prod combinations
+    """.split(),
+    kind=LINEAR,
+)
+# in-place only (the metadata ones change the tangent's view as the primal's)
+rule(
+    *"""
+    t_ transpose_ swapaxes_ swapdims_ unsqueeze_ squeeze_ as_strided_ __setitem__ copy_ fill_
+    zero_
+    """.split(),
     kind=LINEAR,
 )
 
@@ -141,25 +85,10 @@ rule("fill_diagonal_", kind=_LinearWithConstant("fill_value"))
 # ----------------------------------------------------------------------------- products
 
 rule(
-    "mul",
-    "multiply",
-    "matmul",
-    "mm",
-    "bmm",
-    "mv",
-    "dot",
-    "vdot",
-    "inner",
-    "outer",
-    "ger",
-    "einsum",
-    "tensordot",
-    "kron",
-    "cross",
-    "linalg_cross",
-    "linalg_vecdot",
-    "chain_matmul",
-    "linalg_multi_dot",
+    *"""
+    mul multiply matmul mm bmm mv dot vdot inner outer ger einsum tensordot kron cross
+    linalg_cross linalg_vecdot chain_matmul linalg_multi_dot
+    """.split(),
     kind=MULTILINEAR,
 )
 
@@ -492,19 +421,9 @@ rule("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummi
 # Random fills and in-place comparisons overwrite their input with values that do not
 # depend on it: the tangent becomes zero (PyTorch's zeros_like formulas).
 rule(
-    "normal_",
-    "uniform_",
-    "cauchy_",
-    "exponential_",
-    "geometric_",
-    "log_normal_",
-    "random_",
-    "eq_",
-    "ne_",
-    "lt_",
-    "le_",
-    "gt_",
-    "ge_",
+    *"""
+    normal_ uniform_ cauchy_ exponential_ geometric_ log_normal_ random_ eq_ ne_ lt_ le_ gt_ ge_
+    """.split(),
     kind=Derived(_zero, False),
 )
 
@@ -512,26 +431,11 @@ rule(
 
 # The discrete Fourier transforms are linear (over the reals for the Hermitian ones).
 rule(
-    "fft_fft",
-    "fft_ifft",
-    "fft_rfft",
-    "fft_irfft",
-    "fft_hfft",
-    "fft_ihfft",
-    "fft_fft2",
-    "fft_ifft2",
-    "fft_rfft2",
-    "fft_irfft2",
-    "fft_hfft2",
-    "fft_ihfft2",
-    "fft_fftn",
-    "fft_ifftn",
-    "fft_rfftn",
-    "fft_irfftn",
-    "fft_hfftn",
-    "fft_ihfftn",
-    "fft_fftshift",
-    "fft_ifftshift",
+    *"""
+    fft_fft fft_ifft fft_rfft fft_irfft fft_hfft fft_ihfft fft_fft2 fft_ifft2 fft_rfft2
+    fft_irfft2 fft_hfft2 fft_ihfft2 fft_fftn fft_ifftn fft_rfftn fft_irfftn fft_hfftn fft_ihfftn
+    fft_fftshift fft_ifftshift
+    """.split(),
     kind=LINEAR,
 )
 
@@ -544,138 +448,36 @@ rule(
 # the level; view ops are linear.)
 _GROUPS = {
     "matrix functions and decompositions: their reverse formulas are the adjoints of the "
-    "linear maps PyTorch's jvps compute, and the generic rule transposes them back": (
-        "cholesky",
-        "cholesky_inverse",
-        "cholesky_solve",
-        "det",
-        "inverse",
-        "logdet",
-        "lu",
-        "lu_solve",
-        "lu_unpack",
-        "matrix_exp",
-        "matrix_power",
-        "orgqr",
-        "ormqr",
-        "pinverse",
-        "qr",
-        "slogdet",
-        "svd",
-        "triangular_solve",
-        "linalg_cholesky",
-        "linalg_cholesky_ex",
-        "linalg_det",
-        "linalg_eig",
-        "linalg_eigh",
-        "linalg_eigvals",
-        "linalg_eigvalsh",
-        "linalg_householder_product",
-        "linalg_inv",
-        "linalg_inv_ex",
-        "linalg_lstsq",
-        "linalg_lu",
-        "linalg_lu_factor",
-        "linalg_lu_factor_ex",
-        "linalg_lu_solve",
-        "linalg_matrix_exp",
-        "linalg_matrix_power",
-        "linalg_matrix_norm",
-        "linalg_norm",
-        "linalg_pinv",
-        "linalg_qr",
-        "linalg_slogdet",
-        "linalg_solve",
-        "linalg_solve_ex",
-        "linalg_solve_triangular",
-        "linalg_svd",
-        "linalg_svdvals",
-        "linalg_vector_norm",
-    ),
+    "linear maps PyTorch's jvps compute, and the generic rule transposes them back": """
+        cholesky cholesky_inverse cholesky_solve det inverse logdet lu lu_solve lu_unpack
+        matrix_exp matrix_power orgqr ormqr pinverse qr slogdet svd triangular_solve
+        linalg_cholesky linalg_cholesky_ex linalg_det linalg_eig linalg_eigh linalg_eigvals
+        linalg_eigvalsh linalg_householder_product linalg_inv linalg_inv_ex linalg_lstsq
+        linalg_lu linalg_lu_factor linalg_lu_factor_ex linalg_lu_solve linalg_matrix_exp
+        linalg_matrix_power linalg_matrix_norm linalg_norm linalg_pinv linalg_qr linalg_slogdet
+        linalg_solve linalg_solve_ex linalg_solve_triangular linalg_svd linalg_svdvals
+        linalg_vector_norm
+    """.split(),
     "reductions whose reverse formula settles ties, zeros and NaNs as PyTorch does (amax's "
-    "even split, prod's zeros, the nan-reductions' masks): the generic rule inherits it": (
-        "amax",
-        "amin",
-        "aminmax",
-        "prod",
-        "cumprod",
-        "var",
-        "std",
-        "var_mean",
-        "std_mean",
-        "nansum",
-        "nanmean",
-        "norm",
-        "frobenius_norm",
-        "nuclear_norm",
-        "dist",
-        "cdist",
-        "quantile",
-        "nanquantile",
-        "msort",
-        "trapezoid",
-        "trapz",
-        "cumulative_trapezoid",
-        "cov",
-        "corrcoef",
-        "renorm",
-        "scatter_reduce",
-        "vander",
-        "maximum",
-        "minimum",
-        "fmax",
-        "fmin",
-    ),
+    "even split, prod's zeros, the nan-reductions' masks): the generic rule inherits it": """
+        amax amin aminmax prod cumprod var std var_mean std_mean nansum nanmean norm
+        frobenius_norm nuclear_norm dist cdist quantile nanquantile msort trapezoid trapz
+        cumulative_trapezoid cov corrcoef renorm scatter_reduce vander maximum minimum fmax fmin
+    """.split(),
     "element-wise functions outside training's hot path (special functions, two-argument "
-    "functions with masks at their poles): one extra element-wise forward and backward": (
-        "acosh",
-        "asinh",
-        "atanh",
-        "i0",
-        "mvlgamma",
-        "polygamma",
-        "igamma",
-        "igammac",
-        "logit",
-        "sgn",
-        "angle",
-        "nextafter",
-        "frexp",
-        "copysign",
-        "ldexp",
-        "float_power",
-        "hypot",
-        "atan2",
-        "fmod",
-        "remainder",
-        "xlogy",
-        "logaddexp",
-        "logaddexp2",
-        "lerp",
-        "addcdiv",
-        "nan_to_num",
-        "polar",
-        "special_entr",
-        "special_erfcx",
-        "special_i0e",
-        "special_i1",
-        "special_i1e",
-        "special_log_ndtr",
-        "special_ndtri",
-        "special_xlog1py",
-        "special_zeta",
-    ),
+    "functions with masks at their poles): one extra element-wise forward and backward": """
+        acosh asinh atanh i0 mvlgamma polygamma igamma igammac logit sgn angle nextafter frexp
+        copysign ldexp float_power hypot atan2 fmod remainder xlogy logaddexp logaddexp2 lerp
+        addcdiv nan_to_num polar special_entr special_erfcx special_i0e special_i1 special_i1e
+        special_log_ndtr special_ndtri special_xlog1py special_zeta
+    """.split(),
     "random draws: the generic rule replays the generators, so its tangent run draws the "
-    "primal's numbers (and bernoulli with a float p keeps PyTorch's refusal)": (
-        "bernoulli",
-        "poisson",
-    ),
+    "primal's numbers (and bernoulli with a float p keeps PyTorch's refusal)": """
+        bernoulli poisson
+    """.split(),
     "no derivative at all in PyTorch (a NotImplemented node): the generic rule raises "
-    "PyTorch's forward-AD error when it meets the node": (
-        "floor_divide",
-        "heaviside",
-        "histogram",
-        "bincount",
-    ),
+    "PyTorch's forward-AD error when it meets the node": """
+        floor_divide heaviside histogram bincount
+    """.split(),
 }
 GENERIC_BY_DESIGN = {name: reason for reason, names in _GROUPS.items() for name in names}
