@@ -245,12 +245,11 @@ def _share_with_saved_output(level, o):
 
 
 class Rule:
-    """A forward-mode rule: ``apply(c, written)`` runs the op and attaches tangents."""
+    """A forward-mode rule: subclasses define ``apply(c, written)``, which runs the op
+    (``c.entry``) and attaches the outputs' tangents; ``written`` is the tensor an in-place
+    call writes (None otherwise)."""
 
     kind = "rule"
-
-    def apply(self, c, written):
-        raise TensorNotImplementedError(type(self).__name__)  # pragma: no cover (abstract)
 
 
 class _Linear(Rule):
