@@ -287,7 +287,7 @@ def test_storages_saved_on_their_own_both_ways():
 
 
 def test_warnings_as_pytorch():
-    raw = _to_bytes(jtensor, jtensor.ones(1))
+    raw = _to_bytes(jtensor, jtensor.ones(1, device="cpu"))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # weights_only=False: no FutureWarning in 2.13
         jtensor.load(io.BytesIO(raw), weights_only=False)
