@@ -34,11 +34,15 @@ class _Transforms:
     processes it with itself taken off the stack, so the ops it runs reach the transforms
     below it (or the plain path when none is left)."""
 
-    __slots__ = ("active", "stack")
+    __slots__ = ("active", "stack", "processing")
 
     def __init__(self):
         self.active = 0
         self.stack = []
+        # (level, op) for each transform processing a call now, in the order they took it
+        # (the innermost transform first): what the ops they run are done for (the trace
+        # labels its events with it).
+        self.processing = []
 
 
 transforms = _Transforms()
@@ -64,9 +68,12 @@ def call_transformed(op, entry, args, kwargs):
     stack = transforms.stack
     level = stack.pop()
     transforms.active = len(stack)
+    processing = transforms.processing
+    processing.append((level, op))
     try:
         return level.process(op, entry, args, kwargs)
     finally:
+        processing.pop()
         stack.append(level)
         transforms.active = len(stack)
 

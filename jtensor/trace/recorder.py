@@ -31,6 +31,20 @@ from .._dispatch import grad_mode
 from .._tensor import Tensor
 from .events import Event, _materialize
 
+_TRANSFORMS = _dispatch.transforms
+
+
+def transform_label(processing):
+    """What a function transform ran an op for, as the trace prints it: ``vmap level 1:
+    batch size 4, for mul`` (nested transforms in the order they took the call, the
+    innermost first, joined by `` > ``)."""
+    parts = []
+    for level, op in processing:
+        label = getattr(level, "trace_label", None)
+        parts.append(label(op) if label is not None
+                     else f"{repr(level).strip('<>')}, for {op.name}")
+    return " > ".join(parts)
+
 __all__ = ["Recorder", "active"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -332,6 +346,10 @@ class Recorder:
             word = "view"
         nbytes = sum(fresh) if fresh else 0
         info = dict(info) if info else None
+        if _TRANSFORMS.processing:
+            # Run by a function transform (vmap, forward AD) for the user's op: say so.
+            info = info or {}
+            info["under"] = transform_label(_TRANSFORMS.processing)
         event = Event(self.trace._count - 1, word, op.name, kind, ins, outs, modified_at,
                       nbytes, filename, line, info, self._refs)
         self._log.append(event)
@@ -365,6 +383,7 @@ class Recorder:
         mode = grad_mode.__dict__
         T = Tensor
         RAW = _RAW
+        processing = _TRANSFORMS.processing   # (one list, for the process's lifetime)
 
         def snap(t):
             # ``_snap`` without values (kept in step with it), except that the dtype itself
@@ -411,7 +430,7 @@ class Recorder:
                     break
                 frame = frame.f_back
             if modified is not None or outputs.__class__ is not T \
-                    or outputs._grad_fn is not None or mode.get("inside"):
+                    or outputs._grad_fn is not None or mode.get("inside") or processing:
                 if frame is not None:
                     record_op(op, inputs, outputs, modified, info, code.co_filename,
                               frame.f_lineno)

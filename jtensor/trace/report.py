@@ -98,6 +98,8 @@ def _event_cells(trace, e, show_values):
             detail += f"  (+{_bytes(e.nbytes_allocated)})"
         if e.info.get("copied"):
             detail += "  [copied]"
+        if e.info.get("under"):
+            detail += f"  [{e.info['under']}]"
         return e.name, e.kind, detail
     if e.kind == "backward":
         grads = ", ".join(str(g) if g is not None else "None" for g in e.info.get("grads", ()))
