@@ -119,3 +119,26 @@ Exercise(
         Hint("(3) reshape copies when it must; view never copies, so it is view that refuses.",
              wrong=lambda: (False, True, "reshape")),
     ])
+
+
+def _wide():
+    return (torch.arange(6.0).reshape(2, 3),)
+
+
+def flatten_columns(x):
+    return x.t().reshape(-1)  # x.t().contiguous().view(-1) is the same copy
+
+
+Exercise(
+    "03-debug-view",
+    "Debug this: flatten_columns(x) = x.t().view(-1) should list a 2-D x column by column but "
+    "raises RuntimeError (view size is not compatible with input tensor's size and stride). "
+    "Write the fixed function.",
+    flatten_columns, inputs=_wide,
+    hints=[
+        Hint("x.t() is not contiguous, so view cannot flatten it: that is the error you are "
+             "fixing. reshape(-1) copies when it must.",
+             wrong=lambda x: x.t().view(-1)),
+        Hint("x.view(-1) runs, but it lists x row by row: the transpose is lost. Flatten x.t().",
+             wrong=lambda x: x.view(-1)),
+    ])

@@ -95,3 +95,30 @@ Exercise(
         Hint("(3) expand copies nothing: the new dimension reads the same row again, stride 0.",
              wrong=lambda: ((3, 4), False, (3, 1))),
     ])
+
+
+def _rows_and_weights():
+    return (torch.arange(12.0).reshape(3, 4), torch.tensor([1.0, 10.0, 100.0]))
+
+
+def weight_rows(x, w):
+    return x * w[:, None]  # w.unsqueeze(1): shape (3, 1) stretches along the columns
+
+
+Exercise(
+    "04-debug-row-weights",
+    "Debug this: weight_rows(x, w) = x * w should multiply row i of x (3, 4) by w[i] (w has "
+    "shape (3,)) but raises RuntimeError (the size of tensor a (4) must match the size of "
+    "tensor b (3)). Write the fixed function.",
+    weight_rows, inputs=_rows_and_weights,
+    hints=[
+        Hint("(3,) aligns with the LAST dimension of (3, 4): that is the error. Give w a "
+             "trailing 1: w[:, None] has shape (3, 1).",
+             wrong=lambda x, w: x * w),
+        Hint("x.t() * w has the right numbers in the wrong shape (4, 3): transpose back, or "
+             "better, reshape w instead of x.",
+             wrong=lambda x, w: x.t() * w),
+        Hint("w[None, :] has shape (1, 3): still aligned with the columns. The 1 must come "
+             "last.",
+             wrong=lambda x, w: x * w[None, :]),
+    ])

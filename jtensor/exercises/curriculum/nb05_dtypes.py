@@ -89,3 +89,30 @@ Exercise(
         Hint("(3) Floating beats integer whatever the width: int64 + float16 is float16.",
              wrong=lambda: ("float32", -56, "float32")),
     ])
+
+
+def _counts_and_weights():
+    return (torch.tensor([[1, 0, 2], [0, 3, 1]]),
+            torch.tensor([[0.5, -1.0], [0.25, 2.0], [1.5, 0.0]]))
+
+
+def weighted_counts(counts, w):
+    return counts.float() @ w  # the int64 counts become float32, like w
+
+
+Exercise(
+    "05-debug-matmul-dtype",
+    "Debug this: weighted_counts(counts, w) = counts @ w, with int64 counts (2, 3) and float32 "
+    "weights w (3, 2), raises RuntimeError (expected m1 and m2 to have the same dtype). Write "
+    "the fixed function: a float32 (2, 2) result.",
+    weighted_counts, inputs=_counts_and_weights,
+    hints=[
+        Hint("matmul does not promote: both operands must have one dtype. That is the error "
+             "you are fixing: convert counts with .float().",
+             wrong=lambda counts, w: counts @ w),
+        Hint("w.long() truncates the weights to integers (0.5 becomes 0): convert the counts "
+             "to float, not the weights to int.",
+             wrong=lambda counts, w: counts @ w.long()),
+        Hint("counts.double() is float64 while w is float32: still two dtypes. Use .float().",
+             wrong=lambda counts, w: counts.double() @ w),
+    ])

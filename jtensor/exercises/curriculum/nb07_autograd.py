@@ -102,3 +102,36 @@ Exercise(
         Hint("(3) A result requires grad when one of its inputs does (in grad mode).",
              wrong=lambda: (4.0, False, False)),
     ])
+
+
+def _weights():
+    return (torch.tensor([0.0, 1.0, -1.0], requires_grad=True),)
+
+
+def two_losses_grad(w):
+    h = w.exp()
+    (h.sum() + (2 * h).sum()).backward()  # one backward through the shared graph
+    return w.grad
+
+
+def _backward_twice(w):
+    h = w.exp()
+    h.sum().backward()
+    (2 * h).sum().backward()  # raises: the graph's saved values are freed
+    return w.grad
+
+
+Exercise(
+    "07-debug-backward-twice",
+    "Debug this: h = w.exp(); loss1 = h.sum(); loss2 = (2 * h).sum(); loss1.backward(); "
+    "loss2.backward() raises RuntimeError (trying to backward through the graph a second "
+    "time). Write f(w) that returns w.grad holding the gradient of loss1 + loss2.",
+    two_losses_grad, inputs=_weights,
+    hints=[
+        Hint("The first backward freed the values exp saved: the second one cannot run. Add "
+             "the losses and call backward once (or pass retain_graph=True the first time).",
+             wrong=_backward_twice),
+        Hint("That is the gradient of loss2 only: both losses must reach w.grad (gradients "
+             "add up over backward calls).",
+             wrong=lambda w: ((2 * w.exp()).sum().backward(), w.grad)[1]),
+    ])

@@ -113,3 +113,28 @@ Exercise(
         Hint("(3) x + 1 is out of place: it makes a new tensor and leaves the old one alone.",
              wrong=lambda: (1, False, 1)),
     ])
+
+
+def _mixed_signs():
+    return (torch.tensor([-1.0, 2.0, 0.5], requires_grad=True),)
+
+
+def shifted_relu(x):
+    return x.relu() + 0.5  # out of place: relu's saved result stays as it was
+
+
+Exercise(
+    "08-debug-saved-tensor",
+    "Debug this: h = x.relu(); h += 0.5; return h. backward() through the result raises "
+    "RuntimeError (one of the variables needed for gradient computation has been modified by "
+    "an inplace operation). Write the fixed function: relu(x) + 0.5, differentiable.",
+    shifted_relu, inputs=_mixed_signs,
+    rules=("type", "shape", "dtype", "values", "backward"),
+    hints=[
+        Hint("relu saves its result for backward; h += 0.5 overwrites it. Write h = x.relu() + 0.5 "
+             "(out of place).",
+             wrong=lambda x: x.relu().add_(0.5)),
+        Hint("detach() makes the error go away by cutting the graph: the result no longer "
+             "requires grad, so nothing can be learnt through it.",
+             wrong=lambda x: x.relu().detach() + 0.5),
+    ])

@@ -107,3 +107,30 @@ Exercise(
              "(3, 2).",
              wrong=lambda: ((), False, (2, 1, 3, 2))),
     ])
+
+
+def _linear_layer():
+    return (torch.arange(15.0).reshape(5, 3) / 10,
+            torch.tensor([[1.0, 0.0, -1.0], [0.5, 0.5, 0.5], [2.0, 0.0, 0.0],
+                          [0.0, -1.0, 1.0]]),
+            torch.tensor([0.0, 1.0, -1.0, 0.5]))
+
+
+def linear(x, w, b):
+    return x @ w.t() + b  # w is (out, in), as nn.Linear stores it
+
+
+Exercise(
+    "11-debug-linear",
+    "Debug this: linear(x, W, b) = x @ W + b with x (5, 3), an nn.Linear-style weight W (4, 3) "
+    "(out, in) and bias b (4,) raises RuntimeError (mat1 and mat2 shapes cannot be "
+    "multiplied (5x3 and 4x3)). Write the fixed function: a (5, 4) result.",
+    linear, inputs=_linear_layer,
+    hints=[
+        Hint("x @ W pairs x's 3 columns with W's 4 rows: that is the error. nn.Linear computes "
+             "x @ W.t() + b.",
+             wrong=lambda x, w, b: x @ w + b),
+        Hint("W @ x.t() gives the transposed product (4, 5): the bias then cannot broadcast "
+             "along the right axis. Keep x first: x @ W.t() + b.",
+             wrong=lambda x, w, b: w @ x.t() + b[:, None]),
+    ])

@@ -90,3 +90,42 @@ Exercise(
         Hint("(3) enforce_sorted=True is the default: the lengths must decrease.",
              wrong=lambda: ("time first", 5, True)),
     ])
+
+
+def _unsorted_batch():
+    x = torch.tensor([[[1.0], [2.0], [0.0]], [[3.0], [4.0], [5.0]], [[6.0], [0.0], [0.0]]])
+    return (x, torch.tensor([2, 3, 1]))
+
+
+def pack_any_order(x, lengths):
+    from jtensor.nn.utils.rnn import pack_padded_sequence
+
+    return pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False).data
+
+
+def _sort_lengths_only(x, lengths):
+    from jtensor.nn.utils.rnn import pack_padded_sequence
+
+    return pack_padded_sequence(x, lengths.sort(descending=True).values, batch_first=True).data
+
+
+def _pack_unsorted(x, lengths):
+    from jtensor.nn.utils.rnn import pack_padded_sequence
+
+    return pack_padded_sequence(x, lengths, batch_first=True).data
+
+
+Exercise(
+    "13-debug-unsorted",
+    "Debug this: pack_padded_sequence(x, lengths, batch_first=True).data with lengths "
+    "[2, 3, 1] raises RuntimeError (`lengths` array must be sorted in decreasing order). "
+    "Write f(x, lengths) returning the .data of the packed batch, for lengths in any order.",
+    pack_any_order, inputs=_unsorted_batch,
+    hints=[
+        Hint("Sorting only the lengths pairs them with the wrong rows of x. Pass "
+             "enforce_sorted=False: PyTorch sorts the rows and the lengths together.",
+             wrong=_sort_lengths_only),
+        Hint("The lengths must decrease with enforce_sorted=True (the default): that is the "
+             "error you are fixing.",
+             wrong=_pack_unsorted),
+    ])

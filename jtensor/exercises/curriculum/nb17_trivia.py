@@ -95,3 +95,27 @@ Exercise(
         Hint("(3) empty_cache only returns cached blocks no tensor uses.",
              wrong=lambda: ([1, 2, 1, 2], "input, mask", True)),
     ])
+
+
+def _table_and_ids():
+    return (torch.arange(10.0).reshape(5, 2), torch.tensor([1, 5, 3]))
+
+
+def lookup_one_based(table, ids):
+    return table[ids - 1]  # ids count from 1; rows from 0
+
+
+Exercise(
+    "17-debug-index",
+    "Debug this: the ids are numbered from 1 (1 to 5) and lookup(table, ids) = table[ids] with "
+    "a (5, 2) table raises IndexError (index 5 is out of bounds for dimension 0 with size 5). "
+    "Write the fixed function: the rows of ids 1, 5 and 3.",
+    lookup_one_based, inputs=_table_and_ids,
+    hints=[
+        Hint("Rows are numbered from 0: id 5 is row 4. That out-of-range row is the error you "
+             "are fixing: subtract 1.",
+             wrong=lambda table, ids: table[ids]),
+        Hint("Clamping hides the error but reads the wrong rows (id 1 gives row 1, the second "
+             "row): shift every id by one instead.",
+             wrong=lambda table, ids: table[ids.clamp(max=table.shape[0] - 1)]),
+    ])
