@@ -19,6 +19,8 @@ from .._storage import Storage, TypedStorage
 from .._tensor import Tensor
 from . import _rebuild
 
+# PyTorch's legacy format starts with its magic number pickled (protocol 2, LONG1).
+_TORCH_LEGACY_MAGIC = pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2)
 _FORMAT = "jtensor-save"
 _VERSION = 1
 
@@ -107,6 +109,12 @@ class _RecordUnpickler(pickle.Unpickler):
 
 def load(raw, map_location, weights_only):
     """Load a file of the old format (``raw``: its bytes)."""
+    if raw.startswith(_TORCH_LEGACY_MAGIC) or raw[257:262] == b"ustar":
+        raise TensorRuntimeError(
+            "this is a checkpoint in PyTorch's legacy format (torch.save before 1.6, or "
+            "_use_new_zipfile_serialization=False), which jtensor cannot read: load it with "
+            "PyTorch and save it again with torch.save's default zip format"
+        )
     try:
         record = _RecordUnpickler(io.BytesIO(raw)).load()
     except Exception as exc:  # noqa: BLE001 (any damage to the header: one clear error)

@@ -188,6 +188,11 @@ def test_truncated_and_damaged_archives():
         load(out.getvalue())
     with pytest.raises(RuntimeError, match="not a checkpoint"):
         load(b"plain bytes, no zip")
+    torch = pytest.importorskip("torch")
+    buffer = io.BytesIO()
+    torch.save(torch.ones(2), buffer, _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="PyTorch's legacy format"):
+        load(buffer.getvalue())
 
 
 _RAN = []
