@@ -58,20 +58,21 @@ Exercise(
 
 
 def bytes_of_batch():
-    x = torch.zeros(1000, 3, dtype=torch.float16)
+    x = torch.empty(64, 3, 32, 32, dtype=torch.bfloat16)
     return x.numel() * x.element_size()
 
 
 Exercise(
     "01-bytes",
-    "How many bytes does the data of torch.zeros(1000, 3, dtype=torch.float16) take? "
-    "Answer an int.",
+    "A batch of 64 RGB images of 32 x 32 pixels is stored as torch.empty(64, 3, 32, 32, "
+    "dtype=torch.bfloat16). How many bytes does its data take? Answer an int.",
     bytes_of_batch,
     hints=[
-        Hint("3000 is the number of elements; multiply by the element size in bytes.",
-             wrong=lambda: 3000),
-        Hint("float16 elements take 2 bytes each, not 4 (that is float32).",
-             wrong=lambda: 12000),
+        Hint("196608 is the number of elements (64 * 3 * 32 * 32); multiply by the element "
+             "size in bytes.",
+             wrong=lambda: 196608),
+        Hint("bfloat16 elements take 2 bytes each, like float16, not 4 (that is float32).",
+             wrong=lambda: 786432),
     ])
 
 

@@ -8,21 +8,24 @@ import jtensor as torch
 from .. import Exercise, Hint
 
 
-def dtype_int_plus_float_scalar():
-    return (torch.tensor([1, 2, 3]) + 2.5).dtype
+def dtype_bool_plus_int_scalar():
+    return (torch.tensor([True, False]) + 2).dtype
 
 
 Exercise(
-    "05-int-plus-python-float",
-    "What is the dtype of torch.tensor([1, 2, 3]) + 2.5? Answer a dtype, e.g. torch.int64.",
-    dtype_int_plus_float_scalar,
+    "05-bool-plus-python-int",
+    "What is the dtype of torch.tensor([True, False]) + 2? Answer a dtype, e.g. torch.float32.",
+    dtype_bool_plus_int_scalar,
     hints=[
-        Hint("A Python float only moves the result to the floating category; the dtype is "
-             "then the default float dtype, torch.float32, not float64.",
-             wrong=lambda: torch.float64),
-        Hint("The result cannot stay integer: 2.5 has a fractional part, so the category "
-             "goes up to floating point.",
-             wrong=lambda: torch.int64),
+        Hint("A Python int is in a higher category than bool (integer above boolean), so the "
+             "result cannot stay bool.",
+             wrong=lambda: torch.bool),
+        Hint("A Python number that raises the category brings that category's default dtype: "
+             "for integers that is torch.int64, not int32 or uint8.",
+             wrong=lambda: torch.int32),
+        Hint("The result stays integer: only a Python float (or a floating tensor) moves it to "
+             "floating point.",
+             wrong=lambda: torch.float32),
     ])
 
 

@@ -9,76 +9,80 @@ from .. import Exercise, Hint
 
 
 def matmul_shape():
-    return (10, 3)
+    return (10, 4)
 
 
 Exercise(
     "11-matmul-shape",
-    "What is the shape of torch.matmul(A, v) for A of shape (10, 3, 4) and v of shape (4,)? "
+    "What is the shape of torch.matmul(v, A) for v of shape (3,) and A of shape (10, 3, 4)? "
     "Answer a tuple.",
     matmul_shape,
     hints=[
-        Hint("A 1-D second operand gets a 1 appended for the product and removed after: the "
-             "result has no trailing 1.",
-             wrong=lambda: (10, 3, 1)),
-        Hint("The contracted size 4 disappears; the batch 10 and the rows 3 remain.",
-             wrong=lambda: (10, 4)),
+        Hint("A 1-D FIRST operand gets a 1 put in front for the product, and that 1 is removed "
+             "after: the result has no (1, 4) matrix rows.",
+             wrong=lambda: (10, 1, 4)),
+        Hint("v is contracted with A's rows (size 3, the dim before last): the columns (4) "
+             "remain, with the batch 10.",
+             wrong=lambda: (10, 3)),
     ])
 
 
 def _four_d():
-    a = torch.arange(2 * 3 * 4 * 5, dtype=torch.float64).reshape(2, 3, 4, 5) / 10
-    b = torch.arange(2 * 5 * 6 * 7, dtype=torch.float64).reshape(2, 5, 6, 7) / 100
+    a = torch.arange(2 * 5 * 3, dtype=torch.float64).reshape(2, 5, 3) / 10
+    b = torch.arange(2 * 5 * 4 * 6, dtype=torch.float64).reshape(2, 5, 4, 6) / 100
     return (a, b)
 
 
 def bmm_4d(a, b):
-    n, k = a.shape[0], a.shape[-1]
-    r = a.reshape(n, -1, k).bmm(b.reshape(n, k, -1))
-    return r.reshape(a.shape[:-1] + b.shape[2:])
+    n, m = a.shape[0], a.shape[1]
+    # The contracted m must be the LAST dim of the left matrix: transpose a, do not reshape it.
+    r = a.transpose(1, 2).bmm(b.reshape(n, m, -1))
+    return r.reshape(n, a.shape[2], *b.shape[2:])
+
+
+def _reshape_instead_of_transpose(a, b):
+    return a.reshape(2, 3, 5).bmm(b.reshape(2, 5, -1)).reshape(2, 3, 4, 6)
 
 
 Exercise(
     "11-bmm-4d",
-    "a has shape (2, 3, 4, 5), b has shape (2, 5, 6, 7). Write f(a, b) returning r of shape "
-    "(2, 3, 4, 6, 7) with r[n, i, j, k, l] = sum over m of a[n, i, j, m] * b[n, m, k, l], "
-    "using one bmm.",
+    "a has shape (2, 5, 3), b has shape (2, 5, 4, 6). Write f(a, b) returning r of shape "
+    "(2, 3, 4, 6) with r[n, i, j, k] = sum over m of a[n, m, i] * b[n, m, j, k], using one "
+    "bmm (the contracted m is a's dim 1 here, not its last).",
     bmm_4d, inputs=_four_d,
     hints=[
-        Hint("a @ b treats the last two dims as matrices and broadcasts the others: (2, 3) "
-             "and (2, 5) do not broadcast. Flatten a to (2, 12, 5) and b to (2, 5, 42), bmm, "
-             "then reshape.",
+        Hint("a @ b treats the last two dims as matrices and broadcasts the others: batch "
+             "(2,) against (2, 5) does not broadcast. Flatten b to (2, 5, 24), bring m last "
+             "in a, bmm, then reshape.",
              wrong=lambda a, b: a @ b),
-        Hint("Reshaping b to (2, 5, 42) must keep m (size 5) as b's dim 1; transposing it "
-             "away mixes up the contraction.",
-             wrong=lambda a, b: a.reshape(2, -1, 5).bmm(
-                 b.transpose(1, 3).reshape(2, 5, -1)).reshape(2, 3, 4, 6, 7)),
+        Hint("reshape(2, 3, 5) keeps a's memory order, so it does not move m to the end: it "
+             "mixes values of different m and i. Use a.transpose(1, 2).",
+             wrong=_reshape_instead_of_transpose),
     ])
 
 
-def _rows_and_matrices():
+def _matrices_and_rows():
+    w = torch.arange(120.0).reshape(4, 6, 5) / 8
     x = torch.arange(20.0).reshape(4, 5) / 4
-    w = torch.arange(120.0).reshape(4, 5, 6) / 8
-    return (x, w)
+    return (w, x)
 
 
-def row_times_matrix(x, w):
-    return (x.unsqueeze(1) @ w).squeeze(1)
+def matrix_times_row(w, x):
+    return (w @ x.unsqueeze(-1)).squeeze(-1)  # = torch.einsum("npk,nk->np", w, x)
 
 
 Exercise(
-    "11-row-times-matrix",
-    "x has shape (4, 5) and W shape (4, 5, 6). Write f(x, W) returning shape (4, 6) whose "
-    "row i is x[i] @ W[i].",
-    row_times_matrix, inputs=_rows_and_matrices,
+    "11-matrix-times-row",
+    "W has shape (4, 6, 5) and x shape (4, 5). Write f(W, x) returning shape (4, 6) whose "
+    "row i is the matrix-vector product W[i] @ x[i].",
+    matrix_times_row, inputs=_matrices_and_rows,
     hints=[
-        Hint("x @ W broadcasts the whole (4, 5) matrix against each of the 4 matrices: "
-             "shape (4, 4, 6). Make each row a (1, 5) matrix: x.unsqueeze(1) @ W, then "
-             "squeeze(1).",
-             wrong=lambda x, w: x @ w),
+        Hint("W @ x.t() broadcasts all 4 vectors against each matrix: shape (4, 6, 4). Make "
+             "each row a (5, 1) column of its own matrix: W @ x.unsqueeze(-1), then squeeze.",
+             wrong=lambda w, x: w @ x.t()),
         Hint("The products are right, but keep the shape (4, 6): squeeze the 1 that "
-             "unsqueeze(1) added.",
-             wrong=lambda x, w: x.unsqueeze(1) @ w),
+             "unsqueeze(-1) added.",
+             wrong=lambda w, x: w @ x.unsqueeze(-1)),
     ])
 
 

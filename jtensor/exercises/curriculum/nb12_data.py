@@ -10,20 +10,23 @@ from .. import Exercise, Hint
 
 def batches_and_last():
     from jtensor.utils.data import DataLoader
-    batches = list(DataLoader(range(10), batch_size=4))
-    return (len(batches), len(batches[-1]))
+    batches = list(DataLoader(range(13), batch_size=5))
+    return (len(batches), len(batches[-1]),
+            len(DataLoader(range(13), batch_size=5, drop_last=True)))
 
 
 Exercise(
     "12-batches",
-    "loader = DataLoader(range(10), batch_size=4). Answer the tuple (number of batches, "
-    "size of the last batch).",
+    "For DataLoader(range(13), batch_size=5), answer the tuple (number of batches, size of the "
+    "last batch, number of batches with drop_last=True).",
     batches_and_last,
     hints=[
-        Hint("drop_last is False by default: the 2 samples left over form a short last batch.",
-             wrong=lambda: (2, 4)),
-        Hint("The last batch is not padded: 10 = 4 + 4 + 2, so it has 2 samples.",
-             wrong=lambda: (3, 4)),
+        Hint("drop_last is False by default: the 3 samples left over form a short last batch.",
+             wrong=lambda: (2, 5, 2)),
+        Hint("The last batch is not padded: 13 = 5 + 5 + 3, so it has 3 samples.",
+             wrong=lambda: (3, 5, 2)),
+        Hint("drop_last=True drops the short last batch: 2 batches remain.",
+             wrong=lambda: (3, 3, 3)),
     ])
 
 
@@ -31,7 +34,15 @@ def _seqs():
     return ([torch.arange(1, 4), torch.arange(1, 2), torch.arange(1, 5)],)
 
 
-def pad_batch(batch):
+def left_pad_batch(batch):
+    longest = max(len(s) for s in batch)
+    out = torch.zeros(len(batch), longest, dtype=batch[0].dtype)
+    for row, s in enumerate(batch):
+        out[row, longest - len(s):] = s  # right-aligned: the last real step is last
+    return out
+
+
+def _right_pad(batch):
     longest = max(len(s) for s in batch)
     out = torch.zeros(len(batch), longest, dtype=batch[0].dtype)
     for row, s in enumerate(batch):
@@ -40,17 +51,19 @@ def pad_batch(batch):
 
 
 Exercise(
-    "12-pad-collate",
+    "12-left-pad",
     "Write f(batch) for a list of 1-D int64 tensors of different lengths: return a "
-    "(len(batch), longest) tensor whose rows are the sequences followed by zeros.",
-    pad_batch, inputs=_seqs,
+    "(len(batch), longest) tensor whose rows hold the sequences RIGHT-aligned, zeros first "
+    "(left padding, so that every row ends with its last real element).",
+    left_pad_batch, inputs=_seqs,
     rules=("shape", "dtype", "values"),
     hints=[
-        Hint("Cutting every sequence to the shortest loses data: pad to the longest instead.",
-             wrong=lambda batch: torch.stack([s[:min(len(t) for t in batch)] for s in batch])),
-        Hint("The padding goes after each sequence (at the end of the row), not before it.",
-             wrong=lambda batch: torch.stack([torch.cat([torch.zeros(
-                 max(len(t) for t in batch) - len(s), dtype=s.dtype), s]) for s in batch])),
+        Hint("That is right padding (zeros after the sequence): put the zeros first, "
+             "out[row, longest - len(s):] = s.",
+             wrong=_right_pad),
+        Hint("Flipping reverses the sequences themselves: [1, 2, 3] must stay [.., 1, 2, 3], "
+             "only the zeros move to the front.",
+             wrong=lambda batch: _right_pad(batch).flip(1)),
     ])
 
 

@@ -30,35 +30,35 @@ Exercise(
 
 
 def _padded_output():
-    # (B=3, T=4, H=2): rows of lengths 4, 1, 2, zero after each length (as pad_packed_sequence
-    # returns them).
+    # (B=3, T=4, H=2): rows of lengths 4, 1, 2, padded with -1 after each length (as
+    # pad_sequence(..., padding_value=-1) or pad_packed_sequence(..., padding_value=-1) give).
     out = torch.arange(1.0, 25.0).reshape(3, 4, 2)
     lengths = torch.tensor([4, 1, 2])
     for i, n in enumerate(lengths.tolist()):
-        out[i, n:] = 0
+        out[i, n:] = -1
     return out, lengths
 
 
-def last_steps(out, lengths):
-    return out[torch.arange(out.shape[0]), lengths - 1]
+def masked_mean(out, lengths):
+    real = torch.arange(out.shape[1]) < lengths[:, None]  # (B, T): True on real steps
+    total = (out * real[..., None].to(out.dtype)).sum(dim=1)
+    return total / lengths[:, None].to(out.dtype)
 
 
 Exercise(
-    "13-last-step",
-    "Write f(out, lengths) for a batch-first padded RNN output out (B, T, H) and an int64 tensor "
-    "of B lengths: return the (B, H) tensor whose row i is out[i] at its last real step.",
-    last_steps, inputs=_padded_output,
+    "13-masked-mean",
+    "out (B, T, H) is a batch-first padded output whose padding is -1, lengths an int64 tensor "
+    "of B lengths. Write f(out, lengths) returning the (B, H) mean of each sequence over its "
+    "real steps only.",
+    masked_mean, inputs=_padded_output,
     rules=("shape", "values"),
     hints=[
-        Hint("out[:, -1] is the last padded step: for every sequence shorter than the longest it "
-             "is padding. Use each row's own length: out[i, lengths[i] - 1].",
-             wrong=lambda out, lengths: out[:, -1]),
-        Hint("out[:, lengths - 1] picks every length for every row (shape B x B x H). Pair row i "
-             "with its own length: index the batch dimension with torch.arange(B) too.",
-             wrong=lambda out, lengths: out[:, lengths - 1]),
-        Hint("Time steps count from 0: the last real step of a sequence of length n is at "
-             "index n - 1 (index n is past the end for the longest one).",
-             wrong=lambda out, lengths: out[torch.arange(out.shape[0]), lengths]),
+        Hint("out.mean(dim=1) averages the padding too, and divides by T for every row. Mask "
+             "the padded steps: torch.arange(T) < lengths[:, None].",
+             wrong=lambda out, lengths: out.mean(dim=1)),
+        Hint("Dividing by the lengths is right, but the sum still adds the -1 padding: zero "
+             "the padded steps with a mask before summing.",
+             wrong=lambda out, lengths: out.sum(dim=1) / lengths[:, None]),
     ])
 
 

@@ -9,21 +9,21 @@ from .. import Exercise, Hint
 
 
 def channels_last_strides():
-    return tuple(torch.empty(2, 3, 4, 5, memory_format=torch.channels_last).stride())
+    return tuple(torch.empty(4, 2, 3, 3, memory_format=torch.channels_last).stride())
 
 
 Exercise(
     "15-cl-strides",
-    "Answer the strides (a tuple) of torch.empty(2, 3, 4, 5, memory_format=torch.channels_last).",
+    "Answer the strides (a tuple) of torch.empty(4, 2, 3, 3, memory_format=torch.channels_last).",
     channels_last_strides,
     hints=[
         Hint("Those are the NCHW (contiguous_format) strides. In channels_last the channel "
              "index moves fastest: stride(C) = 1, stride(W) = C, stride(H) = W*C, "
-             "stride(N) = H*W*C, and the shape stays (2, 3, 4, 5).",
-             wrong=lambda: (60, 20, 5, 1)),
+             "stride(N) = H*W*C, and the shape stays (4, 2, 3, 3).",
+             wrong=lambda: (18, 9, 3, 1)),
         Hint("Strides are listed in the order of the dimensions N, C, H, W, not in memory "
-             "order: the channel dimension (second) has stride 1.",
-             wrong=lambda: (60, 15, 3, 1)),
+             "order (N, H, W, C): the channel dimension (second) has stride 1.",
+             wrong=lambda: (18, 6, 2, 1)),
     ])
 
 
