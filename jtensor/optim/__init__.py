@@ -25,6 +25,7 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 from .sparse_adam import SparseAdam
+from . import _functional  # noqa: E402,F401 (torch.optim._functional)
 
 Adafactor.__module__ = "jtensor.optim"
 Muon.__module__ = "jtensor.optim"
