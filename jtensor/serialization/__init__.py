@@ -176,7 +176,10 @@ def _reduce_tensor(tensor):
             bool(tensor._sp_coalesced),
         )
         return (_REBUILD_SPARSE, (tensor.layout, parts))
-    if type(tensor) is not Tensor and type(tensor).__name__ == "Parameter":
+    # nn.Parameter lives in the training layer, above this one: it is only ever found among
+    # the objects to save once that layer is imported.
+    parameter = sys.modules.get("jtensor.nn.parameter")
+    if parameter is not None and isinstance(tensor, parameter.Parameter):
         data = Tensor._make(
             tensor._storage, tensor._shape, tensor._stride, tensor._offset, tensor._dtype
         )
@@ -277,7 +280,14 @@ def save(
             archive, f"{name}/.data/serialization_id", _serialization_id(pickler.records), True
         )
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as handle:
+        parent = os.path.dirname(os.path.abspath(os.fspath(f)))
+        if not os.path.isdir(parent):
+            raise TensorRuntimeError(f"Parent directory {parent} does not exist.")
+        try:
+            handle = open(f, "wb")  # noqa: SIM115 (closed below; OSError is PyTorch's error)
+        except OSError as exc:
+            raise TensorRuntimeError(f"cannot open {os.fspath(f)!r} to save: {exc}") from None
+        with handle:
             handle.write(buffer.getvalue())
     else:
         f.write(buffer.getvalue())

@@ -356,6 +356,11 @@ def test_paths_pathlib_and_file_objects(tmp_path):
         assert jtensor.load(os.fspath(tmp_path / name), mmap=True).cpu().tolist() == [0.0, 1.0, 2.0]
         with open(tmp_path / name, "rb") as handle:
             assert jtensor.load(handle).cpu().tolist() == [0.0, 1.0, 2.0]
+    for lib in (jtensor, torch):
+        with pytest.raises(RuntimeError, match="Parent directory .*missing does not exist"):
+            lib.save(lib.ones(1), tmp_path / "missing" / "x.pt")
+        with pytest.raises(RuntimeError):
+            lib.save(lib.ones(1), tmp_path)  # a directory
     with pytest.raises(ValueError, match="f must be a file path in order to use the mmap"):
         jtensor.load(io.BytesIO(_to_bytes(jtensor, t)), mmap=True)
 
