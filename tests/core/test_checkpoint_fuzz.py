@@ -195,6 +195,22 @@ def test_truncated_and_damaged_archives():
         load(buffer.getvalue())
 
 
+def test_pytorch_raises_runtime_error_for_the_same_forgeries():
+    torch = pytest.importorskip("torch")
+    forged = [
+        checkpoint(tensor_pickle(size=(7,))),
+        checkpoint(tensor_pickle(stride=(-1,))),
+        checkpoint(tensor_pickle(key="9")),
+        checkpoint(storages={"0": b"\x00" * 20}),
+        checkpoint(tensor_pickle(numel=7)),
+        checkpoint()[:100],
+    ]
+    for raw in forged:
+        for lib in (jtensor, torch):
+            with pytest.raises(RuntimeError):
+                lib.load(io.BytesIO(raw))
+
+
 _RAN = []
 
 
