@@ -975,6 +975,13 @@ def _products(level, op, entry, args, kwargs):
         _rank_check(name, b, 1, "tensor")
         if name == "vdot":
             return NotImplemented
+        if a._dtype is b._dtype and (a._dtype.is_floating_point or a._dtype.is_complex):
+            # Per sample, dot's gradient is ``grad * other`` (PyTorch's formula, a
+            # MulBackward0 under ``grad``); a product summed keeps that (a matmul's gradient
+            # would be a one-term matmul, which loses the sign of a zero: relu's 0 * -1).
+            pa, _ = phys(level, a)
+            pb, _ = phys(level, b)
+            return wrap(J.sum(J.mul(pa, pb), -1), level)
     elif name == "outer":
         pa, ba = phys(level, a)
         pb, bb = phys(level, b)

@@ -117,6 +117,13 @@ def apply_under_transforms(cls, args, kwargs):
 
     level, found = _dual_tangents(args, kwargs)
     if level is None:
+        from ..forward_ad import DualLevel
+
+        if any(not isinstance(lv, DualLevel) for lv in _dispatch.transforms.stack):
+            # A vmap level is active: ``forward`` reads its arguments' arrays, which for a
+            # batched tensor would be one sample's, so the levels take the call as one op
+            # (vmap runs it once per sample when an argument is batched at its level).
+            return _dispatch.call_transformed(_FunctionOp(cls), cls.apply, args, kwargs)
         return cls._record(args, kwargs)[0]
     own_jvp = cls.jvp is not Function.jvp
     if not own_jvp and not cls.__module__.startswith("jtensor."):

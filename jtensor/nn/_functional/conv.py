@@ -20,7 +20,7 @@ order, at the kernels' speed.
 import numpy as np
 
 from ..._api import ops as J
-from ..._dispatch import grad_mode
+from ..._dispatch import grad_mode, transforms
 from ..._errors import TensorRuntimeError, TensorTypeError
 from ..._layout import channels_last_strides, is_channels_last
 from ..._tensor import Tensor
@@ -210,8 +210,12 @@ def _wrap_nchw(xp, arr, like, squeeze):
 def _creates_graph(*tensors):
     """Whether a backward runs under ``create_graph=True`` with something to differentiate
     again: then its gradient is a Function of its own (double backward works), else the
-    raw-array kernel runs."""
-    return grad_mode.enabled and any(t is not None and t._requires_grad for t in tensors)
+    raw-array kernel runs. Under a function transform it is always a Function: the raw
+    kernel would read one sample of a cotangent batched by ``vmap`` (``jacrev``), while the
+    Function's call reaches the vmap level."""
+    return grad_mode.enabled and (
+        transforms.active > 0 or any(t is not None and t._requires_grad for t in tensors)
+    )
 
 
 def _zeros_like_input(ctx, i):
