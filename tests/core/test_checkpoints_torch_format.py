@@ -413,6 +413,31 @@ def test_refused_global_message_matches_pytorch():
     assert loaded["f"] == fractions.Fraction(1, 3)
 
 
+def test_defaultdict_is_not_on_pytorchs_allowlist():
+    obj = {"d": collections.defaultdict(list, {"a": [1]})}
+    mine, theirs = _refusal(jtensor, obj), _refusal(torch, obj)
+    assert mine == theirs and "GLOBAL collections.defaultdict" in mine
+    # allowed, it still fails as in PyTorch: SETITEM only fills dict, OrderedDict, Counter
+    with jtensor.serialization.safe_globals([collections.defaultdict, list]):
+        mine = _refusal(jtensor, obj)
+    with torch.serialization.safe_globals([collections.defaultdict, list]):
+        theirs = _refusal(torch, obj)
+    assert mine == theirs and "Can only SETITEM for dict" in mine
+
+
+def test_whole_modules_need_weights_only_false_or_safe_globals():
+    model = jtensor.nn.Sequential(jtensor.nn.Linear(2, 3), jtensor.nn.ReLU())
+    raw = _to_bytes(jtensor, model)
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL jtensor.nn.modules.container"):
+        jtensor.load(io.BytesIO(raw))
+    loaded = jtensor.load(io.BytesIO(raw), weights_only=False)
+    x = jtensor.ones(1, 2)
+    assert loaded(x).tolist() == model(x).tolist()
+    assert isinstance(loaded[0].weight, jtensor.nn.Parameter)
+    unsafe = jtensor.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(raw))
+    assert "jtensor.nn.modules.linear.Linear" in unsafe
+
+
 def test_blocked_modules_stay_blocked():
     raw = _to_bytes(jtensor, {"x": os.getcwd})
     for lib in (jtensor, torch):
