@@ -9,10 +9,10 @@ import ast
 import keyword
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..trace import SECTIONS, active, describe, record
+from ..trace import SECTIONS, active, describe, legend, record
 
 __all__ = ["TensorMagics", "load_ipython_extension", "unload_ipython_extension"]
 
@@ -75,11 +75,14 @@ class TensorMagics(Magics):
     @argument("--timeline", action="store_true",
               help="also show a DeviceTimeline widget (host launches against device "
                    "execution, with the sync points)")
-    @cell_magic
-    def tensortrace(self, line, cell):
+    @line_cell_magic
+    def tensortrace(self, line, cell=None):
         """Run the cell once while recording every tensor op, then show what happened:
         a summary line, the ops by source line with the cell's variable names, the named
         variables that share storage, the autograd graph and the pitfalls found.
+
+        As a line magic, ``%tensortrace --help`` prints these options and the legend of
+        the report (what S1, t3, G2, v0->v1, copy/view, (+48 B) mean).
 
         The cell runs in the user namespace; tracebacks point at the cell's lines. When the
         cell raises, the partial trace is shown and the exception propagates.
@@ -89,6 +92,8 @@ class TensorMagics(Magics):
             %%tensortrace --sections ops,pitfalls -o t
             y = x.t().reshape(6)
         """
+        if cell is None:
+            return self._line_help(line)
         args = parse_argstring(self.tensortrace, line)
         sections = _sections(args.sections)
         if args.max_ops < 0:
@@ -126,6 +131,18 @@ class TensorMagics(Magics):
             trace.stop(failure, shell.user_ns)
             self._report(trace, args, sections)
         return result
+
+    def _line_help(self, line):
+        """``%tensortrace --help`` (or ``-h``): the options, then the report's legend. Any
+        other line is a mistake: the code to trace goes in a cell under ``%%tensortrace``."""
+        if line.strip() not in ("--help", "-h"):
+            raise UsageError(f"%tensortrace with one % takes only --help (got {line.strip()!r}); "
+                             "to trace code, start a cell with %%tensortrace and put the "
+                             "code below it")
+        # The usage text starts with the "::" that makes it a literal block in the docs.
+        print(self.tensortrace.parser.format_help().strip().removeprefix("::").lstrip())
+        print()
+        print(legend().rstrip())
 
     def _compile(self, cell):
         """Compile the cell as IPython would (its own "Cell In[N]" filename in linecache);
@@ -302,7 +319,8 @@ def load_ipython_extension(ipython):
 def unload_ipython_extension(ipython):
     """Remove every magic ``load_ipython_extension`` registered (``%unload_ext jtensor``)."""
     manager = ipython.magics_manager
-    for kind, names in (("cell", ("tensortrace",)), ("line", ("tensorinfo", "tensorview"))):
+    for kind, names in (("cell", ("tensortrace",)),
+                        ("line", ("tensortrace", "tensorinfo", "tensorview"))):
         table = manager.magics[kind]
         for name in names:
             bound = table.get(name)

@@ -23,13 +23,14 @@ import types as _types
 
 from .describe import TensorInfo, describe
 from .events import Event, TensorSnapshot
+from .legend import legend
 from .pitfalls import PITFALLS, Finding, analyze
 from .recorder import active
 from .report import SECTIONS
 from .result import Trace, record
 
 __all__ = ["record", "Trace", "Event", "TensorSnapshot", "Finding", "PITFALLS", "analyze",
-           "describe", "TensorInfo", "active", "SECTIONS"]
+           "describe", "TensorInfo", "active", "SECTIONS", "legend"]
 
 
 class _TraceModule(_types.ModuleType):
