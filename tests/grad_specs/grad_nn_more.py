@@ -296,3 +296,25 @@ GRADS += [
         [(2, 2, 6)],
     ),
 ]
+
+GRADS += [
+    G(
+        "embedding_bag",
+        lambda lib, w: F(lib).embedding_bag(
+            lib.tensor([1, 2, 4, 5, 4, 3, 2, 0]), w, lib.tensor([0, 4, 4]), padding_idx=2
+        ),
+        [(6, 3)],
+    ),
+    G(
+        "embedding_bag",
+        lambda lib, w: F(lib).embedding_bag(lib.tensor([[1, 2], [3, 3]]), w, mode="max"),
+        [(5, 2)],
+    ),
+    G(
+        "embedding_bag",
+        lambda lib, w, p: F(lib).embedding_bag(
+            lib.tensor([1, 2, 4, 1]), w, lib.tensor([0, 2]), mode="sum", per_sample_weights=p
+        ),
+        [(5, 2), (4,)],
+    ),
+]

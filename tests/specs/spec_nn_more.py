@@ -834,3 +834,51 @@ SPECS += [
         ],
     ),
 ]
+
+
+def _bag(**kw):
+    return lambda lib, w: F(lib).embedding_bag(
+        lib.tensor([1, 2, 4, 5, 4, 3, 2, 9]), w, lib.tensor([0, 4, 4]), **kw
+    )
+
+
+SPECS += [
+    OpSpec(
+        "embedding_bag",
+        [
+            Case(_bag(), mk((10, 3), grad=True), **TOL),
+            Case(
+                _bag(mode="sum", padding_idx=2), mk((10, 3), grad=True), name="sum-padding", **TOL
+            ),
+            Case(_bag(mode="max"), mk((10, 3), dtype="float64"), name="max"),
+            Case(
+                _bag(mode="sum", include_last_offset=True, per_sample_weights=None),
+                mk((10, 3)),
+                name="last-offset",
+                **TOL,
+            ),
+            Case(
+                lambda lib, w: F(lib).embedding_bag(lib.tensor([[1, 2], [3, 3]]), w, mode="sum"),
+                mk((5, 2), grad=True),
+                name="2d",
+                **TOL,
+            ),
+            Case(
+                lambda lib, w: F(lib).embedding_bag(lib.tensor([1, 2]), w),
+                mk((5, 2)),
+                name="no-offsets",
+            ),
+            Case(
+                lambda lib, w: F(lib).embedding_bag(
+                    lib.tensor([1, 2]),
+                    w,
+                    lib.tensor([0]),
+                    mode="mean",
+                    per_sample_weights=lib.ones(2),
+                ),
+                mk((5, 2)),
+                name="weights-mean",
+            ),
+        ],
+    ),
+]

@@ -156,3 +156,13 @@ MORE_CALLS.update(
         ),
     }
 )
+
+MORE_CALLS.update(
+    {
+        "embedding_bag": lambda: (
+            F.embedding_bag,
+            (jtensor.tensor([1, 2, 0]), _x(4, 3, grad=True), jtensor.tensor([0, 2])),
+            {},
+        ),
+    }
+)
