@@ -12,6 +12,7 @@ import _compat_pickle
 import collections
 import pickle
 import struct
+import warnings
 
 from . import _rebuild
 
@@ -398,9 +399,17 @@ def _op_long1(u):
 
 
 def _op_proto(u):
-    # PyTorch warns about other protocols and then fails on their opcodes; its message for
-    # the opcode is what the user sees.
+    # As PyTorch: other protocols are warned about, then fail on the first opcode protocol 2
+    # does not have.
     u.proto = u._read(1)[0]
+    if u.proto != 2:
+        warnings.warn(
+            f"Detected pickle protocol {u.proto} in the checkpoint, which was not the default "
+            "pickle protocol used by `torch.load` (2). The weights_only Unpickler might not "
+            "support all instructions implemented by this protocol, please file an issue for "
+            "adding support if you encounter this.",
+            stacklevel=2,
+        )
 
 
 def _stop(u):

@@ -18,7 +18,11 @@ from hypothesis import strategies as st
 
 import jtensor
 
-pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+pytestmark = [
+    pytest.mark.devices,  # device-independent: also runs with --device cuda
+    # mutated files may name another pickle protocol, which is warned about (as PyTorch)
+    pytest.mark.filterwarnings("ignore:Detected pickle protocol:UserWarning"),
+]
 
 ALLOWED_ERRORS = (RuntimeError, pickle.UnpicklingError)
 

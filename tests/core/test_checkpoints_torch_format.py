@@ -286,6 +286,17 @@ def test_storages_saved_on_their_own_both_ways():
                 _to_bytes(lib, {"u": t.untyped_storage(), "t": t})
 
 
+def test_other_pickle_protocols_fail_weights_only_as_pytorch():
+    raw = _to_bytes(torch, torch.ones(2), pickle_protocol=4)
+    messages = []
+    for lib in (jtensor, torch):
+        with pytest.warns(UserWarning, match="Detected pickle protocol 4"):
+            with pytest.raises(pickle.UnpicklingError, match="Unsupported operand 149") as info:
+                lib.load(io.BytesIO(raw))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
 def test_warnings_as_pytorch():
     raw = _to_bytes(jtensor, jtensor.ones(1, device="cpu"))
     with warnings.catch_warnings():
@@ -440,9 +451,12 @@ def test_whole_modules_need_weights_only_false_or_safe_globals():
 
 def test_blocked_modules_stay_blocked():
     raw = _to_bytes(jtensor, {"x": os.getcwd})
+    messages = []
     for lib in (jtensor, torch):
-        with pytest.raises(pickle.UnpicklingError, match="whose module posix is blocked"):
+        with pytest.raises(pickle.UnpicklingError, match="whose module posix is blocked") as info:
             lib.load(io.BytesIO(raw))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
     with jtensor.serialization.safe_globals([os.getcwd]):
         with pytest.raises(pickle.UnpicklingError, match="is blocked"):
             jtensor.load(io.BytesIO(raw))
