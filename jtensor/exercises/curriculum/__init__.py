@@ -25,4 +25,5 @@ from . import nb15_memory_formats  # noqa: F401
 from . import nb16_training  # noqa: F401
 from . import nb17_trivia  # noqa: F401
 from . import nb18_beyond_backward  # noqa: F401
+from . import nb20_error_messages  # noqa: F401
 from . import nb19_attention  # noqa: F401
