@@ -12,7 +12,8 @@ pickle are PyTorch's: files written here load in PyTorch and files PyTorch write
 pickle with jtensor's own opcode interpreter (``_unpickler``), which only ever calls PyTorch's
 allowlisted globals mapped to jtensor's (``_rebuild``) and what ``add_safe_globals`` allowed;
 a forged or truncated file fails with ``RuntimeError`` or ``pickle.UnpicklingError`` naming
-the problem. Files from jtensor's earlier, pickle-only format still load (``_legacy``).
+the problem (``ValueError`` for an unknown byteorder record, as PyTorch). Files from
+jtensor's earlier, pickle-only format still load (``_legacy``).
 """
 
 import binascii
@@ -557,7 +558,7 @@ def load(
     if archive.has("byteorder"):
         byteorder = archive.read("byteorder").decode("ascii", "replace")
         if byteorder not in ("little", "big"):
-            raise TensorRuntimeError(f"Unknown endianness type: {byteorder}")
+            raise TensorValueError(f"Unknown endianness type: {byteorder}")  # PyTorch's type
     loader = _StorageLoader(archive, map_location, byteorder)
     data = archive.read("data.pkl")
     if not weights_only:

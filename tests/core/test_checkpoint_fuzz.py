@@ -1,5 +1,6 @@
 """Forged, damaged and truncated checkpoints: ``jtensor.load`` fails with a clear
-``RuntimeError`` or ``pickle.UnpicklingError`` naming the problem, never another exception,
+``RuntimeError`` or ``pickle.UnpicklingError`` naming the problem (``ValueError`` for an
+unknown byteorder record, as PyTorch), never another exception,
 never a tensor that fails later, and never runs code from the file.
 
 The hand-made pickles below are protocol 2 as ``torch.save`` writes them, so each test
@@ -215,6 +216,20 @@ def test_pytorch_raises_runtime_error_for_the_same_forgeries():
                 lib.load(io.BytesIO(raw))
 
 
+def test_byteorder_record():
+    big = checkpoint(storages={"0": struct.pack(">6f", *range(6))}, byteorder=b"big")
+    assert load(big).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    pkl = tensor_pickle("ComplexDoubleStorage", numel=1, size=(1,))
+    raw = checkpoint(pkl, storages={"0": struct.pack(">2d", 1.5, -2.0)}, byteorder=b"big")
+    assert load(raw).tolist() == [1.5 - 2j]
+    with pytest.raises(ValueError, match="Unknown endianness type: middle"):
+        load(checkpoint(byteorder=b"middle"))
+    torch = pytest.importorskip("torch")
+    assert torch.load(io.BytesIO(big)).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    with pytest.raises(ValueError, match="Unknown endianness type: middle"):
+        torch.load(io.BytesIO(checkpoint(byteorder=b"middle")))
+
+
 _RAN = []
 
 
@@ -309,6 +324,11 @@ def _load_or_fail_cleanly(raw):
     try:
         obj = load(raw)
     except ALLOWED_ERRORS:
+        return
+    except ValueError as exc:
+        # PyTorch's one ValueError while loading: a byteorder record that is neither
+        # "little" nor "big"
+        assert str(exc).startswith("Unknown endianness type"), exc
         return
     _touch(obj)
 
