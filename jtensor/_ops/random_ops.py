@@ -395,7 +395,9 @@ def _check_std_scalar(std):
         raise TensorRuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
 
 
-@register("factory", method=False)
+# A "copy" op (not a factory): with a mean or std tensor that requires grad the call is
+# recorded (NormalBackward1/2/3, zero gradients: PyTorch's normal is not reparameterised).
+@register("copy", method=False)
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, pin_memory=False, requires_grad=False):
     """Normal samples: ``normal(mean_tensor, std_tensor)``, ``normal(mean_tensor, std=1.0)``,

@@ -15,6 +15,18 @@ def _gen(lib):
     return lib.Generator().manual_seed(0)
 
 
+def _zero_gradient(lib, out, *inputs):
+    """``out`` (a sample that moves with its inputs) must carry PyTorch's node with zero
+    gradients (``normal(mean, std)`` is not reparameterised): checked here, under both
+    libraries, by a backward; the stand-in returned has zero derivative, as the node says
+    (a finite difference of the sample itself would see the noise move)."""
+    name = grad_fn_name(out)
+    assert out.requires_grad and name.startswith("NormalBackward"), name
+    grads = lib.autograd.grad(out.sum(), inputs, allow_unused=True)
+    assert all(g is not None and not g.any() for g in grads), grads
+    return out.detach() * 0 + sum((x * 0).sum() for x in inputs)
+
+
 def _no_derivative(lib, out, *keep):
     """``out`` must have PyTorch's NotImplemented node, whose backward raises; returns a
     differentiable stand-in (``out`` detached, plus zero times the inputs)."""
@@ -227,6 +239,17 @@ GRADS = [
     G("bernoulli", lambda lib, a: _no_derivative(lib, lib.bernoulli(a, 0.3, generator=_gen(
         lib)), a), [(2, 3)], second=False, variants=False),
     NonDiff("multinomial", "int64 result"),
+    # normal(mean, std) with tensors: recorded (NormalBackward1/2/3), zero gradients.
+    G("normal", lambda lib, m, s: _zero_gradient(lib, lib.normal(m, s, generator=_gen(lib)),
+                                                  m, s), [(2, 3), (2, 3)],
+      low=0.5, high=2.0, second=False, variants=False),
+    G("normal", lambda lib, m: _zero_gradient(lib, lib.normal(m, 2.0, generator=_gen(lib)), m),
+      [(2, 3)], second=False, variants=False),
+    G("normal", lambda lib, s: _zero_gradient(lib, lib.normal(1.0, s, generator=_gen(lib)), s),
+      [(3,)], low=0.5, high=2.0, second=False, variants=False),
+    G("normal", lambda lib, m, s: _zero_gradient(lib, lib.normal(m, s, generator=_gen(lib)),
+                                                  m, s), [(2, 3), (3,)],
+      low=0.5, high=2.0, second=False, variants=False),
     G("poisson", lambda lib, a: lib.poisson(a, generator=_gen(lib)), [(2, 3)], low=0.5,
       high=3.0, second=False),
     G("uniform_", lambda lib, a: a.clone().uniform_(-1, 2, generator=_gen(lib)), [(2, 3)],

@@ -403,6 +403,19 @@ def poisson_backward(ctx, g):
     return _zeros(ctx, g, 0)
 
 
+def _normal_name(v):
+    mean_t, std_t = _is_tensor(v.get("mean")), _is_tensor(v.get("std"))
+    return "NormalBackward3" if mean_t and std_t else \
+        "NormalBackward1" if mean_t else "NormalBackward2"
+
+
+@derivative("normal", inputs=("mean", "std"), name=_normal_name)
+def normal_backward(ctx, g):
+    # PyTorch's normal(mean, std) is not reparameterised: zero gradients for both (a
+    # distribution's rsample() computes mean + std * eps to let them flow).
+    return _zeros(ctx, g, 0), _zeros(ctx, g, 1)
+
+
 @derivative(("uniform_", "normal_", "exponential_", "geometric_", "log_normal_", "cauchy_"))
 def fill_random_backward(ctx, g):
     return _zeros(ctx, g, 0)
