@@ -590,8 +590,13 @@ def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_m
     return _factory(ones.op, "ones", size, 1, dtype, device, requires_grad, out)
 
 
-def _scalar_value(value, name):
+def _scalar_value(value, name, arg=None):
+    """A Python number from ``value``. ``arg`` (``"'fill_value' (position 2)"``): the
+    argument is a Scalar in PyTorch's signature, where a tensor is accepted only when it is
+    0-d and does not require grad (its gradient could not flow through a number)."""
     if isinstance(value, Tensor):
+        if arg is not None and (value.dim() != 0 or value.requires_grad):
+            raise TensorTypeError(f"{name}(): argument {arg} must be Number, not Tensor")
         if value.numel() != 1:
             raise TensorRuntimeError(
                 f"{name}: a Tensor with {value.numel()} elements cannot be converted to Scalar")
@@ -610,7 +615,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_gra
     """A tensor filled with ``fill_value``; the dtype follows the value (int -> int64)."""
     if isinstance(fill_value, Tensor) and dtype is None:
         dtype = fill_value._dtype
-    fill_value = _scalar_value(fill_value, "full")
+    fill_value = _scalar_value(fill_value, "full", "'fill_value' (position 2)")
     if dtype is None and out is None:
         dtype = _dtypes.scalar_dtype(fill_value)
     shape = _sequence_size(size, "full")
@@ -704,7 +709,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format, pin_memory=False):
     """``fill_value`` shaped like ``input``, cast to ``input``'s dtype (7.5 -> 7 for int64)."""
-    fill_value = _scalar_value(fill_value, "full_like")
+    fill_value = _scalar_value(fill_value, "full_like", "'fill_value' (position 2)")
     return _like(full_like.op, input, fill_value, dtype, device, requires_grad, memory_format,
                  pin_memory=pin_memory)
 
@@ -754,7 +759,7 @@ def new_ones(self, *size, dtype=None, layout=None, device=None, requires_grad=Fa
 def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """``fill_value`` everywhere, with ``self``'s dtype (not the value's) unless given."""
-    fill_value = _scalar_value(fill_value, "new_full")
+    fill_value = _scalar_value(fill_value, "new_full", "'fill_value' (position 2)")
     return _new_method(new_full.op, self, _sequence_size(size, "new_full"), fill_value, dtype,
                        device, requires_grad)
 

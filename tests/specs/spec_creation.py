@@ -174,6 +174,11 @@ SPECS = [
     ]),
     OpSpec("full", [
         case(lambda lib: lib.full((2, 3), 7)),
+        # A Scalar argument takes a 0-d tensor only when it does not require grad.
+        case(lambda lib: lib.full((2,), lib.tensor(2)), name="0d-int-tensor"),
+        case(lambda lib: lib.full((2,), lib.tensor([2.0])), name="1d-tensor-refused"),
+        case(lambda lib: lib.full((2,), lib.tensor(2.0, requires_grad=True)),
+             name="requires-grad-refused"),
         case(lambda lib: lib.full((2,), 2.5)),
         case(lambda lib: lib.full((2,), True)),
         case(lambda lib: lib.full((2,), 1 + 2j)),
@@ -221,6 +226,7 @@ SPECS = [
     ]),
     OpSpec("full_like", [
         case(lambda lib, x: lib.full_like(x, 7), make=x34),
+        case(lambda lib, x: lib.full_like(x, lib.tensor([7.0])), make=x34, name="1d-refused"),
         case(lambda lib, x: lib.full_like(x, 7, pin_memory=False), make=xt, name="pin_memory"),
         case(lambda lib: lib.full_like(lib.ones(2, 3, dtype=lib.int64), 7.5), name="int-cast"),
         case(lambda lib: lib.full_like(lib.ones(2, dtype=lib.bool), 7), name="bool"),
@@ -249,6 +255,8 @@ SPECS = [
     ]),
     OpSpec("new_full", [
         case(lambda lib: lib.ones(2, 3, dtype=lib.int32).new_full((2,), 3.7)),
+        case(lambda lib: lib.ones(2).new_full((2,), lib.tensor(2.0, requires_grad=True)),
+             name="requires-grad-refused"),
         case(lambda lib, x: x.new_full([2, 2], 1), make=x34),
     ]),
     OpSpec("new_tensor", [
