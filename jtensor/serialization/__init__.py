@@ -19,6 +19,7 @@ jtensor's earlier, pickle-only format still load (``_legacy``).
 import binascii
 import collections
 import io
+import mmap as _mmap
 import os
 import pickle
 import random
@@ -309,12 +310,29 @@ _ZIP_ERRORS = (
 )
 
 
+class _MappedFile:
+    """A memory map as the file zipfile reads (Python 3.11's mmap has no ``seekable``)."""
+
+    def __init__(self, mapped):
+        self._mapped = mapped
+
+    def seekable(self):
+        return True
+
+    def __getattr__(self, name):
+        return getattr(self._mapped, name)
+
+
 class _Archive:
     """The records of a checkpoint's zip archive, with PyTorch's checks and messages."""
 
     def __init__(self, raw):
+        # A memory map is read in place (load(mmap=True)); bytes through a buffer.
+        self.mapped = raw if isinstance(raw, _mmap.mmap) else None
         try:
-            self._zip = zipfile.ZipFile(io.BytesIO(raw))
+            self._zip = zipfile.ZipFile(
+                _MappedFile(raw) if self.mapped is not None else io.BytesIO(raw)
+            )
             names = self._zip.namelist()
         except _ZIP_ERRORS as exc:
             raise TensorRuntimeError(
@@ -339,6 +357,21 @@ class _Archive:
 
     def size(self, name):
         return self._infos[f"{self.prefix}/{name}"].file_size
+
+    def mapped_record(self, name):
+        """The bytes of a stored (uncompressed) record as an array over the memory map, or
+        ``None`` where the file is not mapped or the record is compressed."""
+        info = self._infos[f"{self.prefix}/{name}"]
+        if self.mapped is None or info.compress_type != zipfile.ZIP_STORED:
+            return None
+        header = self.mapped[info.header_offset : info.header_offset + 30]
+        if len(header) != 30 or header[:4] != b"PK\x03\x04":
+            return None  # read() names the damage
+        name_len, extra_len = struct.unpack("<HH", header[26:30])
+        start = info.header_offset + 30 + name_len + extra_len
+        if start + info.file_size > len(self.mapped):
+            return None
+        return np.frombuffer(self.mapped, np.uint8, count=info.file_size, offset=start)
 
     def read(self, name):
         full = f"{self.prefix}/{name}"
@@ -399,13 +432,15 @@ class _StorageLoader:
                     f"{itemsize} bytes ({numel * itemsize} bytes) but its record has "
                     f"{self._archive.size(name)} bytes"
                 )
-            raw = self._archive.read(name)
+            data = self._archive.mapped_record(name)
+            raw = self._archive.read(name) if data is None else data
             if len(raw) != numel * itemsize:
                 raise TensorRuntimeError(
                     f"corrupt checkpoint: storage {key!r} has "
                     f"{len(raw)} bytes, not {numel * itemsize}"
                 )
-            data = np.frombuffer(raw, dtype=np.uint8).copy()
+            if data is None:
+                data = np.frombuffer(raw, dtype=np.uint8).copy()
             if self._byteorder != sys.byteorder and itemsize > 1:
                 data = _byteswap(data, itemsize, dtype)
             loaded = self._loaded[key] = self._place(Storage(data, CPU), location)
@@ -504,6 +539,10 @@ def _weights_only_message(message):
 def _read_all(f, mmap):
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as handle:
+            if mmap and os.fstat(handle.fileno()).st_size:
+                # Copy-on-write, as PyTorch's default MAP_PRIVATE: storages read the file's
+                # pages, and writes to them never reach the file.
+                return _mmap.mmap(handle.fileno(), 0, access=_mmap.ACCESS_COPY)
             return handle.read()
     if mmap:
         raise TensorValueError("f must be a file path in order to use the mmap argument")
@@ -540,7 +579,7 @@ def load(
     if pickle_load_args and weights_only:
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     raw = _read_all(f, mmap)
-    if not raw.startswith(b"PK"):
+    if raw[:2] != b"PK":
         if mmap:
             raise TensorRuntimeError(
                 "mmap can only be used with files saved with `torch.save(_use_new_zipfile_"

@@ -8,9 +8,11 @@ changes one thing (a size, a key, a storage type) of an otherwise valid checkpoi
 """
 
 import io
+import os
 import pickle
 import pickletools
 import struct
+import tempfile
 import zipfile
 
 import pytest
@@ -320,9 +322,16 @@ def _touch(obj, depth=0):
             _touch(item, depth + 1)
 
 
-def _load_or_fail_cleanly(raw):
+def _load_or_fail_cleanly(raw, mmap=False):
     try:
-        obj = load(raw)
+        if mmap:
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "fuzz.pt")
+                with open(path, "wb") as handle:
+                    handle.write(raw)
+                obj = jtensor.load(path, mmap=True)
+        else:
+            obj = load(raw)
     except ALLOWED_ERRORS:
         return
     except ValueError as exc:
@@ -364,6 +373,18 @@ def test_fuzz_bytes_of_the_file(index, edits):
     for where, value in edits:
         raw[int(where * len(raw))] = value
     _load_or_fail_cleanly(bytes(raw))
+
+
+@settings(max_examples=30, deadline=None, database=None)
+@given(
+    index=st.integers(0, len(VALID) - 1),
+    edits=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), max_size=8),
+)
+def test_fuzz_bytes_of_a_memory_mapped_file(index, edits):
+    raw = bytearray(VALID[index])
+    for where, value in edits:
+        raw[int(where * len(raw))] = value
+    _load_or_fail_cleanly(bytes(raw), mmap=True)
 
 
 @FUZZ

@@ -376,6 +376,21 @@ def test_paths_pathlib_and_file_objects(tmp_path):
         jtensor.load(io.BytesIO(_to_bytes(jtensor, t)), mmap=True)
 
 
+def test_mmap_reads_the_file_in_place_copy_on_write(tmp_path):
+    for lib in (jtensor, torch):
+        path = tmp_path / f"{lib.__name__}.pt"
+        t = lib.arange(6.0, device="cpu")
+        lib.save({"t": t, "v": t[2:]}, path)
+        before = path.read_bytes()
+        loaded = jtensor.load(path, mmap=True)
+        assert loaded["t"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        assert _same_storage(loaded["t"], loaded["v"])
+        loaded["t"][2] = 100.0  # writable, seen by the view, never written to the file
+        assert loaded["v"][0].item() == 100.0
+        assert path.read_bytes() == before
+        assert jtensor.load(path)["t"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+
 def test_earlier_jtensor_files_still_load():
     """A file in jtensor's earlier format (a pickled record), written here by hand."""
     body = io.BytesIO()
