@@ -565,7 +565,7 @@ def load(
     dtypes, devices, ``torch.Size``, numbers, strings, bytes and the built-in containers
     (plus what ``add_safe_globals`` allowed). ``map_location`` moves storages: a device or
     string, a dict from saved location to new one, or ``callable(storage, location)``.
-    ``mmap`` is accepted (the file is read into memory either way).
+    ``mmap=True`` (a path only) maps the file: storages read its pages in place, copy-on-write.
     """
     if weights_only is None:
         weights_only = pickle_module is None
