@@ -363,28 +363,17 @@ FUZZ = settings(
 )
 
 
+@pytest.mark.parametrize("mmap", [False, True])  # read into memory, or mapped in place
 @FUZZ
 @given(
     index=st.integers(0, len(VALID) - 1),
     edits=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), max_size=8),
 )
-def test_fuzz_bytes_of_the_file(index, edits):
+def test_fuzz_bytes_of_the_file(mmap, index, edits):
     raw = bytearray(VALID[index])
     for where, value in edits:
         raw[int(where * len(raw))] = value
-    _load_or_fail_cleanly(bytes(raw))
-
-
-@settings(max_examples=30, deadline=None, database=None)
-@given(
-    index=st.integers(0, len(VALID) - 1),
-    edits=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(0, 255)), max_size=8),
-)
-def test_fuzz_bytes_of_a_memory_mapped_file(index, edits):
-    raw = bytearray(VALID[index])
-    for where, value in edits:
-        raw[int(where * len(raw))] = value
-    _load_or_fail_cleanly(bytes(raw), mmap=True)
+    _load_or_fail_cleanly(bytes(raw), mmap=mmap)
 
 
 @FUZZ
