@@ -443,48 +443,15 @@ class _StorageLoader:
                 data = np.frombuffer(raw, dtype=np.uint8).copy()
             if self._byteorder != sys.byteorder and itemsize > 1:
                 data = _byteswap(data, itemsize, dtype)
-            loaded = self._loaded[key] = self._place(Storage(data, CPU), location)
+            loaded = self._loaded[key] = _legacy.place(
+                Storage(data, CPU), location, self._map_location
+            )
         storage = loaded
         if storage.nbytes() < numel * itemsize:
             raise TensorRuntimeError(
                 f"corrupt checkpoint: storage {key!r} is referred to with different sizes"
             )
         return TypedStorage(storage, dtype)
-
-    def _place(self, storage, location):
-        where = self._map_location
-        if where is None:
-            target = location
-        elif isinstance(where, dict):
-            target = where.get(location, location)
-        elif isinstance(where, (str, device)):
-            target = str(where)
-        elif callable(where):
-            result = where(storage, location)
-            if result is None:
-                target = location
-            elif isinstance(result, Storage):
-                return result
-            else:
-                raise TensorTypeError(
-                    f"map_location returned {type(result).__name__}, not a storage"
-                )
-        else:
-            raise TensorTypeError(
-                f"map_location should be a str, device, dict or callable, "
-                f"got {type(where).__name__}"
-            )
-        try:
-            dev = device(target)
-        except (TypeError, ValueError, RuntimeError) as exc:
-            raise TensorRuntimeError(
-                f"don't know how to restore data location {target!r} ({exc})"
-            ) from None
-        if dev.type == "cpu":
-            return storage
-        if dev.type == "cuda":
-            return _legacy.cuda_storage(storage._data, str(dev))
-        raise TensorRuntimeError(f"don't know how to restore data location {target!r}")
 
 
 def _byteswap(data, itemsize, dtype):

@@ -2,7 +2,8 @@
 
 Earlier jtensor versions wrote ``{"format": "jtensor-save", "version": 1, "storages": {key:
 (device, bytes)}, "body": pickle}`` with tensors as ``jtensor.serialization._rebuild_tensor``
-calls. Those files still load; ``save`` no longer writes them.
+calls. Those files still load; ``save`` no longer writes them. ``place`` (where a loaded
+storage goes: ``map_location``) serves both formats.
 """
 
 import collections
@@ -12,11 +13,10 @@ import pickle
 import numpy as np
 
 from .. import _dtypes
-from .._device import CPU
-from .._errors import TensorRuntimeError
+from .._device import CPU, device
+from .._errors import TensorRuntimeError, TensorTypeError
 from .._size import Size
 from .._storage import Storage, TypedStorage
-from .._tensor import Tensor
 from . import _rebuild
 
 # PyTorch's legacy format starts with its magic number pickled (protocol 2, LONG1).
@@ -75,10 +75,7 @@ class _Unpickler(pickle.Unpickler):
         if storage is None:
             saved_device, raw = self._storages[key]
             data = np.frombuffer(raw, dtype=np.uint8).copy()
-            if str(saved_device).startswith("cuda") and self._map_location is None:
-                storage = cuda_storage(data, saved_device)
-            else:
-                storage = Storage(data, CPU)
+            storage = place(Storage(data, CPU), str(saved_device), self._map_location)
             self._loaded[key] = storage
         return storage
 
@@ -147,21 +144,49 @@ def load(raw, map_location, weights_only):
         if not weights_only:
             raise
         raise pickle.UnpicklingError(f"corrupt jtensor file: {type(exc).__name__}: {exc}") from None
-    if (
-        map_location is not None
-        and str(map_location) != "cpu"
-        and not isinstance(map_location, dict)
-        and not callable(map_location)
-    ):
-        obj = _move(obj, map_location)
     return obj
 
 
-def cuda_storage(data, saved_device):
+def place(storage, location, map_location):
+    """A CPU ``storage`` saved at ``location`` ("cpu", "cuda:0") put where ``map_location``
+    says (None: where it was saved; a device or string; a dict from saved location to new
+    one; or ``callable(storage, location)`` returning a storage, or None for the default)."""
+    where = map_location
+    if where is None:
+        target = location
+    elif isinstance(where, dict):
+        target = where.get(location, location)
+    elif isinstance(where, (str, device)):
+        target = str(where)
+    elif callable(where):
+        result = where(storage, location)
+        if result is None:
+            target = location
+        elif isinstance(result, Storage):
+            return result
+        else:
+            raise TensorTypeError(f"map_location returned {type(result).__name__}, not a storage")
+    else:
+        raise TensorTypeError(
+            f"map_location should be a str, device, dict or callable, got {type(where).__name__}"
+        )
+    try:
+        dev = device(target)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise TensorRuntimeError(
+            f"don't know how to restore data location {target!r} ({exc})"
+        ) from None
+    if dev.type == "cpu":
+        return storage
+    if dev.type == "cuda":
+        return _cuda_storage(storage._data, str(dev))
+    raise TensorRuntimeError(f"don't know how to restore data location {target!r}")
+
+
+def _cuda_storage(data, saved_device):
     """A storage of host bytes ``data`` put on ``saved_device`` (a CUDA device), as PyTorch
     restores a storage saved there."""
     from .. import cuda
-    from .._device import device
 
     if not cuda.is_available():
         raise TensorRuntimeError(
@@ -179,13 +204,3 @@ def cuda_storage(data, saved_device):
             "map your storages to an existing device."
         )
     return Storage(cuda._runtime.backend(dev.index).from_host(data), dev)
-
-
-def _move(obj, device):
-    if isinstance(obj, Tensor):
-        return obj.to(device)
-    if isinstance(obj, dict):
-        return type(obj)((k, _move(v, device)) for k, v in obj.items())
-    if isinstance(obj, (list, tuple)) and not hasattr(obj, "_fields"):
-        return type(obj)(_move(v, device) for v in obj)
-    return obj
