@@ -130,3 +130,39 @@ Exercise(
         ),
     ],
 )
+
+
+def quiz_20():
+    # (1) Linear's mat2 is weight.t(), (in_features, out_features): its 10 must become x's 100.
+    # (2) Saved at version 1, now at 2: one in-place write since. (3) Asynchronous: later.
+    return (100, 1, False)
+
+
+Exercise(
+    "20-quiz",
+    "Self-check. (1) nn.Linear(10, 5) applied to x of shape (64, 100) raises 'mat1 and mat2 "
+    "shapes cannot be multiplied (64x100 and 10x5)': what in_features must the layer have? "
+    "(2) Backward reports 'is at version 2; expected version 1 instead': how many in-place "
+    "writes changed that tensor after autograd saved it? (3) Without CUDA_LAUNCH_BLOCKING=1, "
+    "is a CUDA device-side assert raised by the line that caused it? (a bool) Answer a tuple "
+    "of the three.",
+    quiz_20,
+    hints=[
+        Hint(
+            "(1) mat1 is the input (64 rows of 100 features); mat2 is the weight transposed, "
+            "(in_features, out_features) = 10x5. The inner numbers must match: in_features is "
+            "x's last size.",
+            wrong=lambda: (10, 1, False),
+        ),
+        Hint(
+            "(2) The version counter goes up by one per in-place write; the saved version was "
+            "1, the current one 2.",
+            wrong=lambda: (100, 2, False),
+        ),
+        Hint(
+            "(3) Kernels run asynchronously: the error surfaces at a later sync point (item(), "
+            "print, synchronize()), often on an innocent line.",
+            wrong=lambda: (100, 1, True),
+        ),
+    ],
+)
