@@ -80,6 +80,47 @@ def _analytical(func, inputs, diff_inputs):
             for r, x in zip(rows_per_input, diff_inputs, strict=True)]
 
 
+def _forward_analytical(func, inputs, diff_inputs):
+    """The Jacobian with respect to each input by forward mode: one call per input element,
+    that input made dual with a one-hot tangent; the outputs' tangents are its columns."""
+    from . import forward_ad as fwAD
+
+    jac = []
+    for x in diff_inputs:
+        cols = []
+        for j in range(x.numel()):
+            # A nested level, so that gradcheck also works inside a user's dual level.
+            level = fwAD._enter_dual_level(nested=True)
+            try:
+                tangent = J.zeros(x.numel(), dtype=x.dtype, device=x.device)
+                tangent[j] = 1
+                dual = fwAD.make_dual(x, tangent.reshape(x.shape), level=level)
+                args = tuple(dual if a is x else a for a in inputs)
+                parts = []
+                for o in _float_outputs(func(*args)):
+                    t = fwAD.unpack_dual(o, level=level).tangent
+                    parts.append(np.zeros(o.numel()) if t is None else
+                                 t.detach()._host_array().astype(np.float64).ravel().copy())
+            finally:
+                fwAD.exit_dual_level(level=level)
+            cols.append(np.concatenate(parts) if parts else np.zeros(0))
+        jac.append(np.stack(cols, axis=1) if cols else np.zeros((0, 0)))
+    return jac
+
+
+def _compare(numerical, analytical, what, rtol, atol, raise_exception):
+    for k, (num, ana) in enumerate(zip(numerical, analytical, strict=True)):
+        if num.shape != ana.shape:
+            num = num.reshape(ana.shape) if num.size == ana.size else num
+        if num.shape != ana.shape or not np.allclose(ana, num.real, rtol=rtol, atol=atol):
+            if not raise_exception:
+                return False
+            raise GradcheckError(
+                f"Jacobian {what}mismatch for output 0 with respect to input {k},\n"
+                f"numerical:{num.real}\nanalytical:{ana}\n")
+    return True
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
               nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
               check_batched_grad=False, check_batched_forward_grad=False,
@@ -88,7 +129,15 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
     Use float64 inputs (float32's rounding swamps ``eps``). Inputs that require grad must not
     overlap in memory (a stride of 0 would nudge many elements at once).
+    ``check_backward_ad`` checks reverse mode (one backward pass per output element),
+    ``check_forward_ad`` forward mode (``forward_ad``: one dual call per input element).
     """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_backward_ad to be True")
     inputs = _as_tuple(inputs)
     diff_inputs = [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
     if not diff_inputs:
@@ -111,16 +160,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     "gradients correctly. You should call .contiguous on the input before "
                     "passing it to gradcheck.")
     numerical = _numerical(func, inputs, diff_inputs, eps)
-    analytical = _analytical(func, inputs, diff_inputs)
-    for k, (num, ana) in enumerate(zip(numerical, analytical, strict=True)):
-        if num.shape != ana.shape:
-            num = num.reshape(ana.shape) if num.size == ana.size else num
-        if num.shape != ana.shape or not np.allclose(ana, num.real, rtol=rtol, atol=atol):
-            if not raise_exception:
-                return False
-            raise GradcheckError(
-                f"Jacobian mismatch for output 0 with respect to input {k},\n"
-                f"numerical:{num.real}\nanalytical:{ana}\n")
+    if check_backward_ad and not _compare(
+            numerical, _analytical(func, inputs, diff_inputs), "", rtol, atol, raise_exception):
+        return False
+    if check_forward_ad and not _compare(
+            numerical, _forward_analytical(func, inputs, diff_inputs),
+            "computed with forward mode ", rtol, atol, raise_exception):
+        return False
     return True
 
 
@@ -130,9 +176,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
                   masked=False):
     """Second derivatives: ``gradcheck`` of the function ``inputs -> grad(func(inputs))``,
-    built with ``create_graph=True``."""
+    built with ``create_graph=True``: ``check_rev_over_rev`` checks it by reverse mode,
+    ``check_fwd_over_rev`` by forward mode (forward-over-reverse)."""
     from ._backward import grad
 
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True")
     inputs = _as_tuple(inputs)
     outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
     if grad_outputs is None:
@@ -151,4 +201,5 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev)
