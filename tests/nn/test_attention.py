@@ -251,3 +251,26 @@ def test_sdpa_head_errors_match_pytorch(heads):
         return lib.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=hv is not None)
 
     assert_same_error(call)
+
+
+def test_sdpa_mask_with_is_causal_follows_pytorchs_cpu_kernels():
+    # PyTorch's fused CPU kernel (4-d inputs, no dropout) applies an attn_mask and the causal
+    # mask together; its reference path (other ranks, dropout) refuses the pair.
+    def run(lib, rank, dropout_p, mask_kind):
+        lib.manual_seed(0)
+        shape = (1, 2, 4, 3)[4 - rank:]
+        q, k, v = lib.randn(*shape), lib.randn(*shape), lib.randn(*shape)
+        if mask_kind == "bool":
+            mask = lib.ones(4, 4, dtype=lib.bool).tril().T
+        else:
+            mask = lib.tensor([[0.1, 0.2, -0.3, 0.4]] * 4)
+        try:
+            out = lib.nn.functional.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, is_causal=True, dropout_p=dropout_p)
+        except RuntimeError as exc:
+            return ("raised", str(exc).split(":")[0])
+        return ("ok", [round(x, 5) for x in out.flatten().tolist()])
+
+    for rank, dropout_p, kind in [(4, 0.0, "bool"), (4, 0.0, "float"), (3, 0.0, "float"),
+                                  (4, 0.5, "float")]:
+        assert run(jtensor, rank, dropout_p, kind) == run(torch, rank, dropout_p, kind)

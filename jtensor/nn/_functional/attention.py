@@ -29,8 +29,15 @@ def _cpp(dtype):
     return _CPP_NAMES.get(dtype, str(dtype).replace("torch.", ""))
 
 
+def _fused_path(query, key, value, dropout_p):
+    """Whether PyTorch's CPU kernel for these inputs is its fused (flash) one, which takes an
+    ``attn_mask`` together with ``is_causal`` (both apply); its reference (math) path, used
+    for other ranks and with dropout, refuses the pair."""
+    return query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0
+
+
 def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal):
-    if is_causal and attn_mask is not None:
+    if is_causal and attn_mask is not None and not _fused_path(query, key, value, dropout_p):
         raise TensorRuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
             "is_causal=True"
@@ -111,14 +118,15 @@ def scaled_dot_product_attention(
     q = query * (-root if factor < 0 else root)
     attn = J.matmul(q, key.transpose(-2, -1) * root)
     bias = None
-    if is_causal:
-        causal = J.ones((L, S), dtype=bool_, device=query.device).tril()
-        bias = _bool_to_bias(causal, attn.dtype)
-    elif attn_mask is not None:
+    if attn_mask is not None:
         if attn_mask.dtype == bool_:
             bias = _bool_to_bias(attn_mask, attn.dtype)
         else:
             bias = attn_mask.to(attn.dtype)
+    if is_causal:
+        causal = _bool_to_bias(J.ones((L, S), dtype=bool_, device=query.device).tril(),
+                               attn.dtype)
+        bias = causal if bias is None else bias + causal   # both apply (the fused path)
     if bias is not None:
         attn = attn + bias
         # PyTorch's _safe_softmax: a row masked everywhere gives zeros (and no gradient).
