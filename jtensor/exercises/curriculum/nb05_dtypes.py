@@ -29,19 +29,21 @@ Exercise(
     ])
 
 
-def dtype_half_plus_zero_dim_double():
-    return (torch.ones(3, dtype=torch.float16) + torch.tensor(1.0, dtype=torch.float64)).dtype
+def uint8_plus_zero_dim_int64():
+    return (torch.arange(3, dtype=torch.uint8) + torch.tensor(-1)).tolist()
 
 
 Exercise(
-    "05-half-plus-0dim-double",
-    "What is the dtype of torch.ones(3, dtype=torch.float16) + "
-    "torch.tensor(1.0, dtype=torch.float64)?",
-    dtype_half_plus_zero_dim_double,
+    "05-uint8-plus-0dim-int64",
+    "What is (torch.arange(3, dtype=torch.uint8) + torch.tensor(-1)).tolist()? Answer a list of "
+    "ints.",
+    uint8_plus_zero_dim_int64,
     hints=[
-        Hint("A 0-dim tensor of the same category (floating) does not widen a dimensioned "
-             "tensor: the float16 operand decides.",
-             wrong=lambda: torch.float64),
+        Hint("A 0-dim int64 tensor is in the same category (integer) as the uint8 operand, so "
+             "it does not widen it: the sum is uint8, where 0 - 1 wraps around to 255.",
+             wrong=lambda: [-1, 0, 1]),
+        Hint("Only the first element wraps: 1 - 1 = 0 and 2 - 1 = 1 fit in uint8.",
+             wrong=lambda: [255, 255, 255]),
     ])
 
 

@@ -9,21 +9,24 @@ from .. import Exercise, Hint
 
 
 def accumulated_grad():
-    w = torch.ones(2, requires_grad=True)
-    for _ in range(2):
-        (3 * w).sum().backward()
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    (w ** 2).sum().backward()
+    (3 * w).sum().backward()
     return w.grad.tolist()
 
 
 Exercise(
     "07-accumulate",
-    "w = torch.ones(2, requires_grad=True); then (3 * w).sum().backward() runs twice. "
-    "What is w.grad? Answer a list of floats.",
+    "w = torch.tensor([1., 2.], requires_grad=True); then (w ** 2).sum().backward() and "
+    "(3 * w).sum().backward(), with no zero_grad between. What is w.grad? Answer a list of "
+    "floats.",
     accumulated_grad,
     hints=[
-        Hint("backward() adds into .grad instead of overwriting it: the two passes add "
-             "3 + 3.",
+        Hint("backward() adds into .grad instead of overwriting it: w.grad holds 2w from the "
+             "first pass plus 3 from the second.",
              wrong=lambda: [3.0, 3.0]),
+        Hint("That is the first pass alone (2w): the second backward adds its 3 to it.",
+             wrong=lambda: [2.0, 4.0]),
     ])
 
 
