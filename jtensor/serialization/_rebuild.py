@@ -302,9 +302,9 @@ def rebuild_sparse_tensor(layout, data):
 
 
 def rebuild_from_type_v2(func, new_type, args, state):
-    """``torch._tensor._rebuild_from_type_v2``: a tensor rebuilt by ``func`` and given the
-    class ``new_type``; jtensor holds no extra attributes on tensors, so ``state`` must be
-    empty."""
+    """``torch._tensor._rebuild_from_type_v2``: a tensor rebuilt by ``func``, of class
+    ``new_type``, given the Python attributes in ``state`` (what ``nn.Buffer`` and tensors
+    with attributes of their own are saved with)."""
     if func not in (
         rebuild_tensor_v2,
         rebuild_tensor_v3,
@@ -321,12 +321,35 @@ def rebuild_from_type_v2(func, new_type, args, state):
         raise TensorRuntimeError(
             f"this checkpoint holds a tensor of class {new_type!r}, which jtensor cannot rebuild"
         )
-    if state:
-        raise TensorRuntimeError(
-            "this checkpoint holds a tensor with extra Python attributes, "
-            "which jtensor tensors cannot hold"
-        )
+    dict_state, slot_state = (
+        state if isinstance(state, tuple) and len(state) == 2 else (state, None)
+    )
+    for part in (dict_state, slot_state):
+        if part:
+            _set_attributes(result, part)
     return result
+
+
+# PyTorch's own private tensor attribute that a checkpoint may carry (nn.Buffer's mark).
+_FOREIGN_PRIVATE = ("_is_buffer",)
+
+
+def _set_attributes(tensor, attributes):
+    # jtensor keeps a tensor's internals in private attributes: a file may set public ones
+    # (and PyTorch's _is_buffer), never one that would replace jtensor's own.
+    if not isinstance(attributes, dict):
+        raise TensorRuntimeError(f"corrupt checkpoint: tensor attributes {attributes!r}")
+    for key, value in attributes.items():
+        if (
+            not isinstance(key, str)
+            or not key.isidentifier()
+            or hasattr(type(tensor), key)
+            or (key.startswith("_") and key not in _FOREIGN_PRIVATE)
+        ):
+            raise TensorRuntimeError(
+                f"corrupt checkpoint: a tensor attribute {key!r} would replace jtensor's own"
+            )
+        setattr(tensor, key, value)
 
 
 def _size(values=()):

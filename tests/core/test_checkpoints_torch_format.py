@@ -169,6 +169,18 @@ def test_pytorch_checkpoint_loads_in_jtensor_with_sharing():
         assert loaded["view"][0, 0].item() == -1.0
 
 
+def test_pytorch_tensors_with_attributes_and_buffers():
+    tagged = torch.ones(2)
+    tagged.note = "kept"
+    loaded = torch_to_jt({"buffer": torch.nn.Buffer(torch.ones(2)), "tagged": tagged})
+    assert loaded["buffer"].tolist() == [1.0, 1.0] and loaded["buffer"].persistent is True
+    assert loaded["tagged"].note == "kept" and type(loaded["tagged"]) is jtensor.Tensor
+    forged = torch.ones(2)
+    forged._storage = "not jtensor's"  # would replace a jtensor internal: refused
+    with pytest.raises(RuntimeError, match="attribute '_storage' would replace jtensor's own"):
+        torch_to_jt(forged)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_every_dtype_both_ways(dtype):
     values = [[0, 1, 2], [3, 4, 5]]
