@@ -76,6 +76,8 @@ class _Global:
 
 _REBUILD_V2 = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_REBUILD_FROM_TYPE = _Global("torch._tensor", "_rebuild_from_type_v2")
+_TENSOR = _Global("torch", "Tensor")
 _REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
 _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _SIZE = _Global("torch", "Size")
@@ -181,6 +183,8 @@ def _reduce_tensor(tensor):
     # nn.Parameter lives in the training layer, above this one: it is only ever found among
     # the objects to save once that layer is imported.
     parameter = sys.modules.get("jtensor.nn.parameter")
+    if parameter is not None and isinstance(tensor, parameter._UninitializedMixin):
+        return NotImplemented  # no data yet: its own reduction, as PyTorch's
     if parameter is not None and isinstance(tensor, parameter.Parameter):
         data = Tensor._make(
             tensor._storage, tensor._shape, tensor._stride, tensor._offset, tensor._dtype
@@ -188,7 +192,7 @@ def _reduce_tensor(tensor):
         return (_REBUILD_PARAMETER, (data, tensor.requires_grad, collections.OrderedDict()))
     if tensor.device.type == "meta":
         raise TensorRuntimeError("jtensor cannot save a tensor on the meta device (it has no data)")
-    return (
+    rebuild = (
         _REBUILD_V2,
         (
             _TypedRef(tensor._storage, tensor._dtype),
@@ -199,6 +203,14 @@ def _reduce_tensor(tensor):
             collections.OrderedDict(),
         ),
     )
+    # Python attributes of the tensor's own (jtensor's internals are the private ones) are
+    # saved as PyTorch saves them: the tensor rebuilt, then given its attributes.
+    state = {k: v for k, v in vars(tensor).items() if not k.startswith("_")}
+    if parameter is not None and isinstance(tensor, parameter.Buffer):
+        state["_is_buffer"] = True  # PyTorch's mark on an nn.Buffer
+    if not state:
+        return rebuild
+    return (_REBUILD_FROM_TYPE, (rebuild[0], _TENSOR, rebuild[1], state))
 
 
 def _archive_name(f):

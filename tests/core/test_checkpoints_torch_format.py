@@ -181,6 +181,15 @@ def test_pytorch_tensors_with_attributes_and_buffers():
         torch_to_jt(forged)
 
 
+def test_jtensor_tensors_with_attributes_and_buffers():
+    tagged = jtensor.ones(2)
+    tagged.note = "kept"
+    obj = {"buffer": jtensor.nn.Buffer(jtensor.ones(2)), "tagged": tagged}
+    for loaded in (jt_to_torch(obj), jtensor.load(io.BytesIO(_to_bytes(jtensor, obj)))):
+        assert loaded["buffer"].persistent is True and loaded["buffer"]._is_buffer is True
+        assert loaded["tagged"].note == "kept" and loaded["tagged"].tolist() == [1.0, 1.0]
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_every_dtype_both_ways(dtype):
     values = [[0, 1, 2], [3, 4, 5]]
