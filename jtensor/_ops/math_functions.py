@@ -403,27 +403,51 @@ _ZETA_A = _bernoulli_ratios()
 _MACHEP = 1.11022302462515654042E-16
 
 
-def _zeta64(xp, s_exp, q):
-    """Hurwitz zeta(x, q) for a scalar x > 1, as PyTorch's (Cephes) zeta, lane by lane."""
-    x = float(s_exp)
+# Direct-sum steps before a lane far left of zero is shifted right by the recurrence
+# instead (ATen would step |q| times there: a bounded amount of work whatever q is).
+_ZETA_DIRECT_LIMIT = 4096
+
+
+def _hurwitz_zeta(xp, x, q):
+    """Hurwitz zeta(x, q) in float64, lane by lane, as PyTorch's (Cephes) ``zeta``: nan for
+    x < 1 (inf at 1), inf at the poles q = 0, -1, ... (and -inf), nan for q <= 0 with x not
+    an integer; else the direct sum while a <= 9 (at least 9 terms), then the
+    Euler-Maclaurin tail. ``special.zeta`` and ``polygamma`` both use it."""
+    x, q = xp.broadcast_arrays(xp.asarray(x, dtype=xp.float64), q)
+    result = xp.full(x.shape, math.nan)
+    # A nan x still meets ATen's pole test first (zeta(nan, -2) is inf), then is nan.
+    done = xp.isnan(q)
+    result = xp.where(~done & (x == 1.0), math.inf, result)
+    done = done | (x <= 1.0)
+    # As ATen's ``q == floor(q)``: -inf counts as an integer (a pole), +inf for x as well.
     q_int = q == xp.floor(q)
-    result = xp.full_like(q, math.nan)
-    done = xp.zeros(q.shape, dtype=bool)
-    special = q <= 0
-    if x != math.floor(x):
-        result = xp.where(special, math.nan, result)
-    result = xp.where(special & q_int, math.inf, result)
-    done = done | special & (q_int | (x != math.floor(x))) | xp.isnan(q)
+    x_int = x == xp.floor(x)
+    pole = ~done & (q <= 0) & q_int
+    result = xp.where(pole, math.inf, result)
+    done = done | pole | (~done & (q <= 0) & ~x_int)
+    far = ~done & (q < -_ZETA_DIRECT_LIMIT)
+    if bool(far.any()):
+        # zeta(x, q) = sum_{k<n} (q + k)^-x + zeta(x, q + n) with n = ceil(-q); the n
+        # negative terms are (-1)^x (zeta(x, r) - zeta(x, r + n)), r = 1 - (q + n): three
+        # zetas of positive arguments instead of n steps (x is an integer here).
+        xf, qf = x[far], q[far]
+        n = xp.ceil(-qf)
+        frac = qf + n
+        r = 1.0 - frac
+        sign = xp.where(xp.fmod(xf, 2.0) == 0, 1.0, -1.0)
+        value = sign * (_hurwitz_zeta(xp, xf, r) - _hurwitz_zeta(xp, xf, r + n))
+        result = result.copy()
+        result[far] = value + _hurwitz_zeta(xp, xf, frac)
+        done = done | far
     s = xp.power(q, -x)
     a = q.copy()
     b = xp.zeros_like(q)
     i = 0
-    finite_q = xp.where(xp.isfinite(q), q, 9.0)
-    limit = int(max(9.0, 10.0 - float(finite_q.min()) if finite_q.size else 9.0)) + 1
-    for i in range(1, min(limit, 1000000) + 1):
-        active = ~done & ((i < 10) | (a <= 9.0))
+    while True:
+        active = ~done & ((i < 9) | (a <= 9.0))
         if not bool(active.any()):
             break
+        i += 1
         a = xp.where(active, a + 1.0, a)
         b = xp.where(active, xp.power(a, -x), b)
         s = xp.where(active, s + b, s)
@@ -432,21 +456,27 @@ def _zeta64(xp, s_exp, q):
         done = done | converged
     w = a
     s = s + b * w / (x - 1.0) - 0.5 * b
-    a_k = 1.0
+    factor = xp.ones_like(x)
     k = 0.0
     for coefficient in _ZETA_A:
-        a_k *= x + k
+        factor = factor * (x + k)
         b = b / w
-        t = a_k * b / coefficient
+        t = factor * b / coefficient
         s = xp.where(done, s, s + t)
         converged = ~done & (xp.abs(t / s) < _MACHEP)
         result = xp.where(converged, s, result)
         done = done | converged
         k += 1.0
-        a_k *= x + k
+        factor = factor * (x + k)
         b = b / w
         k += 1.0
     return xp.where(done, result, s)
+
+
+def _zeta64(xp, s_exp, q):
+    """Hurwitz zeta(s_exp, q) for a number s_exp > 1 (polygamma's), in float64."""
+    with np.errstate(all="ignore"):
+        return _hurwitz_zeta(xp, float(s_exp), q)
 
 
 def _polygamma_compute(n):

@@ -22,7 +22,7 @@ from .._errors import TensorTypeError
 from .._registry import define
 from .._tensor import Tensor
 from .arithmetic import as_operand, binary_op, not_implemented, promoted, refuse_dtypes
-from .math_functions import _in_float64, _lgamma64, _polevl
+from .math_functions import _hurwitz_zeta, _in_float64, _lgamma64, _polevl
 from .reductions import quiet
 from .unary import _check_tensor, _erfc64, _exp_minus_square, _run
 
@@ -903,70 +903,12 @@ def _xlog1py(xp, x, y, single):
     return xp.where((x == 0) & ~xp.isnan(y), 0.0, out)
 
 
-_ZETA_A = (
-    12.0,
-    -720.0,
-    30240.0,
-    -1209600.0,
-    47900160.0,
-    -1.8924375803183791606e9,
-    7.47242496e10,
-    -2.950130727918164224e12,
-    1.1646782814350067249e14,
-    -4.5979787224074726105e15,
-    1.8152105401943546773e17,
-    -7.1661652561756670113e18,
-)
 _MACHEP = 1.11022302462515654042e-16
 
 
 def _zeta(xp, x, q, single):
-    """Cephes' Hurwitz zeta, lane by lane: direct sum while a <= 9 (at least 9 terms), then
-    the Euler-Maclaurin tail."""
-    x, q = xp.broadcast_arrays(x, q)
-    result = xp.full(x.shape, math.nan)
-    done = xp.isnan(x) | xp.isnan(q)
-    result = xp.where(x == 1.0, math.inf, result)
-    done = done | (x <= 1.0)
-    q_int = q == xp.floor(xp.where(xp.isfinite(q), q, 0.0))
-    x_int = x == xp.floor(xp.where(xp.isfinite(x), x, 0.0))
-    pole = ~done & (q <= 0) & q_int
-    result = xp.where(pole, math.inf, result)
-    done = done | pole
-    bad = ~done & (q <= 0) & ~x_int
-    done = done | bad
-    s = xp.power(q, -x)
-    a = q.copy()
-    b = xp.zeros_like(q)
-    i = 0
-    while True:
-        active = ~done & ((i < 9) | (a <= 9.0))
-        if not bool(active.any()):
-            break
-        i += 1
-        a = xp.where(active, a + 1.0, a)
-        b = xp.where(active, xp.power(a, -x), b)
-        s = xp.where(active, s + b, s)
-        converged = active & (-_MACHEP * s < b) & (b < _MACHEP * s)
-        result = xp.where(converged, s, result)
-        done = done | converged
-    w = a
-    s = s + b * w / (x - 1.0) - 0.5 * b
-    factor = xp.ones_like(x)
-    k = xp.zeros_like(x)
-    for coefficient in _ZETA_A:
-        factor = factor * (x + k)
-        b = b / w
-        t = factor * b / coefficient
-        s = xp.where(done, s, s + t)
-        converged = ~done & (xp.abs(t / s) < _MACHEP)
-        result = xp.where(converged, s, result)
-        done = done | converged
-        k = k + 1.0
-        factor = factor * (x + k)
-        b = b / w
-        k = k + 1.0
-    return xp.where(done, result, s)
+    """Hurwitz zeta (math_functions' Cephes algorithm, shared with polygamma)."""
+    return _hurwitz_zeta(xp, x, q)
 
 
 _LANCZOS_G = 6.024680040776729583740234375
