@@ -260,8 +260,20 @@ def _grad_fn_name(grad_fn):
     return str(name).rsplit("::", 1)[-1]
 
 
+def _dual_parts(t):
+    """``(primal, tangent)`` of ``t`` at the current forward-AD level (``forward_ad``
+    registers the lookup), or ``(t, None)``: a dual tensor prints its primal's values and
+    ends with ``tangent=...``, as PyTorch's."""
+    if t._fw_grads is None and (t._base is None or t._base._fw_grads is None):
+        return t, None
+    unpack = _tensor_module._hooks.get("unpack_dual")
+    return (t, None) if unpack is None else unpack(t)
+
+
 def tensor_repr(t):
     """``repr(t)``: PyTorch's text for a dense tensor, suffixes included."""
+    inp = t
+    t, tangent = _dual_parts(inp)
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
@@ -284,11 +296,15 @@ def tensor_repr(t):
         if not has_default_dtype:
             suffixes.append("dtype=" + str(t._dtype))
         tensor_str = _tensor_str(t, indent)
-    grad_fn = t.grad_fn
+    # The dual tensor's own node (its primal is a history-free alias).
+    grad_fn = inp.grad_fn
     if grad_fn is not None:
         suffixes.append(f"grad_fn=<{_grad_fn_name(grad_fn)}>")
-    elif t._requires_grad:
+    elif inp._requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        # ``format``: a 0-d tangent prints as its number (``tangent=2.0``), as in PyTorch.
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + tensor_str, suffixes, indent, force_newline=False)
 
 

@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from .. import _dispatch
 from .._errors import TensorRuntimeError, TensorValueError
+from .. import _tensor as _tensor_module
 from .._tensor import Tensor
 from .forward import direct as _direct  # noqa: F401 (registers the direct rules)
 from .forward import rules as _rules
@@ -241,6 +242,18 @@ def unpack_dual(tensor, *, level=None):
         # An explicit "no tangent": the primal must not read its base's.
         _tangents.attach(obj, primal, None)
     return UnpackedDualTensor(primal, tangent)
+
+
+def _unpack_for_repr(tensor):
+    """``repr``'s view of a dual tensor: ``(primal, tangent)`` at the current level, or
+    ``(tensor, None)`` when it has no tangent there."""
+    if _current_level < 0 or _levels[_current_level] not in _dispatch.transforms.stack:
+        return tensor, None
+    primal, tangent = unpack_dual(tensor)
+    return (tensor, None) if tangent is None else (primal, tangent)
+
+
+_tensor_module._hooks["unpack_dual"] = _unpack_for_repr
 
 
 class dual_level(_GradModeContext):

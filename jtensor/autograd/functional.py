@@ -311,10 +311,12 @@ def _jacobian_forward(func, inputs, strict, vectorize):
         outputs = outs
         columns = [[[] for _ in inputs] for _ in outs]
     # Lists, as PyTorch's forward-mode path returns them (its reverse mode gives tuples).
+    # PyTorch vmaps the columns (batch dimension first) and moves it last: the same strides
+    # here, and the reshape of that strided view is its ReshapeAliasBackward0.
     jac = [
         [
             (
-                J.stack(columns[i][j], -1)
+                J.movedim(J.stack(columns[i][j], 0), 0, -1)
                 if columns[i][j]
                 else J.zeros(tuple(o.shape) + (0,), dtype=o.dtype, device=o.device)
             ).reshape(tuple(o.shape) + tuple(inputs[j].shape))

@@ -112,3 +112,121 @@ def test_gradcheck_and_gradgradcheck_in_forward_mode(lib):
     assert lib.autograd.gradgradcheck(
         g, (x,), check_fwd_over_rev=True, check_rev_over_rev=False, check_undefined_grad=False
     )
+
+
+# ----------------------------------------------------------------------------- recorded tangents
+
+
+def _node(t):
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+def _weight_cases(lib):
+    x = lib.tensor(np.random.default_rng(3).standard_normal((4, 3)))
+    return {
+        "matmul_T": lambda d: x @ d.T,
+        "matmul_left": lambda d: d @ x.T,
+        "mul_number": lambda d: d * 2,
+        "mul_tensor": lambda d: d * x[:2],
+        "sin": lambda d: d.sin(),
+        "add": lambda d: d + x[:2],
+        "sum": lambda d: d.sum(),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_weight_cases(jtensor)))
+def test_tangent_recorded_when_the_primal_requires_grad(case):
+    # PyTorch's formulas use the primals, so the tangent has a node exactly when one of
+    # the terms involves a primal that requires grad (x @ dual(W).T: AddBackward0).
+    seen = {}
+    for lib in LIBS:
+        fw = lib.autograd.forward_ad
+        w = lib.tensor(np.random.default_rng(4).standard_normal((2, 3)), requires_grad=True)
+        with fw.dual_level():
+            out = _weight_cases(lib)[case](fw.make_dual(w, lib.ones(2, 3, dtype=lib.float64)))
+            tangent = fw.unpack_dual(out).tangent
+            seen[lib.__name__] = (_np(tangent), tangent.requires_grad, _node(tangent))
+            if case == "matmul_T":
+                assert _node(tangent[0]) == "SelectBackward0"
+    got, want = seen["jtensor"], seen["torch"]
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert got[1:] == want[1:]
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["jtensor", "torch"])
+def test_reverse_over_forward_through_a_layer(lib):
+    # d/dW of a loss on the tangent and the primal of tanh(linear(x, W, b)).
+    rng = np.random.default_rng(5)
+    w = lib.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    b = lib.tensor(rng.standard_normal(2), requires_grad=True)
+    x, v = lib.tensor(rng.standard_normal((4, 3))), lib.tensor(rng.standard_normal((2, 3)))
+    fw = lib.autograd.forward_ad
+    with fw.dual_level():
+        y = lib.nn.functional.linear(x, fw.make_dual(w, v), b).tanh()
+        primal, tangent = fw.unpack_dual(y)
+        gw, gb = lib.autograd.grad((tangent**2).sum() + primal.sum(), (w, b))
+    # Reference: the same loss with the tangent written out by hand.
+    w2 = lib.tensor(_np(w), requires_grad=True)
+    b2 = lib.tensor(_np(b), requires_grad=True)
+    z = x @ w2.T + b2
+    loss = ((1 - z.tanh() ** 2) * (x @ v.T)).pow(2).sum() + z.tanh().sum()
+    rw, rb = lib.autograd.grad(loss, (w2, b2))
+    np.testing.assert_allclose(_np(gw), _np(rw), rtol=1e-10)
+    np.testing.assert_allclose(_np(gb), _np(rb), rtol=1e-10)
+
+
+def test_forward_mode_hessian_node_and_strides():
+    # The forward-mode outer Jacobian stacks its columns first and moves them last, as
+    # PyTorch's vmap does: same strides and a ReshapeAliasBackward0 node.
+    def run(lib):
+        def f(x, y):
+            return (2 * x.pow(2)).sum() + 3 * y.pow(3).sum()
+
+        h = lib.autograd.functional.hessian(
+            f, (lib.ones(2), lib.ones(3)), vectorize=True, outer_jacobian_strategy="forward-mode"
+        )
+        return [[(_np(a), tuple(a.stride()), _node(a)) for a in row] for row in h]
+
+    got, want = run(jtensor), run(torch)
+    for grow, wrow in zip(got, want, strict=True):
+        for g, w in zip(grow, wrow, strict=True):
+            np.testing.assert_array_equal(g[0], w[0])
+            assert g[1:] == w[1:] == (w[1], "ReshapeAliasBackward0")
+    j = [
+        lib.autograd.functional.jacobian(
+            lambda x, lib=lib: (x**3).sum(1),
+            lib.ones(2, 3),
+            vectorize=True,
+            strategy="forward-mode",
+        )
+        for lib in LIBS
+    ]
+    assert tuple(j[0].stride()) == tuple(j[1].stride()) == (1, 6, 2)
+
+
+# ----------------------------------------------------------------------------- repr
+
+
+def _dual_reprs(lib):
+    fw = lib.autograd.forward_ad
+    out = []
+    with fw.dual_level():
+        d = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0]))
+        out += [repr(d), repr(d * 2), str(d)]
+        p = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        d64 = fw.make_dual(p, lib.tensor([3.0, 4.0], dtype=lib.float64))
+        out += [repr(d64), repr(d64.sin()), repr(d64 * 2)]
+        out.append(repr(fw.make_dual(lib.tensor(1.0), lib.tensor(2.0))))
+        half = lib.tensor([1.0, 2.0], dtype=lib.float16)
+        out.append(repr(fw.make_dual(half, half * 3)))
+        wide = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0], dtype=lib.float64))
+        out.append(repr(wide))
+        out.append(repr(fw.unpack_dual(d).primal))
+        out.append(repr(lib.tensor([5.0])))
+    out.append(repr(d))  # the level is gone: a plain tensor again
+    return out
+
+
+def test_dual_tensor_repr():
+    for got, want in zip(_dual_reprs(jtensor), _dual_reprs(torch), strict=True):
+        assert got == want

@@ -23,6 +23,7 @@ In-place ops update the written tensor's tangent in place (``tangents.update_in_
 """
 
 import inspect
+from functools import partial
 
 from ... import _dtypes, random as _random
 from ..._api import ops as J
@@ -307,10 +308,22 @@ class _Multilinear(Rule):
         if written is None:
             result = c.entry(*c.args, **c.kwargs)
         entry = _outplace_entry(c, written)
-        for slot in _slots(c):
-            t = c.tangent(_get(c, slot))
+        slots = _slots(c)
+        # PyTorch's formulas add a term for every input, zero tangents included, so when a
+        # primal requires grad the tangent is recorded by reverse mode (its grad_fn is
+        # ``AddBackward0``; reverse-over-forward differentiates through it).
+        record = grad_mode.enabled and any(
+            isinstance(x, Tensor) and x._requires_grad for x in map(partial(_get, c), slots)
+        )
+        for slot in slots:
+            x = _get(c, slot)
+            t = c.tangent(x)
             if t is None:
-                continue
+                if not record:
+                    continue
+                t = _zero_like(x)
+                if t is x:
+                    continue
             args, kwargs = _replaced(c, {slot: t})
             term = entry(*args, **kwargs)
             tangent = term if tangent is None else tangent + term
@@ -404,10 +417,15 @@ class _Generic(Rule):
 
         user_grad = grad_mode.enabled
         sources, vectors, subs, tracked = [], [], {}, []
+        # Any primal that requires grad (with or without a tangent) makes the tangent a
+        # recorded function of it, as PyTorch's formulas are.
+        primal_grad = False
 
         def sub(a):
+            nonlocal primal_grad
             if not isinstance(a, Tensor):
                 return a
+            primal_grad = primal_grad or (user_grad and a._requires_grad)
             key = id(a)
             if key in subs:
                 return subs[key]
@@ -460,7 +478,7 @@ class _Generic(Rule):
             # a tangent requires grad, or an outer transform (another level) is watching.
             create = (
                 enabled
-                and (bool(tracked) or any(v._requires_grad for v in vectors))
+                and (primal_grad or any(v._requires_grad for v in vectors))
                 or transforms.active > 0
             )
             dummies = [J.zeros_like(outputs[i]).requires_grad_() for i in diff]
