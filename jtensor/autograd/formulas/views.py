@@ -236,12 +236,44 @@ def unbind_backward(ctx, *grads):
 # ----------------------------------------------------------------------------- indexing
 
 class _Key:
-    """The key of ``x[key]``, kept whole (a tuple key may mix tensors and slices)."""
+    """The key of ``x[key]``, kept whole (a tuple key may mix tensors and slices), as PyTorch
+    keeps it: a basic key's 0-dim integer tensors as the ints they held (``SelectBackward0``
+    stores the index), an advanced key's tensors as saved tensors, so writing one in place
+    before backward raises "modified by an inplace operation" instead of giving a gradient
+    for other positions (or of another shape)."""
 
-    __slots__ = ("key",)
+    __slots__ = ("key", "saved")
 
-    def __init__(self, key):
-        self.key = key
+    def __init__(self, key, advanced):
+        from ..._tensor import Tensor
+        from ..graph import SavedTensor
+
+        self.saved = None
+        items = key if isinstance(key, (tuple, list)) else (key,)
+        if not any(isinstance(k, Tensor) for k in items):
+            self.key = key
+        elif advanced:
+            self.key = key
+            self.saved = [SavedTensor(k) for k in items if isinstance(k, Tensor)]
+        else:
+            self.key = _rebuild(key, (int(k) for k in items if isinstance(k, Tensor)))
+
+    def unpack(self, node):
+        """The key for ``node``'s backward (its saved tensors checked, hooks applied)."""
+        if self.saved is None:
+            return self.key
+        return _rebuild(self.key, (t.unpack(node) for t in self.saved))
+
+
+def _rebuild(key, tensors):
+    """``key`` with its tensors replaced, in order, by the items of ``tensors``."""
+    from ..._tensor import Tensor
+
+    if isinstance(key, Tensor):
+        return next(tensors)
+    if isinstance(key, (tuple, list)):
+        return type(key)(next(tensors) if isinstance(k, Tensor) else k for k in key)
+    return key
 
 
 def _is_int(k):
@@ -289,8 +321,8 @@ def _key_kind(shape, key, setting):
 
 def _getitem_name(v):
     key = v["key"]
-    v["key_box"] = _Key(key)
     advanced, last = _key_kind(v["input"]._shape, key, False)
+    v["key_box"] = _Key(key, advanced)
     if advanced:
         return "IndexBackward0"
     return (last or "Alias") + "Backward0"
@@ -299,7 +331,7 @@ def _getitem_name(v):
 @derivative("__getitem__", name=_getitem_name)
 def getitem_backward(ctx, g):
     shape = ctx.input_meta(0)[0]
-    key = ctx.key_box.key
+    key = ctx.key_box.unpack(ctx)
     advanced, _ = _key_kind(shape, key, False)
     if not advanced:
         z = _zeros(g, shape)
@@ -318,9 +350,9 @@ def _setitem_name(v):
     from ..._tensor import Tensor
 
     key = v["key"]
-    v["key_box"] = _Key(key)
     x = v["input"]
     advanced, last = _key_kind(x._shape, key, True)
+    v["key_box"] = _Key(key, advanced)
     if advanced:
         return "IndexPutBackward0"
     if last is not None:
@@ -336,7 +368,7 @@ def _setitem_name(v):
 @derivative("__setitem__", inputs=("input", "value"), name=_setitem_name)
 def setitem_backward(ctx, g):
     need_input, need_value = ctx.needs_input_grad
-    key = ctx.key_box.key
+    key = ctx.key_box.unpack(ctx)
     gi = gv = None
     if need_input:
         gi = g.clone()
