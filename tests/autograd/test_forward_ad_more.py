@@ -230,3 +230,74 @@ def _dual_reprs(lib):
 def test_dual_tensor_repr():
     for got, want in zip(_dual_reprs(jtensor), _dual_reprs(torch), strict=True):
         assert got == want
+
+
+# ----------------------------------------------------------------------------- tangent dtypes
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["sin", "prod", "cumsum", "std", "softmax", "view", "sort"],
+)
+def test_wider_tangent_gives_the_dtype_pytorch_gives(name):
+    # make_dual keeps a float64 tangent on a float32 primal; the ops' tangents come out
+    # float64 in both libraries and agree to float32's rounding of the primal's factors.
+    fns = {
+        "sin": lambda lib, x: lib.sin(x),
+        "prod": lambda lib, x: x.prod(1),
+        "cumsum": lambda lib, x: x.cumsum(1),
+        "std": lambda lib, x: x.std(1),
+        "softmax": lambda lib, x: x.softmax(1),
+        "view": lambda lib, x: x.view(9),
+        "sort": lambda lib, x: x.sort(1)[0],
+    }
+    rng = np.random.default_rng(6)
+    a, v = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    seen = []
+    for lib in LIBS:
+        fw = lib.autograd.forward_ad
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor(a, dtype=lib.float32), lib.tensor(v))
+            assert fw.unpack_dual(d).tangent.dtype == lib.float64
+            primal, tangent = fw.unpack_dual(fns[name](lib, d))
+            seen.append((str(primal.dtype), str(tangent.dtype), _np(tangent)))
+    assert seen[0][:2] == seen[1][:2] == ("torch.float32", "torch.float64")
+    np.testing.assert_allclose(seen[0][2], seen[1][2], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["det", "cumprod", "inv"])
+def test_generic_rule_computes_in_the_tangents_dtype(name):
+    # Ops on the generic (double-vjp) rule: with a float64 tangent on a float32 primal the
+    # JVP is computed in float64, so it equals the float64 JVP at the (float32) primal's
+    # values far below float32's rounding.
+    fns = {
+        "det": jtensor.linalg.det,
+        "cumprod": lambda x: x.cumprod(1),
+        "inv": jtensor.linalg.inv,
+    }
+    rng = np.random.default_rng(7)
+    a32 = rng.standard_normal((3, 3)).astype(np.float32)
+    v = rng.standard_normal((3, 3))
+    fw = jtensor.autograd.forward_ad
+    with fw.dual_level():
+        low = fw.make_dual(jtensor.tensor(a32), jtensor.tensor(v))
+        high = fw.make_dual(jtensor.tensor(a32.astype(np.float64)), jtensor.tensor(v))
+        got = fw.unpack_dual(fns[name](low))
+        want = fw.unpack_dual(fns[name](high)).tangent
+    assert got.primal.dtype == jtensor.float32 and got.tangent.dtype == jtensor.float64
+    np.testing.assert_allclose(_np(got.tangent), _np(want), rtol=1e-12, atol=1e-12)
+
+
+def test_normal_with_a_dual_mean_has_a_zero_tangent():
+    # normal(mean, std) is not reparameterised: zero tangent, and the same draws as PyTorch.
+    seen = []
+    for lib in LIBS:
+        fw = lib.autograd.forward_ad
+        lib.manual_seed(0)
+        with fw.dual_level():
+            mean = fw.make_dual(lib.ones(3), lib.ones(3))
+            primal, tangent = fw.unpack_dual(lib.normal(mean, lib.ones(3) * 2))
+            seen.append((_np(primal), _np(tangent)))
+    np.testing.assert_allclose(seen[0][0], seen[1][0], rtol=1e-6)
+    np.testing.assert_array_equal(seen[0][1], seen[1][1])
+    np.testing.assert_array_equal(seen[0][1], np.zeros(3))

@@ -168,6 +168,10 @@ def _addcmul(c, result):
 
 rule("addcmul", kind=Derived(_addcmul))
 
+# normal(mean, std) is not reparameterised (its reverse formula gives zero gradients): its
+# tangent is zero, as PyTorch's; the rule runs no second draw.
+rule("normal", kind=Derived(lambda c, result: J.zeros_like(result), needs_input=False))
+
 
 # ----------------------------------------------------------------------------- element-wise
 

@@ -404,12 +404,12 @@ class _Generic(Rule):
         if gen is not None:
             states.append((gen, gen.get_state()))
         try:
-            return self.jvp(c, written, clone_all)
+            return self.jvp(c, written, clone_all, random=True)
         finally:
             for g, state in states:
                 g.set_state(state)
 
-    def jvp(self, c, written, clone_all=False):
+    def jvp(self, c, written, clone_all=False, random=False):
         """The outputs' tangents by the double-vjp trick (see the module docstring).
         ``clone_all``: the op may write into any tensor argument (a Function's
         ``mark_dirty``), so each gets a copy."""
@@ -420,6 +420,16 @@ class _Generic(Rule):
         # Any primal that requires grad (with or without a tangent) makes the tangent a
         # recorded function of it, as PyTorch's formulas are.
         primal_grad = False
+        # A tangent wider than its primal (float64 on float32): PyTorch's formulas multiply
+        # by the tangent, so the products are in the wider dtype; the double vjp runs on
+        # inputs cast to it so that the tangent keeps its precision (not for random ops,
+        # whose draws depend on the dtype).
+        wide = None if random else _wider_tangent_dtype(c)
+
+        def widened(a):
+            if wide is None or a._dtype is wide or a._dtype.category != wide.category:
+                return a
+            return a.to(wide)
 
         def sub(a):
             nonlocal primal_grad
@@ -432,15 +442,16 @@ class _Generic(Rule):
             t = c.found.get(key)
             copy = clone_all or a is written
             if t is None or not _differentiable(a):
-                new = J.clone(a) if copy else a
+                new = widened(J.clone(a) if copy else a)
             else:
-                # An input that requires grad is used itself, so the tangent records its
-                # dependence on the input (reverse-over-forward); others get a leaf.
+                # An input that requires grad is used itself (or its cast), so the tangent
+                # records its dependence on the input (reverse-over-forward); others get a
+                # leaf.
                 if user_grad and a._requires_grad:
-                    source = a
+                    source = widened(a)
                     tracked.append(a)
                 else:
-                    source = J.detach(a).requires_grad_()
+                    source = widened(J.detach(a)).requires_grad_()
                 sources.append(source)
                 vectors.append(t)
                 new = J.clone(source) if copy else source
@@ -519,6 +530,20 @@ class _Generic(Rule):
 
 
 GENERIC = _Generic()
+
+
+def _wider_tangent_dtype(c):
+    """The dtype the generic rule computes in when a tangent is wider than its primal (of
+    the same kind, real or complex), else None."""
+    wide = None
+    for a in (*c.args, *c.kwargs.values()):
+        for x in a if a.__class__ is list or a.__class__ is tuple else (a,):
+            t = c.tangent(x)
+            if t is None or t._dtype is x._dtype or t._dtype.category != x._dtype.category:
+                continue
+            if t._dtype.itemsize > x._dtype.itemsize:
+                wide = t._dtype if wide is None else _dtypes.promote_types(wide, t._dtype)
+    return wide
 
 # op name -> Rule (in-place forms use their out-of-place op's rule)
 RULES = {}
