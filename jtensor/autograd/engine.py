@@ -135,7 +135,8 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
     # Pass 1: dependencies, by an explicit stack.
     dependencies = {}
     seen = set()
-    order = []  # discovery order (``inputs=`` uses it to find the nodes that matter)
+    # Discovery order: only ``inputs=`` uses it (to find the nodes that matter).
+    order = [] if inputs is not None else None
     stack = [e[0] for e in roots]
     get = dependencies.get
     while stack:
@@ -143,7 +144,8 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
         if node in seen:
             continue
         seen.add(node)
-        order.append(node)
+        if order is not None:
+            order.append(node)
         for nxt, _ in node.next_functions:
             if nxt is not None:
                 dependencies[nxt] = get(nxt, 0) + 1
@@ -185,6 +187,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                 heappush(ready, (-node._sequence_nr, id(node), node))
         while ready:
             node = heappop(ready)[2]
+            out_grads = ()  # stays empty for a node that does not run
             buf = buffers.pop(node, None)
             if buf is not None and needed is not None and node not in needed:
                 buf = None
@@ -196,7 +199,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                     buf = None  # no gradient reached this node: skipped, as in PyTorch
                 x = None  # (no reference of ours may keep a gradient alive)
             if buf is not None:
-                if node._tensor_hooks or node._retain or node._pre_hooks:
+                if node._tensor_hooks is not None or node._retain or node._pre_hooks:
                     buf = _call_pre_hooks(node, buf)
                 if captures:
                     for k_nr, ks in _captures_of(captures, node, len(buf)):
@@ -211,38 +214,40 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                     out_grads = _execute(node, buf, create_graph, retain_graph)
                     if _dispatch.event_hook is not None:
                         _dispatch.emit("backward", node=node, grads=tuple(out_grads))
-                    # strict=False: a node may return fewer gradients than it has edges (the
-                    # missing trailing ones are None), or more (extra Nones).
-                    for (nxt, nr), g in zip(node.next_functions, out_grads, strict=False):
-                        if nxt is not None and g is not None:
-                            nbuf = buffers.get(nxt)
-                            if nbuf is None:
-                                nbuf = [None] * (nxt._num_outputs if nxt._num_outputs > nr
-                                                 else nr + 1)
-                                buffers[nxt] = nbuf
-                            elif nr >= len(nbuf):
-                                nbuf.extend([None] * (nr + 1 - len(nbuf)))
-                            old = nbuf[nr]
-                            if old is None:
-                                nbuf[nr] = g
-                            elif (old.__class__ is not Tensor or g.__class__ is not Tensor) \
-                                    and _sparse_in(old, g):
-                                nbuf[nr] = _buffer_add_sparse(old, g)
-                            elif plain and old._dtype is g._dtype and old._shape == g._shape:
-                                nbuf[nr] = _fast.add(old, g)
-                            else:
-                                nbuf[nr] = old + g
-                    # Drop our references, so that AccumulateGrad can keep an unshared
-                    # gradient instead of copying it.
-                    out_grads = g = None
-            for nxt, _ in node.next_functions:
-                if nxt is not None:
-                    left = dependencies[nxt] - 1
-                    if left:
-                        dependencies[nxt] = left
+            # One pass over the edges both hands each gradient on and counts the edge as
+            # done (also for a node that did not run). A node may return fewer gradients
+            # than it has edges (the missing trailing ones are None), or more (extra Nones).
+            n_out = len(out_grads)
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                g = out_grads[i] if i < n_out else None
+                if g is not None:
+                    nbuf = buffers.get(nxt)
+                    if nbuf is None:
+                        nbuf = [None] * (nxt._num_outputs if nxt._num_outputs > nr else nr + 1)
+                        buffers[nxt] = nbuf
+                    elif nr >= len(nbuf):
+                        nbuf.extend([None] * (nr + 1 - len(nbuf)))
+                    old = nbuf[nr]
+                    if old is None:
+                        nbuf[nr] = g
+                    elif (old.__class__ is not Tensor or g.__class__ is not Tensor) \
+                            and _sparse_in(old, g):
+                        nbuf[nr] = _buffer_add_sparse(old, g)
+                    elif plain and old._dtype is g._dtype and old._shape == g._shape:
+                        nbuf[nr] = _fast.add(old, g)
                     else:
-                        del dependencies[nxt]
-                        heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+                        nbuf[nr] = old + g
+                left = dependencies[nxt] - 1
+                if left:
+                    dependencies[nxt] = left
+                else:
+                    del dependencies[nxt]
+                    heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+            # Drop our references, so that AccumulateGrad can keep an unshared gradient
+            # instead of copying it.
+            out_grads = g = old = None
     finally:
         set_modes(*previous_mode)
 

@@ -274,6 +274,16 @@ def _flatten_grads(node, result):
     each summed to its input's shape and cast to its dtype."""
     formula = node._formula
     meta = node._input_meta
+    values = node._values
+    if formula is not None and formula.list_input is None and len(result) <= len(meta):
+        # The common shape of a result: one gradient per tensor input, most already of the
+        # input's shape and dtype (kept as they are: no copy, no cast).
+        out = [g if g is None or (g.__class__ is Tensor and m is not None and g._shape == m[0]
+                                  and g._dtype is m[1]) else _fit(g, m, node, k)
+               for k, (g, m) in enumerate(zip(result, meta, strict=False))]
+        if values is not None and "__kept__" in values:
+            return [out[i] for i in values["__kept__"] if i < len(out)]
+        return out
     out = []
     k = 0
     for i, g in enumerate(result):
@@ -290,7 +300,6 @@ def _flatten_grads(node, result):
             out.append(g if m is not None and g.__class__ is Tensor and g._shape == m[0]
                        and g._dtype is m[1] else _fit(g, m, node, k))
         k += 1
-    values = node._values
     if values is not None and "__kept__" in values:
         return [out[i] for i in values["__kept__"] if i < len(out)]
     return out
@@ -434,10 +443,23 @@ class Formula:
         else:
             self.self_name = None
         self.list_input = None
+        # Worked out once per op rather than per call (issue 18): the input names where a
+        # Python number is PyTorch's Scalar overload (no edge at all, see record_call), and
+        # whether binding needs more than pairing names with arguments.
+        wraps = op.name.rstrip("_") in _WRAPS_NUMBERS
+        self.scalar_names = frozenset(
+            n for n in self.inputs if not wraps or (n == "input" and op.name == "sub"))
+        self.plain_bind = self.var_positional is None and self.self_name in (None, "input")
+        self.saves_result = "result" in self.save
 
     def bind(self, args, kwargs):
+        """The call's arguments by parameter name (``input`` for an in-place op's ``self``)."""
         # strict=False: fewer args than parameters (defaults) or more (*args, taken below).
         values = dict(zip(self.positional, args, strict=False))
+        if self.plain_bind:
+            if kwargs:
+                values.update(kwargs)
+            return values
         n = len(self.positional)
         if self.var_positional is not None:
             rest = args[n:]
@@ -505,7 +527,14 @@ def record_call(op, impl, args, kwargs):
         # The view's current history must be valid before the write changes its version.
         if isinstance(target, Tensor) and target._view_version is not None:
             target.grad_fn  # noqa: B018 (refreshes)
-    result = _run_inside(impl, args, kwargs)
+    # The op runs with recording off for the ops it calls (``_run_inside``, inlined: this
+    # is the hottest path of a recorded call).
+    enabled = grad_mode.enabled
+    set_modes(enabled, True)
+    try:
+        result = impl(*args, **kwargs)
+    finally:
+        set_modes(enabled, False)
 
     # Differentiable inputs, flattened, with their metadata.
     scalars = None
@@ -514,7 +543,17 @@ def record_call(op, impl, args, kwargs):
     needs = []
     for i, name in enumerate(formula.inputs):
         v = values.get(name)
-        if v.__class__ is list or v.__class__ is tuple:
+        if isinstance(v, Tensor) and (pre_meta is None or name != "input"):
+            # The common case first: a tensor input (edge_of inlined for one that needs no
+            # gradient, which gets no node work at all).
+            if v._requires_grad:
+                edges.append(edge_of(v))
+                needs.append(True)
+            else:
+                edges.append(_NO_EDGE)
+                needs.append(False)
+            meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset))
+        elif v.__class__ is list or v.__class__ is tuple:
             formula.list_input = i
             values["__list_len__"] = len(v)
             any_needs = False
@@ -537,8 +576,7 @@ def record_call(op, impl, args, kwargs):
                 meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset))
             needs.append(e[0] is not None)
         else:
-            if v.__class__ in _NUMBERS and (formula.op.name.rstrip("_") not in _WRAPS_NUMBERS
-                                             or (name == "input" and formula.op.name == "sub")):
+            if v.__class__ in _NUMBERS and name in formula.scalar_names:
                 # A number argument is PyTorch's Scalar overload (``b ** 2``, ``2 - b``,
                 # ``clamp(b, 0, 1)``): that node has no edge for it at all.
                 if scalars is None:
@@ -582,13 +620,14 @@ def record_call(op, impl, args, kwargs):
 
     saved = {}
     stored = {}
+    save = formula.save
     for k, v in values.items():
         if isinstance(v, Tensor):
-            if k in formula.save:
+            if k in save:
                 saved[k] = SavedTensor(old_self if (k == "input" and old_self is not None)
                                        else v)
         elif (v.__class__ is list or v.__class__ is tuple) and v and isinstance(v[0], Tensor):
-            if k in formula.save:
+            if k in save:
                 saved[k] = [SavedTensor(t) if isinstance(t, Tensor) else None for t in v]
             else:
                 stored[k] = None
@@ -623,7 +662,7 @@ def record_call(op, impl, args, kwargs):
                 _set_history(o, node, i)
                 if op.kind == "view" and o._base is not None:
                     o._view_version = o._version_counter.value
-    if "result" in formula.save:
+    if formula.saves_result:
         # Saved after the history is set, so that unpacking gives the output back with its
         # node (second derivatives through ``result``).
         if single or len(outputs) == 1:

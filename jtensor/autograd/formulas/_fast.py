@@ -62,3 +62,16 @@ def dense_copy(g):
     # (Not ascontiguousarray: it would turn a 0-d gradient into a 1-d one.)
     copied = g._array().copy(order="C")
     return Tensor._from_array(copied, g._dtype, g.device)
+
+
+def threshold_grad(g, result):
+    """ReLU's backward on the arrays: ``g`` where ``result > 0``, else 0, in one ``where``
+    (NaN results pass the gradient, as PyTorch's ``threshold_backward``). None when it
+    does not apply (complex, mixed dtypes, shapes that differ): the caller uses the ops."""
+    if g.__class__ is not Tensor or g._dtype is not result._dtype or g._shape != result._shape \
+            or g.is_complex():
+        return None
+    ga = g._array()
+    xp = g._storage._backend.xp
+    return Tensor._from_array(xp.where(result._array() <= 0, ga.dtype.type(0), ga),
+                              g._dtype, g.device)

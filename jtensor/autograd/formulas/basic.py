@@ -14,12 +14,15 @@ def add_backward(ctx, g):
 @derivative("mul", inputs=("input", "other"), save=("input", "other"))
 def mul_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
-    if _fast.plain() and _fast.same_kind(g, ctx.other if need_a else g,
-                                         ctx.input if need_b else g):
-        return (_fast.mul(g, ctx.other) if need_a else None,
-                _fast.mul(g, ctx.input) if need_b else None)
-    a = g * conj(ctx.other) if need_a else None
-    b = g * conj(ctx.input) if need_b else None
+    # Each saved operand unpacked (version-checked) once, and only where its gradient is
+    # needed: ``x * w`` with a constant ``x`` never touches ``w``.
+    other = ctx.other if need_a else g
+    input = ctx.input if need_b else g
+    if _fast.plain() and _fast.same_kind(g, other, input):
+        return (_fast.mul(g, other) if need_a else None,
+                _fast.mul(g, input) if need_b else None)
+    a = g * conj(other) if need_a else None
+    b = g * conj(input) if need_b else None
     return a, b
 
 

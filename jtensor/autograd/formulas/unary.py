@@ -14,6 +14,7 @@ from ... import _dtypes
 from ..._api import ops as J
 from ..._errors import TensorNotImplementedError, TensorRuntimeError
 from ..._tensor import Tensor
+from . import _fast
 from ._core import conj as _c
 from ._core import derivative
 
@@ -295,6 +296,10 @@ def erfinv_backward(ctx, g):
 @derivative("relu", save=("result",))
 def relu_backward(ctx, g):
     # threshold_backward(grad, result, 0): 0 where result <= 0 (NaN passes the gradient).
+    if _fast.plain():
+        fast = _fast.threshold_grad(g, ctx.result)
+        if fast is not None:
+            return fast
     return J.where(ctx.result <= 0, J.zeros((), dtype=g.dtype, device=g.device), g)
 
 
