@@ -29,7 +29,7 @@ def _no_complex32(name, dtype):
         )
 
 
-@register("view")
+@register("view", method=False)   # no Tensor method in PyTorch
 def view_as_real(input):
     """A real view of a complex tensor: a new last dim of size 2 holds (real, imaginary);
     strides and offset are counted in reals, so they double.
@@ -48,7 +48,7 @@ def view_as_real(input):
     return make_view(input, input._shape + (2,), stride, 2 * input._offset, input._dtype.to_real())
 
 
-@register("view")
+@register("view", method=False)   # no Tensor method in PyTorch
 def view_as_complex(input):
     """A complex view of a real tensor whose last dim (size 2, stride 1) holds the (real,
     imaginary) pairs; every other stride and the offset must be even (whole pairs).
@@ -148,7 +148,7 @@ def _polar_compute(xp, r, theta):
     return _pair_into(xp, r * xp.cos(theta), r * xp.sin(theta))
 
 
-@register("elementwise")
+@register("elementwise", method=False)   # no Tensor method in PyTorch
 def complex(real, imag, *, out=None):
     """The complex tensor ``real + imag * 1j`` (both float or both double; broadcast).
 
@@ -167,7 +167,7 @@ def complex(real, imag, *, out=None):
     )
 
 
-@register("elementwise")
+@register("elementwise", method=False)   # no Tensor method in PyTorch
 def polar(abs, angle, *, out=None):
     """The complex tensor ``abs * (cos(angle) + 1j * sin(angle))`` (broadcast).
 

@@ -1877,9 +1877,18 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """``torch.nuclear_norm``: the sum of the singular values of the matrices over ``dim``
     (the last two by default)."""
     _check_tensor("nuclear_norm", input)
-    if input.dim() < 2 and dim is None:
+    if input.dim() < 2:
         raise TensorRuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if dim is not None:
+        # An int for PyTorch's int[2] is repeated: dim=0 is (0, 0).
+        given = (dim, dim) if isinstance(dim, int) else tuple(dim)
+        if len(given) != 2:
+            raise TensorRuntimeError(
+                f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, given))}")
+        if wrap_dim(given[0], input.dim()) == wrap_dim(given[1], input.dim()):
+            raise TensorRuntimeError(
+                f"linalg.matrix_norm: dims must be different. Got ({given[0]}, {given[1]})")
     dims = _dims((-2, -1) if dim is None else dim, input.dim())
     work, out_dtype = _norm_dtype("linalg.matrix_norm", input, None)
     xp = _xp(input)

@@ -49,7 +49,7 @@ def diagflat(input, offset=0):
 # ------------------------------------------------------------------------ fill_diagonal_
 
 
-@register("inplace")
+@register("inplace", function=False)   # a Tensor method only, as in PyTorch
 def fill_diagonal_(input, fill_value, wrap=False):
     """Write ``fill_value`` on the main diagonal (``input[i, i, ...]``; every dim of a tensor
     with more than 2 dims must have one size). ``wrap``: for a matrix taller than wide, the

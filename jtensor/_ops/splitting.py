@@ -139,7 +139,7 @@ def row_stack(tensors, *, out=None):
     return _stack_variant(row_stack.op, tensors, 0, 2, out, "vstack")
 
 
-@register("copy")
+@register("copy", method=False)   # no Tensor method in PyTorch
 def unravel_index(indices, shape):
     """The coordinates of flat ``indices`` in a tensor of ``shape``: a tuple of int64
     tensors, one per dim (views of one (..., len(shape)) tensor, as PyTorch's). Indices

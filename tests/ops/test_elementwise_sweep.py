@@ -25,10 +25,17 @@ DTYPES = ("float32", "float64", "int64", "bool", "float16")
 NAMES = sorted(name for name, op in OPS.items() if op.kind == "elementwise")
 
 
+# float16 inputs that PyTorch turns into complex32 (ComplexHalf), a dtype jtensor does not
+# have: jtensor refuses them with a RuntimeError that says so (tested with the op's spec).
+NO_FLOAT16 = {"complex", "polar"}
+
+
 def _cases(name):
     rng = random.Random(name)  # the same draws every run, different for each op
     for _ in range(4):
         dtype = rng.choice(DTYPES)
+        if dtype == "float16" and name in NO_FLOAT16:
+            dtype = "float32"
         first, second = rng.choice(list(LAYOUTS)), rng.choice(list(LAYOUTS))
         seed = rng.randrange(1000)
 
