@@ -8,18 +8,22 @@ forward-mode AD (``jtensor.autograd.forward_ad``, ``_forward``).
 """
 
 from ._autodiff import grad, grad_and_value, jacrev, vjp
+from ._extras import functionalize, linearize, replace_all_batch_norm_modules_
 from ._forward import hessian, jacfwd, jvp
 from ._functional_call import functional_call, stack_module_state
 from ._vmap import vmap
 
 __all__ = [
     "functional_call",
+    "functionalize",
     "grad",
     "grad_and_value",
     "hessian",
     "jacfwd",
     "jacrev",
     "jvp",
+    "linearize",
+    "replace_all_batch_norm_modules_",
     "stack_module_state",
     "vjp",
     "vmap",
