@@ -8,6 +8,7 @@ RuntimeError`` or ``type(e) is RuntimeError`` behave the same. The names below s
 error is raised, which of PyTorch's situations it is.
 """
 
+import math
 import sys
 
 TensorRuntimeError = RuntimeError
@@ -22,10 +23,7 @@ _INT64_MAX = 2 ** 63 - 1
 
 def check_storage_size(shape, itemsize):
     """PyTorch's check before allocating: the byte count of ``shape`` must fit in int64."""
-    n = itemsize
-    for s in shape:
-        n *= s
-    if n > _INT64_MAX:
+    if math.prod(shape) * itemsize > _INT64_MAX:
         raise TensorRuntimeError(
             f"Storage size calculation overflowed with sizes={list(shape)}")
 
@@ -35,10 +33,7 @@ def out_of_memory(exc):
     naming the bytes asked for)."""
     shape, dtype = getattr(exc, "shape", None), getattr(exc, "dtype", None)
     if shape is not None and dtype is not None:
-        n = dtype.itemsize
-        for s in shape:
-            n *= s
-        asked = f"you tried to allocate {n} bytes"
+        asked = f"you tried to allocate {math.prod(shape) * dtype.itemsize} bytes"
     else:
         asked = "the allocation failed"
     return TensorRuntimeError(f"DefaultCPUAllocator: can't allocate memory: {asked}. "

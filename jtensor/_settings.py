@@ -122,9 +122,7 @@ def set_default_tensor_type(t):
     warn_once("set_default_tensor_type",
               "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
               "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
-    name = t if isinstance(t, str) else getattr(t, "__name__", None)
-    if isinstance(t, str):
-        name = t.rsplit(".", 1)[-1]
+    name = t.rsplit(".", 1)[-1] if isinstance(t, str) else getattr(t, "__name__", None)
     dtype = getattr(t, "dtype", None)
     if not isinstance(dtype, _dtypes.dtype):
         from . import _tensortypes

@@ -281,9 +281,7 @@ def _flatten_grads(node, result):
         out = [g if g is None or (g.__class__ is Tensor and m is not None and g._shape == m[0]
                                   and g._dtype is m[1]) else _fit(g, m, node, k)
                for k, (g, m) in enumerate(zip(result, meta, strict=False))]
-        if values is not None and "__kept__" in values:
-            return [out[i] for i in values["__kept__"] if i < len(out)]
-        return out
+        return _on_edges(values, out)
     out = []
     k = 0
     for i, g in enumerate(result):
@@ -300,17 +298,20 @@ def _flatten_grads(node, result):
             out.append(g if m is not None and g.__class__ is Tensor and g._shape == m[0]
                        and g._dtype is m[1] else _fit(g, m, node, k))
         k += 1
-    if values is not None and "__kept__" in values:
-        return [out[i] for i in values["__kept__"] if i < len(out)]
-    return out
+    return _on_edges(values, out)
+
+
+def _on_edges(values, per_input):
+    """``per_input`` (one entry per declared input) reduced to the node's edges: a Scalar
+    overload's number argument has none (``values["__kept__"]`` lists the inputs that do)."""
+    if values is None or "__kept__" not in values:
+        return per_input
+    return [per_input[i] for i in values["__kept__"] if i < len(per_input)]
 
 
 def kept_input_meta(node):
     """``node._input_meta`` for its edges only (without the Scalar arguments' entries)."""
-    values = node._values
-    if values is not None and "__kept__" in values:
-        return tuple(node._input_meta[i] for i in values["__kept__"])
-    return node._input_meta
+    return tuple(_on_edges(node._values, node._input_meta))
 
 
 def _fit(g, meta, node=None, index=0):
