@@ -7,15 +7,21 @@
 Each notebook runs top to bottom in a fresh kernel (cwd notebooks/); outputs, execution
 counts and nothing else are stored (no timing metadata, no widget state), so a rebuild of
 unchanged notebooks changes no bytes and strict ``pytest --nbval`` compares them.
-Cells tagged ``raises-exception`` may raise; any other error stops the build.
+No cell may end in an error (Colab's Run All would stop there): an error stops the build.
 
 ``--from-script SRC DEST`` first turns a "percent" script into DEST: cells start with
 ``# %%`` (code) or ``# %% [markdown]`` (markdown, each line ``# ``-commented), optionally
 followed by ``tags=["pytorch", ...]``.
+
+``--ensure-setup [NAME ...]`` makes each notebook's first code cell the setup cell (it installs
+jtensor where it is missing: Colab, VS Code outside ``./dev.sh``) and refreshes the index's
+"Open in Colab" table, both from ``REPOSITORY_URL`` below; a notebook it changed is re-run.
+Running it again changes nothing.
 """
 
 import argparse
 import ast
+import json
 import os
 import pathlib
 import re
@@ -25,6 +31,140 @@ HERE = pathlib.Path(__file__).resolve().parent
 KERNEL = "python3"
 CELL_TIMEOUT = 120
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+# The course's git repository: the one place its address is written. It is not public yet, so
+# it is empty; the course author sets it once (e.g. "https://github.com/<owner>/<name>") and
+# runs ``notebooks/build.py --ensure-setup``, which writes it into every notebook's setup cell
+# (Colab installs jtensor from it) and into the index's "Open in Colab" links.
+REPOSITORY_URL = ""
+REPOSITORY_BRANCH = "main"
+SETUP_TAG = "setup"  # the tag that marks the setup cell (and the index's generated links)
+COLAB_TAG = "colab-links"
+
+
+# The setup cell. __URL__ and __BRANCH__ are replaced by REPOSITORY_URL/REPOSITORY_BRANCH;
+# {_name} is IPython's expansion of a Python variable inside the %pip line magic.
+_SETUP = """\
+# Setup for Colab and VS Code: installs jtensor where it is missing. Where jtensor
+# is installed (JupyterLab started by ./dev.sh lab) this cell does nothing.
+import importlib.util
+
+if importlib.util.find_spec("jtensor") is None:
+    import pathlib
+    _repository, _branch = __URL__, __BRANCH__  # set once in notebooks/build.py
+    _checkout = pathlib.Path.cwd().parent  # a notebook runs in its own folder
+    _extras = "tqdm matplotlib ipywidgets"  # progress bars, plots, interactive widgets
+    if (_checkout / "jtensor" / "__init__.py").is_file():
+        %pip install -q -e "{_checkout}" {_extras}
+    elif _repository:
+        %pip install -q "jtensor @ git+{_repository}@{_branch}" {_extras}
+    else:
+        raise ImportError("jtensor is missing and this notebook is not in a checkout of "
+                          "the course: clone its repository and pip install it there")
+    importlib.invalidate_caches()  # the next cell imports the fresh install"""
+
+
+def setup_source(url=None, branch=None):
+    """The source of the setup cell: it installs jtensor where it is missing, and prints
+    nothing where it is importable (so nbval's stored outputs do not depend on where the
+    course runs). A checkout (the notebook's parent folder, VS Code's working folder) is
+    installed before the repository URL is tried."""
+    url = REPOSITORY_URL if url is None else url
+    branch = REPOSITORY_BRANCH if branch is None else branch
+    # json.dumps: a double-quoted Python string literal, as the rest of the cell writes them
+    return _SETUP.replace("__URL__", json.dumps(url)).replace("__BRANCH__", json.dumps(branch))
+
+
+def colab_url(name, url=None, branch=None):
+    """Colab's address of notebook ``name`` in the repository, or None where Colab cannot
+    open it by address (no URL set, or not a GitHub repository)."""
+    url = REPOSITORY_URL if url is None else url
+    branch = REPOSITORY_BRANCH if branch is None else branch
+    m = re.fullmatch(r"https://github\.com/([^/\s]+)/([^/\s]+?)(?:\.git)?/?", url.strip())
+    if not m:
+        return None
+    return (f"https://colab.research.google.com/github/{m.group(1)}/{m.group(2)}/blob/"
+            f"{branch}/notebooks/{name}")
+
+
+def _title(nb):
+    first = nb.cells[0].source.splitlines()[0] if nb.cells else ""
+    return first.lstrip("# ").strip()
+
+
+def colab_links_source(paths, url=None, branch=None):
+    """The index's table of every notebook: the relative link (JupyterLab, VS Code) and the
+    "Open in Colab" link built from ``REPOSITORY_URL``, or, while no URL is set, an honest
+    note instead of links that would lead nowhere."""
+    import nbformat
+
+    url = REPOSITORY_URL if url is None else url
+    lines = ["### Opening the notebooks in Colab",
+             "Colab does not follow links from one notebook to another (the relative links of "
+             "this index and of each notebook's footer work in JupyterLab and VS Code). Open "
+             "each notebook from here instead."]
+    rows = [(p.name, _title(nbformat.read(p, as_version=4)), colab_url(p.name, url, branch))
+            for p in paths]
+    if all(link is None for _, _, link in rows):
+        lines.append("")
+        lines.append("*The course's repository address is not set yet, so there are no Colab "
+                     "links here: the course author sets `REPOSITORY_URL` in "
+                     "`notebooks/build.py` once and runs `notebooks/build.py --ensure-setup`. "
+                     "Until then, upload a notebook to Colab (File → Upload notebook); its "
+                     "first cell explains how it gets jtensor.*")
+        return "\n".join(lines)
+    lines += ["", "| notebook | JupyterLab, VS Code | Colab |", "|---|---|---|"]
+    for name, title, link in rows:
+        lines.append(f"| {title.split(':')[0]} | [{name}]({name}) | "
+                     f"[Open in Colab]({link}) |")
+    return "\n".join(lines)
+
+
+def _tags(cell):
+    return cell.metadata.get("tags", [])
+
+
+def ensure_setup(nb, index_paths=None, url=None, branch=None):
+    """Make ``nb``'s first code cell the setup cell (inserted before the first code cell, or
+    its source refreshed; a setup cell found anywhere else is removed) and, for the index
+    (``index_paths``: the notebooks it lists), refresh its Colab table, inserted after its
+    last markdown cell when missing. Returns whether ``nb`` changed: a second run changes
+    nothing. A changed notebook has cells without outputs: the caller re-runs it."""
+    import nbformat
+
+    changed = False
+    source = setup_source(url, branch)
+    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    keep = None
+    if code and SETUP_TAG in _tags(nb.cells[code[0]]):
+        keep = nb.cells[code[0]]
+        if keep.source != source:
+            keep.source, keep.outputs, keep.execution_count = source, [], None
+            changed = True
+    cells = [c for c in nb.cells
+             if c is keep or not (c.cell_type == "code" and SETUP_TAG in _tags(c))]
+    changed |= len(cells) != len(nb.cells)
+    nb.cells = cells
+    if keep is None:
+        cell = nbformat.v4.new_code_cell(source)
+        cell.metadata["tags"] = [SETUP_TAG]
+        first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"),
+                     len(nb.cells))
+        nb.cells.insert(first, cell)
+        changed = True
+    if index_paths is not None:
+        table = colab_links_source(index_paths, url, branch)
+        found = [c for c in nb.cells if c.cell_type == "markdown" and COLAB_TAG in _tags(c)]
+        if not found:
+            md = nbformat.v4.new_markdown_cell(table)
+            md.metadata["tags"] = [COLAB_TAG]
+            last_md = max(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown")
+            nb.cells.insert(last_md + 1, md)
+            changed = True
+        elif found[0].source != table:
+            found[0].source = table
+            changed = True
+    return changed
 
 
 def script_to_notebook(text):
@@ -147,6 +287,9 @@ def main(argv=None):
     p.add_argument("notebooks", nargs="*", help="notebooks to rebuild (default: all NN_*.ipynb)")
     p.add_argument("--from-script", nargs=2, metavar=("SRC", "DEST"),
                    help="write DEST from the percent script SRC, then execute it")
+    p.add_argument("--ensure-setup", action="store_true",
+                   help="make the first code cell the setup cell (and refresh the index's "
+                        "Colab links); re-run only the notebooks this changed")
     args = p.parse_args(argv)
     import nbformat
 
@@ -163,6 +306,18 @@ def main(argv=None):
                  for n in args.notebooks]
     else:
         paths = sorted(HERE.glob("[0-9][0-9]_*.ipynb"))
+    if args.ensure_setup:
+        changed = []
+        topics = [q for q in sorted(HERE.glob("[0-9][0-9]_*.ipynb"))
+                  if q.name != "00_index.ipynb"]
+        for path in paths:
+            nb = nbformat.read(path, as_version=4)
+            if ensure_setup(nb, topics if path.name == "00_index.ipynb" else None):
+                nbformat.write(nb, path)
+                changed.append(path)
+            else:
+                print(f"unchanged {path.name}", flush=True)
+        paths = changed
     for path in paths:
         print(f"executing {path.name}", flush=True)
         execute(path)
