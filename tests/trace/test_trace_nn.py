@@ -11,6 +11,7 @@ import jtensor.nn.functional as F
 from jtensor import _dispatch
 from jtensor._registry import OPS
 from tests.trace.nn_calls_more import MORE_CALLS
+from tests.trace.nn_calls_3d import CALLS_3D
 
 CNN_OPS = ["conv2d", "max_pool2d", "relu", "flatten", "linear", "cross_entropy"]
 
@@ -211,6 +212,7 @@ CALLS = {
                                      {"enforce_sorted": False}),
 }
 CALLS.update(MORE_CALLS)  # issue 15's added ops (tests/trace/nn_calls_more.py)
+CALLS.update(CALLS_3D)  # the 3-d layers and last gaps (tests/trace/nn_calls_3d.py)
 
 
 def test_every_nn_op_has_a_call_here():

@@ -1,21 +1,24 @@
-"""Convolutions: ``conv1d`` and ``conv2d``.
+"""Convolutions: ``conv1d``, ``conv2d`` and ``conv3d``.
 
-One implementation (2-d; 1-d inputs get a height of 1): the (padded) input is seen in
-NHWC order, its sliding windows are an ``as_strided`` view ``(N, OH, OW, kh, kw, C)`` (stride-
-and dilation-aware, no copy), which is gathered once into columns and multiplied with the
-weight in a single matmul (batched over the groups; an einsum for depthwise). The result is
-computed as ``(N, OH, OW, O)``, so a ``channels_last`` output costs nothing and a contiguous
-NCHW one one transpose-copy: the output takes PyTorch's memory format (channels_last when the
-input or the weight is).
+One implementation for any number of spatial dims (1-d inputs get a height of 1, so they
+run as 2-d): the (padded) input is seen channels-last (NHWC, NDHWC), its sliding windows are
+an ``as_strided`` view ``(N, *out, *kernel, C)`` (stride- and dilation-aware, no copy), which
+is gathered once into columns and multiplied with the weight in a single matmul (batched over
+the groups; an einsum for depthwise). The result is computed as ``(N, *out, O)``, so a
+``channels_last`` output costs nothing and a contiguous one one transpose-copy: the output
+takes PyTorch's memory format (channels_last(_3d) when the input or the weight is).
 
 The op is an ``autograd.Function`` with an explicit backward (``ConvolutionBackward0``, as in
 PyTorch): the weight gradient is one matmul with the recomputed columns, the input gradient
-one matmul and a kh*kw-step col2im. float16/bfloat16 are computed in float32 and rounded
-(as PyTorch's CPU kernels accumulate). Under ``create_graph=True`` the same raw-array
-gradients are the forward of ``_ConvolutionBackward`` (``ConvolutionBackwardBackward0``),
-whose backward is made of convolutions and convolution gradients again: derivatives of any
-order, at the kernels' speed.
+one matmul and a col2im of one strided add per kernel offset. float16/bfloat16 are computed
+in float32 and rounded (as PyTorch's CPU kernels accumulate). Under ``create_graph=True`` the
+same raw-array gradients are the forward of ``_ConvolutionBackward``
+(``ConvolutionBackwardBackward0``), whose backward is made of convolutions and convolution
+gradients again: derivatives of any order, at the kernels' speed.
 """
+
+import itertools
+import math
 
 import numpy as np
 
@@ -27,7 +30,7 @@ from ..._tensor import Tensor
 from ...autograd import function as _function
 from ._op import nn_op
 
-__all__ = ["conv1d", "conv2d"]
+__all__ = ["conv1d", "conv2d", "conv3d"]
 
 
 def _name_node(fn_cls, name):
@@ -63,52 +66,72 @@ def _wrap(arr, dtype, device):
     return Tensor._from_array(arr, dtype, device)
 
 
+def _to_last(k):
+    """The axes that move the channel dim (1) of a ``k``-spatial-dim array last."""
+    return (0,) + tuple(range(2, k + 2)) + (1,)
+
+
+def _to_first(k):
+    """The axes that move the last dim of a channels-last array back to dim 1."""
+    return (0, k + 1) + tuple(range(1, k + 1))
+
+
 def _wrap_channels_last(xp, nhwc, dtype, device):
-    """A channels_last (N, C, H, W) tensor over the NHWC array ``nhwc`` (PyTorch's
-    channels_last strides even where a dim is 1)."""
+    """A channels_last (N, C, H, W) (or channels_last_3d (N, C, D, H, W)) tensor over the
+    channels-last array ``nhwc`` (PyTorch's channels_last strides even where a dim is 1)."""
     t = Tensor._from_array(xp.ascontiguousarray(nhwc), dtype, device)
-    n, h, w, c = nhwc.shape
-    shape = (n, c, h, w)
+    shape = (nhwc.shape[0], nhwc.shape[-1]) + tuple(nhwc.shape[1:-1])
     return Tensor._make(t._storage, shape, channels_last_strides(shape), 0, dtype)
 
 
-def _windows(xp, xh, out_hw, kernel, stride, dilation):
-    """(N, OH, OW, kh, kw, C) view of the NHWC array ``xh``: the sliding windows."""
-    n, _, _, c = xh.shape
-    sn, sh, sw, sc = xh.strides
+def _windows(xp, xh, out_sp, kernel, stride, dilation):
+    """(N, *out, *kernel, C) view of the channels-last array ``xh``: the sliding windows."""
+    n, c = xh.shape[0], xh.shape[-1]
+    st = xh.strides
+    sp = st[1:-1]
     return xp.lib.stride_tricks.as_strided(
-        xh, (n, out_hw[0], out_hw[1], kernel[0], kernel[1], c),
-        (sn, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1], sc),
+        xh, (n,) + tuple(out_sp) + tuple(kernel) + (c,),
+        (st[0],) + tuple(s * t for s, t in zip(sp, stride, strict=True))
+        + tuple(s * d for s, d in zip(sp, dilation, strict=True)) + (st[-1],),
         writeable=False)
 
 
+def _inner(pads, sizes):
+    """The slices of a padded channels-last array that hold the unpadded input."""
+    return (slice(None),) + tuple(slice(a, a + s) for (a, _), s in
+                                  zip(pads, sizes, strict=True)) + (slice(None),)
+
+
 def _padded_nhwc(xp, x_arr, pads, ct):
-    """NHWC array of the NCHW array ``x_arr`` with zero padding ``((top, bottom), (l, r))``."""
-    xh = x_arr.transpose(0, 2, 3, 1)
+    """Channels-last array of the channels-first array ``x_arr`` with zero padding
+    ``((before, after), ...)`` per spatial dim."""
+    k = x_arr.ndim - 2
+    xh = x_arr.transpose(_to_last(k))
     if xh.dtype != ct:
         xh = xh.astype(ct)
-    (pt, pb), (pl, pr) = pads
-    if pt or pb or pl or pr:
-        n, h, w, c = xh.shape
-        out = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=ct)
-        out[:, pt:pt + h, pl:pl + w, :] = xh
+    if any(a or b for a, b in pads):
+        sizes = xh.shape[1:-1]
+        out = xp.zeros((xh.shape[0],) + tuple(s + a + b for s, (a, b) in
+                                              zip(sizes, pads, strict=True)) + (xh.shape[-1],),
+                       dtype=ct)
+        out[_inner(pads, sizes)] = xh
         return out
     return xh
 
 
 def _columns(xp, x_arr, meta):
-    """(N*OH*OW, kh, kw, C) columns of the input: the windows gathered in one copy."""
-    pads, kernel, stride, dilation, _, out_hw, ct = meta
+    """(N*prod(out), *kernel, C) columns of the input: the windows gathered in one copy."""
+    pads, kernel, stride, dilation, _, out_sp, ct = meta
     xh = _padded_nhwc(xp, x_arr, pads, ct)
-    n, c = xh.shape[0], xh.shape[3]
-    win = _windows(xp, xh, out_hw, kernel, stride, dilation)
-    return xp.ascontiguousarray(win).reshape(n * out_hw[0] * out_hw[1], kernel[0], kernel[1], c)
+    n, c = xh.shape[0], xh.shape[-1]
+    win = _windows(xp, xh, out_sp, kernel, stride, dilation)
+    return xp.ascontiguousarray(win).reshape((n * math.prod(out_sp),) + tuple(kernel) + (c,))
 
 
 def _grouped_cols(xp, cols, groups):
-    """(groups, M, kh*kw*Cg) contiguous columns of each group."""
-    m, kh, kw, c = cols.shape
-    g = cols.reshape(m, kh * kw, groups, c // groups).transpose(2, 0, 1, 3)
+    """(groups, M, prod(kernel)*Cg) contiguous columns of each group."""
+    m, c = cols.shape[0], cols.shape[-1]
+    g = cols.reshape(m, -1, groups, c // groups).transpose(2, 0, 1, 3)
     return xp.ascontiguousarray(g).reshape(groups, m, -1)
 
 
@@ -119,8 +142,9 @@ def _grouped_weight(xp, w_arr, groups, ct):
 
 
 def _weight_rows(xp, w_arr, gi, og, ct):
-    """(Og, kh*kw*Cg) weight rows of group ``gi``, columns ordered like ``_columns``."""
-    wg = w_arr[gi * og:(gi + 1) * og].transpose(0, 2, 3, 1)
+    """(Og, prod(kernel)*Cg) weight rows of group ``gi``, columns ordered like
+    ``_columns``."""
+    wg = w_arr[gi * og:(gi + 1) * og].transpose(_to_last(w_arr.ndim - 2))
     return xp.ascontiguousarray(wg, dtype=ct).reshape(og, -1)
 
 
@@ -130,8 +154,8 @@ def _as4d(arr, squeeze):
 
 
 def _conv_forward_array(xp, x_arr, w_arr, b_arr, meta):
-    """(N, OH, OW, O) array (compute dtype) of the convolution of the 4-d arrays."""
-    groups, out_hw, ct = meta[4:]
+    """(N, *out, O) array (compute dtype) of the convolution of the channels-first arrays."""
+    groups, out_sp, ct = meta[4:]
     n, c = x_arr.shape[:2]
     o = w_arr.shape[0]
     cols = _columns(xp, x_arr, meta)  # (M, kh, kw, C)
@@ -148,20 +172,21 @@ def _conv_forward_array(xp, x_arr, w_arr, b_arr, meta):
         out = out.transpose(1, 0, 2).reshape(cols.shape[0], o)
     if b_arr is not None:
         out += b_arr.astype(ct, copy=False)
-    return out.reshape(n, out_hw[0], out_hw[1], o)
+    return out.reshape((n,) + tuple(out_sp) + (o,))
 
 
 def _conv_backward_arrays(xp, g_arr, x_arr, w_arr, x_shape, meta, need_x, need_w, need_b):
-    """Raw-array gradients of the convolution (4-d arrays, compute dtype): the input's
-    (N, C, H, W), the weight's (O, C/groups, kh, kw) and the bias's (O,), None where not
-    needed. ``x_arr`` is read only for the weight's gradient, ``w_arr`` only for the
-    input's."""
-    pads, kernel, stride, dilation, groups, out_hw, ct = meta
-    n, c, h, w = x_shape
+    """Raw-array gradients of the convolution (channels-first arrays, compute dtype): the
+    input's (N, C, *spatial), the weight's (O, C/groups, *kernel) and the bias's (O,), None
+    where not needed. ``x_arr`` is read only for the weight's gradient, ``w_arr`` only for
+    the input's."""
+    pads, kernel, stride, dilation, groups, out_sp, ct = meta
+    k = len(kernel)
+    n, c = x_shape[:2]
     o = g_arr.shape[1]
     og, cg = o // groups, c // groups
-    m = n * out_hw[0] * out_hw[1]
-    gm = xp.ascontiguousarray(g_arr.transpose(0, 2, 3, 1), dtype=ct).reshape(m, o)
+    m = n * math.prod(out_sp)
+    gm = xp.ascontiguousarray(g_arr.transpose(_to_last(k)), dtype=ct).reshape(m, o)
     dx = gw = gb = None
     if need_w:
         cols = _columns(xp, x_arr, meta)
@@ -172,7 +197,7 @@ def _conv_backward_arrays(xp, g_arr, x_arr, w_arr, x_shape, meta, need_x, need_w
         else:
             gmt = xp.ascontiguousarray(gm.reshape(m, groups, og).transpose(1, 2, 0))
             gw = xp.matmul(gmt, _grouped_cols(xp, cols, groups))
-        gw = gw.reshape(o, kernel[0], kernel[1], cg).transpose(0, 3, 1, 2)
+        gw = gw.reshape((o,) + tuple(kernel) + (cg,)).transpose(_to_first(k))
     if need_x:
         if groups == 1:
             dcols = xp.matmul(gm, _weight_rows(xp, w_arr, 0, o, ct))
@@ -182,26 +207,28 @@ def _conv_backward_arrays(xp, g_arr, x_arr, w_arr, x_shape, meta, need_x, need_w
         else:
             gmg = xp.ascontiguousarray(gm.reshape(m, groups, og).transpose(1, 0, 2))
             dcols = xp.matmul(gmg, _grouped_weight(xp, w_arr, groups, ct))  # (g, M, K*Cg)
-            dcols = dcols.reshape(groups, m, kernel[0] * kernel[1], cg).transpose(1, 2, 0, 3)
-        dcols = dcols.reshape(n, out_hw[0], out_hw[1], kernel[0], kernel[1], c)
-        (pt, pb), (pl, pr) = pads
-        dxp = xp.zeros((n, h + pt + pb, w + pl + pr, c), dtype=ct)
-        sh, sw = stride
-        eh, ew = sh * (out_hw[0] - 1) + 1, sw * (out_hw[1] - 1) + 1
-        for i in range(kernel[0]):  # col2im: one strided add per kernel offset
-            r0 = i * dilation[0]
-            for j in range(kernel[1]):
-                c0 = j * dilation[1]
-                dxp[:, r0:r0 + eh:sh, c0:c0 + ew:sw] += dcols[:, :, :, i, j]
-        dx = dxp[:, pt:pt + h, pl:pl + w].transpose(0, 3, 1, 2)
+            dcols = dcols.reshape(groups, m, -1, cg).transpose(1, 2, 0, 3)
+        dcols = dcols.reshape((n,) + tuple(out_sp) + tuple(kernel) + (c,))
+        sizes = tuple(x_shape[2:])
+        dxp = xp.zeros((n,) + tuple(s + a + b for s, (a, b) in zip(sizes, pads, strict=True))
+                       + (c,), dtype=ct)
+        ext = [s * (q - 1) + 1 for s, q in zip(stride, out_sp, strict=True)]
+        lead = (slice(None),) * (k + 1)
+        # col2im: one strided add per kernel offset
+        for offs in itertools.product(*(range(q) for q in kernel)):
+            dst = (slice(None),) + tuple(
+                slice(i * d, i * d + e, s)
+                for i, d, e, s in zip(offs, dilation, ext, stride, strict=True))
+            dxp[dst] += dcols[lead + offs]
+        dx = dxp[_inner(pads, sizes)].transpose(_to_first(k))
     if need_b:
         gb = gm.sum(axis=0)
     return dx, gw, gb
 
 
 def _wrap_nchw(xp, arr, like, squeeze):
-    """The 4-d array ``arr`` as a contiguous tensor of ``like``'s dtype and device (conv1d:
-    without its height of 1)."""
+    """The channels-first array ``arr`` as a contiguous tensor of ``like``'s dtype and device
+    (conv1d: without its height of 1)."""
     if squeeze:
         arr = arr[:, :, 0, :]
     return _wrap(xp.ascontiguousarray(arr), like._dtype, like.device)
@@ -239,7 +266,7 @@ class _Convolution(_function.Function):
         ctx.has_bias = bias is not None
         if channels_last and not squeeze:
             return _wrap_channels_last(xp, out, input._dtype, input.device)
-        out = out.transpose(0, 3, 1, 2)
+        out = out.transpose(_to_first(out.ndim - 2))
         if squeeze:
             out = out[:, :, 0, :]
         return _wrap(xp.ascontiguousarray(out), input._dtype, input.device)
@@ -411,13 +438,13 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
             f"({' x '.join(str(e) for e in eff)}). Kernel size can't be greater than actual "
             f"input size")
     out = tuple((p - e) // s + 1 for p, e, s in zip(padded, eff, stride, strict=True))
-    if nd == 1:
+    if nd == 1:  # conv1d runs as a 2-d convolution of height 1
         pads = ((0, 0),) + pads
         kernel = (1,) + tuple(kernel)
         stride = (1,) + stride
         dilation = (1,) + dilation
         out = (1,) + out
-    channels_last = nd == 2 and any(
+    channels_last = nd >= 2 and any(
         is_channels_last(t._shape, t._stride) and not t.is_contiguous()
         for t in (input, weight))
     ct = _compute_dtype(input)
@@ -439,6 +466,19 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     torch.Size([1, 1, 2, 2])
     """
     return _check_and_run(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+@nn_op(function=True)  # also torch.conv3d
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d convolution of ``input`` ``(N, C, D, H, W)`` or ``(C, D, H, W)`` with ``weight``
+    ``(O, C/groups, kd, kh, kw)``, as ``torch.nn.functional.conv3d`` (same options as
+    ``conv2d``; the output is ``channels_last_3d`` when the input or the weight is).
+
+    >>> import jtensor as torch
+    >>> torch.nn.functional.conv3d(torch.ones(1, 1, 3, 3, 3), torch.ones(1, 1, 2, 2, 2)).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+    return _check_and_run(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
 @nn_op(function=True)  # also torch.conv1d

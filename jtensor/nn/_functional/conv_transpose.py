@@ -1,5 +1,5 @@
-"""Transposed convolutions: ``conv_transpose1d`` and ``conv_transpose2d``
-(``jtensor.nn.functional``).
+"""Transposed convolutions: ``conv_transpose1d``, ``conv_transpose2d`` and
+``conv_transpose3d`` (``jtensor.nn.functional``).
 
 A transposed convolution is the gradient of a convolution with respect to its input, and is
 computed by the convolution's own raw-array kernels (``conv.py``): the forward is the
@@ -23,6 +23,8 @@ from .conv import (
     _creates_graph,
     _name_node,
     _pair,
+    _to_first,
+    _to_last,
     _wrap_channels_last,
     _wrap_nchw,
     _xp,
@@ -30,15 +32,17 @@ from .conv import (
 from ...autograd import function as _function
 from ._op import nn_op
 
-__all__ = ["conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 _SCALAR_NAMES = {float64: "Double", float32: "Float", float16: "Half", bfloat16: "BFloat16"}
 
 
-def _hw(name, values):
-    """PyTorch's ``name_height: a name_width: b`` (a 1-d convolution has a height of 1)."""
+def _hw(name, values, sep=" "):
+    """PyTorch's ``name_height: a name_width: b`` (a 1-d convolution has a height of 1; a
+    3-d one starts with ``name_depth``)."""
     values = (1 if name == "dilation" or name == "stride" else 0,) * (2 - len(values)) + values
-    return f"{name}_height: {values[0]} {name}_width: {values[1]}"
+    labels = ("depth", "height", "width")[-len(values) :]
+    return sep.join(f"{name}_{lab}: {v}" for lab, v in zip(labels, values, strict=True))
 
 
 def _check(input, weight, bias, stride, padding, output_padding, groups, dilation, nd):
@@ -66,10 +70,8 @@ def _check(input, weight, bias, stride, padding, output_padding, groups, dilatio
     if any(p < 0 for p in output_padding):
         raise TensorRuntimeError("negative output_padding is not supported")
     if any(d <= 0 for d in dilation):
-        values = (1,) * (2 - nd) + dilation
         raise TensorRuntimeError(
-            f"dilation should be greater than zero, but got dilation_height: {values[0]}, "
-            f"dilation_width: {values[1]}"
+            f"dilation should be greater than zero, but got {_hw('dilation', dilation, ', ')}"
         )
     if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation, strict=True)):
         raise TensorRuntimeError(
@@ -104,7 +106,7 @@ def _check(input, weight, bias, stride, padding, output_padding, groups, dilatio
         )
     )
     if any(o <= 0 for o in out):
-        pad_to = (1,) * (2 - nd)
+        pad_to = (1,) * max(0, 2 - nd)
         raise TensorRuntimeError(
             f"Given input size per channel: ({' x '.join(map(str, pad_to + sizes))}). "
             f"Calculated output size per channel: ({' x '.join(map(str, pad_to + out))}). "
@@ -123,9 +125,11 @@ class _ConvTranspose(_function.Function):
     @staticmethod
     def forward(ctx, input, weight, bias, meta, out_shape, squeeze, channels_last):
         xp = _xp(input)
+        x_arr = _as4d(input._array(), squeeze)
+        k = x_arr.ndim - 2
         dx = _conv_backward_arrays(
             xp,
-            _as4d(input._array(), squeeze),
+            x_arr,
             None,
             _as4d(weight._array(), squeeze),
             out_shape,
@@ -135,12 +139,13 @@ class _ConvTranspose(_function.Function):
             False,
         )[0]
         if bias is not None:
-            dx = dx + bias._array().astype(dx.dtype, copy=False)[None, :, None, None]
+            b = bias._array().astype(dx.dtype, copy=False)
+            dx = dx + b.reshape((1, -1) + (1,) * k)
         ctx.meta, ctx.out_shape, ctx.squeeze = meta, out_shape, squeeze
         ctx.has_bias = bias is not None
         ctx.save_for_backward(input, weight)
         if channels_last:  # PyTorch's output format: channels_last as the input or weight
-            return _wrap_channels_last(xp, dx.transpose(0, 2, 3, 1), input._dtype, input.device)
+            return _wrap_channels_last(xp, dx.transpose(_to_last(k)), input._dtype, input.device)
         return _wrap_nchw(xp, dx, input, squeeze)
 
     @staticmethod
@@ -150,7 +155,7 @@ class _ConvTranspose(_function.Function):
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         gx = gw = gb = None
         if need_b and ctx.has_bias:
-            gb = grad.sum((0, 2, 3) if not squeeze else (0, 2))
+            gb = grad.sum((0,) + tuple(range(2, grad.dim())))
         if _creates_graph(grad, input, weight):
             if need_x:
                 gx = _Convolution.apply(grad, weight, None, meta, squeeze, True, False)
@@ -163,7 +168,7 @@ class _ConvTranspose(_function.Function):
         g_arr = _as4d(grad._array(), squeeze)
         if need_x:
             out = _conv_forward_array(xp, g_arr, _as4d(weight._array(), squeeze), None, meta)
-            gx = _wrap_nchw(xp, out.transpose(0, 3, 1, 2), input, squeeze)
+            gx = _wrap_nchw(xp, out.transpose(_to_first(out.ndim - 2)), input, squeeze)
         if need_w:
             w = _conv_backward_arrays(
                 xp,
@@ -200,8 +205,8 @@ def _transposed(input, weight, bias, stride, padding, output_padding, groups, di
             sizes, stride, padding, dilation, kernel, output_padding, strict=True
         )
     )
-    lead = (1,) * (2 - nd)
-    pads = ((0, 0),) * (2 - nd) + tuple((p, p) for p in padding)
+    lead = (1,) * (nd == 1)  # conv1d runs as a 2-d convolution of height 1
+    pads = ((0, 0),) * (nd == 1) + tuple((p, p) for p in padding)
     # The convolution x = conv(y, w) whose input gradient y is: its meta (conv.py's layout).
     meta = (
         pads,
@@ -213,7 +218,7 @@ def _transposed(input, weight, bias, stride, padding, output_padding, groups, di
         _compute_dtype(input),
     )
     out_shape = (input.shape[0], weight.shape[1] * groups) + lead + out
-    channels_last = nd == 2 and any(
+    channels_last = nd >= 2 and any(
         is_channels_last(t._shape, t._stride) and not t.is_contiguous() for t in (input, weight)
     )
     return _ConvTranspose.apply(input, weight, bias, meta, out_shape, nd == 1, channels_last)
@@ -233,6 +238,22 @@ def conv_transpose2d(
     torch.Size([1, 2, 9, 9])
     """
     return _transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+@nn_op(function=True)  # also torch.conv_transpose3d
+def conv_transpose3d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    """3-d transposed convolution of ``input`` ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``
+    with ``weight`` ``(C_in, C_out/groups, kd, kh, kw)`` (the options of
+    ``conv_transpose2d``).
+
+    >>> import jtensor as torch
+    >>> x, w = torch.ones(1, 4, 3, 3, 3), torch.ones(4, 2, 2, 2, 2)
+    >>> torch.nn.functional.conv_transpose3d(x, w, stride=2).shape
+    torch.Size([1, 2, 6, 6, 6])
+    """
+    return _transposed(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
 
 
 @nn_op(function=True)  # also torch.conv_transpose1d

@@ -1,4 +1,5 @@
-"""Convolution layers: ``Conv1d`` and ``Conv2d`` (PyTorch's parameters, init and repr)."""
+"""Convolution layers: ``Conv1d``, ``Conv2d`` and ``Conv3d`` (PyTorch's parameters, init and
+repr)."""
 
 import math
 
@@ -8,7 +9,7 @@ from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -106,9 +107,9 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
     def _conv_forward(self, input, weight, bias):
-        from ..functional import conv1d, conv2d, pad
+        from ..functional import conv1d, conv2d, conv3d, pad
 
-        conv = conv2d if self._nd == 2 else conv1d
+        conv = (conv1d, conv2d, conv3d)[self._nd - 1]
         if self.padding_mode != "zeros":
             return conv(pad(input, self._reversed_padding_repeated_twice,
                             mode=self.padding_mode),
@@ -132,6 +133,18 @@ class Conv2d(_ConvNd):
     """
 
     _nd = 2
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution layer, as ``torch.nn.Conv3d``: weight ``(out_channels,
+    in_channels/groups, kd, kh, kw)``, bias ``(out_channels,)``, the options of ``Conv2d``.
+
+    >>> import jtensor as torch
+    >>> torch.nn.Conv3d(2, 4, 3, padding=1)(torch.randn(1, 2, 4, 5, 5)).shape
+    torch.Size([1, 4, 4, 5, 5])
+    """
+
+    _nd = 3
 
 
 class Conv1d(_ConvNd):

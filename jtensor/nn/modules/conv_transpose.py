@@ -1,5 +1,5 @@
-"""Transposed convolution layers: ``ConvTranspose1d`` and ``ConvTranspose2d`` (PyTorch's
-parameters, init, repr and ``output_size``)."""
+"""Transposed convolution layers: ``ConvTranspose1d``, ``ConvTranspose2d`` and
+``ConvTranspose3d`` (PyTorch's parameters, init, repr and ``output_size``)."""
 
 from ..._api import ops as J
 from ..._errors import TensorValueError
@@ -7,7 +7,7 @@ from .._functional import conv_transpose as _F
 from ..parameter import Parameter
 from .conv import _ConvNd, _ntuple
 
-__all__ = ["ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -104,7 +104,7 @@ class _ConvTransposeNd(_ConvNd):
         output_padding = self._output_padding(
             input, output_size, self.stride, self.padding, self.kernel_size, self._nd, self.dilation
         )
-        conv = _F.conv_transpose2d if self._nd == 2 else _F.conv_transpose1d
+        conv = (_F.conv_transpose1d, _F.conv_transpose2d, _F.conv_transpose3d)[self._nd - 1]
         return conv(
             input,
             self.weight,
@@ -128,6 +128,18 @@ class ConvTranspose2d(_ConvTransposeNd):
     """
 
     _nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution layer, as ``torch.nn.ConvTranspose3d``: weight
+    ``(in_channels, out_channels/groups, kd, kh, kw)``, bias ``(out_channels,)``.
+
+    >>> import jtensor as torch
+    >>> torch.nn.ConvTranspose3d(4, 2, 2, stride=2)(torch.zeros(1, 4, 3, 3, 3)).shape
+    torch.Size([1, 2, 6, 6, 6])
+    """
+
+    _nd = 3
 
 
 class ConvTranspose1d(_ConvTransposeNd):

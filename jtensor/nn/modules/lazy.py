@@ -1,4 +1,4 @@
-"""Lazy modules: ``LazyLinear``, ``LazyConv1d/2d``, ``LazyConvTranspose1d/2d``,
+"""Lazy modules: ``LazyLinear``, ``LazyConv1d/2d/3d``, ``LazyConvTranspose1d/2d/3d``,
 ``LazyBatchNorm1d/2d/3d``, ``LazyInstanceNorm1d/2d/3d``. Their input size is read from the
 first input: until then the parameters are ``UninitializedParameter``s; the first forward
 materializes them, initializes them as the ordinary module does (the same random draws as
@@ -10,8 +10,8 @@ from ..._errors import TensorRuntimeError, TensorValueError
 from ...autograd.grad_mode import no_grad
 from ..parameter import UninitializedBuffer, UninitializedParameter
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
-from .conv import Conv1d, Conv2d
-from .conv_transpose import ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 from .normalization_more import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
@@ -19,8 +19,10 @@ __all__ = [
     "LazyLinear",
     "LazyConv1d",
     "LazyConv2d",
+    "LazyConv3d",
     "LazyConvTranspose1d",
     "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
     "LazyBatchNorm3d",
@@ -149,8 +151,20 @@ class LazyConv1d(_LazyConvXdMixin, Conv1d):
         device=None,
         dtype=None,
     ):
-        super().__init__(
-            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
+        # Through the mixin by name (not super()): LazyConv2d/3d share this __init__.
+        _LazyConvXdMixin.__init__(
+            self,
+            0,
+            0,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            False,
+            padding_mode,
+            device,
+            dtype,
         )
         self._lazy_init(out_channels, bias, device, dtype)
 
@@ -160,24 +174,7 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
 
     cls_to_become = Conv2d
     _nd = 2
-
-    def __init__(
-        self,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        bias=True,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype
-        )
-        self._lazy_init(out_channels, bias, device, dtype)
+    __init__ = LazyConv1d.__init__
 
 
 class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
@@ -200,7 +197,9 @@ class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
         device=None,
         dtype=None,
     ):
-        super().__init__(
+        # Through the mixin by name (not super()): LazyConvTranspose2d/3d share it.
+        _LazyConvXdMixin.__init__(
+            self,
             0,
             0,
             kernel_size,
@@ -222,36 +221,23 @@ class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
 
     cls_to_become = ConvTranspose2d
     _nd = 2
+    __init__ = LazyConvTranspose1d.__init__
 
-    def __init__(
-        self,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        output_padding=0,
-        groups=1,
-        bias=True,
-        dilation=1,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            0,
-            0,
-            kernel_size,
-            stride,
-            padding,
-            output_padding,
-            groups,
-            False,
-            dilation,
-            padding_mode,
-            device,
-            dtype,
-        )
-        self._lazy_init(out_channels, bias, device, dtype)
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    """``Conv3d`` whose ``in_channels`` comes from the first input."""
+
+    cls_to_become = Conv3d
+    _nd = 3
+    __init__ = LazyConv1d.__init__
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    """``ConvTranspose3d`` whose ``in_channels`` comes from the first input."""
+
+    cls_to_become = ConvTranspose3d
+    _nd = 3
+    __init__ = LazyConvTranspose1d.__init__
 
 
 class _LazyNormBase(LazyModuleMixin):
