@@ -14,7 +14,7 @@ from ... import _dtypes
 from ..._api import ops as J
 from ..._errors import TensorRuntimeError, TensorValueError, not_implemented
 from ...autograd.function import Function
-from ...autograd.grad_mode import is_grad_enabled
+from ...autograd.grad_mode import enable_grad, is_grad_enabled
 from ._op import nn_op
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "gelu", "sigmoid", "tanh", "silu",
@@ -252,8 +252,10 @@ class _SiluInplace(_Silu):
     @staticmethod
     def forward(ctx, input):
         # silu is not invertible: keep the input's value from before the write (as PyTorch
-        # does for silu_); the backward of this node is not itself differentiable in x.
-        before = input.clone()
+        # does for silu_). The copy is recorded (forward runs with grad off), so that the
+        # backward, built from this copy, is differentiated again into the input's history.
+        with enable_grad():
+            before = input.clone()
         ctx.save_for_backward(before)
         input.copy_(_lowp(_silu_forward, before))
         ctx.mark_dirty(input)

@@ -18,7 +18,7 @@ from ..._api import ops as J
 from ..._errors import TensorRuntimeError
 from ..._tensor import contiguous_format
 from ...autograd.function import Function
-from ...autograd.grad_mode import is_grad_enabled, no_grad
+from ...autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ...random import _rng
 from ._op import nn_op
 from .activation import _check_inplace, _floating_only, _lowp
@@ -308,12 +308,15 @@ class _Mish(Function):
 
 def _through_clone(fn):
     """The in-place form of ``fn`` as PyTorch's hardswish_/hardsigmoid_/mish_: the same
-    node (their backward reads the input from before the write, kept as a copy)."""
+    node (their backward reads the input from before the write, kept as a copy). The copy
+    is recorded (forward runs with grad off) so that a double backward reaches the input's
+    history through it, as PyTorch's saved ``original_self``."""
 
     class _InplaceForm(fn):
         @staticmethod
         def forward(ctx, input):
-            before = input.clone()
+            with enable_grad():
+                before = input.clone()
             input.copy_(fn.forward(ctx, before))
             ctx.mark_dirty(input)
             return input
