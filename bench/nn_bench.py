@@ -4,6 +4,11 @@
 ``autograd_workloads``: cross entropy forward+backward on (128, 10000) float32 logits, beside
 PyTorch and the straightforward NumPy reference (log-softmax, gather, mean; gradient
 ``(softmax - onehot) / N``).
+
+``attention_workloads(libs, quick)`` (issue 15's figures): ``nn.MultiheadAttention`` forward+
+backward (batch_first, 8 heads, embed 256, batch 16 x 64 tokens) and one Adam step of a 2-layer
+``nn.TransformerEncoder`` (d_model 256, 8 heads, feed-forward 1024, dropout 0), beside PyTorch
+with the same weights and inputs (no NumPy reference: there is no straightforward one).
 """
 
 import numpy as np
@@ -51,6 +56,55 @@ def cross_entropy_workloads(libs, quick):
     return [("cross-entropy", f"cross_entropy fwd+bwd ({n}, {c:,}) float32", fns)]
 
 
+def _same_weights(src, dst, lib):
+    """Copy ``src``'s parameters (a torch or jtensor module) into ``dst`` (``lib``'s)."""
+    with lib.no_grad():
+        for p, q in zip(src.parameters(), dst.parameters(), strict=True):
+            q.copy_(lib.from_numpy(p.detach().cpu().numpy().copy()))
+
+
+def attention_workloads(libs, quick):
+    """Rows for ``MultiheadAttention`` fwd+bwd and a 2-layer ``TransformerEncoder`` Adam step."""
+    b, t, e, heads, ff = (4, 16, 64, 4, 128) if quick else (16, 64, 256, 8, 1024)
+    rng = np.random.default_rng(8)
+    data = rng.standard_normal((b, t, e)).astype(np.float32)
+    mods = {name: lib for name, lib in libs.items() if lib is not None and hasattr(lib, "nn")}
+    if not mods:
+        return []
+    first = None
+    mha_fns, enc_fns = {}, {}
+    for name, lib in mods.items():
+        lib.manual_seed(0)
+        mha = lib.nn.MultiheadAttention(e, heads, batch_first=True)
+        layer = lib.nn.TransformerEncoderLayer(e, heads, ff, dropout=0.0, batch_first=True)
+        enc = lib.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        if first is None:
+            first = (mha, enc)
+        else:
+            _same_weights(first[0], mha, lib)
+            _same_weights(first[1], enc, lib)
+        x = lib.from_numpy(data.copy()).requires_grad_()
+        mask = lib.nn.Transformer.generate_square_subsequent_mask(t)
+        opt = lib.optim.Adam(enc.parameters(), lr=1e-3)
+
+        def mha_step(mha=mha, x=x):
+            x.grad = None
+            out, _ = mha(x, x, x, need_weights=False)
+            out.sum().backward()
+            return out
+
+        def enc_step(enc=enc, opt=opt, x=x, mask=mask):
+            opt.zero_grad()
+            loss = enc(x, mask=mask, is_causal=True).pow(2).mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        mha_fns[name], enc_fns[name] = mha_step, enc_step
+    return [("attention", f"MultiheadAttention fwd+bwd ({b}, {t}, {e}), {heads} heads", mha_fns),
+            ("attention", f"TransformerEncoder 2 layers, Adam step ({b}, {t}, {e})", enc_fns)]
+
+
 if __name__ == "__main__":
     import os
     import sys
@@ -69,3 +123,8 @@ if __name__ == "__main__":
         times = measure_together(fns, 0.2)
         print(title, {k: f"{v * 1e3:.3f} ms" for k, v in times.items()},
               f"jt/numpy {times['jtensor'] / times['numpy']:.2f}x")
+    for _group, title, fns in attention_workloads(libs, "--quick" in sys.argv):
+        times = measure_together(fns, 0.2)
+        ratio = (f"jt/torch {times['jtensor'] / times['torch']:.2f}x" if "torch" in times
+                 else "")
+        print(title, {k: f"{v * 1e3:.3f} ms" for k, v in times.items()}, ratio)
