@@ -296,18 +296,24 @@ class _MultiMarginLoss(Function):
         scale = scale.reshape(nframe, -1)
         terms = J.where(active, (z if p == 1 else z * z) * scale, J.zeros_like(z))
         per = terms.sum(1) / dim
-        ctx.save_for_backward(z, active.to(z.dtype), scale)
-        ctx.args = (p, reduction, t, input.shape, nframe, dim)
+        # The input is saved, not z: for p == 2 the backward recomputes z from it, so that a
+        # double backward sees z's dependence on the input (a saved z would be a constant).
+        ctx.save_for_backward(input, active.to(z.dtype), scale)
+        ctx.args = (p, margin, reduction, t, input.shape, nframe, dim)
         if reduction == "none":
             return per if target.dim() > 0 else per.reshape(())
         return _reduce(per, reduction)
 
     @staticmethod
     def backward(ctx, grad):
-        z, active, scale = ctx.saved_tensors
-        p, reduction, t, shape, nframe, dim = ctx.args
+        input, active, scale = ctx.saved_tensors
+        p, margin, reduction, t, shape, nframe, dim = ctx.args
         g = _scale(grad, reduction, nframe).reshape(-1, 1)
-        d = active * scale * (1 if p == 1 else 2 * z) / dim * g
+        if p == 1:
+            d = active * scale / dim * g
+        else:
+            x = input.reshape(nframe, dim)
+            d = active * scale * (2 * (margin - x.gather(1, t) + x)) / dim * g
         gx = d - J.zeros_like(d).scatter(1, t, d.sum(1, keepdim=True))
         return gx.reshape(shape), None, None, None, None, None, None, None
 
