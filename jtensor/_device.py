@@ -139,6 +139,81 @@ class CPUBackend(Backend):
 
 
 CPU_BACKEND = CPUBackend()
+
+
+def _no_bytes(nbytes, np_dtype=np.uint8, shape=None):
+    """An array of ``shape`` (default ``(nbytes,)``) that owns one element: every index reads
+    and writes that element (zero strides). A meta storage holds this as its "bytes", so its
+    length is right and nothing is allocated."""
+    shape = (nbytes,) if shape is None else shape
+    return np.ndarray(shape, np_dtype, np.zeros(1, np_dtype), 0, (0,) * len(shape))
+
+
+class MetaBackend(Backend):
+    """The ``meta`` device, as PyTorch's: tensors with a shape, dtype and strides and no data.
+
+    Storages keep only their length. Views get exact metadata from the view ops; an op
+    computed on meta tensors runs on stand-in arrays that read as zeros and hands back a
+    meta tensor whose computed array is dropped (``adopt``), so the result's shape, dtype and
+    strides are the op's and its values are never kept. Reading values (``item``, ``tolist``,
+    a copy to another device) raises PyTorch's errors (``to_host``).
+    """
+
+    name = "meta"
+    xp = np
+    device = None   # set below, once META exists
+    deferred = False
+    tracked = True   # every new storage passes through ``adopt``
+
+    @staticmethod
+    def allocate(nbytes):
+        return _no_bytes(nbytes)
+
+    @staticmethod
+    def adopt(storage):
+        """Drop the bytes an op computed for a meta result; keep their count."""
+        data = storage._bytes
+        nbytes = data.shape[0] if data is not None else storage._source.nbytes
+        storage._bytes = _no_bytes(nbytes)
+        storage._source = None
+        # NaN never equals itself: a tensor never trusts an array cached when it was made
+        # (the op's real result) and asks ``view`` for the stand-in each time.
+        storage._generation = float("nan")
+
+    @staticmethod
+    def view(data, shape, np_dtype, offset_bytes, strides_bytes):
+        """A stand-in with the tensor's shape and dtype, owning a single element."""
+        return _no_bytes(0, np_dtype, shape)
+
+    view_nowait = view
+
+    @staticmethod
+    def data_ptr(data):
+        return 0   # PyTorch's meta storages have no address either
+
+    @staticmethod
+    def to_host(array, reason=None):
+        if reason == "item":
+            raise TensorRuntimeError("Tensor.item() cannot be called on meta tensors")
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+
+    @staticmethod
+    def from_other(array, other):
+        """Copying into a meta tensor keeps nothing: the values are not read."""
+        return array
+
+    @staticmethod
+    def from_host(array, dev=None, private=False):
+        return array
+
+    @staticmethod
+    def synchronize(reason=None):
+        pass
+
+
+META = device("meta")
+MetaBackend.device = META
+META_BACKEND = MetaBackend()
 # Installed by the CUDA layer (jtensor/cuda/_runtime.py) when it is imported, so that this
 # core module never imports the layer above it: index -> that device's backend.
 cuda_backend = None
@@ -155,7 +230,7 @@ def is_pinned(storage):
 def mark_pinned(storage):
     _PINNED.add(storage)
 _CUDA_BACKENDS = {}   # cuda:N -> its backend, once resolved (cleared when CUDA is reset)
-_BACKENDS = {"cpu": CPU_BACKEND}
+_BACKENDS = {"cpu": CPU_BACKEND, "meta": META_BACKEND}
 
 
 def register_backend(device_type, backend):
@@ -178,8 +253,10 @@ def backend_for(dev):
             if dev.index is not None:
                 _CUDA_BACKENDS[dev] = backend
         return backend
+    if dev.type == "meta":
+        return META_BACKEND
     raise TensorRuntimeError(
-        f"no backend is available for device '{dev}': jtensor has cpu and cuda devices")
+        f"no backend is available for device '{dev}': jtensor has cpu, cuda and meta devices")
 
 
 def data_dependent_sync(tensor):
@@ -212,8 +289,7 @@ def resolve_device(device):
         return _default_device[0]
     device = to_device(device)
     if device.type == "meta":
-        raise TensorRuntimeError(
-            "jtensor has no meta tensors: pass device='cpu' (or 'cuda') to this factory")
+        return META   # ``meta:0`` is not a device PyTorch knows either; one meta device
     if device.type != "cpu":
         device = backend_for(device).normalize(device)
     return device

@@ -282,7 +282,13 @@ def tensor_repr(t):
     default = _dtypes.get_default_dtype()
     has_default_dtype = t._dtype in (default, _dtypes.default_complex_dtype(), _dtypes.int64,
                                      _dtypes.bool_)
-    if t.numel() == 0:
+    if t.device.type == "meta":
+        # No values to show: the size, and the dtype unless it is the default float.
+        suffixes.append("size=" + str(tuple(t._shape)))
+        if t._dtype is not default:
+            suffixes.append("dtype=" + str(t._dtype))
+        tensor_str = "..."
+    elif t.numel() == 0:
         # Print the shape unless it is (0,), as NumPy does; an empty tensor shows its dtype
         # unless it is the default float (there are no values to tell int64 apart).
         if t.dim() != 1:

@@ -275,7 +275,7 @@ class Tensor:
 
     @property
     def is_meta(self):
-        return False
+        return self._storage.device.type == "meta"
 
     @property
     def is_sparse(self):

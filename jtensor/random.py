@@ -168,6 +168,9 @@ def cuda_generator(index):
     return generator
 
 
+_meta_generator = [None]
+
+
 def _rng(generator, device=None):
     """The engine (``_mt19937.Engine``) behind ``generator`` (when None: the default one of
     ``device``)."""
@@ -176,6 +179,12 @@ def _rng(generator, device=None):
             dev = to_device(device)
             if dev.type == "cuda":
                 return cuda_generator(dev.index)._engine
+            if dev.type == "meta":
+                # Meta tensors keep no values, and PyTorch draws nothing for them: a private
+                # engine leaves the CPU generator's sequence as it was.
+                if _meta_generator[0] is None:
+                    _meta_generator[0] = Generator("cpu")
+                return _meta_generator[0]._engine
         return default_generator._engine
     if not isinstance(generator, Generator):
         raise TensorTypeError(

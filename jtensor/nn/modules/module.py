@@ -396,11 +396,37 @@ class Module:
                                 f"but got desired dtype={dtype}")
 
         def convert(t):
-            if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(device=device, dtype=dtype, non_blocking=non_blocking)
-            return t.to(device=device, non_blocking=non_blocking) if device is not None else t
+            try:
+                if dtype is not None and (t.is_floating_point() or t.is_complex()):
+                    return t.to(device=device, dtype=dtype, non_blocking=non_blocking)
+                return t.to(device=device, non_blocking=non_blocking) if device is not None else t
+            except NotImplementedError as e:
+                if t.is_meta:   # PyTorch's hint: a meta module has shapes, no values to move
+                    raise NotImplementedError(
+                        f"{e} Please use torch.nn.Module.to_empty() instead of "
+                        "torch.nn.Module.to() when moving module from meta to a different "
+                        "device.") from None
+                raise
 
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers replaced by uninitialised tensors of the same shapes, dtypes
+        and strides on ``device`` (how a module built on the ``meta`` device gets memory).
+        ``recurse=False``: this module's own tensors only. In place; returns the module."""
+        from ..._api import ops as J
+
+        def fresh(t):
+            return J.empty_like(t, device=device)
+
+        if recurse:
+            return self._apply(fresh)
+        children = self._modules
+        self._modules = OrderedDict()
+        try:
+            return self._apply(fresh)
+        finally:
+            self._modules = children
 
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
