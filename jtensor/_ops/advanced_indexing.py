@@ -299,7 +299,12 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
 
 
 def check_bounds(info):
-    """Every index within ``[-size, size)``; PyTorch names the indexer, not the tensor dim."""
+    """Every index within ``[-size, size)``; PyTorch names the indexer, not the tensor dim.
+
+    PyTorch checks the indices inside its kernel, which never runs for an empty result
+    (``zeros(1, 0)[[5]]`` is a ``(1, 0)`` tensor), so nothing is checked then either."""
+    if 0 in info.result_shape():
+        return
     sizes = info.shape[info.before:info.before + info.count]
     bad_any = None
     bad = []
@@ -529,6 +534,8 @@ def prepare_put(view, indices, value, accumulate, *, masked_fill_dispatch):
     check_bounds(info)
 
     def do_put():
+        if 0 in result_shape:
+            return  # PyTorch's kernel does not run: nothing to write, nothing checked
         xp = view._storage._backend.xp
         target = _source_array(view, info)
         source = value._array().reshape(stripped)

@@ -1,0 +1,43 @@
+"""Regressions found by the random programs (tests/core/test_random_programs.py) and the
+bad-input probes (bench/probes.py), each compared with PyTorch."""
+
+import pytest
+
+import jtensor
+
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
+torch = pytest.importorskip("torch")
+
+
+def _outcome(fn, lib):
+    try:
+        r = fn(lib)
+    except (IndexError, TypeError, ValueError, RuntimeError) as exc:
+        return next(c.__name__ for c in type(exc).__mro__ if c.__module__ == "builtins")
+    return None if r is None else tuple(r.shape)
+
+
+def _set(t, key, value):
+    t[key] = value
+
+
+@pytest.mark.parametrize(
+    "shape, key",
+    [
+        ((1, 0), [1]),  # the result is empty: PyTorch's kernel never checks the index
+        ((2, 0), ([5], [7])),  # an indexed dim of size 0: always refused
+        ((2, 3), ([5], [])),  # broadcast to an empty index
+        ((2, 3, 0), [5]),
+        ((2, 3), ([5], slice(0, 0))),
+        ((0, 2), [1]),
+        ((1, 0), (slice(None), [3])),
+    ],
+)
+def test_out_of_range_index_with_an_empty_result(shape, key):
+    for run in (
+        lambda L: L.zeros(shape)[key],
+        lambda L: _set(L.zeros(shape), key, 1.0),
+        lambda L: _set(L.zeros(shape), key, L.tensor(2.0)),
+    ):
+        assert _outcome(run, jtensor) == _outcome(run, torch), key
