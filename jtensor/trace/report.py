@@ -208,12 +208,17 @@ def text_report(trace, sections=SECTIONS, show_values=False):
     return "\n".join(out)
 
 
+# Readable in light and dark themes (JupyterLab Dark, VS Code): text keeps the page's own
+# colour; the source-line rows get a translucent grey (a little darker than a light page, a
+# little lighter than a dark one) instead of a fixed light grey under the theme's light text;
+# the error text, whose red cannot reach 4.5:1 on both white and near-black, brings its own
+# light background (5:1). The browser test measures it in JupyterLab's dark theme.
 _STYLE = ("<style>.jt-trace{font-family:monospace;font-size:12px}"
           ".jt-trace table{border-collapse:collapse}"
           ".jt-trace td,.jt-trace th{padding:1px 8px;text-align:left;vertical-align:top}"
-          ".jt-trace .jt-line td{background:#f2f2f2;font-weight:bold}"
+          ".jt-trace .jt-line td{background:rgba(128,128,128,0.18);font-weight:bold}"
           ".jt-trace .jt-pitfall{border-left:3px solid #d9534f;padding-left:6px;margin:4px 0}"
-          ".jt-trace .jt-error{color:#a94442}</style>")
+          ".jt-trace .jt-error{color:#a94442;background:#fdecea;padding:1px 6px}</style>")
 
 
 def html_report(trace, sections=SECTIONS, show_values=False):

@@ -2,7 +2,7 @@
 storage map and the stride explorer)."""
 
 from ._geometry import coverage, extent, index_choice, position, windows
-from ._svg import BAD, GRID, INK, MUTED, number, tint
+from ._svg import BAD, GRID, INK, MUTED, ink_on, number, tint
 
 CELL_W = 44
 CELL_H = 24
@@ -118,7 +118,7 @@ def draw_strip(svg, x0, y0, length, layouts, colours, values=None, selected=None
                 svg.rect(x + 1, ly, cell_w - 2, LANE_H - 2, fill=colours[k], stroke="none")
                 if times > 1:
                     svg.text(x + cell_w / 2, ly + LANE_H - 3, times_text(times), size=8,
-                             anchor="middle", fill="#FFFFFF", weight="bold")
+                             anchor="middle", fill=ink_on(colours[k]), weight="bold")
         col_x += cell_w
         width = max(width, col_x)
     rows = row + 1

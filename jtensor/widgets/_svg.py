@@ -2,6 +2,13 @@
 
 Everything here is a pure function of its arguments: no ids, no addresses, no clocks, fixed
 colours, numbers printed the same way every time. Every user string goes through ``esc``.
+
+Themes: every picture sits on a light panel of its own (``wrap``: an explicit background and
+text colour), so it reads the same in light and dark front ends (JupyterLab Dark, VS Code's
+dark themes) without knowing which one is active. The colours below are chosen for that
+panel: text reaches WCAG's 4.5:1 contrast on it and on the light cell fills (the browser test
+measures it), and text drawn on a full data colour uses ``ink_on`` (black or white, whichever
+contrasts more).
 """
 
 import html
@@ -12,10 +19,17 @@ import math
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8C6D31",
            "#7F7F7F")
 INK = "#222222"
-MUTED = "#777777"
+# #777777 (the first choice) is 4.48:1 on white: below WCAG's 4.5, and less on tinted cells.
+MUTED = "#595959"
 GRID = "#BBBBBB"
 BAD = "#C0392B"
+PANEL = "#FFFFFF"  # the widgets' own background, whatever the front end's theme
 FONT = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
+# The panel every snapshot sits on: its own background and text colour (a dark theme's light
+# text would vanish on the light cells), ``color-scheme: light`` so form parts drawn inside
+# follow the panel, not the page; inline-block so the panel hugs the picture.
+PANEL_STYLE = (f"background:{PANEL};color:{INK};color-scheme:light;display:inline-block;"
+               "max-width:100%;box-sizing:border-box;padding:4px 8px;border-radius:4px")
 
 
 def esc(value):
@@ -25,6 +39,26 @@ def esc(value):
 
 def colour(k):
     return PALETTE[k % len(PALETTE)]
+
+
+def _luminance(hex_colour):
+    """WCAG's relative luminance of ``#RRGGBB``."""
+    channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b):
+    """WCAG's contrast ratio of two ``#RRGGBB`` colours (1 to 21)."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def ink_on(hex_colour):
+    """Black or white: whichever reads better on ``hex_colour`` (white on the orange of the
+    palette would be 2:1)."""
+    return "#000000" if contrast(hex_colour, "#000000") >= contrast(hex_colour, "#FFFFFF") \
+        else "#FFFFFF"
 
 
 def tint(hex_colour, amount=0.75):
@@ -115,11 +149,19 @@ class Svg:
 
 
 def wrap(kind, body):
-    """The outer HTML of a snapshot: one div the page (and the browser test) can find."""
-    return (f'<div class="jtensor-widget jtensor-{kind}" '
-            f'style="{FONT};font-size:12px;line-height:1.35;overflow-x:auto">{body}</div>')
+    """The outer HTML of a snapshot: one div the page (and the browser test) can find, on
+    the widgets' own light panel."""
+    return (f'<div class="jtensor-widget jtensor-{kind}" style="{FONT};font-size:12px;'
+            f'line-height:1.35;overflow-x:auto;{PANEL_STYLE}">{body}</div>')
 
 
 def paragraph(text, colour_=INK, bold=False):
     weight = "font-weight:bold;" if bold else ""
     return f'<div style="color:{colour_};{weight}margin:2px 0">{esc(text)}</div>'
+
+
+def error_note(message):
+    """A control's error message (shown beside the controls, outside the picture's panel):
+    red on a light background of its own, readable in dark themes too."""
+    return (f'<span style="color:{BAD};background:{PANEL};padding:1px 6px;'
+            f'border-radius:3px">{esc(message)}</span>')

@@ -2,7 +2,8 @@
 
 from ._base import Visual
 from ._read import is_tensor, user_names
-from ._svg import BAD, GRID, INK, MUTED, Svg, colour, esc, paragraph, shape_text, tint, wrap
+from ._svg import (BAD, GRID, INK, MUTED, Svg, colour, error_note, paragraph, shape_text,
+                   tint, wrap)
 from .strides import _ints
 
 
@@ -240,7 +241,7 @@ class BroadcastView(Visual):
                     self.set_shape(k, change["new"])
                     message.value = ""
                 except ValueError as error:
-                    message.value = f'<span style="color:{BAD}">{esc(error)}</span>'
+                    message.value = error_note(error)
             box.observe(apply, names="value")
             return box
 

@@ -5,7 +5,8 @@ from ._geometry import extent, overlaps, position
 from ._read import (is_tensor, storage_key, storage_length, storage_values, tensor_values,
                     user_names)
 from ._strip import draw_grid, draw_strip
-from ._svg import BAD, INK, MUTED, Svg, colour, esc, number, paragraph, shape_text, wrap
+from ._svg import (BAD, INK, MUTED, Svg, colour, error_note, number, paragraph, shape_text,
+                   wrap)
 
 
 class StorageMap(Visual):
@@ -204,7 +205,7 @@ class StorageMap(Visual):
                 self.select(k, idx)
                 message.value = ""
             except (ValueError, IndexError) as error:
-                message.value = (f'<span style="color:{BAD}">{esc(error)}</span>')
+                message.value = error_note(error)
 
         tensor.observe(apply, names="value")
         index.observe(apply, names="value")

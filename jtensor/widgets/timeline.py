@@ -181,10 +181,11 @@ class DeviceTimeline(Visual):
             c = PALETTE[ops.index(k.op) % len(PALETTE)]
             hy, dy = ys["host"], ys[k.device]
             if visible(k.launch, k.launch):
-                svg.rect(x(k.launch), hy + 6, 3, lane_h - 12, fill=c, stroke="none",
+                # A short tick, so the op's name above or below it never sits on its colour.
+                svg.rect(x(k.launch), hy + 12, 3, lane_h - 24, fill=c, stroke="none",
                          title=f"launch {k.op} (line {k.line})")
                 if not dense:
-                    svg.text(x(k.launch) + 1, hy + (10 if n % 2 else lane_h - 1), k.op, size=8,
+                    svg.text(x(k.launch) + 1, hy + (9 if n % 2 else lane_h - 1), k.op, size=8,
                              anchor="middle", fill=MUTED)
             if k.start is None:
                 svg.rect(x(k.launch), dy + 6, 12, lane_h - 12, fill="#FFFFFF", stroke=c,
@@ -198,7 +199,7 @@ class DeviceTimeline(Visual):
             if w > len(k.op) * 5.5:
                 svg.text(x(k.start) + w / 2, dy + lane_h / 2 + 4, k.op, size=9, anchor="middle")
             if self.links and visible(k.launch, k.launch):
-                svg.line(x(k.launch) + 1.5, hy + lane_h - 6, x(k.start), dy + 4, stroke=GRID)
+                svg.line(x(k.launch) + 1.5, hy + lane_h - 12, x(k.start), dy + 4, stroke=GRID)
         for s in self.syncs:
             if not visible(s.start, s.end):
                 continue

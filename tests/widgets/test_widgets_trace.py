@@ -1,28 +1,16 @@
 """TraceView and DeviceTimeline over real traces of jtensor.trace (CPU and emulated CUDA)."""
 
 import re
-import warnings
 
 import pytest
 
 import jtensor as torch
 from jtensor import _dispatch
-from jtensor.cuda._runtime import runtime
 from jtensor.widgets import DeviceTimeline, TraceView
 from jtensor.widgets.trace_view import allocation_curves
 
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
-
-
-@pytest.fixture
-def cuda():
-    runtime._reset()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", torch.cuda.EmulatedCUDAWarning)
-        torch.cuda.emulate()
-    yield torch.cuda
-    runtime._reset()
 
 
 def _cpu_trace():

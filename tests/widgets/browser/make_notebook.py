@@ -55,6 +55,14 @@ TraceView(trace)""",
 # The same trace as a timeline: the host queues kernels, the device runs them later,
 # and .item() / .cpu() wait for it
 DeviceTimeline(trace)""",
+    """\
+%load_ext jtensor""",
+    """\
+%%tensortrace
+# The magic's report (HTML: a table, sharing, the graph, pitfalls): the browser test
+# measures its text's contrast in the dark theme too
+v = torch.arange(6.).view(2, 3)
+v.t().contiguous()[0] += 1""",
 ]
 
 

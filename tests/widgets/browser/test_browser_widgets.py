@@ -5,8 +5,14 @@ classic-looking UI built from JupyterLab's components) with a throw-away config,
 workspace, opens ``widgets_demo.ipynb`` in Chromium through Playwright (the system's Chromium;
 Playwright never downloads a browser here), runs every cell from the Run menu, checks that each
 widget's live SVG appears, changes one control of each widget and waits for its SVG to change.
+JupyterLab runs in its dark theme (``JupyterLab Dark``), Notebook 7 in the light one; in both,
+every piece of text in the widgets and in the ``%%tensortrace`` report is measured in the page:
+its computed colour against the colours painted under it (WCAG's contrast ratio, >= 4.5).
 The JupyterLab test then exports the notebook with ``nbconvert --to html`` and checks the static
-snapshots in the exported page. VS Code's notebook front end cannot be driven here.
+snapshots in the exported page (and their contrast); the Notebook 7 test then runs the capstone
+notebook ``notebooks/16_training.ipynb`` from a clean state with Run All and checks, in the
+notebook it saves, that every code cell ran and none raised. VS Code's notebook front end cannot
+be driven here.
 Screenshots go to the folder it prints: ``$JTENSOR_SHOTS``, else ``jtensor-browser-shots`` in
 the temporary directory (``/tmp/jtensor-browser-shots``); each test first removes its own old
 ones (``lab-*`` and ``export*`` for JupyterLab, ``nb7-*`` for Notebook 7), so both can run at
@@ -66,10 +72,11 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _write_settings(root):
+def _write_settings(root, theme=None):
     """Settings (JupyterLab and Notebook 7 read the same ones) for a quiet, fully rendered
     notebook: no news/update checks (no network), every cell kept in the DOM (no windowing)
-    so off-screen widgets exist."""
+    so off-screen widgets exist; ``theme`` (e.g. ``"JupyterLab Dark"``) as a user picks it in
+    Settings > Theme."""
     settings = root / "settings"
     files = {
         "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
@@ -77,6 +84,8 @@ def _write_settings(root):
         "@jupyterlab/notebook-extension/tracker.jupyterlab-settings":
             {"windowingMode": "none"},
     }
+    if theme:
+        files["@jupyterlab/apputils-extension/themes.jupyterlab-settings"] = {"theme": theme}
     for name, content in files.items():
         path = settings / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -84,15 +93,17 @@ def _write_settings(root):
     return settings
 
 
-def _environment(root):
+def _environment(root, theme=None):
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env["JUPYTER_CONFIG_DIR"] = str(root / "config")
-    env["JUPYTERLAB_SETTINGS_DIR"] = str(_write_settings(root))
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(_write_settings(root, theme))
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(root / "workspaces")
     env["JUPYTER_RUNTIME_DIR"] = str(root / "runtime")
     env["IPYTHONDIR"] = str(root / "ipython")
-    env["MPLBACKEND"] = "Agg"
+    # Kernels keep ipykernel's inline backend, as a learner's do (the capstone draws a plot;
+    # under Agg, plt.show() would warn on stderr instead).
+    env.pop("MPLBACKEND", None)
     return env
 
 
@@ -128,8 +139,9 @@ class Server:
                 time.sleep(0.5)
         raise TimeoutError(f"jupyter {self.app} did not answer on {self.url} within {timeout}s")
 
-    def wait_kernel_connected(self, timeout=90):
-        """Until a session's kernel is idle with a client (the page) connected to it."""
+    def wait_kernel_connected(self, path, timeout=90):
+        """Until the kernel of notebook ``path``'s session is idle with a client (the page)
+        connected to it."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -138,12 +150,12 @@ class Server:
                     sessions = json.load(response)
             except OSError:
                 sessions = []
-            if any((s.get("kernel") or {}).get("connections", 0) >= 1
+            if any(s.get("path") == path and (s.get("kernel") or {}).get("connections", 0) >= 1
                    and s["kernel"].get("execution_state") == "idle" for s in sessions):
                 return
             time.sleep(0.3)
-        raise TimeoutError(f"no kernel of jupyter {self.app} was idle and connected to the "
-                           f"page within {timeout}s")
+        raise TimeoutError(f"the kernel of {path} in jupyter {self.app} was not idle and "
+                           f"connected to the page within {timeout}s")
 
     def stop(self):
         if self.process.poll() is None:
@@ -193,16 +205,16 @@ def _shots(*old):
 
 
 @contextlib.contextmanager
-def _browser_session(app, shots, prefix):
-    """Starts ``jupyter <app>`` over a copy of the demo notebook and Chromium; yields
-    (page, server, root, env). On failure, saves ``<prefix>failure.png`` and prints the end of
-    the server's log."""
+def _browser_session(app, shots, prefix, theme=None):
+    """Starts ``jupyter <app>`` (in ``theme``, else its default) over a copy of the demo
+    notebook and Chromium; yields (page, server, root, env). On failure, saves
+    ``<prefix>failure.png`` and prints the end of the server's log."""
     from playwright.sync_api import sync_playwright
 
     root = Path(tempfile.mkdtemp(prefix=f"jtensor-{app}-"))
     (root / "work").mkdir()
     shutil.copy(NOTEBOOK, root / "work" / NOTEBOOK.name)
-    env = _environment(root)
+    env = _environment(root, theme)
     server = Server(app, root, env)
     try:
         server.wait()
@@ -248,36 +260,44 @@ def _cells_text(page):
 def test_widgets_in_jupyterlab_and_in_the_html_export():
     _requirements("jupyterlab")
     shots = _shots("lab-*", "export*")
-    with _browser_session("lab", shots, "lab-") as (page, server, root, env):
+    with _browser_session("lab", shots, "lab-", theme="JupyterLab Dark") as (
+            page, server, root, env):
         page.goto(f"{server.url}/lab/tree/{NOTEBOOK.name}?token={server.token}")
         # Lab's status bar says "Python 3 (ipykernel) | Idle" once the kernel is there.
-        _run_all_cells(page, server, ".jp-StatusBar-Widget:has-text('| Idle')")
+        _run_all_cells(page, server, ".jp-StatusBar-Widget:has-text('| Idle')", NOTEBOOK.name)
+        _check_dark(page)
         _check_widgets(page, shots, "lab-")
         _check_export(page, root, env, shots)
 
 
-def test_widgets_in_notebook7():
+def test_widgets_in_notebook7_and_the_capstone():
     _requirements("notebook")
     shots = _shots("nb7-*")
-    with _browser_session("notebook", shots, "nb7-") as (page, server, _root, _env):
+    with _browser_session("notebook", shots, "nb7-") as (page, server, root, _env):
         page.goto(f"{server.url}/notebooks/{NOTEBOOK.name}?token={server.token}")
-        # Notebook 7 has no status bar: the toolbar's kernel indicator carries the status.
-        _run_all_cells(page, server, ".jp-Notebook-ExecutionIndicator[data-status='idle']")
+        _run_all_cells(page, server, NB7_IDLE, NOTEBOOK.name)
         _check_widgets(page, shots, "nb7-")
+        _check_capstone(page.context.new_page(), server, root, shots)
 
 
-def _run_all_cells(page, server, idle):
-    """Run > Run All Cells through the menu, as a learner would, once the kernel is ``idle``
-    (a selector); both front ends share the menu, the dialogs and the cell prompts."""
+# Notebook 7 has no status bar: the toolbar's kernel indicator carries the status.
+NB7_IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
+
+
+def _run_all_cells(page, server, idle, path, first=None):
+    """Run > Run All Cells through the menu, as a learner would, once the kernel of notebook
+    ``path`` is ``idle`` (a selector); both front ends share the menu, the dialogs and the
+    cell prompts. ``first`` (a locator; default: the first widget's SVG) shows the run began."""
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
-    first = page.locator(f".jtensor-interactive-{KINDS[0]} svg[data-jtensor='{KINDS[0]}']")
+    if first is None:
+        first = page.locator(f".jtensor-interactive-{KINDS[0]} svg[data-jtensor='{KINDS[0]}']")
     accept = page.locator(".jp-Dialog .jp-mod-accept")
     started = page.locator(".jp-InputPrompt", has_text=re.compile(r"\[(\*|\d+)\]"))
     deadline = time.monotonic() + 150
     for _attempt in range(3):
         # The page's idle indicator shows before the kernel is attached; the server knows
         # when the page's websocket is connected to a started kernel.
-        server.wait_kernel_connected()
+        server.wait_kernel_connected(path)
         page.wait_for_selector(idle, timeout=90_000)
         _accept_dialogs(page, accept)
         page.get_by_role("menuitem", name="Run", exact=True).click()
@@ -369,6 +389,9 @@ def _check_widgets(page, shots, prefix):
         page.locator(f".jtensor-interactive-{kind}").screenshot(
             path=str(shots / f"{prefix}{kind}-after.png"))
     page.screenshot(path=str(shots / f"{prefix}after-changes.png"))
+    # Measured after the changes: the selections, highlights and the error-free states drawn.
+    _check_contrast(page, ".jtensor-interactive, .jt-trace", shots, prefix,
+                    expect=KINDS + ["trace-report"])
 
 
 def _check_export(page, root, env, shots):
@@ -392,3 +415,223 @@ def _check_export(page, root, env, shots):
         box = svg.first.bounding_box()
         assert box and box["width"] > 50 and box["height"] > 20, (kind, box)
     page.screenshot(path=str(shots / "export.png"), full_page=True)
+    _check_contrast(page, ".jtensor-widget, .jt-trace", shots, "export-",
+                    expect=KINDS + ["trace-report"])
+    _check_vscode_dark(page, shots)
+
+
+# VS Code's default dark theme (Dark Modern) as its notebook webviews apply it: the theme's
+# colours as --vscode-* properties on the root, the body's text and background from them.
+VSCODE_DARK = ("<style>:root{--vscode-editor-background:#1F1F1F;"
+               "--vscode-editor-foreground:#CCCCCC}"
+               "body{background-color:var(--vscode-editor-background);"
+               "color:var(--vscode-editor-foreground);font-family:sans-serif;"
+               "font-size:13px}</style>")
+
+
+def _check_vscode_dark(page, shots):
+    """The exported snapshots (the widgets' HTML and the ``%%tensortrace`` report, as stored
+    in a notebook) in a page with VS Code's dark-theme colours, measured like the others.
+    VS Code itself is not driven: this is its theme's page colours, not its renderer."""
+    outputs = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.jp-OutputArea-output'))"
+        ".filter(o => o.querySelector('.jtensor-widget, .jt-trace')).map(o => o.innerHTML)")
+    page.set_content(f"<!doctype html><html><head>{VSCODE_DARK}</head>"
+                     f"<body class=\"vscode-dark\">{''.join(outputs)}</body></html>")
+    page.screenshot(path=str(shots / "export-vscode-dark.png"), full_page=True)
+    _check_contrast(page, ".jtensor-widget, .jt-trace", shots, "export-vscode-dark-",
+                    expect=KINDS + ["trace-report"])
+
+
+def _check_dark(page):
+    """The page really is in JupyterLab's dark theme: the theme says so and the notebook's
+    background, as the browser paints it, is dark."""
+    state = page.evaluate(
+        "() => ({light: document.body.dataset.jpThemeLight, name: document.body.dataset"
+        ".jpThemeName, background: getComputedStyle(document.querySelector('.jp-Notebook'))"
+        ".backgroundColor})")
+    assert state["light"] == "false" and "Dark" in (state["name"] or ""), state
+    channels = [int(c) for c in re.findall(r"\d+", state["background"])[:3]]
+    assert max(channels) < 80, f"the notebook's background is not dark: {state}"
+
+
+# For each visible piece of text under the roots (SVG <text> elements and HTML text nodes):
+# its computed colour, the colours painted under its centre (document.elementsFromPoint: SVG
+# shapes' fills, HTML backgrounds, each with its alpha and opacity, composited down to the
+# first opaque one), and WCAG's contrast ratio between the two.
+_CONTRAST_JS = r"""
+(selector) => {
+  const parse = (text) => {
+    const m = /rgba?\(([^)]+)\)/.exec(text || '');
+    if (!m) return null;
+    const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const linear = (c) => {
+    c /= 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = (c) => 0.2126 * linear(c[0]) + 0.7152 * linear(c[1]) + 0.0722 * linear(c[2]);
+  const over = (top, base) => [0, 1, 2].map((i) => top[i] * top[3] + base[i] * (1 - top[3]));
+  const hex = (c) => '#' + c.slice(0, 3).map(
+    (v) => Math.round(v).toString(16).padStart(2, '0')).join('');
+  const shapes = new Set(['rect', 'path', 'polygon', 'circle', 'ellipse']);
+  const paint = (el) => {
+    const cs = getComputedStyle(el);
+    let c;
+    if (el instanceof SVGElement && !(el instanceof SVGSVGElement)) {
+      if (!shapes.has(el.tagName.toLowerCase())) return null;
+      c = parse(cs.fill);
+      if (c) c[3] *= Number(cs.fillOpacity);
+    } else {
+      c = parse(cs.backgroundColor);
+    }
+    if (!c) return null;
+    c[3] *= Number(cs.opacity);
+    return c[3] > 0 ? c : null;
+  };
+  const under = (x, y, text) => {
+    const layers = [];
+    let hit = false;
+    for (const el of document.elementsFromPoint(x, y)) {
+      if (el === text || el.contains(text)) hit = true;
+      if (el instanceof SVGTextContentElement) continue;  // the text itself, not its ground
+      const c = paint(el);
+      if (c) { layers.push(c); if (c[3] >= 1) break; }
+    }
+    let base = [255, 255, 255];
+    for (const c of layers.reverse()) base = over(c, base);
+    return {hit, base};
+  };
+  const kindOf = (root) => {
+    if (root.classList.contains('jt-trace')) return 'trace-report';
+    for (const c of root.classList) {
+      if (c.startsWith('jtensor-interactive-')) return c.slice('jtensor-interactive-'.length);
+    }
+    for (const c of root.classList) {
+      if (c.startsWith('jtensor-') && c !== 'jtensor-widget' && c !== 'jtensor-interactive')
+        return c.slice('jtensor-'.length);
+    }
+    return root.className;
+  };
+  const skip = new Set(['STYLE', 'SCRIPT', 'TITLE', 'OPTION', 'SELECT', 'TEXTAREA', 'title']);
+  const results = [];
+  const measure = (kind, el, rectOf, colour) => {
+    let r = rectOf();
+    if (!r || r.width < 1 || r.height < 1) return;
+    const cs = getComputedStyle(el);
+    if (cs.visibility !== 'visible') return;
+    if (r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth) {
+      el.scrollIntoView({block: 'center', inline: 'nearest'});
+      r = rectOf();
+    }
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return;
+    const {hit, base} = under(x, y, el);
+    // Text clipped away (a scrolled table's far columns) is not on screen: nothing to read.
+    if (!hit && !(el instanceof SVGElement && el.ownerSVGElement &&
+                  document.elementsFromPoint(x, y).includes(el.ownerSVGElement))) return;
+    const fg = colour(cs);
+    if (!fg) return;
+    const ink = over(fg, base);
+    const [a, b] = [luminance(ink), luminance(base)].sort((p, q) => q - p);
+    results.push({kind, text: (el.textContent || '').trim().slice(0, 40), fg: hex(ink),
+                  bg: hex(base), ratio: Math.round(((a + 0.05) / (b + 0.05)) * 100) / 100});
+  };
+  for (const root of document.querySelectorAll(selector)) {
+    const kind = kindOf(root);
+    for (const text of root.querySelectorAll('text')) {
+      if (!text.textContent.trim()) continue;
+      measure(kind, text, () => text.getBoundingClientRect(), (cs) => {
+        const c = parse(cs.fill);
+        if (c) c[3] *= Number(cs.fillOpacity) * Number(cs.opacity);
+        return c;
+      });
+    }
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const el = node.parentElement;
+      if (!node.data.trim() || el.closest('svg') || skip.has(el.tagName)
+          || el.closest('select, option, style, script, textarea')) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      measure(kind, el, () => Array.from(range.getClientRects()).find((r) => r.width >= 1),
+              (cs) => { const c = parse(cs.color); if (c) c[3] *= Number(cs.opacity); return c; });
+    }
+  }
+  return results;
+}
+"""
+
+# WCAG 2's AA level for normal text (all the widgets' text is small).
+MIN_CONTRAST = 4.5
+
+
+def _check_contrast(page, selector, shots, prefix, expect=()):
+    """Every visible piece of text under ``selector`` reaches ``MIN_CONTRAST`` against what
+    the browser paints under it; each kind in ``expect`` had text measured. The measurements
+    go to ``<prefix>contrast.json`` in the screenshot folder."""
+    results = page.evaluate(_CONTRAST_JS, selector)
+    (shots / f"{prefix}contrast.json").write_text(json.dumps(results, indent=1))
+    counts = {}
+    for r in results:
+        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+    lowest = {k: min(r["ratio"] for r in results if r["kind"] == k) for k in counts}
+    print(f"{prefix}contrast: {len(results)} texts measured; lowest ratio per kind: {lowest}")
+    missing = [k for k in expect if not counts.get(k)]
+    assert not missing, f"no text measured in {missing} (measured: {counts})"
+    poor = [r for r in results if r["ratio"] < MIN_CONTRAST]
+    assert not poor, (f"{len(poor)} texts below {MIN_CONTRAST}:1 contrast (text, colour, "
+                      "background, ratio): " + "; ".join(
+                          f"{r['kind']}: {r['text']!r} {r['fg']} on {r['bg']} {r['ratio']}"
+                          for r in poor[:20]))
+
+
+CAPSTONE = REPO / "notebooks" / "16_training.ipynb"
+
+
+def _check_capstone(page, server, root, shots):
+    """The capstone, as a learner meets it in Notebook 7: opened with no outputs, Run All from
+    the menu; when no cell is queued any more, the notebook is saved and read back: every
+    code cell ran once, in order (Run All stops at an error), and none has an error output.
+    Its widgets' text is measured like the demo's."""
+    import nbformat
+
+    notebook = nbformat.read(CAPSTONE, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    path = root / "work" / CAPSTONE.name
+    nbformat.write(notebook, path)
+    n_code = sum(cell.cell_type == "code" for cell in notebook.cells)
+    page.goto(f"{server.url}/notebooks/{CAPSTONE.name}?token={server.token}")
+    first = page.locator(".jp-InputPrompt", has_text=re.compile(r"\[(\*|1)\]"))
+    _run_all_cells(page, server, NB7_IDLE, CAPSTONE.name, first=first)
+    # Run All queues every cell at once ([*]); the queue is empty when it finished or stopped.
+    page.wait_for_function(
+        "() => { const p = Array.from(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt'));"
+        " return p.length > 0 && p.some(e => /\\[\\d+\\]/.test(e.innerText))"
+        " && !p.some(e => e.innerText.includes('*')); }", timeout=300_000)
+    page.screenshot(path=str(shots / "nb7-capstone.png"), full_page=True)
+    page.locator(".jp-Notebook").click(position={"x": 5, "y": 5})
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while True:
+        saved = nbformat.read(path, as_version=4)
+        counts = [c.execution_count for c in saved.cells if c.cell_type == "code"]
+        if any(counts) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    errors = [(i, o.get("ename"), o.get("evalue")) for i, c in enumerate(saved.cells)
+              if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, f"the capstone has error cells (cell, error, message): {errors}"
+    assert counts == list(range(1, n_code + 1)), (
+        f"Run All did not run every code cell of the capstone once, in order: execution "
+        f"counts {counts}")
+    stderr = [i for i, c in enumerate(saved.cells) if c.cell_type == "code"
+              for o in c.outputs if o.output_type == "stream" and o.name == "stderr"]
+    print(f"capstone: {n_code} code cells ran in Notebook 7, no errors; cells writing to "
+          f"stderr: {stderr or 'none'}")
+    _check_contrast(page, ".jtensor-interactive, .jtensor-widget, .jt-trace", shots,
+                    "nb7-capstone-")
