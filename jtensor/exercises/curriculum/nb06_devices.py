@@ -47,21 +47,26 @@ Exercise(
 
 
 def quiz_06():
-    # Facts of PyTorch's CUDA semantics, which the notebook demonstrates.
-    return (False, True, False)
+    # Facts of PyTorch's CUDA semantics, which the notebook demonstrates or states (the
+    # last: a device-side assertion leaves a real GPU's context unusable).
+    return (False, True, False, False)
 
 
 Exercise(
     "06-quiz",
     "Self-check. (1) Does t.to('cuda') move t itself (in place)? (2) Does .item() on a CUDA "
     "tensor make the host wait for the GPU? (3) Does non_blocking=True make a copy from "
-    "ordinary (not pinned) CPU memory asynchronous? Answer a tuple of three bools.",
+    "ordinary (not pinned) CPU memory asynchronous? (4) On a real GPU, after a device-side "
+    "assertion, do later CUDA calls in the same process work? Answer a tuple of four bools.",
     quiz_06,
     hints=[
         Hint("(1) .to(device) returns a new tensor; t stays where it was: t = t.to('cuda').",
-             wrong=lambda: (True, True, False)),
+             wrong=lambda: (True, True, False, False)),
         Hint("(2) .item() needs the value on the host, so it waits for the queued kernels.",
-             wrong=lambda: (False, False, False)),
+             wrong=lambda: (False, False, False, False)),
         Hint("(3) Only pinned (page-locked) memory can be copied asynchronously.",
-             wrong=lambda: (False, True, True)),
+             wrong=lambda: (False, True, True, False)),
+        Hint("(4) The assertion is sticky: the CUDA context stays broken, and every later "
+             "CUDA call fails until the process (the notebook's kernel) restarts.",
+             wrong=lambda: (False, True, False, True)),
     ])
