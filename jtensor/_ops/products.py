@@ -60,6 +60,13 @@ def _refuse_bool(kernel, dtype):
 
 def _product(xp, a, b):
     with quiet():
+        if a.ndim >= 3 and b.ndim == 2:
+            # (..., m, k) @ (k, n) as one product of the folded rows, as PyTorch computes it:
+            # NumPy would otherwise make one small product per matrix of the batch, or run its
+            # slow loop without BLAS when the batch is strided (a permuted (T, B, E) input).
+            lead = a.shape[:-1]
+            rows = a.reshape(math.prod(lead), a.shape[-1])
+            return xp.matmul(rows, b).reshape(*lead, b.shape[-1])
         return xp.matmul(a, b)
 
 

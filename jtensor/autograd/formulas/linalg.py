@@ -97,7 +97,13 @@ def matmul_backward(ctx, g):
         if da == 1:
             ga = ga.squeeze(-2)
     if need_b:
-        gb = _mh(a2).matmul(g2)
+        if a2.dim() >= 3 and b2.dim() == 2:
+            # ``b`` is shared by every matrix of ``a``'s batch: its gradient is one product
+            # over the folded rows, (k, B*m) @ (B*m, n), where BLAS does the sum over the
+            # batch (not a batch of products summed afterwards).
+            gb = _mh(a2.reshape(-1, a2.shape[-1])).matmul(g2.reshape(-1, g2.shape[-1]))
+        else:
+            gb = _mh(a2).matmul(g2)
         if db == 1:
             gb = gb.squeeze(-1)
     return ga, gb  # the engine sums broadcast batch dims
