@@ -218,6 +218,32 @@ def emit(kind, **info):
         event_hook(kind, info)
 
 
+def view_rebase_error(view, indirect):
+    """PyTorch's refusal to write through (or after a write to the base of) a view made under
+    no_grad or by a multi-output view op: autograd could not give it a correct history."""
+    fn = view._grad_fn
+    name = None
+    if fn is not None:
+        name = fn.name().rsplit("::", 1)[-1]
+        name = name[:name.rfind("Backward")] if "Backward" in name else name
+    modified = ("its base or another view of its base has been" if indirect
+                else "is being")
+    if view._creation_meta == "no_grad" or fn is None:
+        prefix = (f"Output {view._output_nr} of {name} is a view of a view which was created in"
+                  if fn is not None else "A view was created in")
+        return TensorRuntimeError(
+            f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled. "
+            "Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+            "clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+            "you want the inplace to be tracked).")
+    return TensorRuntimeError(
+        f"Output {view._output_nr} of {name} is a view and {modified} modified inplace. This "
+        "view is the output of a function that returns multiple views. Such functions do not "
+        "allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one (or clone() the view first).")
+
+
 def check_inplace(tensor):
     """PyTorch's refusals before an in-place write, checked before a single byte changes.
 
@@ -231,6 +257,12 @@ def check_inplace(tensor):
             "make a clone to get a normal tensor before doing inplace update.")
     if not grad_mode.enabled:
         return
+    # A view PyTorch cannot rebase (made under no_grad, or one of several views made by one
+    # call), written while the write is recorded: inside a recorded call, or the view
+    # requiring grad through its base.
+    if tensor._creation_meta is not None and tensor._base is not None and (
+            grad_mode.inside or tensor.requires_grad):
+        raise view_rebase_error(tensor, indirect=False)
     if tensor._requires_grad and tensor._grad_fn is None:
         raise TensorRuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "

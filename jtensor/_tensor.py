@@ -120,6 +120,10 @@ class Tensor:
     _hooks = None
     _is_inference = False
     _view_version = None   # views recorded by autograd: the version their grad_fn is valid for
+    # How a view was made, for PyTorch's refusals of in-place writes that autograd cannot
+    # follow (its CreationMeta): None (an ordinary view), "no_grad" (made with grad mode off)
+    # or the node name of a multi-output view op ("SplitBackward0": split, chunk, unbind...).
+    _creation_meta = None
     _accumulator = None    # weak reference to a leaf's AccumulateGrad node
     _fw_grads = None       # forward AD: {level: tangent} (jtensor/autograd/forward/)
 
@@ -344,7 +348,13 @@ class Tensor:
     # ------------------------------------------------------------------ autograd fields
     @property
     def requires_grad(self):
-        return self._requires_grad
+        if self._requires_grad:
+            return True
+        # A floating view follows its base, as PyTorch's views do: one made under no_grad,
+        # or before its base required grad, requires grad when the base does.
+        base = self._base
+        return base is not None and base._requires_grad and \
+            self._dtype.category >= _dtypes.FLOATING
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -381,6 +391,9 @@ class Tensor:
         elements out of the base's new history (PyTorch's ``AsStridedBackward0``)."""
         if self._view_version is not None and \
                 self._view_version != self._version_counter.value:
+            if self._creation_meta is not None and (
+                    self._grad_fn is not None or self._base._requires_grad):
+                raise _dispatch.view_rebase_error(self, indirect=True)
             _autograd_views.refresh_view(self)
         return self._grad_fn
 

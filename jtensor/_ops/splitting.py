@@ -11,7 +11,7 @@ from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wra
 from .._registry import register
 from .._tensor import Tensor
 from .joining import _stack_variant
-from .views import _check_tensor, _pieces, _split_int, make_view, tensor_split
+from .views import _check_tensor, _pieces, _split_int, make_view, mark_multi_output, tensor_split
 
 # name -> (the dim it splits: for 2-D and more, for 1-D; the fewest dims it takes)
 _NUMPY_SPLITS = {"hsplit": (1, 0, 1), "vsplit": (0, 0, 2), "dsplit": (2, 2, 3)}
@@ -129,7 +129,7 @@ def split_with_sizes(input, split_sizes, dim=0):
             f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
             f"size at dimension {dim}), but got split_sizes={sizes}"
         )
-    return _pieces(input, dim, sizes)
+    return mark_multi_output(_pieces(input, dim, sizes))
 
 
 @register("copy", method=False)

@@ -44,8 +44,30 @@ def make_view(input, shape, stride, offset, dtype=None):
     view._cached_array = view._contiguous = None
     view._cached_generation = storage._generation if storage is not None else 0
     view._base = base
-    view._version_counter = input._version_counter
+    counter = view._version_counter = input._version_counter
+    # PyTorch's view bookkeeping: the version the view's history is valid for (a write to
+    # the base after this gives it a fresh history when read), and how it was made (a view
+    # of a view made under no_grad, or made under no_grad itself, may not be written in
+    # place while autograd records).
+    view._view_version = counter.value
+    meta = input._creation_meta
+    if not _grad_mode.enabled:
+        meta = "no_grad"
+    if meta is not None:
+        view._creation_meta = meta
     return view
+
+
+_grad_mode = _dispatch.grad_mode
+
+
+def mark_multi_output(views):
+    """Views made together by one call (split, chunk, unbind): PyTorch refuses to write any
+    of them in place while autograd records (their shared node could not be rebased)."""
+    if _grad_mode.enabled:
+        for v in views:
+            v._creation_meta = "multi"
+    return views
 
 
 _new_tensor = object.__new__
@@ -796,7 +818,7 @@ def unbind(input, dim=0):
     step = input._stride[dim]
     outputs = tuple(make_view(input, shape, stride, input._offset + i * step)
                     for i in range(input._shape[dim]))
-    return outputs
+    return mark_multi_output(outputs)
 
 
 @register("view")
@@ -824,7 +846,7 @@ def split(input, split_size_or_sections, dim=0):
             raise TensorRuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
                 f"size at dimension {dim}), but got split_sizes={sections}")
-    return _pieces(input, dim, sections)
+    return mark_multi_output(_pieces(input, dim, sections))
 
 
 # PyTorch's two forms name their arguments differently (both Python functions there):
@@ -874,7 +896,7 @@ def chunk(input, chunks, dim=0):
         sections = [0] * chunks
     else:
         sections = [builtins.min(step, size - i) for i in range(0, size, step)]
-    return _pieces(input, dim, sections)
+    return mark_multi_output(_pieces(input, dim, sections))
 
 
 def _split_int(value):

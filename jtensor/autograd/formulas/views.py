@@ -201,6 +201,9 @@ def _pieces_backward(ctx, grads, cut):
     # strict=False: the engine's buffer stops at the last output that has a gradient.
     for piece, g in zip(cut(z), grads, strict=False):
         if g is not None:
+            # The pieces are ours: the refusal to write a multi-output view in place
+            # (PyTorch's, for users' views) does not apply to them.
+            piece._creation_meta = None
             piece.add_(g)  # tensor_split's pieces may overlap (indices [3, 1])
     return z
 

@@ -1,0 +1,79 @@
+"""Views made under no_grad, or several at once (split/chunk/unbind), as PyTorch treats them:
+they require grad through their base, and autograd refuses to write them in place (or to read
+their history after their base was written). Found by tests/core/test_random_programs.py."""
+
+import pytest
+
+import jtensor
+
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
+torch = pytest.importorskip("torch")
+
+
+def _kind(fn):
+    try:
+        r = fn()
+    except RuntimeError as exc:
+        return f"RuntimeError {str(exc)[:40]}"
+    return r
+
+
+def _name(t):
+    return _kind(lambda: None if t.grad_fn is None else t.grad_fn.name())
+
+
+def _script(L):
+    a = L.tensor([1.0, 2.0, 3.0], dtype=L.float64, requires_grad=True)
+    seen = {}
+    with L.no_grad():
+        v = a[0:2]
+    seen["leaf view"] = (v.requires_grad, v.is_leaf, _name(v))
+    y = a * 1
+    with L.no_grad():
+        v = y[0:2]
+    seen["nonleaf view"] = (v.requires_grad, v.is_leaf, _name(v))
+    seen["write it"] = _kind(lambda: v.mul_(2) and None)
+    seen["version after refusal"] = y._version
+    y.mul_(2)
+    seen["read after base write"] = _name(v)
+    y = a * 1
+    with L.no_grad():
+        v = y[0:2]
+        y.mul_(2)  # written under no_grad too: the history still cannot be made
+    seen["base written under no_grad"] = _name(v)
+    b = L.zeros(3, dtype=L.float64)
+    u = b[0:2]
+    b.requires_grad_()
+    seen["base requires grad later"] = (u.requires_grad, u.is_leaf)
+    with L.no_grad():
+        b.add_(1)
+    seen["then written"] = _name(u)
+    y = a * 1
+    p, q = y.split(2)
+    seen["split piece"] = (_name(p), _kind(lambda: p.mul_(2) and None))
+    y.mul_(2)
+    seen["split piece after base write"] = _name(q)
+    seen["unbind piece"] = _kind(lambda: (a * 1).unbind(0)[1].add_(1) and None)
+    c = L.zeros(3, dtype=L.float64)
+    w = c.unbind(0)[0]
+    seen["plain unbind piece"] = _kind(lambda: float(w.mul_(2)))
+    seen["plain piece, recorded write"] = _kind(lambda: w.add_(a[0]) and None)
+    with L.no_grad():
+        p2 = (a * 1).chunk(2)[0]
+    seen["chunk under no_grad"] = _kind(lambda: p2.mul_(2).tolist())
+    d = a.detach()
+    seen["detach is no view"] = (d._base is None, d.requires_grad)
+    return seen
+
+
+def test_views_made_under_no_grad_or_together_follow_pytorch():
+    mine, theirs = _script(jtensor), _script(torch)
+    for key in theirs:
+        assert mine[key] == theirs[key], key
+
+
+def test_split_gradients_still_flow_and_differentiate_twice():
+    x = jtensor.arange(6.0, dtype=jtensor.float64).requires_grad_()
+    assert jtensor.autograd.gradcheck(lambda t: t.split(4)[0] * t.split(4)[1].sum(), (x,))
+    assert jtensor.autograd.gradgradcheck(lambda t: t.chunk(3)[1] ** 2, (x,))
