@@ -623,6 +623,7 @@ def _check_capstone(page, server, root, shots):
         if any(counts) or time.monotonic() > deadline:
             break
         time.sleep(0.5)
+    assert any(counts), "Notebook 7 did not save the capstone within 30 s of Ctrl+S"
     errors = [(i, o.get("ename"), o.get("evalue")) for i, c in enumerate(saved.cells)
               if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, f"the capstone has error cells (cell, error, message): {errors}"
