@@ -19,7 +19,7 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
 
 def retain_grad(self):
     """Make this non-leaf keep its ``.grad`` after ``backward()`` (leaves always do)."""
-    if not self._requires_grad:
+    if not self.requires_grad:  # (a view can require grad through its base)
         raise TensorRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if self._grad_fn is None or self._retains_grad:
         return

@@ -313,7 +313,12 @@ def _key_kind(shape, key, setting):
             d += len(shape) - specified
         elif isinstance(k, slice):
             n = shape[d] if d < len(shape) else 0
-            if k.indices(n) != (0, n, 1):
+            # PyTorch skips a slice only when its own start is 0 (not one that clamps to 0:
+            # ``x[-5:, ...]`` or ``empty[1:, ...]`` are sliced), its stop reaches the end
+            # and its step is 1.
+            start, stop, step = k.start, k.stop, k.step
+            if not ((start is None or start == 0) and (stop is None or stop >= n)
+                    and (step is None or step == 1)):
                 last = "Slice"
             d += 1
         else:

@@ -1,0 +1,41 @@
+"""Autograd differences from PyTorch found by the random programs
+(tests/core/test_random_programs.py), each checked against torch."""
+
+import pytest
+
+import jtensor
+
+pytestmark = pytest.mark.devices  # device-independent: also runs with --device cuda
+
+torch = pytest.importorskip("torch")
+
+SLICES = [
+    slice(1, None),
+    slice(-1, None),
+    slice(-5, None),
+    slice(0, 0),
+    slice(None, -1),
+    slice(None, 5),
+    slice(None, -5),
+    slice(3, None),
+    slice(None, None, 1),
+    slice(0, None, 3),
+]
+
+
+@pytest.mark.parametrize("n", [0, 2])
+@pytest.mark.parametrize("s", SLICES, ids=str)
+def test_which_slices_of_a_key_record_a_node(n, s):
+    # PyTorch skips a slice whose own start is 0, stop reaches the end and step is 1; a start
+    # that merely clamps to 0 (``empty[1:, ...]``) still records SliceBackward0.
+    names = [L.zeros(n, requires_grad=True)[(s, ...)].grad_fn.name() for L in (jtensor, torch)]
+    assert names[0] == names[1]
+
+
+def test_retain_grad_on_a_view_requiring_grad_through_its_base():
+    for L in (jtensor, torch):
+        a = L.tensor(2.0, dtype=L.float64, requires_grad=True)
+        with L.no_grad():
+            v = a.expand([])
+        v.retain_grad()  # a leaf that requires grad: nothing to do, no error
+        assert v.requires_grad and v.is_leaf and not v.retains_grad
