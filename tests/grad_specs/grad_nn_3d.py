@@ -3,6 +3,8 @@ convolution and pooling, fractional max pooling, CTC loss, grid sampling): float
 gradcheck, layout variants, second derivatives where PyTorch has them, and the same
 gradients and ``grad_fn`` names as PyTorch."""
 
+import numpy as np
+
 from tests.grad_specs.grad_nn import F
 from tests.harness.gradients import G
 
@@ -34,5 +36,82 @@ GRADS = [
         "conv_transpose3d",
         lambda lib, x, w: F(lib).conv_transpose3d(x, w, stride=(1, 2, 1), groups=2, dilation=2),
         [(1, 4, 2, 3, 2), (4, 1, 2, 2, 2)],
+    ),
+]
+
+
+def _frac(n, *args, suffix="", **kw):
+    """A fractional max pool with fixed samples (gradcheck calls it many times)."""
+
+    def run(lib, x):
+        batch = 1 if x.dim() == n + 1 else x.shape[0]
+        rng = np.random.default_rng(3)
+        s = lib.tensor(rng.uniform(0, 1, (batch, x.shape[-n - 1], n)), dtype=x.dtype)
+        out = getattr(F(lib), f"fractional_max_pool{n}d{suffix}")(x, *args, _random_samples=s, **kw)
+        return out[0] if suffix else out
+
+    return run
+
+
+GRADS += [
+    # ---------------------------------------------------------------------- pooling
+    G("max_pool3d", lambda lib, x: F(lib).max_pool3d(x, 2), [(2, 2, 4, 4, 4)]),
+    G(
+        "max_pool3d",
+        lambda lib, x: F(lib).max_pool3d(x, 3, stride=2, padding=1, ceil_mode=True),
+        [(1, 2, 5, 4, 6)],
+    ),
+    G(
+        "max_pool3d_with_indices",
+        lambda lib, x: F(lib).max_pool3d_with_indices(x, 2)[0],
+        [(2, 4, 4, 2)],
+    ),
+    G("avg_pool3d", lambda lib, x: F(lib).avg_pool3d(x, 2), [(2, 2, 4, 4, 4)]),
+    G(
+        "avg_pool3d",
+        lambda lib, x: F(lib).avg_pool3d(x, 3, stride=2, padding=1, count_include_pad=False),
+        [(1, 2, 5, 4, 6)],
+    ),
+    G(
+        "adaptive_avg_pool3d",
+        lambda lib, x: F(lib).adaptive_avg_pool3d(x, (2, 3, 2)),
+        [(2, 2, 5, 7, 3)],
+    ),
+    G("adaptive_avg_pool3d", lambda lib, x: F(lib).adaptive_avg_pool3d(x, 1), [(2, 3, 3, 2)]),
+    G(
+        "adaptive_max_pool3d",
+        lambda lib, x: F(lib).adaptive_max_pool3d(x, (3, 2, 2)),
+        [(1, 2, 5, 4, 3)],
+    ),
+    G(
+        "adaptive_max_pool3d_with_indices",
+        lambda lib, x: F(lib).adaptive_max_pool3d_with_indices(x, 2)[0],
+        [(2, 4, 4, 3)],
+    ),
+    G("lp_pool3d", lambda lib, x: F(lib).lp_pool3d(x, 2, 2), [(1, 2, 4, 4, 2)]),
+    G(
+        "lp_pool3d",
+        lambda lib, x: F(lib).lp_pool3d(x, 3, (2, 1, 2), stride=1),
+        [(1, 2, 3, 2, 3)],
+        low=0.2,
+        high=2.0,
+    ),
+    G(
+        "max_unpool3d",
+        lambda lib, x: F(lib).max_unpool3d(x, lib.tensor([[[[[0, 3]], [[9, 30]]]]]), 2),
+        [(1, 1, 2, 1, 2)],
+    ),
+    G("fractional_max_pool2d", _frac(2, 2, output_size=(3, 4)), [(2, 2, 7, 9)]),
+    G("fractional_max_pool2d", _frac(2, (2, 3), output_ratio=(0.5, 0.5)), [(2, 8, 9)]),
+    G(
+        "fractional_max_pool2d_with_indices",
+        _frac(2, 2, output_size=3, suffix="_with_indices"),
+        [(1, 2, 6, 6)],
+    ),
+    G("fractional_max_pool3d", _frac(3, 2, output_size=(3, 2, 3)), [(1, 2, 6, 5, 6)]),
+    G(
+        "fractional_max_pool3d_with_indices",
+        _frac(3, 2, output_size=2, suffix="_with_indices"),
+        [(2, 4, 4, 4)],
     ),
 ]

@@ -51,6 +51,20 @@ MODULE_CASES = [
         {"groups": 2, "dilation": (1, 2, 1), "bias": False},
         (4, 3, 3, 3),
     ),
+    ("MaxPool3d", (3,), {"stride": 2, "padding": 1, "ceil_mode": True}, (2, 3, 5, 6, 7)),
+    ("MaxPool3d", ((2, 3, 2), (1, 2, 1)), {"dilation": (2, 1, 1)}, (3, 6, 6, 5)),
+    ("AvgPool3d", (3, 1, 1), {}, (2, 3, 4, 5, 4)),
+    ("AvgPool3d", ((2, 3, 2),), {"ceil_mode": True, "count_include_pad": False}, (1, 2, 5, 7, 5)),
+    ("AvgPool3d", (2,), {"divisor_override": 3}, (2, 4, 4, 4)),
+    ("AdaptiveAvgPool3d", ((2, None, 3),), {}, (2, 3, 5, 4, 7)),
+    ("AdaptiveAvgPool3d", (1,), {}, (3, 5, 4, 7)),
+    ("AdaptiveMaxPool3d", ((3, 2, 1),), {}, (2, 3, 5, 4, 7)),
+    ("LPPool3d", (2, 2), {}, (1, 2, 4, 4, 6)),
+    ("LPPool3d", (4.0, (2, 1, 2)), {"stride": 1, "ceil_mode": True}, (2, 3, 4, 5)),
+    ("FractionalMaxPool2d", (3,), {"output_ratio": 0.5}, (2, 3, 10, 12)),
+    ("FractionalMaxPool2d", ((2, 3),), {"output_size": (4, 5)}, (3, 9, 10)),
+    ("FractionalMaxPool3d", (2,), {"output_size": 3}, (2, 2, 6, 7, 8)),
+    ("FractionalMaxPool3d", ((2, 3, 2),), {"output_ratio": (0.5, 0.6, 0.7)}, (2, 7, 8, 9)),
 ]
 
 
@@ -133,8 +147,65 @@ def test_lazy_3d_modules_match_pytorch(name, args, kwargs, shape):
         lambda lib: lib.nn.Conv3d(4, 4, 3, padding_mode="mirror"),
         lambda lib: lib.nn.ConvTranspose3d(4, 4, 3, padding_mode="reflect"),
         lambda lib: lib.nn.ConvTranspose3d(4, 5, 3, groups=2),
+        lambda lib: lib.nn.FractionalMaxPool2d(2),
+        lambda lib: lib.nn.FractionalMaxPool2d(2, 3, 0.5),
+        lambda lib: lib.nn.FractionalMaxPool2d(2, output_ratio=1.5),
+        lambda lib: lib.nn.FractionalMaxPool3d(0, output_size=2),
+        lambda lib: lib.nn.FractionalMaxPool3d(2, output_ratio=(0.5, 0.5, 1.0)),
+        lambda lib: lib.nn.FractionalMaxPool2d(2, output_ratio=(0.5, 0.6, 0.7))(
+            lib.zeros(1, 1, 8, 8)
+        ),
+        lambda lib: lib.nn.MaxPool3d(2)(lib.zeros(2, 3)),
+        lambda lib: lib.nn.AvgPool3d(2, padding=3)(lib.zeros(1, 1, 4, 4, 4)),
+        lambda lib: lib.nn.AdaptiveAvgPool3d((2, 2))(lib.zeros(1, 1, 4, 4, 4)),
+        lambda lib: lib.nn.AdaptiveMaxPool3d(2)(lib.zeros(1, 1, 4, 4, 4, dtype=lib.long)),
+        lambda lib: lib.nn.LPPool3d(2, (2, 2))(lib.zeros(1, 1, 4, 4, 4)),
     ],
 )
 def test_bad_module_arguments_raise_like_pytorch(make):
     expected = _error_of(lambda: make(torch))
     assert expected is not None and _error_of(lambda: make(jtensor)) is expected
+
+
+def test_max_unpool3d_module_inverts_max_pool3d():
+    x = _x((2, 3, 4, 6, 5), grad=False)
+    outs = []
+    for lib in (torch, jtensor):
+        pool = lib.nn.MaxPool3d(2, return_indices=True)
+        unpool = lib.nn.MaxUnpool3d(2)
+        assert repr(pool) == repr(tnn.MaxPool3d(2, return_indices=True))
+        assert repr(unpool) == repr(tnn.MaxUnpool3d(2))
+        xin = lib.tensor(x.numpy(), requires_grad=True)
+        out, idx = pool(xin)
+        y = unpool(out, idx, output_size=xin.shape)
+        y.sum().backward()
+        outs.append((y.detach().cpu().numpy(), idx.cpu().numpy(), xin.grad.cpu().numpy()))
+    for a, b in zip(*outs, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fractional_modules_keep_pytorchs_attributes_and_samples():
+    for name, n in (("FractionalMaxPool2d", 2), ("FractionalMaxPool3d", 3)):
+        t_mod = getattr(tnn, name)(2, output_ratio=0.5, return_indices=True)
+        j_mod = getattr(jnn, name)(2, output_ratio=0.5, return_indices=True)
+        assert repr(j_mod) == repr(t_mod)
+        for attr in ("kernel_size", "output_size", "output_ratio", "return_indices"):
+            assert getattr(j_mod, attr) == getattr(t_mod, attr)
+        assert j_mod._random_samples is None and "_random_samples" not in j_mod.state_dict()
+        # given samples are a buffer and fix the windows
+        shape = (2, 3) + (8,) * n
+        x = np.random.default_rng(1).standard_normal(shape)
+        s = np.random.default_rng(2).random((2, 3, n))
+        t_mod = getattr(tnn, name)(2, output_size=3, _random_samples=torch.tensor(s))
+        j_mod = getattr(jnn, name)(2, output_size=3, _random_samples=jtensor.tensor(s))
+        assert list(j_mod.state_dict()) == list(t_mod.state_dict()) == ["_random_samples"]
+        yt, yj = t_mod(torch.tensor(x)), j_mod(jtensor.tensor(x))
+        np.testing.assert_array_equal(yj.cpu().numpy(), yt.numpy())
+        # without samples: fresh draws per call, the same as PyTorch's under the same seed
+        t_mod = getattr(tnn, name)(2, output_size=3)
+        j_mod = getattr(jnn, name)(2, output_size=3)
+        torch.manual_seed(5)
+        jtensor.manual_seed(5)
+        for _ in range(2):
+            yt, yj = t_mod(torch.tensor(x)), j_mod(jtensor.tensor(x))
+            np.testing.assert_array_equal(yj.cpu().numpy(), yt.numpy())

@@ -17,4 +17,44 @@ CALLS_3D = {
         (_x(1, 2, 3, 3, 3, grad=True), _x(2, 3, 2, 2, 2)),
         {"stride": 2},
     ),
+    "max_pool3d": lambda: (F.max_pool3d, (_x(1, 2, 4, 4, 4, grad=True), 2), {}),
+    "max_pool3d_with_indices": lambda: (
+        F.max_pool3d_with_indices,
+        (_x(1, 2, 4, 4, 4, grad=True), 2),
+        {},
+    ),
+    "avg_pool3d": lambda: (F.avg_pool3d, (_x(1, 2, 4, 4, 4, grad=True), 2), {}),
+    "adaptive_avg_pool3d": lambda: (F.adaptive_avg_pool3d, (_x(1, 2, 5, 4, 4, grad=True), 2), {}),
+    "adaptive_max_pool3d": lambda: (F.adaptive_max_pool3d, (_x(1, 2, 5, 4, 4, grad=True), 2), {}),
+    "adaptive_max_pool3d_with_indices": lambda: (
+        F.adaptive_max_pool3d_with_indices,
+        (_x(1, 2, 5, 4, 4, grad=True), 2),
+        {},
+    ),
+    "lp_pool3d": lambda: (F.lp_pool3d, (_x(1, 2, 4, 4, 4, grad=True), 2, 2), {}),
+    "max_unpool3d": lambda: (
+        F.max_unpool3d,
+        (_x(1, 1, 1, 1, 2, grad=True), jtensor.tensor([[[[[0, 7]]]]]), 2),
+        {},
+    ),
+    "fractional_max_pool2d": lambda: (
+        F.fractional_max_pool2d,
+        (_x(1, 2, 6, 6, grad=True), 2),
+        {"output_size": 3},
+    ),
+    "fractional_max_pool2d_with_indices": lambda: (
+        F.fractional_max_pool2d_with_indices,
+        (_x(1, 2, 6, 6, grad=True), 2),
+        {"output_size": 3},
+    ),
+    "fractional_max_pool3d": lambda: (
+        F.fractional_max_pool3d,
+        (_x(1, 2, 4, 4, 4, grad=True), 2),
+        {"output_size": 2, "_random_samples": jtensor.rand(1, 2, 3)},
+    ),
+    "fractional_max_pool3d_with_indices": lambda: (
+        F.fractional_max_pool3d_with_indices,
+        (_x(1, 2, 4, 4, 4, grad=True), 2),
+        {"output_ratio": (0.5, 0.5, 0.5)},
+    ),
 }

@@ -1,11 +1,12 @@
-"""Pooling: ``max_pool2d`` (``max_pool1d``), ``avg_pool2d``, ``adaptive_avg_pool2d``.
+"""Pooling: ``max_pool1d/2d/3d``, ``avg_pool1d/2d/3d``, ``adaptive_avg_pool1d/2d/3d``.
 
-Windows are strided slices of the (padded) input: a loop over the kh*kw kernel offsets runs
-whole-array operations (no window copy). ``max_pool2d`` keeps PyTorch's CPU rule: a later
-element replaces the running maximum only when it is strictly greater or NaN, so ties go to
-the first maximum; padding is never chosen. Its backward sends each gradient to the saved
-index (one ``bincount``), so overlapping windows accumulate as in PyTorch.
-``adaptive_avg_pool2d`` is separable: ``A_h @ x @ A_w.T`` with averaging matrices.
+One implementation for 2 and 3 spatial dims (1-d runs as 2-d with a height of 1). Windows
+are strided slices of the (padded) input: a loop over the kernel offsets runs whole-array
+operations (no window copy). Max pooling keeps PyTorch's CPU rule: a later element replaces
+the running maximum only when it is strictly greater or NaN, so ties go to the first maximum;
+padding is never chosen. Its backward sends each gradient to the saved index (one
+``bincount``), so overlapping windows accumulate as in PyTorch. Adaptive average pooling is
+separable: one averaging matrix per spatial dim (``A_h @ x @ A_w.T`` in 2-d).
 
 Under ``create_graph=True`` each gradient is an op of ``(grad, input)`` of its own (PyTorch's
 ``*BackwardBackward0`` nodes): linear in ``grad`` (max pooling's derivative gathers at the
@@ -13,6 +14,8 @@ indices; the averages' is the pooling itself) and constant in ``input`` (zeros).
 PyTorch, the nodes save their input.
 """
 
+import itertools
+import math
 import types
 
 import numpy as np
@@ -26,31 +29,40 @@ from .conv import (
     _compute_dtype,
     _creates_graph,
     _name_node,
+    _to_last,
     _wrap,
     _wrap_channels_last,
     _xp,
     _zeros_like_input,
 )
 
-__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "max_pool1d",
-           "max_pool2d", "max_pool2d_with_indices"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "avg_pool1d",
+           "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d", "max_pool2d_with_indices",
+           "max_pool3d", "max_pool3d_with_indices"]
+
+_COUNT = {2: "two", 3: "three"}
 
 
-def _tuple2(value, name, default=None):
+def _tuple2(value, name, default=None, n=2, op="max_pool2d"):
+    """An ``n``-tuple of ints from an int or a sequence of 1 or ``n`` ints (``default`` for
+    None or an empty sequence)."""
     if value is None or (isinstance(value, (list, tuple)) and len(value) == 0):
         return default
     if isinstance(value, (list, tuple)):
         if len(value) == 1:
-            return (int(value[0]),) * 2
-        if len(value) != 2:
-            raise TensorRuntimeError(f"max_pool2d: {name} must either be a single int, or a "
-                                     f"tuple of two ints")
+            return (int(value[0]),) * n
+        if len(value) != n:
+            either = "either " if op.startswith("max") else ""
+            raise TensorRuntimeError(f"{op}: {name} must {either}be a single int, or a "
+                                     f"tuple of {_COUNT[n]} ints")
         return tuple(int(v) for v in value)
-    return (int(value),) * 2
+    return (int(value),) * n
 
 
-def _is_cl(t):
-    return t.dim() == 4 and is_channels_last(t._shape, t._stride) and not t.is_contiguous()
+def _is_cl(t, dims=4):
+    """Whether ``t`` is ``dims``-d, channels_last (4-d) or channels_last_3d (5-d) and not
+    also contiguous: the ops whose output keeps that memory format."""
+    return t.dim() == dims and is_channels_last(t._shape, t._stride) and not t.is_contiguous()
 
 
 def _out_size(size, k, s, p, d, ceil_mode):
@@ -62,53 +74,71 @@ def _out_size(size, k, s, p, d, ceil_mode):
     return out
 
 
-def _check_input(name, input):
+def _check_input(name, input, n=2):
     if not isinstance(input, Tensor):
         raise TensorTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                               f"{type(input).__name__}")
-    if input.dim() not in (3, 4) or any(s == 0 for s in input._shape[-3:]):
+    if input.dim() not in (n + 1, n + 2) or (n == 2 and any(s == 0 for s in input._shape[-3:])):
         raise TensorRuntimeError(
-            f"non-empty 3D or 4D (batch mode) tensor expected for input, got a tensor of "
-            f"size {list(input._shape)}")
+            f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input, got a "
+            f"tensor of size {list(input._shape)}")
+    if n == 3 and any(s == 0 for s in input._shape[-4:]):
+        dim = next(i for i, s in enumerate(input._shape[-4:]) if s == 0)
+        raise TensorRuntimeError(
+            f"{name}(): Expected input's non-batch dimensions to have positive length, but "
+            f"input has a shape of {list(input._shape)} and non-batch dimension {dim} has "
+            f"length zero!")
 
 
-def _geometry(name, input, kernel_size, stride, padding, dilation, ceil_mode):
-    _check_input(name, input)
-    kernel = _tuple2(kernel_size, "kernel_size")
-    stride = _tuple2(stride, "stride", kernel)
-    padding = _tuple2(padding, "padding")
-    dilation = _tuple2(dilation, "dilation")
+def _geometry(name, input, kernel_size, stride, padding, dilation, ceil_mode, n=2):
+    _check_input(name, input, n)
+    kernel = _tuple2(kernel_size, "kernel_size", n=n, op=name)
+    stride = _tuple2(stride, "stride", kernel, n=n, op=name)
+    padding = _tuple2(padding, "padding", n=n, op=name)
+    dilation = _tuple2(dilation, "dilation", n=n, op=name)
     if any(s <= 0 for s in stride) or any(k <= 0 for k in kernel):
         raise TensorRuntimeError("stride should not be zero" if any(s == 0 for s in stride)
                                  else f"kernel size and stride should be greater than zero, "
                                       f"but got kernel_size={kernel} stride={stride}")
     if any(d <= 0 for d in dilation):
-        raise TensorRuntimeError(f"dilation should be greater than zero, but got dilationH: "
-                                 f"{dilation[0]} dilationW: {dilation[1]}")
+        labels = ("T", "H", "W")[-n:]
+        raise TensorRuntimeError("dilation should be greater than zero, but got " + " ".join(
+            f"dilation{a}: {d}" for a, d in zip(labels, dilation, strict=True)))
     for k, p, d in zip(kernel, padding, dilation, strict=True):
+        if n == 3 and p < 0:
+            raise TensorRuntimeError(f"pad must be non-negative, but got pad: {p}")
         if p < 0 or p > (d * (k - 1) + 1) // 2:
             raise TensorRuntimeError(
                 f"pad should be at most half of effective kernel size, but got pad={p}, "
                 f"kernel_size={k} and dilation={d}")
-    h, w = input._shape[-2:]
-    oh = _out_size(h, kernel[0], stride[0], padding[0], dilation[0], ceil_mode)
-    ow = _out_size(w, kernel[1], stride[1], padding[1], dilation[1], ceil_mode)
-    if oh < 1 or ow < 1:
-        c = input._shape[-3]
-        raise TensorRuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
-                                 f"({c}x{oh}x{ow}). Output size is too small")
-    return kernel, stride, padding, dilation, (oh, ow)
+    sizes = tuple(input._shape[-n:])
+    out = tuple(_out_size(*a, ceil_mode) for a in zip(sizes, kernel, stride, padding, dilation,
+                                                       strict=True))
+    if any(o < 1 for o in out):
+        c = input._shape[-n - 1]
+        raise TensorRuntimeError(
+            f"Given input size: ({'x'.join(map(str, (c,) + sizes))}). Calculated output size: "
+            f"({'x'.join(map(str, (c,) + out))}). Output size is too small")
+    return kernel, stride, padding, dilation, out
 
 
 def _padded(xp, arr, pads, fill, dtype):
-    """``arr`` (..., H, W) padded by ``((top, bottom), (left, right))`` with ``fill``."""
-    (pt, pb), (pl, pr) = pads
-    if not (pt or pb or pl or pr):
+    """``arr`` (..., *spatial) padded by ``((before, after), ...)`` per spatial dim with
+    ``fill``."""
+    if not any(a or b for a, b in pads):
         return arr
-    h, w = arr.shape[-2:]
-    out = xp.full(arr.shape[:-2] + (h + pt + pb, w + pl + pr), fill, dtype=dtype)
-    out[..., pt:pt + h, pl:pl + w] = arr
+    n = len(pads)
+    sizes = arr.shape[-n:]
+    out = xp.full(arr.shape[:-n] + tuple(s + a + b for s, (a, b) in zip(sizes, pads,
+                                                                         strict=True)),
+                  fill, dtype=dtype)
+    out[_inner(pads, sizes)] = arr
     return out
+
+
+def _inner(pads, sizes):
+    """The slices of a padded (..., *spatial) array that hold the unpadded values."""
+    return (Ellipsis,) + tuple(slice(a, a + s) for (a, _), s in zip(pads, sizes, strict=True))
 
 
 def _pads_for(size, out, k, s, p, d):
@@ -116,11 +146,17 @@ def _pads_for(size, out, k, s, p, d):
     return (p, max(p, need - size - p))
 
 
+def _window(offsets, dilation, stride, out):
+    """The strided slices of the padded input seen by kernel offset ``offsets``."""
+    return (Ellipsis,) + tuple(slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in
+                               zip(offsets, dilation, stride, out, strict=True))
+
+
 def _finish(xp, arr, channels_last, dtype, device):
-    """Wrap an (N, C, H, W) result in PyTorch's layout for the op (channels_last or
+    """Wrap an (N, C, *spatial) result in PyTorch's layout for the op (channels_last(_3d) or
     contiguous)."""
     if channels_last:
-        return _wrap_channels_last(xp, arr.transpose(0, 2, 3, 1), dtype, device)
+        return _wrap_channels_last(xp, arr.transpose(_to_last(arr.ndim - 2)), dtype, device)
     return _wrap(xp.ascontiguousarray(arr), dtype, device)
 
 
@@ -137,11 +173,12 @@ class _MaxPool2d(_function.Function):
     @staticmethod
     def forward(ctx, input, geometry, channels_last):
         xp = _xp(input)
-        kernel, stride, padding, dilation, (oh, ow) = geometry
+        kernel, stride, padding, dilation, out_sp = geometry
+        n = len(kernel)
         x = input._array()
-        h, w = x.shape[-2:]
-        pads = (_pads_for(h, oh, kernel[0], stride[0], padding[0], dilation[0]),
-                _pads_for(w, ow, kernel[1], stride[1], padding[1], dilation[1]))
+        sizes = x.shape[-n:]
+        pads = tuple(_pads_for(*a) for a in zip(sizes, out_sp, kernel, stride, padding, dilation,
+                                                strict=True))
         dt = x.dtype
         if input._dtype.is_floating_point:
             low = -np.inf
@@ -150,38 +187,35 @@ class _MaxPool2d(_function.Function):
         else:
             low = np.iinfo(dt).min
         xpad = _padded(xp, x, pads, low, dt)
-        best = xp.full(x.shape[:-2] + (oh, ow), low, dtype=dt)
+        best = xp.full(x.shape[:-n] + tuple(out_sp), low, dtype=dt)
         arg = xp.full(best.shape, -1, dtype=np.int64)
-        eh, ew = stride[0] * (oh - 1) + 1, stride[1] * (ow - 1) + 1
         floating = input._dtype.is_floating_point
-        for i in range(kernel[0]):
-            r0 = i * dilation[0]
-            for j in range(kernel[1]):
-                c0 = j * dilation[1]
-                s = xpad[..., r0:r0 + eh:stride[0], c0:c0 + ew:stride[1]]
-                upd = s > best
-                if floating:
-                    upd |= xp.isnan(s)
-                xp.copyto(best, s, where=upd)
-                xp.copyto(arg, i * kernel[1] + j, where=upd)
+        for flat, offs in enumerate(itertools.product(*(range(k) for k in kernel))):
+            s = xpad[_window(offs, dilation, stride, out_sp)]
+            upd = s > best
+            if floating:
+                upd |= xp.isnan(s)
+            xp.copyto(best, s, where=upd)
+            xp.copyto(arg, flat, where=upd)
         # Window offsets -> flat input index; windows that found nothing (all -inf) take
         # their first in-bounds element, as PyTorch does.
-        hs = np.arange(oh) * stride[0] - padding[0]
-        ws = np.arange(ow) * stride[1] - padding[1]
-        hs0 = hs + (-(-np.maximum(-hs, 0) // dilation[0])) * dilation[0]
-        ws0 = ws + (-(-np.maximum(-ws, 0) // dilation[1])) * dilation[1]
-        ki = arg // kernel[1]
-        kj = arg % kernel[1]
-        rows = xp.asarray(hs)[:, None] + ki * dilation[0]
-        cols = xp.asarray(ws)[None, :] + kj * dilation[1]
         none = arg < 0
-        if none.any():
-            rows = xp.where(none, xp.asarray(hs0)[:, None], rows)
-            cols = xp.where(none, xp.asarray(ws0)[None, :], cols)
-        indices = rows * w + cols
+        indices = 0
+        rest = arg
+        for d in range(n):
+            inner = math.prod(kernel[d + 1:])
+            kd, rest = rest // inner, rest % inner
+            start = np.arange(out_sp[d]) * stride[d] - padding[d]
+            first = start + (-(-np.maximum(-start, 0) // dilation[d])) * dilation[d]
+            shape = [1] * n
+            shape[d] = -1
+            pos = xp.asarray(start.reshape(shape)) + kd * dilation[d]
+            if none.any():
+                pos = xp.where(none, xp.asarray(first.reshape(shape)), pos)
+            indices = indices * sizes[d] + pos
         # What the gradient needs, apart from the node (a double-backward node keeps it).
         ctx.pool = _Pool(indices=indices, in_shape=x.shape, dtype=input._dtype,
-                         device=input.device, channels_last=channels_last)
+                         device=input.device, channels_last=channels_last, n=n)
         out = _finish(xp, best, channels_last, input._dtype, input.device)
         idx = _finish(xp, indices, channels_last, _int64(), input.device)
         ctx.mark_non_differentiable(idx)
@@ -195,8 +229,12 @@ class _MaxPool2d(_function.Function):
         if grad is None:
             return None, None, None
         if _creates_graph(grad, input):
-            return _MaxPool2dBackward.apply(grad, input, ctx.pool), None, None
+            return _MAX_BACKWARD[ctx.pool.n].apply(grad, input, ctx.pool), None, None
         return _max_pool_scatter(ctx.pool, grad), None, None
+
+
+class _MaxPool3d(_MaxPool2d):
+    """``_MaxPool2d`` under PyTorch's 3-d node name (the kernels are N-d)."""
 
 
 def _max_pool_scatter(pool, grad):
@@ -204,13 +242,13 @@ def _max_pool_scatter(pool, grad):
     ``bincount``, so overlapping windows accumulate)."""
     xp = _xp(grad)
     shape = pool.in_shape
-    h, w = shape[-2:]
-    planes = int(np.prod(shape[:-2], dtype=np.int64))
+    plane = math.prod(shape[-pool.n:])
+    planes = int(np.prod(shape[:-pool.n], dtype=np.int64))
     idx = pool.indices.reshape(planes, -1)
-    offsets = (xp.arange(planes, dtype=np.int64) * (h * w))[:, None] + idx
+    offsets = (xp.arange(planes, dtype=np.int64) * plane)[:, None] + idx
     g = grad._array()
     gx = xp.bincount(offsets.ravel(), weights=g.reshape(planes, -1).ravel(),
-                     minlength=planes * h * w).reshape(shape)
+                     minlength=planes * plane).reshape(shape)
     return _finish(xp, gx, pool.channels_last, pool.dtype, pool.device)
 
 
@@ -232,7 +270,7 @@ class _MaxPool2dBackward(_function.Function):
         g_grad = g_input = None
         if need_g:
             shape = pool.in_shape
-            planes = int(np.prod(shape[:-2], dtype=np.int64))
+            planes = int(np.prod(shape[:-pool.n], dtype=np.int64))
             index = _wrap(pool.indices.reshape(planes, -1), _int64(), pool.device)
             g_grad = gg.reshape(planes, -1).gather(1, index).reshape(ctx.out_shape)
         if need_x:
@@ -240,10 +278,14 @@ class _MaxPool2dBackward(_function.Function):
         return g_grad, g_input, None
 
 
-_name_node(_MaxPool2dBackward, "MaxPool2DWithIndicesBackwardBackward0")
+class _MaxPool3dBackward(_MaxPool2dBackward):
+    """``_MaxPool2dBackward`` under PyTorch's 3-d node name."""
 
 
-_name_node(_MaxPool2d, "MaxPool2DWithIndicesBackward0")
+_MAX_BACKWARD = {2: _MaxPool2dBackward, 3: _MaxPool3dBackward}
+for _n, _cls in ((2, _MaxPool2d), (3, _MaxPool3d)):
+    _name_node(_MAX_BACKWARD[_n], f"MaxPool{_n}DWithIndicesBackwardBackward0")
+    _name_node(_cls, f"MaxPool{_n}DWithIndicesBackward0")
 
 
 @nn_op(function=True)  # also torch.max_pool2d
@@ -264,6 +306,31 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                          ceil_mode)
     out, idx = _MaxPool2d.apply(input, geometry, _is_cl(input))
     return (out, idx) if return_indices else out
+
+
+@nn_op(function=True)  # also torch.max_pool3d
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """3-d max pooling over ``input`` ``(N, C, D, H, W)`` or ``(C, D, H, W)``, as
+    ``torch.nn.functional.max_pool3d`` (the options of ``max_pool2d``; indices are flat
+    over each ``D*H*W`` volume; a channels_last_3d input gives a channels_last_3d output).
+
+    >>> import jtensor as torch
+    >>> torch.nn.functional.max_pool3d(torch.arange(8.).reshape(1, 1, 2, 2, 2), 2)
+    tensor([[[[[7.]]]]])
+    """
+    geometry = _geometry("max_pool3d", input, kernel_size, stride, padding, dilation,
+                         ceil_mode, n=3)
+    out, idx = _MaxPool3d.apply(input, geometry, _is_cl(input, 5))
+    return (out, idx) if return_indices else out
+
+
+@nn_op()
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    """``max_pool3d`` returning ``(values, indices)``, as
+    ``torch.nn.functional.max_pool3d_with_indices``."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 @nn_op(function=True)  # also torch.max_pool1d
@@ -292,20 +359,20 @@ class _AvgPool2d(_function.Function):
     @staticmethod
     def forward(ctx, input, geometry, count_include_pad, divisor_override, channels_last):
         xp = _xp(input)
-        kernel, stride, padding, _, (oh, ow) = geometry
+        kernel, stride, padding, _, out_sp = geometry
+        n = len(kernel)
         x = input._array()
-        h, w = x.shape[-2:]
+        sizes = x.shape[-n:]
         floating = input._dtype.is_floating_point
         ct = _compute_dtype(input) if floating else np.float64
-        pads = (_pads_for(h, oh, kernel[0], stride[0], padding[0], 1),
-                _pads_for(w, ow, kernel[1], stride[1], padding[1], 1))
+        pads = tuple(_pads_for(*a, 1) for a in zip(sizes, out_sp, kernel, stride, padding,
+                                                   strict=True))
         xpad = _padded(xp, x, pads, 0, x.dtype)
-        total = xp.zeros(x.shape[:-2] + (oh, ow), dtype=ct)
-        eh, ew = stride[0] * (oh - 1) + 1, stride[1] * (ow - 1) + 1
-        for i in range(kernel[0]):
-            for j in range(kernel[1]):
-                total += xpad[..., i:i + eh:stride[0], j:j + ew:stride[1]]
-        div = _divisor(h, w, geometry, count_include_pad, divisor_override)
+        total = xp.zeros(x.shape[:-n] + tuple(out_sp), dtype=ct)
+        ones = (1,) * n
+        for offs in itertools.product(*(range(k) for k in kernel)):
+            total += xpad[_window(offs, ones, stride, out_sp)]
+        div = _divisor(sizes, geometry, count_include_pad, divisor_override)
         out = total / xp.asarray(div, dtype=ct)
         if not floating:
             out = xp.trunc(out)
@@ -319,9 +386,14 @@ class _AvgPool2d(_function.Function):
     @staticmethod
     def backward(ctx, grad):
         (input,) = ctx.saved_tensors
+        n = len(ctx.pool.meta[0][0])
         if _creates_graph(grad, input):
-            return _AvgPool2dBackward.apply(grad, input, ctx.pool), None, None, None, None
+            return _AVG_BACKWARD[n].apply(grad, input, ctx.pool), None, None, None, None
         return _avg_pool_spread(ctx.pool, grad), None, None, None, None
+
+
+class _AvgPool3d(_AvgPool2d):
+    """``_AvgPool2d`` under PyTorch's 3-d node name (the kernels are N-d)."""
 
 
 def _avg_pool_spread(pool, grad):
@@ -329,17 +401,16 @@ def _avg_pool_spread(pool, grad):
     its divisor, added back over the window (the padding cut off)."""
     xp = _xp(grad)
     geometry, pads, shape, div, channels_last, ct = pool.meta
-    kernel, stride, _, _, (oh, ow) = geometry
-    h, w = shape[-2:]
+    kernel, stride, _, _, out_sp = geometry
+    n = len(kernel)
+    sizes = shape[-n:]
     g = grad._array().astype(ct, copy=False) / xp.asarray(div, dtype=ct)
-    (pt, pb), (pl, pr) = pads
-    gx = xp.zeros(shape[:-2] + (h + pt + pb, w + pl + pr), dtype=ct)
-    eh, ew = stride[0] * (oh - 1) + 1, stride[1] * (ow - 1) + 1
-    for i in range(kernel[0]):
-        for j in range(kernel[1]):
-            gx[..., i:i + eh:stride[0], j:j + ew:stride[1]] += g
-    gx = gx[..., pt:pt + h, pl:pl + w]
-    return _finish(xp, gx, channels_last, pool.dtype, pool.device)
+    gx = xp.zeros(shape[:-n] + tuple(s + a + b for s, (a, b) in zip(sizes, pads, strict=True)),
+                  dtype=ct)
+    ones = (1,) * n
+    for offs in itertools.product(*(range(k) for k in kernel)):
+        gx[_window(offs, ones, stride, out_sp)] += g
+    return _finish(xp, gx[_inner(pads, sizes)], channels_last, pool.dtype, pool.device)
 
 
 def _linear_pool_backward(spread, pool_again, name):
@@ -364,29 +435,33 @@ def _linear_pool_backward(spread, pool_again, name):
     return Backward
 
 
-_AvgPool2dBackward = _linear_pool_backward(
-    _avg_pool_spread,
-    lambda gg, pool: _AvgPool2d.apply(gg, pool.meta[0], *pool.options, False),
-    "AvgPool2DBackwardBackward0")
+_AVG = {2: _AvgPool2d, 3: _AvgPool3d}
+_AVG_BACKWARD = {
+    n: _linear_pool_backward(
+        _avg_pool_spread,
+        lambda gg, pool, n=n: _AVG[n].apply(gg, pool.meta[0], *pool.options, False),
+        f"AvgPool{n}DBackwardBackward0")
+    for n in (2, 3)
+}
+for _n in (2, 3):
+    _name_node(_AVG[_n], f"AvgPool{_n}DBackward0")
 
 
-_name_node(_AvgPool2d, "AvgPool2DBackward0")
-
-
-def _divisor(h, w, geometry, count_include_pad, divisor_override):
-    """(OH, OW) divisors with PyTorch's rules (NumPy, host side)."""
-    kernel, stride, padding, _, (oh, ow) = geometry
+def _divisor(sizes, geometry, count_include_pad, divisor_override):
+    """(*out) divisors with PyTorch's rules (NumPy, host side)."""
+    kernel, stride, padding, _, out_sp = geometry
     if divisor_override:
-        return np.full((oh, ow), float(divisor_override))
-    sizes = []
-    for size, out, k, s, p in zip((h, w), (oh, ow), kernel, stride, padding, strict=True):
+        return np.full(tuple(out_sp), float(divisor_override))
+    div = np.ones(())
+    for size, out, k, s, p in zip(sizes, out_sp, kernel, stride, padding, strict=True):
         start = np.arange(out) * s - p
         end = np.minimum(start + k, size + p)
         if count_include_pad:
-            sizes.append(end - start)
+            count = end - start
         else:
-            sizes.append(np.minimum(end, size) - np.maximum(start, 0))
-    return np.outer(sizes[0], sizes[1]).astype(np.float64)
+            count = np.minimum(end, size) - np.maximum(start, 0)
+        div = np.multiply.outer(div, count)
+    return div.astype(np.float64)
 
 
 @nn_op()
@@ -412,6 +487,23 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                             _is_cl(input))
 
 
+@nn_op()
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """3-d average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``, as
+    ``torch.nn.functional.avg_pool3d`` (the options of ``avg_pool2d``; the output is
+    contiguous, as PyTorch's CPU kernel makes it).
+
+    >>> import jtensor as torch
+    >>> torch.nn.functional.avg_pool3d(torch.arange(8.).reshape(1, 1, 2, 2, 2), 2)
+    tensor([[[[[3.5000]]]]])
+    """
+    geometry = _geometry("avg_pool3d", input, kernel_size, stride, padding, 1, ceil_mode, n=3)
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise TensorRuntimeError("divisor must be not zero")
+    return _AvgPool3d.apply(input, geometry, bool(count_include_pad), divisor_override, False)
+
+
 def _adaptive_matrix(size, out):
     """(out, size) averaging matrix with PyTorch's bins: [floor(i*n/o), ceil((i+1)*n/o))."""
     m = np.zeros((out, size))
@@ -422,16 +514,29 @@ def _adaptive_matrix(size, out):
     return m
 
 
+def _along(xp, x, mats, transpose=False):
+    """``x`` (..., *spatial) with each averaging matrix applied along its spatial dim (the
+    transposed matrices for the gradient)."""
+    k = len(mats)
+    for i, m in enumerate(mats):
+        axis = x.ndim - k + i
+        moved = xp.moveaxis(x, axis, -2) if axis != x.ndim - 1 else x[..., None]
+        y = xp.matmul(m.T if transpose else m, moved)
+        x = xp.moveaxis(y, -2, axis) if axis != x.ndim - 1 else y[..., 0]
+    return x
+
+
 class _AdaptiveAvgPool2d(_function.Function):
     @staticmethod
-    def forward(ctx, input, out_hw, channels_last):
+    def forward(ctx, input, out_sp, channels_last):
         xp = _xp(input)
         x = input._array()
         ct = _compute_dtype(input)
-        ah = xp.asarray(_adaptive_matrix(x.shape[-2], out_hw[0]), dtype=ct)
-        aw = xp.asarray(_adaptive_matrix(x.shape[-1], out_hw[1]), dtype=ct)
-        out = xp.matmul(xp.matmul(ah, x.astype(ct, copy=False)), aw.T)
-        ctx.pool = _Pool(mats=(ah, aw), out_hw=out_hw, dtype=input._dtype,
+        k = len(out_sp)
+        mats = tuple(xp.asarray(_adaptive_matrix(size, o), dtype=ct)
+                     for size, o in zip(x.shape[-k:], out_sp, strict=True))
+        out = _along(xp, x.astype(ct, copy=False), mats)
+        ctx.pool = _Pool(mats=mats, out_hw=out_sp, dtype=input._dtype,
                          device=input.device, channels_last=channels_last)
         ctx.save_for_backward(input)  # as PyTorch: the input's version is checked
         return _finish(xp, out, channels_last, input._dtype, input.device)
@@ -440,25 +545,74 @@ class _AdaptiveAvgPool2d(_function.Function):
     def backward(ctx, grad):
         (input,) = ctx.saved_tensors
         if _creates_graph(grad, input):
-            return _AdaptiveAvgPool2dBackward.apply(grad, input, ctx.pool), None, None
+            bwd = _ADAPTIVE_BACKWARD[len(ctx.pool.out_hw)]
+            return bwd.apply(grad, input, ctx.pool), None, None
         return _adaptive_spread(ctx.pool, grad), None, None
 
 
+class _AdaptiveAvgPool3d(_AdaptiveAvgPool2d):
+    """``_AdaptiveAvgPool2d`` under PyTorch's 3-d node name."""
+
+
 def _adaptive_spread(pool, grad):
-    """The gradient of adaptive average pooling on the arrays: ``A_h.T @ g @ A_w``."""
+    """The gradient of adaptive average pooling on the arrays: each averaging matrix
+    transposed along its dim (``A_h.T @ g @ A_w`` in 2-d)."""
     xp = _xp(grad)
-    ah, aw = pool.mats
-    g = grad._array().astype(ah.dtype, copy=False)
-    gx = xp.matmul(xp.matmul(ah.T, g), aw)
+    g = grad._array().astype(pool.mats[0].dtype, copy=False)
+    gx = _along(xp, g, pool.mats, transpose=True)
     return _finish(xp, gx, pool.channels_last, pool.dtype, pool.device)
 
 
-_AdaptiveAvgPool2dBackward = _linear_pool_backward(
-    _adaptive_spread, lambda gg, pool: _AdaptiveAvgPool2d.apply(gg, pool.out_hw, False),
-    "AdaptiveAvgPool2DBackwardBackward0")
+_ADAPTIVE = {2: _AdaptiveAvgPool2d, 3: _AdaptiveAvgPool3d}
+_ADAPTIVE_BACKWARD = {
+    n: _linear_pool_backward(
+        _adaptive_spread,
+        lambda gg, pool, n=n: _ADAPTIVE[n].apply(gg, pool.out_hw, False),
+        f"AdaptiveAvgPool{n}DBackwardBackward0")
+    for n in (2, 3)
+}
+for _n in (2, 3):
+    _name_node(_ADAPTIVE[_n], f"AdaptiveAvgPool{_n}DBackward0")
 
 
-_name_node(_AdaptiveAvgPool2d, "AdaptiveAvgPool2DBackward0")
+def _adaptive_avg(name, input, output_size, n):
+    """The checks and the call of ``adaptive_avg_pool{n}d`` (n = 2 or 3)."""
+    if not isinstance(input, Tensor):
+        raise TensorTypeError(f"{name}(): argument 'input' (position 1) must be "
+                              f"Tensor, not {type(input).__name__}")
+    if input.dim() not in (n + 1, n + 2):
+        raise TensorRuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
+                                 f"{list(input._shape)}")
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != n:
+            raise TensorRuntimeError(f"{name}: output_size must be {n}")
+        out_sp = tuple(input._shape[-n + i] if v is None else int(v)
+                       for i, v in enumerate(output_size))
+    else:
+        out_sp = (int(output_size),) * n
+    if any(s == 0 for s in input._shape[-n:]):
+        raise TensorRuntimeError(
+            f"{name}(): Expected input to have non-zero size for non-batch "
+            f"dimensions, but input has sizes {list(input._shape)} with dimension "
+            f"{input.dim() - n + next(i for i, s in enumerate(input._shape[-n:]) if s == 0)} "
+            f"being empty")
+    if any(o < 0 for o in out_sp):
+        raise TensorRuntimeError(f"{name}: elements of output_size must be "
+                                 f"greater than or equal to 0 but received {out_sp}")
+    if not input._dtype.is_floating_point:
+        if n == 3:  # PyTorch's 3-d kernel has no integer dispatch
+            raise NotImplementedError(
+                f'"{name}_cpu" not implemented for \'{input.dtype._torch_name}\'')
+        raise TensorRuntimeError(f"{name}: expected a floating-point input, got "
+                                 f"{input.dtype}")
+    if out_sp == (1,) * n:  # PyTorch takes the mean here (MeanBackward1)
+        out = input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)
+        if _is_cl(input, n + 2):  # ...restrided in place, channels-last (AsStridedBackward1)
+            c = input._shape[1]
+            out = out.as_strided_(out.shape, (c, 1) + (c,) * n)
+        return out
+    # PyTorch keeps channels_last for 2-d; its 3-d CPU kernel returns a contiguous output
+    return _ADAPTIVE[n].apply(input, out_sp, n == 2 and _is_cl(input))
 
 
 @nn_op()
@@ -471,34 +625,20 @@ def adaptive_avg_pool2d(input, output_size):
     >>> torch.nn.functional.adaptive_avg_pool2d(torch.ones(1, 2, 5, 7), 1).shape
     torch.Size([1, 2, 1, 1])
     """
-    if not isinstance(input, Tensor):
-        raise TensorTypeError(f"adaptive_avg_pool2d(): argument 'input' (position 1) must be "
-                              f"Tensor, not {type(input).__name__}")
-    if input.dim() not in (3, 4):
-        raise TensorRuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
-                                 f"{list(input._shape)}")
-    if isinstance(output_size, (list, tuple)):
-        if len(output_size) != 2:
-            raise TensorRuntimeError("adaptive_avg_pool2d: output_size must be 2")
-        out_hw = tuple(input._shape[-2 + i] if v is None else int(v)
-                       for i, v in enumerate(output_size))
-    else:
-        out_hw = (int(output_size),) * 2
-    if any(s == 0 for s in input._shape[-2:]):
-        raise TensorRuntimeError(
-            f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
-            f"dimensions, but input has sizes {list(input._shape)} with dimension "
-            f"{input.dim() - 2} being empty")
-    if any(o < 0 for o in out_hw):
-        raise TensorRuntimeError(f"adaptive_avg_pool2d: elements of output_size must be "
-                                 f"greater than or equal to 0 but received {out_hw}")
-    if not input._dtype.is_floating_point:
-        raise TensorRuntimeError(f"adaptive_avg_pool2d: expected a floating-point input, got "
-                                 f"{input.dtype}")
-    if out_hw == (1, 1):  # PyTorch takes the mean here (MeanBackward1)
-        return input.mean((-1, -2), keepdim=True)
-    return _AdaptiveAvgPool2d.apply(input, out_hw, _is_cl(input))
+    return _adaptive_avg("adaptive_avg_pool2d", input, output_size, 2)
 
+
+@nn_op()
+def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` to a fixed ``output_size``
+    (an int, or a triple where ``None`` keeps that input size), as
+    ``torch.nn.functional.adaptive_avg_pool3d`` (PyTorch's bins along each dim).
+
+    >>> import jtensor as torch
+    >>> torch.nn.functional.adaptive_avg_pool3d(torch.ones(1, 2, 5, 7, 3), (2, None, 1)).shape
+    torch.Size([1, 2, 2, 7, 1])
+    """
+    return _adaptive_avg("adaptive_avg_pool3d", input, output_size, 3)
 
 
 @nn_op()

@@ -1,9 +1,10 @@
-"""Pooling layers: ``MaxPool1d``, ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``."""
+"""Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``."""
 
+from .._functional import pooling as _F
 from .module import Module
 
-__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "MaxPool1d",
-           "MaxPool2d"]
+__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AvgPool1d", "AvgPool2d",
+           "AvgPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -38,6 +39,21 @@ class MaxPool2d(_MaxPoolNd):
                           ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    """3-d max pooling layer, as ``torch.nn.MaxPool3d`` (the options of ``MaxPool2d``).
+
+    >>> import jtensor as torch
+    >>> torch.nn.MaxPool3d(2)(torch.randn(1, 3, 4, 8, 8)).shape
+    torch.Size([1, 3, 2, 4, 4])
+    """
+
+    def forward(self, input):
+        from ..functional import max_pool3d
+
+        return max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
 class MaxPool1d(_MaxPoolNd):
     """1-d max pooling layer, as ``torch.nn.MaxPool1d``."""
 
@@ -62,14 +78,10 @@ class _AdaptiveAvgPoolNd(Module):
         return f"output_size={self.output_size}"
 
 
-class AvgPool2d(_AvgPoolNd):
-    """2-d average pooling layer, as ``torch.nn.AvgPool2d`` (``count_include_pad``,
-    ``divisor_override``, ``ceil_mode``).
+class _AvgPoolKd(_AvgPoolNd):
+    """The 2-d and 3-d average pooling layers (``_function`` is the functional)."""
 
-    >>> import jtensor as torch
-    >>> torch.nn.AvgPool2d(2)(torch.ones(1, 1, 4, 4)).shape
-    torch.Size([1, 1, 2, 2])
-    """
+    _function = None
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
@@ -82,10 +94,32 @@ class AvgPool2d(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        from ..functional import avg_pool2d
+        return type(self)._function(input, self.kernel_size, self.stride, self.padding,
+                                    self.ceil_mode, self.count_include_pad,
+                                    self.divisor_override)
 
-        return avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                          self.count_include_pad, self.divisor_override)
+
+class AvgPool2d(_AvgPoolKd):
+    """2-d average pooling layer, as ``torch.nn.AvgPool2d`` (``count_include_pad``,
+    ``divisor_override``, ``ceil_mode``).
+
+    >>> import jtensor as torch
+    >>> torch.nn.AvgPool2d(2)(torch.ones(1, 1, 4, 4)).shape
+    torch.Size([1, 1, 2, 2])
+    """
+
+    _function = staticmethod(_F.avg_pool2d)
+
+
+class AvgPool3d(_AvgPoolKd):
+    """3-d average pooling layer, as ``torch.nn.AvgPool3d`` (the options of ``AvgPool2d``).
+
+    >>> import jtensor as torch
+    >>> torch.nn.AvgPool3d(2)(torch.ones(1, 1, 4, 4, 4)).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+
+    _function = staticmethod(_F.avg_pool3d)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
@@ -100,6 +134,18 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
         from ..functional import adaptive_avg_pool2d
 
         return adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Adaptive 3-d average pooling to ``output_size``, as ``torch.nn.AdaptiveAvgPool3d``.
+
+    >>> import jtensor as torch
+    >>> torch.nn.AdaptiveAvgPool3d((1, None, 2))(torch.ones(2, 3, 5, 5, 5)).shape
+    torch.Size([2, 3, 1, 5, 2])
+    """
+
+    def forward(self, input):
+        return _F.adaptive_avg_pool3d(input, self.output_size)
 
 
 def _single(value):

@@ -1,16 +1,22 @@
-"""``AdaptiveMaxPool1d/2d``, ``LPPool1d/2d``, ``MaxUnpool1d/2d``, ``Fold`` and ``Unfold``
-with PyTorch's attributes and reprs."""
+"""``AdaptiveMaxPool1d/2d/3d``, ``FractionalMaxPool2d/3d``, ``LPPool1d/2d/3d``,
+``MaxUnpool1d/2d/3d``, ``Fold`` and ``Unfold`` with PyTorch's attributes and reprs."""
 
 from .._functional import pooling_more as F
+from ..._errors import TensorValueError
 from .module import Module
 
 __all__ = [
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "LPPool1d",
     "LPPool2d",
+    "LPPool3d",
     "MaxUnpool1d",
     "MaxUnpool2d",
+    "MaxUnpool3d",
     "Fold",
     "Unfold",
 ]
@@ -42,6 +48,18 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     ``output_size`` keeps that input size)."""
 
     _function = staticmethod(F.adaptive_max_pool2d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """The maximum over adaptive windows of a ``(N, C, D, H, W)`` input, as
+    ``torch.nn.AdaptiveMaxPool3d``.
+
+    >>> import jtensor as torch
+    >>> torch.nn.AdaptiveMaxPool3d((2, None, 1))(torch.ones(1, 2, 5, 4, 3)).shape
+    torch.Size([1, 2, 2, 4, 1])
+    """
+
+    _function = staticmethod(F.adaptive_max_pool3d)
 
 
 class _LPPoolNd(Module):
@@ -76,6 +94,18 @@ class LPPool2d(_LPPoolNd):
     """Power-average pooling ``(sum x**p) ** (1/p)`` over windows of an image."""
 
     _function = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling ``(sum x**p) ** (1/p)`` over windows of a volume, as
+    ``torch.nn.LPPool3d``.
+
+    >>> import jtensor as torch
+    >>> torch.nn.LPPool3d(2, 2)(torch.ones(1, 1, 2, 2, 2))
+    tensor([[[[[2.8284]]]]])
+    """
+
+    _function = staticmethod(F.lp_pool3d)
 
 
 def _tuple(value, n):
@@ -115,6 +145,96 @@ class MaxUnpool2d(_MaxUnpoolNd):
         return F.max_unpool2d(
             input, indices, self.kernel_size, self.stride, self.padding, output_size
         )
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool3d`` (called with its indices), as
+    ``torch.nn.MaxUnpool3d``.
+
+    >>> import jtensor as torch
+    >>> x = torch.arange(8.).reshape(1, 1, 2, 2, 2)
+    >>> out, idx = torch.nn.MaxPool3d(2, return_indices=True)(x)
+    >>> torch.nn.MaxUnpool3d(2)(out, idx).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+
+    _n = 3
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+
+class _FractionalMaxPoolNd(Module):
+    """PyTorch's checks and attributes of the fractional max pooling layers."""
+
+    _n = 0
+    _function = None
+
+    def __init__(
+        self,
+        kernel_size,
+        output_size=None,
+        output_ratio=None,
+        return_indices=False,
+        _random_samples=None,
+    ):
+        super().__init__()
+        n, name = self._n, type(self).__name__
+        sizes = kernel_size if isinstance(kernel_size, (list, tuple)) else (kernel_size,)
+        if not all(k > 0 for k in sizes):
+            raise TensorValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _tuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _tuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _tuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise TensorValueError(
+                f"{name} requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise TensorValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio[:n]):
+            raise TensorValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return type(self)._function(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling of ``(N, C, H, W)`` inputs, as ``torch.nn.FractionalMaxPool2d``
+    (``output_size`` or ``output_ratio``; fresh random steps each call unless
+    ``_random_samples`` is given).
+
+    >>> import jtensor as torch
+    >>> torch.nn.FractionalMaxPool2d(3, output_ratio=0.5)(torch.randn(1, 2, 10, 12)).shape
+    torch.Size([1, 2, 5, 6])
+    """
+
+    _n = 2
+    _function = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling of ``(N, C, T, H, W)`` inputs, as
+    ``torch.nn.FractionalMaxPool3d``.
+
+    >>> import jtensor as torch
+    >>> torch.nn.FractionalMaxPool3d(2, output_size=3)(torch.randn(1, 2, 6, 6, 6)).shape
+    torch.Size([1, 2, 3, 3, 3])
+    """
+
+    _n = 3
+    _function = staticmethod(F.fractional_max_pool3d)
 
 
 class Fold(Module):
