@@ -213,9 +213,12 @@ def text_report(trace, sections=SECTIONS, show_values=False):
 # little lighter than a dark one) instead of a fixed light grey under the theme's light text;
 # the error text, whose red cannot reach 4.5:1 on both white and near-black, brings its own
 # light background (5:1). The browser test measures it in JupyterLab's dark theme.
+# The cells' rule is specific enough (two classes, two types) to win over JupyterLab's rule
+# for rendered tables (``:not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon td``: right-aligned).
 _STYLE = ("<style>.jt-trace{font-family:monospace;font-size:12px}"
           ".jt-trace table{border-collapse:collapse}"
-          ".jt-trace td,.jt-trace th{padding:1px 8px;text-align:left;vertical-align:top}"
+          ".jt-trace table.jt-ops td,.jt-trace table.jt-ops th{padding:1px 8px;text-align:left;"
+          "vertical-align:top}"
           ".jt-trace .jt-line td{background:rgba(128,128,128,0.18);font-weight:bold}"
           ".jt-trace .jt-pitfall{border-left:3px solid #d9534f;padding-left:6px;margin:4px 0}"
           ".jt-trace .jt-error{color:#a94442;background:#fdecea;padding:1px 6px}</style>")

@@ -389,6 +389,7 @@ def _check_widgets(page, shots, prefix):
         page.locator(f".jtensor-interactive-{kind}").screenshot(
             path=str(shots / f"{prefix}{kind}-after.png"))
     page.screenshot(path=str(shots / f"{prefix}after-changes.png"))
+    page.locator(".jt-trace").first.screenshot(path=str(shots / f"{prefix}trace-report.png"))
     # Measured after the changes: the selections, highlights and the error-free states drawn.
     _check_contrast(page, ".jtensor-interactive, .jt-trace", shots, prefix,
                     expect=KINDS + ["trace-report"])
@@ -571,13 +572,16 @@ def _check_contrast(page, selector, shots, prefix, expect=()):
     """Every visible piece of text under ``selector`` reaches ``MIN_CONTRAST`` against what
     the browser paints under it; each kind in ``expect`` had text measured. The measurements
     go to ``<prefix>contrast.json`` in the screenshot folder."""
+    started = time.monotonic()
     results = page.evaluate(_CONTRAST_JS, selector)
+    seconds = time.monotonic() - started
     (shots / f"{prefix}contrast.json").write_text(json.dumps(results, indent=1))
     counts = {}
     for r in results:
         counts[r["kind"]] = counts.get(r["kind"], 0) + 1
     lowest = {k: min(r["ratio"] for r in results if r["kind"] == k) for k in counts}
-    print(f"{prefix}contrast: {len(results)} texts measured; lowest ratio per kind: {lowest}")
+    print(f"{prefix}contrast: {len(results)} texts measured in {seconds:.1f} s; lowest ratio "
+          f"per kind: {lowest}")
     missing = [k for k in expect if not counts.get(k)]
     assert not missing, f"no text measured in {missing} (measured: {counts})"
     poor = [r for r in results if r["ratio"] < MIN_CONTRAST]
