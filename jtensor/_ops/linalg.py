@@ -1587,6 +1587,10 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None):
         raise TensorRuntimeError(
             f"{name}: Expected input and other to have the same dtype, but got input's dtype "
             f"{A._dtype._torch_name} and other's dtype {B._dtype._torch_name}")
+    if not 0 <= A.dim() - B.dim() <= 1:
+        raise TensorRuntimeError(
+            f"{name}: input.dim() must be greater or equal to other.dim() and "
+            f"(input.dim() - other.dim()) <= 1 (got {A.dim()} and {B.dim()})")
     vector = B.dim() == A.dim() - 1
     if B.dim() < 1 or (not vector and B.dim() < 2):
         raise TensorRuntimeError(f"{name}: other must have at least 1 dimension.")
@@ -1633,21 +1637,27 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None):
     empty = xp.zeros((0,), dtype=real.numpy)
     if m > n and full and driver != "gelsy":
         with quiet():
+            # (a vector right-hand side keeps its column: PyTorch's residuals are (*, 1))
             res = xp.sum(xp.abs(a @ x - b) ** 2, axis=-2)
-        if vector:
-            res = res[..., 0]
     else:
         res = empty
-    rank_out = empty.astype(xp.int64) if driver == "gels" else rank.astype(xp.int64)
-    sv = s if driver in ("gelsd", "gelss") else empty
+    # rank and singular values describe A alone: PyTorch returns them over A's own batch
+    # dims, not the batch broadcast with B's (A (1, m, n) with B (2, m, k): rank is (1,)).
+    own = tuple(A._shape[:-2])
+    lead = len(batch) - len(own)
+    mine = (0,) * lead + tuple(slice(None) if d == e else slice(0, 1)
+                               for d, e in zip(own, batch[lead:], strict=True))
+    rank_out = empty.astype(xp.int64) if driver == "gels" else rank[mine].astype(xp.int64)
+    sv = s[mine] if driver in ("gelsd", "gelss") else empty
+    # LAPACK writes X over B's (max(m, n), k) column-major buffer: X is its first n rows
+    # (a vector right-hand side is that buffer with k = 1, its last dim dropped).
+    rows = builtins.max(m, n)
+    pad = xp.zeros(x.shape[:-2] + (rows, x.shape[-1]), dtype=x.dtype)
+    pad[..., :n, :] = x
+    sol = _colmajor(xp, pad, A._dtype, device)
     if vector:
-        sol = _colmajor(xp, x[..., 0], A._dtype, device)
+        sol._set_metadata(tuple(x.shape[:-1]), sol._stride[:-1], 0)
     else:
-        # LAPACK writes X over B's (max(m, n), k) column-major buffer: X is its first n rows.
-        rows = builtins.max(m, n)
-        pad = xp.zeros(x.shape[:-2] + (rows, x.shape[-1]), dtype=x.dtype)
-        pad[..., :n, :] = x
-        sol = _colmajor(xp, pad, A._dtype, device)
         sol._set_metadata(tuple(x.shape), sol._stride, 0)
     return _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"),
                   (sol, wrap_result(xp, res, real, device),
