@@ -632,7 +632,8 @@ def _expand_layout(input, sizes):
             size, st = input._shape[dim], input._stride[dim]
         else:
             size = 1
-            st = shape[i + 1] * stride[i + 1] if i + 1 < len(sizes) else 1
+            # (a 0-d tensor has no dim after its last new one: PyTorch gives it stride 0)
+            st = shape[i + 1] * stride[i + 1] if i + 1 < len(sizes) else 0
         target = sizes[i]
         if target == -1:
             if dim < 0:

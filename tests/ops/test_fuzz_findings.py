@@ -41,3 +41,22 @@ def test_out_of_range_index_with_an_empty_result(shape, key):
         lambda L: _set(L.zeros(shape), key, L.tensor(2.0)),
     ):
         assert _outcome(run, jtensor) == _outcome(run, torch), key
+
+
+@pytest.mark.parametrize(
+    "shape, sizes",
+    [
+        ((), [1]),
+        ((), [1, 1]),
+        ((), [3, 1]),
+        ((1,), [1]),
+        ((1,), [2, 1]),
+        ((2, 1), [1, 2, 1]),
+    ],
+)
+def test_expand_strides_of_new_dims(shape, sizes):
+    # A 0-d tensor's new trailing dim of size 1 gets stride 0 (PyTorch's inferExpandGeometry).
+    mine = jtensor.zeros(shape).expand(sizes)
+    theirs = torch.zeros(shape).expand(sizes)
+    assert mine.stride() == theirs.stride()
+    assert mine.is_contiguous() == theirs.is_contiguous()
