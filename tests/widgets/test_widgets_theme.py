@@ -57,8 +57,9 @@ def test_text_colours_read_on_the_panel_and_on_the_light_fills_under_text():
     for text in (INK, MUTED):
         worst = min(fills, key=lambda f: contrast(text, f))
         assert contrast(text, worst) >= AA, (text, worst)
-    # Red marks errors on the panel and on the red-tinted cells of an out-of-bounds view.
-    for fill in (PANEL, "#FDECEA"):
+    # Red marks errors on the panel, on the red-tinted cells of an out-of-bounds view and in
+    # the grey grad_fn boxes (stale saved tensors).
+    for fill in (PANEL, "#FDECEA", "#F7F7F7"):
         assert contrast(BAD, fill) >= AA, fill
     # The device timeline writes op names in INK on its kernels' stronger tints.
     for colour in PALETTE:
