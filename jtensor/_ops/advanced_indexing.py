@@ -562,7 +562,12 @@ def advanced_setitem(input, key, value):
         return
     shape, stride, offset, indices = apply_slicing(input, key)
     value_t = _value_to_tensor(input, value)
-    view = make_view(input, shape, stride, offset)
+    if (tuple(shape), tuple(stride), offset) == (input._shape, input._stride, input._offset):
+        # No basic item changed anything: PyTorch writes into ``input`` itself, so
+        # ``x[[0]] = x`` is a full overlap even when ``x`` is empty.
+        view = input
+    else:
+        view = make_view(input, shape, stride, offset)
     if not indices:
         from .copies import copy_value_into
 

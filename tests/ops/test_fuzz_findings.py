@@ -60,3 +60,14 @@ def test_expand_strides_of_new_dims(shape, sizes):
     theirs = torch.zeros(shape).expand(sizes)
     assert mine.stride() == theirs.stride()
     assert mine.is_contiguous() == theirs.is_contiguous()
+
+
+@pytest.mark.parametrize(
+    "shape, key", [((0,), [0]), ((2, 0), (slice(None), [0])), ((3,), [0, 1, 2])]
+)
+def test_index_write_of_a_tensor_into_itself_is_an_overlap(shape, key):
+    # Without basic slicing PyTorch writes into the tensor itself: a full overlap, even empty.
+    for L in (jtensor, torch):
+        t = L.zeros(shape)
+        with pytest.raises(RuntimeError, match="single memory location"):
+            _set(t, key, t)
