@@ -91,7 +91,7 @@ GRADS = [
     G("gelu", lambda lib, x: F(lib).gelu(x), [(3, 4)]),
     G("gelu", lambda lib, x: F(lib).gelu(x, approximate="tanh"), [(3, 4)]),
     G("silu", lambda lib, x: F(lib).silu(x), [(3, 4)]),
-    G("silu", lambda lib, x: F(lib).silu(x.clone(), inplace=True), [(3, 4)], second=False),
+    G("silu", lambda lib, x: F(lib).silu(x.clone(), inplace=True), [(3, 4)]),
     G("elu", lambda lib, x: F(lib).elu(x, 0.5), [(3, 4)]),
     G("elu", lambda lib, x: F(lib).elu(x.clone(), inplace=True), [(3, 4)]),
     G("elu_", lambda lib, x: F(lib).elu_(x.clone(), 2.0), [(3, 4)]),

@@ -21,19 +21,19 @@ GRADS = [
     G("glu", lambda lib, x: F(lib).glu(x), [(3, 4)]),
     G("glu", lambda lib, x: F(lib).glu(x, 0), [(4, 3)]),
     G("hardswish", lambda lib, x: F(lib).hardswish(x * 3), [(3, 4)]),
-    # The in-place forms keep the input from before the write as a constant copy: their
-    # backward is not differentiated again in x (a known gap: PyTorch's is).
-    G("hardswish", lambda lib, x: F(lib).hardswish(x * 3, inplace=True), [(3, 4)], second=False),
-    # PyTorch has no derivative of hardsigmoid_backward: first order only.
-    G("hardsigmoid", lambda lib, x: F(lib).hardsigmoid(x * 3), [(3, 4)], second=False),
+    # The in-place forms keep a recorded copy of the input from before the write, so their
+    # backward is differentiated again in x (as PyTorch's).
+    G("hardswish", lambda lib, x: F(lib).hardswish(x * 3, inplace=True), [(3, 4)]),
+    # A double backward raises in PyTorch ("derivative for aten::hardsigmoid_backward is not
+    # implemented"); jtensor's backward is built of differentiable ops: checked to 2nd order.
+    G("hardsigmoid", lambda lib, x: F(lib).hardsigmoid(x * 3), [(3, 4)]),
     G(
         "hardsigmoid",
         lambda lib, x: F(lib).hardsigmoid(x * 3, inplace=True),
         [(3, 4)],
-        second=False,
     ),
     G("mish", lambda lib, x: F(lib).mish(x), [(3, 4)]),
-    G("mish", lambda lib, x: F(lib).mish(x * 1, inplace=True), [(3, 4)], second=False),
+    G("mish", lambda lib, x: F(lib).mish(x * 1, inplace=True), [(3, 4)]),
     G("softsign", lambda lib, x: F(lib).softsign(x), [(3, 4)]),
     G("tanhshrink", lambda lib, x: F(lib).tanhshrink(x), [(3, 4)]),
     G("softshrink", lambda lib, x: F(lib).softshrink(x, 0.3), [(3, 4)]),
@@ -71,15 +71,15 @@ GRADS += [
         "pairwise_distance",
         lambda lib, a, b: F(lib).pairwise_distance(a, b, 1),
         [(3, 4), (3, 4)],
-        second=False,
     ),
     G("cosine_similarity", lambda lib, a, b: F(lib).cosine_similarity(a, b), [(4, 5), (4, 5)]),
     G("cosine_similarity", lambda lib, a, b: F(lib).cosine_similarity(a, b, -1), [(2, 3, 4), (4,)]),
-    # PyTorch has no derivative of pdist's backward: first order only.
-    G("pdist", lambda lib, x: F(lib).pdist(x), [(5, 3)], second=False),
-    G("pdist", lambda lib, x: F(lib).pdist(x, 1.5), [(4, 3)], second=False),
-    G("pdist", lambda lib, x: F(lib).pdist(x, 3), [(4, 3)], second=False),
-    G("pdist", lambda lib, x: F(lib).pdist(x, float("inf")), [(4, 3)], second=False),
+    # A double backward raises in PyTorch ("the derivative for '_pdist_backward' is not
+    # implemented"); jtensor's backward is built of differentiable ops: checked to 2nd order.
+    G("pdist", lambda lib, x: F(lib).pdist(x), [(5, 3)]),
+    G("pdist", lambda lib, x: F(lib).pdist(x, 1.5), [(4, 3)]),
+    G("pdist", lambda lib, x: F(lib).pdist(x, 3), [(4, 3)]),
+    G("pdist", lambda lib, x: F(lib).pdist(x, float("inf")), [(4, 3)]),
     # ------------------------------------------------------------------------ losses
     G(
         "cosine_embedding_loss",
@@ -152,12 +152,13 @@ GRADS += [
         ),
         [(3, 4), (3, 4), (3,)],
     ),
-    # PyTorch has no derivative of the margin losses' backward: first order only.
+    # A double backward raises in PyTorch ("derivative for aten::multi_margin_loss_backward
+    # is not implemented", and multilabel's); jtensor's backward is built of differentiable
+    # ops: checked to second order.
     G(
         "multi_margin_loss",
         lambda lib, a: F(lib).multi_margin_loss(a, lib.tensor([1, 0, 4, 2])),
         [(4, 5)],
-        second=False,
     ),
     G(
         "multi_margin_loss",
@@ -165,7 +166,6 @@ GRADS += [
             a, lib.tensor([1, 0, 4]), 2, 0.5, _positive(lib, 5), reduction="none"
         ),
         [(3, 5)],
-        second=False,
     ),
     G(
         "multilabel_margin_loss",
@@ -173,13 +173,11 @@ GRADS += [
             a, lib.tensor([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 1, 0, 0]])
         ),
         [(3, 4)],
-        second=False,
     ),
     G(
         "multilabel_margin_loss",
         lambda lib, a: F(lib).multilabel_margin_loss(a, lib.tensor([2, 0, -1, 3]), reduction="sum"),
         [(4,)],
-        second=False,
     ),
 ]
 

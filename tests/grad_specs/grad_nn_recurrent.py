@@ -1,9 +1,9 @@
 """Gradient specs of the recurrent ops (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu`` in both
 overloads, their ``*_cell`` functions) and ``pack_padded_sequence``: float64 gradcheck of
 every input (input, initial state, weights), layout variants, and the same gradients and
-``grad_fn`` names as PyTorch. The layers run one fused Function per layer and direction
-whose backward computes on arrays, so they are checked to first order (``second=False``);
-the cells are composed of differentiable ops and are checked to second order."""
+``grad_fn`` names as PyTorch, and second derivatives: under ``create_graph`` the layers'
+fused Function (one per layer and direction) replays its steps as recorded ops, and the
+cells are composed of differentiable ops."""
 
 from tests.harness.gradients import G
 from tests.specs.spec_nn_recurrent import GATES, layer_call, weight_shapes
@@ -24,7 +24,7 @@ def layer(op, steps, batch, input_size, hidden, layers=1, dirs=1, bias=True, pro
         state.append((layers * dirs, batch, hidden))
 
     fn = layer_call(op, len(state), packed, bias, layers, dirs, batch_first, True)
-    return G(op, fn, [x_shape] + state + shapes, second=False, low=-1, high=1)
+    return G(op, fn, [x_shape] + state + shapes, low=-1, high=1)
 
 
 def cell(op, batch, input_size, hidden, bias=True):

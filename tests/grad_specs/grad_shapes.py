@@ -132,5 +132,5 @@ GRADS = [
       name="torch::autograd::CopySlices"),
     G("vander", lambda lib, a: lib.vander(a, 2), [(3,)], torch=False, name="FlipBackward0"),
     G("vander", lambda lib, a: (lib.vander(a, N=1), a * 1), [(3,)]),
-    G("unique_consecutive", _uc, [(4,)], variants=False, second=False),
+    G("unique_consecutive", _uc, [(4,)], variants=False),
 ]

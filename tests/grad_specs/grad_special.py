@@ -90,7 +90,6 @@ GRADS = [
         "special_zeta",
         _first_refused("zeta", "the derivative for 'zeta' is not implemented"),
         make=_ZETA_MAKE,
-        second=False,
     ),
     G("igamma", _IGAMMA, make=_IGAMMA_MAKE),
     G("igamma", _GAMMAINC, make=_GAMMAINC_MAKE),
@@ -98,14 +97,12 @@ GRADS = [
         "igamma",
         _first_refused("gammainc", "the derivative for 'igamma: input' is not implemented"),
         make=_GAMMAINC_MAKE,
-        second=False,
     ),
     G("igammac", _GAMMAINCC, make=_GAMMAINCC_MAKE),
     G(
         "igammac",
         _first_refused("gammaincc", "the derivative for 'igammac: input' is not implemented"),
         make=_GAMMAINCC_MAKE,
-        second=False,
     ),
     G(
         "igamma_",
