@@ -664,7 +664,9 @@ def copy_value_into(target, value):
                     f"({have}) at non-singleton dimension {lead + i}.  Target sizes: "
                     f"{list(tshape)}.  Tensor sizes: {list(vshape)}")
         check_no_internal_overlap(target)
-        if not value._shape or tuple(value._shape) == tshape:
+        # PyTorch copies a same-shape value (checking overlap), fills from a 0-d CPU value
+        # (no check: ``x[None] = x`` works for a 0-d ``x``) and expands any other.
+        if tuple(value._shape) == tshape or (not value._shape and value.device.type != "cpu"):
             _check_no_partial_overlap(target, value)
         source = value._array()
         if value._storage.device != target._storage.device:
