@@ -329,6 +329,32 @@ def initial_seed():
     return _random.cuda_generator(None).initial_seed()
 
 
+def get_rng_state(device="cuda"):
+    """The state of ``device``'s generator (default: the current CUDA device) as a CPU
+    uint8 tensor, for ``set_rng_state``; starts CUDA, as PyTorch's does."""
+    from .. import random as _random
+
+    return _random.cuda_generator(_runtime.index_of(device)).get_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Restore ``device``'s generator from a state ``get_rng_state`` returned."""
+    from .. import random as _random
+
+    _random.cuda_generator(_runtime.index_of(device)).set_state(new_state)
+
+
+def get_rng_state_all():
+    """The states of every CUDA device's generator, in device order."""
+    return [get_rng_state(index) for index in range(device_count())]
+
+
+def set_rng_state_all(new_states):
+    """Restore every CUDA device's generator from ``get_rng_state_all()``'s list."""
+    for index, state in enumerate(new_states):
+        set_rng_state(state, index)
+
+
 # ---------------------------------------------------------------------- pinned memory
 def _is_pinned(storage):
     return _device_layer.is_pinned(storage)
@@ -375,10 +401,12 @@ __all__ = [
     "can_device_access_peer",
     "current_device", "current_stream", "default_stream", "device", "device_count", "device_of",
     "emulate", "empty_cache", "get_device_capability", "get_device_name",
-    "get_device_properties", "init", "initial_seed", "is_available", "is_emulated",
+    "get_device_properties", "get_rng_state", "get_rng_state_all", "init", "initial_seed",
+    "is_available", "is_emulated",
     "is_initialized", "is_launch_blocking", "manual_seed", "manual_seed_all",
     "max_memory_allocated", "max_memory_reserved", "mem_get_info", "memory_allocated",
     "memory_reserved", "memory_stats", "memory_summary", "reset_max_memory_allocated",
     "reset_peak_memory_stats", "seed", "seed_all", "set_device", "set_launch_blocking",
+    "set_rng_state", "set_rng_state_all",
     "set_stream", "stream", "synchronize",
 ]

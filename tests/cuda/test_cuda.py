@@ -130,6 +130,24 @@ def test_cuda_seed_reproduces(emulated):
     assert jtensor.rand(5, device="cuda").tolist() == a
 
 
+def test_cuda_rng_state_round_trip(emulated):
+    # A resumed run restores the GPU's generator too: the state is a CPU uint8 tensor, and
+    # restoring it repeats the draws (as torch.cuda.get_rng_state/set_rng_state).
+    emulated.manual_seed(5)
+    state = emulated.get_rng_state()
+    assert state.device.type == "cpu" and state.dtype == jtensor.uint8
+    first = jtensor.rand(4, device="cuda").tolist()
+    emulated.set_rng_state(state)
+    assert jtensor.rand(4, device="cuda").tolist() == first
+    states = emulated.get_rng_state_all()
+    assert len(states) == emulated.device_count()
+    again = jtensor.rand(4, device="cuda").tolist()
+    emulated.set_rng_state_all(states)
+    assert jtensor.rand(4, device="cuda").tolist() == again != first
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        emulated.get_rng_state(7)
+
+
 def test_cross_device_errors_and_allowed_mixes(emulated):
     x = jtensor.ones(3, device="cuda")
     with pytest.raises(RuntimeError, match=r"^Expected all tensors to be on the same device, "
