@@ -100,19 +100,20 @@ def colab_links_source(paths, url=None, branch=None):
 
     url = REPOSITORY_URL if url is None else url
     lines = ["### Opening the notebooks in Colab",
-             "Colab does not follow links from one notebook to another (the relative links of "
-             "this index and of each notebook's footer work in JupyterLab and VS Code). Open "
-             "each notebook from here instead."]
+             "Colab does not follow links from one notebook to another: the relative links of "
+             "this index and of each notebook's footer work in JupyterLab and VS Code only."]
     rows = [(p.name, _title(nbformat.read(p, as_version=4)), colab_url(p.name, url, branch))
             for p in paths]
     if all(link is None for _, _, link in rows):
         lines.append("")
-        lines.append("*The course's repository address is not set yet, so there are no Colab "
-                     "links here: the course author sets `REPOSITORY_URL` in "
-                     "`notebooks/build.py` once and runs `notebooks/build.py --ensure-setup`. "
-                     "Until then, upload a notebook to Colab (File → Upload notebook); its "
-                     "first cell explains how it gets jtensor.*")
+        lines.append("*The course's repository address is not set yet, so there are no "
+                     "\"Open in Colab\" links here: the course author sets `REPOSITORY_URL` in "
+                     "`notebooks/build.py` once and runs `notebooks/build.py --ensure-setup`, "
+                     "which adds them. Until then a notebook uploaded to Colab needs jtensor "
+                     "installed by hand; its setup cell stops with an `ImportError` that says "
+                     "so.*")
         return "\n".join(lines)
+    lines.append("Open each notebook from this table instead.")
     lines += ["", "| notebook | JupyterLab, VS Code | Colab |", "|---|---|---|"]
     for name, title, link in rows:
         lines.append(f"| {title.split(':')[0]} | [{name}]({name}) | "

@@ -9,6 +9,9 @@
   both turn any absolute path into ``.../name``.
 - No markdown heading that is a sentence; no markdown heading (such as "Exercises") hidden in
   a code cell's comment.
+- Nothing on stderr (Jupyter, Colab and VS Code show it in red, like a failure): a warning the
+  course teaches is caught and printed; one it does not is fixed at its cause or silenced for
+  its category only, never with a blanket "ignore".
 """
 
 import importlib.util
@@ -149,6 +152,28 @@ def test_no_markdown_heading_inside_a_code_cell(path):
                 bad.append(f"cell {i}: {line!r}")
     assert not bad, (f"{path.name}: a heading in a code comment (make it a markdown cell, "
                      f"where it renders and shows in the table of contents): {bad}")
+
+
+# ------------------------------------------------------------------ stderr
+@pytest.mark.parametrize("path", ALL, ids=[p.name for p in ALL])
+def test_nothing_on_stderr(path):
+    found = [f"cell {i}: {out['text'][:200]!r}" for i, cell in enumerate(_cells(path))
+             for out in cell.get("outputs", [])
+             if out.get("output_type") == "stream" and out.get("name") == "stderr"]
+    assert not found, (f"{path.name} writes to stderr, which front ends show as a failure "
+                       f"(catch and print a warning the text explains; otherwise fix its "
+                       f"cause or silence its category):\n" + "\n".join(found))
+
+
+_BLANKET = re.compile(r"(?:simplefilter|filterwarnings)\(\s*[\"']ignore[\"']\s*\)")
+
+
+@pytest.mark.parametrize("path", ALL, ids=[p.name for p in ALL])
+def test_no_blanket_warning_filter(path):
+    found = [f"cell {i}" for i, c in enumerate(_cells(path))
+             if c.cell_type == "code" and _BLANKET.search(c.source)]
+    assert not found, (f"{path.name} ignores every warning in {found}: name the category "
+                       f"(warnings.simplefilter('ignore', SomeWarning)) inside catch_warnings")
 
 
 # ------------------------------------------------------------------ absolute paths

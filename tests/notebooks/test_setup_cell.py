@@ -35,11 +35,15 @@ def test_first_code_cell_is_the_setup_cell(path):
     code = [c for c in cells if c.cell_type == "code"]
     assert code and code[0].source == build.setup_source(), (
         f"{path.name}: the first code cell is not the setup cell; run "
-        f".venv/bin/python notebooks/build.py --ensure-setup {path.name}")
+        f".venv/bin/python notebooks/build.py --ensure-setup {path.name}"
+    )
     assert build.SETUP_TAG in code[0].metadata.get("tags", [])
     assert code[0].outputs == [], f"{path.name}: the setup cell printed {code[0].outputs}"
-    others = [i for i, c in enumerate(cells)
-              if c is not code[0] and build.SETUP_TAG in c.metadata.get("tags", [])]
+    others = [
+        i
+        for i, c in enumerate(cells)
+        if c is not code[0] and build.SETUP_TAG in c.metadata.get("tags", [])
+    ]
     assert not others, f"{path.name}: more setup cells at {others}"
 
 
@@ -48,15 +52,18 @@ def test_index_colab_table_is_the_generated_one():
     found = [c for c in cells if build.COLAB_TAG in c.metadata.get("tags", [])]
     assert len(found) == 1, "the index has no (or several) Colab tables"
     assert found[0].source == build.colab_links_source(TOPICS), (
-        "the index's Colab table is stale: run notebooks/build.py --ensure-setup 00_index.ipynb")
+        "the index's Colab table is stale: run notebooks/build.py --ensure-setup 00_index.ipynb"
+    )
 
 
 # ------------------------------------------------------------------ the build's functions
 def _small_notebook():
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# 99 · Title"),
-                nbformat.v4.new_code_cell("import jtensor as torch"),
-                nbformat.v4.new_markdown_cell("Previous: ...")]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# 99 · Title"),
+        nbformat.v4.new_code_cell("import jtensor as torch"),
+        nbformat.v4.new_markdown_cell("Previous: ..."),
+    ]
     return nb
 
 
@@ -96,16 +103,20 @@ def test_ensure_setup_keeps_a_notebook_without_code_valid():
 
 def test_colab_links_from_the_one_url_setting():
     assert build.colab_url("01_tensors.ipynb", "https://github.com/ada/course.git", "main") == (
-        "https://colab.research.google.com/github/ada/course/blob/main/notebooks/01_tensors.ipynb")
+        "https://colab.research.google.com/github/ada/course/blob/main/notebooks/01_tensors.ipynb"
+    )
     assert build.colab_url("01_tensors.ipynb", "https://github.com/ada/course/", "dev") == (
-        "https://colab.research.google.com/github/ada/course/blob/dev/notebooks/01_tensors.ipynb")
+        "https://colab.research.google.com/github/ada/course/blob/dev/notebooks/01_tensors.ipynb"
+    )
     # Colab opens notebooks by address from GitHub only; no URL set gives no link
     assert build.colab_url("01_tensors.ipynb", "https://gitlab.com/ada/course", "main") is None
     assert build.colab_url("01_tensors.ipynb", "", "main") is None
     table = build.colab_links_source(TOPICS[:2], "https://github.com/ada/course", "main")
-    assert "| 01 · Tensors and how they are made | [01_tensors.ipynb](01_tensors.ipynb) | [Open in " \
-           "Colab](https://colab.research.google.com/github/ada/course/blob/main/notebooks/" \
-           "01_tensors.ipynb) |" in table
+    title = nbformat.read(TOPICS[0], as_version=4).cells[0].source.splitlines()[0][2:]
+    assert (
+        f"| {title} | [01_tensors.ipynb](01_tensors.ipynb) | [Open in Colab](https://colab."
+        "research.google.com/github/ada/course/blob/main/notebooks/01_tensors.ipynb) |"
+    ) in table
     unset = build.colab_links_source(TOPICS[:2], "", "main")
     assert "colab.research.google.com" not in unset and "REPOSITORY_URL" in unset
 
@@ -145,8 +156,11 @@ def _run_setup(shell, monkeypatch, tmp_path, *, importable, checkout, url):
     monkeypatch.chdir(folder)
     real = importlib.util.find_spec
     if not importable:
-        monkeypatch.setattr(importlib.util, "find_spec",
-                            lambda name, *a: None if name == "jtensor" else real(name, *a))
+        monkeypatch.setattr(
+            importlib.util,
+            "find_spec",
+            lambda name, *a: None if name == "jtensor" else real(name, *a),
+        )
     calls = []
     shell.register_magic_function(lambda line: calls.append(line), "line", "pip")
     try:
@@ -160,29 +174,32 @@ def _run_setup(shell, monkeypatch, tmp_path, *, importable, checkout, url):
     return calls, result.error_in_exec, out.stdout + out.stderr
 
 
-def test_setup_cell_does_nothing_where_jtensor_is_installed(shell, monkeypatch, tmp_path):
-    calls, error, printed = _run_setup(shell, monkeypatch, tmp_path, importable=True,
-                                       checkout=False, url="")
-    assert (calls, error, printed) == ([], None, "")
+URL = "https://github.com/ada/course"
+EXTRAS = "tqdm matplotlib ipywidgets"
 
 
-def test_setup_cell_installs_the_checkout_it_sits_in(shell, monkeypatch, tmp_path):
-    calls, error, printed = _run_setup(shell, monkeypatch, tmp_path, importable=False,
-                                       checkout=True, url="https://github.com/ada/course")
-    assert error is None and printed == ""
-    assert calls == [f'install -q -e "{tmp_path}" tqdm matplotlib ipywidgets']
-
-
-def test_setup_cell_installs_from_the_repository_url(shell, monkeypatch, tmp_path):
-    calls, error, _ = _run_setup(shell, monkeypatch, tmp_path, importable=False,
-                                 checkout=False, url="https://github.com/ada/course")
-    assert error is None
-    assert calls == ['install -q "jtensor @ git+https://github.com/ada/course@main" '
-                     'tqdm matplotlib ipywidgets']
+@pytest.mark.parametrize(
+    "importable, checkout, url, want",
+    [
+        (True, True, URL, []),  # installed (./dev.sh lab): nothing happens, nothing printed
+        (False, True, URL, ['install -q -e "{checkout}" ' + EXTRAS]),  # VS Code, a checkout
+        (False, False, URL, [f'install -q "jtensor @ git+{URL}@main" ' + EXTRAS]),  # Colab
+    ],
+    ids=["installed", "checkout", "repository"],
+)
+def test_setup_cell_installs_only_where_jtensor_is_missing(
+    shell, monkeypatch, tmp_path, importable, checkout, url, want
+):
+    calls, error, printed = _run_setup(
+        shell, monkeypatch, tmp_path, importable=importable, checkout=checkout, url=url
+    )
+    assert (error, printed) == (None, "")
+    assert calls == [w.format(checkout=tmp_path) for w in want]
 
 
 def test_setup_cell_without_a_url_says_what_to_do(shell, monkeypatch, tmp_path):
-    calls, error, _ = _run_setup(shell, monkeypatch, tmp_path, importable=False,
-                                 checkout=False, url="")
+    calls, error, _ = _run_setup(
+        shell, monkeypatch, tmp_path, importable=False, checkout=False, url=""
+    )
     assert calls == [] and isinstance(error, ImportError)
     assert "clone its repository" in str(error)

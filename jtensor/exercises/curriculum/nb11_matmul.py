@@ -8,22 +8,29 @@ import jtensor as torch
 from .. import Exercise, Hint
 
 
-def matmul_shape():
-    return (10, 4)
+def fold_slot():
+    # batch (4, 1) with (5,) broadcasts to (4, 5): 20 slots, counted row-major (the last batch
+    # dim fastest), so slot 13 is batch position (2, 3); a's size-1 dim is read at index 0.
+    return (20, (2, 0), (3,))
 
 
 Exercise(
-    "11-matmul-shape",
-    "What is the shape of torch.matmul(v, A) for v of shape (3,) and A of shape (10, 3, 4)? "
-    "Answer a tuple.",
-    matmul_shape,
+    "11-fold-slot",
+    "a has shape (4, 1, 2, 3) and b has shape (5, 3, 2); a @ b runs one bmm. Answer a tuple: "
+    "(the batch size of that bmm, the batch index of a that its slot 13 reads, as a tuple, "
+    "the batch index of b that slot 13 reads, as a tuple).",
+    fold_slot,
     hints=[
-        Hint("A 1-D FIRST operand gets a 1 put in front for the product, and that 1 is removed "
-             "after: the result has no (1, 4) matrix rows.",
-             wrong=lambda: (10, 1, 4)),
-        Hint("v is contracted with A's rows (size 3, the dim before last): the columns (4) "
-             "remain, with the batch 10.",
-             wrong=lambda: (10, 3)),
+        Hint("a's batch dim of size 1 is stretched (stride 0): every slot reads a[i, 0], "
+             "whatever the position along the stretched dim.",
+             wrong=lambda: (20, (2, 3), (3,))),
+        Hint("The slots are numbered row-major over the broadcast batch shape (4, 5), as "
+             "reshape numbers elements: the last batch dim varies fastest, so slot k is "
+             "(k // 5, k % 5).",
+             wrong=lambda: (20, (1, 0), (3,))),
+        Hint("The bmm's batch size is the product of the BROADCAST batch shape, (4, 1) with "
+             "(5,) giving (4, 5), not of one operand's.",
+             wrong=lambda: (4, (2, 0), (3,))),
     ])
 
 
@@ -61,28 +68,30 @@ Exercise(
     ])
 
 
-def _matrices_and_rows():
-    w = torch.arange(120.0).reshape(4, 6, 5) / 8
-    x = torch.arange(20.0).reshape(4, 5) / 4
-    return (w, x)
+def _queries_and_keys():
+    q = torch.arange(2 * 3 * 4, dtype=torch.float64).reshape(2, 3, 4) / 10
+    k = torch.arange(2 * 5 * 4, dtype=torch.float64).reshape(2, 5, 4) / 20 - 1
+    return (q, k)
 
 
-def matrix_times_row(w, x):
-    return (w @ x.unsqueeze(-1)).squeeze(-1)  # = torch.einsum("npk,nk->np", w, x)
+def pairwise_scores(q, k):
+    return q @ k.transpose(-2, -1)  # k's rows become columns: a view, no copy
 
 
 Exercise(
-    "11-matrix-times-row",
-    "W has shape (4, 6, 5) and x shape (4, 5). Write f(W, x) returning shape (4, 6) whose "
-    "row i is the matrix-vector product W[i] @ x[i].",
-    matrix_times_row, inputs=_matrices_and_rows,
+    "11-pairwise-scores",
+    "q has shape (2, 3, 4) (2 batches of 3 vectors) and k shape (2, 5, 4) (2 batches of 5 "
+    "vectors). Write f(q, k) returning shape (2, 3, 5) with out[b, i, j] = the dot product "
+    "of q[b, i] and k[b, j].",
+    pairwise_scores, inputs=_queries_and_keys,
     hints=[
-        Hint("W @ x.t() broadcasts all 4 vectors against each matrix: shape (4, 6, 4). Make "
-             "each row a (5, 1) column of its own matrix: W @ x.unsqueeze(-1), then squeeze.",
-             wrong=lambda w, x: w @ x.t()),
-        Hint("The products are right, but keep the shape (4, 6): squeeze the 1 that "
-             "unsqueeze(-1) added.",
-             wrong=lambda w, x: w @ x.unsqueeze(-1)),
+        Hint("k.reshape(2, 4, 5) has the right shape but not the right values: reshape keeps "
+             "the memory order, so its columns are not k's rows. Swap the last two dims: "
+             "k.transpose(-2, -1).",
+             wrong=lambda q, k: q @ k.reshape(2, 4, 5)),
+        Hint("Rows are q's vectors and columns k's: (2, 3, 5), so q comes first: "
+             "q @ k.transpose(-2, -1).",
+             wrong=lambda q, k: k @ q.transpose(-2, -1)),
     ])
 
 
@@ -92,24 +101,29 @@ def quiz_11():
         broadcasts = True
     except RuntimeError:
         broadcasts = False
-    return (tuple((torch.ones(3) @ torch.ones(3)).shape), broadcasts,
-            tuple((torch.ones(2, 1, 3, 4) @ torch.ones(5, 4, 2)).shape))
+    a = torch.ones(7, 1, 3, 4)
+    folded = a.expand(7, 5, 3, 4).reshape(35, 3, 4)
+    is_view = folded.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+    return (10, broadcasts, is_view)
 
 
 Exercise(
     "11-quiz",
-    "Self-check. (1) The shape of torch.ones(3) @ torch.ones(3) (a tuple). (2) Does torch.bmm "
-    "broadcast batch sizes 2 and 1? (a bool) (3) The shape of torch.ones(2, 1, 3, 4) @ "
-    "torch.ones(5, 4, 2) (a tuple). Answer a tuple of the three.",
+    "Self-check. (1) The batch size of the one bmm that torch.ones(2, 1, 3, 4) @ "
+    "torch.ones(5, 4, 2) runs (an int). (2) Does torch.bmm broadcast batch sizes 2 and 1? "
+    "(a bool) (3) For a of shape (7, 1, 3, 4) and b of shape (5, 4, 6), is the 3-D operand "
+    "that a @ b folds a into a view of a? (a bool) Answer a tuple of the three.",
     quiz_11,
     hints=[
-        Hint("(1) 1-D @ 1-D is a dot product: a 0-dim tensor, shape ().",
-             wrong=lambda: ((1,), False, (2, 5, 3, 2))),
+        Hint("(1) Batch dims (2, 1) and (5,) broadcast to (2, 5): one bmm over 2 * 5 = 10 "
+             "matrices.",
+             wrong=lambda: (2, False, False)),
         Hint("(2) bmm never broadcasts: both batch sizes must be equal.",
-             wrong=lambda: ((), True, (2, 5, 3, 2))),
-        Hint("(3) Batch dims (2, 1) and (5,) broadcast to (2, 5); then (3, 4) @ (4, 2) is "
-             "(3, 2).",
-             wrong=lambda: ((), False, (2, 1, 3, 2))),
+             wrong=lambda: (10, True, False)),
+        Hint("(3) a is expanded to (7, 5, 3, 4) with a stride of 0; merging that dim with the "
+             "7 cannot be written with one stride, so reshape copies: 5 copies of each "
+             "matrix of a.",
+             wrong=lambda: (10, False, True)),
     ])
 
 
