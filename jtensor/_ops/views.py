@@ -1016,6 +1016,9 @@ def basic_index(input, key):
     Returns ``(shape, stride, offset)``; raises ``IndexError`` like PyTorch for bad keys.
     """
     if key.__class__ is not tuple:
+        if key.__class__ is slice:
+            # A lone slice is unpacked (its step checked) before the dims are counted.
+            _slice_bounds(key, 0)
         key = (key,)
     consumed = 0
     ellipsis_at = -1

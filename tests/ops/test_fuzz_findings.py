@@ -82,3 +82,25 @@ def test_basic_write_of_a_0d_value_fills_without_an_overlap_check():
         y[0:1] = y[0]
         y[1:] = y[0]
         assert y.tolist() == [0.0, 0.0, 0.0] and float(x) == 3.0
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        slice(None, None, -1),
+        slice(None, None, 0),
+        (slice(None, None, -1),),
+        (0, slice(None, None, -1)),
+    ],
+)
+def test_a_lone_slice_checks_its_step_before_the_dims(key):
+    # x[::-1] on a 0-d x: PyTorch unpacks a lone slice first (ValueError); inside a tuple the
+    # count of indices is checked first (IndexError).
+    def read(L):
+        return L.zeros(())[key]
+
+    def write(L):
+        _set(L.zeros(()), key, 1.0)
+
+    for run in (read, write):
+        assert _outcome(run, jtensor) == _outcome(run, torch), key
