@@ -115,3 +115,34 @@ GRADS += [
         [(2, 4, 4, 4)],
     ),
 ]
+
+
+def _ctc(targets, input_lengths, target_lengths, **kw):
+    """``ctc_loss`` of ``log_softmax(x)``: PyTorch's CTC gradient is the one through the
+    log-softmax that produced the log-probabilities, so that is what gradcheck sees."""
+
+    def run(lib, x):
+        lp = x.log_softmax(-1)
+        return F(lib).ctc_loss(lp, lib.tensor(targets), input_lengths, target_lengths, **kw)
+
+    return run
+
+
+GRADS += [
+    # ------------------------------------------------------------------------- CTC
+    # PyTorch has no derivative of ctc_loss_backward: first order only.
+    G("ctc_loss", _ctc([[1, 2, 2], [3, 1, 0]], [6, 4], [3, 2]), [(6, 2, 4)], second=False),
+    G(
+        "ctc_loss",
+        _ctc([1, 3, 3, 2, 1], [5, 6], [3, 2], reduction="none"),
+        [(6, 2, 4)],
+        second=False,
+    ),
+    G("ctc_loss", _ctc([[1, 2, 1]], [5], [3], reduction="sum", blank=3), [(5, 1, 4)], second=False),
+    G(
+        "ctc_loss",
+        _ctc([2, 2], [3], [2], zero_infinity=True, reduction="sum"),
+        [(3, 4)],
+        second=False,
+    ),
+]

@@ -83,13 +83,11 @@ OMITTED = {
 # Known gaps (issue 15), most valuable first; remove a name when it lands.
 PENDING = {
     "nn": {
-        "CTCLoss",
         "AdaptiveLogSoftmaxWithLoss",
         "LinearCrossEntropyLoss",
         "LinearCrossEntropyOptions",
     },
     "F": {
-        "ctc_loss",
         "linear_cross_entropy",
         "grid_sample",
         "affine_grid",

@@ -390,3 +390,52 @@ SPECS += [
         [Case(_frac(3, 2, output_size=(4, 3, 3), suffix="_with_indices"), mk((1, 2, 7, 6, 5)))],
     ),
 ]
+
+
+def _ctc(*args, batched=True, **kw):
+    """``ctc_loss`` of the log-softmax of ``x`` against fixed targets (no blank in them)."""
+
+    def run(lib, x):
+        targets = [[1, 2, 2, 3], [4, 1, 0, 0], [3, 3, 1, 2]]
+        lp = x.log_softmax(-1)
+        if not batched:
+            return F(lib).ctc_loss(lp, lib.tensor(targets[0]), *args, **kw)
+        return F(lib).ctc_loss(lp, lib.tensor(targets), *args, **kw)
+
+    return run
+
+
+SPECS += [
+    # ------------------------------------------------------------------------- CTC
+    OpSpec(
+        "ctc_loss",
+        [
+            Case(_ctc([8, 6, 7], [4, 2, 4]), mk((8, 3, 5), grad=True), **TOL),
+            Case(_ctc([8, 5, 3], [4, 2, 4], reduction="none"), mk((8, 3, 5)), name="none", **TOL),
+            Case(
+                _ctc([8, 5, 3], [4, 2, 4], reduction="sum", zero_infinity=True),
+                mk((8, 3, 5)),
+                name="zero-infinity",
+                **TOL,
+            ),
+            Case(
+                _ctc([7], [4], batched=False, reduction="none"), mk((7, 5)), name="unbatched", **TOL
+            ),
+            Case(_ctc([8, 6, 7], [4, 2, 4], blank=5), mk((8, 3, 5)), name="bad-blank"),
+            Case(_ctc([9, 6, 7], [4, 2, 4]), mk((8, 3, 5)), name="input-too-long"),
+            Case(_ctc([8, 6], [4, 2, 4]), mk((8, 3, 5)), name="bad-batch"),
+            Case(_ctc([8, 6, 7], [4, 2, 5]), mk((8, 3, 5)), name="target-too-long"),
+            Case(_ctc([8, 6, 7], [4, 2, 4], reduction="avg"), mk((8, 3, 5)), name="bad-reduction"),
+            Case(
+                lambda lib, x: F(lib).ctc_loss(
+                    x.log_softmax(-1),
+                    lib.tensor([1, 2, 3, 4, 1]),
+                    lib.tensor([6, 4]),
+                    lib.tensor([3, 2]),
+                ),
+                mk((6, 2, 5), dtype="float64"),
+                name="concatenated",
+            ),
+        ],
+    ),
+]

@@ -57,4 +57,9 @@ CALLS_3D = {
         (_x(1, 2, 4, 4, 4, grad=True), 2),
         {"output_ratio": (0.5, 0.5, 0.5)},
     ),
+    "ctc_loss": lambda: (
+        F.ctc_loss,
+        (_x(6, 2, 4, grad=True).log_softmax(-1), jtensor.tensor([[1, 2], [3, 3]]), [6, 5], [2, 2]),
+        {},
+    ),
 }
