@@ -556,12 +556,14 @@ _expandable = broadcastable_to
 
 def advanced_setitem(input, key, value):
     """``input[key] = value`` for advanced keys; validates everything before writing."""
-    check_inplace(input)
     if key is False or (isinstance(key, np.bool_) and not key):
         # PyTorch returns at once: nothing is selected and nothing is written.
         return
+    # PyTorch reads the key and the value before its in-place checks (a bad key is an
+    # IndexError even on a leaf that requires grad).
     shape, stride, offset, indices = apply_slicing(input, key)
     value_t = _value_to_tensor(input, value)
+    check_inplace(input)
     if (tuple(shape), tuple(stride), offset) == (input._shape, input._stride, input._offset):
         # No basic item changed anything: PyTorch writes into ``input`` itself, so
         # ``x[[0]] = x`` is a full overlap even when ``x`` is empty.

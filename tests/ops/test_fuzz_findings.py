@@ -104,3 +104,23 @@ def test_a_lone_slice_checks_its_step_before_the_dims(key):
 
     for run in (read, write):
         assert _outcome(run, jtensor) == _outcome(run, torch), key
+
+
+@pytest.mark.parametrize("key, value", [(5, 1.0), ([0, 0], "x"), ([5], 1.0), ([0], None)])
+def test_index_write_on_a_leaf_reads_the_key_and_value_first(key, value):
+    # A bad key (IndexError) or value (TypeError) is reported before the leaf's RuntimeError;
+    # an out-of-range advanced index is checked after it (by PyTorch's kernel).
+    def write(L):
+        t = L.zeros(2, requires_grad=True)
+        v = L.zeros(1) if value is None else value
+        _set(t, key, v)
+
+    assert _outcome(write, jtensor) == _outcome(write, torch)
+
+
+def test_index_write_of_itself_into_a_0d_leaf_is_a_key_error():
+    def write(L):
+        t = L.tensor(1.0, requires_grad=True)
+        _set(t, [0], t)
+
+    assert _outcome(write, jtensor) == _outcome(write, torch) == "IndexError"
