@@ -401,6 +401,8 @@ class Tensor:
     def is_leaf(self):
         """Leaves: tensors not made by a recorded op (all tensors that do not require grad,
         and those that require it because the user said so)."""
+        if self._view_version is not None:
+            return self.grad_fn is None  # a view's history may need rebuilding (or refusing)
         return self._grad_fn is None
 
     @property

@@ -77,3 +77,13 @@ def test_split_gradients_still_flow_and_differentiate_twice():
     x = jtensor.arange(6.0, dtype=jtensor.float64).requires_grad_()
     assert jtensor.autograd.gradcheck(lambda t: t.split(4)[0] * t.split(4)[1].sum(), (x,))
     assert jtensor.autograd.gradgradcheck(lambda t: t.chunk(3)[1] ** 2, (x,))
+
+
+def test_is_leaf_of_a_no_grad_view_after_its_base_was_written_raises():
+    for L in (jtensor, torch):
+        a = L.tensor(-5.0, dtype=L.float64, requires_grad=True)
+        with L.no_grad():
+            v = a[()]
+            a[()] = a
+        with pytest.raises(RuntimeError, match="no_grad mode"):
+            v.is_leaf  # noqa: B018 - reading it is the check
