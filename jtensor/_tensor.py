@@ -391,8 +391,11 @@ class Tensor:
         elements out of the base's new history (PyTorch's ``AsStridedBackward0``)."""
         if self._view_version is not None and \
                 self._view_version != self._version_counter.value:
-            if self._creation_meta is not None and (
-                    self._grad_fn is not None or self._base._requires_grad):
+            if self._grad_fn is None and not self._base._requires_grad:
+                # Nothing to rebuild yet; the version stays stale, as PyTorch's, so the
+                # history is made (or refused) once the base requires grad.
+                return None
+            if self._creation_meta is not None:
                 raise _dispatch.view_rebase_error(self, indirect=True)
             _autograd_views.refresh_view(self)
         return self._grad_fn

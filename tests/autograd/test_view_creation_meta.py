@@ -87,3 +87,25 @@ def test_is_leaf_of_a_no_grad_view_after_its_base_was_written_raises():
             a[()] = a
         with pytest.raises(RuntimeError, match="no_grad mode"):
             v.is_leaf  # noqa: B018 - reading it is the check
+
+
+def test_a_stale_view_of_a_base_that_requires_grad_later():
+    def script(L):
+        seen = []
+        for no_grad in (True, False):
+            b = L.tensor([1.0, 2.0], dtype=L.float64)
+            if no_grad:
+                with L.no_grad():
+                    v = b[0:1]
+            else:
+                v = b[0:1]
+            b[0] = 3.0
+            seen.append(v.is_leaf)  # the base needs no grad: nothing to rebuild yet
+            b.requires_grad_()
+            try:
+                seen.append(v.grad_fn.name())
+            except RuntimeError:
+                seen.append("raises")
+        return seen
+
+    assert script(jtensor) == script(torch)
