@@ -12,6 +12,7 @@ import math
 
 from ..._api import ops as J
 from ..._tensor import Tensor
+from .functions import _records
 from .rules import GENERIC, LINEAR, MULTILINEAR, Call, Derived, Rule, _Linear, attach_outputs, rule
 
 # ----------------------------------------------------------------------------- linear ops
@@ -121,6 +122,11 @@ def _addmm_like(product):
         inp, m1, m2 = (c.value(n) for n in names)
         beta, alpha = c.value("beta", 1), c.value("alpha", 1)
         t_in, t1, t2 = (_t(c, x) for x in (inp, m1, m2))
+        if (t1 is None or t2 is None) and _records(m1, m2):
+            # A term per factor, zero tangents included, as PyTorch's formula: with a factor
+            # that requires grad the tangent is recorded by reverse mode.
+            t1 = J.zeros_like(m1) if t1 is None else t1
+            t2 = J.zeros_like(m2) if t2 is None else t2
         prod = _plus(
             None if t1 is None else product(t1, m2), None if t2 is None else product(m1, t2)
         )

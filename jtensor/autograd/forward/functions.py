@@ -79,6 +79,11 @@ def _size_error(output, tangent):
 
 
 def _mm_terms(x, wt, tx, twt):
+    if (tx is None or twt is None) and _records(x, wt):
+        # PyTorch's formula has a term per factor, zero tangents included: with a primal that
+        # requires grad the tangent is recorded (grad_fn AddBackward0, as PyTorch prints it).
+        tx = J.zeros_like(x) if tx is None else tx
+        twt = J.zeros_like(wt) if twt is None else twt
     out = None
     if tx is not None:
         out = J.mm(tx, wt)
@@ -86,6 +91,12 @@ def _mm_terms(x, wt, tx, twt):
         term = J.mm(x, twt)
         out = term if out is None else out + term
     return out
+
+
+def _records(*primals):
+    """Whether a forward formula over ``primals`` is recorded by reverse mode."""
+    return _dispatch.grad_mode.enabled and any(
+        isinstance(p, Tensor) and p._requires_grad for p in primals)
 
 
 def _addmm_jvp(args, tangents):
