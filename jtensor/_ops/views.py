@@ -324,6 +324,8 @@ def flatten(input, start_dim=0, end_dim=-1):
             return make_view(input, hit[0], hit[1], input._offset)
     ndim = input.dim()
     if ndim == 0:
+        wrap_dim(start_dim, 0)  # (a 0-d tensor still takes only dims 0 and -1)
+        wrap_dim(end_dim, 0)
         return _reshape(input, (1,))
     start, end = wrap_dim(start_dim, ndim), wrap_dim(end_dim, ndim)
     if start > end:

@@ -124,3 +124,12 @@ def test_index_write_of_itself_into_a_0d_leaf_is_a_key_error():
         _set(t, [0], t)
 
     assert _outcome(write, jtensor) == _outcome(write, torch) == "IndexError"
+
+
+@pytest.mark.parametrize("start", [-2, -1, 0, 1])
+@pytest.mark.parametrize("end", [-2, -1, 0, 1])
+def test_flatten_of_a_0d_tensor_checks_its_dims(start, end):
+    def run(L):
+        return L.zeros(()).flatten(start, end)
+
+    assert _outcome(run, jtensor) == _outcome(run, torch)
