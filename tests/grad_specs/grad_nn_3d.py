@@ -146,3 +146,43 @@ GRADS += [
         second=False,
     ),
 ]
+
+
+def _gs(**kw):
+    def run(lib, x, g):
+        return F(lib).grid_sample(x, g * 0.7, **kw)
+
+    return run
+
+
+GRADS += [
+    # ---------------------------------------------------------------- grid sampling
+    G("grid_sample", _gs(align_corners=False), [(2, 2, 4, 5), (2, 3, 2, 2)]),
+    G("grid_sample", _gs(padding_mode="border", align_corners=True), [(1, 2, 3, 4), (1, 2, 3, 2)]),
+    G(
+        "grid_sample",
+        _gs(padding_mode="reflection", align_corners=False),
+        [(1, 2, 3, 4), (1, 3, 2, 2)],
+    ),
+    G("grid_sample", _gs(mode="nearest", align_corners=False), [(1, 2, 3, 4), (1, 3, 2, 2)]),
+    G(
+        "grid_sample",
+        _gs(mode="bicubic", padding_mode="border", align_corners=False),
+        [(1, 2, 4, 4), (1, 2, 2, 2)],
+    ),
+    G(
+        "grid_sample",
+        _gs(padding_mode="zeros", align_corners=True),
+        [(1, 2, 3, 3, 4), (1, 2, 2, 1, 3)],
+    ),
+    G(
+        "affine_grid",
+        lambda lib, t: F(lib).affine_grid(t, [2, 3, 4, 5], align_corners=False),
+        [(2, 2, 3)],
+    ),
+    G(
+        "affine_grid",
+        lambda lib, t: F(lib).affine_grid(t, [1, 2, 3, 2, 4], align_corners=True),
+        [(1, 3, 4)],
+    ),
+]

@@ -89,10 +89,6 @@ PENDING = {
     },
     "F": {
         "linear_cross_entropy",
-        "grid_sample",
-        "affine_grid",
-        "GRID_SAMPLE_INTERPOLATION_MODES",
-        "GRID_SAMPLE_PADDING_MODES",
     },
     "init": set(),
     "utils": set(),

@@ -439,3 +439,106 @@ SPECS += [
         ],
     ),
 ]
+
+
+def _gs(*shapes, grid_scale=1.3, **kw):
+    """``grid_sample`` of an input at a grid of values in about [-grid_scale, grid_scale]."""
+
+    def run(lib, x, g):
+        return F(lib).grid_sample(x, g * grid_scale / 3, **kw)
+
+    return run
+
+
+SPECS += [
+    # ---------------------------------------------------------------- grid sampling
+    OpSpec(
+        "grid_sample",
+        [
+            Case(_gs(align_corners=False), mk((2, 3, 5, 6), (2, 4, 7, 2), grad=True), **TOL),
+            Case(
+                _gs(mode="nearest", padding_mode="border", align_corners=True),
+                mk((2, 3, 5, 6), (2, 4, 7, 2)),
+                name="nearest-border",
+                **TOL,
+            ),
+            Case(
+                _gs(mode="bicubic", padding_mode="reflection", align_corners=False),
+                mk((1, 2, 5, 6), (1, 3, 4, 2), dtype="float64"),
+                name="bicubic-reflection",
+                **TOL,
+            ),
+            Case(
+                _gs(padding_mode="reflection", align_corners=True),
+                mk((2, 2, 3, 4, 5), (2, 2, 3, 4, 3), grad=True),
+                name="trilinear-reflection",
+                **TOL,
+            ),
+            Case(
+                _gs(mode="bicubic", align_corners=True),
+                mk((1, 2, 3, 4, 5), (1, 2, 3, 4, 3)),
+                name="bicubic-5d",
+            ),
+            Case(
+                _gs(mode="linear", align_corners=True),
+                mk((1, 2, 3, 4), (1, 2, 3, 2)),
+                name="bad-mode",
+            ),
+            Case(
+                _gs(padding_mode="edge", align_corners=True),
+                mk((1, 2, 3, 4), (1, 2, 3, 2)),
+                name="bad-padding",
+            ),
+            Case(_gs(align_corners=True), mk((2, 2, 3, 4), (1, 2, 3, 2)), name="bad-batch"),
+            Case(_gs(align_corners=True), mk((1, 2, 3, 4), (1, 2, 3, 3)), name="bad-grid"),
+            Case(
+                _gs(align_corners=True),
+                mk((1, 2, 3, 4), (1, 2, 3, 2), dtype="float64"),
+                name="float64",
+                **TOL,
+            ),
+        ],
+    ),
+    OpSpec(
+        "affine_grid",
+        [
+            Case(
+                lambda lib, t: F(lib).affine_grid(t, [2, 3, 4, 5], align_corners=False),
+                mk((2, 2, 3), grad=True),
+                **TOL,
+            ),
+            Case(
+                lambda lib, t: F(lib).affine_grid(t, (1, 2, 3, 4, 5), align_corners=True),
+                mk((1, 3, 4), grad=True),
+                name="3d",
+                **TOL,
+            ),
+            Case(
+                lambda lib, t: F(lib).affine_grid(t, [2, 3, 1, 5], align_corners=False),
+                mk((2, 2, 3)),
+                name="unit",
+                **TOL,
+            ),
+            Case(
+                lambda lib, t: F(lib).affine_grid(t, [2, 3, 4], align_corners=False),
+                mk((2, 2, 3)),
+                name="bad-size",
+            ),
+            Case(
+                lambda lib, t: F(lib).affine_grid(t, [2, 3, 4, 5], align_corners=False),
+                mk((2, 3, 3)),
+                name="bad-theta",
+            ),
+            Case(
+                lambda lib, t: F(lib).affine_grid(t, [3, 3, 4, 5], align_corners=False),
+                mk((2, 2, 3)),
+                name="bad-batch",
+            ),
+            Case(
+                lambda lib, t: F(lib).affine_grid(t, [2, 3, 0, 5], align_corners=False),
+                mk((2, 2, 3)),
+                name="empty",
+            ),
+        ],
+    ),
+]

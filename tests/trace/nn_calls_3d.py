@@ -62,4 +62,14 @@ CALLS_3D = {
         (_x(6, 2, 4, grad=True).log_softmax(-1), jtensor.tensor([[1, 2], [3, 3]]), [6, 5], [2, 2]),
         {},
     ),
+    "grid_sample": lambda: (
+        F.grid_sample,
+        (_x(1, 2, 4, 5, grad=True), _x(1, 3, 3, 2).tanh()),
+        {"align_corners": False},
+    ),
+    "affine_grid": lambda: (
+        F.affine_grid,
+        (_x(2, 2, 3, grad=True), [2, 1, 4, 5]),
+        {"align_corners": False},
+    ),
 }
