@@ -463,6 +463,8 @@ def t(input):
 def _move_one_dim(input, source, destination):
     ndim = input.dim()
     src, dst = wrap_dim(source, ndim), wrap_dim(destination, ndim)
+    if ndim == 0:
+        return (), ()  # dims 0 and -1 of a 0-d tensor name no dim to move
     order = [d for d in range(ndim) if d != src]
     order.insert(dst, src)
     return (tuple([input._shape[d] for d in order]), tuple([input._stride[d] for d in order]))
@@ -489,6 +491,8 @@ def movedim(input, source, destination):
         raise TensorRuntimeError(f"movedim: repeated dim in `source` ({source})")
     if len(set(dst)) != len(dst):
         raise TensorRuntimeError(f"movedim: repeated dim in `destination` ({destination})")
+    if ndim == 0:
+        return make_view(input, (), (), input._offset)
     order = [None] * ndim
     for s, d in zip(src, dst, strict=True):
         order[d] = s

@@ -133,3 +133,14 @@ def test_flatten_of_a_0d_tensor_checks_its_dims(start, end):
         return L.zeros(()).flatten(start, end)
 
     assert _outcome(run, jtensor) == _outcome(run, torch)
+
+
+@pytest.mark.parametrize(
+    "source, destination",
+    [(0, 0), (-1, 0), (0, -1), (1, 0), (0, 1), ([0], [-1]), ([], []), ([0, -1], [0, 0])],
+)
+def test_movedim_of_a_0d_tensor(source, destination):
+    def run(L):
+        return L.zeros(()).movedim(source, destination)
+
+    assert _outcome(run, jtensor) == _outcome(run, torch)
