@@ -9,6 +9,8 @@
   both turn any absolute path into ``.../name``.
 - No markdown heading that is a sentence; no markdown heading (such as "Exercises") hidden in
   a code cell's comment.
+- The index is a learning path: each notebook core or optional, with a time and what it needs
+  first, and the core path and totals consistent with them.
 - Nothing on stderr (Jupyter, Colab and VS Code show it in red, like a failure): a warning the
   course teaches is caught and printed; one it does not is fixed at its cause or silenced for
   its category only, never with a blanket "ignore".
@@ -152,6 +154,36 @@ def test_no_markdown_heading_inside_a_code_cell(path):
                 bad.append(f"cell {i}: {line!r}")
     assert not bad, (f"{path.name}: a heading in a code comment (make it a markdown cell, "
                      f"where it renders and shows in the table of contents): {bad}")
+
+
+# ------------------------------------------------------------------ the index
+_ENTRY = re.compile(r"^(\d+)\. \[[^\]]+\]\((\d\d)_\w+\.ipynb\) · (core|optional) · (\d+) min · "
+                    r"needs: (.+?)\s*$", re.M)
+
+
+def test_index_is_a_learning_path():
+    """Every notebook in the index says whether it is on the core path, a learner's time and
+    what it needs first (earlier notebooks only); the core path line lists the core ones in
+    order, and the totals it states match the minutes."""
+    text = "\n".join(src for _, src in _markdown(NOTEBOOKS / "00_index.ipynb"))
+    entries = _ENTRY.findall(text)
+    assert [int(n) for n, *_ in entries] == list(range(1, len(TOPICS) + 1)), entries
+    core, optional = [], []
+    for n, file_number, kind, minutes, needs in entries:
+        assert int(n) == int(file_number)
+        assert 10 <= int(minutes) <= 120, (n, minutes)
+        (core if kind == "core" else optional).append((int(n), int(minutes)))
+        for need in re.findall(r"\b\d\d\b", needs):
+            assert int(need) < int(n), f"notebook {n} needs a later notebook {need}"
+    line = re.search(r"\*\*Core path\*\* \(about ([\d½]+) hours\): ([\d →]+)\.", text)
+    assert line, "no core path line"
+    assert [int(k) for k in line.group(2).split(" → ")] == [k for k, _ in core]
+    hours = sum(m for _, m in core) / 60
+    assert abs(hours - float(line.group(1).replace("½", ".5"))) <= 0.5, hours
+    opt = re.search(r"\*\*Optional\*\* \(about ([\d½]+) hours\): ([\d, ]+),", text)
+    assert opt and [int(k) for k in opt.group(2).split(", ")] == [k for k, _ in optional]
+    hours = sum(m for _, m in optional) / 60
+    assert abs(hours - float(opt.group(1).replace("½", ".5"))) <= 0.5, hours
 
 
 # ------------------------------------------------------------------ stderr
