@@ -5,10 +5,11 @@
 
 Times, in one process, the median over rounds of: ``a + b`` on 4 float32 elements without
 and with inputs that require grad (forward recording), ``(a*b + a).sum().backward()`` on 4
-elements (recording and the engine), and one SGD step of a 784-256-10 ReLU MLP on a batch
-of 128 (cross entropy), beside PyTorch and hand-written NumPy where they apply. Compare a
-change with a baseline by running both in fresh processes one after the other (the machine
-is shared: interleave a few runs). A measurement, never a test.
+elements (recording and the engine), one SGD step of a 784-256-10 ReLU MLP on a batch of
+128 (cross entropy), and ``nll_loss(log_softmax(x, 1), y)`` on (128, 10000) logits, beside
+PyTorch and hand-written NumPy where they apply. Compare a change with a baseline by running
+both in fresh processes one after the other (the machine is shared: interleave a few runs).
+A measurement, never a test.
 """
 
 import argparse
@@ -24,6 +25,7 @@ if "PYTHONPATH" not in os.environ:
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(1, os.path.dirname(__file__))
 import jtensor  # noqa: E402
+from nn_bench import _numpy_cross_entropy  # noqa: E402
 from run import _numpy_sgd_step, _numpy_small_backward  # noqa: E402
 
 try:
@@ -83,6 +85,19 @@ def _mlp_step(lib, x, y, init):
     return step
 
 
+def _log_softmax_nll(lib, data, labels):
+    """``nll_loss(log_softmax(x, 1), y)`` forward and backward on (128, 10000) logits."""
+    x = lib.from_numpy(data.copy()).requires_grad_()
+    y = lib.from_numpy(labels.copy())
+    F = lib.nn.functional
+
+    def run():
+        x.grad = None
+        F.nll_loss(F.log_softmax(x, 1), y).backward()
+
+    return run
+
+
 def workloads():
     """(name, {library: zero-argument callable}) for each measured workload."""
     libs = {"jtensor": jtensor}
@@ -116,6 +131,11 @@ def workloads():
     params = [p.copy() for p in init]
     fns["numpy"] = lambda: _numpy_sgd_step(params, x, y, 0.01)
     rows.append(("SGD step, MLP 784-256-10, batch 128", fns))
+    data = rng.standard_normal((128, 10000)).astype(np.float32)
+    labels = rng.integers(0, 10000, 128)
+    fns = {name: _log_softmax_nll(lib, data, labels) for name, lib in libs.items()}
+    fns["numpy"] = lambda: _numpy_cross_entropy(data, labels)
+    rows.append(("log_softmax + nll_loss fwd+bwd, 128 x 10000", fns))
     return rows
 
 

@@ -376,12 +376,12 @@ def _accumulate(leaf, g, create_graph):
                 leaf._grad = leaf.new_empty_strided(leaf._shape, leaf._stride).copy_(g)
             else:
                 leaf._grad = g.clone(memory_format=contiguous_format)
-        elif (not g._requires_grad and g._base is None and g._offset == 0
-              and g._stride == leaf._stride and sys.getrefcount(g) <= 3
-              and sys.getrefcount(g._storage) <= 2):
+        elif (not g._requires_grad and g._offset == 0 and g._stride == leaf._stride
+              and sys.getrefcount(g) <= 3 and _unshared_storage(g)):
             # Nothing else can see this freshly computed gradient: keep it, as PyTorch
             # steals an unshared gradient instead of copying it.
-            leaf._grad = g
+            leaf._grad = g if g._base is None else \
+                Tensor._make(g._storage, g._shape, g._stride, 0, g._dtype)
         elif leaf._contiguous or leaf.is_contiguous():
             leaf._grad = _fast.dense_copy(g)
         else:
@@ -398,6 +398,20 @@ def _accumulate(leaf, g, create_graph):
         with no_grad():
             old.add_(g)
     _post_accumulate(leaf)
+
+
+def _unshared_storage(g):
+    """Whether only ``g`` (and its base, when it is a view that alone keeps the base) can
+    reach ``g``'s storage: ``weight.grad`` from ``linear`` is the transpose of a fresh
+    product, and keeping that view is as safe as keeping the product (issue 18)."""
+    base = g._base
+    if base is None:
+        return sys.getrefcount(g._storage) <= 2
+    # The base held only by this view (and ``base`` here, and the call's argument), itself
+    # no view, on the same storage, which nothing else holds (the view, the base and the
+    # call's argument).
+    return (base._base is None and base._storage is g._storage
+            and sys.getrefcount(base) <= 3 and sys.getrefcount(g._storage) <= 3)
 
 
 def _accumulate_sparse(leaf, old, g, create_graph):

@@ -13,6 +13,7 @@ that base regenerate their own node lazily (``AsStridedBackward0``), as PyTorch 
 
 import inspect
 import itertools
+import threading
 import traceback
 import weakref
 
@@ -24,6 +25,8 @@ from .._layout import broadcastable_to
 from .._tensor import Tensor
 
 _sequence = itertools.count()
+# Sets a thread-local flag without ``_GradMode.__setattr__`` (record_call sets them directly).
+_tl_set = threading.local.__setattr__
 
 # Set by anomaly_mode: when True, each node keeps the stack of the forward call.
 anomaly = type("AnomalyState", (), {"enabled": False, "check_nan": True})()
@@ -370,10 +373,17 @@ class AccumulateGrad(Node):
 
 def accumulator_of(leaf):
     ref = leaf._accumulator
-    node = ref() if ref is not None else None
-    if node is None:
-        node = AccumulateGrad(leaf)
-        leaf._accumulator = weakref.ref(node)
+    if ref is not None:
+        node = ref()
+        if node is not None:
+            return node
+    # One constructor call, not two (one per leaf per recorded op whose graph died: ``a + b``
+    # in a loop makes two).
+    node = object.__new__(AccumulateGrad)
+    Node.__init__(node)
+    node.variable = leaf
+    node.next_functions = ()
+    leaf._accumulator = weakref.ref(node)
     return node
 
 
@@ -452,15 +462,30 @@ class Formula:
             n for n in self.inputs if not wraps or (n == "input" and op.name == "sub"))
         self.plain_bind = self.var_positional is None and self.self_name in (None, "input")
         self.saves_result = "result" in self.save
+        # Per number of positional arguments, a function pairing them with their names
+        # (made on first use): a third of ``dict(zip(...))``'s cost on every recorded call.
+        self._binders = {}
+
+    def _binder(self, count):
+        # (More arguments than parameters: the first ones are named, as zip would; the
+        # implementation raises its TypeError.)
+        names = self.positional[:count]
+        pairs = ", ".join(f"{name!r}: args[{i}]" for i, name in enumerate(names))
+        binder = self._binders[count] = eval(f"lambda args: {{{pairs}}}")  # noqa: S307
+        return binder
 
     def bind(self, args, kwargs):
         """The call's arguments by parameter name (``input`` for an in-place op's ``self``)."""
-        # strict=False: fewer args than parameters (defaults) or more (*args, taken below).
-        values = dict(zip(self.positional, args, strict=False))
         if self.plain_bind:
+            binder = self._binders.get(len(args))
+            if binder is None:
+                binder = self._binder(len(args))
+            values = binder(args)
             if kwargs:
                 values.update(kwargs)
             return values
+        # strict=False: fewer args than parameters (defaults) or more (*args, taken below).
+        values = dict(zip(self.positional, args, strict=False))
         n = len(self.positional)
         if self.var_positional is not None:
             rest = args[n:]
@@ -530,12 +555,16 @@ def record_call(op, impl, args, kwargs):
             target.grad_fn  # noqa: B018 (refreshes)
     # The op runs with recording off for the ops it calls (``_run_inside``, inlined: this
     # is the hottest path of a recorded call).
+    # (The flags set directly: ``record`` was on to get here, so ``inside`` was off.)
     enabled = grad_mode.enabled
-    set_modes(enabled, True)
+    _tl_set(grad_mode, "inside", True)
+    _tl_set(grad_mode, "record", False)
     try:
         result = impl(*args, **kwargs)
     finally:
-        set_modes(enabled, False)
+        _tl_set(grad_mode, "enabled", enabled)
+        _tl_set(grad_mode, "inside", False)
+        _tl_set(grad_mode, "record", enabled)
 
     # Differentiable inputs, flattened, with their metadata.
     scalars = None
@@ -548,7 +577,9 @@ def record_call(op, impl, args, kwargs):
             # The common case first: a tensor input (edge_of inlined for one that needs no
             # gradient, which gets no node work at all).
             if v._requires_grad:
-                edges.append(edge_of(v))
+                # (edge_of inlined too: a non-view's node, or its leaf's accumulator.)
+                fn = v._grad_fn if v._view_version is None else v.grad_fn
+                edges.append((fn, v._output_nr) if fn is not None else (accumulator_of(v), 0))
                 needs.append(True)
             else:
                 edges.append(_NO_EDGE)
@@ -592,7 +623,11 @@ def record_call(op, impl, args, kwargs):
     # Outputs that are an input handed back unchanged (``to`` with nothing to do) keep
     # their own history.
     passed_through = _EMPTY
-    if not inplace:
+    if single and not inplace:
+        for a in args:
+            if result is a:
+                return result
+    elif not inplace:
         for i, o in enumerate(outputs):
             for a in args:
                 if o is a:
@@ -604,11 +639,17 @@ def record_call(op, impl, args, kwargs):
             return result
 
     nondiff = formula.nondiff_outputs
-    if callable(nondiff):
+    if nondiff and callable(nondiff):
         nondiff = frozenset(nondiff(values))
     cls = formula.cls if formula.cls is not None else node_class(formula.name(values))
+    # Node's fields set here directly (no constructor call: the hottest path of recording).
     node = object.__new__(cls)
-    Node.__init__(node, formula)
+    node._freed = False
+    node._formula = formula
+    node._sequence_nr = next(_sequence)
+    node._num_outputs = 1
+    if anomaly.enabled:
+        node._stack = "".join(traceback.format_stack()[:-1])
     node._input_meta = tuple(meta)
     values["__needs__"] = tuple(needs)
     if scalars is not None:
@@ -656,6 +697,17 @@ def record_call(op, impl, args, kwargs):
             _rebase_view(target, node)
         else:
             _set_history(target, node, 0)
+    elif single and not nondiff and isinstance(result, Tensor):
+        # One output, not an input (checked above): the common case.
+        if result._dtype.category >= _dtypes.FLOATING:
+            if result._retains_grad:
+                _set_history(result, node, 0)
+            else:
+                result._requires_grad = True
+                result._grad_fn = node
+                result._output_nr = 0
+            if op.kind == "view" and result._base is not None:
+                result._view_version = result._version_counter.value
     else:
         for i, o in enumerate(outputs):
             if isinstance(o, Tensor) and _diff_dtype(o) and i not in nondiff \

@@ -65,13 +65,29 @@ def dense_copy(g):
 
 
 def threshold_grad(g, result):
-    """ReLU's backward on the arrays: ``g`` where ``result > 0``, else 0, in one ``where``
-    (NaN results pass the gradient, as PyTorch's ``threshold_backward``). None when it
-    does not apply (complex, mixed dtypes, shapes that differ): the caller uses the ops."""
+    """ReLU's backward on the arrays: ``g`` where ``result > 0``, else 0 (NaN results pass
+    the gradient, as PyTorch's ``threshold_backward``). None when it does not apply
+    (complex, mixed dtypes, shapes that differ): the caller uses the ops.
+
+    For NumPy's floating dtypes, one AND of ``g``'s bits with a mask (all ones where the
+    gradient passes, zeros elsewhere): bit for bit ``where``'s result (+0.0 where masked,
+    even under an inf or NaN or negative gradient, which a multiply by the mask would turn
+    into NaN or -0.0), in well under half of ``where``'s time."""
     if g.__class__ is not Tensor or g._dtype is not result._dtype or g._shape != result._shape \
             or g.is_complex():
         return None
     ga = g._array()
     xp = g._storage._backend.xp
-    return Tensor._from_array(xp.where(result._array() <= 0, ga.dtype.type(0), ga),
-                              g._dtype, g.device)
+    zero = xp.less_equal(result._array(), 0)
+    bits = _SAME_SIZE_INT.get(ga.dtype.itemsize) if ga.dtype.kind == "f" else None
+    if bits is None:
+        return Tensor._from_array(xp.where(zero, ga.dtype.type(0), ga), g._dtype, g.device)
+    if not ga.flags.c_contiguous:
+        ga = xp.ascontiguousarray(ga)
+    keep = xp.subtract(zero, 1, dtype=bits)   # -1 (all bits set) where the gradient passes
+    out = xp.bitwise_and(ga.view(bits), keep, out=keep).view(ga.dtype)
+    return Tensor._from_array(out, g._dtype, g.device)
+
+
+# The integer type whose bits a float dtype's elements are (threshold_grad's mask).
+_SAME_SIZE_INT = {2: "int16", 4: "int32", 8: "int64"}

@@ -109,11 +109,36 @@ def matmul_backward(ctx, g):
     return ga, gb  # the engine sums broadcast batch dims
 
 
+def _column_major(meta):
+    """Whether a matrix input was column-major (a transposed contiguous matrix, as the
+    weight ``w.t()`` of ``linear``): PyTorch's test in mm_mat1/mm_mat2_backward."""
+    shape, stride = meta[0], meta[3]
+    return len(shape) == 2 and stride[0] == 1 and stride[1] == shape[0]
+
+
+def _mat1_grad(g, mat2, meta1):
+    """``g @ mat2^H``; for a column-major ``mat1``, computed as ``(conj(mat2) @ g^T)^T`` so
+    the gradient has ``mat1``'s layout (PyTorch's mm_mat1_backward: BLAS takes the
+    transposed operands as they are, and the leaf keeps the gradient without a copy)."""
+    if _column_major(meta1):
+        return _conj(mat2).mm(g.t()).t()
+    return g.mm(_mh(mat2))
+
+
+def _mat2_grad(g, mat1, meta2):
+    """``mat1^H @ g``; for a column-major ``mat2`` (``linear``'s ``weight.t()``), computed as
+    ``(g^T @ conj(mat1))^T`` (PyTorch's mm_mat2_backward), so ``weight.grad`` comes out
+    contiguous."""
+    if _column_major(meta2):
+        return g.t().mm(_conj(mat1)).t()
+    return _mh(mat1).mm(g)
+
+
 @derivative("mm", inputs=("input", "mat2"), save=("input", "mat2"))
 def mm_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
-    return (g.mm(_mh(ctx.mat2)) if need_a else None,
-            _mh(ctx.input).mm(g) if need_b else None)
+    return (_mat1_grad(g, ctx.mat2, ctx.input_meta(0)) if need_a else None,
+            _mat2_grad(g, ctx.input, ctx.input_meta(1)) if need_b else None)
 
 
 @derivative("bmm", inputs=("input", "mat2"), save=("input", "mat2"))
@@ -156,8 +181,8 @@ def mv_backward(ctx, g):
 def addmm_backward(ctx, g):
     need_i, need_1, need_2 = ctx.needs_input_grad
     return (_scale(g, ctx.beta) if need_i else None,
-            _scale(g.mm(_mh(ctx.mat2)), ctx.alpha) if need_1 else None,
-            _scale(_mh(ctx.mat1).mm(g), ctx.alpha) if need_2 else None)
+            _scale(_mat1_grad(g, ctx.mat2, ctx.input_meta(1)), ctx.alpha) if need_1 else None,
+            _scale(_mat2_grad(g, ctx.mat1, ctx.input_meta(2)), ctx.alpha) if need_2 else None)
 
 
 @derivative("baddbmm", inputs=("input", "batch1", "batch2"), save=("batch1", "batch2"))
