@@ -55,7 +55,8 @@ if importlib.util.find_spec("jtensor") is None:
     _checkout = pathlib.Path.cwd().parent  # a notebook runs in its own folder
     _extras = "tqdm matplotlib ipywidgets"  # progress bars, plots, interactive widgets
     if (_checkout / "jtensor" / "__init__.py").is_file():
-        %pip install -q -e "{_checkout}" {_extras}
+        # not -e: an editable install is only found by a kernel started after it
+        %pip install -q "{_checkout}" {_extras}
     elif _repository:
         %pip install -q "jtensor @ git+{_repository}@{_branch}" {_extras}
     else:

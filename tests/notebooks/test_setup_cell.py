@@ -182,7 +182,7 @@ EXTRAS = "tqdm matplotlib ipywidgets"
     "importable, checkout, url, want",
     [
         (True, True, URL, []),  # installed (./dev.sh lab): nothing happens, nothing printed
-        (False, True, URL, ['install -q -e "{checkout}" ' + EXTRAS]),  # VS Code, a checkout
+        (False, True, URL, ['install -q "{checkout}" ' + EXTRAS]),  # VS Code, a checkout
         (False, False, URL, [f'install -q "jtensor @ git+{URL}@main" ' + EXTRAS]),  # Colab
     ],
     ids=["installed", "checkout", "repository"],
