@@ -128,22 +128,28 @@ def _ctc(targets, input_lengths, target_lengths, **kw):
     return run
 
 
+_NO_CTC2 = "PyTorch defines no derivative of the CTC loss backward, double backward raises"
+
 GRADS += [
     # ------------------------------------------------------------------------- CTC
-    # PyTorch has no derivative of ctc_loss_backward: first order only.
-    G("ctc_loss", _ctc([[1, 2, 2], [3, 1, 0]], [6, 4], [3, 2]), [(6, 2, 4)], second=False),
+    G("ctc_loss", _ctc([[1, 2, 2], [3, 1, 0]], [6, 4], [3, 2]), [(6, 2, 4)], no_second=_NO_CTC2),
     G(
         "ctc_loss",
         _ctc([1, 3, 3, 2, 1], [5, 6], [3, 2], reduction="none"),
         [(6, 2, 4)],
-        second=False,
+        no_second=_NO_CTC2,
     ),
-    G("ctc_loss", _ctc([[1, 2, 1]], [5], [3], reduction="sum", blank=3), [(5, 1, 4)], second=False),
+    G(
+        "ctc_loss",
+        _ctc([[1, 2, 1]], [5], [3], reduction="sum", blank=3),
+        [(5, 1, 4)],
+        no_second=_NO_CTC2,
+    ),
     G(
         "ctc_loss",
         _ctc([2, 2], [3], [2], zero_infinity=True, reduction="sum"),
         [(3, 4)],
-        second=False,
+        no_second=_NO_CTC2,
     ),
 ]
 
@@ -184,5 +190,35 @@ GRADS += [
         "affine_grid",
         lambda lib, t: F(lib).affine_grid(t, [1, 2, 3, 2, 4], align_corners=True),
         [(1, 3, 4)],
+    ),
+]
+
+
+def _lce(options=None, **kw):
+    def run(lib, x, w, b):
+        target = lib.tensor([0, 3, 4, -100, 2])
+        opts = None if options is None else lib.nn.LinearCrossEntropyOptions(**options)
+        return F(lib).linear_cross_entropy(x, w, target, linear_bias=b, options=opts, **kw)
+
+    return run
+
+
+_NO_CHUNK2 = "the chunked linear cross entropy is first order only in PyTorch, gradgradcheck fails"
+
+GRADS += [
+    # --------------------------------------------------------- linear cross entropy
+    G("linear_cross_entropy", _lce(), [(5, 3), (6, 3), (6,)]),
+    G("linear_cross_entropy", _lce(reduction="none", label_smoothing=0.2), [(5, 3), (6, 3), (6,)]),
+    G(
+        "linear_cross_entropy",
+        _lce({"batch_chunk_size": 2}),
+        [(5, 3), (6, 3), (6,)],
+        no_second=_NO_CHUNK2,
+    ),
+    G(
+        "linear_cross_entropy",
+        _lce({}, reduction="none"),
+        [(5, 3), (6, 3), (6,)],
+        no_second=_NO_CHUNK2,
     ),
 ]

@@ -84,12 +84,8 @@ OMITTED = {
 PENDING = {
     "nn": {
         "AdaptiveLogSoftmaxWithLoss",
-        "LinearCrossEntropyLoss",
-        "LinearCrossEntropyOptions",
     },
-    "F": {
-        "linear_cross_entropy",
-    },
+    "F": set(),
     "init": set(),
     "utils": set(),
 }

@@ -542,3 +542,38 @@ SPECS += [
         ],
     ),
 ]
+
+
+def _lce(options=None, **kw):
+    """``linear_cross_entropy`` of ``x`` through ``w`` against fixed class indices."""
+
+    def run(lib, x, w):
+        target = lib.tensor([0, 3, 4, -100, 2, 1][: x.shape[0]])
+        opts = None if options is None else lib.nn.LinearCrossEntropyOptions(**options)
+        return F(lib).linear_cross_entropy(x, w, target, options=opts, **kw)
+
+    return run
+
+
+SPECS += [
+    # --------------------------------------------------------- linear cross entropy
+    OpSpec(
+        "linear_cross_entropy",
+        [
+            Case(_lce(), mk((6, 4), (5, 4), grad=True), **TOL),
+            Case(_lce(reduction="none"), mk((6, 4), (5, 4)), name="none", **TOL),
+            Case(
+                _lce({"batch_chunk_size": 2}), mk((6, 4), (5, 4), grad=True), name="chunked", **TOL
+            ),
+            Case(_lce({}, reduction="none"), mk((6, 4), (5, 4)), name="chunked-none", **TOL),
+            Case(
+                _lce(label_smoothing=0.1, reduction="sum"),
+                mk((6, 4), (5, 4)),
+                name="smoothing",
+                **TOL,
+            ),
+            Case(_lce(), mk((6, 3), (5, 4)), name="bad-features"),
+            Case(_lce(), mk((2, 6, 4), (5, 4)), name="bad-rank"),
+        ],
+    ),
+]

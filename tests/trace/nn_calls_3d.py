@@ -72,4 +72,9 @@ CALLS_3D = {
         (_x(2, 2, 3, grad=True), [2, 1, 4, 5]),
         {"align_corners": False},
     ),
+    "linear_cross_entropy": lambda: (
+        F.linear_cross_entropy,
+        (_x(4, 3, grad=True), _x(5, 3), jtensor.tensor([0, 4, 2, 1])),
+        {"options": jtensor.nn.LinearCrossEntropyOptions(batch_chunk_size=2)},
+    ),
 }
