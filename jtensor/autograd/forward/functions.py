@@ -99,7 +99,7 @@ def _records(*primals):
         isinstance(p, Tensor) and p._requires_grad for p in primals)
 
 
-def _addmm_jvp(args, tangents):
+def _addmm_jvp(cls, args, tangents):
     """``bias + x @ wt`` (``F.linear``'s fused Function)."""
     bias, x, wt = args
     out = _mm_terms(x, wt, tangents[1], tangents[2])
@@ -109,9 +109,33 @@ def _addmm_jvp(args, tangents):
     return out
 
 
-def _mm_jvp(args, tangents):
+def _mm_jvp(cls, args, tangents):
     """``x @ wt`` (``F.linear`` without bias)."""
     return _mm_terms(args[0], args[1], tangents[0], tangents[1])
+
+
+def _convolution_jvp(cls, args, tangents):
+    """``conv(x, w) + b`` (the ``_Convolution`` Function of ``F.conv1d/2d/3d``): bilinear in
+    ``x`` and ``w``, each term the same convolution. The terms are applied as the Function
+    again, below the dual level, so a vmap level there batches them (the generic rule would
+    read one sample's arrays of a batched input)."""
+    x, w, bias, meta, squeeze, batched, channels_last = args
+    tx, tw, tb = tangents[:3]
+    if (tx is None or tw is None) and _records(x, w):
+        tx = J.zeros_like(x) if tx is None else tx
+        tw = J.zeros_like(w) if tw is None else tw
+    out = None
+    for a, b in ((tx, w), (x, tw)):
+        if a is not None and b is not None:
+            term = cls.apply(a, b, None, meta, squeeze, batched, channels_last)
+            out = term if out is None else out + term
+    if tb is not None:
+        spatial = meta[5][1:] if squeeze else meta[5]
+        tb = tb.reshape((1, -1) + (1,) * len(spatial))
+        if out is None:
+            tb = tb.expand((x.shape[0], w.shape[0]) + tuple(spatial))
+        out = tb if out is None else out + tb
+    return out
 
 
 # jtensor's hottest Functions get their forward formula directly (``jvp``'s job for a
@@ -119,7 +143,15 @@ def _mm_jvp(args, tangents):
 FUNCTION_JVPS = {
     "jtensor.nn._functional.linear._Addmm": _addmm_jvp,
     "jtensor.nn._functional.linear._Mm": _mm_jvp,
+    "jtensor.nn._functional.conv._Convolution": _convolution_jvp,
 }
+
+
+def _vmap_below():
+    """Whether a vmap level is active under the (popped) dual level."""
+    from ..forward_ad import DualLevel
+
+    return any(not isinstance(lv, DualLevel) for lv in _dispatch.transforms.stack)
 
 
 def apply_under_transforms(cls, args, kwargs):
@@ -128,9 +160,7 @@ def apply_under_transforms(cls, args, kwargs):
 
     level, found = _dual_tangents(args, kwargs)
     if level is None:
-        from ..forward_ad import DualLevel
-
-        if any(not isinstance(lv, DualLevel) for lv in _dispatch.transforms.stack):
+        if _vmap_below():
             # A vmap level is active: ``forward`` reads its arguments' arrays, which for a
             # batched tensor would be one sample's, so the levels take the call as one op
             # (vmap runs it once per sample when an argument is batched at its level).
@@ -156,10 +186,19 @@ def apply_under_transforms(cls, args, kwargs):
                 tangents = cls.jvp(ctx, *grads)
             finally:
                 ctx._in_jvp = False
+            dirty = ctx._dirty
         elif f"{cls.__module__}.{cls.__qualname__}" in FUNCTION_JVPS and not kwargs:
-            outputs, ctx = cls._record(args, kwargs)
+            if _vmap_below():
+                # ``forward`` reads its arguments' arrays, one sample's for a tensor batched
+                # by a vmap level below this one: the primal goes through the levels, as
+                # ``apply`` sends it there (jtensor's own Functions write no input in place).
+                outputs, dirty = cls.apply(*args), ()
+            else:
+                outputs, ctx = cls._record(args, kwargs)
+                dirty = ctx._dirty
             direct = FUNCTION_JVPS[f"{cls.__module__}.{cls.__qualname__}"]
             tangents = direct(
+                cls,
                 args, [found.get(id(a)) if isinstance(a, Tensor) else None for a in args]
             )
         else:
@@ -170,10 +209,10 @@ def apply_under_transforms(cls, args, kwargs):
             c = Call(_FunctionOp(cls), run, args, kwargs, level, found)
             tangents = GENERIC.jvp_same_draws(c, None, clone_all=True)
             outputs, ctx = cls._record(args, kwargs)
+            dirty = ctx._dirty
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         tangents = (tangents,) if not isinstance(tangents, (tuple, list)) else tangents
-        dirty = ctx._dirty
         for o, t in zip(outs, tangents, strict=False):
             if (
                 not isinstance(o, Tensor)
