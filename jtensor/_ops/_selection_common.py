@@ -81,7 +81,7 @@ def _fill_value(value, dtype, name):
                 f"{value.dim()} dimension(s).")
         value = value.item()
     value = _as_number(value, name)
-    check_scalar_fits(value, dtype)
+    check_scalar_fits(value, dtype, half_checked=True)
     if isinstance(value, complex) and dtype.category != _dtypes.COMPLEX:
         value = value.real
     if dtype.category == _dtypes.INTEGRAL and isinstance(value, float):

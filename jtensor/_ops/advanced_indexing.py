@@ -416,34 +416,13 @@ def scalar_to_tensor(value, dtype, device, backend, name="__setitem__"):
     return Tensor._from_array(array.reshape(()), dtype, device)
 
 
-def check_scalar_fits(value, dtype):
-    """PyTorch's ``checked_convert``: RuntimeError when ``value`` overflows ``dtype``."""
-    ctype = {_dtypes.int8: "int8_t", _dtypes.int16: "int16_t", _dtypes.int32: "int",
-             _dtypes.int64: "int64_t", _dtypes.uint8: "uint8_t", _dtypes.float32: "float",
-             _dtypes.float64: "double", _dtypes.float16: "c10::Half",
-             _dtypes.bfloat16: "c10::BFloat16", _dtypes.bool_: "bool",
-             _dtypes.complex64: "c10::complex<float>",
-             _dtypes.complex128: "c10::complex<double>"}[dtype]
-    error = TensorRuntimeError(f"value cannot be converted to type {ctype} without overflow")
-    if dtype.category == _dtypes.COMPLEX or dtype in (_dtypes.bool_, _dtypes.float16,
-                                                       _dtypes.bfloat16):
-        return  # half types round huge values to inf instead of refusing them
-    if isinstance(value, complex):
-        if value.imag != 0:
-            raise error
-        value = value.real
-    if dtype.category == _dtypes.INTEGRAL:
-        if isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                raise error
-        info = np.iinfo(dtype.numpy)
-        if not (info.min - 1 < value < info.max + 1):
-            raise error
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        limit = float(_dtypes.finfo(dtype).max)
-        if value == value and abs(value) not in (float("inf"),) and abs(value) > limit:
-            if not (isinstance(value, float) and abs(value) == float("inf")):
-                raise error
+def check_scalar_fits(value, dtype, half_checked=False):
+    """PyTorch's ``checked_convert``: RuntimeError when ``value`` overflows ``dtype`` (one
+    rule with ``fill_``'s: integers wrap into unsigned types down to ``-max``; half types are
+    range checked only with ``half_checked``: masked_fill/index_fill do, ``x[i] = v`` not)."""
+    from .copies import _check_scalar_fits
+
+    _check_scalar_fits(value, dtype, half_checked=half_checked)
 
 
 def overlap_status(a, b):

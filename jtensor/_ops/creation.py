@@ -535,6 +535,14 @@ def _fill(out, value):
     if isinstance(value, complex) and out._dtype.category != _dtypes.COMPLEX:
         raise TensorRuntimeError(
             f"value cannot be converted to type {out._dtype.name} without overflow ({value})")
+    if not (value.__class__ in (int, float, bool) and (value == 0 or value == 1)):
+        from .copies import _check_scalar_fits
+
+        # PyTorch's fill_: the value must fit (RuntimeError), and an int wraps into an
+        # unsigned dtype (uint8 takes -1 as 255) rather than NumPy's OverflowError.
+        _check_scalar_fits(value, out._dtype, half_checked=out.numel() != 1)
+        if value.__class__ is int and out._dtype.category == _dtypes.INTEGRAL:
+            value = np.asarray(value, dtype=np.int64).astype(out._dtype.numpy)
     backend = out._storage._backend
     if backend.deferred:   # a fill kernel, queued
         with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -144,3 +144,33 @@ def test_movedim_of_a_0d_tensor(source, destination):
         return L.zeros(()).movedim(source, destination)
 
     assert _outcome(run, jtensor) == _outcome(run, torch)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [255.5, -0.5, -1.0, -1.5, 127.9, -128.9, -129.0, -1, 256, -129, 300.0, float("nan"), 1e40],
+)
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16"])
+def test_a_number_written_into_a_small_dtype(value, dtype):
+    # full, fill_, masked_fill and index writes share PyTorch's checked_convert: ints wrap
+    # into unsigned dtypes down to -max, anything else out of range is a RuntimeError (full
+    # leaked NumPy's OverflowError; masked_fill refused -1 for uint8).
+    def runs(L):
+        d = getattr(L, dtype)
+        mask = L.tensor([True, False])
+        return [
+            lambda: L.full((2,), value, dtype=d),
+            lambda: L.zeros(2, dtype=d).fill_(value),
+            lambda: L.zeros(2, dtype=d).masked_fill(mask, value),
+            lambda: L.zeros(2, dtype=d).index_fill(0, L.tensor([0]), value),
+        ]
+
+    def outcome(fn):
+        try:
+            return fn().tolist()
+        except Exception as exc:  # noqa: BLE001 - the exact type is compared
+            return type(exc).__name__
+
+    mine = [outcome(f) for f in runs(jtensor)]
+    theirs = [outcome(f) for f in runs(torch)]
+    assert repr(mine) == repr(theirs)
