@@ -36,6 +36,7 @@ from . import optim  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
+from . import cpu  # noqa: E402,F401 (torch.cpu: the host device, its buffer cache)
 from . import accelerator, backends, version  # noqa: E402,F401 (device-selection idioms)
 from . import distributions  # noqa: E402,F401 (torch.distributions after import torch)
 from . import func  # noqa: E402,F401 (torch.func)
