@@ -384,6 +384,8 @@ class Recorder:
         T = Tensor
         RAW = _RAW
         processing = _TRANSFORMS.processing   # (one list, for the process's lifetime)
+        # id of a tensor read as a single input -> its last snapshot + (storage, grad_fn).
+        last_input = {}
 
         def snap(t):
             # ``_snap`` without values (kept in step with it), except that the dtype itself
@@ -440,22 +442,25 @@ class Recorder:
             # One tensor out, nothing written, no node: a raw record laid out flat (see
             # ``events``). Inputs are labelled first, as ``_record_op`` does.
             if len(inputs) == 1 and inputs[0].__class__ is T:
-                # ``snap``, written out for the most common case.
+                # The input's snapshot, reused while the tensor is unchanged (a loop over
+                # ``a[i]`` reads one tensor many times): the checks cost less than ``snap``.
                 i = inputs[0]
-                i_label = tensor_ids.get(id(i))
-                if i_label is None or refs[i_label - 1]() is not i:
-                    refs.append(ref_of(i))
-                    i_label = tensor_ids[id(i)] = len(refs)
-                storage = i._storage
-                if storage is not None:
-                    entry = storage_labels.get(id(storage))
-                    i_facts = entry[1] if entry is not None and entry[0]() is storage \
-                        else new_storage(storage)
-                else:
-                    i_facts = (None, 0, str(i.device))
-                i_fn = i._grad_fn
-                if i_fn is not None:
-                    i_fn = node_names.get(i_fn.__class__) or _node_name(i_fn)
+                i_storage = i._storage
+                cached = last_input.get(id(i))
+                if cached is not None:
+                    i_snap = cached[0]
+                    if not (cached[1] is i_storage and cached[2] is i._grad_fn
+                            and i_snap[1] is i._shape and i_snap[2] is i._stride
+                            and i_snap[11] == i._version_counter.value
+                            and i_snap[3] == i._offset and i_snap[6] is i._requires_grad
+                            and i_snap[4] is i._dtype and refs[i_snap[0] - 1]() is i):
+                        cached = None
+                if cached is None:
+                    i_snap = snap(i)
+                    last_input[id(i)] = (i_snap, i_storage, i._grad_fn)
+                    if len(last_input) > 64:
+                        last_input.clear()   # (a bound; it only ever saves work)
+                i_facts = i_snap[5]
                 ins = None
                 n_in = 1
             else:
@@ -468,7 +473,9 @@ class Recorder:
                 label = tensor_ids[id(t)] = len(refs)
             storage = t._storage
             fresh = -1
-            if storage is not None:
+            if ins is None and storage is i_storage and storage is not None:
+                facts = i_facts   # a view of its input: that storage's label
+            elif storage is not None:
                 entry = storage_labels.get(id(storage))
                 if entry is not None and entry[0]() is storage:
                     facts = entry[1]
@@ -477,16 +484,13 @@ class Recorder:
                     fresh = facts[1]
             else:
                 facts = (None, 0, str(t.device))
-            if ins is None:  # one record: header, the output, the input
+            if ins is None:   # the record, the input's snapshot (one tuple) last
                 log += (RAW, op, code if frame is not None else None,
                         frame.f_lasti if frame is not None else -1,
                         dict(info) if info else None, fresh, 1,
                         label, t._shape, t._stride, t._offset, t._dtype, facts,
                         t._requires_grad, None, t._base is not None, t._contiguous, -1,
-                        t._version_counter.value, None,
-                        i_label, i._shape, i._stride, i._offset, i._dtype, i_facts,
-                        i._requires_grad, i_fn, i._base is not None, i._contiguous, -1,
-                        i._version_counter.value, None)
+                        t._version_counter.value, None, i_snap)
                 return
             log += (RAW, op, code if frame is not None else None,
                     frame.f_lasti if frame is not None else -1,
@@ -494,8 +498,7 @@ class Recorder:
                     label, t._shape, t._stride, t._offset, t._dtype, facts, t._requires_grad,
                     None, t._base is not None, t._contiguous, -1, t._version_counter.value,
                     None)
-            for item in ins:
-                log += item
+            log += ins   # the inputs' snapshots, one tuple each
 
         # The recording thread (as the bound ``_on_op``'s recorder has it): ``nn`` ops detach
         # the hook while their body runs only on this thread (nn/_functional/_op.py).
@@ -646,9 +649,9 @@ _node_names = {}
 # The raw record of a plain op in ``Trace._log`` (written by ``Recorder._fast_hook``, read by
 # ``Trace._read_log``), laid out flat: ``_RAW``, the op, the frame's code object (or None),
 # its bytecode offset (or -1), info (or None), the bytes of the new storage (or -1), the
-# number of inputs n, then the output's and the n inputs' snapshots, ``_SNAP`` fields each
-# (the compact snapshot of ``events._materialize``, with the dtype itself in place of its
-# name).
+# number of inputs n, then the output's snapshot in ``_SNAP`` fields, then the n inputs'
+# snapshots, one tuple each (the compact snapshot of ``events._materialize``, with the dtype
+# itself in place of its name; an unchanged input's tuple is shared between records).
 _RAW = object()
 _SNAP = 13
 

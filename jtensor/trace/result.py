@@ -161,13 +161,13 @@ class Trace:
             if i + 7 > n:
                 break
             op, code, lasti, info, fresh, n_in = log[i + 1:i + 7]
-            end = i + 7 + (1 + n_in) * _SNAP
+            end = i + 7 + _SNAP + n_in
             if end > n:
                 break
             i += 7
             out = _named(log[i:i + _SNAP])
             i += _SNAP
-            ins = tuple([_named(log[i + k * _SNAP:i + (k + 1) * _SNAP]) for k in range(n_in)])
+            ins = tuple([_named(log[i + k]) for k in range(n_in)])
             i = end
             if code is not None:
                 filename, line = code.co_filename, _line_of(code, lasti, lines)
@@ -359,13 +359,13 @@ class Trace:
 
 
 def _named(raw):
-    """A flat snapshot from ``Trace._log`` as the compact tuple, its dtype named."""
+    """A snapshot from ``Trace._log`` (a slice of the log, or an input's tuple) as the compact
+    tuple, its dtype named."""
     dtype = raw[4]
     name = _dtype_names.get(dtype)
     if name is None:
         name = _dtype_names[dtype] = str(dtype)
-    raw[4] = name
-    return tuple(raw)
+    return tuple(raw[:4]) + (name,) + tuple(raw[5:])
 
 
 def _line_of(code, offset, cache):
