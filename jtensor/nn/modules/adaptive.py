@@ -32,8 +32,8 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     most probable class.
 
     >>> import jtensor as torch
-    >>> asm = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 10, cutoffs=[4, 7])
-    >>> out = asm(torch.randn(3, 8), torch.tensor([0, 5, 9]))
+    >>> asm = torch.nn.AdaptiveLogSoftmaxWithLoss(16, 10, cutoffs=[4, 7])
+    >>> out = asm(torch.randn(3, 16), torch.tensor([0, 5, 9]))
     >>> out.output.shape, out.loss.shape
     (torch.Size([3]), torch.Size([]))
     """
