@@ -12,6 +12,7 @@ import sys
 import threading
 from collections import Counter
 
+from .. import cpu
 from .._tensor import Tensor
 from .events import Event, TensorSnapshot
 from .recorder import _RAW, _SNAP, Recorder, _dtype_names, error_site
@@ -78,6 +79,9 @@ class Trace:
         self.main_filename = None      # lines of this file show as "line k"
         self.filename_label = None     # other files: callable(filename) -> short name or None
         self.dead_nodes = set()
+        # ``jtensor.cpu.memory_stats()`` when recording started and stopped (the CPU buffer
+        # cache: host memory in use, freed memory kept for reuse).
+        self.cpu_memory_start = self.cpu_memory_end = None
 
     @property
     def total_events(self):
@@ -109,6 +113,7 @@ class Trace:
         recorder.start()
         self._recorder = recorder
         self.started = True
+        self.cpu_memory_start = cpu.memory_stats()
 
     def stop(self, exc=None, namespace=None):
         """Stop recording; ``exc`` is the exception the recorded code raised (kept for the
@@ -119,6 +124,7 @@ class Trace:
         if self.stopped:
             return self
         self.stopped = True
+        self.cpu_memory_end = cpu.memory_stats()
         if recorder is not None:
             recorder.finish(exc)
         elif exc is not None:
@@ -285,6 +291,19 @@ class Trace:
                 "transfers": sum(n for key, n in self.site_counts.items()
                                  if key[0] == "transfer"),
                 "pitfalls": len(self.pitfalls), "other_threads": self.other_threads}
+
+    def cpu_cache(self):
+        """The CPU buffer cache (``jtensor.cpu``) around the recording: host bytes in use and
+        freed bytes kept for reuse at the start and the end, and the cache's cap (None
+        before recording started). Apart from ``summary()``, whose figures (and so the
+        exported reports) depend only on the recorded code."""
+        start, end = self.cpu_memory_start, self.cpu_memory_end or cpu.memory_stats()
+        if start is None:
+            return None
+        return {"in_use_start": start["allocated_bytes.all.current"],
+                "in_use_end": end["allocated_bytes.all.current"],
+                "cached_start": start["cached_bytes"], "cached_end": end["cached_bytes"],
+                "limit": end["cache_limit"], "available": end["available"]}
 
     def sharing(self):
         """Named variables grouped by the storage they share (groups of two or more), as
