@@ -114,6 +114,13 @@ def _check_typed(plan, values):
             if not isinstance(value, TYPES["generator"]):
                 raise TensorTypeError(f"{plan.name}(): argument 'generator' must be "
                                 f"torch.Generator, not {type_name(value)}")
+        elif argname == "out":
+            # A tensor, or for the ops with several results a tuple/list of them (those ops
+            # check the count and kinds themselves).
+            if not (isinstance(value, Tensor) or (isinstance(value, (tuple, list)) and all(
+                    isinstance(v, Tensor) for v in value))):
+                raise TensorTypeError(f"{plan.name}(): argument 'out' must be Tensor, not "
+                                      f"{type_name(value)}")
         elif argname in ("requires_grad", "pin_memory"):
             if not isinstance(value, bool):   # PyTorch refuses NumPy bools here too
                 raise TensorTypeError(f"{plan.name}(): argument '{argname}' must be bool, not "
@@ -131,6 +138,7 @@ _TYPED = {
     "generator": "({n} is not None and {n}.__class__ is not _GEN)",
     "requires_grad": "({n} is not False and {n} is not True)",
     "pin_memory": "({n} is not False and {n} is not True)",
+    "out": "({n} is not None and {n}.__class__ is not T)",
 }
 # Ops that parse these names themselves (their ``dtype`` may be a string or a tensor).
 _OWN_PARSING = frozenset(("type", "to"))
@@ -413,7 +421,7 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
         unpack = ", ".join(typed) + ("," if len(typed) == 1 else "")
         body += (f"    if {test}:\n"
                  f"        _v = _check(_plan, {{{given}}})\n"
-                 f"        {unpack} = {', '.join(f'_v[{n!r}]' for n in typed)}\n")
+                 f"        {unpack} = {', '.join(f'_v[{n!r}]' for n in typed)},\n")
     # Inside a function transform (forward-mode AD, vmap) the innermost one takes the call;
     # it calls this entry again with itself off the stack.
     given = ", ".join([f"{k!r}: {k}" for k in keywords]

@@ -123,12 +123,12 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
     if alpha:
         def impl(input, other, *, alpha=1, out=None):
             input, other = args(input, other, False)
-            _check_alpha(input, other, alpha)
+            _check_alpha(input, other, alpha, name)
             return elementwise(impl.op, scaled(alpha), (input, other), out=out, rule=rule)
 
         def impl_inplace(self, other, *, alpha=1):
             self, other = args(self, other, True)
-            _check_alpha(self, other, alpha)
+            _check_alpha(self, other, alpha, name + "_")
             return elementwise(impl_inplace.op, scaled(alpha), (self, other), inplace=self,
                                rule=rule)
     elif select is not None:
@@ -242,12 +242,15 @@ def _is_bool(x):
     return x._dtype is _dtypes.bool_ if isinstance(x, Tensor) else isinstance(x, bool)
 
 
-def _check_alpha(a, b, alpha):
+def _check_alpha(a, b, alpha, name="add"):
     if alpha.__class__ is int:
         if alpha == 1:
             return
         if isinstance(a, Tensor) and a._dtype.category != _dtypes.BOOL:
             return  # an int alpha suits every non-bool result
+    if not isinstance(alpha, (numbers.Number, Tensor)):
+        raise TensorTypeError(
+            f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
     result = promoted(a, b)
     if isinstance(alpha, bool):
         if result is not _dtypes.bool_:

@@ -174,3 +174,40 @@ def test_a_number_written_into_a_small_dtype(value, dtype):
     mine = [outcome(f) for f in runs(jtensor)]
     theirs = [outcome(f) for f in runs(torch)]
     assert repr(mine) == repr(theirs)
+
+
+@pytest.mark.parametrize("scale", [float("inf"), float("nan"), -1.0, 0.0, 1e20, 1e-9])
+def test_interpolate_scale_factors_that_give_no_size(scale):
+    # NumPy's OverflowError/ValueError leaked; PyTorch raises RuntimeError for each.
+    def run(L):
+        return L.nn.functional.interpolate(L.ones(1, 1, 4), scale_factor=scale)
+
+    assert _outcome(run, jtensor) == _outcome(run, torch) == "RuntimeError"
+
+
+@pytest.mark.parametrize("alpha", ["a", None, [1]])
+def test_add_alpha_of_a_wrong_type(alpha):
+    for L in (jtensor, torch):
+        with pytest.raises(TypeError, match="alpha"):
+            L.add(L.ones(3), 1, alpha=alpha)
+        with pytest.raises(TypeError, match="alpha"):
+            L.ones(3).sub_(1, alpha=alpha)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.exp(L.ones(2), out=3),
+        lambda L: L.cat([L.ones(2)], out="x"),
+        lambda L: L.sum(L.ones(3), 0, out=3),
+        lambda L: L.mul(L.ones(2), 2, out=[1]),
+    ],
+)
+def test_out_of_a_wrong_type_is_a_type_error(call):
+    # (an AttributeError from inside jtensor before)
+    for L in (jtensor, torch):
+        with pytest.raises(TypeError, match="out"):
+            call(L)
+    assert jtensor.max(
+        jtensor.ones(2), 0, out=(jtensor.zeros(()), jtensor.zeros((), dtype=jtensor.long))
+    )

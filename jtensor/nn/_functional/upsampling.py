@@ -20,7 +20,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._api import ops as J
-from ..._errors import TensorTypeError, TensorValueError, not_implemented
+from ..._errors import TensorRuntimeError, TensorTypeError, TensorValueError, not_implemented
 from ..._errors import TensorNotImplementedError
 from ..._layout import is_channels_last
 from ..._tensor import channels_last, channels_last_3d
@@ -164,7 +164,7 @@ def _resample(input, mode, output_size, scales, align_corners):
         raise not_implemented(f"upsample_{mode}{nd}d_out_frame", input.dtype)
     for size in output_size:
         if size <= 0:
-            raise TensorValueError(
+            raise TensorRuntimeError(
                 f"Input and output sizes should be greater than 0, but got input "
                 f"({', '.join(map(str, input.shape[2:]))}) output "
                 f"({', '.join(map(str, output_size))})"
@@ -264,7 +264,13 @@ def interpolate(
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
     if output_size is None:
-        output_size = [math.floor(float(input.shape[i + 2]) * scales[i]) for i in range(dim)]
+        scaled = [float(input.shape[i + 2]) * scales[i] for i in range(dim)]
+        if any(not math.isfinite(v) or abs(v) >= 2.0 ** 63 for v in scaled):
+            # PyTorch converts the scaled size to int64 with its overflow check
+            raise TensorRuntimeError(
+                f"value cannot be converted to type int64_t without overflow (input size "
+                f"{list(input.shape[2:])} times scale_factor {scales})")
+        output_size = [math.floor(v) for v in scaled]
         if recompute_scale_factor:
             scales = [None] * dim
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
