@@ -735,11 +735,11 @@ def narrow_range(input, dim, start, length):
     ndim = input.dim()
     if ndim == 0:
         raise TensorRuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start, length = int(start), int(length)
+    if length < 0:  # checked before the dim, as PyTorch does
+        raise TensorRuntimeError(f"narrow(): length must be non-negative, got {length}.")
     dim = wrap_dim(dim, ndim)
     size = input._shape[dim]
-    start, length = int(start), int(length)
-    if length < 0:
-        raise TensorRuntimeError(f"narrow(): length must be non-negative, got {length}.")
     if not -size <= start <= size:
         raise TensorIndexError(
             f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")

@@ -211,3 +211,11 @@ def test_out_of_a_wrong_type_is_a_type_error(call):
     assert jtensor.max(
         jtensor.ones(2), 0, out=(jtensor.zeros(()), jtensor.zeros((), dtype=jtensor.long))
     )
+
+
+@pytest.mark.parametrize("dim, start, length", [(1, 0, -1), (5, 9, -2), (1, 0, 1), (0, 3, -1)])
+def test_narrow_checks_the_length_before_the_dim(dim, start, length):
+    def run(L):
+        return L.zeros(2).narrow(dim, start, length)
+
+    assert _outcome(run, jtensor) == _outcome(run, torch)
