@@ -36,10 +36,13 @@ from . import optim  # noqa: E402,F401
 from . import sparse  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
+from .cuda import AcceleratorError, OutOfMemoryError  # noqa: E402,F401 (torch's, the same classes)
 from . import cpu  # noqa: E402,F401 (torch.cpu: the host device, its buffer cache)
 from . import accelerator, backends, version  # noqa: E402,F401 (device-selection idioms)
 from . import distributions  # noqa: E402,F401 (torch.distributions after import torch)
 from . import func  # noqa: E402,F401 (torch.func)
+from . import compiler  # noqa: E402,F401 (torch.compiler; torch.compile is a no-op wrapper)
+from .compiler import compile  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401 (torch.vmap is torch.func.vmap)
 from ._tensortypes import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: E402,F401
                            DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,

@@ -15,7 +15,7 @@ import types
 from .. import _device as _device_layer
 from .._device import device as _device_type
 from ._allocator import OutOfMemoryError
-from ._emulator import DeviceSideError
+from ._emulator import AcceleratorError, DeviceSideError
 from ._runtime import EmulatedCUDAWarning, runtime as _runtime
 
 
@@ -397,7 +397,8 @@ sys.modules[__name__].__class__ = _CudaModule
 from . import amp  # noqa: E402  (torch.cuda.amp's deprecated names)
 
 __all__ = [
-    "DeviceSideError", "EmulatedCUDAWarning", "Event", "OutOfMemoryError", "Stream", "amp",
+    "AcceleratorError", "DeviceSideError", "EmulatedCUDAWarning", "Event", "OutOfMemoryError",
+    "Stream", "amp",
     "can_device_access_peer",
     "current_device", "current_stream", "default_stream", "device", "device_count", "device_of",
     "emulate", "empty_cache", "get_device_capability", "get_device_name",

@@ -49,7 +49,11 @@ def format_size(nbytes):
 
 
 class OutOfMemoryError(RuntimeError):
-    """``torch.cuda.OutOfMemoryError``: the device cannot hold the requested block."""
+    """``torch.OutOfMemoryError`` (also ``torch.cuda.OutOfMemoryError``): the device cannot
+    hold the requested block."""
+
+
+OutOfMemoryError.__module__ = "jtensor"  # PyTorch's is torch.OutOfMemoryError
 
 
 class _Segment:

@@ -39,8 +39,13 @@ def forked_error():
         "process; its device queue does not exist in a forked child).")
 
 
-class DeviceSideError(RuntimeError):
-    """A kernel failed on the device; raised at the next synchronisation, as CUDA does."""
+class AcceleratorError(RuntimeError):
+    """``torch.AcceleratorError`` (also ``torch.cuda.AcceleratorError``): a kernel failed on
+    the device; raised at the next synchronisation, as CUDA does."""
+
+
+AcceleratorError.__module__ = "jtensor"  # PyTorch's is torch.AcceleratorError
+DeviceSideError = AcceleratorError  # jtensor's earlier name for it
 
 
 def user_site():

@@ -152,7 +152,7 @@ OMITTED = {
 PENDING = {
     "torch": _names(
         # compiler, errors, profiler
-        "compile compiler OutOfMemoryError AcceleratorError profiler "
+        "profiler "
         # top-level functional forms
         "dropout dropout_ alpha_dropout alpha_dropout_ feature_dropout feature_dropout_ "
         "feature_alpha_dropout feature_alpha_dropout_ batch_norm layer_norm group_norm "
