@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from ... import _dtypes
 from ..._errors import TensorIndexError, TensorRuntimeError, TensorValueError
 from ..._tensor import Tensor
 from ..._dispatch import grad_mode as _grad_mode
@@ -304,6 +305,17 @@ class _RecurrenceSteps(_Recurrence):
     """``_Recurrence`` over a padded batch: the output is ``steps x B x P``."""
 
 
+class _RecurrenceOneDNN(_RecurrenceSteps):
+    """``_RecurrenceSteps`` of an LSTM layer where PyTorch's CPU build runs oneDNN's kernel
+    (float32 or bfloat16, padded, no projection): its node is ``MkldnnRnnLayerBackward0``,
+    which tutorials print as the output's ``grad_fn``."""
+
+
+def _one_dnn_layer(mode, xi, w, padded):
+    return (padded and mode == "LSTM" and w.get("weight_hr") is None
+            and xi.dtype in (_dtypes.float32, _dtypes.bfloat16))
+
+
 def _release_recurrence(node):
     # The per-step activations go with the saved tensors (after a backward without
     # retain_graph), so a second backward raises as in PyTorch and the memory is returned.
@@ -311,7 +323,8 @@ def _release_recurrence(node):
     BackwardCFunction._release(node)
 
 
-for _fn, _name in ((_Recurrence, "CatBackward0"), (_RecurrenceSteps, "StackBackward0")):
+for _fn, _name in ((_Recurrence, "CatBackward0"), (_RecurrenceSteps, "StackBackward0"),
+                   (_RecurrenceOneDNN, "MkldnnRnnLayerBackward0")):
     _recurrence_node = _node_class(_fn)
     _recurrence_node.__name__ = _recurrence_node.__qualname__ = _name
     _recurrence_node._release = _release_recurrence
@@ -338,7 +351,8 @@ def _run_layers(mode, weights, num_layers, bidirectional, dropout, train, x, bat
                 layer_input.reshape(-1, layer_input.shape[-1])
             xi = _linear(rows, w["weight_ih"], w.get("bias_ih"))
             if FUSED:
-                fn = _RecurrenceSteps if padded else _Recurrence
+                fn = (_RecurrenceOneDNN if _one_dnn_layer(mode, xi, w, padded)
+                      else _RecurrenceSteps if padded else _Recurrence)
                 out, h, c = fn.apply(
                     xi, hx[k], cx[k] if cx is not None else None, w["weight_hh"],
                     w.get("bias_hh"), w.get("weight_hr"), mode, batch_sizes, d == 1,
