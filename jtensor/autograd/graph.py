@@ -555,16 +555,15 @@ def record_call(op, impl, args, kwargs):
             target.grad_fn  # noqa: B018 (refreshes)
     # The op runs with recording off for the ops it calls (``_run_inside``, inlined: this
     # is the hottest path of a recorded call).
-    # (The flags set directly: ``record`` was on to get here, so ``inside`` was off.)
-    enabled = grad_mode.enabled
+    # (The flags set directly: ``record`` was on to get here, so grad mode was enabled and
+    # ``inside`` off; an op never leaves grad mode switched.)
     _tl_set(grad_mode, "inside", True)
     _tl_set(grad_mode, "record", False)
     try:
         result = impl(*args, **kwargs)
     finally:
-        _tl_set(grad_mode, "enabled", enabled)
         _tl_set(grad_mode, "inside", False)
-        _tl_set(grad_mode, "record", enabled)
+        _tl_set(grad_mode, "record", grad_mode.enabled)
 
     # Differentiable inputs, flattened, with their metadata.
     scalars = None

@@ -79,7 +79,10 @@ def threshold_grad(g, result):
     ga = g._array()
     xp = g._storage._backend.xp
     zero = xp.less_equal(result._array(), 0)
-    bits = _SAME_SIZE_INT.get(ga.dtype.itemsize) if ga.dtype.kind == "f" else None
+    # (Below a few thousand elements NumPy's per-call cost dominates: ``where`` makes fewer
+    # calls.)
+    bits = _SAME_SIZE_INT.get(ga.dtype.itemsize) \
+        if ga.dtype.kind == "f" and ga.size >= 2048 else None
     if bits is None:
         return Tensor._from_array(xp.where(zero, ga.dtype.type(0), ga), g._dtype, g.device)
     if not ga.flags.c_contiguous:
