@@ -39,3 +39,29 @@ def test_retain_grad_on_a_view_requiring_grad_through_its_base():
             v = a.expand([])
         v.retain_grad()  # a leaf that requires grad: nothing to do, no error
         assert v.requires_grad and v.is_leaf and not v.retains_grad
+
+
+@pytest.mark.parametrize("key", ["list", "long", "mask", "mixed", "bool", "int", "slice"])
+def test_a_second_backward_through_advanced_indexing_finds_the_indices_freed(key):
+    # IndexBackward0 saves its indices (a list or a bool becomes a tensor): a second backward
+    # without retain_graph raises, as PyTorch; basic keys save nothing.
+    def script(L):
+        keys = {
+            "list": [0, 1],
+            "long": L.tensor([0, 1]),
+            "mask": L.tensor([True, False, True]),
+            "mixed": (slice(None), [0]),
+            "bool": True,
+            "int": 1,
+            "slice": slice(0, 2),
+        }
+        a = L.ones(3, 2, dtype=L.float64, requires_grad=True)
+        y = a[keys[key]]
+        y.sum().backward()
+        try:
+            y.sum().backward()
+        except RuntimeError:
+            return "raises", a.grad.sum().item()
+        return "ok", a.grad.sum().item()
+
+    assert script(jtensor) == script(torch)

@@ -247,7 +247,7 @@ class _Key:
 
     __slots__ = ("key", "saved")
 
-    def __init__(self, key, advanced):
+    def __init__(self, key, advanced, on_node=False):
         from ..._tensor import Tensor
         from ..graph import SavedTensor
 
@@ -257,7 +257,9 @@ class _Key:
             self.key = key
         elif advanced:
             self.key = key
-            self.saved = [SavedTensor(k) for k in items if isinstance(k, Tensor)]
+            # ``on_node``: the node saved them itself (as ``key_tensors``, freed with it)
+            self.saved = "node" if on_node else [SavedTensor(k) for k in items
+                                                 if isinstance(k, Tensor)]
         else:
             self.key = _rebuild(key, (int(k) for k in items if isinstance(k, Tensor)))
 
@@ -265,6 +267,8 @@ class _Key:
         """The key for ``node``'s backward (its saved tensors checked, hooks applied)."""
         if self.saved is None:
             return self.key
+        if self.saved == "node":
+            return _rebuild(self.key, iter(node.key_tensors))
         return _rebuild(self.key, (t.unpack(node) for t in self.saved))
 
 
@@ -330,13 +334,21 @@ def _key_kind(shape, key, setting):
 def _getitem_name(v):
     key = v["key"]
     advanced, last = _key_kind(v["input"]._shape, key, False)
-    v["key_box"] = _Key(key, advanced)
+    v["key_box"] = _Key(key, advanced, on_node=True)
     if advanced:
+        from ... import _dtypes
+        from ..._tensor import Tensor
+
+        # PyTorch's IndexBackward0 saves the indices (a list or a bool becomes a tensor):
+        # a second backward without retain_graph finds them freed and raises.
+        tensors = [k for k in (key if isinstance(key, (tuple, list)) else (key,))
+                   if isinstance(k, Tensor)]
+        v["key_tensors"] = tensors or [J.zeros(0, dtype=_dtypes.int64)]
         return "IndexBackward0"
     return (last or "Alias") + "Backward0"
 
 
-@derivative("__getitem__", name=_getitem_name)
+@derivative("__getitem__", name=_getitem_name, save=("key_tensors",))
 def getitem_backward(ctx, g):
     shape = ctx.input_meta(0)[0]
     key = ctx.key_box.unpack(ctx)
