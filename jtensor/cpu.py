@@ -109,8 +109,9 @@ def _apply(limit):
 
 def set_cache_limit(nbytes):
     """Cap the freed memory the cache keeps for reuse, in bytes (default 256 MiB; the
-    ``JTENSOR_CPU_CACHE_LIMIT`` environment variable sets it at import). ``0`` turns the
-    cache off: freed blocks go back to the OS at once, as without jtensor.
+    ``JTENSOR_CPU_CACHE_LIMIT`` environment variable sets it at import, where ``0`` leaves
+    the C allocator untouched). ``0`` turns the cache off: the free memory goes back to the
+    OS and blocks of 128 KiB and more are mapped and unmapped one by one again.
 
     >>> import jtensor as torch
     >>> torch.cpu.set_cache_limit(64 * 2**20); torch.cpu.get_cache_limit()
@@ -216,4 +217,8 @@ def _limit_from_environment():
     return max(value, 0)
 
 
-_apply(_limit_from_environment())
+_initial = _limit_from_environment()
+if _initial > 0:
+    _apply(_initial)
+# (0 at import: the C allocator is left exactly as it was, glibc's adaptive thresholds
+# included; set_cache_limit(0) later gives memory back and maps big blocks again.)
