@@ -206,7 +206,10 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                         for k in ks:
                             results[k] = buf[k_nr]
                 if node.__class__ is AccumulateGrad:
-                    if accumulate and (inputs is None or (node, 0) in captures):
+                    # (a leaf that stopped requiring grad after the graph was made, by
+                    # requires_grad_(False) or detach_(), gets nothing: PyTorch's check)
+                    if accumulate and (inputs is None or (node, 0) in captures) \
+                            and node.variable._requires_grad:
                         _accumulate(node.variable, buf[0], create_graph)
                         if _dispatch.event_hook is not None:
                             _dispatch.emit("backward", node=node, grads=(node.variable._grad,))

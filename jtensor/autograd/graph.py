@@ -686,7 +686,11 @@ def record_call(op, impl, args, kwargs):
     node._saved = saved
     if inplace:
         target = values["input"]
-        if op.name in METADATA_INPLACE:
+        if target._dtype.category < _dtypes.FLOATING:
+            # Written in place with a value that requires grad, an integer or bool tensor
+            # still has no history (PyTorch sets none on a non-differentiable dtype).
+            pass
+        elif op.name in METADATA_INPLACE:
             # ``t_``, ``unsqueeze_``...: the data is untouched, only this tensor's view of it
             # changes, so the base keeps its history and this tensor gets the view's node.
             _set_history(target, node, 0)

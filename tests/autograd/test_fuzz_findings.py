@@ -65,3 +65,28 @@ def test_a_second_backward_through_advanced_indexing_finds_the_indices_freed(key
         return "ok", a.grad.sum().item()
 
     assert script(jtensor) == script(torch)
+
+
+@pytest.mark.parametrize("how", ["requires_grad_(False)", "detach_()"])
+def test_a_leaf_that_stopped_requiring_grad_gets_no_gradient(how):
+    def script(L):
+        a = L.tensor(-5.0, dtype=L.float64, requires_grad=True)
+        b = L.tensor(2.0, dtype=L.float64, requires_grad=True)
+        y = a * a * b
+        a.requires_grad_(False) if how.startswith("requires") else a.detach_()
+        y.backward()
+        return a.grad, float(b.grad)
+
+    assert script(jtensor) == script(torch) == (None, 25.0)
+
+
+def test_writing_a_grad_requiring_value_into_an_integer_tensor_records_nothing():
+    for L in (jtensor, torch):
+        t = L.tensor([-5, 3])
+        v = L.tensor(-4.0, dtype=L.float64, requires_grad=True)
+        t[0] = v
+        t.copy_(v.expand(2))
+        view = L.zeros(3, dtype=L.long)[1:]
+        view.add_(v.long())
+        assert not t.requires_grad and t.grad_fn is None and t.is_leaf
+        assert not view.requires_grad and not view._base.requires_grad
