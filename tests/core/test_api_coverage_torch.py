@@ -153,13 +153,6 @@ PENDING = {
     "torch": _names(
         # compiler, errors, profiler
         "profiler "
-        # top-level functional forms
-        "dropout dropout_ alpha_dropout alpha_dropout_ feature_dropout feature_dropout_ "
-        "feature_alpha_dropout feature_alpha_dropout_ batch_norm layer_norm group_norm "
-        "instance_norm rms_norm embedding kl_div ctc_loss cosine_embedding_loss "
-        "margin_ranking_loss triplet_margin_loss hinge_embedding_loss poisson_nll_loss "
-        "binary_cross_entropy_with_logits constant_pad_nd convolution adaptive_max_pool1d "
-        "max_pool1d_with_indices "
         # copies of views
         "alias_copy as_strided_copy detach_copy diagonal_copy expand_copy permute_copy "
         "select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy "
