@@ -263,7 +263,7 @@ def check_inplace(tensor):
     if tensor._creation_meta is not None and tensor._base is not None and (
             grad_mode.inside or tensor.requires_grad):
         raise view_rebase_error(tensor, indirect=False)
-    if tensor._requires_grad and tensor._grad_fn is None:
+    if tensor._requires_grad and tensor._grad_fn is None and not tensor._derived_grad:
         raise TensorRuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "
             "(Use torch.no_grad() for updates such as optimizer steps, or clone() first.)")

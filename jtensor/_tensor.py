@@ -124,6 +124,9 @@ class Tensor:
     # follow (its CreationMeta): None (an ordinary view), "no_grad" (made with grad mode off)
     # or the node name of a multi-output view op ("SplitBackward0": split, chunk, unbind...).
     _creation_meta = None
+    # A view made without recording (under no_grad) of a base that requires grad: it requires
+    # grad too, but through its base only (no accumulator of its own), as PyTorch's views.
+    _derived_grad = False
     _accumulator = None    # weak reference to a leaf's AccumulateGrad node
     _fw_grads = None       # forward AD: {level: tangent} (jtensor/autograd/forward/)
 
@@ -381,6 +384,8 @@ class Tensor:
                 "only Tensors of floating point dtype can require gradients "
                 f"(got {self._dtype}; complex dtypes can too)")
         self._requires_grad = requires_grad
+        if self._derived_grad:
+            self._derived_grad = False  # the user's own flag from now on
         return self
 
     @property

@@ -55,7 +55,14 @@ def make_view(input, shape, stride, offset, dtype=None):
         meta = "no_grad"
     if meta is not None:
         view._creation_meta = meta
+    if base._requires_grad and view._dtype.category >= _FLOATING:
+        # It requires grad through its base (a recorded view gets its node right after).
+        view._requires_grad = True
+        view._derived_grad = True
     return view
+
+
+_FLOATING = _dtypes.FLOATING
 
 
 _grad_mode = _dispatch.grad_mode

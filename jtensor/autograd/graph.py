@@ -395,6 +395,10 @@ def edge_of(t):
     fn = t._grad_fn if t._view_version is None else t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
+    if t._derived_grad:
+        # A view requiring grad only through its base has no accumulator (PyTorch's
+        # grad_accumulator needs the tensor's own flag): the edge leads nowhere.
+        return _NO_EDGE
     return (accumulator_of(t), 0)
 
 
@@ -578,7 +582,8 @@ def record_call(op, impl, args, kwargs):
             if v._requires_grad:
                 # (edge_of inlined too: a non-view's node, or its leaf's accumulator.)
                 fn = v._grad_fn if v._view_version is None else v.grad_fn
-                edges.append((fn, v._output_nr) if fn is not None else (accumulator_of(v), 0))
+                edges.append((fn, v._output_nr) if fn is not None else
+                             _NO_EDGE if v._derived_grad else (accumulator_of(v), 0))
                 needs.append(True)
             else:
                 edges.append(_NO_EDGE)

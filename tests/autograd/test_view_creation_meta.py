@@ -109,3 +109,26 @@ def test_a_stale_view_of_a_base_that_requires_grad_later():
         return seen
 
     assert script(jtensor) == script(torch)
+
+
+def test_ops_on_a_view_requiring_grad_through_its_base_are_recorded_with_no_edge():
+    def script(L):
+        a = L.tensor([1.0, 2.0, 3.0], dtype=L.float64, requires_grad=True)
+        with L.no_grad():
+            v = a[0:2]
+        w = v * 2  # recorded (v requires grad) but its edge to v leads nowhere
+        s = v[0:1]  # a view of it: SliceBackward0
+        seen = [
+            w.requires_grad,
+            w.grad_fn.name(),
+            w.grad_fn.next_functions[0][0] is None,
+            s.grad_fn.name(),
+        ]
+        w.sum().backward()
+        seen += [a.grad, v.grad]
+        v.requires_grad_()  # the view's own flag now: it gets an accumulator
+        (v * 3).sum().backward()
+        seen.append(v.grad.tolist())
+        return seen
+
+    assert script(jtensor) == script(torch)
