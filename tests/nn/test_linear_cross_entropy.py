@@ -196,3 +196,21 @@ def test_module_matches_pytorch(kw):
     np.testing.assert_allclose(w1, w2, rtol=1e-6)  # PyTorch's initial draws
     np.testing.assert_allclose(l1, l2, rtol=1e-5)
     np.testing.assert_allclose(g1, g2, rtol=1e-5, atol=1e-6)
+
+
+def test_second_backward_of_the_chunked_scalar_loss_as_pytorch():
+    outcomes = []
+    for lib in (jtensor, torch):
+        x = lib.tensor(np.ones((6, 4)), requires_grad=True)
+        w = lib.tensor(np.ones((5, 4)), requires_grad=True)
+        t = lib.tensor([0, 1, 2, 3, 4, 0])
+        row = []
+        for allow, reduction in ((False, "mean"), (True, "sum"), (False, "none")):
+            opts = lib.nn.LinearCrossEntropyOptions(allow_retain_graph=allow)
+            loss = lib.nn.functional.linear_cross_entropy(
+                x, w, t, options=opts, reduction=reduction
+            ).sum()
+            loss.backward(retain_graph=True)
+            row.append(_error_of(loss.backward))
+        outcomes.append(row)
+    assert outcomes[0] == outcomes[1] == [RuntimeError, None, None]

@@ -123,7 +123,17 @@ def _chunked_function(node_name):
 
         @staticmethod
         def forward(
-            ctx, input, weight_t, target, bias, class_weight, reduction, ignore, chunk, acc
+            ctx,
+            input,
+            weight_t,
+            target,
+            bias,
+            class_weight,
+            reduction,
+            ignore,
+            chunk,
+            acc,
+            allow_retain_graph,
         ):
             xp = input._storage._backend.xp
             ct = acc.numpy
@@ -146,6 +156,10 @@ def _chunked_function(node_name):
                 picked = xp.take_along_axis(logits, safe_t[rows, None], axis=1)[:, 0]
                 losses[rows] = (lse - picked) * row_w[rows]
             ctx.state = (reduction, ignore, chunk, ct, row_w, safe_t)
+            # PyTorch's scalar reductions consume their gradient buffers: a second backward
+            # through the same node is refused unless allow_retain_graph
+            ctx.once = reduction != "none" and not allow_retain_graph
+            ctx.used = False
             ctx.save_for_backward(input, weight_t, bias)
             if reduction == "none":
                 out = losses
@@ -160,6 +174,12 @@ def _chunked_function(node_name):
         @staticmethod
         def backward(ctx, grad):
             input, weight_t, bias = ctx.saved_tensors
+            if ctx.once and ctx.used:
+                raise TensorRuntimeError(
+                    "linear_cross_entropy chunked backward called twice; retain_graph=True / "
+                    "double backward are not supported."
+                )
+            ctx.used = True
             reduction, _, chunk, ct, row_w, safe_t = ctx.state
             xp = input._storage._backend.xp
             x, w = input._array(), weight_t._array()
@@ -202,6 +222,7 @@ def _chunked_function(node_name):
                 wrap(gw, weight_t),
                 None,
                 wrap(gb, bias),
+                None,
                 None,
                 None,
                 None,
@@ -329,5 +350,16 @@ def _chunked(input, linear_weight, target, bias, weight, reduction, ignore_index
         input.shape[0], input.shape[1], classes, input.dtype, input.device.type
     )
     fn = _CHUNKED_NONE if reduction == "none" else _CHUNKED
-    out = fn.apply(input, linear_weight, target, bias, weight, reduction, ignore_index, chunk, acc)
+    out = fn.apply(
+        input,
+        linear_weight,
+        target,
+        bias,
+        weight,
+        reduction,
+        ignore_index,
+        chunk,
+        acc,
+        options.allow_retain_graph,
+    )
     return out.squeeze(0) if unbatched and reduction == "none" else out
