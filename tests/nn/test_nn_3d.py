@@ -209,3 +209,24 @@ def test_fractional_modules_keep_pytorchs_attributes_and_samples():
         for _ in range(2):
             yt, yj = t_mod(torch.tensor(x)), j_mod(jtensor.tensor(x))
             np.testing.assert_array_equal(yj.cpu().numpy(), yt.numpy())
+
+
+def test_window_max_pools_pick_pytorchs_index_among_nans_and_ties():
+    rng = np.random.default_rng(0)
+    x = np.round(rng.standard_normal((2, 3, 9, 8)))
+    x[rng.random(x.shape) < 0.15] = np.nan
+    s = rng.random((2, 3, 2))
+    results = []
+    for lib in (jtensor, torch):
+        t = lib.tensor(x)
+        calls = [
+            lib.nn.functional.fractional_max_pool2d(
+                t, 3, output_size=(4, 3), return_indices=True, _random_samples=lib.tensor(s)
+            ),
+            lib.nn.functional.adaptive_max_pool2d(t, (4, 3), return_indices=True),
+            lib.nn.functional.adaptive_max_pool3d(t[None], (2, 4, 3), return_indices=True),
+            lib.nn.functional.max_pool3d(t[None], (1, 3, 2), return_indices=True),
+        ]
+        results.append([c[1].cpu().numpy() for c in calls])
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_array_equal(a, b)

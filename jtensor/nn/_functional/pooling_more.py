@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..._api import ops as J
+from ..._dtypes import int64
 from ..._errors import (
     TensorIndexError,
     TensorNotImplementedError,
@@ -130,8 +131,13 @@ def _window_max_function(node_name):
             )
             values = input.reshape(lead + (plane,)).gather(-1, idx)
             values = values.reshape(lead + out_sp + (k,))
-            # max with the first index among ties, NaN winning (ATen's comparison)
+            # ATen's scan: a value replaces the maximum when greater or NaN, so ties keep
+            # the first index and the last NaN of a window wins
             out, local = values.max(-1)
+            nans = values.isnan()
+            if bool(nans.any()):
+                last = (k - 1) - nans.flip(-1).to(int64).argmax(-1)
+                local = J.where(nans.any(-1), last, local)
             indices = idx.reshape(lead + out_sp + (k,)).gather(-1, local.unsqueeze(-1))
             indices = indices.squeeze(-1)
             ctx.geometry = (tuple(input.shape), plane, n)
