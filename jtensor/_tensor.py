@@ -352,6 +352,8 @@ class Tensor:
     @property
     def requires_grad(self):
         if self._requires_grad:
+            if self._derived_grad and self._grad_fn is None:
+                return self._base._requires_grad  # (the base may have stopped requiring it)
             return True
         # A floating view follows its base, as PyTorch's views do: one made under no_grad,
         # or before its base required grad, requires grad when the base does.

@@ -665,9 +665,18 @@ def copy_value_into(target, value):
                     f"{list(tshape)}.  Tensor sizes: {list(vshape)}")
         check_no_internal_overlap(target)
         # PyTorch copies a same-shape value (checking overlap), fills from a 0-d CPU value
-        # (no check: ``x[None] = x`` works for a 0-d ``x``) and expands any other.
-        if tuple(value._shape) == tshape or (not value._shape and value.device.type != "cpu"):
+        # (no check: ``x[None] = x`` works for a 0-d ``x``) and copies any other from its
+        # expanded view (checked: ``t[0] = t`` on a (1, 1) ``t`` is a partial overlap).
+        if tuple(value._shape) == tshape:
             _check_no_partial_overlap(target, value)
+        elif value._shape or value.device.type != "cpu":
+            from .views import _expand_layout, make_view
+
+            kept = value._stride[len(value._shape) - len(vshape):]
+            stripped = make_view(value, vshape, kept, value._offset)
+            shape, stride = _expand_layout(stripped, tshape)
+            _check_no_partial_overlap(target, make_view(stripped, shape, stride,
+                                                        value._offset))
         source = value._array()
         if value._storage.device != target._storage.device:
             source = target._storage._backend.from_other(source, value._storage._backend)

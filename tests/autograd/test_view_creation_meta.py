@@ -132,3 +132,12 @@ def test_ops_on_a_view_requiring_grad_through_its_base_are_recorded_with_no_edge
         return seen
 
     assert script(jtensor) == script(torch)
+
+
+def test_a_no_grad_view_stops_requiring_grad_with_its_base():
+    for L in (jtensor, torch):
+        a = L.tensor(-5.0, dtype=L.float64, requires_grad=True)
+        with L.no_grad():
+            v = a[()]
+        a.requires_grad_(False)
+        assert not v.requires_grad

@@ -219,3 +219,15 @@ def test_narrow_checks_the_length_before_the_dim(dim, start, length):
         return L.zeros(2).narrow(dim, start, length)
 
     assert _outcome(run, jtensor) == _outcome(run, torch)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (1, 2), (2, 1), (1, 1, 1)])
+def test_basic_write_of_a_tensor_into_its_own_row(shape):
+    # t[0] = t: PyTorch copies from the value's expanded view and checks that view for a
+    # partial overlap ((1, 1): strides (1,) and (0,) over the same bytes).
+    def run(L):
+        _set(L.zeros(shape), 0, L.zeros(shape))
+        t = L.zeros(shape)
+        _set(t, 0, t)
+
+    assert _outcome(run, jtensor) == _outcome(run, torch)
