@@ -85,12 +85,13 @@ def _make_grads(outputs, grad_outputs):
 
 
 def _root_edge(t, i):
-    if not t._requires_grad:
-        raise TensorRuntimeError(
-            f"element {i} of tensors does not require grad and does not have a grad_fn")
-    fn = t.grad_fn
+    fn = t.grad_fn if t._requires_grad else None
     if fn is not None:
         return (fn, t._output_nr)
+    if not t._requires_grad or t._derived_grad:
+        # (a view requiring grad only through its base has no node to start from either)
+        raise TensorRuntimeError(
+            f"element {i} of tensors does not require grad and does not have a grad_fn")
     return (accumulator_of(t), 0)
 
 

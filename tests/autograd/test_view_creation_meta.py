@@ -141,3 +141,12 @@ def test_a_no_grad_view_stops_requiring_grad_with_its_base():
             v = a[()]
         a.requires_grad_(False)
         assert not v.requires_grad
+
+
+def test_backward_from_a_no_grad_view_has_no_node_to_start_from():
+    for L in (jtensor, torch):
+        a = L.tensor(-5.0, dtype=L.float64, requires_grad=True)
+        with L.no_grad():
+            v = a.expand([])
+        with pytest.raises(RuntimeError, match="does not require grad"):
+            v.backward(L.tensor(1.0, dtype=L.float64))
