@@ -28,6 +28,7 @@ globals().update(_ALIASES)
 
 # Importing the op modules registers every op (functions here, methods on Tensor).
 from . import _ops  # noqa: E402,F401
+from ._ops import surface as _surface_ops  # noqa: E402,F401 (addmm_, cumsum_...: before formulas)
 from .autograd import formulas as _formulas  # noqa: E402,F401 (derivatives of the ops)
 from . import utils  # noqa: E402,F401 (utils.checkpoint)
 import jtensor.utils.checkpoint  # noqa: E402,F401

@@ -13,7 +13,19 @@ carry PyTorch's ``grad_fn`` names) and implement the dropout family directly as 
 ``_dropout_impl`` does (a Bernoulli noise tensor, multiplied in: ``MulBackward0``).
 """
 
-from ._errors import TensorRuntimeError, TensorTypeError
+import math
+import warnings
+import weakref
+
+from . import _api
+from ._errors import TensorRuntimeError, TensorTypeError, TensorValueError
+from ._layout import _dimension_order
+from ._size import Size
+from ._tensor import Tensor
+from .autograd import Function
+from ._ops.surface import COPY_OF_VIEW, REFUSES_GRAD
+from ._registry import OPS
+from .autograd.graph import NONDIFF, Formula
 from .nn import functional as F
 from .nn._functional.dropout import _apply_noise
 from .nn._functional.normalization_more import _alpha_dropout
@@ -45,6 +57,10 @@ __all__ = [
     "poisson_nll_loss",
     "rms_norm",
     "triplet_margin_loss",
+    "unsafe_chunk",
+    "unsafe_split",
+    "unsafe_split_with_sizes",
+    "nonzero_static",
 ]
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
@@ -298,3 +314,312 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
     return tuple(
         F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
     )
+
+
+# ------------------------------------------------------------------------ *_copy derivatives
+def _copy_name(name):
+    if callable(name):
+        return lambda values: name(values) + "_copy"
+    return name + "_copy"
+
+
+def _attach_copy_formulas():
+    # The view op's formula under PyTorch's ``<ViewNode>_copy`` name; detach_copy stays
+    # without a derivative, as detach, and view_as_complex_copy refuses inputs needing grad.
+    for name, view_name in COPY_OF_VIEW.items():
+        op, view = OPS[name], OPS[view_name].backward
+        if view is NONDIFF or name in REFUSES_GRAD:
+            op.backward = NONDIFF
+            continue
+        op.backward = Formula(
+            op,
+            view.backward,
+            view.inputs,
+            view.save,
+            _copy_name(view.name),
+            view.multi_grad,
+            view.nondiff_outputs,
+        )
+
+
+_attach_copy_formulas()
+
+
+# ------------------------------------------------------------------------ Tensor methods
+def _no(name, device):
+    def flag(self):
+        return False
+
+    flag.__name__ = name
+    flag.__doc__ = f"False: jtensor has no {device} tensors."
+    return property(flag)
+
+
+_BACKEND_FLAGS = {
+    "is_mps": "MPS",
+    "is_xpu": "XPU",
+    "is_ipu": "IPU",
+    "is_maia": "MAIA",
+    "is_mtia": "MTIA",
+    "is_vulkan": "Vulkan",
+    "is_xla": "XLA",
+    "is_mkldnn": "oneDNN (mkldnn)",
+    "is_nested": "nested",
+    "is_quantized": "quantized",
+    "is_sparse_csr": "CSR sparse",
+}
+
+
+def _output_nr(self):
+    """Which output of its ``grad_fn`` this tensor is (0 for a leaf)."""
+    return self._output_nr
+
+
+def _name(self):
+    """None: jtensor tensors carry no TorchScript debug name (PyTorch's is None too)."""
+    return None
+
+
+def _volatile(self):
+    """Always False, with PyTorch's warning: ``volatile`` was removed (use ``no_grad``)."""
+    warnings.warn(
+        "volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2
+    )
+    return False
+
+
+_REINFORCE = """reinforce() was removed.
+Use torch.distributions instead.
+See https://pytorch.org/docs/main/distributions.html
+
+Instead of:
+
+probs = policy_network(state)
+action = probs.multinomial()
+next_state, reward = env.step(action)
+action.reinforce(reward)
+action.backward()
+
+Use:
+
+probs = policy_network(state)
+# NOTE: categorical is equivalent to what used to be called multinomial
+m = torch.distributions.Categorical(probs)
+action = m.sample()
+next_state, reward = env.step(action)
+loss = -m.log_prob(action) * reward
+loss.backward()
+"""
+
+
+def reinforce(self, reward):
+    """Removed in PyTorch 0.4: raises PyTorch's RuntimeError pointing to distributions."""
+    raise TensorRuntimeError(_REINFORCE)
+
+
+def dim_order(self, *, ambiguity_check=False):
+    """The dims from outermost to innermost in memory (PyTorch's ``dim_order``): ``(0, 1, 2)``
+    for a contiguous tensor, ``(0, 2, 3, 1)`` for channels-last. ``ambiguity_check=True`` (or
+    a list of memory formats) raises where size-1 dims, equal strides or broadcast dims make
+    the order ambiguous."""
+    if not isinstance(ambiguity_check, (bool, list)):
+        raise TensorValueError("ambiguity_check should be a bool or a list of memory formats.")
+    shape, strides = tuple(self.shape), self.stride()
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    if ambiguity_check is not False:
+        multiple = any(a == b for a, b in zip(strides, strides[1:], strict=False)) or any(
+            s == 1 for s in shape
+        )
+        unique_format = sum(1 for f in formats if self.is_contiguous(memory_format=f)) == 1
+        if multiple and not unique_format:
+            raise TensorRuntimeError(
+                "The tensor does not have unique dim order, or cannot map to exact one of the "
+                "given memory formats."
+            )
+        if len(shape) > 1 and 0 in strides:
+            raise TensorRuntimeError("The tensor does not have unique dim order.")
+    return tuple(reversed(_dimension_order(shape, [strides])))
+
+
+def const_data_ptr(self):
+    """The address of the first element, as ``data_ptr()`` (PyTorch's read-only form)."""
+    return self.data_ptr()
+
+
+_shared_storages = weakref.WeakSet()
+
+
+def share_memory_(self):
+    """Mark the storage as shared and return ``self``: jtensor runs in one process (its
+    DataLoader workers included), so the storage is already visible everywhere it is used;
+    ``is_shared()`` reports the mark, as PyTorch's does after moving it to shared memory."""
+    _shared_storages.add(self._storage)
+    return self
+
+
+def is_shared(self):
+    """Whether ``share_memory_()`` was called on this storage (PyTorch: CUDA tensors always
+    are)."""
+    return self.is_cuda or self._storage in _shared_storages
+
+
+def record_stream(self, stream):
+    """Tell the caching allocator that ``stream`` uses this tensor: jtensor's emulated device
+    frees blocks only after every stream's queued work, so nothing more is needed; the
+    argument is checked as PyTorch does."""
+    from .cuda._streams import StreamBase
+
+    if not isinstance(stream, StreamBase):
+        raise TensorRuntimeError("unknown parameter type")
+    if not self.is_cuda:
+        raise TensorRuntimeError(
+            f"record_stream: expected a CUDA tensor, got a tensor on {self.device}"
+        )
+    return None
+
+
+def as_subclass(self, cls):
+    """A tensor of class ``cls`` (a ``Tensor`` subclass) sharing ``self``'s data and
+    history (an alias, ``AliasBackward0``, as PyTorch's)."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TensorTypeError(
+            "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+            "possible. Make sure your class inherits from Tensor."
+        )
+    out = self._alias()
+    out.__class__ = cls
+    return out
+
+
+def new(self, *args, **kwargs):
+    """The legacy constructor of ``self``'s type (``torch.FloatTensor(...)`` for a float32
+    tensor) on ``self``'s device: sizes give an uninitialized tensor, a sequence gives its
+    values, nothing gives an empty tensor."""
+    typed = _typed_constructor(self)
+    if typed is None:  # complex and other dtypes without a legacy type: the same rules
+        if not args:
+            return self.new_empty(0)
+        if all(isinstance(a, int) for a in args) or isinstance(args[0], Size):
+            return self.new_empty(*args)
+        return self.new_tensor(args[0])
+    kwargs.setdefault("device", self.device)
+    return typed(*args, **kwargs)
+
+
+def _typed_constructor(t):
+    from . import _tensortypes
+
+    name = t.type().rsplit(".", 1)[-1]
+    return getattr(_tensortypes, name, None)
+
+
+class _Resize(Function):
+    """PyTorch's autograd ``Resize`` (``ResizeBackward``): a reshape that keeps the element
+    count, returning a fresh contiguous tensor."""
+
+    _node_name = "ResizeBackward"
+
+    @staticmethod
+    def forward(ctx, tensor, sizes):
+        total = math.prod(sizes)
+        if tensor.numel() != total:
+            have = "x".join(str(s) for s in tensor.shape)
+            want = "x".join(str(s) for s in sizes)
+            raise TensorRuntimeError(
+                f"requested resize to {want} ({total} elements in total), but the given tensor "
+                f"has a size of {have} ({tensor.numel()} elements). autograd's resize can only "
+                "change the shape of a given tensor, while preserving the number of elements. "
+            )
+        ctx.input_sizes = tensor.shape
+        return tensor.contiguous().view(sizes)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.contiguous().view(ctx.input_sizes), None
+
+
+def resize(self, *sizes):
+    """Deprecated non-in-place resize: the same elements in shape ``sizes`` (the count must
+    stay), with PyTorch's warning."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return _Resize.apply(self, tuple(sizes))
+
+
+def resize_as(self, tensor):
+    """Deprecated non-in-place ``resize_as``: ``resize`` to ``tensor``'s shape."""
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return _Resize.apply(self, tuple(tensor.shape))
+
+
+def hardshrink(self, lambd=0.5):
+    """``F.hardshrink(self, lambd)``."""
+    return F.hardshrink(self, lambd)
+
+
+def prelu(self, weight):
+    """``F.prelu(self, weight)``."""
+    return F.prelu(self, weight)
+
+
+def to_sparse_coo(self):
+    """The COO sparse form (``to_sparse()``)."""
+    return self.to_sparse()
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` without the views' version tracking in PyTorch; here the same views."""
+    return tuple(input.chunk(chunks, dim))
+
+
+def unsafe_split(input, split_size, dim=0):
+    """``split`` without the views' version tracking in PyTorch; here the same views."""
+    return tuple(input.split(split_size, dim))
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """``split_with_sizes`` without the views' version tracking in PyTorch."""
+    return tuple(input.split_with_sizes(split_sizes, dim))
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero()`` padded with rows of ``fill_value`` or cut to exactly ``size`` rows."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise TensorRuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = input.nonzero()
+    if found.shape[0] >= size:
+        return found[:size].clone()
+    pad = found.new_full((size - found.shape[0], found.shape[1]), fill_value)
+    return _api.ops.cat([found, pad])
+
+
+def _attach_tensor_methods():
+    for name, device in _BACKEND_FLAGS.items():
+        setattr(Tensor, name, _no(name, device))
+    Tensor.output_nr = property(_output_nr)
+    Tensor.name = property(_name)
+    Tensor.volatile = property(_volatile)
+    for fn in (
+        reinforce,
+        dim_order,
+        const_data_ptr,
+        share_memory_,
+        is_shared,
+        record_stream,
+        as_subclass,
+        new,
+        resize,
+        resize_as,
+        hardshrink,
+        prelu,
+        to_sparse_coo,
+        unsafe_chunk,
+        unsafe_split,
+        unsafe_split_with_sizes,
+        nonzero_static,
+    ):
+        setattr(Tensor, fn.__name__, fn)
+
+
+_attach_tensor_methods()

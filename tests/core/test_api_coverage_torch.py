@@ -141,6 +141,8 @@ _TENSOR_OMITTED = {
     # TorchScript-era helpers: map2_ (a CPU-only Python callback over three tensors),
     # module_load (nn.Module.load_state_dict's assign hook for subclasses), hash_tensor.
     "internals": _names("map2_ module_load hash_tensor grad_dtype"),
+    # First-class dimensions (functorch.dim): ``index`` binds positions to Dim objects.
+    "first-class dims": _names("index"),
 }
 
 OMITTED = {
@@ -154,14 +156,11 @@ PENDING = {
         # compiler, errors, profiler
         "profiler "
         # copies of views
-        "alias_copy as_strided_copy detach_copy diagonal_copy expand_copy permute_copy "
-        "select_copy slice_copy split_copy split_with_sizes_copy squeeze_copy t_copy "
-        "transpose_copy unbind_copy unfold_copy unsqueeze_copy view_as_complex_copy "
-        "view_as_real_copy view_copy "
+        "slice_copy "
         # other ops and in-place forms
         "as_strided_ as_strided_scatter detach_ fill gcd_ lcm_ ldexp_ xlogy_ binomial "
         "empty_permuted frombuffer histogramdd is_inference pca_lowrank svd_lowrank lobpcg "
-        "slice_inverse nonzero_static unsafe_chunk unsafe_split unsafe_split_with_sizes "
+        "slice_inverse "
         "range stft istft to_dlpack "
         # dtypes, storages, settings
         "complex32 chalf uint16 uint32 uint64 legacy_contiguous_format BFloat16Storage "
@@ -176,14 +175,7 @@ PENDING = {
         "GradScaler Event Stream get_device_module functional signal windows quasirandom "
         "multiprocessing"
     ),
-    "Tensor": _names(
-        "addmm_ baddbmm_ cumsum_ cumprod_ hardshrink prelu resize resize_as new output_nr "
-        "share_memory_ is_shared unsafe_chunk unsafe_split unsafe_split_with_sizes "
-        "nonzero_static chalf as_subclass record_stream is_mps is_xpu is_nested is_quantized "
-        "is_mkldnn is_sparse_csr is_ipu is_maia is_mtia is_vulkan is_xla dim_order "
-        "const_data_ptr storage_type as_strided_scatter slice_inverse name volatile reinforce "
-        "to_sparse_coo index stft istft"
-    ),
+    "Tensor": _names("chalf storage_type as_strided_scatter slice_inverse stft istft"),
 }
 
 NAMESPACES = {

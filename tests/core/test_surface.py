@@ -311,3 +311,282 @@ def test_convolution_weight_dims():
     for lib in (torch, jtensor):
         with pytest.raises(RuntimeError, match="weight should have at least three dimensions"):
             lib.convolution(lib.ones(1, 2, 5), lib.ones(3, 2), None, [1], [0], [1], False, [0], 1)
+
+
+# ----------------------------------------------------------------------- *_copy ops
+_COPIES = {
+    "alias_copy": lambda lib, x: lib.alias_copy(x),
+    "as_strided_copy": lambda lib, x: lib.as_strided_copy(x, (2, 2), (1, 2), 1),
+    "detach_copy": lambda lib, x: lib.detach_copy(x),
+    "diagonal_copy": lambda lib, x: lib.diagonal_copy(x, -1),
+    "expand_copy": lambda lib, x: lib.expand_copy(x[:, :1], [2, 3, 1]),
+    "permute_copy": lambda lib, x: lib.permute_copy(x, [1, 0]),
+    "select_copy": lambda lib, x: lib.select_copy(x, 0, 1),
+    "split_copy": lambda lib, x: lib.split_copy(x, 2, 1),
+    "split_with_sizes_copy": lambda lib, x: lib.split_with_sizes_copy(x, [3, 1], 1),
+    "squeeze_copy": lambda lib, x: lib.squeeze_copy(x[:1]),
+    "t_copy": lambda lib, x: lib.t_copy(x),
+    "transpose_copy": lambda lib, x: lib.transpose_copy(x, 0, 1),
+    "unbind_copy": lambda lib, x: lib.unbind_copy(x, 1),
+    "unfold_copy": lambda lib, x: lib.unfold_copy(x, 1, 2, 2),
+    "unsqueeze_copy": lambda lib, x: lib.unsqueeze_copy(x, -1),
+    "view_copy": lambda lib, x: lib.view_copy(x, [4, 3]),
+    "view_copy_dtype": lambda lib, x: lib.view_copy(x, lib.int64),
+    "view_as_real_copy": lambda lib, x: lib.view_as_real_copy(
+        lib.view_as_complex(x[:, :2].contiguous())
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_COPIES))
+@pytest.mark.parametrize("grad", [False, True])
+def test_copy_ops(case, grad):
+    results = []
+    for lib in (torch, jtensor):
+        x = _t(lib, (3, 4), 0, grad=grad)
+        out = _COPIES[case](lib, x)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        # A fresh contiguous tensor: nothing shared with the input.
+        for o in outs:
+            assert o.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+            assert o.is_contiguous() and o.storage_offset() == 0
+        results.append(
+            [
+                (
+                    o.detach().numpy().copy(),
+                    tuple(o.shape),
+                    o.stride(),
+                    str(o.dtype),
+                    o.requires_grad,
+                    type(o.grad_fn).__name__,
+                )
+                for o in outs
+            ]
+        )
+    assert len(results[0]) == len(results[1])
+    for e, g in zip(results[0], results[1], strict=True):
+        np.testing.assert_array_equal(g[0], e[0])
+        assert g[1:] == e[1:] or (case == "detach_copy" and g[1:4] == e[1:4])
+
+
+def test_detach_copy_has_no_history():
+    # PyTorch's detach_copy of a tensor requiring grad reports requires_grad=True with a
+    # NotImplemented node that cannot backpropagate; jtensor's copy is detached, as detach.
+    out = jtensor.detach_copy(jtensor.ones(2, requires_grad=True))
+    assert not out.requires_grad and out.grad_fn is None
+
+
+def test_view_as_complex_copy_refuses_grad():
+    for lib in (torch, jtensor):
+        x = lib.ones(3, 2, requires_grad=True)
+        with pytest.raises(RuntimeError, match="view_as_complex_copy does not support "):
+            lib.view_as_complex_copy(x)
+        with lib.no_grad():
+            assert lib.view_as_complex_copy(x).dtype == lib.complex64
+
+
+# ----------------------------------------------------------------------- in-place forms
+_INPLACE = {
+    "addmm_": lambda lib, x: x[0].addmm_(x[1], x[2], beta=0.5, alpha=2),
+    "baddbmm_": lambda lib, x: x[3].baddbmm_(x[4], x[5], alpha=0.5),
+    "cumsum_": lambda lib, x: x[0].cumsum_(1),
+    "cumsum_int": lambda lib, x: lib.arange(6).reshape(2, 3).cumsum_(0),
+    "cumprod_": lambda lib, x: x[0].cumprod_(-2),
+}
+
+
+def _inplace_inputs(lib):
+    shapes = [(2, 3), (2, 4), (4, 3), (2, 2, 3), (2, 2, 4), (2, 4, 3)]
+    return [_t(lib, s, i, grad=False) for i, s in enumerate(shapes)]
+
+
+@pytest.mark.parametrize("case", sorted(_INPLACE))
+def test_inplace_forms(case):
+    results = []
+    for lib in (torch, jtensor):
+        xs = _inplace_inputs(lib)
+        out = _INPLACE[case](lib, xs)
+        if case != "cumsum_int":
+            assert out is xs[3 if case == "baddbmm_" else 0]
+            assert out._version == 1
+        results.append(out.numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib: lib.zeros(3).addmm_(lib.ones(2, 4), lib.ones(4, 3)),
+        lambda lib: lib.zeros(1, 3).baddbmm_(lib.ones(2, 2, 4), lib.ones(2, 4, 3)),
+        lambda lib: lib.ones(2, 3, dtype=lib.int64).cumsum_(1, dtype=lib.float32),
+        lambda lib: lib.zeros(2, 3, dtype=lib.int64).addmm_(lib.ones(2, 4), lib.ones(4, 3)),
+        lambda lib: lib.ones(2, 3, requires_grad=True).cumprod_(0),
+    ],
+)
+def test_inplace_forms_errors(call):
+    with pytest.raises(RuntimeError) as expected:
+        call(torch)
+    with pytest.raises(RuntimeError) as got:
+        call(jtensor)
+    # (jtensor's leaf refusal adds a hint after PyTorch's sentence.)
+    assert str(got.value).startswith(str(expected.value))
+
+
+def test_inplace_forms_record_pytorchs_nodes():
+    for lib in (torch, jtensor):
+        x = lib.ones(2, 3, requires_grad=True)
+        names = []
+        for fn in (
+            lambda y: y.cumsum_(1),
+            lambda y: y.cumprod_(1),
+            lambda y, lib=lib: y.addmm_(lib.ones(2, 2), lib.ones(2, 3)),
+        ):
+            y = x * 1
+            fn(y)
+            names.append(type(y.grad_fn).__name__)
+        assert names == ["CumsumBackward0", "CumprodBackward0", "AddmmBackward0"]
+
+
+# ----------------------------------------------------------------------- Tensor methods
+def test_backend_flags_and_metadata():
+    for lib in (torch, jtensor):
+        x = lib.ones(2, 3, requires_grad=True)
+        for flag in (
+            "is_mps",
+            "is_xpu",
+            "is_nested",
+            "is_quantized",
+            "is_mkldnn",
+            "is_sparse_csr",
+            "is_ipu",
+            "is_maia",
+            "is_mtia",
+            "is_vulkan",
+            "is_xla",
+        ):
+            assert getattr(x, flag) is False
+        assert x.name is None
+        assert x.output_nr == 0 and (x * 2).output_nr == 0
+        assert lib.split(x, 1)[1].output_nr == 1 and x.unbind(1)[2].output_nr == 2
+        assert x.const_data_ptr() == x.data_ptr()
+        with pytest.warns(UserWarning, match="volatile was removed"):
+            assert x.volatile is False
+        with pytest.raises(RuntimeError, match="reinforce\\(\\) was removed"):
+            x.reinforce(1.0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.ones(2, 3, 4),
+        lambda lib: lib.ones(2, 3, 4).permute(2, 0, 1),
+        lambda lib: lib.ones(2, 3, 4)[:, :1],
+        lambda lib: lib.ones(1, 3),
+        lambda lib: lib.ones(2, 1, 1),
+        lambda lib: lib.ones(3, 4)[:, ::2],
+        lambda lib: lib.ones(3).expand(2, 3),
+        lambda lib: lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last),
+    ],
+)
+@pytest.mark.parametrize("check", [False, True])
+def test_dim_order(make, check):
+    try:
+        expected = make(torch).dim_order(ambiguity_check=check)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            make(jtensor).dim_order(ambiguity_check=check)
+        assert str(got.value) == str(e)
+        return
+    assert make(jtensor).dim_order(ambiguity_check=check) == expected
+
+
+@pytest.mark.parametrize("args", [(2, 2), ([1, 2],), (), ((3,),), (np.zeros(2),)])
+def test_legacy_new(args):
+    for dtype in ("float32", "int64", "float64"):
+        e = torch.ones(2, dtype=getattr(torch, dtype)).new(*args)
+        g = jtensor.ones(2, dtype=getattr(jtensor, dtype)).new(*args)
+        assert tuple(g.shape) == tuple(e.shape) and str(g.dtype) == str(e.dtype)
+        if args and isinstance(args[0], list):
+            np.testing.assert_array_equal(g.numpy(), e.numpy())
+    e = torch.ones(2).new(torch.Size([3]))
+    g = jtensor.ones(2).new(jtensor.Size([3]))
+    assert tuple(g.shape) == tuple(e.shape)
+
+
+def test_resize_and_resize_as():
+    grads = []
+    for lib in (torch, jtensor):
+        x = _t(lib, (3, 2), 0)
+        with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+            r = x.resize(2, 3)
+        assert type(r.grad_fn).__name__ == "ResizeBackward" and tuple(r.shape) == (2, 3)
+        (r * lib.arange(6.0, dtype=lib.float64).view(2, 3)).sum().backward()
+        grads.append(x.grad.numpy())
+        with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+            assert tuple(x.resize_as(lib.zeros(6)).shape) == (6,)
+        with pytest.warns(UserWarning), pytest.raises(RuntimeError) as info:
+            x.resize(4)
+        assert "autograd's resize can only change the shape" in str(info.value)
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_share_memory_as_subclass_record_stream():
+    for lib in (torch, jtensor):
+        s = lib.zeros(3)
+        assert not s.is_shared()
+        assert s.share_memory_() is s and s.is_shared()
+
+        class Sub(lib.Tensor):
+            pass
+
+        x = lib.ones(2, requires_grad=True)
+        m = x.as_subclass(Sub)
+        assert type(m) is Sub and type(m.grad_fn).__name__ == "AliasBackward0"
+        assert m.data_ptr() == x.data_ptr()
+        with pytest.raises(TypeError, match="does not inherit from Tensor"):
+            x.as_subclass(int)
+        with pytest.raises(RuntimeError, match="unknown parameter type"):
+            x.record_stream(3)
+
+
+def test_hardshrink_prelu_methods():
+    for name, args in (("hardshrink", (0.3,)), ("prelu", ("w",))):
+        results = []
+        for lib in (torch, jtensor):
+            x = _t(lib, (2, 3), 0)
+            call = [lib.tensor([0.25], dtype=lib.float64) if a == "w" else a for a in args]
+            out = getattr(x, name)(*call)
+            out.sum().backward()
+            results.append((out.detach().numpy(), x.grad.numpy(), type(out.grad_fn).__name__))
+        np.testing.assert_allclose(results[1][0], results[0][0])
+        np.testing.assert_allclose(results[1][1], results[0][1])
+        assert results[1][2] == results[0][2]
+
+
+def test_unsafe_split_family_and_nonzero_static():
+    for lib in (torch, jtensor):
+        x = lib.arange(12.0).view(3, 4)
+        for fn, args in (
+            ("unsafe_chunk", (2, 1)),
+            ("unsafe_split", (3, 1)),
+            ("unsafe_split_with_sizes", ([1, 3], 1)),
+        ):
+            method = getattr(x, fn)(*args)
+            function = getattr(lib, fn)(x, *args)
+            assert isinstance(method, tuple)
+            assert [tuple(t.shape) for t in method] == [tuple(t.shape) for t in function]
+    for kwargs in (dict(size=3), dict(size=1, fill_value=9), dict(size=0)):
+        e = torch.tensor([[0, 1], [2, 0]]).nonzero_static(**kwargs)
+        g = jtensor.tensor([[0, 1], [2, 0]]).nonzero_static(**kwargs)
+        np.testing.assert_array_equal(g.numpy(), e.numpy())
+        assert str(g.dtype) == str(e.dtype)
+    for lib in (torch, jtensor):
+        with pytest.raises(RuntimeError, match="'size' must be an non-negative integer"):
+            lib.nonzero_static(lib.tensor([1]), size=-1)
+
+
+def test_to_sparse_coo():
+    x = [[0.0, 1.0], [2.0, 0.0]]
+    e, g = torch.tensor(x).to_sparse_coo(), jtensor.tensor(x).to_sparse_coo()
+    assert str(g.layout) == str(e.layout)
+    np.testing.assert_array_equal(g.to_dense().numpy(), e.to_dense().numpy())

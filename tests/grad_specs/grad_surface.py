@@ -6,7 +6,7 @@ names as PyTorch. Each case is filed under the registered op the entry reaches."
 import numpy as np
 
 from tests.grad_specs.grad_nn import _f64, _probs, _seeded, _with
-from tests.harness.gradients import G
+from tests.harness.gradients import G, NonDiff
 
 
 def _signs(lib, n):
@@ -107,3 +107,56 @@ GRADS = [
     G("adaptive_max_pool1d", lambda lib, x: lib.adaptive_max_pool1d(x, 3)[0], [(1, 2, 8)]),
     G("max_pool1d", lambda lib, x: lib.max_pool1d_with_indices(x, 3, 2, 1)[0], [(2, 9)]),
 ]
+
+# in-place forms of existing ops (the out-of-place op's derivative)
+GRADS += [
+    G(
+        "addmm_",
+        lambda lib, x, a, b: (x * 1).addmm_(a, b, beta=0.5, alpha=2),
+        [(2, 3), (2, 4), (4, 3)],
+    ),
+    G(
+        "baddbmm_",
+        lambda lib, x, a, b: (x * 1).baddbmm_(a, b, alpha=0.5),
+        [(2, 2, 3), (2, 2, 4), (2, 4, 3)],
+    ),
+    G("cumsum_", lambda lib, x: (x * 1).cumsum_(1), [(3, 4)]),
+    G("cumprod_", lambda lib, x: (x * 1).cumprod_(0), [(3, 4)]),
+]
+
+# *_copy ops: the view's derivative under PyTorch's ``<Node>_copy`` name
+GRADS += [
+    G("alias_copy", lambda lib, x: lib.alias_copy(x), [(3, 4)]),
+    G(
+        "as_strided_copy",
+        lambda lib, x: lib.as_strided_copy(x, (2, 2), (1, 2), 1),
+        [(3, 4)],
+        variants=False,
+    ),
+    G("diagonal_copy", lambda lib, x: lib.diagonal_copy(x, 1), [(3, 4)]),
+    G("expand_copy", lambda lib, x: lib.expand_copy(x, [2, 3, 4]), [(3, 1)]),
+    G("permute_copy", lambda lib, x: lib.permute_copy(x, [1, 0]), [(3, 4)]),
+    G("select_copy", lambda lib, x: lib.select_copy(x, 1, 2), [(3, 4)]),
+    G("split_copy", lambda lib, x: lib.split_copy(x, 2, 1)[1], [(3, 4)]),
+    G("split_with_sizes_copy", lambda lib, x: lib.split_with_sizes_copy(x, [1, 3], 1)[1], [(3, 4)]),
+    G("squeeze_copy", lambda lib, x: lib.squeeze_copy(x, 1), [(3, 1, 2)]),
+    G("squeeze_copy", lambda lib, x: lib.squeeze_copy(x), [(3, 1, 2)]),
+    G("t_copy", lambda lib, x: lib.t_copy(x), [(3, 4)]),
+    G("transpose_copy", lambda lib, x: lib.transpose_copy(x, 0, 1), [(3, 4)]),
+    G("unbind_copy", lambda lib, x: lib.unbind_copy(x, 1)[2], [(3, 4)]),
+    G("unfold_copy", lambda lib, x: lib.unfold_copy(x, 1, 2, 1), [(3, 4)]),
+    G("unsqueeze_copy", lambda lib, x: lib.unsqueeze_copy(x, 1), [(3, 4)]),
+    G("view_copy", lambda lib, x: lib.view_copy(x, [2, 6]), [(3, 4)], variants=False),
+    G(
+        "view_as_real_copy",
+        lambda lib, x: lib.view_as_real_copy(lib.view_as_complex(x)),
+        [(3, 2)],
+        variants=False,
+    ),
+]
+
+NONDIFF = [
+    NonDiff("detach_copy", "detach's values as a copy: no history, as detach"),
+    NonDiff("view_as_complex_copy", "PyTorch refuses an input that requires grad"),
+]
+GRADS += NONDIFF
