@@ -90,3 +90,12 @@ def test_writing_a_grad_requiring_value_into_an_integer_tensor_records_nothing()
         view.add_(v.long())
         assert not t.requires_grad and t.grad_fn is None and t.is_leaf
         assert not view.requires_grad and not view._base.requires_grad
+
+
+@pytest.mark.parametrize("shape", [(), (2,), (2, 3)])
+def test_movedim_node_name(shape):
+    # a 0-d tensor's movedim is PyTorch's alias, any other a permute
+    names = [
+        L.zeros(shape, requires_grad=True).movedim(0, -1).grad_fn.name() for L in (jtensor, torch)
+    ]
+    assert names[0] == names[1]

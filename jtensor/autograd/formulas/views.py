@@ -132,7 +132,12 @@ def t_backward(ctx, g):
     return g.t()
 
 
-@derivative("movedim", name="PermuteBackward0")
+def _movedim_name(v):
+    # PyTorch's movedim of a 0-d tensor is an alias; any other is a permute
+    return "AliasBackward0" if v["input"].dim() == 0 else "PermuteBackward0"
+
+
+@derivative("movedim", name=_movedim_name)
 def movedim_backward(ctx, g):
     return g.movedim(ctx.destination, ctx.source)
 
