@@ -45,6 +45,8 @@ from . import func  # noqa: E402,F401 (torch.func)
 from . import compiler  # noqa: E402,F401 (torch.compiler; torch.compile is a no-op wrapper)
 from .compiler import compile  # noqa: E402,F401
 from ._surface import *  # noqa: E402,F401,F403 (torch.dropout, torch.layer_norm, torch.kl_div...)
+from .amp import GradScaler  # noqa: E402,F401 (torch.GradScaler is torch.amp's)
+legacy_contiguous_format = contiguous_format  # PyTorch's alias of the same memory format
 from .func import vmap  # noqa: E402,F401 (torch.vmap is torch.func.vmap)
 from ._tensortypes import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: E402,F401
                            DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,

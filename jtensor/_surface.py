@@ -13,16 +13,22 @@ carry PyTorch's ``grad_fn`` names) and implement the dropout family directly as 
 ``_dropout_impl`` does (a Bernoulli noise tensor, multiplied in: ``MulBackward0``).
 """
 
+import builtins
 import math
 import warnings
 import weakref
 
-from . import _api
+import numpy as np
+
+from . import _api, _dtypes
 from ._errors import TensorRuntimeError, TensorTypeError, TensorValueError
 from ._layout import _dimension_order
 from ._size import Size
 from ._tensor import Tensor
 from .autograd import Function
+from .autograd.forward.direct import GENERIC_BY_DESIGN
+from .autograd.forward.rules import LINEAR
+from .autograd.forward.rules import rule as forward_rule
 from ._ops.surface import COPY_OF_VIEW, REFUSES_GRAD
 from ._registry import OPS
 from .autograd.graph import NONDIFF, Formula
@@ -61,6 +67,22 @@ __all__ = [
     "unsafe_split",
     "unsafe_split_with_sizes",
     "nonzero_static",
+    "is_inference",
+    "detach_",
+    "gcd_",
+    "lcm_",
+    "ldexp_",
+    "xlogy_",
+    "as_strided_",
+    "range",
+    "has_lapack",
+    "has_spectral",
+    "has_mkl",
+    "has_openmp",
+    "set_flush_denormal",
+    "get_device_module",
+    "empty_permuted",
+    "frombuffer",
 ]
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
@@ -623,3 +645,225 @@ def _attach_tensor_methods():
 
 
 _attach_tensor_methods()
+
+
+def _attach_fill_formula():
+    # fill_'s derivative (zeros for input, the gradient's sum for a tensor value) under the
+    # out-of-place node names FillBackward0 (number) / FillBackward1 (tensor).
+    op, inplace = OPS["fill"], OPS["fill_"].backward
+    op.backward = Formula(
+        op,
+        inplace.backward,
+        inplace.inputs,
+        inplace.save,
+        lambda values: (
+            "FillBackward1" if isinstance(values.get("value"), Tensor) else "FillBackward0"
+        ),
+        inplace.multi_grad,
+        inplace.nondiff_outputs,
+    )
+
+
+_attach_fill_formula()
+
+
+# ------------------------------------------------------------------------ top-level odds
+def is_inference(input):
+    """``torch.is_inference(t)``: whether ``t`` was made under ``inference_mode``."""
+    if not isinstance(input, Tensor):
+        raise TensorTypeError(
+            "is_inference(): argument 'input' (position 1) must be Tensor, "
+            f"not {type(input).__name__}"
+        )
+    return input.is_inference()
+
+
+def _method_form(name):
+    def function(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TensorTypeError(
+                f"{name}(): argument 'input' (position 1) must be Tensor, "
+                f"not {type(input).__name__}"
+            )
+        return getattr(input, name)(*args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}(input, ...)``: ``input.{name}(...)``, in place."
+    return function
+
+
+detach_ = _method_form("detach_")
+gcd_ = _method_form("gcd_")
+lcm_ = _method_form("lcm_")
+ldexp_ = _method_form("ldexp_")
+xlogy_ = _method_form("xlogy_")
+as_strided_ = _method_form("as_strided_")
+
+
+def range(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+):
+    """Deprecated ``torch.range``: ``start`` to ``end`` *inclusive* by ``step`` (default
+    dtype: the default float dtype), with PyTorch's warning; use ``arange``."""
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its "
+        "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
+        "which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise TensorRuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise TensorRuntimeError("upper bound and larger bound inconsistent with step sign")
+    count = int(math.floor((end - start) / step)) + 1
+    dtype = dtype if dtype is not None else _dtypes.get_default_dtype()
+    values = _api.ops.arange(count, dtype=_dtypes.float64, device=device) * step + start
+    result = values.to(dtype)
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result.requires_grad_() if requires_grad else result
+
+
+# Build facts PyTorch reports; jtensor's linear algebra and FFT are NumPy's (LAPACK and
+# pocketfft), it has no MKL, and NumPy's kernels are single-threaded (no OpenMP).
+has_lapack = True
+has_spectral = True
+has_mkl = False
+has_openmp = False
+
+
+def set_flush_denormal(mode):
+    """Flushing denormals to zero needs the CPU's FTZ/DAZ flags, which NumPy does not set:
+    returns False (PyTorch's answer on a CPU without support) and changes nothing."""
+    if not isinstance(mode, bool):
+        raise TensorTypeError(
+            f"set_flush_denormal(): argument 'mode' (position 1) must be bool, not "
+            f"{type(mode).__name__}"
+        )
+    return False
+
+
+def get_device_module(device=None):
+    """The module of ``device``'s type (``jtensor.cuda`` for ``'cuda'``, ``jtensor.cpu`` for
+    ``'cpu'``); without a device, the current accelerator's, else ``jtensor.cpu``."""
+    import jtensor
+
+    from ._device import device as _device_cls
+
+    if device is None:
+        kind = "cuda" if jtensor.cuda.is_available() else "cpu"
+    elif isinstance(device, _device_cls):
+        kind = device.type
+    elif isinstance(device, str):
+        kind = _device_cls(device).type
+    else:
+        raise TensorRuntimeError(
+            f"Invalid value of device '{device}', expect torch.device, str, or None"
+        )
+    module = getattr(jtensor, kind, None)
+    if module is None:
+        raise TensorRuntimeError(
+            f"Device '{kind}' does not have a corresponding module registered as 'torch.{{kind}}'."
+        )
+    return module
+
+
+def empty_permuted(
+    size,
+    physical_layout,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+):
+    """An uninitialized tensor of logical shape ``size`` whose memory walks the dims in
+    ``physical_layout`` order (outermost first): ``empty(permuted size).permute(inverse)``."""
+    size, order = tuple(size), tuple(physical_layout)
+    if len(order) != len(size):
+        raise TensorRuntimeError(
+            f"Number of dimensions in size does not match the length of the physical_layout; "
+            f"i.e. len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    if sorted(order) != list(builtins.range(len(size))):
+        raise TensorRuntimeError("Duplicate dim not allowed")
+    physical = _api.ops.empty(
+        [size[d] for d in order], dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+    )
+    inverse = [order.index(d) for d in builtins.range(len(size))]
+    result = physical.permute(inverse)
+    return result.requires_grad_() if requires_grad else result
+
+
+_warned_readonly = []
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over the bytes of an object exposing the buffer protocol (shared, not
+    copied): ``count`` elements of ``dtype`` from byte ``offset`` (-1: all that fit).
+    A read-only buffer warns once, as PyTorch's."""
+    view = memoryview(buffer).cast("B")
+    if view.readonly and not _warned_readonly:
+        _warned_readonly.append(True)
+        warnings.warn(
+            "The given buffer is not writable, and PyTorch does not support non-writable "
+            "tensors. This means you can write to the underlying (supposedly non-writable) "
+            "buffer using the tensor. You may want to copy the buffer to protect its data or "
+            "make it writable before converting it to a tensor. This type of warning will be "
+            "suppressed for the rest of this program.",
+            UserWarning,
+            stacklevel=2,
+        )
+    nbytes, itemsize = view.nbytes, dtype.itemsize
+    if offset < 0 or offset > nbytes:
+        raise TensorValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater "
+            f"than buffer length ({nbytes} bytes) minus 1"
+        )
+    if count == 0 or count < -1:
+        raise TensorValueError(f"count must be positive or -1, but got {count}")
+    if count == -1:
+        if (nbytes - offset) % itemsize:
+            raise TensorValueError(
+                f"buffer length ({nbytes - offset} bytes) after offset ({offset} bytes) must "
+                f"be a multiple of element size ({itemsize})"
+            )
+        count = (nbytes - offset) // itemsize
+    elif offset + count * itemsize > nbytes:
+        raise TensorValueError(
+            f"requested buffer length ({count} * {itemsize} bytes) after offset ({offset} "
+            f"bytes) must not be greater than actual buffer length ({nbytes} bytes)"
+        )
+    array = np.frombuffer(view, dtype=np.uint8, count=count * itemsize, offset=offset)
+    with warnings.catch_warnings():
+        # The buffer's own warning (above, once) replaces from_numpy's for a read-only array.
+        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+        result = _api.ops.from_numpy(array.view(dtype.numpy))
+    return result.requires_grad_() if requires_grad else result
+
+
+def _declare_forward_rules():
+    # The copies of views are linear maps of their input: the tangent is the same copy of the
+    # input's tangent. torch.fill is affine (a number fill is constant, a tensor value enters
+    # linearly): the generic rule, through fill_'s reverse formula, gives its tangent.
+    forward_rule(*COPY_OF_VIEW, kind=LINEAR)
+    GENERIC_BY_DESIGN["fill"] = (
+        "affine, not linear (a number fill is a constant): the double vjp through fill_'s "
+        "formula gives the value's tangent broadcast"
+    )
+
+
+_declare_forward_rules()

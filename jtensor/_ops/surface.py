@@ -122,3 +122,10 @@ def _define_copy(name, view_name):
 for _name, _view in COPY_OF_VIEW.items():
     _define_copy(_name, _view)
 del _name, _view
+
+
+@register("copy", method=False)
+def fill(input, value):
+    """``torch.fill(input, value)``: a new tensor of ``input``'s shape, dtype and layout filled
+    with ``value`` (a number or a 0-d tensor), ``fill_`` on a fresh copy."""
+    return OPS["fill_"].impl(_fresh(input), value)

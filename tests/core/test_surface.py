@@ -590,3 +590,106 @@ def test_to_sparse_coo():
     e, g = torch.tensor(x).to_sparse_coo(), jtensor.tensor(x).to_sparse_coo()
     assert str(g.layout) == str(e.layout)
     np.testing.assert_array_equal(g.to_dense().numpy(), e.to_dense().numpy())
+
+
+# ----------------------------------------------------------------------- top-level odds
+def test_fill_function():
+    for value in (2.5, "tensor"):
+        results = []
+        for lib in (torch, jtensor):
+            x = _t(lib, (2, 3), 0)
+            v = (
+                lib.tensor(3.0, dtype=lib.float64, requires_grad=True)
+                if value == "tensor"
+                else value
+            )
+            out = lib.fill(x, v)
+            assert out.data_ptr() != x.data_ptr()
+            out.sum().backward()
+            results.append(
+                (
+                    out.detach().numpy(),
+                    x.grad.numpy(),
+                    type(out.grad_fn).__name__,
+                    v.grad.item() if value == "tensor" else None,
+                )
+            )
+        np.testing.assert_array_equal(results[1][0], results[0][0])
+        np.testing.assert_array_equal(results[1][1], results[0][1])
+        assert results[1][2:] == results[0][2:]
+
+
+def test_function_forms_of_inplace_methods():
+    for lib in (torch, jtensor):
+        x = lib.tensor([4, 6, 9])
+        assert lib.gcd_(x, lib.tensor([6, 4, 3])) is x and x.tolist() == [2, 2, 3]
+        assert lib.lcm_(x, lib.tensor([3, 3, 3])).tolist() == [6, 6, 3]
+        y = lib.tensor([1.0, 2.0])
+        assert lib.ldexp_(y, lib.tensor([1, 2])).tolist() == [2.0, 8.0]
+        assert lib.xlogy_(y, lib.tensor([1.0, 1.0])).tolist() == [0.0, 0.0]
+        z = lib.ones(3) * 1
+        assert lib.detach_(z) is z
+        assert lib.as_strided_(lib.arange(6.0), (2, 2), (1, 2)).stride() == (1, 2)
+        assert lib.is_inference(z) is False
+        with lib.inference_mode():
+            assert lib.is_inference(lib.ones(1))
+        with pytest.raises(TypeError, match="must be Tensor, not int"):
+            lib.is_inference(3)
+
+
+@pytest.mark.parametrize("args", [(1, 4), (0, 1, 0.25), (4, 0, -1.5)])
+@pytest.mark.parametrize("dtype", [None, "int64", "float64"])
+def test_deprecated_range(args, dtype):
+    if dtype == "int64" and any(isinstance(a, float) for a in args):
+        pytest.skip("a fractional step truncated to 0 crashes PyTorch (SIGFPE)")
+    results = []
+    for lib in (torch, jtensor):
+        kwargs = {} if dtype is None else dict(dtype=getattr(lib, dtype))
+        with pytest.warns(UserWarning, match="torch.range is deprecated"):
+            out = lib.range(*args, **kwargs)
+        results.append((out.numpy(), str(out.dtype)))
+    np.testing.assert_array_equal(results[1][0], results[0][0])
+    assert results[1][1] == results[0][1]
+
+
+def test_build_flags_and_settings():
+    assert jtensor.has_lapack and jtensor.has_spectral
+    assert jtensor.legacy_contiguous_format is jtensor.contiguous_format
+    assert torch.legacy_contiguous_format is torch.contiguous_format
+    assert jtensor.set_flush_denormal(False) is False
+    assert jtensor.GradScaler is jtensor.amp.GradScaler and torch.GradScaler is torch.amp.GradScaler
+    assert jtensor.get_device_module("cpu") is jtensor.cpu
+    assert jtensor.get_device_module(jtensor.device("cuda")) is jtensor.cuda
+    assert torch.get_device_module("cuda") is torch.cuda
+
+
+@pytest.mark.parametrize(
+    "size,order",
+    [((2, 3, 4), (0, 2, 1)), ((2, 3, 4, 5), (0, 2, 3, 1)), ((3,), (0,)), ((2, 3), (1, 0))],
+)
+def test_empty_permuted(size, order):
+    e, g = torch.empty_permuted(size, order), jtensor.empty_permuted(size, order)
+    assert tuple(g.shape) == tuple(e.shape) and g.stride() == e.stride()
+    assert str(g.dtype) == str(e.dtype)
+
+
+def test_empty_permuted_errors():
+    for lib in (torch, jtensor):
+        with pytest.raises(RuntimeError, match="Duplicate dim not allowed"):
+            lib.empty_permuted((2, 3), (0, 0))
+        with pytest.raises(RuntimeError, match="Number of dimensions in size does not match"):
+            lib.empty_permuted((2, 3), (0,))
+
+
+def test_frombuffer():
+    for lib in (torch, jtensor):
+        b = bytearray(b"\x01\x00\x00\x00\x02\x00\x00\x00")
+        f = lib.frombuffer(b, dtype=lib.int32)
+        assert f.tolist() == [1, 2] and str(f.dtype).endswith("int32")
+        b[0] = 5
+        assert f.tolist() == [5, 2]  # shares the buffer
+        assert lib.frombuffer(b, dtype=lib.int16, count=2, offset=2).tolist() == [0, 2]
+        with pytest.raises(ValueError, match="must be a multiple of element size"):
+            lib.frombuffer(bytearray(3), dtype=lib.int32)
+        f64 = lib.frombuffer(np.arange(3.0).tobytes(), dtype=lib.float64)
+        assert f64.tolist() == [0.0, 1.0, 2.0]

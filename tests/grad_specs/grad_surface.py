@@ -160,3 +160,9 @@ NONDIFF = [
     NonDiff("view_as_complex_copy", "PyTorch refuses an input that requires grad"),
 ]
 GRADS += NONDIFF
+
+# torch.fill: fill_ on a fresh copy (FillBackward0 for a number, FillBackward1 for a tensor)
+GRADS += [
+    G("fill", lambda lib, x: lib.fill(x, 2.5), [(3, 4)]),
+    G("fill", lambda lib, x, v: lib.fill(x, v), [(3, 4), ()]),
+]
