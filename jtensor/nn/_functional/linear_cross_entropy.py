@@ -22,6 +22,7 @@ import numpy as np
 from ..._dtypes import bfloat16, float16, float32, float64, int64
 from ..._errors import TensorRuntimeError, TensorValueError
 from ..._tensor import Tensor
+from ...autograd import forward_ad as _forward_ad
 from ...autograd.function import Function
 from ._op import nn_op
 from .linear import linear
@@ -350,6 +351,12 @@ def _chunked(input, linear_weight, target, bias, weight, reduction, ignore_index
         input.shape[0], input.shape[1], classes, input.dtype, input.device.type
     )
     fn = _CHUNKED_NONE if reduction == "none" else _CHUNKED
+    if _forward_ad._current_level >= 0:
+        # PyTorch's chunked path has no forward-mode formula and drops tangents: its result
+        # is never dual (unpack_dual gives None), so it runs on the primals here too.
+        input, linear_weight = (_forward_ad.unpack_dual(t).primal for t in (input, linear_weight))
+        if bias is not None:
+            bias = _forward_ad.unpack_dual(bias).primal
     out = fn.apply(
         input,
         linear_weight,
