@@ -347,9 +347,7 @@ def _torch_tangents(case, vs):
     tinputs, _ = make_inputs(torch, case, 1000)
     with tfwAD.dual_level():
         tduals = [
-            tfwAD.make_dual(x.detach(), torch.from_numpy(vs[i].cpu().numpy()))
-            if i in vs
-            else x
+            tfwAD.make_dual(x.detach(), torch.from_numpy(vs[i].cpu().numpy())) if i in vs else x
             for i, x in enumerate(tinputs)
         ]
         return [tfwAD.unpack_dual(o).tangent for o in tensors_in(case.fn(torch, *tduals))]
