@@ -758,12 +758,11 @@ def set_flush_denormal(mode):
 def get_device_module(device=None):
     """The module of ``device``'s type (``jtensor.cuda`` for ``'cuda'``, ``jtensor.cpu`` for
     ``'cpu'``); without a device, the current accelerator's, else ``jtensor.cpu``."""
-    import jtensor
-
+    from . import cpu, cuda
     from ._device import device as _device_cls
 
     if device is None:
-        kind = "cuda" if jtensor.cuda.is_available() else "cpu"
+        kind = "cuda" if cuda.is_available() else "cpu"
     elif isinstance(device, _device_cls):
         kind = device.type
     elif isinstance(device, str):
@@ -772,10 +771,10 @@ def get_device_module(device=None):
         raise TensorRuntimeError(
             f"Invalid value of device '{device}', expect torch.device, str, or None"
         )
-    module = getattr(jtensor, kind, None)
+    module = {"cpu": cpu, "cuda": cuda}.get(kind)
     if module is None:
         raise TensorRuntimeError(
-            f"Device '{kind}' does not have a corresponding module registered as 'torch.{{kind}}'."
+            f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'."
         )
     return module
 
