@@ -24,6 +24,7 @@ from . import _api, _dtypes
 from ._errors import TensorRuntimeError, TensorTypeError, TensorValueError
 from ._layout import _dimension_order
 from ._size import Size
+from ._storage import Storage, TypedStorage, warn_typed_storage_removal
 from ._tensor import Tensor
 from .autograd import Function
 from .autograd.forward.direct import GENERIC_BY_DESIGN
@@ -83,6 +84,19 @@ __all__ = [
     "get_device_module",
     "empty_permuted",
     "frombuffer",
+    "StorageBase",
+    "BFloat16Storage",
+    "BoolStorage",
+    "ByteStorage",
+    "CharStorage",
+    "ComplexDoubleStorage",
+    "ComplexFloatStorage",
+    "DoubleStorage",
+    "FloatStorage",
+    "HalfStorage",
+    "IntStorage",
+    "LongStorage",
+    "ShortStorage",
 ]
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
@@ -866,3 +880,97 @@ def _declare_forward_rules():
 
 
 _declare_forward_rules()
+
+
+# ------------------------------------------------------------------------ legacy typed storages
+class _LegacyStorageType(type):
+    """The metaclass of ``FloatStorage`` and friends: ``isinstance`` matches a CPU
+    ``TypedStorage`` of the class's dtype, as PyTorch's."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, TypedStorage) and obj.dtype == cls.dtype and obj.device.type == "cpu"
+
+    def __repr__(cls):
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+class _LegacyStorage(metaclass=_LegacyStorageType):
+    dtype = None
+
+    def __new__(cls, *args, wrap_storage=None):
+        """``FloatStorage()``, ``FloatStorage(size)``, ``FloatStorage(sequence)`` or
+        ``FloatStorage(wrap_storage=untyped)``: a ``TypedStorage`` of the class's dtype on
+        the CPU (deprecated in PyTorch, which warns once)."""
+        warn_typed_storage_removal()
+        if wrap_storage is not None and not args:
+            return TypedStorage(wrap_storage, cls.dtype)
+        if len(args) > 1 or wrap_storage is not None:
+            raise TensorRuntimeError(
+                f"{cls!r}.__new__ received an invalid combination of arguments. Expected one "
+                "of:\n * no arguments\n * (int size)\n * (Sequence data)\n * (*, "
+                "UntypedStorage wrap_storage)\nToo many positional arguments"
+            )
+        if not args:
+            data = _api.ops.empty(0, dtype=cls.dtype)
+        elif isinstance(args[0], int) and not isinstance(args[0], bool):
+            data = _api.ops.empty(args[0], dtype=cls.dtype)
+        elif isinstance(args[0], str):
+            raise TensorTypeError("new(): invalid data type 'str'")
+        else:
+            data = _api.ops.tensor(args[0], dtype=cls.dtype)
+        return TypedStorage(data.untyped_storage(), cls.dtype)
+
+
+def _legacy_storage(name, dtype):
+    return _LegacyStorageType(
+        name,
+        (_LegacyStorage,),
+        {
+            "dtype": dtype,
+            "__module__": "jtensor",
+            "__doc__": f"PyTorch's legacy ``torch.{name}``: a CPU TypedStorage of {dtype}.",
+        },
+    )
+
+
+BFloat16Storage = _legacy_storage("BFloat16Storage", _dtypes.bfloat16)
+BoolStorage = _legacy_storage("BoolStorage", _dtypes.bool_)
+ByteStorage = _legacy_storage("ByteStorage", _dtypes.uint8)
+CharStorage = _legacy_storage("CharStorage", _dtypes.int8)
+ComplexDoubleStorage = _legacy_storage("ComplexDoubleStorage", _dtypes.complex128)
+ComplexFloatStorage = _legacy_storage("ComplexFloatStorage", _dtypes.complex64)
+DoubleStorage = _legacy_storage("DoubleStorage", _dtypes.float64)
+FloatStorage = _legacy_storage("FloatStorage", _dtypes.float32)
+HalfStorage = _legacy_storage("HalfStorage", _dtypes.float16)
+IntStorage = _legacy_storage("IntStorage", _dtypes.int32)
+LongStorage = _legacy_storage("LongStorage", _dtypes.int64)
+ShortStorage = _legacy_storage("ShortStorage", _dtypes.int16)
+_STORAGE_BY_DTYPE = {
+    cls.dtype: cls
+    for cls in (
+        BFloat16Storage,
+        BoolStorage,
+        ByteStorage,
+        CharStorage,
+        ComplexDoubleStorage,
+        ComplexFloatStorage,
+        DoubleStorage,
+        FloatStorage,
+        HalfStorage,
+        IntStorage,
+        LongStorage,
+        ShortStorage,
+    )
+}
+
+
+def storage_type(self):
+    """The legacy storage class of the tensor's dtype (``torch.FloatStorage`` for float32)."""
+    found = _STORAGE_BY_DTYPE.get(self.dtype)
+    if found is None:
+        raise TensorRuntimeError(f"storage_type: no legacy storage class for {self.dtype}")
+    return found
+
+
+Tensor.storage_type = storage_type
+StorageBase = Storage  # the base class of PyTorch's UntypedStorage: jtensor's Storage

@@ -163,10 +163,8 @@ PENDING = {
         "slice_inverse "
         "stft istft to_dlpack "
         # dtypes, storages, settings
-        "complex32 chalf uint16 uint32 uint64 BFloat16Storage "
-        "BoolStorage ByteStorage CharStorage ComplexDoubleStorage ComplexFloatStorage "
-        "DoubleStorage FloatStorage HalfStorage IntStorage LongStorage ShortStorage "
-        "StorageBase storage set_autocast_enabled set_autocast_dtype set_autocast_cpu_enabled "
+        "complex32 chalf uint16 uint32 uint64 "
+        "storage set_autocast_enabled set_autocast_dtype set_autocast_cpu_enabled "
         "set_autocast_cpu_dtype set_autocast_gpu_dtype get_autocast_cpu_dtype "
         "get_autocast_gpu_dtype is_autocast_cpu_enabled is_autocast_cache_enabled "
         "set_autocast_cache_enabled "
@@ -175,7 +173,7 @@ PENDING = {
         "Event Stream functional signal windows quasirandom "
         "multiprocessing"
     ),
-    "Tensor": _names("chalf storage_type as_strided_scatter slice_inverse stft istft"),
+    "Tensor": _names("chalf as_strided_scatter slice_inverse stft istft"),
 }
 
 NAMESPACES = {

@@ -693,3 +693,43 @@ def test_frombuffer():
             lib.frombuffer(bytearray(3), dtype=lib.int32)
         f64 = lib.frombuffer(np.arange(3.0).tobytes(), dtype=lib.float64)
         assert f64.tolist() == [0.0, 1.0, 2.0]
+
+
+# ----------------------------------------------------------------------- legacy storages
+_STORAGES = [
+    "BFloat16Storage",
+    "BoolStorage",
+    "ByteStorage",
+    "CharStorage",
+    "ComplexDoubleStorage",
+    "ComplexFloatStorage",
+    "DoubleStorage",
+    "FloatStorage",
+    "HalfStorage",
+    "IntStorage",
+    "LongStorage",
+    "ShortStorage",
+]
+
+
+@pytest.mark.parametrize("name", _STORAGES)
+def test_legacy_storage_classes(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for lib in (torch, jtensor):
+            cls = getattr(lib, name)
+            assert cls.__name__ == name and repr(cls) == f"<class 'torch.{name}'>"
+            dtype = cls.dtype
+            assert str(dtype) == str(getattr(torch, name).dtype)
+            assert cls().size() == 0 and cls(3).size() == 3 and cls(3).dtype == dtype
+            data = cls([1, 0])
+            assert data.tolist() == getattr(torch, name)([1, 0]).tolist()
+            t = lib.ones(2, dtype=dtype)
+            assert t.storage_type() is cls and isinstance(t.storage(), cls)
+            other = lib.LongStorage if name != "LongStorage" else lib.FloatStorage
+            assert not isinstance(t.storage(), other)
+            with pytest.raises(TypeError, match="invalid data type 'str'"):
+                cls("a")
+            with pytest.raises(RuntimeError, match="Too many positional arguments"):
+                cls(2, 3)
+    assert isinstance(jtensor.ones(1).untyped_storage(), jtensor.StorageBase)
