@@ -879,9 +879,11 @@ def _rebase_view(view, fn_node):
 def refresh_view(view):
     """Give a view whose base changed a fresh node reading the view out of the base."""
     base = view._base
-    if base is None or not base._requires_grad:
+    if base is None or (not base._requires_grad and view._grad_fn is None):
         view._view_version = None
         return
+    # (A view that had a node gets a fresh one even when its base stopped requiring grad,
+    # as PyTorch's: its edge then leads nowhere.)
     node = _ViewFromBase()
     node.next_functions = (edge_of(base),)
     node._input_meta = ((base._shape, base._dtype, base.device),)

@@ -150,3 +150,16 @@ def test_backward_from_a_no_grad_view_has_no_node_to_start_from():
             v = a.expand([])
         with pytest.raises(RuntimeError, match="does not require grad"):
             v.backward(L.tensor(1.0, dtype=L.float64))
+
+
+def test_a_recorded_view_rebuilds_its_node_after_its_base_stopped_requiring_grad():
+    def script(L):
+        a = L.tensor(-5.0, dtype=L.float64, requires_grad=True)
+        v = a[()]
+        a.requires_grad_(False)
+        with L.no_grad():
+            a[()] = a
+        fn = v.grad_fn
+        return fn.name(), fn.next_functions[0][0] is None, v.requires_grad, v.is_leaf
+
+    assert script(jtensor) == script(torch)
