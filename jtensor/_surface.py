@@ -26,6 +26,7 @@ from ._layout import _dimension_order
 from ._size import Size
 from ._storage import Storage, TypedStorage, warn_typed_storage_removal
 from ._tensor import Tensor
+from .amp import get_autocast_dtype, is_autocast_enabled
 from .autograd import Function
 from .autograd.forward.direct import GENERIC_BY_DESIGN
 from .autograd.forward.rules import LINEAR
@@ -84,6 +85,10 @@ __all__ = [
     "get_device_module",
     "empty_permuted",
     "frombuffer",
+    "get_autocast_cpu_dtype",
+    "get_autocast_gpu_dtype",
+    "is_autocast_cpu_enabled",
+    "thread_safe_generator",
     "StorageBase",
     "BFloat16Storage",
     "BoolStorage",
@@ -974,3 +979,36 @@ def storage_type(self):
 
 Tensor.storage_type = storage_type
 StorageBase = Storage  # the base class of PyTorch's UntypedStorage: jtensor's Storage
+
+
+# ------------------------------------------------------------------------ deprecated autocast
+def _deprecated_autocast(name, replacement, call):
+    def function():
+        warnings.warn(
+            f"torch.{name}() is deprecated. Please use torch.{replacement} instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return call()
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"Deprecated: ``torch.{replacement}`` (with PyTorch's warning)."
+    return function
+
+
+get_autocast_cpu_dtype = _deprecated_autocast(
+    "get_autocast_cpu_dtype", "get_autocast_dtype('cpu')", lambda: get_autocast_dtype("cpu")
+)
+get_autocast_gpu_dtype = _deprecated_autocast(
+    "get_autocast_gpu_dtype", "get_autocast_dtype('cuda')", lambda: get_autocast_dtype("cuda")
+)
+is_autocast_cpu_enabled = _deprecated_autocast(
+    "is_autocast_cpu_enabled", "is_autocast_enabled('cpu')", lambda: is_autocast_enabled("cpu")
+)
+
+
+def thread_safe_generator():
+    """The generator a DataLoader *thread* worker should draw from; None elsewhere (the main
+    process and process workers use the default generator), which is every case in jtensor:
+    its DataLoader workers are processes."""
+    return None

@@ -733,3 +733,28 @@ def test_legacy_storage_classes(name):
             with pytest.raises(RuntimeError, match="Too many positional arguments"):
                 cls(2, 3)
     assert isinstance(jtensor.ones(1).untyped_storage(), jtensor.StorageBase)
+
+
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("get_autocast_cpu_dtype", ("cpu",)),
+        ("get_autocast_gpu_dtype", ("cuda",)),
+        ("is_autocast_cpu_enabled", ("cpu",)),
+    ],
+)
+def test_deprecated_autocast_getters(name, args):
+    new = "get_autocast_dtype" if "dtype" in name else "is_autocast_enabled"
+    for lib in (torch, jtensor):
+        with pytest.warns(DeprecationWarning, match=f"torch.{name}\\(\\) is deprecated"):
+            value = getattr(lib, name)()
+        assert str(value) == str(getattr(lib, new)(*args))
+    if name == "is_autocast_cpu_enabled":
+        with jtensor.autocast("cpu"), pytest.warns(DeprecationWarning):
+            assert jtensor.is_autocast_cpu_enabled() is True
+
+
+def test_functional_module_and_thread_safe_generator():
+    assert jtensor.functional.einsum is jtensor.einsum
+    assert torch.functional.einsum is torch.einsum
+    assert jtensor.thread_safe_generator() is None and torch.thread_safe_generator() is None
