@@ -21,7 +21,13 @@ import weakref
 import numpy as np
 
 from . import _api, _dtypes
-from ._errors import TensorRuntimeError, TensorTypeError, TensorValueError
+from . import return_types as _return_types
+from ._errors import (
+    TensorNotImplementedError,
+    TensorRuntimeError,
+    TensorTypeError,
+    TensorValueError,
+)
 from ._layout import _dimension_order
 from ._size import Size
 from ._storage import Storage, TypedStorage, warn_typed_storage_removal
@@ -89,6 +95,7 @@ __all__ = [
     "get_autocast_gpu_dtype",
     "is_autocast_cpu_enabled",
     "thread_safe_generator",
+    "histogramdd",
     "StorageBase",
     "BFloat16Storage",
     "BoolStorage",
@@ -1012,3 +1019,74 @@ def thread_safe_generator():
     process and process workers use the default generator), which is every case in jtensor:
     its DataLoader workers are processes."""
     return None
+
+
+# ------------------------------------------------------------------------ histogramdd
+histogramdd_result = _return_types.return_type("histogramdd", ("hist", "bin_edges"))
+# Registered where pickle looks for it, as PyTorch's torch.return_types.histogramdd.
+_return_types.histogramdd = histogramdd_result
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """``D``-dimensional histogram of the points in ``input``'s last dimension (shape
+    ``(..., D)``): ``bins`` is one count, ``D`` counts or ``D`` increasing edge tensors;
+    ``range`` is ``[min_0, max_0, ..., min_{D-1}, max_{D-1}]`` (default: each coordinate's
+    data range); ``weight`` weighs each point. Returns ``(hist, bin_edges)`` with ``hist`` of
+    shape ``(bins_0, ..., bins_{D-1})`` in ``input``'s dtype and one edges tensor per dim."""
+    if not isinstance(input, Tensor):
+        raise TensorTypeError(
+            f"histogramdd(): argument 'input' (position 1) must be Tensor, "
+            f"not {type(input).__name__}"
+        )
+    if not input.is_floating_point():
+        raise TensorNotImplementedError(
+            f"\"histogramdd\" not implemented for '{input.dtype._torch_name}'"
+        )
+    if input.dim() < 1:
+        raise TensorRuntimeError(
+            "torch.histogramdd: input tensor should have at least 1 dimension, but got 0"
+        )
+    dims = input.shape[-1]
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        bins = [bins] * dims
+    bins = list(bins)
+    if len(bins) != dims:
+        raise TensorRuntimeError(
+            "histogramdd: The size of bins must be equal to the innermost dimension of the input."
+        )
+    np_bins = [
+        b.detach().cpu().numpy().astype(np.float64) if isinstance(b, Tensor) else int(b)
+        for b in bins
+    ]
+    for b in np_bins:
+        if not isinstance(b, np.ndarray) and b <= 0:
+            raise TensorRuntimeError(
+                f"histogramdd(): bins must be > 0, but got {b} for a dimension"
+            )
+    ranges = None
+    if range is not None:
+        range = list(range)
+        if len(range) != 2 * dims:
+            raise TensorRuntimeError(
+                f"histogramdd: for a {dims}-dimensional histogram, range should have "
+                f"{2 * dims} elements, but got {len(range)}"
+            )
+        ranges = [(float(range[2 * d]), float(range[2 * d + 1])) for d in builtins.range(dims)]
+    points = input.detach().cpu().numpy().reshape(-1, dims).astype(np.float64)
+    weights = None
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape[:-1]):
+            raise TensorRuntimeError(
+                f"histogramdd: if weight tensor is provided it should have the same shape as "
+                f"the input tensor excluding its innermost dimension, but got input with "
+                f"shape {list(input.shape)} and weight with shape {list(weight.shape)}"
+            )
+        weights = weight.detach().cpu().numpy().reshape(-1).astype(np.float64)
+    hist, edges = np.histogramdd(
+        points, bins=np_bins, range=ranges, weights=weights, density=density
+    )
+    make = _api.ops.tensor
+    return histogramdd_result(
+        make(hist, dtype=input.dtype, device=input.device),
+        tuple(make(e, dtype=input.dtype, device=input.device) for e in edges),
+    )

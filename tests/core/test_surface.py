@@ -758,3 +758,50 @@ def test_functional_module_and_thread_safe_generator():
     assert jtensor.functional.einsum is jtensor.einsum
     assert torch.functional.einsum is torch.einsum
     assert jtensor.thread_safe_generator() is None and torch.thread_safe_generator() is None
+
+
+_HISTDD = {
+    "weighted": lambda lib, x: lib.histogramdd(
+        x, bins=[3, 4], weight=lib.arange(20.0, dtype=x.dtype).view(5, 4)
+    ),
+    "range_density": lambda lib, x: lib.histogramdd(
+        x, bins=2, range=[-1.0, 1.0, 0.0, 2.0], density=True
+    ),
+    "edges": lambda lib, x: lib.histogramdd(
+        x,
+        bins=[
+            lib.tensor([-3.0, 0.0, 3.0], dtype=x.dtype),
+            lib.tensor([-3.0, -1.0, 1.0, 3.0], dtype=x.dtype),
+        ],
+    ),
+    "count": lambda lib, x: lib.histogramdd(x, 5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_HISTDD))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histogramdd(case, dtype):
+    values = np.random.default_rng(3).standard_normal((5, 4, 2))
+    results = []
+    for lib in (torch, jtensor):
+        x = lib.tensor(values, dtype=getattr(lib, dtype))
+        r = _HISTDD[case](lib, x)
+        assert type(r).__name__ == "histogramdd" and len(r) == 2
+        assert r[0] is r.hist and r[1] is r.bin_edges
+        results.append(r)
+    e, g = results
+    assert tuple(g.hist.shape) == tuple(e.hist.shape) and str(g.hist.dtype) == str(e.hist.dtype)
+    np.testing.assert_allclose(g.hist.numpy(), e.hist.numpy(), rtol=1e-5)
+    assert len(g.bin_edges) == len(e.bin_edges)
+    for a, b in zip(g.bin_edges, e.bin_edges, strict=True):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_histogramdd_errors():
+    for lib in (torch, jtensor):
+        with pytest.raises(NotImplementedError, match="\"histogramdd\" not implemented for 'Long'"):
+            lib.histogramdd(lib.ones(3, 2, dtype=lib.int64), bins=2)
+        with pytest.raises(RuntimeError, match="The size of bins must be equal"):
+            lib.histogramdd(lib.ones(3, 2), bins=[2, 2, 2])
+        with pytest.raises(TypeError):
+            lib.histogramdd(lib.ones(3, 2))
