@@ -225,6 +225,7 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
         if t._dtype not in _INDEX_DTYPES:
             raise TensorIndexError(
                 "tensors used as indices must be long, int, byte or bool tensors")
+    check_index_devices(indices, device)
     # expandTensors: masks become one int64 column per dim (nonzero), checked against the view.
     per_dim = [None] * ndim
     layouts = [None] * ndim
@@ -465,11 +466,22 @@ def _value_to_tensor(self, value):
     return scalar_to_tensor(value, self._dtype, self._storage.device, self._storage._backend)
 
 
+def check_index_devices(indices, device):
+    """PyTorch indexes with tensors on the CPU or on the indexed tensor's own device."""
+    for t in indices.values():
+        d = t._storage.device
+        if d != device and d.type != "cpu":
+            raise TensorRuntimeError(
+                f"indices should be either on cpu or on the same device as the indexed "
+                f"tensor ({device})")
+
+
 def prepare_put(view, indices, value, accumulate, *, masked_fill_dispatch):
     """Validate an ``index_put_`` into ``view`` and return a closure that performs it.
 
     Nothing is written until the closure runs, so a failing put leaves ``view`` untouched.
     """
+    check_index_devices(indices, view._storage.device)
     if masked_fill_dispatch and not accumulate and value.numel() == 1:
         masks = [d for d, t in indices.items()]
         if len(masks) == 1 and indices[masks[0]]._dtype in (_dtypes.uint8, _dtypes.bool_):

@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import check_inplace, check_same_device
+from .._dispatch import Post, check_inplace, check_same_device
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
 from .._layout import broadcast_shapes
 from .._registry import register
@@ -62,7 +62,7 @@ def _check_index_dtype(index, message):
         raise TensorRuntimeError(message)
 
 
-@register("copy")
+@register("copy", post=Post(check_devices=("input", "index")))
 def index_select(input, dim, index, *, out=None):
     """The slices of ``input`` at positions ``index`` (a vector) along ``dim``: a copy. A 0-d
     ``input`` takes exactly one index (0) and gives a 0-d result."""
@@ -402,7 +402,7 @@ def _check_gather_bounds(idx, size, dim, name="gather"):
                 f"index {value} is out of bounds for dimension {dim} with size {size}")
 
 
-@register("copy")
+@register("copy", post=Post(check_devices=("input", "index")))
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """``out[i][j] = input[index[i][j]][j]`` (for dim 0): values picked along ``dim``."""
     _index_tensor(index, "gather")
