@@ -96,6 +96,7 @@ __all__ = [
     "is_autocast_cpu_enabled",
     "thread_safe_generator",
     "histogramdd",
+    "binomial",
     "StorageBase",
     "BFloat16Storage",
     "BoolStorage",
@@ -1090,3 +1091,25 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         make(hist, dtype=input.dtype, device=input.device),
         tuple(make(e, dtype=input.dtype, device=input.device) for e in edges),
     )
+
+
+# ------------------------------------------------------------------------ binomial
+def binomial(count, prob, generator=None):
+    """``torch.binomial(count, prob)``: one Binomial(``count``, ``prob``) draw per element
+    (floating ``count`` and ``prob``; the result has ``count``'s dtype), PyTorch's numbers
+    for the same seed or ``generator`` (the sampler of ``distributions.Binomial``)."""
+    from .distributions._samplers import binomial as sample
+
+    for name, t in (("count", count), ("prob", prob)):
+        if not isinstance(t, Tensor):
+            raise TensorTypeError(
+                f"binomial(): argument '{name}' must be Tensor, not {type(t).__name__}"
+            )
+        if not t.is_floating_point():
+            raise TensorValueError(
+                f"binomial only supports floating-point dtypes for {name}, "
+                f"got: {t.dtype._torch_name}"
+            )
+    if tuple(count.shape) != tuple(prob.shape):
+        count, prob = _api.ops.broadcast_tensors(count, prob)
+    return sample(count.detach(), prob.detach(), generator)

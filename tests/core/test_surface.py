@@ -805,3 +805,22 @@ def test_histogramdd_errors():
             lib.histogramdd(lib.ones(3, 2), bins=[2, 2, 2])
         with pytest.raises(TypeError):
             lib.histogramdd(lib.ones(3, 2))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binomial(dtype):
+    counts, probs = [10.0, 5.0, 0.0, 300.0, 7.0], [0.5, 0.2, 0.3, 0.9, 1.0]
+    results = []
+    for lib in (torch, jtensor):
+        lib.manual_seed(0)
+        dt = getattr(lib, dtype)
+        out = lib.binomial(lib.tensor(counts, dtype=dt), lib.tensor(probs, dtype=dt))
+        g = lib.Generator().manual_seed(3)
+        out2 = lib.binomial(lib.tensor(counts, dtype=dt), lib.tensor(probs, dtype=dt), g)
+        results.append((out.numpy(), out2.numpy(), str(out.dtype)))
+    np.testing.assert_array_equal(results[1][0], results[0][0])
+    np.testing.assert_array_equal(results[1][1], results[0][1])
+    assert results[1][2] == results[0][2]
+    for lib in (torch, jtensor):
+        with pytest.raises(ValueError, match="binomial only supports floating-point dtypes"):
+            lib.binomial(lib.tensor([10]), lib.tensor([0.5]))
