@@ -99,3 +99,33 @@ def test_movedim_node_name(shape):
         L.zeros(shape, requires_grad=True).movedim(0, -1).grad_fn.name() for L in (jtensor, torch)
     ]
     assert names[0] == names[1]
+
+
+def test_index_write_through_a_view_made_by_the_keys_basic_items_is_copyslices():
+    # x[mask, None] = v: the None makes a view first, so PyTorch's node is CopySlices;
+    # x[[0], :] = v writes into x itself (IndexPutBackward0).
+    def script(L):
+        m = L.ones(3, 4, dtype=L.bool)
+        seen = []
+        for key in [
+            (m, None),
+            (None, m),
+            ([0],),
+            ([0], slice(None)),
+            ([0], slice(1, None)),
+            (0, [1]),
+            (Ellipsis, [1]),
+            (True, [0]),
+            (slice(0, 5), [1]),
+            (slice(-3, None), [1]),
+            ([0], None),
+            (L.tensor(1), [0]),
+        ]:
+            a = L.ones(3, 4, dtype=L.float64, requires_grad=True)
+            b = a * 1
+            b[key] = 0.0
+            b.sum().backward()
+            seen.append((b.grad_fn.name().replace("torch::autograd::", ""), a.grad.sum().item()))
+        return seen
+
+    assert script(jtensor) == script(torch)

@@ -371,6 +371,34 @@ def getitem_backward(ctx, g):
     return flat.index_add(0, pos.reshape(-1), g.reshape(-1)).reshape(shape)
 
 
+def _basic_items_view(shape, key):
+    """Whether the basic items of an advanced key (None, ints, bools, slices that are not
+    no-ops) make PyTorch index a view rather than the tensor itself."""
+    from ... import _dtypes
+    from ..._tensor import Tensor
+
+    masks = (_dtypes.bool_, _dtypes.uint8)
+
+    items = key if isinstance(key, tuple) else (key,)
+    specified = sum(1 for k in items if k is not None and k is not Ellipsis
+                    and not isinstance(k, bool))
+    d = 0
+    for k in items:
+        if k is None or isinstance(k, bool) or _is_int(k):
+            return True
+        if k is Ellipsis:
+            d += len(shape) - specified
+        elif isinstance(k, slice):
+            n = shape[d] if d < len(shape) else 0
+            if not ((k.start is None or k.start == 0) and (k.stop is None or k.stop >= n)
+                    and (k.step is None or k.step == 1)):
+                return True
+            d += 1
+        else:
+            d += k.dim() if isinstance(k, Tensor) and k.dtype in masks else 1
+    return False
+
+
 def _setitem_name(v):
     from ..._tensor import Tensor
 
@@ -379,7 +407,8 @@ def _setitem_name(v):
     advanced, last = _key_kind(x._shape, key, True)
     v["key_box"] = _Key(key, advanced)
     if advanced:
-        return "IndexPutBackward0"
+        # index_put_ on the tensor itself, or on a view its basic items made (CopySlices)
+        return "CopySlices" if _basic_items_view(x._shape, key) else "IndexPutBackward0"
     if last is not None:
         return "CopySlices"
     value = v["value"]
