@@ -535,6 +535,12 @@ def record_call(op, impl, args, kwargs):
         return result
 
     values = formula.bind(args, kwargs)
+    for a in args:
+        # PyTorch gathers its inputs' edges before the op runs: a view whose history cannot
+        # be rebuilt (made under no_grad, its base since written) raises first.
+        if isinstance(a, Tensor) and a._creation_meta is not None and \
+                a._view_version is not None and a._view_version != a._version_counter.value:
+            a.grad_fn  # noqa: B018 (raises, or refreshes)
     inplace = op.kind == "inplace"
     old_self = None
     pre_meta = None

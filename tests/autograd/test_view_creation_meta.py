@@ -163,3 +163,13 @@ def test_a_recorded_view_rebuilds_its_node_after_its_base_stopped_requiring_grad
         return fn.name(), fn.next_functions[0][0] is None, v.requires_grad, v.is_leaf
 
     assert script(jtensor) == script(torch)
+
+
+def test_a_stale_no_grad_view_is_refused_before_the_op_checks_its_arguments():
+    for L in (jtensor, torch):
+        a = L.tensor([1.0], dtype=L.float64, requires_grad=True)
+        with L.no_grad():
+            v = a[None]
+            a[0] = 2.0
+        with pytest.raises(RuntimeError, match="no_grad mode"):
+            v[0, 5]  # the index is out of range too: the view's refusal comes first
