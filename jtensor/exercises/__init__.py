@@ -89,9 +89,12 @@ class Result:
     __repr__ = __str__
 
     def _repr_html_(self):
+        # Its own light card (as the widgets' panels), so the status colours keep their
+        # contrast (>= 4.5:1) in dark themes too.
         colour = "#1a7f37" if self.passed else "#9a6700"
         parts = [f'<div class="jtensor-exercise" style="border-left:4px solid {colour};'
-                 f'padding:2px 8px"><b style="color:{colour}">{_html.escape(self.status)}'
+                 f'padding:2px 8px;background:#FFFFFF;color:#222222;color-scheme:light">'
+                 f'<b style="color:{colour}">{_html.escape(self.status)}'
                  f'</b> <code>{_html.escape(self.name)}</code>']
         if self.problems:
             parts.append("<ul>" + "".join(f"<li>{_html.escape(p)}</li>" for p in self.problems)
