@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from . import _api, _dtypes
+from . import _api, _dtypes, linalg
 from . import return_types as _return_types
 from ._errors import (
     TensorNotImplementedError,
@@ -97,6 +97,8 @@ __all__ = [
     "thread_safe_generator",
     "histogramdd",
     "binomial",
+    "svd_lowrank",
+    "pca_lowrank",
     "StorageBase",
     "BFloat16Storage",
     "BoolStorage",
@@ -1113,3 +1115,67 @@ def binomial(count, prob, generator=None):
     if tuple(count.shape) != tuple(prob.shape):
         count, prob = _api.ops.broadcast_tensors(count, prob)
     return sample(count.detach(), prob.detach(), generator)
+
+
+# ------------------------------------------------------------------------ randomized low rank
+def _approximate_basis(A, q, niter, M):
+    # Halko, Martinsson & Tropp (2009), Algorithm 4.4: a Gaussian sketch of A's range, then
+    # ``niter`` power iterations, re-orthonormalized (QR) after every product. M (A's
+    # "mean") is subtracted implicitly: (A - M) X is A X - M X.
+    J = _api.ops
+    dtype = A.dtype if A.is_floating_point() or A.is_complex() else _dtypes.float32
+    R = J.randn(A.shape[-1], q, dtype=dtype, device=A.device)
+
+    def times(X, adjoint):
+        left = A.mH if adjoint else A
+        out = J.matmul(left, X)
+        if M is not None:
+            out = out - J.matmul(M.mH if adjoint else M, X)
+        return out
+
+    Q = linalg.qr(times(R, False)).Q
+    for _ in builtins.range(niter):
+        Q = linalg.qr(times(Q, True)).Q
+        Q = linalg.qr(times(Q, False)).Q
+    return Q
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """A randomized rank-``q`` SVD ``(U, S, V)`` with ``A ~= U diag(S) V^H`` (of ``A - M``
+    when ``M`` is given, broadcast to ``A``'s shape), after Halko et al. (2009), Algorithm
+    5.1: ``niter`` power iterations sharpen the basis. Draws from the default generator."""
+    J = _api.ops
+    q = 6 if q is None else q
+    niter = 2 if niter is None else niter
+    m, n = A.shape[-2:]
+    if M is not None:
+        M = M.broadcast_to(A.shape)
+    wide = m < n
+    if wide:  # work on the tall A^H and swap the factors back at the end
+        A = A.mH
+        M = M.mH if M is not None else None
+    Q = _approximate_basis(A, q, niter, M)
+    B = J.matmul(Q.mH, A)
+    if M is not None:
+        B = B - J.matmul(Q.mH, M)
+    U, S, Vh = linalg.svd(B, full_matrices=False)
+    U, V = J.matmul(Q, U), Vh.mH
+    return (V, S, U) if wide else (U, S, V)
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """Randomized PCA: ``svd_lowrank`` of ``A`` (rows are samples) centred on its column
+    means when ``center``; ``q`` defaults to ``min(6, m, n)``. ``V``'s columns are the
+    principal directions, ``S**2 / (m - 1)`` the variances along them."""
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not 0 <= q <= min(m, n):
+        raise TensorValueError(
+            f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}"
+        )
+    if not niter >= 0:
+        raise TensorValueError(f"niter(={niter}) must be non-negative integer")
+    if not center:
+        return svd_lowrank(A, q, niter=niter)
+    return svd_lowrank(A - A.mean(dim=-2, keepdim=True), q, niter=niter)

@@ -159,7 +159,7 @@ PENDING = {
         "slice_copy "
         # other ops and in-place forms
         "as_strided_scatter "
-        "pca_lowrank svd_lowrank lobpcg "
+        "lobpcg "
         "slice_inverse "
         "stft istft to_dlpack "
         # dtypes, storages, settings

@@ -824,3 +824,60 @@ def test_binomial(dtype):
     for lib in (torch, jtensor):
         with pytest.raises(ValueError, match="binomial only supports floating-point dtypes"):
             lib.binomial(lib.tensor([10]), lib.tensor([0.5]))
+
+
+@pytest.mark.parametrize(
+    "shape,kwargs",
+    [
+        ((8, 5), dict(q=3)),
+        ((4, 9), dict(q=2, niter=1)),
+        ((2, 7, 5), dict(q=4)),
+        ((8, 5), dict(q=3, M="row")),
+    ],
+)
+def test_svd_lowrank(shape, kwargs):
+    a = np.random.default_rng(0).standard_normal(shape)
+    results = []
+    for lib in (torch, jtensor):
+        lib.manual_seed(0)
+        call = dict(kwargs)
+        if call.get("M") == "row":
+            call["M"] = lib.tensor(a[:1])
+        U, S, V = lib.svd_lowrank(lib.tensor(a), **call)
+        results.append((U.numpy(), S.numpy(), V.numpy()))
+    # The same sketch (PyTorch's draws): the same factors up to each column's sign.
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-10)
+    np.testing.assert_allclose(np.abs(results[1][0]), np.abs(results[0][0]), atol=1e-10)
+    np.testing.assert_allclose(np.abs(results[1][2]), np.abs(results[0][2]), atol=1e-10)
+
+
+@pytest.mark.parametrize("center", [True, False])
+def test_pca_lowrank(center):
+    a = np.random.default_rng(1).standard_normal((10, 4)) + 3.0
+    results = []
+    for lib in (torch, jtensor):
+        lib.manual_seed(0)
+        U, S, V = lib.pca_lowrank(lib.tensor(a), center=center)
+        results.append((S.numpy(), np.abs(V.numpy()), tuple(U.shape)))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-10)
+    np.testing.assert_allclose(results[1][1], results[0][1], atol=1e-10)
+    assert results[1][2] == results[0][2]
+    for lib in (torch, jtensor):
+        with pytest.raises(ValueError, match="must be non-negative integer and not greater"):
+            lib.pca_lowrank(lib.tensor(a), q=5)
+        with pytest.raises(ValueError, match="niter\\(=-1\\) must be non-negative integer"):
+            lib.pca_lowrank(lib.tensor(a), niter=-1)
+
+
+def test_svd_lowrank_gradcheck():
+    # A composite of differentiable ops: the low-rank reconstruction's float64 gradient,
+    # with the sketch's draws fixed per call.
+    def reconstruct(x):
+        jtensor.manual_seed(0)
+        U, S, V = jtensor.svd_lowrank(x, q=2)
+        return U @ jtensor.diag(S) @ V.mT
+
+    x = jtensor.tensor(
+        np.random.default_rng(2).standard_normal((5, 3)), dtype=jtensor.float64, requires_grad=True
+    )
+    assert jtensor.autograd.gradcheck(reconstruct, (x,))
