@@ -817,7 +817,7 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
         start, end, step = (int(v) for v in values)
         if step == 0 and not all_int:
             raise TensorValueError(f"step must be nonzero (step {values[2]} cast to {dtype} is 0)")
-    if step == 0:
+    if step == 0 or step != step:  # (a NaN step is PyTorch's "nonzero" refusal too)
         raise TensorRuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):
         raise TensorRuntimeError(f"unsupported range: {start} -> {end}")
@@ -830,6 +830,10 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
         array = start + np.arange(count, dtype=np.int64) * step
     else:
         count = max(0, math.ceil((end - start) / step))
+        if count >= 2 ** 63:  # (a tiny step: NumPy's "Maximum allowed size exceeded")
+            raise TensorRuntimeError(
+                f"invalid size, possible overflow? (arange({start}, {end}, {step}) would have "
+                f"{count} elements)")
         # PyTorch computes each element as start + i * step in double precision.
         array = start + np.arange(count, dtype=np.float64) * step
     if out is not None:

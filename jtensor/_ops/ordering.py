@@ -146,6 +146,9 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     ndim = input.dim()
     dim = wrap_dim(dim, ndim)
     size = input._shape[dim] if ndim else 1
+    if size == 0:
+        raise TensorIndexError(
+            f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
     if not 1 <= k <= size:
         raise TensorRuntimeError(
             f"kthvalue(): selected number k out of range for dimension {dim}")

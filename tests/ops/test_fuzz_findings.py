@@ -231,3 +231,26 @@ def test_basic_write_of_a_tensor_into_its_own_row(shape):
         _set(t, 0, t)
 
     assert _outcome(run, jtensor) == _outcome(run, torch)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(0, 5, float("nan")), (0, 1, 1e-30), (0, 1, 1e-20), (float("nan"), 3), (0, 1, float("inf"))],
+)
+def test_arange_with_a_nan_or_tiny_step(args):
+    # (NumPy's "cannot convert float NaN to integer" / "Maximum allowed size exceeded" before)
+    def run(L):
+        return L.arange(*args)
+
+    assert _outcome(run, jtensor) == _outcome(run, torch)
+
+
+@pytest.mark.parametrize(
+    "shape, k, dim",
+    [((0,), 1, 0), ((0, 3), 1, 0), ((0, 3), 1, 1), ((3, 0), 1, 0), ((3, 0), 0, 1), ((), 2, 0)],
+)
+def test_kthvalue_along_an_empty_dim(shape, k, dim):
+    def run(L):
+        return L.zeros(shape).kthvalue(k, dim)[0]
+
+    assert _outcome(run, jtensor) == _outcome(run, torch)
