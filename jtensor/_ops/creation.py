@@ -171,7 +171,7 @@ class _Leaf:
     """Placeholder for a 0-d tensor / numpy scalar met inside nested data."""
 
 
-def _infer_dtype(obj):
+def _infer_dtype(obj, first=True):
     """PyTorch's infer_scalar_type: promote the dtypes of every leaf of nested data."""
     if isinstance(obj, Tensor):
         return obj._dtype
@@ -189,13 +189,17 @@ def _infer_dtype(obj):
     if isinstance(obj, (np.ndarray, np.generic)):
         return _dtypes.from_numpy_dtype(obj.dtype)
     if isinstance(obj, (str, bytes)):
-        raise TensorValueError(f"too many dimensions '{type(obj).__name__}'")
+        # PyTorch sizes the data along first elements (text there is a dimension too many),
+        # then types every element (text elsewhere is an invalid data type).
+        if first and isinstance(obj, str):  # (bytes are no sequence to PyTorch)
+            raise TensorValueError(f"too many dimensions '{type(obj).__name__}'")
+        raise TensorTypeError(f"new(): invalid data type '{type(obj).__name__}'")
     if _is_python_sequence(obj):
         if len(obj) == 0:
             return _dtypes.get_default_dtype()
         result = None
-        for item in obj:
-            d = _infer_dtype(item)
+        for i, item in enumerate(obj):
+            d = _infer_dtype(item, first and i == 0)
             result = d if result is None else _dtypes.promote_types(result, d)
         return result
     raise TensorRuntimeError(f"Could not infer dtype of {type(obj).__name__}")

@@ -254,3 +254,28 @@ def test_kthvalue_along_an_empty_dim(shape, k, dim):
         return L.zeros(shape).kthvalue(k, dim)[0]
 
     assert _outcome(run, jtensor) == _outcome(run, torch)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        [1, "a"],
+        ["a"],
+        [[1], ["a"]],
+        [b"x"],
+        "abc",
+        b"x",
+        ["abc"],
+        [[b"x"]],
+        [1, b"x"],
+        [[1, 2], [3, "x"]],
+    ],
+    ids=repr,
+)
+def test_text_inside_tensor_data(data):
+    # text on the first-element path is a dimension too many (ValueError), elsewhere (or
+    # bytes anywhere) an invalid data type (TypeError), as PyTorch
+    def run(L):
+        return L.tensor(data)
+
+    assert _outcome(run, jtensor) == _outcome(run, torch)
