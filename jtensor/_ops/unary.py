@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
+from .._argparse import int_arg
 from .._dispatch import check_inplace
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, elementwise,
                             result_dtype)
@@ -542,7 +543,9 @@ def _round_compute(decimals):
     return compute
 
 
-def _round_check(input, decimals):
+def _round_check(input, decimals, name="round"):
+    if decimals is not None:
+        int_arg(decimals, name, "decimals")  # PyTorch's TypeError for a float or a str
     category = input._dtype.category
     if category in (_dtypes.BOOL, _dtypes.COMPLEX) or (
             decimals is not None and category == _dtypes.INTEGRAL):
@@ -563,7 +566,7 @@ def round(input, *, decimals=None, out=None):
 def round_(input, *, decimals=None):
     """In-place :func:`round`."""
     _check_tensor("round_", input)
-    _round_check(input, decimals)
+    _round_check(input, decimals, "round_")
     return _run(round_.op, _round_compute(decimals), (input,), inplace=input, rule=PROMOTE)
 
 

@@ -279,3 +279,12 @@ def test_text_inside_tensor_data(data):
         return L.tensor(data)
 
     assert _outcome(run, jtensor) == _outcome(run, torch)
+
+
+@pytest.mark.parametrize("decimals", [float("nan"), 1.0, "a", True, 2])
+def test_round_decimals_must_be_an_int(decimals):
+    # (a float or NaN was silently used before)
+    def run(L):
+        return L.round(L.ones(2) * 1.234, decimals=decimals)
+
+    assert _outcome(run, jtensor) == _outcome(run, torch)
