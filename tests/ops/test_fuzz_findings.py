@@ -74,11 +74,12 @@ def test_index_write_of_a_tensor_into_itself_is_an_overlap(shape, key):
 
 
 def test_basic_write_of_a_0d_value_fills_without_an_overlap_check():
-    # PyTorch fills from a 0-d CPU value, so writing an element of x into x is allowed.
+    # PyTorch fills from a 0-d CPU value, so writing an element of x into x is allowed
+    # (on CUDA the value is expanded and copied: the overlap check applies there).
     for L in (jtensor, torch):
-        x = L.tensor(3.0)
+        x = L.tensor(3.0, device="cpu")
         x[None] = x
-        y = L.arange(3.0)
+        y = L.arange(3.0, device="cpu")
         y[0:1] = y[0]
         y[1:] = y[0]
         assert y.tolist() == [0.0, 0.0, 0.0] and float(x) == 3.0
