@@ -306,7 +306,10 @@ def _call_pre_hooks(node, buf):
             if t is not None and nr < len(buf) and buf[nr] is not None:
                 g = buf[nr]
                 if t._grad is None:
-                    t._grad = g.detach().clone() if not grad_mode.enabled else g.clone()
+                    # PyTorch keeps a contiguous copy (a sparse gradient as it is)
+                    fmt = preserve_format if g.is_sparse else contiguous_format
+                    t._grad = g.detach().clone(memory_format=fmt) if not grad_mode.enabled \
+                        else g.clone(memory_format=fmt)
                 else:
                     t._grad = t._grad + g
     if node._pre_hooks:

@@ -129,3 +129,20 @@ def test_index_write_through_a_view_made_by_the_keys_basic_items_is_copyslices()
         return seen
 
     assert script(jtensor) == script(torch)
+
+
+def test_a_retained_gradient_is_a_contiguous_copy():
+    # (an empty expanded gradient kept its stride (0,); PyTorch's retain_grad clones with
+    # a contiguous layout)
+    def script(L):
+        t = L.tensor([], dtype=L.float64, requires_grad=True)
+        y = t * t
+        y.retain_grad()
+        y.sum().backward()
+        x = L.ones(2, 3, dtype=L.float64, requires_grad=True)
+        z = (x * 1).t()
+        z.retain_grad()
+        (z * L.ones(3, 2)).sum().backward()
+        return y.grad.stride(), z.grad.stride()
+
+    assert script(jtensor) == script(torch)
