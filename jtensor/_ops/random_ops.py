@@ -144,6 +144,10 @@ def _random_factory(op, size, sample, dtype, device, requires_grad, out, name):
     else:
         dtype = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
     check_requires_grad(dtype, requires_grad)
+    if out is None and resolve_device(device).type == "meta":
+        # No values on the meta device: nothing is drawn or allocated, whatever the size.
+        return _finalize(new_empty_tensor(tuple(shape), dtype, resolve_device(device)),
+                         requires_grad)
     values = sample(tuple(shape), dtype)
     if out is not None:
         from .._elementwise import _write_into

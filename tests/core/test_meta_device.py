@@ -192,3 +192,10 @@ def test_the_default_device_can_be_meta():
         assert repr(layer.weight) == (
             "Parameter containing:\ntensor(..., device='meta', size=(4, 3), requires_grad=True)"
         )
+
+
+def test_meta_factories_allocate_nothing_whatever_the_size():
+    for L in (jtensor, torch):
+        for make in (L.empty, L.rand, L.randn):
+            big = make(2**10, 3, 2**16, 2**16, device="meta")
+            assert big.is_meta and tuple(big.shape) == (2**10, 3, 2**16, 2**16)
