@@ -17,7 +17,9 @@ directory is an empty temporary folder:
 Both runs start with the same seeds (``torch.manual_seed(0)``, ``random.seed(0)``,
 ``numpy.random.seed(0)``; ``PYTHONHASHSEED=0``; one thread), so a program that never seeds prints
 the same numbers under PyTorch on every run. The outputs are compared after object addresses
-(``0x7f...``) are masked, and each program is classified:
+(``0x7f...``) are masked and jtensor's ``jtensor.`` prefixes read ``torch.`` (the name the
+program imported it under: ``<class 'jtensor.Tensor'>`` stands for ``<class 'torch.Tensor'>``),
+and each program is classified:
 
 - identical: the same stdout;
 - same up to random numbers: the same lines once every floating-point number is masked (the
@@ -148,6 +150,7 @@ def child(mode, program):
 # The parent: running both, comparing, classifying.
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+PACKAGE = re.compile(r"(?<![\w.])jtensor\.")
 NUMBER = re.compile(
     r"(?<![\w.])[-+]?(?:nan|inf|(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)(?![\w.])"
 )
@@ -171,9 +174,15 @@ class Verdict:
     jtensor_s: float
 
 
-def normalize(text):
-    """Masks object addresses and trailing blanks, which no two runs share."""
-    return [ADDRESS.sub("0x?", line).rstrip() for line in text.splitlines()]
+def normalize(text, package=None):
+    """Masks object addresses and trailing blanks, which no two runs share. ``package``: the
+    jtensor run's output also reads ``torch.`` where it prints ``jtensor.``, the name the
+    program imported it under (``<class 'jtensor.Tensor'>`` is PyTorch's
+    ``<class 'torch.Tensor'>``; a class kept at another path still differs)."""
+    lines = [ADDRESS.sub("0x?", line).rstrip() for line in text.splitlines()]
+    if package:
+        lines = [PACKAGE.sub("torch.", line) for line in lines]
+    return lines
 
 
 def mask_numbers(line):
@@ -223,7 +232,7 @@ def classify(program, torch_run, jt_run):
     if jt_run.returncode != 0:
         detail = error_line(jt_run.stderr, program)
         return Verdict(program, "crashed", detail, torch_run.seconds, jt_run.seconds)
-    a, b = normalize(torch_run.stdout), normalize(jt_run.stdout)
+    a, b = normalize(torch_run.stdout), normalize(jt_run.stdout, package="jtensor")
     if a == b:
         return Verdict(program, "identical", "", torch_run.seconds, jt_run.seconds)
     ma, mb = [mask_numbers(x) for x in a], [mask_numbers(x) for x in b]

@@ -302,3 +302,6 @@ def to_device(value):
     if isinstance(value, device):
         return value
     return device(value)
+
+
+device.__module__ = "jtensor"   # printed and pickled as the public jtensor.device (torch.device)

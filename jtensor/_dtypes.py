@@ -376,3 +376,7 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+# Printed and pickled by their public path, as torch.dtype, torch.finfo, torch.iinfo.
+dtype.__module__ = finfo.__module__ = iinfo.__module__ = "jtensor"

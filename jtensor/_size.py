@@ -38,3 +38,6 @@ class Size(tuple):
 
     def __reduce__(self):
         return (Size, (tuple(self),))
+
+
+Size.__module__ = "jtensor"   # printed and pickled as the public jtensor.Size (torch.Size)

@@ -698,3 +698,7 @@ def new_empty_tensor(shape, dtype, device=CPU, stride=None, pinned=False):
     storage = Storage(backend.allocate(extent * dtype.itemsize), device)
     return Tensor._make(storage, shape, tuple(stride), 0, dtype)
 
+
+# PyTorch's classes print with their public path (``<class 'torch.Tensor'>``, not the module
+# that defines them); pickle finds them there too, jtensor's package root exports them.
+Tensor.__module__ = layout.__module__ = memory_format.__module__ = "jtensor"

@@ -34,7 +34,7 @@ import os
 
 import numpy as np
 
-from . import _argparse
+from . import _C, _argparse
 from ._device import to_device
 from ._errors import TensorRuntimeError, TensorTypeError
 from ._mt19937 import DEFAULT_SEED, STATE_BYTES, Engine
@@ -239,3 +239,9 @@ def fork_rng(devices=None, enabled=True, **kwargs):
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "fork_rng"]
+
+
+# PyTorch's Generator is torch._C.Generator (exported as torch.Generator): printed and pickled
+# by that path.
+Generator.__module__ = "jtensor._C"
+_C.Generator = Generator

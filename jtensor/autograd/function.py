@@ -110,12 +110,22 @@ class BackwardCFunction(FunctionCtx, Node):
 _NODE_CLASSES = {}
 
 
+def _python_node_repr(node):
+    kind = type(node)
+    return f"<{kind.__module__}.{kind.__qualname__} object at {id(node):#x}>"
+
+
 def _node_class(fn_cls):
     cls = _NODE_CLASSES.get(fn_cls)
     if cls is None:
         # ``_node_name`` lets a fused Function show PyTorch's node name (``NllLossBackward0``).
         name = getattr(fn_cls, "_node_name", None) or fn_cls.__name__ + "Backward"
         cls = type(name, (BackwardCFunction,), {})
+        if not fn_cls.__module__.startswith("jtensor."):
+            # A user's Function: PyTorch's node is a Python class of torch.autograd.function
+            # and prints with that path (jtensor's own Functions stand for C++ nodes).
+            cls.__module__ = __name__
+            cls.__repr__ = _python_node_repr
         cls._function = fn_cls
         _NODE_CLASSES[fn_cls] = cls
     return cls

@@ -11,7 +11,6 @@ from .._api import ops as J
 from .._errors import TensorRuntimeError
 from .._layout import is_non_overlapping_and_dense
 from .._tensor import Tensor
-from ..random import Generator
 
 
 class GradcheckError(TensorRuntimeError):
@@ -170,6 +169,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     return True
 
 
+def _uniform_like(o):
+    out = J.empty(o.shape, dtype=o.dtype, device=o.device)
+    (J.view_as_real(out) if out.is_complex() else out).uniform_(-1, 1)
+    return out
+
+
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
                   check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
@@ -186,10 +191,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     inputs = _as_tuple(inputs)
     outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
     if grad_outputs is None:
-        gen = Generator().manual_seed(0)
-        grad_outputs = tuple(
-            J.randn(o.shape, dtype=o.dtype, device=o.device, generator=gen).requires_grad_()
-            for o in outputs)
+        # As PyTorch's (torch.testing.make_tensor, low=-1, high=1): uniform draws from the
+        # default generator, so a program's later random numbers are PyTorch's too.
+        grad_outputs = tuple(_uniform_like(o).requires_grad_() for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]

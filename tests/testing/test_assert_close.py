@@ -99,7 +99,7 @@ def _outcome(lib, T, case):
         lib.assert_close(actual, expected, **kwargs)
     except Exception as exc:  # noqa: BLE001 - compared below
         return type(exc).__name__, str(exc).replace("torch.Tensor", "Tensor").replace(
-            "jtensor._tensor.Tensor", "Tensor"
+            "jtensor.Tensor", "Tensor"
         )
     return "ok", ""
 
