@@ -189,3 +189,13 @@ def test_the_whole_runner_on_two_small_programs(tmp_path, capsys):
     assert "_skipped.py" not in out
     assert "identical: 1, same up to random numbers: 0, different: 1, crashed: 0" in out
     assert "median wall-time ratio jtensor/torch over 2 programs" in out
+
+
+def test_jtensor_prefixes_read_as_torch_but_other_paths_still_differ():
+    same = corpus.Run(0, "<class 'torch.Tensor'>\n", "", 1.0)
+    mine = corpus.Run(0, "<class 'jtensor.Tensor'>\n", "", 1.0)
+    assert corpus.classify("p.py", same, mine).category == "identical"
+    moved = corpus.Run(0, "<class 'jtensor._tensor.Tensor'>\n", "", 1.0)
+    assert corpus.classify("p.py", same, moved).category == "different"
+    # Only a whole name is read: a word that merely ends in "jtensor." stays as it is.
+    assert corpus.normalize("myjtensor.x", package="jtensor") == ["myjtensor.x"]
