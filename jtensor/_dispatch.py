@@ -263,11 +263,15 @@ def check_inplace(tensor):
     if tensor._creation_meta is not None and tensor._base is not None and (
             grad_mode.inside or tensor.requires_grad):
         raise view_rebase_error(tensor, indirect=False)
+    base = tensor._base
     if tensor._requires_grad and tensor._grad_fn is None and not tensor._derived_grad:
+        if base is not None:  # a view given requires_grad_() itself: PyTorch names the view
+            raise TensorRuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation. (Write into a clone() instead, or under torch.no_grad().)")
         raise TensorRuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation. "
             "(Use torch.no_grad() for updates such as optimizer steps, or clone() first.)")
-    base = tensor._base
     if base is not None and base._requires_grad and base._grad_fn is None:
         emit("inplace_refused", tensor=tensor, base=base)  # for jtensor.trace's pitfalls
         raise TensorRuntimeError(

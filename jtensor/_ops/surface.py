@@ -106,7 +106,12 @@ def _define_copy(name, view_name):
             raise TensorRuntimeError(
                 f"{name} does not support automatic differentiation for outputs with complex dtype."
             )
-        result = view_impl(*args, **kwargs)
+        if name == "view_copy":
+            # Any layout: PyTorch's view_copy reshapes a copy, so a view its input's strides
+            # could not express (x.t().view(4, 3)) is still made.
+            result = view_impl(_fresh(args[0]), *args[1:], **kwargs)
+        else:
+            result = view_impl(*args, **kwargs)
         if isinstance(result, (tuple, list)):
             return tuple(_fresh(t) for t in result)
         return _fresh(result)
@@ -127,5 +132,6 @@ del _name, _view
 @register("copy", method=False)
 def fill(input, value):
     """``torch.fill(input, value)``: a new tensor of ``input``'s shape, dtype and layout filled
-    with ``value`` (a number or a 0-d tensor), ``fill_`` on a fresh copy."""
-    return OPS["fill_"].impl(_fresh(input), value)
+    with ``value`` (a number or a 0-d tensor), ``fill_`` on a fresh copy that keeps a dense
+    input's strides (as ``clone``'s preserve_format: ``fill(x.t(), 1)`` is column-major)."""
+    return OPS["fill_"].impl(OPS["clone"].impl(input), value)

@@ -84,3 +84,17 @@ def test_no_grad_allows_the_update():
         w.sub_(1)
         w[0] = 5.0
     assert w.tolist() == [5.0, 0.0, 0.0]
+
+
+def test_view_given_requires_grad_itself_is_named_a_view_when_written():
+    # A view of a tensor that needs no grad, made a leaf by requires_grad_(): an in-place op
+    # on it is refused with PyTorch's "a view of a leaf Variable" message.
+    torch = pytest.importorskip("torch")
+    for lib in (jtensor, torch):
+        base = lib.zeros(4, dtype=lib.float64)
+        view = base[:2]
+        view.requires_grad_()
+        assert view.is_leaf
+        with pytest.raises(RuntimeError, match=r"^a view of a leaf Variable that requires grad"):
+            view.add_(1)
+        assert view._version == 0
