@@ -18,8 +18,11 @@ def mats(lib):
 
 
 def batches(lib):
-    return (T(lib, arr(2, 2, 4, seed=1)), T(lib, arr(2, 2, 3, seed=2)),
-            T(lib, arr(2, 3, 4, seed=3)))
+    return (
+        T(lib, arr(2, 2, 4, seed=1)),
+        T(lib, arr(2, 2, 3, seed=2)),
+        T(lib, arr(2, 3, 4, seed=3)),
+    )
 
 
 def _copy_specs():
@@ -47,33 +50,57 @@ def _copy_specs():
 
 
 SPECS = [
-    OpSpec("addmm_", [
-        case(lambda lib, c, a, b: c.addmm_(a, b), make=mats),
-        case(lambda lib, c, a, b: c.addmm_(a, b, beta=0.5, alpha=2), make=mats, name="scaled"),
-        case(lambda lib, c, a, b: c.addmm_(b, a), make=mats, name="bad-shapes"),
-        case(lambda lib, c, a, b: c[:1].addmm_(a, b), make=mats, name="self-broadcast-refused"),
-    ]),
-    OpSpec("baddbmm_", [
-        case(lambda lib, c, a, b: c.baddbmm_(a, b), make=batches),
-        case(lambda lib, c, a, b: c.baddbmm_(a, b, beta=0, alpha=3), make=batches, name="beta0"),
-        case(lambda lib, c, a, b: c.baddbmm_(b, a), make=batches, name="bad-shapes"),
-    ]),
-    OpSpec("cumsum_", [
-        case(lambda lib, x: x.cumsum_(1)),
-        case(lambda lib, x: x.cumsum_(-2)),
-        case(lambda lib, x: x.cumsum_(2), name="bad-dim"),
-        case(lambda lib, x: x.t().cumsum_(0), name="strided"),
-    ]),
-    OpSpec("cumprod_", [
-        case(lambda lib, x: x.cumprod_(0)),
-        case(lambda lib, x: x.cumprod_(3), name="bad-dim"),
-    ]),
-    OpSpec("fill", [
-        case(lambda lib, x: lib.fill(x, 2.5)),
-        case(lambda lib, x: lib.fill(x, lib.tensor(7.0)), name="tensor-value"),
-        case(lambda lib, x: lib.fill(x.t(), 1), name="strided"),
-        case(lambda lib, x: lib.fill(x, lib.ones(2)), name="value-not-0d"),
-    ]),
-] + [OpSpec(name, [case(run), case(lambda lib, x, run=run: run(lib, x.t().contiguous().t()),
-                                   name="strided-input")])
-     for name, run in _copy_specs()]
+    OpSpec(
+        "addmm_",
+        [
+            case(lambda lib, c, a, b: c.addmm_(a, b), make=mats),
+            case(lambda lib, c, a, b: c.addmm_(a, b, beta=0.5, alpha=2), make=mats, name="scaled"),
+            case(lambda lib, c, a, b: c.addmm_(b, a), make=mats, name="bad-shapes"),
+            case(lambda lib, c, a, b: c[:1].addmm_(a, b), make=mats, name="self-broadcast-refused"),
+        ],
+    ),
+    OpSpec(
+        "baddbmm_",
+        [
+            case(lambda lib, c, a, b: c.baddbmm_(a, b), make=batches),
+            case(
+                lambda lib, c, a, b: c.baddbmm_(a, b, beta=0, alpha=3), make=batches, name="beta0"
+            ),
+            case(lambda lib, c, a, b: c.baddbmm_(b, a), make=batches, name="bad-shapes"),
+        ],
+    ),
+    OpSpec(
+        "cumsum_",
+        [
+            case(lambda lib, x: x.cumsum_(1)),
+            case(lambda lib, x: x.cumsum_(-2)),
+            case(lambda lib, x: x.cumsum_(2), name="bad-dim"),
+            case(lambda lib, x: x.t().cumsum_(0), name="strided"),
+        ],
+    ),
+    OpSpec(
+        "cumprod_",
+        [
+            case(lambda lib, x: x.cumprod_(0)),
+            case(lambda lib, x: x.cumprod_(3), name="bad-dim"),
+        ],
+    ),
+    OpSpec(
+        "fill",
+        [
+            case(lambda lib, x: lib.fill(x, 2.5)),
+            case(lambda lib, x: lib.fill(x, lib.tensor(7.0)), name="tensor-value"),
+            case(lambda lib, x: lib.fill(x.t(), 1), name="strided"),
+            case(lambda lib, x: lib.fill(x, lib.ones(2)), name="value-not-0d"),
+        ],
+    ),
+] + [
+    OpSpec(
+        name,
+        [
+            case(run),
+            case(lambda lib, x, run=run: run(lib, x.t().contiguous().t()), name="strided-input"),
+        ],
+    )
+    for name, run in _copy_specs()
+]
