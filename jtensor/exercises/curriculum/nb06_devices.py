@@ -27,22 +27,26 @@ Exercise(
 
 
 def _cpu_and_cuda():
-    return (torch.arange(3.0), torch.ones(3, device="cuda"))
+    return (torch.arange(3.0), torch.tensor([1.0, -2.0, 0.5], device="cuda"))
 
 
 def add_on_device(x_cpu, y_cuda):
-    return x_cpu.to(y_cuda.device) + y_cuda
+    return x_cpu.to(y_cuda.device)[:, None] * y_cuda[None, :]
 
 
 Exercise(
     "06-add-across-devices",
-    "Write f(x_cpu, y_cuda) returning x_cpu + y_cuda, computed on y_cuda's device.",
+    "Write f(x_cpu, y_cuda) returning the outer product of the two vectors (entry [i, j] is "
+    "x_cpu[i] * y_cuda[j]), computed on y_cuda's device.",
     add_on_device, inputs=_cpu_and_cuda,
     rules=("type", "shape", "dtype", "values", "device"),
     hints=[
         Hint("Bringing the CUDA tensor back to the CPU gives the right values on the wrong "
              "device: move the CPU operand to y_cuda.device instead.",
-             wrong=lambda x, y: x + y.cpu()),
+             wrong=lambda x, y: x[:, None] * y.cpu()[None, :]),
+        Hint("An element-wise product of two (3,) vectors is (3,): give x a trailing dim "
+             "and y a leading one, x[:, None] * y[None, :], so they broadcast to (3, 3).",
+             wrong=lambda x, y: x.to(y.device) * y),
     ])
 
 

@@ -62,9 +62,12 @@ Exercise(
 
 
 def _small_model():
+    # Deeper than the notebook's demonstration model, so that the names it prints there
+    # ('4.weight', '4.bias') are not this exercise's answer.
     torch.manual_seed(0)
     return (torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(),
                                 torch.nn.Linear(8, 8), torch.nn.ReLU(),
+                                torch.nn.Linear(8, 8), torch.nn.Tanh(),
                                 torch.nn.Linear(8, 2)),)
 
 

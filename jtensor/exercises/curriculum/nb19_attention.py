@@ -176,25 +176,25 @@ Exercise(
 
 
 def quiz_19():
-    return ((0, 0, 4, 1), "attend")
+    return ((0, 1, 0), "attend")
 
 
 Exercise(
     "19-quiz",
-    "Self-check. (1) The stride of torch.ones(4, 4).tril().expand(2, 3, 4, 4) (a tuple). "
+    "Self-check. (1) The stride of torch.ones(4, 1).expand(2, 4, 6) (a tuple). "
     "(2) In F.scaled_dot_product_attention, a boolean attn_mask's True means: 'attend' or "
     "'ignore'? Answer a tuple of the two.",
     quiz_19,
     hints=[
         Hint(
-            "(1) expand adds dimensions of stride 0: no element is copied, the new dims "
-            "re-read the same 16 numbers.",
-            wrong=lambda: ((64, 16, 4, 1), "attend"),
+            "(1) expand gives stride 0 to every dimension it adds or stretches from size 1 "
+            "(here the new leading dim and the last one); the kept dim keeps its stride.",
+            wrong=lambda: ((24, 6, 1), "attend"),
         ),
         Hint(
             "(2) For scaled_dot_product_attention, True marks a position taking part in "
             "attention (nn.MultiheadAttention's attn_mask is the opposite: True hides).",
-            wrong=lambda: ((0, 0, 4, 1), "ignore"),
+            wrong=lambda: ((0, 1, 0), "ignore"),
         ),
     ],
 )
