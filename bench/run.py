@@ -309,6 +309,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, shorter runs")
     parser.add_argument("--json", help="also write the results as JSON to this path")
+    parser.add_argument(
+        "--corpus", metavar="FOLDER",
+        help="also run the real-program corpus in FOLDER (bench/corpus.py: every program under "
+             "PyTorch and under jtensor; its table and median wall-time ratio, target <= 1.5x)")
     args = parser.parse_args()
     min_time = 0.05 if args.quick else 0.2
 
@@ -347,6 +351,11 @@ def main():
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)
+    if args.corpus:
+        import corpus
+
+        print(f"\nreal programs ({args.corpus}), target: median wall-time ratio <= 1.5x PyTorch")
+        corpus.main([args.corpus])
 
 
 if __name__ == "__main__":
