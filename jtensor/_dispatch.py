@@ -283,7 +283,10 @@ def check_no_internal_overlap(tensor):
     """PyTorch refuses to write through a layout that repeats elements (a stride of 0).
 
     NumPy would let many logical elements race for one memory cell; PyTorch raises instead.
+    An empty tensor has no element to repeat (PyTorch writes it: nothing happens).
     """
+    if 0 in tensor._shape:
+        return
     for size, stride in zip(tensor._shape, tensor._stride, strict=True):
         if stride == 0 and size > 1:
             raise TensorRuntimeError(

@@ -8,11 +8,12 @@ out-of-place op by ``autograd.formulas.finalize``: ``AddmmBackward0``, ``CumsumB
 are the out-of-place op's.
 """
 
-import functools
+import inspect
 
 from .._dispatch import check_inplace, grad_mode
 from .._errors import TensorRuntimeError
 from .._registry import OPS, register
+from ._selection_common import _write_out
 from .reductions import _c_name, write_out
 
 __all__ = []
@@ -91,6 +92,13 @@ COPY_OF_VIEW = {
 REFUSES_GRAD = {"view_as_complex_copy"}
 
 
+# Arguments the *_copy op names differently from its view op: {op: {theirs: ours}}.
+_RENAMED_ARGS = {"split_copy": {"split_size": "split_size_or_sections"}}
+_THEIR_NAME = {
+    (op, ours): theirs for op, names in _RENAMED_ARGS.items() for theirs, ours in names.items()
+}
+
+
 def _fresh(t):
     from .._tensor import contiguous_format
 
@@ -99,9 +107,24 @@ def _fresh(t):
 
 def _define_copy(name, view_name):
     view_impl = OPS[view_name].impl
+    renamed = _RENAMED_ARGS.get(name, {})
 
-    @functools.wraps(view_impl)
-    def impl(*args, **kwargs):
+    def impl(*args, out=None, **kwargs):
+        for theirs, ours in renamed.items():
+            if theirs in kwargs:
+                kwargs[ours] = kwargs.pop(theirs)
+        result = _copy_of_view(*args, **kwargs)
+        if out is None:
+            return result
+        if isinstance(result, tuple):
+            if not isinstance(out, (list, tuple)) or len(out) != len(result):
+                raise TensorRuntimeError(
+                    f"{name}: expected out to be a list of {len(result)} tensors"
+                )
+            return tuple(_write_out(o, r, name) for o, r in zip(out, result, strict=True))
+        return _write_out(out, result, name)
+
+    def _copy_of_view(*args, **kwargs):
         if name in REFUSES_GRAD and grad_mode.enabled and args[0].requires_grad:
             raise TensorRuntimeError(
                 f"{name} does not support automatic differentiation for outputs with complex dtype."
@@ -116,6 +139,15 @@ def _define_copy(name, view_name):
             return tuple(_fresh(t) for t in result)
         return _fresh(result)
 
+    # PyTorch's signature: the view's, its renamed arguments, and ``out=``.
+    sig = inspect.signature(view_impl)
+    params = [
+        p.replace(name=_THEIR_NAME.get((name, p.name), p.name))
+        for p in sig.parameters.values()
+        if p.name != "out"
+    ]
+    params.append(inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+    impl.__signature__ = sig.replace(parameters=params)
     impl.__name__ = impl.__qualname__ = name
     impl.__doc__ = (
         f"``{view_name}``'s result as a fresh contiguous tensor (PyTorch's "

@@ -544,12 +544,14 @@ def record_call(op, impl, args, kwargs):
     inplace = op.kind == "inplace"
     old_self = None
     pre_meta = None
+    pre_version = None
     if inplace:
         target = values["input"]
         if isinstance(target, Tensor):
             # The input as it was (``t_`` changes the shape the gradient must come back to).
             pre_meta = (target._shape, target._dtype, target._storage.device, target._stride,
                         target._offset)
+            pre_version = target._version_counter.value
         if isinstance(target, Tensor) and "input" in formula.save:
             # The formula needs ``self`` as it was before the write (mul_ needs it).
             old_self = _clone_raw(target)
@@ -687,6 +689,14 @@ def record_call(op, impl, args, kwargs):
             stored[k] = v
     if inplace and formula.self_name in saved and formula.self_name != "input":
         saved.pop(formula.self_name)
+    if pre_version is not None:
+        # self passed again as another argument (``t.mul_(t)``) was saved after the write
+        # changed it: it stands for the value before the write, so it keeps the version
+        # from before, and backward raises PyTorch's "modified by an inplace operation"
+        # instead of using the new values (it gave a wrong gradient).
+        for k, sv in saved.items():
+            if k != "input" and sv.__class__ is SavedTensor and sv.tensor is target:
+                sv.version = pre_version
     node._values = stored
     if not single:
         diff_outputs = 0

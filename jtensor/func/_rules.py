@@ -473,25 +473,23 @@ def _diff(level, op, entry, args, kwargs):
     return wrap(entry(*bound.args, **bound.kwargs), level)
 
 
-@rule("as_strided")
+@rule("as_strided", "as_strided_copy")
 def _as_strided(level, op, entry, args, kwargs):
     """Each sample's ``as_strided`` is relative to the sample's own start (PyTorch's rule):
-    the batch keeps its physical stride."""
+    the batch keeps its physical stride. ``as_strided_copy``: the same, copied."""
     bound = bind(entry, args, kwargs)
     a = bound.arguments
     x = a["input"]
-    if not is_mine(level, x):
+    if not is_mine(level, x) or a.get("out") is not None:
         return NotImplemented
     p = x._phys
     offset = a["storage_offset"]
-    return wrap(
-        p.as_strided(
-            (level.size,) + tuple(a["size"]),
-            (p.stride(0),) + tuple(a["stride"]),
-            p.storage_offset() if offset is None else offset + p.storage_offset() - x._offset,
-        ),
-        level,
+    result = p.as_strided(
+        (level.size,) + tuple(a["size"]),
+        (p.stride(0),) + tuple(a["stride"]),
+        p.storage_offset() if offset is None else offset + p.storage_offset() - x._offset,
     )
+    return wrap(result.contiguous() if op.name == "as_strided_copy" else result, level)
 
 
 _METADATA_INPLACE = {

@@ -214,13 +214,16 @@ def _pieces_backward(ctx, grads, cut):
 
 
 def _split_name(v):
-    s = v["split_size_or_sections"]
+    s = v["split_size_or_sections"] if "split_size_or_sections" in v else v["split_size"]
     return "SplitWithSizesBackward0" if isinstance(s, (list, tuple)) else "SplitBackward0"
 
 
 @derivative("split", multi_grad=True, name=_split_name)
 def split_backward(ctx, *grads):
-    return _pieces_backward(ctx, grads, lambda z: z.split(ctx.split_size_or_sections, ctx.dim))
+    # split_copy names the sizes split_size, as PyTorch's signature does
+    sizes = getattr(ctx, "split_size_or_sections", None)
+    sizes = ctx.split_size if sizes is None else sizes
+    return _pieces_backward(ctx, grads, lambda z: z.split(sizes, ctx.dim))
 
 
 @derivative("chunk", multi_grad=True, name="SplitBackward0")
