@@ -98,3 +98,29 @@ def test_view_given_requires_grad_itself_is_named_a_view_when_written():
         with pytest.raises(RuntimeError, match=r"^a view of a leaf Variable that requires grad"):
             view.add_(1)
         assert view._version == 0
+
+
+@pytest.mark.parametrize("op", ["mul_", "div_", "pow_", "atan2_", "add_", "sub_"])
+def test_self_as_the_other_argument_of_an_inplace_op(op):
+    # t.mul_(t) saves t as the other factor, then overwrites it: PyTorch's backward refuses
+    # (jtensor used the overwritten value: a wrong gradient); add_/sub_ save nothing.
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for lib in (jtensor, torch):
+        t0 = lib.tensor(3.0, dtype=lib.float64, requires_grad=True)
+        t1 = t0 * 1
+        getattr(t1, op)(t1)
+        try:
+            (t1 * 2).sum().backward()
+            outcomes.append(("ok", t0.grad.item()))
+        except RuntimeError as exc:
+            assert "modified by an inplace operation" in str(exc)
+            outcomes.append(("raised", None))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_writing_an_empty_expanded_tensor_is_allowed():
+    for lib in (jtensor, pytest.importorskip("torch")):
+        x = lib.zeros(1, 0).expand(2, 0)
+        x.add_(1)
+        lib.zeros(0).expand(3, 0).zero_()
