@@ -11,6 +11,7 @@ handed to the next request of the same size, so ``empty`` on the emulated device
 old contents, as uninitialised memory on a GPU does.
 """
 
+import collections
 import threading
 
 import numpy as np
@@ -82,8 +83,12 @@ class CachingAllocator:
         self.index = index
         self.capacity = capacity
         self._lock = threading.Lock()
+        # Blocks freed while the lock was taken: a storage's finalizer can run inside
+        # ``malloc`` itself (the garbage collector may start at any allocation), so ``free``
+        # never waits for the lock; whoever takes it next returns these blocks first.
+        self._pending = collections.deque()
         self._segments = []
-        self._cached = {}          # block size -> [(segment, buffer)] ready for reuse
+        self._cached = {}  # block size -> [(segment, buffer)] ready for reuse
         self.allocated = 0
         self.reserved = 0
         self.peak_allocated = 0
@@ -100,6 +105,7 @@ class CachingAllocator:
         computation) is adopted instead of taking one from the cache."""
         size = rounded_size(nbytes)
         with self._lock:
+            self._drain()
             segment = None
             if buffer is None:
                 cached = self._cached.get(size)
@@ -117,7 +123,7 @@ class CachingAllocator:
         if buffer is None:
             buffer = np.empty(size, dtype=np.uint8)
         elif buffer is False:
-            buffer = None   # bytes computed elsewhere: accounted, never reused
+            buffer = None  # bytes computed elsewhere: accounted, never reused
         return Block(segment, size, buffer)
 
     def _find_segment(self, size):
@@ -125,8 +131,11 @@ class CachingAllocator:
         best = None
         for segment in self._segments:
             room = segment.size - segment.used
-            if segment.small == small and room >= size and (
-                    best is None or room < best.size - best.used):
+            if (
+                segment.small == small
+                and room >= size
+                and (best is None or room < best.size - best.used)
+            ):
                 best = segment
         if best is not None:
             return best
@@ -141,7 +150,8 @@ class CachingAllocator:
                     f"{format_size(self.capacity - self.reserved)} is free. Of the allocated "
                     f"memory {format_size(self.allocated)} is allocated by tensors, and "
                     f"{format_size(self.reserved - self.allocated)} is reserved but unallocated "
-                    "(cached). Free tensors you no longer need (del), or use smaller batches.")
+                    "(cached). Free tensors you no longer need (del), or use smaller batches."
+                )
         segment = _Segment(new, small)
         self._segments.append(segment)
         self.reserved += new
@@ -150,8 +160,22 @@ class CachingAllocator:
         return segment
 
     def free(self, block):
-        """Return ``block`` to the cache (called when its storage is garbage collected)."""
-        with self._lock:
+        """Return ``block`` to the cache (called when its storage is garbage collected).
+
+        Never blocks: when the lock is held (by another thread, or by this one, when the
+        collector ran the finalizer inside ``malloc``), the block waits in ``_pending`` and
+        the next holder of the lock returns it, before any figure is read."""
+        self._pending.append(block)
+        if self._lock.acquire(blocking=False):
+            try:
+                self._drain()
+            finally:
+                self._lock.release()
+
+    def _drain(self):
+        pending = self._pending
+        while pending:
+            block = pending.popleft()
             segment = block.segment
             segment.used -= block.size
             segment.blocks -= 1
@@ -160,6 +184,12 @@ class CachingAllocator:
             if block.buffer is not None and segment in self._segments:
                 self._cached.setdefault(block.size, []).append((segment, block.buffer))
             block.buffer = None
+
+    def current(self):
+        """(allocated, reserved) bytes, with every freed block returned."""
+        with self._lock:
+            self._drain()
+            return self.allocated, self.reserved
 
     # ------------------------------------------------------------------ cache control
     def _release_free_segments(self):
@@ -172,22 +202,27 @@ class CachingAllocator:
                 keep.append(segment)
         self._segments = keep
         live = set(map(id, keep))
-        self._cached = {size: [(s, b) for s, b in entries if id(s) in live]
-                        for size, entries in self._cached.items()}
+        self._cached = {
+            size: [(s, b) for s, b in entries if id(s) in live]
+            for size, entries in self._cached.items()
+        }
         self._cached = {size: entries for size, entries in self._cached.items() if entries}
 
     def empty_cache(self):
         with self._lock:
+            self._drain()
             self._release_free_segments()
 
     def reset_peak(self):
         with self._lock:
+            self._drain()
             self.peak_allocated = self.allocated
             self.peak_reserved = self.reserved
 
     def stats(self):
         """A subset of ``torch.cuda.memory_stats`` with PyTorch's key names."""
         with self._lock:
+            self._drain()
             active_segments = len(self._segments)
             return {
                 "allocated_bytes.all.current": self.allocated,

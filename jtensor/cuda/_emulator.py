@@ -254,10 +254,10 @@ class EmulatedBackend(Backend):
 
     # ------------------------------------------------------------------ statistics
     def memory_allocated(self):
-        return self.allocator.allocated
+        return self.allocator.current()[0]
 
     def memory_reserved(self):
-        return self.allocator.reserved
+        return self.allocator.current()[1]
 
     def empty_cache(self):
         self.allocator.empty_cache()

@@ -328,6 +328,31 @@ def test_caching_allocator_statistics(emulated):
     assert 0 < free <= total
 
 
+def test_freeing_while_the_allocator_is_busy_never_deadlocks():
+    # The garbage collector can run a storage's finalizer at any allocation, so inside the
+    # allocator's own locked section (found by the random programs on the emulated device,
+    # where backward hung for good). ``free`` must return at once and the block be counted
+    # free by the time any figure is read.
+    from jtensor.cuda._allocator import SMALL_SEGMENT, CachingAllocator
+
+    allocator = CachingAllocator(0, 64 * MIB)
+    block = allocator.malloc(100)
+    done = threading.Event()
+
+    def free_under_the_lock():
+        with allocator._lock:          # as if the collector ran inside malloc
+            allocator.free(block)
+        done.set()
+
+    worker = threading.Thread(target=free_under_the_lock, daemon=True)
+    worker.start()
+    assert done.wait(10), "free() waited for the allocator's own lock"
+    assert allocator.current() == (0, SMALL_SEGMENT)
+    assert allocator.stats()["allocation.all.freed"] == 1
+    again = allocator.malloc(100)      # the freed block's bytes come back from the cache
+    assert again.size == 512 and allocator.current()[0] == 512
+
+
 def test_empty_shows_old_device_memory(emulated):
     a = jtensor.full((256,), 7.0, device="cuda")
     a.sum().item()

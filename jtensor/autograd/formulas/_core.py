@@ -27,6 +27,29 @@ def conj(x):
     return x.conjugate() if isinstance(x, complex) else x
 
 
+class Shaped:
+    """An input's shape without its values: what a formula uses of a saved operand whose
+    own gradient is not needed. PyTorch saves an operand only for the gradients that read
+    it (``a / b`` saves ``a`` only when ``b`` requires grad), so writing ``a`` in place after
+    the op must not make backward fail; unpacking a saved tensor checks its version."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, meta):
+        self.shape = tuple(meta[0])
+
+    _shape = property(lambda self: self.shape)
+    ndim = property(lambda self: len(self.shape))
+
+    def dim(self):
+        return len(self.shape)
+
+
+def saved_if(ctx, name, needed, index):
+    """``ctx.<name>`` (unpacked, version-checked) when ``needed``, else its ``Shaped``."""
+    return getattr(ctx, name) if needed else Shaped(ctx.input_meta(index))
+
+
 def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
                nondiff_outputs=()):
     """Register ``backward(ctx, grad)`` for the op(s) ``names``.

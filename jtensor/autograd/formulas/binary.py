@@ -81,9 +81,10 @@ def div_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     if ctx.rounding_mode is not None:
         return _zeros(ctx, g, 0), _zeros(ctx, g, 1)
-    a, b = ctx.input, ctx.other
+    b = ctx.other
     ga = g / _conj(b) if need_a else None
-    gb = _neg(g) * _conj((a / b) / b) if need_b else None
+    # ``a`` is read (and version-checked) only for ``b``'s gradient, as PyTorch saves it.
+    gb = _neg(g) * _conj((ctx.input / b) / b) if need_b else None
     return ga, gb
 
 
@@ -292,15 +293,13 @@ def logaddexp2_backward(ctx, g):
     return ga, gb
 
 
-@derivative("ldexp", inputs=("input", "other"), save=("input", "other"))
+@derivative("ldexp", inputs=("input", "other"), save=("other", "result"))
 def ldexp_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
-    a, b = ctx.input, ctx.other
     # PyTorch: self: grad * 2^other (an integer power for an integer ``other``: 2^-k is 0);
-    # other: grad * self * ln(2) * 2^other.
-    scale = J.pow(2, b)
-    ga = g * scale if need_a else None
-    gb = g * a * math.log(2) * scale if need_b else None
+    # other: grad * result * ln(2) (``self`` is not saved: writing it later is fine).
+    ga = g * J.pow(2, ctx.other) if need_a else None
+    gb = g * ctx.result * math.log(2) if need_b else None
     return ga, gb
 
 
@@ -337,9 +336,9 @@ def addcmul_backward(ctx, g):
 def addcdiv_backward(ctx, g):
     need_a, need_1, need_2 = ctx.needs_input_grad
     value = ctx.value
-    t1, t2 = ctx.tensor1, ctx.tensor2
+    t2 = ctx.tensor2 if need_1 or need_2 else None
     g1 = g * _conj(value / t2) if need_1 else None
-    g2 = _neg(g) * _conj(value * t1 / (t2 * t2)) if need_2 else None
+    g2 = _neg(g) * _conj(value * ctx.tensor1 / (t2 * t2)) if need_2 else None
     return (g if need_a else None), g1, g2
 
 

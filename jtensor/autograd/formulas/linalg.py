@@ -18,7 +18,7 @@ import math
 from ... import linalg
 from ..._api import ops as J
 from ..grad_mode import is_grad_enabled
-from ._core import derivative, nondifferentiable
+from ._core import Shaped, derivative, nondifferentiable, saved_if
 from .reductions import _norm_backward
 
 
@@ -79,13 +79,15 @@ def _matmul_name(v):
 
 @derivative("matmul", inputs=("input", "other"), save=("input", "other"), name=_matmul_name)
 def matmul_backward(ctx, g):
-    a, b = ctx.input, ctx.other
     need_a, need_b = ctx.needs_input_grad
+    # Each operand read only for the other's gradient (PyTorch saves them so).
+    a = saved_if(ctx, "input", need_b, 0)
+    b = saved_if(ctx, "other", need_a, 1)
     da, db = a.dim(), b.dim()
     if da == 1 and db == 1:
         return (g * _conj(b) if need_a else None, g * _conj(a) if need_b else None)
-    a2 = a.unsqueeze(0) if da == 1 else a
-    b2 = b.unsqueeze(-1) if db == 1 else b
+    a2 = a.unsqueeze(0) if da == 1 and need_b else a
+    b2 = b.unsqueeze(-1) if db == 1 and need_a else b
     g2 = g
     if da == 1:
         g2 = g2.unsqueeze(-2)
@@ -97,7 +99,7 @@ def matmul_backward(ctx, g):
         if da == 1:
             ga = ga.squeeze(-2)
     if need_b:
-        if a2.dim() >= 3 and b2.dim() == 2:
+        if max(da, 2) >= 3 and max(db, 2) == 2:
             # ``b`` is shared by every matrix of ``a``'s batch: its gradient is one product
             # over the folded rows, (k, B*m) @ (B*m, n), where BLAS does the sum over the
             # batch (not a batch of products summed afterwards).
@@ -244,8 +246,9 @@ def _argsort(seq):
 
 @derivative("tensordot", inputs=("a", "b"), save=("a", "b"), name="ViewBackward0")
 def tensordot_backward(ctx, g):
-    a, b = ctx.a, ctx.b
     need_a, need_b = ctx.needs_input_grad
+    a = saved_if(ctx, "a", need_b, 0)
+    b = saved_if(ctx, "b", need_a, 1)
     dims_a, dims_b = _tensordot_dims(a, b, ctx.dims)
     free_a = [d for d in range(a.dim()) if d not in dims_a]
     free_b = [d for d in range(b.dim()) if d not in dims_b]
@@ -328,9 +331,19 @@ def _einsum_name(v):
 
 @derivative("einsum", inputs=("operands",), save=("operands",), name=_einsum_name)
 def einsum_backward(ctx, g):
-    ops = list(ctx.operands)
-    if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
-        ops = list(ops[0])
+    entries = ctx._saved.get("operands")
+    if entries.__class__ is list:
+        # Each operand read (version-checked) only where another operand's gradient uses
+        # it, as PyTorch's: ``einsum("ij,jk", a, w)`` with a constant ``a`` never reads ``w``.
+        wanted = [ctx.next_functions[i][0] is not None for i in range(len(entries))]
+        needed = [sum(wanted) - w > 0 for w in wanted]
+        ops = [e.unpack(ctx) if need else Shaped(ctx.input_meta(i))
+               for i, (e, need) in enumerate(zip(entries, needed, strict=True))]
+    else:
+        ops = list(ctx.operands)
+        if len(ops) == 1 and isinstance(ops[0], (list, tuple)):
+            ops = list(ops[0])
+        wanted = [t.requires_grad for t in ops]
     explicit, out, free = _einsum_labels(ctx.equation, ops)
     sizes = {}
     for row, t in zip(explicit, ops, strict=True):
@@ -339,8 +352,8 @@ def einsum_backward(ctx, g):
                 sizes[lab] = s
     needs = ctx.needs_input_grad[0]
     grads = []
-    for i, t in enumerate(ops):
-        if not needs or not t.requires_grad:
+    for i in range(len(ops)):
+        if not needs or not wanted[i]:
             grads.append(None)
             continue
         terms = ["".join(out)]

@@ -12,7 +12,7 @@ import math
 from ... import _dtypes, linalg
 from ..._api import ops as J
 from ..._tensor import Tensor
-from ._core import derivative, nondifferentiable
+from ._core import derivative, nondifferentiable, saved_if
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -900,16 +900,16 @@ def cdist_backward(ctx, g):
             name=lambda v: "MulBackward0" if v["input"].dim() == 0 or v["other"].dim() == 0
             else "ViewBackward0")
 def inner_backward(ctx, g):
-    a, b = ctx.input, ctx.other
     need_a, need_b = ctx.needs_input_grad
+    a = saved_if(ctx, "input", need_b, 0)   # each read only for the other's gradient
+    b = saved_if(ctx, "other", need_a, 1)
     if a.dim() == 0 or b.dim() == 0:
         return (g * b.conj() if need_a else None), (g * a.conj() if need_b else None)
     k = a.shape[-1]
-    a2 = a.reshape(-1, k)
-    b2 = b.reshape(-1, k)
-    g2 = g.reshape(a2.shape[0], b2.shape[0])
-    ga = (g2 @ b2.conj()).reshape(a.shape) if need_a else None
-    gb = (g2.mT @ a2.conj()).reshape(b.shape) if need_b else None
+    rows_a, rows_b = math.prod(a.shape[:-1]), math.prod(b.shape[:-1])
+    g2 = g.reshape(rows_a, rows_b)
+    ga = (g2 @ b.reshape(-1, k).conj()).reshape(a.shape) if need_a else None
+    gb = (g2.mT @ a.reshape(-1, k).conj()).reshape(b.shape) if need_b else None
     return ga, gb
 
 

@@ -18,7 +18,10 @@ class _Addmm(Function):
 
     @staticmethod
     def forward(ctx, bias, x, wt):
-        ctx.save_for_backward(x, wt)
+        # Each operand kept only for the other's gradient, as PyTorch's addmm saves them:
+        # writing ``x`` in place afterwards is fine when only the weight learns.
+        _, need_x, need_w = ctx.needs_input_grad
+        ctx.save_for_backward(x if need_w else None, wt if need_x else None)
         if bias is None:
             return x.mm(wt)
         return bias.addmm(x, wt)
@@ -39,7 +42,8 @@ class _Mm(Function):
 
     @staticmethod
     def forward(ctx, x, wt):
-        ctx.save_for_backward(x, wt)
+        need_x, need_w = ctx.needs_input_grad
+        ctx.save_for_backward(x if need_w else None, wt if need_x else None)
         return x.mm(wt)
 
     @staticmethod

@@ -1,0 +1,96 @@
+"""Which operands a node saves, seen through in-place writes after the op.
+
+PyTorch saves an operand only for the gradients that read it: ``a / b`` keeps ``a`` only when
+``b`` requires grad, ``x @ w`` keeps ``x`` only for ``w``'s gradient. So a program that
+writes into an operand after the op (under ``no_grad``, as an optimizer or a data pipeline
+does) may or may not make ``backward`` fail with "modified by an inplace operation", and
+jtensor must answer as PyTorch does in both directions: refuse when the written operand is
+read by a needed gradient, and run when it is not (found by the random programs).
+"""
+
+import warnings
+
+import pytest
+
+import jtensor
+
+torch = pytest.importorskip("torch")
+
+A = [[0.5, -1.2, 2.0], [1.5, 0.7, -0.3], [0.9, -2.2, 1.1]]
+B = [[0.3, 1.1, -0.6], [-1.4, 0.8, 2.5], [0.2, 1.7, -0.9]]
+
+F = "nn.functional"
+OPS = {
+    "mul": lambda L, a, b: a * b,
+    "div": lambda L, a, b: a / b,
+    "div-by-number": lambda L, a, b: a / 3.0,
+    "number-by-tensor": lambda L, a, b: 2.0 / a,
+    "pow": lambda L, a, b: L.pow(a, b),
+    "pow-number": lambda L, a, b: a**2,
+    "atan2": lambda L, a, b: L.atan2(a, b),
+    "matmul": lambda L, a, b: a @ b,
+    "matmul-vector": lambda L, a, b: a @ b[0],
+    "mm": lambda L, a, b: L.mm(a, b),
+    "bmm": lambda L, a, b: L.bmm(a[None], b[None]),
+    "mv": lambda L, a, b: L.mv(a, b[0]),
+    "dot": lambda L, a, b: L.dot(a[0], b[0]),
+    "inner": lambda L, a, b: L.inner(a, b),
+    "tensordot": lambda L, a, b: L.tensordot(a, b, 1),
+    "einsum": lambda L, a, b: L.einsum("ij,jk->ik", a, b),
+    "addmm": lambda L, a, b: L.addmm(a, a, b),
+    "addcdiv": lambda L, a, b: L.addcdiv(b, a, b),
+    "addcdiv-divisor": lambda L, a, b: L.addcdiv(b, b, a),
+    "addcmul": lambda L, a, b: L.addcmul(b, a, b),
+    "ldexp": lambda L, a, b: L.ldexp(a, b),
+    "xlogy": lambda L, a, b: L.xlogy(a, b),
+    "lerp": lambda L, a, b: L.lerp(a, b, 0.3),
+    "linear": lambda L, a, b: L.nn.functional.linear(a, b),
+    "linear-bias": lambda L, a, b: L.nn.functional.linear(a, b, b[0]),
+    "linear-3d": lambda L, a, b: L.nn.functional.linear(a[None], b),
+    "conv1d": lambda L, a, b: L.nn.functional.conv1d(a[None], b[:, :, None]),
+    "mse_loss": lambda L, a, b: L.nn.functional.mse_loss(a, b),
+    "cosine_similarity": lambda L, a, b: L.nn.functional.cosine_similarity(a, b),
+}
+
+
+def _outcome(L, op, grad, written):
+    a = L.tensor(A, dtype=L.float64, requires_grad=True).clone()
+    b = L.tensor(B, dtype=L.float64, requires_grad=True).clone()
+    if grad == "a":
+        b = b.detach()
+    else:
+        a = a.detach()
+    y = OPS[op](L, a, b)
+    if not y.requires_grad:
+        return "no graph"
+    with L.no_grad():
+        (a if written == "a" else b).mul_(2.0)
+    try:
+        y.sum().backward()
+    except RuntimeError as exc:
+        assert "modified by an inplace operation" in str(exc)
+        return "refused"
+    return "ran"
+
+
+@pytest.mark.parametrize("written", ["a", "b"])
+@pytest.mark.parametrize("grad", ["a", "b"])
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_backward_after_an_operand_is_written_answers_as_pytorch(op, grad, written):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = _outcome(torch, op, grad, written)
+        assert _outcome(jtensor, op, grad, written) == expected
+
+
+def test_the_unsaved_operand_can_change_without_changing_the_gradient():
+    # The gradient of w in x @ w reads x only: writing w (an optimizer step) before
+    # backward is allowed, and w's gradient is x^T @ g with the x of the forward.
+    x = jtensor.tensor(A, dtype=jtensor.float64)
+    w = jtensor.tensor(B, dtype=jtensor.float64, requires_grad=True)
+    y = (x @ w).sum()
+    with jtensor.no_grad():
+        w.sub_(1.0)
+    y.backward()
+    expected = x.t() @ jtensor.ones(3, 3, dtype=jtensor.float64)
+    assert jtensor.equal(w.grad, expected)
