@@ -325,8 +325,10 @@ def check_bounds(info):
     for i, (f, array, size) in enumerate(zip(full, info.arrays, sizes, strict=True)):
         if f[position]:
             value = int(np.broadcast_to(np.asarray(_host(array)), info.bshape)[position])
-            raise TensorIndexError(
+            error = TensorIndexError(
                 f"index {value} is out of bounds for dimension {i} with size {size}")
+            error.raised_by_kernel = True  # after autograd took the inputs' edges
+            raise error
     del xp
 
 
@@ -566,5 +568,13 @@ def advanced_setitem(input, key, value):
 
         copy_value_into(view, value_t)
         return
+    if value_t._shape and value_t._shape[0] == 1:
+        # PyTorch views the value without its leading size-1 dims first (``slicePrefix1sDims``):
+        # another tensor, so an empty value is no longer "the same tensor" as ``input``.
+        lead = 0
+        while lead < len(value_t._shape) and value_t._shape[lead] == 1:
+            lead += 1
+        value_t = make_view(value_t, value_t._shape[lead:], value_t._stride[lead:],
+                            value_t._offset)
     put = prepare_put(view, indices, value_t, False, masked_fill_dispatch=True)
     put()

@@ -510,7 +510,10 @@ def fill_(self, value):
     """
     check_inplace(self)
     source = _fill_source(self, value, "fill_")
-    # Filling writes one value everywhere, so PyTorch allows it on expanded tensors too.
+    # Filling with a number writes one value everywhere, so PyTorch allows it on expanded
+    # tensors too; a tensor value goes through PyTorch's checked copy path, which refuses.
+    if isinstance(value, Tensor):
+        check_no_internal_overlap(self)
     self._array()[...] = source
     return self
 

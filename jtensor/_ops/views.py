@@ -138,8 +138,26 @@ def view(input, *size, dtype=None):
         if dtype is None:
             return _view_shape(input, sizes_from_args(size))
     if dtype.__class__ is _dtypes.dtype and dtype.itemsize == input._dtype.itemsize:
-        return make_view(input, input._shape, input._stride, input._offset, dtype)
-    return _view_dtype(input, _dtypes.to_dtype(dtype))
+        out = make_view(input, input._shape, input._stride, input._offset, dtype)
+    else:
+        out = _view_dtype(input, _dtypes.to_dtype(dtype))
+    # PyTorch's ``view(dtype)`` is not differentiable, not even to the same dtype: the result
+    # shares the storage and the version counter, but it is no autograd view (``_base`` is
+    # None, ``_is_view()`` False) and never requires grad.
+    out._base = None
+    out._view_version = None
+    out._creation_meta = None
+    out._requires_grad = False
+    return out
+
+
+def view_reinterprets(values):
+    """Whether a ``view`` call's arguments (bound by name) ask for a dtype: its output is
+    not differentiable."""
+    if values.get("dtype") is not None:
+        return True
+    size = values.get("size")
+    return len(size) == 1 and isinstance(size[0], (_dtypes.dtype, type)) if size else False
 
 
 def _new_strides(input, shape):

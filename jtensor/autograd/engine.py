@@ -17,7 +17,8 @@ from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
 from . import graph
-from .._ops.copies import copy_with_strides, strides_for_format
+from .._layout import contiguous_strides
+from .._ops.copies import copy_with_strides
 from .._tensor import contiguous_format, preserve_format
 from .formulas import _fast
 from .grad_mode import no_grad
@@ -210,7 +211,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                     # (a leaf that stopped requiring grad after the graph was made, by
                     # requires_grad_(False) or detach_(), gets nothing: PyTorch's check)
                     if accumulate and (inputs is None or (node, 0) in captures) \
-                            and node.variable._requires_grad:
+                            and _still_a_leaf(node.variable) and node.variable._requires_grad:
                         _accumulate(node.variable, buf[0], create_graph)
                         if _dispatch.event_hook is not None:
                             _dispatch.emit("backward", node=node, grads=(node.variable._grad,))
@@ -359,6 +360,19 @@ def _check_nan(node, out):
                     + where)
 
 
+def _still_a_leaf(variable):
+    """PyTorch's AccumulateGrad check: the leaf this accumulator was made for must not have
+    gained a history since (``x.requires_grad_(False); x.add_(y)`` with a ``y`` made from
+    ``x``), or its gradient would go nowhere."""
+    if variable._grad_fn is not None:
+        raise TensorRuntimeError(
+            "leaf variable has been moved into the graph interior: a tensor that was a leaf "
+            f"when the graph was built ({variable.type()} {list(variable._shape)}) has since "
+            "been written in place by a recorded op, so its gradient cannot be accumulated. "
+            "Write into a clone() instead.")
+    return True
+
+
 def _accumulate(leaf, g, create_graph):
     """``leaf.grad += g``, PyTorch's way: the first gradient is copied into the leaf's
     layout (so it never aliases another tensor), later ones are added in place."""
@@ -383,17 +397,21 @@ def _accumulate(leaf, g, create_graph):
                 leaf._grad = leaf.new_empty_strided(leaf._shape, leaf._stride).copy_(g)
             else:
                 leaf._grad = g.clone(memory_format=contiguous_format)
-        elif (not g._requires_grad and g._offset == 0 and g._stride == leaf._stride
+        elif (not g._requires_grad and g._offset == 0 and _obeys_layout(g, leaf)
               and sys.getrefcount(g) <= 3 and _unshared_storage(g)):
             # Nothing else can see this freshly computed gradient: keep it, as PyTorch
             # steals an unshared gradient instead of copying it.
             leaf._grad = g if g._base is None else \
                 Tensor._make(g._storage, g._shape, g._stride, 0, g._dtype)
-        elif leaf._contiguous or leaf.is_contiguous():
+        elif leaf._stride == contiguous_strides(leaf._shape):
             leaf._grad = _fast.dense_copy(g)
         else:
+            # PyTorch's clone_obey_contract: the leaf's own strides when they are dense (a
+            # size-1 or size-0 dim's stride included), else row-major.
             g = g.detach() if g._requires_grad else g
-            leaf._grad = copy_with_strides(g, strides_for_format(leaf, preserve_format))
+            leaf._grad = copy_with_strides(
+                g, leaf._stride if leaf.is_non_overlapping_and_dense()
+                else contiguous_strides(leaf._shape))
     elif create_graph:
         leaf._grad = old + g
     elif old._shape == g._shape and old._dtype is g._dtype and not old._requires_grad:
@@ -405,6 +423,21 @@ def _accumulate(leaf, g, create_graph):
         with no_grad():
             old.add_(g)
     _post_accumulate(leaf)
+
+
+def _obeys_layout(g, leaf):
+    """PyTorch's ``obeys_layout_contract``: whether a new gradient may become ``leaf.grad``
+    as it is. For a dense leaf, the strides must match on every dim of size other than 1
+    (and no size-1 dim may have stride 0, the mark of an expanded view); for any other leaf,
+    the gradient must be row-major."""
+    if g._stride == leaf._stride:
+        return True
+    if leaf.is_non_overlapping_and_dense():
+        for size, mine, theirs in zip(g._shape, g._stride, leaf._stride, strict=True):
+            if mine != theirs if size != 1 else mine == 0:
+                return False
+        return True
+    return g.is_contiguous()
 
 
 def _unshared_storage(g):

@@ -64,7 +64,7 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "version", "is_output", "output_nr", "requires_grad",
-                 "packed", "unpack_hook")
+                 "packed", "unpack_hook", "had_history")
 
     def __init__(self, tensor, is_output=False, output_nr=0):
         self.unpack_hook = None
@@ -85,16 +85,25 @@ class SavedTensor:
             self.tensor = None
             return
         if is_output:
+            self.had_history = False
             self.tensor = Tensor._make(tensor._storage, tensor._shape, tensor._stride,
                                        tensor._offset, tensor._dtype,
                                        version=tensor._version_counter)
         else:
+            # A non-view input with a history (only those can be detached in place).
+            self.had_history = tensor._grad_fn is not None and tensor._base is None
             self.tensor = tensor
 
     def unpack(self, node):
         if self.unpack_hook is not None:
             return self.unpack_hook(self.packed)
         t = self.tensor
+        if self.had_history and t._grad_fn is None:
+            raise TensorRuntimeError(
+                "Trying to use a saved tensor that has been detached in-place, i.e. with "
+                f".detach_(): a [{_type_name(t)} {list(t._shape)}] saved by {node.name()} "
+                "lost its history after it was saved. This is not supported, please use "
+                "out-of-place `.detach()` instead")
         if t._version_counter.value != self.version:
             # As PyTorch: a saved output names the node that saved it, a saved input its
             # current history (the in-place op that wrote into it, when it has one).
@@ -521,6 +530,73 @@ def _diff_dtype(t):
     return t._dtype.category >= _dtypes.FLOATING
 
 
+# Ops that return their input itself when there is nothing to do (PyTorch answers those
+# calls before autograd sees them): ``to``/``type``/``double()``... to the same dtype and
+# device, ``contiguous``, ``flatten`` of a 1-d tensor, ``conj``/``real``/``resolve_*`` of a
+# real tensor, ``atleast_*d``, ``sum_to_size`` to the same size.
+_MAY_RETURN_INPUT = frozenset((
+    "to", "contiguous", "flatten", "conj", "real", "resolve_conj", "resolve_neg",
+    "atleast_1d", "atleast_2d", "atleast_3d", "sum_to_size",
+))
+
+# Ops whose argument errors PyTorch raises before autograd sees the call (indexing parses
+# its key first: ``t[0]`` on a 0-d ``t`` is an IndexError even for a stale no_grad view).
+_CHECKS_ARGUMENTS_FIRST = frozenset(("__getitem__",))
+
+
+def _indexing_ran_an_op_first(t, key):
+    """Whether PyTorch, indexing ``t`` with ``key``, calls a view op (and so takes ``t``'s
+    edge) before it meets the item that is out of range: after counting the key's dims, it
+    applies the items left to right, an int as ``select`` (range checked just before),
+    ``None`` as ``unsqueeze``, a slice as ``slice`` (skipped when it keeps everything)."""
+    if key.__class__ is slice:
+        return True   # its fast path calls slice() on any tensor, a 0-d one too
+    if key.__class__ is not tuple:
+        return False
+    specified = 0
+    for item in key:
+        if item is None or item is Ellipsis or isinstance(item, bool):
+            continue
+        if isinstance(item, Tensor) and item._dtype is _dtypes.bool:
+            specified += max(item.dim(), 1)
+        else:
+            specified += 1
+    if specified > len(t._shape):
+        return False   # "too many indices", checked before any item is applied
+    shape = list(t._shape)
+    dim = 0
+    ran = False
+    for item in key:
+        if item is None:
+            ran = True
+        elif item is Ellipsis:
+            dim = len(shape) - sum(1 for k in key if k is not None and k is not Ellipsis
+                                   and not isinstance(k, bool))
+        elif isinstance(item, bool):
+            ran = True
+        elif isinstance(item, int):
+            if dim >= len(shape) or not -shape[dim] <= item < shape[dim]:
+                return ran
+            ran = True
+            shape.pop(dim)
+        elif item.__class__ is slice:
+            if dim >= len(shape):
+                return ran
+            if item != slice(None) and item != slice(0, None, 1):
+                ran = True
+            dim += 1
+        else:
+            return ran   # advanced indices: applied after the basic items
+    return ran
+
+
+def _check_stale_views(args):
+    for a in args:
+        if isinstance(a, Tensor) and a._creation_meta is not None and \
+                a._view_version is not None and a._view_version != a._version_counter.value:
+            a.grad_fn  # noqa: B018 (raises, or refreshes)
+
+
 def record_call(op, impl, args, kwargs):
     """The slow path of a differentiable op: run it, then record one node for the call."""
     formula = op.backward
@@ -535,16 +611,23 @@ def record_call(op, impl, args, kwargs):
         return result
 
     values = formula.bind(args, kwargs)
-    for a in args:
-        # PyTorch gathers its inputs' edges before the op runs: a view whose history cannot
-        # be rebuilt (made under no_grad, its base since written) raises first.
-        if isinstance(a, Tensor) and a._creation_meta is not None and \
-                a._view_version is not None and a._view_version != a._version_counter.value:
-            a.grad_fn  # noqa: B018 (raises, or refreshes)
+    # PyTorch gathers its inputs' edges before the op runs: a view whose history cannot be
+    # rebuilt (made under no_grad, its base since written) raises first. An op that may
+    # hand its input back (``contiguous()`` of a contiguous tensor) runs first: PyTorch
+    # returns the input there without touching its history, so nothing is raised.
+    hands_back = op.name in _MAY_RETURN_INPUT
+    late = hands_back or op.name in _CHECKS_ARGUMENTS_FIRST
+    nondiff = formula.nondiff_outputs
+    if nondiff and callable(nondiff):
+        nondiff = frozenset(nondiff(values))
+    # (A call whose only output is not differentiable, ``view(dtype)``, reads no history.)
+    if not late and 0 not in nondiff:
+        _check_stale_views(args)
     inplace = op.kind == "inplace"
     old_self = None
     pre_meta = None
     pre_version = None
+    early_edges = None
     if inplace:
         target = values["input"]
         if isinstance(target, Tensor):
@@ -565,6 +648,17 @@ def record_call(op, impl, args, kwargs):
         # The view's current history must be valid before the write changes its version.
         if isinstance(target, Tensor) and target._view_version is not None:
             target.grad_fn  # noqa: B018 (refreshes)
+        # PyTorch takes its inputs' edges before the op runs: an argument that views the
+        # target's storage (``x.add_(x[()])``) must keep the history it had before the
+        # write, not one rebuilt from the written base.
+        if isinstance(target, Tensor):
+            for name in formula.inputs:
+                v = values.get(name)
+                if v is not target and isinstance(v, Tensor) and v._view_version is not None \
+                        and v._storage is target._storage:
+                    if early_edges is None:
+                        early_edges = {}
+                    early_edges[id(v)] = edge_of(v)
     # The op runs with recording off for the ops it calls (``_run_inside``, inlined: this
     # is the hottest path of a recorded call).
     # (The flags set directly: ``record`` was on to get here, so grad mode was enabled and
@@ -573,9 +667,28 @@ def record_call(op, impl, args, kwargs):
     _tl_set(grad_mode, "record", False)
     try:
         result = impl(*args, **kwargs)
+    except IndexError as exc:
+        # Where PyTorch's check runs inside the op's kernel (indices out of range), or its
+        # fast path calls the op first (``t[::2]`` on a 0-d ``t``), the inputs' edges were
+        # taken before: a stale no_grad view raises that error instead.
+        if late and (getattr(exc, "raised_by_kernel", False)
+                     or (op.name == "__getitem__" and _indexing_ran_an_op_first(*args[:2]))):
+            try:
+                _check_stale_views(args)
+            except RuntimeError as view_error:
+                raise view_error from None
+        raise
     finally:
         _tl_set(grad_mode, "inside", False)
         _tl_set(grad_mode, "record", grad_mode.enabled)
+    if 0 in nondiff and not isinstance(result, tuple):
+        return result   # its only output is not differentiable: nothing to record
+    if late:
+        if hands_back:
+            for a in args:
+                if result is a:
+                    return result   # no op ran: no node, and the input keeps its history
+        _check_stale_views(args)
 
     # Differentiable inputs, flattened, with their metadata.
     scalars = None
@@ -587,7 +700,11 @@ def record_call(op, impl, args, kwargs):
         if isinstance(v, Tensor) and (pre_meta is None or name != "input"):
             # The common case first: a tensor input (edge_of inlined for one that needs no
             # gradient, which gets no node work at all).
-            if v._requires_grad:
+            if early_edges is not None and id(v) in early_edges:
+                e = early_edges[id(v)]
+                edges.append(e)
+                needs.append(e[0] is not None)
+            elif v._requires_grad:
                 # (edge_of inlined too: a non-view's node, or its leaf's accumulator.)
                 fn = v._grad_fn if v._view_version is None else v.grad_fn
                 edges.append((fn, v._output_nr) if fn is not None else
@@ -650,9 +767,6 @@ def record_call(op, impl, args, kwargs):
         if passed_through and len(passed_through) == len(outputs):
             return result
 
-    nondiff = formula.nondiff_outputs
-    if nondiff and callable(nondiff):
-        nondiff = frozenset(nondiff(values))
     cls = formula.cls if formula.cls is not None else node_class(formula.name(values))
     # Node's fields set here directly (no constructor call: the hottest path of recording).
     node = object.__new__(cls)
@@ -690,12 +804,15 @@ def record_call(op, impl, args, kwargs):
     if inplace and formula.self_name in saved and formula.self_name != "input":
         saved.pop(formula.self_name)
     if pre_version is not None:
-        # self passed again as another argument (``t.mul_(t)``) was saved after the write
-        # changed it: it stands for the value before the write, so it keeps the version
+        # self, or a view of it, passed as another argument (``t.mul_(t)``,
+        # ``t.mul_(t[0])``) was saved after the write changed it: it stands for the value
+        # before the write (PyTorch saves it before the op runs), so it keeps the version
         # from before, and backward raises PyTorch's "modified by an inplace operation"
         # instead of using the new values (it gave a wrong gradient).
+        counter = target._version_counter
         for k, sv in saved.items():
-            if k != "input" and sv.__class__ is SavedTensor and sv.tensor is target:
+            if k != "input" and sv.__class__ is SavedTensor and sv.tensor is not None \
+                    and sv.tensor._version_counter is counter:
                 sv.version = pre_version
     node._values = stored
     if not single:
@@ -846,6 +963,8 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def apply(self, grads):
+        if self._freed:
+            raise _freed_error()
         g = grads[0]
         v = self._values
         base, view, fn = v["base"], v["view"], v["fn"]
@@ -864,7 +983,10 @@ class CopySlices(Node):
         return [grad_base] + list(results[1:])
 
     def _release(self):
+        # PyTorch's CopySlices lets go of its ``fn`` after a backward without
+        # retain_graph, whatever ``fn`` saved: a second backward through it raises.
         self._values["fn"]._release()
+        self._freed = True
 
 
 _ViewFromBase.__name__ = _ViewFromBase.__qualname__ = "AsStridedBackward0"
@@ -883,9 +1005,9 @@ def _rebase_view(view, fn_node):
         kept_input_meta(fn_node)[1:]
     node._values = {"base": (base._shape, base._stride, base._offset),
                     "view": (view._shape, view._stride, view._offset), "fn": fn_node}
-    base._requires_grad = True
-    base._grad_fn = node
-    base._output_nr = 0
+    # (``_set_history``: a base that retains its gradient retains it on CopySlices now,
+    # the gradient of its value after the write.)
+    _set_history(base, node, 0)
     base._view_version = None
     # The written view now reads its history from the base.
     view._view_version = -1

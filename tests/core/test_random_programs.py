@@ -28,15 +28,17 @@ recorded follows the base's ``requires_grad`` when the view was made. A view mad
 base started (or stopped) requiring grad reports PyTorch's ``requires_grad`` (read through
 the base), but jtensor does not record ops on it as PyTorch does.
 
+Known PyTorch bug, skipped where it would show (the log says so): ``t.fill_(v)`` or
+``t[None] = v`` with an integer ``t`` and a 0-d ``v`` that requires grad records FillBackward3
+on the integer tensor (which then requires grad, and backward fails an internal assert).
+
+A step where PyTorch fails one of its internal asserts (a PyTorch bug) drops every live
+tensor: there is nothing to compare against.
+
 Known difference by design (the program drops the tensors concerned, the log says so): a
 PyTorch kernel that raises part way may already have written (``x[[0, 1]] = 0`` on a
 one-element ``x`` writes ``x[0]``, then raises IndexError); jtensor checks first and leaves
 its inputs untouched.
-
-Open finding of the derandomized run past its 100th program (``JTENSOR_FUZZ_EXAMPLES=150``):
-indexing a no_grad view whose base was since written in place, with too many indices
-(``t1[0]`` on a 0-d ``t1``), raises jtensor's no_grad-view error where PyTorch raises its
-IndexError first (the order of two checks).
 
 Open finding of the long run (skipped where it would show, the log says so):
 ``v = x[()]; v.requires_grad_(); v[()] = 1.5`` with ``x`` not requiring grad is refused by
@@ -216,6 +218,12 @@ class Programs(RuleBasedStateMachine):
             except Exception as exc:  # noqa: BLE001 - the type is what is compared
                 results[key] = ("raised", _kind(exc), exc)
         (jk, *jrest), (tk, *trest) = results["j"], results["t"]
+        if tk == "raised" and "INTERNAL ASSERT FAILED" in str(trest[1]):
+            # A PyTorch bug (``retain_grad(); detach_()`` then an in-place op trips one):
+            # nothing to compare against; the program's tensors are dropped.
+            self.log.append(f"{code}  # PyTorch internal assert: tensors dropped")
+            self.live.clear()
+            return
         if jk != tk or (jk == "raised" and jrest[0] != trest[0]):
             jdesc = jrest[0] if jk == "raised" else "no error"
             tdesc = trest[0] if tk == "raised" else "no error"
@@ -236,6 +244,17 @@ class Programs(RuleBasedStateMachine):
             self.add(jv, tv, code)
         else:
             self.log.append(code)
+
+    def _integer_fill_bug(self, x, y, no_grad, code):
+        """PyTorch's fill_ with a 0-d value that requires grad (``t.fill_(v)``, ``t[None] = v``)
+        records FillBackward3 even on an integer tensor, which then requires grad and makes
+        backward fail an internal assert: a PyTorch bug jtensor does not copy (skipped)."""
+        if no_grad or x.t.is_floating_point() or x.t.is_complex():
+            return False
+        if not (y.t.requires_grad and y.t.dim() == 0):
+            return False
+        self.log.append(f"# skipped (PyTorch bug, integer fill from a grad value): {code}")
+        return True
 
     def _leaf_view_of_plain_base(self, x, code):
         """KNOWN DIFFERENCE (the open finding in the docstring): an in-place write into a
@@ -551,6 +570,20 @@ class Programs(RuleBasedStateMachine):
                 self.log.append(f"# skipped (known difference): {x.name}[{code}] = {y.name}")
                 return
 
+            if (
+                y.j.device.type == "cuda"
+                and y.j.dim() == 0
+                and y.j.untyped_storage().data_ptr() == x.j.untyped_storage().data_ptr()
+            ):
+                # DEVICE DIFFERENCE: PyTorch fills from a 0-d CPU value but copies a 0-d CUDA
+                # value through its expanded view, which then overlaps the target
+                # (``t[None] = t`` raises on CUDA only); the oracle here is PyTorch's CPU.
+                self.log.append(f"# skipped (CUDA differs): {x.name}[{code}] = {y.name}")
+                return
+
+            if self._integer_fill_bug(x, y, no_grad, f"{x.name}[{code}] = {y.name}"):
+                return
+
             def write(L, a, b):
                 a[key(L)] = b
 
@@ -601,6 +634,8 @@ class Programs(RuleBasedStateMachine):
             )
         elif op == "fill_tensor":
             y = self.pick(data, "value")
+            if self._integer_fill_bug(x, y, no_grad, f"{x.name}.fill_({y.name})"):
+                return
             self.step(
                 f"{x.name}.fill_({y.name})",
                 lambda L, a, b: a.fill_(b),
@@ -736,7 +771,7 @@ def _settings():
     if long and long != "0":
         n = int(long) if long.isdigit() and int(long) > 1 else 3000
         return settings(max_examples=n, derandomize=False, **common)
-    # 100 derandomized programs: the first 150 reach an open finding (below).
+    # 100 derandomized programs (the first 1000 pass).
     examples = int(os.environ.get("JTENSOR_FUZZ_EXAMPLES", "100"))
     # No example database: the same programs on every machine (a saved failure from a
     # long run would otherwise be replayed here).

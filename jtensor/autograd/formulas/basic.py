@@ -1,6 +1,7 @@
 """The first formulas: a seed the families build on (add, mul, sum, views, sigmoid...)."""
 
 from ..._api import ops as J
+from ..._ops.views import view_reinterprets
 from . import _fast
 from ._core import conj, derivative, nondifferentiable
 
@@ -45,7 +46,7 @@ def sigmoid_backward(ctx, g):
     return g * conj(y * (1 - y))
 
 
-@derivative("view")
+@derivative("view", nondiff_outputs=lambda values: (0,) if view_reinterprets(values) else ())
 def view_backward(ctx, g):
     return g.reshape(ctx.input_meta(0)[0])
 
