@@ -456,6 +456,8 @@ def copy_(self, other, non_blocking=False):
             raise TensorRuntimeError(
                 f"output with shape {list(self._shape)} doesn't match the broadcast shape "
                 f"{list(shape)}")
+        if other is self:
+            return self   # PyTorch's copy_ returns at once (still a write: the version bumps)
         check_no_internal_overlap(self)
         _check_no_partial_overlap(self, other)
         if other._storage._backend is not self._storage._backend or \

@@ -4,12 +4,15 @@ in-place forms), ``where``, ``nonzero`` and ``argwhere``.
 Conventions (layouts, validation before writing, ``finish``): see ``_selection_common``.
 """
 
+import warnings
+
 import numpy as np
 
 from .. import _dtypes
 from .._device import data_dependent_sync
+from .._dispatch import check_inplace, check_no_internal_overlap
 from .._elementwise import elementwise, result_dtype
-from .._errors import TensorRuntimeError, TensorTypeError
+from .._errors import TensorRuntimeError, TensorTypeError, stacklevel
 from .._layout import broadcast_shapes
 from .._registry import register
 from .._size import Size
@@ -78,7 +81,16 @@ def masked_fill_(self, mask, value):
     """Write ``value`` into ``self`` where ``mask`` (broadcast to ``self``) is True."""
     fill, shape = _masked_fill_into(self, mask, value, "masked_fill_")
     xp = _xp(self)
-    _check_writable(self)
+    check_inplace(self)
+    try:
+        check_no_internal_overlap(self)
+    except TensorRuntimeError:
+        # PyTorch still writes through a stride-0 layout here (a deprecated use it warns
+        # about): the repeated element takes the value wherever the mask selects it.
+        warnings.warn(
+            "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
+            "before performing this operation. This also applies to advanced indexing e.g. "
+            "tensor[mask] = scalar", UserWarning, stacklevel=stacklevel(2))
     self._array()[xp.broadcast_to(mask._array(), shape)] = fill
     return self
 

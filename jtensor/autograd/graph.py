@@ -557,7 +557,7 @@ def _indexing_ran_an_op_first(t, key):
     for item in key:
         if item is None or item is Ellipsis or isinstance(item, bool):
             continue
-        if isinstance(item, Tensor) and item._dtype is _dtypes.bool:
+        if isinstance(item, Tensor) and item._dtype is _dtypes.bool_:
             specified += max(item.dim(), 1)
         else:
             specified += 1

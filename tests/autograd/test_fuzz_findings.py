@@ -422,3 +422,37 @@ def test_a_second_backward_through_copyslices(retain):
             assert "a second time" in str(exc)
             outcomes.append(("refused", x.grad.item()))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize(
+    "key", ["long", "mask"], ids=["long-index-into-empty", "mask-with-int-into-empty"]
+)
+def test_an_index_error_of_an_advanced_key_is_raised_as_pytorch(key):
+    # The check that explains which item was out of range must itself never fail.
+    for L in (jtensor, torch):
+        t = L.zeros(0, 2, dtype=L.float64, requires_grad=True)
+        k = (L.tensor([0]),) if key == "long" else (L.zeros(0, dtype=L.bool), 5)
+        with pytest.raises(IndexError):
+            t[k]
+
+
+def test_copy_of_a_tensor_into_itself_is_a_write_that_checks_nothing():
+    for L in (jtensor, torch):
+        wide = L.tensor(-5.0, dtype=L.float64).expand(2)  # repeats its one element
+        wide.copy_(wide)
+        assert wide._version == 1
+
+
+@pytest.mark.parametrize("value", ["number", "tensor"])
+def test_masked_fill_of_an_expanded_tensor_warns_and_writes(value):
+    # A deprecated use PyTorch still runs (with a UserWarning), unlike other writes
+    # through a stride-0 layout.
+    results = []
+    for L in (jtensor, torch):
+        base = L.tensor(-5.0, dtype=L.float64)
+        wide = base.expand(2)
+        v = 1.0 if value == "number" else L.tensor(1.0, dtype=L.float64)
+        with pytest.warns(UserWarning, match="masked_fill_ on expanded tensors"):
+            wide.masked_fill_(L.tensor([True, False]), v)
+        results.append(base.item())
+    assert results[0] == results[1] == 1.0
