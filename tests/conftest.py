@@ -18,6 +18,7 @@ Under ``-n 2`` the CUDA run of the marked tests takes about two minutes:
 """
 
 import os
+import sys
 
 import pytest
 from hypothesis import settings
@@ -205,6 +206,20 @@ def _cuda_errors_stay_in_their_test(request):
         import jtensor.cuda
 
         jtensor.cuda.synchronize()
+
+
+@pytest.fixture(autouse=True)
+def _oracle_keeps_its_defaults():
+    """The first ``torch.compile``/``torch.compiler`` call starts PyTorch's dynamo, which
+    turns off argument validation of ``torch.distributions`` for the whole process (a
+    global switch): the oracle would then accept what it should refuse in every later test
+    of that worker. Put PyTorch's default back after each test."""
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None and "torch._dynamo" in sys.modules:
+        distributions = sys.modules.get("torch.distributions")
+        if distributions is not None and not distributions.Distribution._validate_args:
+            distributions.Distribution.set_default_validate_args(True)
 
 
 @pytest.fixture

@@ -82,10 +82,10 @@ class CachingAllocator:
     def __init__(self, index, capacity):
         self.index = index
         self.capacity = capacity
-        self._lock = threading.Lock()
-        # Blocks freed while the lock was taken: a storage's finalizer can run inside
-        # ``malloc`` itself (the garbage collector may start at any allocation), so ``free``
-        # never waits for the lock; whoever takes it next returns these blocks first.
+        self._lock = threading.RLock()
+        # Blocks freed by a finalizer the collector ran inside this thread's own locked
+        # section (``malloc`` included): returned by the lock's holder before any figure is
+        # read (waiting for the lock there deadlocked for good).
         self._pending = collections.deque()
         self._segments = []
         self._cached = {}  # block size -> [(segment, buffer)] ready for reuse
@@ -162,15 +162,16 @@ class CachingAllocator:
     def free(self, block):
         """Return ``block`` to the cache (called when its storage is garbage collected).
 
-        Never blocks: when the lock is held (by another thread, or by this one, when the
-        collector ran the finalizer inside ``malloc``), the block waits in ``_pending`` and
-        the next holder of the lock returns it, before any figure is read."""
+        The collector may run this finalizer inside the allocator's own locked section (it
+        can start at any allocation, ``malloc`` included): then the block waits in
+        ``_pending`` and the lock's holder returns it before any figure is read, instead of
+        the thread waiting for a lock it holds itself. Another thread's free waits its turn.
+        """
         self._pending.append(block)
-        if self._lock.acquire(blocking=False):
-            try:
-                self._drain()
-            finally:
-                self._lock.release()
+        if self._lock._is_owned():
+            return
+        with self._lock:
+            self._drain()
 
     def _drain(self):
         pending = self._pending
