@@ -164,7 +164,7 @@ HANDED_BACK = {
     "to-same-dtype": lambda L, t: t.to(L.float64),
     "double": lambda L, t: t.double(),
     "type_as": lambda L, t: t.type_as(t),
-    "cpu": lambda L, t: t.cpu(),
+    "to-own-device": lambda L, t: t.to(t.device),
     "flatten-1d": lambda L, t: t.flatten(),
     "atleast_1d": lambda L, t: L.atleast_1d(t),
     "conj-real": lambda L, t: t.conj(),
