@@ -475,6 +475,10 @@ class Formula:
             n for n in self.inputs if not wraps or (n == "input" and op.name == "sub"))
         self.plain_bind = self.var_positional is None and self.self_name in (None, "input")
         self.saves_result = "result" in self.save
+        # Whether the op may hand its input back, and whether its argument errors come
+        # before the stale-view check (see record_call): decided once, not per call.
+        self.hands_back = op.name in _MAY_RETURN_INPUT
+        self.checks_arguments_first = self.hands_back or op.name in _CHECKS_ARGUMENTS_FIRST
         # Per number of positional arguments, a function pairing them with their names
         # (made on first use): a third of ``dict(zip(...))``'s cost on every recorded call.
         self._binders = {}
@@ -615,8 +619,8 @@ def record_call(op, impl, args, kwargs):
     # rebuilt (made under no_grad, its base since written) raises first. An op that may
     # hand its input back (``contiguous()`` of a contiguous tensor) runs first: PyTorch
     # returns the input there without touching its history, so nothing is raised.
-    hands_back = op.name in _MAY_RETURN_INPUT
-    late = hands_back or op.name in _CHECKS_ARGUMENTS_FIRST
+    hands_back = formula.hands_back
+    late = formula.checks_arguments_first
     nondiff = formula.nondiff_outputs
     if nondiff and callable(nondiff):
         nondiff = frozenset(nondiff(values))
