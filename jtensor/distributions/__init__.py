@@ -26,7 +26,7 @@ _EXPORTS = {
     "Categorical": "categorical",
     "CatTransform": "transforms",
     "Cauchy": "cauchy",
-    "Chi2": "gamma",
+    "Chi2": "chi2",
     "ComposeTransform": "transforms",
     "constraints": None,
     "ContinuousBernoulli": "continuous_bernoulli",

@@ -8,7 +8,7 @@ from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
 from .utils import _batch_shape_of, broadcast_all
 
-__all__ = ["Chi2", "Gamma"]
+__all__ = ["Gamma"]
 
 
 class Gamma(ExponentialFamily):
@@ -79,20 +79,3 @@ class Gamma(ExponentialFamily):
 
     def _log_normalizer(self, x, y):
         return J.lgamma(x + 1) + (x + 1) * J.log(-y.reciprocal())
-
-
-class Chi2(Gamma):
-    """``Chi2(df)``: ``Gamma(df / 2, 1 / 2)``."""
-
-    arg_constraints = {"df": constraints.positive}
-
-    def __init__(self, df, validate_args=None):
-        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Chi2, _instance)
-        return super().expand(batch_shape, new)
-
-    @property
-    def df(self):
-        return self.concentration * 2

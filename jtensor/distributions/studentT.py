@@ -5,7 +5,7 @@ import math
 from .._api import ops as J
 from . import constraints
 from .distribution import _EMPTY, Distribution
-from .gamma import Chi2
+from .chi2 import Chi2
 from .utils import _standard_normal, broadcast_all
 
 __all__ = ["StudentT"]

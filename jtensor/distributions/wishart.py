@@ -14,7 +14,7 @@ from .._size import Size
 from . import constraints
 from .distribution import _EMPTY
 from .exp_family import ExponentialFamily
-from .gamma import Chi2
+from .chi2 import Chi2
 from .multivariate_normal import _precision_to_scale_tril
 from .utils import lazy_property
 

@@ -117,3 +117,37 @@ def test_pending_list_is_current(key):
     assert not landed, f"now implemented, remove from PENDING[{key!r}]: {sorted(landed)}"
     vanished = (PENDING[key] | OMITTED[key]) - _public(get(torch)) - _MODULES - _TYPING
     assert not vanished, f"no longer in torch.{key}, remove from the lists: {sorted(vanished)}"
+
+
+def _class_namespaces(lib):
+    return {
+        "nn": lib.nn,
+        "optim": lib.optim,
+        "lr_scheduler": lib.optim.lr_scheduler,
+        "data": lib.utils.data,
+        "distributions": lib.distributions,
+        "transforms": lib.distributions.transforms,
+        "constraints": lib.distributions.constraints,
+    }
+
+
+@pytest.mark.parametrize("key", sorted(_class_namespaces(torch)))
+def test_classes_live_where_pytorch_puts_them(key):
+    """``type(layer)`` prints PyTorch's module path (with jtensor's name), and that module
+    holds the class (pickles name it)."""
+    import importlib
+
+    ours, theirs = _class_namespaces(jtensor)[key], _class_namespaces(torch)[key]
+    wrong = []
+    for name in sorted(_public(theirs)):
+        t, j = getattr(theirs, name), getattr(ours, name, None)
+        if not (isinstance(t, type) and isinstance(j, type)) or not t.__module__.startswith(
+            "torch."
+        ):
+            continue  # (imports such as ``collections.Counter`` are not PyTorch's)
+        home = "jtensor" + t.__module__[len("torch") :]
+        if (j.__module__, j.__qualname__) != (home, t.__qualname__):
+            wrong.append(f"{name}: {j.__module__}.{j.__qualname__}, want {home}.{t.__qualname__}")
+        elif getattr(importlib.import_module(home), t.__qualname__, None) is not j:
+            wrong.append(f"{name}: {home} does not hold it")
+    assert not wrong, wrong
