@@ -253,6 +253,26 @@ def run_compute(xp, compute, arrays):
                 else compute(xp, *arrays)
 
 
+# The integer type whose bits a float dtype's elements are (``zero_where``'s mask).
+_SAME_SIZE_INT = {2: "int16", 4: "int32", 8: "int64"}
+
+
+def zero_where(xp, mask, a):
+    """``where(mask, +0.0, a)`` bit for bit (a NaN or -0.0 of ``a`` kept where ``mask`` is
+    false), for ReLU and its backward: on float arrays of a few thousand elements or more,
+    one AND of ``a``'s bits with a mask (all ones where ``a`` is kept), in about a third of
+    ``where``'s time (below that NumPy's per-call cost dominates: ``where`` makes fewer
+    calls)."""
+    bits = _SAME_SIZE_INT.get(a.dtype.itemsize) if a.dtype.kind == "f" and a.size >= 2048 \
+        else None
+    if bits is None:
+        return xp.where(mask, a.dtype.type(0), a)
+    if not a.flags.c_contiguous:
+        a = xp.ascontiguousarray(a)
+    keep = xp.subtract(mask, 1, dtype=bits)   # -1 (all bits set) where ``a`` is kept
+    return xp.bitwise_and(a.view(bits), keep, out=keep).view(a.dtype)
+
+
 _FAST_FLOATS = (_dtypes.float32, _dtypes.float64)
 _FAST_SCALARS = (float, int)
 

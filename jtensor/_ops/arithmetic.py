@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from .. import _dispatch, _dtypes
+from .. import _autocast, _dispatch, _dtypes
 from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, not_implemented
 from .._registry import FUNCTIONS, register, renamed
@@ -187,6 +187,8 @@ def _define(name, impl, kind, aliases, function=True):
 
 
 _DIRECT_OPERANDS = (float, int)
+_GRAD_MODE = _dispatch.grad_mode
+_NO_KEYWORDS = {}   # (never written: the recorder only reads a call's keywords)
 
 
 def _tensors(a, b):
@@ -205,15 +207,24 @@ def operator_method(fn, direct=None):
         compute, rule = direct
         op = fn.op
 
+        def run(input, other):
+            result = elementwise(op, compute, (input, other), rule=rule)
+            if _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
+                _dispatch.notify(op, _tensors(input, other), result)
+            return result
+
         def method(self, other):
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
-                if self._requires_grad or (isinstance(other, Tensor) and other._requires_grad) \
-                        or _TRANSFORMS.active:
-                    return fn(self, other)  # the recorded (or transformed) path
-                result = elementwise(op, compute, (self, other), rule=rule)
-                if _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
-                    _dispatch.notify(op, _tensors(self, other), result)
-                return result
+                if _TRANSFORMS.active:
+                    return fn(self, other)  # the transformed path
+                if (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) \
+                        and _GRAD_MODE.record:
+                    if _autocast.active:
+                        return fn(self, other)   # the op's cast policy first
+                    # Recorded as the op's entry would (same node, same saved values), minus
+                    # the argument parsing the operator does not need.
+                    return _dispatch.autograd_call(op, run, (self, other), _NO_KEYWORDS)
+                return run(self, other)
             if not is_operand(other):
                 return NotImplemented
             return fn(self, _operand(other))

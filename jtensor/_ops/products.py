@@ -20,13 +20,13 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import check_inplace, check_same_device
-from .._elementwise import _write_into, result_dtype
+from .._elementwise import _write_into, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim
 from .._layout import broadcast_shapes, dense_strides_like, numel
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
 from .reductions import (TensorNotImplementedError, _c_name, _emit, _xp, check_out, check_tensor,
-                         launch_kernel, quiet, wrap_result, write_out)
+                         fp_quiet, launch_kernel, wrap_result, write_out)
 from .views import make_view
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
@@ -70,15 +70,17 @@ def _product(xp, a, b):
         result.real = rr - ii
         result.imag = ri + ir
         return result
-    with quiet():
-        if a.ndim >= 3 and b.ndim == 2:
-            # (..., m, k) @ (k, n) as one product of the folded rows, as PyTorch computes it:
-            # NumPy would otherwise make one small product per matrix of the batch, or run its
-            # slow loop without BLAS when the batch is strided (a permuted (T, B, E) input).
-            lead = a.shape[:-1]
-            rows = a.reshape(math.prod(lead), a.shape[-1])
-            return xp.matmul(rows, b).reshape(*lead, b.shape[-1])
-        return xp.matmul(a, b)
+    # No error-state switch (it costs more than a small product): floating-point warnings
+    # are dropped by jtensor's warnings filter, and where the user made them errors the
+    # product is redone silenced (run_compute's rule).
+    if a.ndim >= 3 and b.ndim == 2:
+        # (..., m, k) @ (k, n) as one product of the folded rows, as PyTorch computes it:
+        # NumPy would otherwise make one small product per matrix of the batch, or run its
+        # slow loop without BLAS when the batch is strided (a permuted (T, B, E) input).
+        lead = a.shape[:-1]
+        rows = a.reshape(math.prod(lead), a.shape[-1])
+        return run_compute(xp, "matmul", (rows, b)).reshape(*lead, b.shape[-1])
+    return run_compute(xp, "matmul", (a, b))
 
 
 def _finish_product(op, inputs, xp, array, dtype, device, out):
@@ -358,7 +360,7 @@ def outer(input, vec2, *, out=None):
     dtype = result_dtype([input, vec2])
     check_out(out, "outer")
     xp = input._storage._backend.xp
-    with quiet():
+    with fp_quiet():
         r = xp.multiply(_work(input, dtype)[:, None], _work(vec2, dtype)[None, :])
     return _finish_product(outer.op, (input, vec2), xp, r, dtype, device, out)
 
@@ -437,7 +439,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if launched is not None:
         return launched
     xp, r = _matmul_array(mat1, mat2)
-    with quiet():
+    with fp_quiet():
         r = _scaled_sum(xp, _work(input), r, beta, alpha)
     return _finish_product(addmm.op, (input, mat1, mat2), xp, r, input._dtype, device, out)
 
@@ -454,7 +456,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if launched is not None:
         return launched
     xp, r = _matmul_array(batch1, batch2)
-    with quiet():
+    with fp_quiet():
         r = _scaled_sum(xp, _work(input), r, beta, alpha)
     return _finish_product(baddbmm.op, (input, batch1, batch2), xp, r, input._dtype, device,
                            out)
@@ -472,7 +474,7 @@ def trace(input):
     _refuse_bool("trace", input._dtype)
     dtype = _dtypes.int64 if input._dtype.category == _dtypes.INTEGRAL else input._dtype
     xp = input._storage._backend.xp
-    with quiet():
+    with fp_quiet():
         r = xp.trace(_work(input, dtype))
     return wrap_result(xp, r, dtype, input.device)
 
@@ -484,7 +486,7 @@ def kron(input, other, *, out=None):
     dtype = result_dtype([input, other])
     check_out(out, "kron")
     xp = input._storage._backend.xp
-    with quiet():
+    with fp_quiet():
         r = xp.kron(_work(input, dtype), _work(other, dtype))
     return _finish_product(kron.op, (input, other), xp, r, dtype, device, out)
 
@@ -539,7 +541,7 @@ def tensordot(a, b, dims=2, out=None):
                 wb = xp.sum(wb, axis=db, keepdims=True)
             else:
                 wa = xp.sum(wa, axis=da, keepdims=True)
-    with quiet():
+    with fp_quiet():
         r = xp.tensordot(wa, wb, axes=(dims_a, dims_b))
     return _finish_product(tensordot.op, (a, b), xp, r, a._dtype, device, out)
 
@@ -709,7 +711,7 @@ def einsum(equation, *operands):
     spec = ",".join("".join("..." if lab is None else lab for lab in labels)
                     for labels, _ in parsed) + "->" + "".join(
         "..." if lab is None else lab for lab in out)
-    with quiet():
+    with fp_quiet():
         r = xp.einsum(spec, *arrays)
     return wrap_result(xp, r, dtype, device)
 
@@ -731,7 +733,7 @@ def _addmv_array(input, mat, vec, beta, alpha):
             f"({rows}x{cols}), vec ({vec._shape[0]})")
     _refuse_bool("addmv_impl_cpu", input._dtype)
     xp = _xp(input)
-    with quiet():
+    with fp_quiet():
         r = xp.matmul(_work(mat), _work(vec))
         r = _scaled_sum(xp, _work(input), r, beta, alpha)
         r = xp.broadcast_to(r, (rows,))
@@ -778,7 +780,7 @@ def _addbmm_array(input, b1, b2, beta, alpha):
     _check_add_base(input, (rows, cols), b1._dtype, "batch2")
     _refuse_bool("addmm_impl_cpu_", input._dtype)
     xp = _xp(input)
-    with quiet():
+    with fp_quiet():
         prod = xp.matmul(_work(b1), _work(b2))
         r = prod.sum(axis=0) if n else xp.zeros((rows, cols), dtype=prod.dtype)
         r = _scaled_sum(xp, _work(input), r, beta, alpha)
@@ -822,7 +824,7 @@ def _addr_array(input, vec1, vec2, beta, alpha):
     if target != shape:
         _check_add_base(input, shape, input._dtype, "vec2")
     xp = _xp(input)
-    with quiet():
+    with fp_quiet():
         if dtype is _dtypes.bool_:
             prod = xp.logical_and(vec1._array()[:, None], vec2._array()[None, :])
             r = xp.logical_or(xp.logical_and(input._array(), bool(beta)),
@@ -898,7 +900,7 @@ def cross(input, other, dim=None, *, out=None):
     xp = _xp(input)
     a = xp.broadcast_to(_work(input), shape)
     b = xp.broadcast_to(_work(other), shape)
-    with quiet():
+    with fp_quiet():
         r = xp.cross(a, b, axis=d)
     return _emit(cross.op, (input, other), xp, r, input._dtype, device, out)
 
@@ -938,7 +940,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     xp = _xp(x1)
     a = xp.broadcast_to(x1._array(), batch + tuple(x1._shape[-2:]))
     b = xp.broadcast_to(x2._array(), batch + tuple(x2._shape[-2:]))
-    with quiet():
+    with fp_quiet():
         diffs = xp.abs(a[..., :, None, :] - b[..., None, :, :])
         if p == 0:
             r = xp.sum(diffs != 0, axis=-1)
@@ -965,7 +967,7 @@ def inner(input, other, *, out=None):
     if input.dim() == 0 or other.dim() == 0:
         dtype = result_dtype([input, other])
         check_out(out, "inner")
-        with quiet():
+        with fp_quiet():
             r = xp.multiply(_work(input, dtype), _work(other, dtype))
         return _emit(inner.op, (input, other), xp, r, dtype, device, out)
     if input._shape[-1] != other._shape[-1]:
@@ -980,7 +982,7 @@ def inner(input, other, *, out=None):
         raise _not_for("addmm_impl_cpu_" if input.dim() > 1 or other.dim() > 1 else "dot",
                        input._dtype)
     check_out(out, "inner")
-    with quiet():
+    with fp_quiet():
         r = xp.tensordot(_work(input), _work(other), axes=([-1], [-1]))
     return _emit(inner.op, (input, other), xp, r, input._dtype, device, out)
 
@@ -1027,7 +1029,7 @@ def chain_matmul(*matrices, out=None):
     if first._dtype is _dtypes.bool_:
         raise _not_for("addmm_impl_cpu_", first._dtype)
     check_out(out, "chain_matmul", first._dtype)
-    with quiet():
+    with fp_quiet():
         r = _work(first)
         for m in matrices[1:]:
             r = xp.matmul(r, _work(m))

@@ -23,7 +23,7 @@ from .. import _dtypes
 from .._argparse import int_arg
 from .._dispatch import check_inplace
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, elementwise,
-                            result_dtype)
+                            result_dtype, zero_where)
 from .._errors import TensorNotImplementedError, TensorRuntimeError, TensorTypeError
 from .._registry import FUNCTIONS, define, register
 from .._tensor import Tensor, new_empty_tensor
@@ -431,8 +431,8 @@ def _relu_check(input, inplace):
 
 
 def _relu(xp, a):
-    # where (not maximum): nan stays nan and -0.0 stays -0.0, as in PyTorch.
-    return xp.where(a < 0, xp.zeros((), a.dtype), a)
+    # zero_where (not maximum): nan stays nan and -0.0 stays -0.0, as in PyTorch.
+    return zero_where(xp, xp.less(a, 0), a)
 
 
 @register("elementwise")

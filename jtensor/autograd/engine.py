@@ -9,6 +9,7 @@ each node drops its saved tensors as soon as it has run.
 """
 
 import heapq
+import itertools
 import sys
 
 from .. import _dtypes
@@ -182,11 +183,15 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
     plain = not create_graph
     try:
         ready = []
+        # Ties (every accumulator has PyTorch's UINT64_MAX sequence number) go first come,
+        # first served: the order, and so which gradient a leaf may keep without a copy, is
+        # the same run after run.
+        pushed = itertools.count()
         queued = set()
         for node, _ in roots:
             if node not in dependencies and node not in queued:
                 queued.add(node)
-                heappush(ready, (-node._sequence_nr, id(node), node))
+                heappush(ready, (-node._seq, next(pushed), node))
         while ready:
             node = heappop(ready)[2]
             out_grads = ()  # stays empty for a node that does not run
@@ -249,7 +254,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                     dependencies[nxt] = left
                 else:
                     del dependencies[nxt]
-                    heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+                    heappush(ready, (-nxt._seq, next(pushed), nxt))
             # Drop our references, so that AccumulateGrad can keep an unshared gradient
             # instead of copying it.
             out_grads = g = old = None

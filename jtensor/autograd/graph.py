@@ -156,7 +156,7 @@ class Node:
 
     # Hot fields in slots; rarely set ones (hooks, anomaly stack) default at class level.
     __slots__ = ("next_functions", "_formula", "_values", "_saved", "_input_meta",
-                 "_sequence_nr", "_num_outputs", "_freed", "__dict__", "__weakref__")
+                 "_seq", "_num_outputs", "_freed", "__dict__", "__weakref__")
 
     _pre_hooks = None
     _hooks = None
@@ -167,13 +167,17 @@ class Node:
     def __init__(self, formula=None):
         self._freed = False
         self._formula = formula
-        self._sequence_nr = next(_sequence)
+        self._seq = next(_sequence)
         self._saved = None
         self._values = None
         self._input_meta = ()
         self._num_outputs = 1
         if anomaly.enabled:
             self._stack = "".join(traceback.format_stack()[:-3])
+
+    def _sequence_nr(self):
+        """The order this node was recorded in (the engine runs later nodes first)."""
+        return self._seq
 
     @property
     def metadata(self):
@@ -371,13 +375,25 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
 
+    # What every accumulator has, as class attributes (no per-node work: one is made for
+    # each leaf of each recorded graph). The sequence number is PyTorch's UINT64_MAX: the
+    # engine runs an accumulator as soon as its gradient is complete.
+    _seq = 2 ** 64 - 1
+    next_functions = ()
+    _formula = None
+    _values = None
+    _saved = None
+    _input_meta = ()
+    _num_outputs = 1
+
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable):  # noqa: D107
-        Node.__init__(self)
+        self._freed = False
         self.variable = variable
-        self.next_functions = ()
+        if anomaly.enabled:
+            self._stack = "".join(traceback.format_stack()[:-1])
 
 
 def accumulator_of(leaf):
@@ -386,12 +402,13 @@ def accumulator_of(leaf):
         node = ref()
         if node is not None:
             return node
-    # One constructor call, not two (one per leaf per recorded op whose graph died: ``a + b``
-    # in a loop makes two).
+    # No constructor call (one per leaf per recorded op whose graph died: ``a + b`` in a
+    # loop makes two).
     node = object.__new__(AccumulateGrad)
-    Node.__init__(node)
+    node._freed = False
     node.variable = leaf
-    node.next_functions = ()
+    if anomaly.enabled:
+        node._stack = "".join(traceback.format_stack()[:-1])
     leaf._accumulator = weakref.ref(node)
     return node
 
@@ -479,6 +496,13 @@ class Formula:
         # before the stale-view check (see record_call): decided once, not per call.
         self.hands_back = op.name in _MAY_RETURN_INPUT
         self.checks_arguments_first = self.hands_back or op.name in _CHECKS_ARGUMENTS_FIRST
+        # Whether a call may take ``_record_plain`` (the common case, issue 18): an
+        # out-of-place op whose node class, outputs and argument order need no per-call
+        # decision. A call that meets a list of tensors turns it off (``cat``).
+        self.plain = (op.kind in ("elementwise", "reduction", "copy", "view")
+                      and self.plain_bind and not self.hands_back
+                      and not self.checks_arguments_first
+                      and not callable(self.nondiff_outputs) and not self.nondiff_outputs)
         # Per number of positional arguments, a function pairing them with their names
         # (made on first use): a third of ``dict(zip(...))``'s cost on every recorded call.
         self._binders = {}
@@ -601,9 +625,184 @@ def _check_stale_views(args):
             a.grad_fn  # noqa: B018 (raises, or refreshes)
 
 
+def _input_edges(formula, values, pre_meta, early_edges, lists=True):
+    """The differentiable inputs of a call, flattened: their edges, their metadata, whether
+    each needs a gradient, and the positions of numbers that are PyTorch's Scalar
+    arguments (or None). ``pre_meta``: an in-place op's ``input`` as it was before the
+    write; ``early_edges``: edges taken before the op ran, by id. Without ``lists``, None
+    when an input is a list of tensors."""
+    scalars = None
+    edges = []
+    meta = []
+    needs = []
+    for i, name in enumerate(formula.inputs):
+        v = values.get(name)
+        if isinstance(v, Tensor) and (pre_meta is None or name != "input"):
+            # The common case first: a tensor input (edge_of inlined for one that needs no
+            # gradient, which gets no node work at all).
+            if early_edges is not None and id(v) in early_edges:
+                e = early_edges[id(v)]
+                edges.append(e)
+                needs.append(e[0] is not None)
+            elif v._requires_grad:
+                # (edge_of inlined too: a non-view's node, or its leaf's accumulator.)
+                fn = v._grad_fn if v._view_version is None else v.grad_fn
+                edges.append((fn, v._output_nr) if fn is not None else
+                             _NO_EDGE if v._derived_grad else (accumulator_of(v), 0))
+                needs.append(True)
+            else:
+                edges.append(_NO_EDGE)
+                needs.append(False)
+            meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset))
+        elif v.__class__ is list or v.__class__ is tuple:
+            if not lists:
+                return None
+            formula.list_input = i
+            values["__list_len__"] = len(v)
+            any_needs = False
+            for t in v:
+                if isinstance(t, Tensor):
+                    e = edge_of(t)
+                    edges.append(e)
+                    meta.append((t._shape, t._dtype, t.device, t._stride, t._offset))
+                    any_needs = any_needs or e[0] is not None
+                else:
+                    edges.append((None, 0))
+                    meta.append(None)
+            needs.append(any_needs)
+        elif isinstance(v, Tensor):
+            e = edge_of(v)
+            edges.append(e)
+            if name == "input" and pre_meta is not None:
+                meta.append(pre_meta)
+            else:
+                meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset))
+            needs.append(e[0] is not None)
+        else:
+            if v.__class__ in _NUMBERS and name in formula.scalar_names:
+                # A number argument is PyTorch's Scalar overload (``b ** 2``, ``2 - b``,
+                # ``clamp(b, 0, 1)``): that node has no edge for it at all.
+                if scalars is None:
+                    scalars = []
+                scalars.append(len(edges))
+            edges.append(_NO_EDGE)
+            meta.append(None)
+            needs.append(False)
+    return edges, meta, needs, scalars
+
+
+def _record_plain(op, formula, impl, args, kwargs):
+    """``record_call`` for a call of a ``Formula.plain`` op (most recorded calls): the same
+    node, edges, saved tensors and history, without the in-place, list, hand-back and
+    per-call-name cases. Returns ``_NOT_PLAIN`` (nothing done) for a call with a list of
+    tensors, which ``record_call`` then takes."""
+    values = formula.bind(args, kwargs)   # (plain_bind: names paired with arguments)
+    # A stale no_grad view raises before any argument error; the inputs' edges are taken
+    # before the op runs, as PyTorch does (an out-of-place op writes none of them).
+    _check_stale_views(args)
+    found = _input_edges(formula, values, None, None, lists=False)
+    if found is None:   # a list of tensors (``cat``): record_call's case
+        formula.plain = False
+        return _NOT_PLAIN
+    edges, meta, needs, scalars = found
+    _tl_set(grad_mode, "inside", True)
+    _tl_set(grad_mode, "record", False)
+    try:
+        result = impl(*args, **kwargs)
+    finally:
+        _tl_set(grad_mode, "inside", False)
+        _tl_set(grad_mode, "record", grad_mode.enabled)
+    single = not isinstance(result, tuple)   # (a named tuple too: ``max(x, 0)``)
+    if single:
+        for a in args:
+            if result is a:
+                return result
+        outputs = (result,)
+    else:
+        outputs = result
+        if outputs and all(any(o is a for a in args) for o in outputs):
+            return result
+    node = _new_node(formula, values, edges, meta, needs, scalars)
+    saved, stored = _split_values(values, formula.save, None)
+    node._values = stored
+    node._saved = saved
+    view = op.kind == "view"
+    if single:
+        if isinstance(result, Tensor) and result._dtype.category >= _dtypes.FLOATING:
+            _give_history(result, node, view)
+    else:
+        count = 0
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and _diff_dtype(o):
+                count = i + 1
+                if not any(o is a for a in args):   # (an input handed back keeps its own)
+                    _set_history(o, node, i)
+                    if view and o._base is not None:
+                        o._view_version = o._version_counter.value
+        node._num_outputs = max(count, 1)
+    if formula.saves_result:
+        saved["result"] = (SavedTensor(result, is_output=True) if single or len(outputs) == 1
+                           else [SavedTensor(o, is_output=True, output_nr=i)
+                                 if isinstance(o, Tensor) else None
+                                 for i, o in enumerate(outputs)])
+    return result
+
+
+_NOT_PLAIN = object()
+
+
+def _new_node(formula, values, edges, meta, needs, scalars):
+    """The node of one recorded call (its fields set directly: no constructor chain on the
+    hottest path of recording), with ``_input_edges``' findings."""
+    cls = formula.cls
+    node = object.__new__(cls if cls is not None else node_class(formula.name(values)))
+    node._freed = False
+    node._formula = formula
+    node._seq = next(_sequence)
+    node._num_outputs = 1
+    if anomaly.enabled:
+        node._stack = "".join(traceback.format_stack()[:-2])
+    node._input_meta = tuple(meta)
+    values["__needs__"] = tuple(needs)
+    if scalars is not None:
+        # The formula still returns one gradient per declared input (``__kept__`` picks the
+        # edges' ones in ``_flatten_grads``); ``_input_meta`` stays indexed by input.
+        kept = tuple(i for i in range(len(edges)) if i not in scalars)
+        values["__kept__"] = kept
+        edges = [edges[i] for i in kept]
+    node.next_functions = tuple(edges)
+    return node
+
+
+def _split_values(values, save, old_self):
+    """A call's arguments split into the saved tensors the formula names (``old_self``, the
+    copy of an in-place op's input from before the write, stands for ``input``) and the
+    other values the backward reads (numbers, flags; a list of tensors not saved is None)."""
+    saved = {}
+    stored = {}
+    for k, v in values.items():
+        if isinstance(v, Tensor):
+            if k in save:
+                saved[k] = SavedTensor(old_self if (k == "input" and old_self is not None)
+                                       else v)
+        elif (v.__class__ is list or v.__class__ is tuple) and v and isinstance(v[0], Tensor):
+            if k in save:
+                saved[k] = [SavedTensor(t) if isinstance(t, Tensor) else None for t in v]
+            else:
+                stored[k] = None
+        else:
+            stored[k] = v
+    return saved, stored
+
+
 def record_call(op, impl, args, kwargs):
     """The slow path of a differentiable op: run it, then record one node for the call."""
     formula = op.backward
+    if formula.__class__ is Formula and formula.plain and not anomaly.enabled and \
+            (not kwargs or kwargs.get("out") is None):
+        result = _record_plain(op, formula, impl, args, kwargs)
+        if result is not _NOT_PLAIN:
+            return result
     if kwargs and kwargs.get("out") is not None:
         raise TensorRuntimeError(
             f"{op.name}(): functions with out=... arguments don't support automatic "
@@ -695,61 +894,7 @@ def record_call(op, impl, args, kwargs):
         _check_stale_views(args)
 
     # Differentiable inputs, flattened, with their metadata.
-    scalars = None
-    edges = []
-    meta = []
-    needs = []
-    for i, name in enumerate(formula.inputs):
-        v = values.get(name)
-        if isinstance(v, Tensor) and (pre_meta is None or name != "input"):
-            # The common case first: a tensor input (edge_of inlined for one that needs no
-            # gradient, which gets no node work at all).
-            if early_edges is not None and id(v) in early_edges:
-                e = early_edges[id(v)]
-                edges.append(e)
-                needs.append(e[0] is not None)
-            elif v._requires_grad:
-                # (edge_of inlined too: a non-view's node, or its leaf's accumulator.)
-                fn = v._grad_fn if v._view_version is None else v.grad_fn
-                edges.append((fn, v._output_nr) if fn is not None else
-                             _NO_EDGE if v._derived_grad else (accumulator_of(v), 0))
-                needs.append(True)
-            else:
-                edges.append(_NO_EDGE)
-                needs.append(False)
-            meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset))
-        elif v.__class__ is list or v.__class__ is tuple:
-            formula.list_input = i
-            values["__list_len__"] = len(v)
-            any_needs = False
-            for t in v:
-                if isinstance(t, Tensor):
-                    e = edge_of(t)
-                    edges.append(e)
-                    meta.append((t._shape, t._dtype, t.device, t._stride, t._offset))
-                    any_needs = any_needs or e[0] is not None
-                else:
-                    edges.append((None, 0))
-                    meta.append(None)
-            needs.append(any_needs)
-        elif isinstance(v, Tensor):
-            e = edge_of(v)
-            edges.append(e)
-            if name == "input" and pre_meta is not None:
-                meta.append(pre_meta)
-            else:
-                meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset))
-            needs.append(e[0] is not None)
-        else:
-            if v.__class__ in _NUMBERS and name in formula.scalar_names:
-                # A number argument is PyTorch's Scalar overload (``b ** 2``, ``2 - b``,
-                # ``clamp(b, 0, 1)``): that node has no edge for it at all.
-                if scalars is None:
-                    scalars = []
-                scalars.append(len(edges))
-            edges.append((None, 0))
-            meta.append(None)
-            needs.append(False)
+    edges, meta, needs, scalars = _input_edges(formula, values, pre_meta, early_edges)
 
     single = not isinstance(result, tuple)
     outputs = (result,) if single else result
@@ -771,40 +916,9 @@ def record_call(op, impl, args, kwargs):
         if passed_through and len(passed_through) == len(outputs):
             return result
 
-    cls = formula.cls if formula.cls is not None else node_class(formula.name(values))
-    # Node's fields set here directly (no constructor call: the hottest path of recording).
-    node = object.__new__(cls)
-    node._freed = False
-    node._formula = formula
-    node._sequence_nr = next(_sequence)
-    node._num_outputs = 1
-    if anomaly.enabled:
-        node._stack = "".join(traceback.format_stack()[:-1])
-    node._input_meta = tuple(meta)
-    values["__needs__"] = tuple(needs)
-    if scalars is not None:
-        # The formula still returns one gradient per declared input (``__kept__`` picks the
-        # edges' ones in ``_flatten_grads``); ``_input_meta`` stays indexed by input.
-        kept = tuple(i for i in range(len(edges)) if i not in scalars)
-        values["__kept__"] = kept
-        edges = [edges[i] for i in kept]
-    node.next_functions = tuple(edges)
+    node = _new_node(formula, values, edges, meta, needs, scalars)
 
-    saved = {}
-    stored = {}
-    save = formula.save
-    for k, v in values.items():
-        if isinstance(v, Tensor):
-            if k in save:
-                saved[k] = SavedTensor(old_self if (k == "input" and old_self is not None)
-                                       else v)
-        elif (v.__class__ is list or v.__class__ is tuple) and v and isinstance(v[0], Tensor):
-            if k in save:
-                saved[k] = [SavedTensor(t) if isinstance(t, Tensor) else None for t in v]
-            else:
-                stored[k] = None
-        else:
-            stored[k] = v
+    saved, stored = _split_values(values, formula.save, old_self)
     if inplace and formula.self_name in saved and formula.self_name != "input":
         saved.pop(formula.self_name)
     if pre_version is not None:
@@ -845,14 +959,7 @@ def record_call(op, impl, args, kwargs):
     elif single and not nondiff and isinstance(result, Tensor):
         # One output, not an input (checked above): the common case.
         if result._dtype.category >= _dtypes.FLOATING:
-            if result._retains_grad:
-                _set_history(result, node, 0)
-            else:
-                result._requires_grad = True
-                result._grad_fn = node
-                result._output_nr = 0
-            if op.kind == "view" and result._base is not None:
-                result._view_version = result._version_counter.value
+            _give_history(result, node, op.kind == "view")
     else:
         for i, o in enumerate(outputs):
             if isinstance(o, Tensor) and _diff_dtype(o) and i not in nondiff \
@@ -870,6 +977,19 @@ def record_call(op, impl, args, kwargs):
                                if isinstance(o, Tensor) else None
                                for i, o in enumerate(outputs)]
     return result
+
+
+def _give_history(result, node, view):
+    """A call's single (floating) output becomes output 0 of ``node`` (a view also
+    remembers the version it was made at)."""
+    if result._retains_grad:
+        _set_history(result, node, 0)
+    else:
+        result._requires_grad = True
+        result._grad_fn = node
+        result._output_nr = 0
+    if view and result._base is not None:
+        result._view_version = result._version_counter.value
 
 
 def _set_history(t, node, nr):

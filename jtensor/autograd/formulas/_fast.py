@@ -8,6 +8,7 @@ record the graph of the backward itself.
 """
 
 from ..._dispatch import grad_mode
+from ..._elementwise import zero_where
 from ..._tensor import Tensor
 
 
@@ -76,21 +77,8 @@ def threshold_grad(g, result):
     if g.__class__ is not Tensor or g._dtype is not result._dtype or g._shape != result._shape \
             or g.is_complex():
         return None
-    ga = g._array()
     xp = g._storage._backend.xp
-    zero = xp.less_equal(result._array(), 0)
-    # (Below a few thousand elements NumPy's per-call cost dominates: ``where`` makes fewer
-    # calls.)
-    bits = _SAME_SIZE_INT.get(ga.dtype.itemsize) \
-        if ga.dtype.kind == "f" and ga.size >= 2048 else None
-    if bits is None:
-        return Tensor._from_array(xp.where(zero, ga.dtype.type(0), ga), g._dtype, g.device)
-    if not ga.flags.c_contiguous:
-        ga = xp.ascontiguousarray(ga)
-    keep = xp.subtract(zero, 1, dtype=bits)   # -1 (all bits set) where the gradient passes
-    out = xp.bitwise_and(ga.view(bits), keep, out=keep).view(ga.dtype)
+    out = zero_where(xp, xp.less_equal(result._array(), 0), g._array())
     return Tensor._from_array(out, g._dtype, g.device)
 
 
-# The integer type whose bits a float dtype's elements are (threshold_grad's mask).
-_SAME_SIZE_INT = {2: "int16", 4: "int32", 8: "int64"}
