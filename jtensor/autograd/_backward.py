@@ -82,11 +82,54 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
+    grads = _grads_for(outs, grad_outputs)
     if is_grads_batched:
-        raise RuntimeError("is_grads_batched=True is not supported by jtensor (it needs vmap)")
-    result = run_backward(outs, _grads_for(outs, grad_outputs), retain_graph, create_graph,
-                          inputs=ins, allow_unused=allow_unused, accumulate=False)
+        result = _batched_grad(outs, ins, grads, retain_graph, create_graph, allow_unused)
+    else:
+        result = run_backward(outs, grads, retain_graph, create_graph, inputs=ins,
+                              allow_unused=allow_unused, accumulate=False)
     if materialize_grads:
         result = tuple(J.zeros_like(i) if r is None else r
                        for r, i in zip(result, ins, strict=True))
     return result
+
+
+def _batched_grad(outs, ins, grads, retain_graph, create_graph, allow_unused):
+    """``grad(..., is_grads_batched=True)``: the first dim of each grad_output is a batch of
+    vectors; one backward pass under ``vmap`` gives every vector-Jacobian product (as
+    PyTorch computes it), stacked along a new first dim of each result."""
+    from .._size import Size
+    from ..func import vmap
+
+    for i, (out, g) in enumerate(zip(outs, grads, strict=True)):
+        if isinstance(g, Tensor) and (g.dim() == 0 or tuple(g._shape[1:]) != tuple(out._shape)):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {Size(g._shape)} (batch dimension "
+                f"included) and output[{i}] has a shape of {Size(out._shape)}. If you only "
+                "want some tensors in `grad_output` to be considered batched, consider using "
+                "vmap.")
+    batched = [i for i, g in enumerate(grads) if isinstance(g, Tensor)]
+
+    def vjp(*vectors):
+        per_output = list(grads)
+        for i, v in zip(batched, vectors, strict=True):
+            per_output[i] = v
+        found = run_backward(outs, per_output, retain_graph, create_graph, inputs=ins,
+                             allow_unused=allow_unused, accumulate=False)
+        return tuple(found)
+
+    unused = set()
+
+    def vjp_filled(*vectors):
+        # vmap returns tensors only: an unused input's None is carried by a placeholder.
+        found = vjp(*vectors)
+        for k, r in enumerate(found):
+            if r is None:
+                unused.add(k)
+        return tuple(ins[k].new_zeros(()) if r is None else r for k, r in enumerate(found))
+
+    result = vmap(vjp_filled)(*(grads[i] for i in batched))
+    return tuple(None if k in unused else r for k, r in enumerate(result))

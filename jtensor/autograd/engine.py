@@ -180,7 +180,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
     previous_mode = (grad_mode.enabled, grad_mode.inside)
     set_modes(bool(create_graph), False)
     heappush, heappop = heapq.heappush, heapq.heappop
-    plain = not create_graph
+    plain = not create_graph and not _dispatch.transforms.active   # (see _fast.plain)
     try:
         ready = []
         # Ties (every accumulator has PyTorch's UINT64_MAX sequence number) go first come,

@@ -7,14 +7,15 @@ per-op bookkeeping. With ``create_graph=True`` they use the public ops instead, 
 record the graph of the backward itself.
 """
 
-from ..._dispatch import grad_mode
+from ..._dispatch import grad_mode, transforms
 from ..._elementwise import zero_where
 from ..._tensor import Tensor
 
 
 def plain():
-    """True when this backward pass records nothing (so raw arithmetic is equivalent)."""
-    return not grad_mode.enabled
+    """True when this backward pass records nothing and runs under no function transform
+    (so raw arithmetic is equivalent: under ``vmap`` the ops must see batched tensors)."""
+    return not grad_mode.enabled and not transforms.active
 
 
 def _arr(x):

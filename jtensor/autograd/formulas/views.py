@@ -7,6 +7,7 @@ writes it into a zero tensor through the same view (``z.select(d, i).copy_(g)``)
 itself differentiable, so ``create_graph=True`` works with this family's formulas alone.
 """
 
+from ... import _dispatch
 from ..._api import ops as J
 from ._core import derivative, nondifferentiable
 
@@ -361,11 +362,13 @@ def getitem_backward(ctx, g):
     shape = ctx.input_meta(0)[0]
     key = ctx.key_box.unpack(ctx)
     advanced, _ = _key_kind(shape, key, False)
-    if not advanced:
+    if not advanced and not _dispatch.transforms.active:
         z = _zeros(g, shape)
         z[key] = g
         return z
-    # Advanced keys may repeat elements: add the gradients at the positions read.
+    # Advanced keys may repeat elements: add the gradients at the positions read. (Under a
+    # function transform, a basic key too: vmap cannot write a batched gradient into one
+    # unbatched tensor in place, and the out-of-place index_add is batched.)
     n = 1
     for s in shape:
         n *= s
