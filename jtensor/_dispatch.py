@@ -94,15 +94,15 @@ class _GradMode(threading.local):
 
 
 grad_mode = _GradMode()
-_set = threading.local.__setattr__
 
 
 def set_modes(enabled, inside):
     """Set both flags (and ``record``) at once, without the Python-level ``__setattr__``:
     the recorder and the engine switch them on every op and every backward pass."""
-    _set(grad_mode, "enabled", enabled)
-    _set(grad_mode, "inside", inside)
-    _set(grad_mode, "record", enabled and not inside)
+    flags = grad_mode.__dict__   # (this thread's: cheaper than three local setattrs)
+    flags["enabled"] = enabled
+    flags["inside"] = inside
+    flags["record"] = enabled and not inside
 
 
 class OpDef:

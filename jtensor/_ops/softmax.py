@@ -35,7 +35,9 @@ def _softmax(op, name, log, input, dim, dtype, out=None):
         with quiet():
             shifted = a - xp.max(a, axis=axis, keepdims=True)  # stability: exp(<= 0)
             if log:
-                r = shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+                # (``shifted`` is ours: the result is written into it, no third array.)
+                lse = xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+                r = xp.subtract(shifted, lse, out=shifted) if shifted.ndim else shifted - lse
             else:
                 e = xp.exp(shifted)
                 r = e / xp.sum(e, axis=axis, keepdims=True)

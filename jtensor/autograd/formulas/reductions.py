@@ -12,6 +12,7 @@ import math
 from ... import _dtypes, linalg
 from ..._api import ops as J
 from ..._tensor import Tensor
+from . import _fast
 from ._core import derivative, nondifferentiable, saved_if
 
 
@@ -810,7 +811,16 @@ def softmax_backward(ctx, g):
 def log_softmax_backward(ctx, g):
     y = ctx.result
     d = ctx.dim % y.dim() if y.dim() else 0
-    return g - y.exp() * g.sum(d, keepdim=True)
+    total = g.sum(d, keepdim=True)
+    if _fast.plain() and y.dim() and g._dtype is y._dtype and g._shape == y._shape \
+            and y._dtype in (_dtypes.float32, _dtypes.float64):
+        # On the arrays, into one fresh buffer (no history is recorded in this pass).
+        xp = y._storage._backend.xp
+        out = xp.exp(y._array())
+        xp.multiply(out, total._array(), out=out)
+        xp.subtract(g._array(), out, out=out)
+        return Tensor._from_array(out, y._dtype, y.device)
+    return g - y.exp() * total
 
 
 # ----------------------------------------------------------------------------- diff, cross...
