@@ -230,19 +230,22 @@ _FAST_SUM = (_dtypes.float32, _dtypes.float64)
 
 
 def _sum_like(op, name, fn, input, dim, keepdim, dtype, out):
-    if dim.__class__ is int and keepdim.__class__ is bool and dtype is None and out is None \
-            and name == "sum" and input.__class__ is Tensor and input._dtype in _FAST_SUM \
-            and -len(input._shape) <= dim < len(input._shape) \
+    if keepdim.__class__ is bool and dtype is None and out is None and name == "sum" \
+            and input.__class__ is Tensor and input._dtype in _FAST_SUM and input._shape \
+            and (dim is None or (dim.__class__ is int
+                                 and -len(input._shape) <= dim < len(input._shape))) \
             and not input._storage._backend.deferred:
-        # The common call (``g.sum(0)`` of a bias gradient), decided in a few checks: the
-        # array method, no error-state switch (a float sum only overflows, a warning
-        # jtensor's filter drops; where warnings are errors it is redone silenced).
+        # The common calls (``loss.sum()``, ``g.sum(0)`` of a bias gradient), decided in a
+        # few checks: the array method over the same axes as below, no error-state switch
+        # (a float sum only overflows, a warning jtensor's filter drops; where warnings are
+        # errors it is redone silenced).
         a = input._array()
+        axes = tuple(range(len(input._shape))) if dim is None else (dim % len(input._shape),)
         try:
-            r = a.sum(axis=dim, keepdims=keepdim)
+            r = a.sum(axis=axes, keepdims=keepdim)
         except RuntimeWarning:
             with np.errstate(all="ignore"):
-                r = a.sum(axis=dim, keepdims=keepdim)
+                r = a.sum(axis=axes, keepdims=keepdim)
         return wrap_result(input._storage._backend.xp, r, input._dtype, input.device)
     check_tensor(input, name)
     keepdim = _check_keepdim(keepdim, name)
