@@ -94,12 +94,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return result
 
 
+# ``torch.func.vmap``, installed by ``jtensor.func`` (a layer above autograd; ``import
+# jtensor`` always loads it): what ``is_grads_batched=True`` runs the backward pass under.
+vmap = None
+
+
 def _batched_grad(outs, ins, grads, retain_graph, create_graph, allow_unused):
     """``grad(..., is_grads_batched=True)``: the first dim of each grad_output is a batch of
     vectors; one backward pass under ``vmap`` gives every vector-Jacobian product (as
     PyTorch computes it), stacked along a new first dim of each result."""
     from .._size import Size
-    from ..func import vmap
 
     for i, (out, g) in enumerate(zip(outs, grads, strict=True)):
         if isinstance(g, Tensor) and (g.dim() == 0 or tuple(g._shape[1:]) != tuple(out._shape)):
@@ -131,5 +135,5 @@ def _batched_grad(outs, ins, grads, retain_graph, create_graph, allow_unused):
                 unused.add(k)
         return tuple(ins[k].new_zeros(()) if r is None else r for k, r in enumerate(found))
 
-    result = vmap(vjp_filled)(*(grads[i] for i in batched))
+    result = vmap(vjp_filled)(*(grads[i] for i in batched))   # (installed by jtensor.func)
     return tuple(None if k in unused else r for k, r in enumerate(result))

@@ -13,6 +13,10 @@ from ._forward import hessian, jacfwd, jvp
 from ._functional_call import functional_call, stack_module_state
 from ._vmap import vmap
 
+from ..autograd import _backward
+
+_backward.vmap = vmap   # autograd.grad(..., is_grads_batched=True) runs under it
+
 __all__ = [
     "functional_call",
     "functionalize",
