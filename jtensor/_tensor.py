@@ -554,18 +554,16 @@ class Tensor:
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                 "copy the tensor to host memory first.")
-        if self._requires_grad and not force:
+        # (As PyTorch: refused only while grad mode is on; under no_grad, and inside an
+        # autograd.Function's forward, the array is handed out.)
+        if self._requires_grad and not force and _dispatch.grad_mode.enabled:
             raise TensorRuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead.")
         return self._array()
 
     def __array__(self, dtype=None, copy=None):
-        array = self.numpy(force=False) if not self._requires_grad else None
-        if array is None:
-            raise TensorRuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead.")
+        array = self.numpy(force=False)
         if dtype is not None:
             return array.astype(dtype, copy=bool(copy) if copy is not None else False)
         return array.copy() if copy else array

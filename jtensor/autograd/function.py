@@ -136,6 +136,10 @@ class Function:
     and call ``MyFn.apply(*args)``. ``backward`` returns one gradient per ``forward``
     argument (None for arguments that are not tensors or need none)."""
 
+    # ``True``: under ``vmap`` the forward runs per sample with no warning (PyTorch runs it
+    # on the batch; the results are the same).
+    generate_vmap_rule = False
+
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
@@ -143,6 +147,14 @@ class Function:
     @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("a Function subclass must define backward(ctx, *grads)")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """The newer form (the one ``torch.func`` transforms need): ``forward(*args)`` takes
+        no ``ctx``, and this saves what ``backward`` needs from the inputs and the output.
+        A Function that defines it gets ``forward(*args)`` then ``setup_context(ctx,
+        args, output)``."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     def __init__(self, *args, **kwargs):
         warnings.warn(
@@ -191,7 +203,11 @@ class Function:
         previous = grad_mode.enabled
         grad_mode.enabled = False
         try:
-            outputs = cls.forward(node, *args, **kwargs)
+            if cls.setup_context is Function.setup_context:
+                outputs = cls.forward(node, *args, **kwargs)
+            else:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, outputs)
         finally:
             grad_mode.enabled = previous
         if not record:

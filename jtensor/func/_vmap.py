@@ -240,14 +240,17 @@ def _select(level, v, i):
 
 def fallback(level, op, entry, args, kwargs):
     """An op without a batching rule: run it once per sample and stack the results
-    (correct for any op, but a Python loop; hence the warning)."""
-    warnings.warn(
-        f"vmap: there is a performance drop because jtensor has no batching rule for "
-        f"{op.name} yet, so it runs once per sample ({level.size} calls) and the results are "
-        "stacked. Please report it so that a rule can be added.",
-        UserWarning,
-        stacklevel=4,
-    )
+    (correct for any op, but a Python loop; hence the warning). An ``autograd.Function``
+    with ``generate_vmap_rule = True`` asked for exactly this (PyTorch runs its forward on
+    the batch; the results are the same): no warning."""
+    if not getattr(op, "generated_rule", False):
+        warnings.warn(
+            f"vmap: there is a performance drop because jtensor has no batching rule for "
+            f"{op.name} yet, so it runs once per sample ({level.size} calls) and the results are "
+            "stacked. Please report it so that a rule can be added.",
+            UserWarning,
+            stacklevel=4,
+        )
     inplace = op.kind == "inplace"
     if (
         inplace

@@ -25,13 +25,15 @@ from .rules import GENERIC, Call, _share_with_saved_output
 class _FunctionOp:
     """What the generic rule reads of an op (its name, for messages and caches)."""
 
-    __slots__ = ("name", "impl", "kind", "backward")
+    __slots__ = ("name", "impl", "kind", "backward", "generated_rule")
 
     def __init__(self, cls):
         self.name = f"{cls.__module__}.{cls.__qualname__}"
         self.impl = cls.forward
         self.kind = "function"
         self.backward = None
+        # ``generate_vmap_rule = True``: vmap's per-sample run is the rule asked for.
+        self.generated_rule = bool(getattr(cls, "generate_vmap_rule", False))
 
 
 def _dual_tangents(args, kwargs):
