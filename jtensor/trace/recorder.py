@@ -449,7 +449,9 @@ class Recorder:
                 cached = last_input.get(id(i))
                 if cached is not None:
                     i_snap = cached[0]
-                    if not (cached[1] is i_storage and cached[2] is i._grad_fn
+                    fn_ref = cached[2]
+                    if not (cached[1]() is i_storage
+                            and (None if fn_ref is None else fn_ref()) is i._grad_fn
                             and i_snap[1] is i._shape and i_snap[2] is i._stride
                             and i_snap[11] == i._version_counter.value
                             and i_snap[3] == i._offset and i_snap[6] is i._requires_grad
@@ -457,7 +459,12 @@ class Recorder:
                         cached = None
                 if cached is None:
                     i_snap = snap(i)
-                    last_input[id(i)] = (i_snap, i_storage, i._grad_fn)
+                    # Weak references only: a strong one to the storage (or the node) would
+                    # change what autograd does (AccumulateGrad keeps a gradient nothing else
+                    # holds instead of copying it: a traced step used more memory).
+                    fn = i._grad_fn
+                    last_input[id(i)] = (i_snap, weakref.ref(i_storage),
+                                         None if fn is None else weakref.ref(fn))
                     if len(last_input) > 64:
                         last_input.clear()   # (a bound; it only ever saves work)
                 i_facts = i_snap[5]
