@@ -117,23 +117,17 @@ def _batched_grad(outs, ins, grads, retain_graph, create_graph, allow_unused):
                 "vmap.")
     batched = [i for i, g in enumerate(grads) if isinstance(g, Tensor)]
 
+    unused = set()
+
     def vjp(*vectors):
         per_output = list(grads)
         for i, v in zip(batched, vectors, strict=True):
             per_output[i] = v
         found = run_backward(outs, per_output, retain_graph, create_graph, inputs=ins,
                              allow_unused=allow_unused, accumulate=False)
-        return tuple(found)
-
-    unused = set()
-
-    def vjp_filled(*vectors):
         # vmap returns tensors only: an unused input's None is carried by a placeholder.
-        found = vjp(*vectors)
-        for k, r in enumerate(found):
-            if r is None:
-                unused.add(k)
+        unused.update(k for k, r in enumerate(found) if r is None)
         return tuple(ins[k].new_zeros(()) if r is None else r for k, r in enumerate(found))
 
-    result = vmap(vjp_filled)(*(grads[i] for i in batched))   # (installed by jtensor.func)
+    result = vmap(vjp)(*(grads[i] for i in batched))   # (installed by jtensor.func)
     return tuple(None if k in unused else r for k, r in enumerate(result))
