@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # THE GPU RUN of issue 20, on the lent machine, in one call (prepare first: bench/gpu_prepare.sh):
-#   run(command="bash bench/gpu_run.sh", carry=[".whl"], timeout_s=560)
+#   run(command="bash bench/gpu_run.sh", carry=[".whl"], timeout_s=590)
 # Each stage has its own time limit so one hang cannot eat the device time; everything it
 # learns lands in $OUT (at most 8 files come back):
 #   env.txt        GPU, driver, CUDA, CuPy, NumPy and torch versions; jtensor sees the real GPU
@@ -9,8 +9,10 @@
 #   semantics.json the records behind it
 #   bench.txt      bench/cuda_bench.py against torch CUDA on the same GPU (+ bench.json)
 #   notebook.txt   notebooks/06_devices.ipynb (and the capstone) run cell by cell on the GPU
-#   suite.log      the device-independent suite on the real GPU (--device cuda), verbose, so a
-#                  run cut by its time limit still names every test that failed before it
+#   failures.txt   each failing test's traceback, written as it fails (bench/gpu_failures.py)
+#   suite.log      the device-independent suite on the real GPU (--device cuda), run in the
+#                  background beside the checks above, verbose, so a run cut by its limit
+#                  still names every test that failed before it
 # The torch there is not the 2.13 oracle: comparisons may differ in a few places; note them,
 # do not change tests for them (JTENSOR_REQUIRE_ORACLE=0 lets the suite run with it).
 set -uo pipefail
@@ -24,7 +26,19 @@ if [ -d .whl ]; then
         --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site || exit 1
 fi
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
-SUITE_S=${SUITE_S:-270}
+SUITE_S=${SUITE_S:-420}
+
+echo "== suite starts in the background (${SUITE_S} s at most, -n 12)"
+( JTENSOR_FAILURES="$OUT/failures.txt" PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout "$SUITE_S" \
+    "$PY" -m pytest -p no:cacheprovider -p gpu_failures -o addopts="" -v -n 14 --device cuda \
+    -W ignore::DeprecationWarning --tb=short --durations=25 tests/ > "$OUT/suite.log" 2>&1
+  echo "exit $?" >> "$OUT/suite.log"
+  # tests/cuda targets cuda itself (not through --device): the real GPU when there is one
+  JTENSOR_FAILURES="$OUT/failures.txt" PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout 60 \
+    "$PY" -m pytest -p no:cacheprovider -p gpu_failures -o addopts="" -v -n 4 --tb=short \
+    tests/cuda >> "$OUT/suite.log" 2>&1
+  echo "tests/cuda exit $?" >> "$OUT/suite.log" ) &
+SUITE_PID=$!
 
 {
     nvidia-smi || true
@@ -48,19 +62,17 @@ echo "== semantics"
 timeout 75 "$PY" bench/gpu_semantics.py --json "$OUT/semantics.json" > "$OUT/semantics.txt" 2>&1
 echo "exit $?" >> "$OUT/semantics.txt"; cat "$OUT/semantics.txt"
 
-echo "== bench"
-timeout 90 "$PY" bench/cuda_bench.py --json "$OUT/bench.json" > "$OUT/bench.txt" 2>&1
-echo "exit $?" >> "$OUT/bench.txt"; cat "$OUT/bench.txt"
-
 echo "== notebooks"
-timeout 75 "$PY" bench/gpu_notebook.py notebooks/06_devices.ipynb notebooks/16_training.ipynb \
+timeout 90 "$PY" bench/gpu_notebook.py notebooks/06_devices.ipynb notebooks/16_training.ipynb \
     > "$OUT/notebook.txt" 2>&1
-echo "exit $?" >> "$OUT/notebook.txt"; grep -E "FAILED|failed cell|exit" "$OUT/notebook.txt"
+echo "exit $?" >> "$OUT/notebook.txt"; grep -E "FAILED|failed cell|exit|Error" "$OUT/notebook.txt" | head -20
 
-echo "== suite (${SUITE_S} s at most)"
-timeout "$SUITE_S" "$PY" -m pytest -p no:cacheprovider -o addopts="" -v -n 14 --device cuda \
-    -W ignore::DeprecationWarning tests/ > "$OUT/suite.log" 2>&1
-echo "exit $?" >> "$OUT/suite.log"
+wait $SUITE_PID
+echo "== suite"
 grep -cE " PASSED " "$OUT/suite.log" | sed 's/^/passed: /'
-grep -E " (FAILED|ERROR) " "$OUT/suite.log" | sed 's/^\[gw[0-9]*\] \[ *[0-9]*%\] //' | sort | head -150
+grep -E " (FAILED|ERROR) " "$OUT/suite.log" | sed 's/^\[gw[0-9]*\] \[ *[0-9]*%\] //' | sort | head -120
 tail -3 "$OUT/suite.log"
+
+echo "== bench (after the suite, so its timings have the GPU alone)"
+timeout 80 "$PY" bench/cuda_bench.py --json "$OUT/bench.json" > "$OUT/bench.txt" 2>&1
+echo "exit $?" >> "$OUT/bench.txt"; cat "$OUT/bench.txt"

@@ -97,8 +97,14 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
             values.append(_as_number(x, op.name))
     if not tensors:
         raise TensorTypeError(f"{op.name}(): expected at least one Tensor argument")
-    device = check_same_device(tensors) if len(tensors) > 1 else tensors[0]._storage.device
-    backend = tensors[0]._storage._backend
+    if len(tensors) > 1:
+        device = check_same_device(tensors)
+        backend = tensors[0]._storage._backend
+        if backend.device != device:  # a 0-d CPU tensor first: the other device computes
+            backend = next(t._storage._backend for t in tensors if t._storage.device == device)
+    else:
+        device = tensors[0]._storage.device
+        backend = tensors[0]._storage._backend
 
     # ---- dtypes
     promoted = result_dtype_override or result_dtype(values)
@@ -145,7 +151,7 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     arrays = []
     for v in values:
         if isinstance(v, Tensor):
-            a = v._array()
+            a = _operand(v, backend)
             arrays.append(a if a.dtype == np_work else a.astype(np_work))
         else:
             arrays.append(_scalar_array(backend, v, np_work))
@@ -222,8 +228,8 @@ def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, 
     else:
         target = new_empty_tensor(shape, result, device, stride=_output_strides(
             tensors, values, shape))
-    arrays = [v._array_nowait() if isinstance(v, Tensor) else _scalar_array(backend, v, np_work)
-              for v in values]
+    arrays = [_operand(v, backend, nowait=True) if isinstance(v, Tensor)
+              else _scalar_array(backend, v, np_work) for v in values]
     destination = target._array_nowait()
     xp, np_result = backend.xp, result.numpy
 
@@ -361,14 +367,26 @@ def _has_overlap(array):
     return 0 in array.strides and array.size > 1
 
 
+def _operand(tensor, backend, nowait=False):
+    """``tensor``'s array for a kernel on ``backend`` (``nowait``: for a kernel being queued on
+    an asynchronous device, without waiting for the kernels before it). A 0-d
+    CPU tensor beside a GPU tensor is a number to the kernel, as PyTorch passes it by value:
+    device array modules refuse host arrays as operands."""
+    if tensor._storage._backend is backend:
+        return tensor._array_nowait() if nowait else tensor._array()
+    return tensor._array()[()]
+
+
 def _scalar_array(backend, value, np_dtype):
-    """A 0-d array of ``np_dtype`` holding a Python number, wrapping like a C cast would."""
-    xp = backend.xp
+    """A Python number as an operand of ``np_dtype``, wrapping like a C cast would: a 0-d
+    array on the CPU; on a device, a NumPy scalar, which CuPy passes to the kernel as an
+    argument (a 0-d device array would cost an allocation and a host-to-device copy)."""
     try:
-        return xp.asarray(value, dtype=np_dtype)
+        array = np.asarray(value, dtype=np_dtype)
     except OverflowError:
         with np.errstate(over="ignore"):
-            return xp.asarray(np.asarray(value).astype(np_dtype))
+            array = np.asarray(value).astype(np_dtype)
+    return array if backend.xp is np else array[()]
 
 
 def _write_into(target, computed):

@@ -10,8 +10,9 @@ This module follows those steps literally so that shapes, strides and errors mat
 
 import numpy as np
 
+from .._arraymod import ufunc_at
 from .. import _dtypes
-from .._device import data_dependent_sync
+from .._device import backend_for, data_dependent_sync
 from .._dispatch import check_inplace
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, stacklevel
 from .._layout import (broadcast_shapes, broadcastable_to, contiguous_strides,
@@ -226,6 +227,7 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
             raise TensorIndexError(
                 "tensors used as indices must be long, int, byte or bool tensors")
     check_index_devices(indices, device)
+    backend = backend_for(device)
     # expandTensors: masks become one int64 column per dim (nonzero), checked against the view.
     per_dim = [None] * ndim
     layouts = [None] * ndim
@@ -249,7 +251,7 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
             k = t.dim()
             count = int(columns[0].shape[0]) if k else 0
             for j in range(k):
-                per_dim[d + j] = columns[j].astype(np.int64)
+                per_dim[d + j] = _on(backend, columns[j].astype(np.int64), t)
                 layouts[d + j] = ((count,), (k,))  # nonzero().select(1, j)
         else:
             array = t._array()
@@ -258,7 +260,7 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
                 # .to(kLong) keeps a dense layout and lays out anything else as preserve_format.
                 st = dense_strides_like(tuple(t._shape), t._stride)
                 array = array.astype(np.int64)
-            per_dim[d] = array
+            per_dim[d] = _on(backend, array, t)
             layouts[d] = (tuple(t._shape), tuple(st))
     present = [d for d in range(ndim) if per_dim[d] is not None]
     shapes = [tuple(per_dim[d].shape) for d in present]
@@ -478,6 +480,13 @@ def check_index_devices(indices, device):
                 f"tensor ({device})")
 
 
+def _on(backend, array, index):
+    """``array`` (read from the index tensor ``index``) on the indexed tensor's backend:
+    PyTorch takes CPU index tensors for a tensor on any device and copies them over."""
+    source = index._storage._backend
+    return array if source is backend else backend.from_other(array, source)
+
+
 def prepare_put(view, indices, value, accumulate, *, masked_fill_dispatch):
     """Validate an ``index_put_`` into ``view`` and return a closure that performs it.
 
@@ -505,7 +514,8 @@ def prepare_put(view, indices, value, accumulate, *, masked_fill_dispatch):
                 target = view._array()
                 with np.errstate(all="ignore"):
                     cast = xp.asarray(fill).astype(view._dtype.numpy)
-                target[(slice(None),) * d + (mask._array(),)] = cast
+                target[(slice(None),) * d + (_on(view._storage._backend, mask._array(),
+                                                 mask),)] = cast
 
             return do_fill
     assert_no_overlap(view, value)
@@ -537,7 +547,7 @@ def prepare_put(view, indices, value, accumulate, *, masked_fill_dispatch):
         source = xp.broadcast_to(source, result_shape)
         key = _key_arrays(info, xp)
         if accumulate:
-            xp.add.at(target, key, source)
+            ufunc_at(xp, "add", target, key, source)
         else:
             target[key] = source
 

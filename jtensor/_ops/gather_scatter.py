@@ -12,6 +12,7 @@ import builtins
 
 import numpy as np
 
+from .._arraymod import ufunc_at
 from .. import _dtypes
 from .._dispatch import Post, check_inplace, check_same_device
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
@@ -232,7 +233,8 @@ def _index_add_into(target, dim, idx, source, alpha, expected):
             if target._dtype is not _dtypes.bool_ else src
     view = arr if target.dim() else arr.reshape(1)
     moved = xp.moveaxis(view, dim, 0)
-    xp.add.at(moved, idx, xp.moveaxis(src, dim, 0).astype(target._dtype.numpy, copy=False))
+    ufunc_at(xp, "add", moved, idx,
+             xp.moveaxis(src, dim, 0).astype(target._dtype.numpy, copy=False))
 
 
 @register("copy")
@@ -484,13 +486,13 @@ def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
     if ufunc == "mean":
         work = arr.astype(np.float64) if arr.dtype.kind in "iub" else arr
         counts = xp.zeros(arr.shape, dtype=np.int64)
-        xp.add.at(counts, key, 1)
+        ufunc_at(xp, "add", counts, key, 1)
         if include_self:
             total = work.copy()
             counts = counts + 1
         else:
             total = xp.where(counts > 0, 0, work).astype(work.dtype)
-        xp.add.at(total, key, values.astype(work.dtype))
+        ufunc_at(xp, "add", total, key, values.astype(work.dtype))
         safe = xp.maximum(counts, 1)
         if arr.dtype.kind in "iu":
             mean = xp.floor_divide(total.astype(np.int64) if False else total, safe)
@@ -514,7 +516,7 @@ def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
             else:
                 identity = ufunc == "minimum"
         arr[touched] = identity
-    getattr(xp, ufunc).at(arr, key, values)
+    ufunc_at(xp, ufunc, arr, key, values)
 
 
 def _scatter_common(op, self, dim, index, src, value, reduce, inplace, name, out=None):
@@ -805,7 +807,7 @@ def _put_into(target, idx, source, accumulate):
     flat = xp.array(dst).reshape(-1)  # a row-major copy, written back in one go
     values = source._array().reshape(-1)
     if accumulate:
-        xp.add.at(flat, idx, values)
+        ufunc_at(xp, "add", flat, idx, values)
     else:
         flat[idx] = values
     dst[...] = flat.reshape(dst.shape)
@@ -895,15 +897,15 @@ def _index_reduce_values(self, d, idx, source, reduce, include_self, expected):
         moved[np.unique(idx)] = _identity(reduce, self._dtype)
     with np.errstate(all="ignore"):
         if reduce == "prod":
-            xp.multiply.at(moved, idx, src)
+            ufunc_at(xp, "multiply", moved, idx, src)
         elif reduce == "amax":
-            xp.maximum.at(moved, idx, src)
+            ufunc_at(xp, "maximum", moved, idx, src)
         elif reduce == "amin":
-            xp.minimum.at(moved, idx, src)
+            ufunc_at(xp, "minimum", moved, idx, src)
         else:
-            xp.add.at(moved, idx, src)
+            ufunc_at(xp, "add", moved, idx, src)
             counts = xp.full(moved.shape[0], 1 if include_self else 0, dtype=np.int64)
-            xp.add.at(counts, idx, 1)
+            ufunc_at(xp, "add", counts, idx, 1)
             counts = xp.where(counts == 0, 1, counts).reshape((-1,) + (1,) * (moved.ndim - 1))
             if self._dtype.category in (_dtypes.FLOATING, _dtypes.COMPLEX):
                 moved[...] = moved / counts.astype(moved.dtype)

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .._arraymod import multi_dot
 from .. import _dtypes, return_types
 from .._C import _LinAlgError
 from .._dispatch import check_same_device
@@ -997,7 +998,7 @@ def linalg_multi_dot(tensors, *, out=None):
         raise TensorRuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     xp = _xp(tensors[0])
     with quiet():
-        r = xp.linalg.multi_dot([t._array() for t in tensors])
+        r = multi_dot(xp, [t._array() for t in tensors])
     return _finish_out(out, wrap_result(xp, r, tensors[0]._dtype, device), "linalg_multi_dot")
 
 

@@ -13,6 +13,7 @@ import numbers
 
 import numpy as np
 
+from .._arraymod import accumulate, ufunc_at
 from .. import _dtypes
 from .._dispatch import Post, check_inplace, check_same_device
 from .._elementwise import result_dtype
@@ -207,8 +208,8 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
         change = s[:, 1:] != s[:, :-1]
         starts = xp.concatenate([xp.ones((rows, 1), dtype=bool), change], axis=1)
         ends = xp.concatenate([change, xp.ones((rows, 1), dtype=bool)], axis=1)
-        start_pos = xp.maximum.accumulate(xp.where(starts, pos, 0), axis=1)
-        end_pos = xp.minimum.accumulate(xp.where(ends, pos, n)[:, ::-1], axis=1)[:, ::-1]
+        start_pos = accumulate(xp, "maximum", xp.where(starts, pos, 0), 1)
+        end_pos = accumulate(xp, "minimum", xp.where(ends, pos, n)[:, ::-1], 1)[:, ::-1]
         counts = end_pos - start_pos + 1
         best = xp.argmax(counts, axis=1)  # first maximum in sorted order: the smallest value
         r = xp.arange(rows)
@@ -238,7 +239,7 @@ def logcumsumexp(input, dim, *, out=None):
         elif a.dtype.kind == "c":
             r = _complex_logcumsumexp(xp, a, d)
         else:
-            r = xp.logaddexp.accumulate(a, axis=d)
+            r = accumulate(xp, "logaddexp", a, d)
     return _emit(logcumsumexp.op, (input,), xp, r, input._dtype, input.device, out)
 
 
@@ -445,7 +446,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
                 xp.ones(x.shape, dtype=np_dtype)
             w = xp.where(inside, w, np_dtype.type(0))
             hist = xp.zeros((nbins,), dtype=np_dtype)
-            xp.add.at(hist, pos[inside], w[inside])
+            ufunc_at(xp, "add", hist, pos[inside], w[inside])
             if density:
                 widths = edges[1:] - edges[:-1]
                 hist = hist / (hist.sum() * widths)

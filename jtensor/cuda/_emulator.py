@@ -22,6 +22,7 @@ from collections import deque
 import numpy as np
 
 from .. import _dispatch
+from .._arraymod import cupy_like_numpy
 from .._device import Backend, device
 from .._errors import TensorRuntimeError
 from ._allocator import CachingAllocator
@@ -180,7 +181,7 @@ class EmulatedBackend(Backend):
     """``cuda:N`` emulated with NumPy: a kernel queue and a caching allocator."""
 
     name = "cuda"
-    xp = np
+    xp = cupy_like_numpy()  # NumPy with CuPy's gaps: what fails on a GPU fails here
     deferred = True
     tracked = True
     emulated = True

@@ -3,7 +3,7 @@ stream of a device, ``record_event``, ``wait`` and the argument checks of ``elap
 
 import sys
 
-from .._errors import TensorRuntimeError
+from .._errors import TensorValueError
 
 
 def current_stream():
@@ -65,9 +65,10 @@ class EventBase:
         (stream if stream is not None else current_stream()).wait_event(self)
 
     def _check_elapsed(self, end_event):
+        # ValueError, as c10's CUDAEvent::elapsed_time (TORCH_CHECK_VALUE; seen on an H100)
         if not (self.enable_timing and end_event.enable_timing):
-            raise TensorRuntimeError(
+            raise TensorValueError(
                 "Both events must be created with argument 'enable_timing=True'.")
         if self._marker is None or end_event._marker is None:
-            raise TensorRuntimeError(
+            raise TensorValueError(
                 "Both events must be recorded before calculating elapsed time.")

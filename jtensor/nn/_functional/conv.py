@@ -89,11 +89,12 @@ def _windows(xp, xh, out_sp, kernel, stride, dilation):
     n, c = xh.shape[0], xh.shape[-1]
     st = xh.strides
     sp = st[1:-1]
+    # Read-only where the array module can say so (CuPy's as_strided has no ``writeable``).
+    extra = {"writeable": False} if xp is np else {}
     return xp.lib.stride_tricks.as_strided(
         xh, (n,) + tuple(out_sp) + tuple(kernel) + (c,),
         (st[0],) + tuple(s * t for s, t in zip(sp, stride, strict=True))
-        + tuple(s * d for s, d in zip(sp, dilation, strict=True)) + (st[-1],),
-        writeable=False)
+        + tuple(s * d for s, d in zip(sp, dilation, strict=True)) + (st[-1],), **extra)
 
 
 def _inner(pads, sizes):

@@ -1,0 +1,201 @@
+"""NumPy features that CuPy lacks, written once for every array module.
+
+The kernels are written against NumPy's API and run unchanged on CuPy (the GPU backend),
+except for a few NumPy features CuPy does not have (read off CuPy 14 on an H100):
+
+- ``ufunc.at`` exists for ``add`` (most dtypes), ``maximum``, ``minimum`` and the bitwise
+  ufuncs; ``multiply.at`` raises ``NotImplementedError``, ``subtract.at`` takes int32 only;
+- ``ufunc.accumulate`` exists for ``add`` and ``multiply`` only (no ``logaddexp``,
+  ``maximum``, ``minimum``);
+- ``linalg.multi_dot`` does not exist.
+
+Each helper below calls NumPy's own function on NumPy and on any module that has it, and
+otherwise computes the same values with operations every array module has. NumPy (the CPU
+backend, and the emulated CUDA device) takes the native path, so the fallbacks are tested on
+the CPU by calling them with ``native=False``.
+"""
+
+import numpy as np
+
+
+def ufunc_at(xp, name, target, key, values, native=True):
+    """``xp.<name>.at(target, key, values)``: unbuffered in-place ``name`` at ``key``.
+
+    Repeated positions are applied in the order they occur, as NumPy does, so a float
+    product accumulates in the same order (and to the same bits) on every backend.
+    """
+    if native:
+        try:
+            return getattr(xp, name).at(target, key, values)
+        except (NotImplementedError, TypeError):
+            if xp is np:
+                raise
+    ufunc = getattr(xp, name)
+    positions = xp.arange(target.size, dtype=np.int64).reshape(target.shape)[key]
+    values = xp.broadcast_to(xp.asarray(values, dtype=target.dtype), positions.shape)
+    positions, values = positions.reshape(-1), values.reshape(-1)
+    in_place = target.flags.c_contiguous
+    work = (target if in_place else xp.ascontiguousarray(target)).reshape(-1)
+    # Rounds: each applies the earliest remaining occurrence of every position, so each
+    # position sees its values in index order. As many rounds as a position repeats.
+    while positions.size:
+        unique, first = xp.unique(positions, return_index=True)
+        work[unique] = ufunc(work[unique], values[first])
+        keep = xp.ones(positions.size, dtype=bool)
+        keep[first] = False
+        positions, values = positions[keep], values[keep]
+    if not in_place:
+        target[...] = work.reshape(target.shape)
+
+
+def accumulate(xp, name, array, axis, native=True):
+    """``xp.<name>.accumulate(array, axis=axis)``: the running ``name`` along ``axis``.
+
+    Without a native one: a doubling scan (log2(n) steps of ``name`` on shifted slices).
+    Exact for ``maximum``/``minimum``; for ``logaddexp`` the additions are grouped
+    differently from a left-to-right loop (as on PyTorch's GPU), equal to rounding.
+    """
+    if native:
+        try:
+            return getattr(xp, name).accumulate(array, axis=axis)
+        except NotImplementedError:
+            if xp is np:
+                raise
+    ufunc = getattr(xp, name)
+    moved = xp.moveaxis(array, axis, -1)
+    out = xp.array(moved, copy=True)
+    n = out.shape[-1]
+    step = 1
+    while step < n:
+        shifted = ufunc(out[..., step:], out[..., :-step])
+        out[..., step:] = shifted
+        step *= 2
+    return xp.moveaxis(out, -1, axis)
+
+
+def multi_dot(xp, arrays, native=True):
+    """``xp.linalg.multi_dot(arrays)``: the chain product in the cheapest order, the order
+    NumPy picks (so the rounding matches NumPy's)."""
+    if native and hasattr(xp.linalg, "multi_dot"):
+        return xp.linalg.multi_dot(arrays)
+    first_vector = arrays[0].ndim == 1
+    last_vector = arrays[-1].ndim == 1
+    mats = list(arrays)
+    if first_vector:
+        mats[0] = mats[0].reshape(1, -1)
+    if last_vector:
+        mats[-1] = mats[-1].reshape(-1, 1)
+    if len(mats) == 2:
+        result = mats[0] @ mats[1]
+    else:
+        order = _chain_order([m.shape[0] for m in mats] + [mats[-1].shape[1]])
+        result = _chain_product(mats, order, 0, len(mats) - 1)
+    if first_vector and last_vector:
+        return result.reshape(())
+    if first_vector:
+        return result.reshape(-1)
+    if last_vector:
+        return result.reshape(-1)
+    return result
+
+
+def _chain_order(p):
+    """The split table of the classic matrix-chain dynamic program (NumPy's tie-breaking:
+    the first cheapest split)."""
+    n = len(p) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _chain_product(mats, split, i, j):
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return _chain_product(mats, split, i, k) @ _chain_product(mats, split, k + 1, j)
+
+
+# ---------------------------------------------------------------------- CuPy's limits on NumPy
+# What CuPy 14 has of each ufunc method (the rest raise NotImplementedError there).
+_AT = {"add", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"}
+_ACCUMULATE = {"add", "multiply"}
+_REDUCEAT = {"add"}
+
+
+class _CupyLikeUfunc:
+    """A NumPy ufunc with only the methods CuPy has; calling it is calling NumPy's."""
+
+    __slots__ = ("_ufunc", "__name__")
+
+    def __init__(self, ufunc):
+        self._ufunc = ufunc
+        self.__name__ = ufunc.__name__
+
+    def __call__(self, *args, **kwargs):
+        return self._ufunc(*args, **kwargs)
+
+    def _refuse(self, method):
+        raise NotImplementedError(f"`cupy_{self.__name__}.{method}` is not supported yet")
+
+    def at(self, a, indices, b=None):
+        if self.__name__ == "subtract" and a.dtype in (np.int32, np.uint32):
+            return self._ufunc.at(a, indices, b)
+        if self.__name__ not in _AT:
+            self._refuse("at")
+        return self._ufunc.at(a, indices, b)
+
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        if self.__name__ not in _ACCUMULATE:
+            self._refuse("accumulate")
+        return self._ufunc.accumulate(array, axis=axis, dtype=dtype, out=out)
+
+    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
+        if self.__name__ not in _REDUCEAT:
+            self._refuse("reduceat")
+        return self._ufunc.reduceat(array, indices, axis=axis, dtype=dtype, out=out)
+
+    def __getattr__(self, name):
+        return getattr(self._ufunc, name)
+
+
+def _as_strided(x, shape=None, strides=None):  # CuPy's signature: no ``writeable``
+    return np.lib.stride_tricks.as_strided(x, shape, strides)
+
+
+def cupy_like_numpy():
+    """NumPy as the emulated CUDA device's array module, cut to what CuPy offers (the
+    ufunc methods above, no ``linalg.multi_dot``, no ``errstate``, CuPy's ``as_strided``),
+    so kernels that would fail on a real GPU fail on the emulated one too, in CI."""
+    import types
+
+    module = types.ModuleType("jtensor_cupy_like_numpy")
+    module.__dict__.update({k: v for k, v in np.__dict__.items() if not k.startswith("__")})
+    for name, value in np.__dict__.items():
+        if isinstance(value, np.ufunc):
+            setattr(module, name, _CupyLikeUfunc(value))
+    del module.errstate
+    absent = {"errstate"}
+
+    def lazy(name):  # NumPy's lazily loaded submodules (fft, random, ...)
+        if name in absent:
+            raise AttributeError(f"module 'cupy' has no attribute '{name}'")
+        return getattr(np, name)
+
+    module.__getattr__ = lazy
+    linalg = types.ModuleType("jtensor_cupy_like_numpy.linalg")
+    linalg.__dict__.update(
+        {k: v for k, v in np.linalg.__dict__.items() if not k.startswith("__") and k != "multi_dot"}
+    )
+    module.linalg = linalg
+    lib = types.ModuleType("jtensor_cupy_like_numpy.lib")
+    lib.stride_tricks = types.SimpleNamespace(as_strided=_as_strided)
+    module.lib = lib
+    return module

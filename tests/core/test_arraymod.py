@@ -1,0 +1,93 @@
+"""The NumPy features CuPy lacks (``jtensor._arraymod``): each fallback gives NumPy's own
+answer, and the emulated CUDA device refuses what CuPy refuses, so the CUDA suite in CI runs
+the fallbacks (``multiply.at`` of ``index_reduce``, ``logaddexp.accumulate`` of
+``logcumsumexp``, ``linalg.multi_dot``, ``as_strided(writeable=)`` of convolutions: each
+failed on an H100 before)."""
+
+import numpy as np
+import pytest
+
+from jtensor import _arraymod as am
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_ufunc_at_fallback_is_numpys_to_the_bit(name, layout):
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        a = rng.standard_normal((5, 4))
+        if layout == "transposed":
+            a = a.T
+        rows = rng.integers(0, a.shape[0], size=9)  # repeats: applied in order
+        values = rng.standard_normal((9, a.shape[1]))
+        want, got = a.copy(), a.copy()
+        getattr(np, name).at(want, (rows,), values)
+        am.ufunc_at(np, name, got, (rows,), values, native=False)
+        np.testing.assert_array_equal(got, want)
+        cols = (slice(None), rng.integers(0, a.shape[1], size=3))
+        values = rng.standard_normal((a.shape[0], 3))
+        want, got = a.copy(), a.copy()
+        getattr(np, name).at(want, cols, values)
+        am.ufunc_at(np, name, got, cols, values, native=False)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_ufunc_at_fallback_takes_a_number_and_writes_through_a_view():
+    counts = np.zeros(4, dtype=np.int64)
+    am.ufunc_at(np, "add", counts, (np.array([1, 1, 3]),), 1, native=False)
+    assert counts.tolist() == [0, 2, 0, 1]
+    base = np.ones((3, 4))
+    am.ufunc_at(np, "multiply", base.T, (np.array([0, 0]),), 2.0, native=False)
+    assert base[:, 0].tolist() == [4.0, 4.0, 4.0] and base[:, 1:].sum() == 9
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "logaddexp"])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_accumulate_fallback(name, axis):
+    a = np.random.default_rng(3).standard_normal((6, 9)) * 10
+    want = getattr(np, name).accumulate(a, axis=axis)
+    got = am.accumulate(np, name, a, axis, native=False)
+    if name == "logaddexp":  # the doubling scan groups the additions differently
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        [(3,), (3, 4), (4, 5), (5,)],
+        [(2, 3), (3, 9), (9, 1), (1, 7)],
+        [(3,), (3, 4), (4,)],
+        [(10, 2), (2, 10), (10, 3), (3, 8)],
+        [(4, 3), (3,)],
+        [(2, 3), (3, 4)],
+    ],
+)
+def test_multi_dot_fallback_multiplies_in_numpys_order(shapes):
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    want = np.linalg.multi_dot(arrays)
+    got = am.multi_dot(np, arrays, native=False)
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_the_emulated_device_refuses_what_cupy_refuses():
+    from jtensor.cuda._emulator import EmulatedBackend
+
+    xp = EmulatedBackend.xp
+    a = np.zeros(3)
+    with pytest.raises(NotImplementedError, match="multiply.at"):
+        xp.multiply.at(a, [0], 2.0)
+    with pytest.raises(NotImplementedError, match="logaddexp.accumulate"):
+        xp.logaddexp.accumulate(a)
+    with pytest.raises(NotImplementedError, match="maximum.reduceat"):
+        xp.maximum.reduceat(a, [0])
+    assert not hasattr(xp, "errstate")
+    assert not hasattr(xp.linalg, "multi_dot")
+    with pytest.raises(TypeError):
+        xp.lib.stride_tricks.as_strided(a, (3,), (8,), writeable=False)
+    xp.add.at(a, [0, 0], 1.0)  # what CuPy has works
+    assert a.tolist() == [2.0, 0.0, 0.0]
+    assert xp.add(a, 1).tolist() == [3.0, 1.0, 1.0] and xp.fft is np.fft
