@@ -13,6 +13,7 @@ old contents, as uninitialised memory on a GPU does.
 
 import collections
 import threading
+import weakref
 
 import numpy as np
 
@@ -49,6 +50,38 @@ def format_size(nbytes):
     return f"{nbytes} bytes"
 
 
+class TrackedMemory:
+    """``allocate``/``adopt`` and the memory figures of a CUDA backend through its
+    ``allocator`` (a ``CachingAllocator``): shared by the emulated device and CuPy's."""
+
+    def allocate(self, nbytes):
+        block = self.allocator.malloc(nbytes)
+        data = block.buffer[:nbytes]
+        self._fresh[id(data)] = block
+        return data
+
+    def adopt(self, storage):
+        """Account for a new storage on this device and free its block when it dies."""
+        data = storage._bytes
+        block = self._fresh.pop(id(data), None) if data is not None else None
+        if block is None:
+            nbytes = data.shape[0] if data is not None else storage._source.nbytes
+            block = self.allocator.malloc(nbytes, buffer=False)
+        weakref.finalize(storage, self.allocator.free, block)
+
+    def memory_allocated(self):
+        return self.allocator.current()[0]
+
+    def memory_reserved(self):
+        return self.allocator.current()[1]
+
+    def empty_cache(self):
+        self.allocator.empty_cache()
+
+    def total_memory(self):
+        return self.allocator.capacity
+
+
 class OutOfMemoryError(RuntimeError):
     """``torch.OutOfMemoryError`` (also ``torch.cuda.OutOfMemoryError``): the device cannot
     hold the requested block."""
@@ -79,9 +112,14 @@ class Block:
 
 
 class CachingAllocator:
-    def __init__(self, index, capacity):
+    """PyTorch's caching-allocator rules over buffers made by ``new_buffer(size)`` (NumPy
+    on the emulated device, CuPy's device memory on a GPU)."""
+
+    def __init__(self, index, capacity, new_buffer=None, name="emulated"):
         self.index = index
         self.capacity = capacity
+        self.name = name
+        self._new_buffer = new_buffer or (lambda size: np.empty(size, dtype=np.uint8))
         self._lock = threading.RLock()
         # Blocks freed by a finalizer the collector ran inside this thread's own locked
         # section (``malloc`` included): returned by the lock's holder before any figure is
@@ -121,7 +159,15 @@ class CachingAllocator:
             self.peak_allocated = max(self.peak_allocated, self.allocated)
             self.num_allocs += 1
         if buffer is None:
-            buffer = np.empty(size, dtype=np.uint8)
+            try:
+                buffer = self._new_buffer(size)
+            except BaseException:
+                with self._lock:  # nothing was handed out: the figures go back
+                    segment.used -= size
+                    segment.blocks -= 1
+                    self.allocated -= size
+                    self.num_allocs -= 1
+                raise
         elif buffer is False:
             buffer = None  # bytes computed elsewhere: accounted, never reused
         return Block(segment, size, buffer)
@@ -146,7 +192,7 @@ class CachingAllocator:
                 self.num_ooms += 1
                 raise OutOfMemoryError(
                     f"CUDA out of memory. Tried to allocate {format_size(size)}. GPU {self.index} "
-                    f"(emulated) has a total capacity of {format_size(self.capacity)} of which "
+                    f"({self.name}) has a total capacity of {format_size(self.capacity)} of which "
                     f"{format_size(self.capacity - self.reserved)} is free. Of the allocated "
                     f"memory {format_size(self.allocated)} is allocated by tensors, and "
                     f"{format_size(self.reserved - self.allocated)} is reserved but unallocated "

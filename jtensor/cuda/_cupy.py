@@ -2,9 +2,10 @@
 
 CuPy is asynchronous by itself: its array functions enqueue kernels on the current stream
 and return, so ops written against ``backend.xp`` get CUDA's semantics unchanged. Memory
-comes from CuPy's memory pool, which caches freed blocks as PyTorch's allocator does:
-``memory_allocated`` is the pool's used bytes, ``memory_reserved`` its total bytes, and
-``empty_cache`` frees the unused blocks.
+comes from CuPy's memory pool through PyTorch's caching-allocator rules (``_allocator``,
+shared with the emulated device), so the memory figures are PyTorch's: on an H100 CuPy's own
+pool counted ``memory_allocated`` as PyTorch does, but reserved exactly what was allocated
+where PyTorch reserves 2 MiB and 20 MiB segments.
 """
 
 import cupy
@@ -12,6 +13,7 @@ import numpy as np
 
 from .. import _dispatch
 from .._device import Backend, device
+from ._allocator import CachingAllocator, OutOfMemoryError, TrackedMemory, format_size
 from ._streams import EventBase, StreamBase, current_stream
 
 
@@ -19,7 +21,7 @@ def device_count():
     return cupy.cuda.runtime.getDeviceCount()
 
 
-class CupyBackend(Backend):
+class CupyBackend(TrackedMemory, Backend):
     name = "cuda"
     xp = cupy
     deferred = False
@@ -31,8 +33,20 @@ class CupyBackend(Backend):
         self.device = device("cuda", index)
         self.runtime = runtime
         self.pool = cupy.get_default_memory_pool()
-        self.peak_allocated = 0
-        self.peak_reserved = 0
+        # PyTorch's caching-allocator rules over CuPy's memory (as on the emulated device):
+        # memory_allocated/memory_reserved/memory_stats give the figures torch.cuda gives for
+        # the same allocations, and a freed block is reused by size before CuPy is asked.
+        self.allocator = CachingAllocator(
+            index, cupy.cuda.runtime.getDeviceProperties(index)["totalGlobalMem"],
+            new_buffer=self._new_buffer, name=self.device_name())
+        self._fresh = {}
+        # cuSOLVER reports a singular or non-positive-definite matrix only through its
+        # ``devInfo``, which CuPy ignores by default (garbage out, no error). Checked, CuPy
+        # raises LinAlgError as NumPy's LAPACK does, and the linalg ops turn that into
+        # PyTorch's error or ``info``; the check synchronises, as PyTorch's own does.
+        import cupyx
+
+        cupyx.seterr(linalg="raise")
 
     def __repr__(self):
         return f"<CuPy CUDA backend cuda:{self.index}>"
@@ -44,13 +58,23 @@ class CupyBackend(Backend):
         return cupy.cuda.Device(self.index)
 
     # ------------------------------------------------------------------ memory
-    def allocate(self, nbytes):
+    def _new_buffer(self, size):
         with self._cuda():
-            return cupy.empty(nbytes, dtype=cupy.uint8)
-
-    def adopt(self, storage):
-        self.peak_allocated = max(self.peak_allocated, self.pool.used_bytes())
-        self.peak_reserved = max(self.peak_reserved, self.pool.total_bytes())
+            try:
+                return cupy.empty(size, dtype=cupy.uint8)
+            except cupy.cuda.memory.OutOfMemoryError:
+                self.allocator.empty_cache()  # cached blocks first, as PyTorch retries
+                self.pool.free_all_blocks()
+            try:
+                return cupy.empty(size, dtype=cupy.uint8)
+            except cupy.cuda.memory.OutOfMemoryError:
+                free, total = cupy.cuda.runtime.memGetInfo()
+                raise OutOfMemoryError(
+                    f"CUDA out of memory. Tried to allocate {format_size(size)}. GPU "
+                    f"{self.index} has a total capacity of {format_size(total)} of which "
+                    f"{format_size(free)} is free. Of the allocated memory "
+                    f"{format_size(self.allocator.allocated)} is allocated by tensors. Free "
+                    "tensors you no longer need (del), or use smaller batches.") from None
 
     @staticmethod
     def view(data, shape, np_dtype, offset_bytes, strides_bytes):
@@ -121,14 +145,9 @@ class CupyBackend(Backend):
             src.get(stream=cupy.cuda.get_current_stream(), out=host)
 
     # ------------------------------------------------------------------ statistics
-    def memory_allocated(self):
-        return self.pool.used_bytes()
-
-    def memory_reserved(self):
-        return self.pool.total_bytes()
-
     def empty_cache(self):
-        self.pool.free_all_blocks()
+        self.allocator.empty_cache()
+        self.pool.free_all_blocks()  # the bytes the cache let go of, back to the driver
 
     def pinned_buffer(self, nbytes):
         memory = cupy.cuda.alloc_pinned_memory(max(nbytes, 1))
@@ -138,9 +157,6 @@ class CupyBackend(Backend):
         props = cupy.cuda.runtime.getDeviceProperties(self.index)
         name = props["name"]
         return name.decode() if isinstance(name, bytes) else name
-
-    def total_memory(self):
-        return cupy.cuda.runtime.getDeviceProperties(self.index)["totalGlobalMem"]
 
     def capability(self):
         props = cupy.cuda.runtime.getDeviceProperties(self.index)

@@ -16,7 +16,6 @@ and device always copies.
 import os
 import threading
 import time
-import weakref
 from collections import deque
 
 import numpy as np
@@ -25,7 +24,7 @@ from .. import _dispatch
 from .._arraymod import cupy_like_numpy
 from .._device import Backend, device
 from .._errors import TensorRuntimeError
-from ._allocator import CachingAllocator
+from ._allocator import CachingAllocator, TrackedMemory
 from ._streams import EventBase, StreamBase, current_stream
 
 
@@ -177,7 +176,7 @@ class KernelQueue:
             "restarts. The emulator reports it once and goes on.") from exc
 
 
-class EmulatedBackend(Backend):
+class EmulatedBackend(TrackedMemory, Backend):
     """``cuda:N`` emulated with NumPy: a kernel queue and a caching allocator."""
 
     name = "cuda"
@@ -202,20 +201,8 @@ class EmulatedBackend(Backend):
         return self.runtime.normalize(dev)
 
     # ------------------------------------------------------------------ memory
-    def allocate(self, nbytes):
-        block = self.allocator.malloc(nbytes)
-        data = block.buffer[:nbytes]
-        self._fresh[id(data)] = block
-        return data
-
     def adopt(self, storage):
-        """Account for a new storage on this device and free its block when it dies."""
-        data = storage._bytes
-        block = self._fresh.pop(id(data), None) if data is not None else None
-        if block is None:
-            nbytes = data.shape[0] if data is not None else storage._source.nbytes
-            block = self.allocator.malloc(nbytes, buffer=False)
-        weakref.finalize(storage, self.allocator.free, block)
+        TrackedMemory.adopt(self, storage)
         # NaN never equals itself, so tensors never trust an array cached over these bytes
         # and rebuild it through ``view``, which waits for the kernels queued before.
         storage._generation = _NAN
@@ -254,24 +241,12 @@ class EmulatedBackend(Backend):
         self.queue.wait(where=f"a synchronisation ({reason})")
 
     # ------------------------------------------------------------------ statistics
-    def memory_allocated(self):
-        return self.allocator.current()[0]
-
-    def memory_reserved(self):
-        return self.allocator.current()[1]
-
-    def empty_cache(self):
-        self.allocator.empty_cache()
-
     @staticmethod
     def pinned_buffer(nbytes):
         return np.empty(nbytes, dtype=np.uint8)
 
     def device_name(self):
         return "Emulated CUDA device (NumPy on the CPU)"
-
-    def total_memory(self):
-        return self.allocator.capacity
 
     @staticmethod
     def capability():

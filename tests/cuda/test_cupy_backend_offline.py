@@ -1,0 +1,133 @@
+"""The CuPy backend's memory path without a GPU: ``jtensor/cuda/_cupy.py`` imported against
+a stand-in ``cupy`` (NumPy buffers, a device that fails allocations on request), so CI
+checks the code that only a lent GPU runs otherwise.
+
+The expected figures are torch.cuda's on an H100 (torch 2.11, 2026-11-26) for the same
+sequence of allocations, read by bench/gpu_semantics.py: CuPy's own pool reserved exactly
+what was allocated, where PyTorch reserves 2 MiB and 20 MiB segments."""
+
+import gc
+import sys
+import types
+
+import numpy as np
+import pytest
+
+TORCH_H100 = [  # (memory_allocated, memory_reserved) after each step, from torch.cuda
+    (512, 2097152),  # 1 byte
+    (1536, 2097152),  # + 1000 bytes
+    (263680, 2097152),  # + 256 KiB
+    (3409408, 23068672),  # + 3 MiB
+    (55838208, 75497472),  # + 50 MiB
+    (3409408, 75497472),  # the 50 MiB freed: cached
+    (55838208, 75497472),  # 50 MiB again: the cached block
+]
+
+
+class _Pool:
+    freed = False
+
+    def free_all_blocks(self):
+        self.freed = True
+
+
+@pytest.fixture
+def backend(monkeypatch):
+    cupy = types.ModuleType("cupy")
+    cuda = types.ModuleType("cupy.cuda")
+    memory = types.ModuleType("cupy.cuda.memory")
+    runtime = types.ModuleType("cupy.cuda.runtime")
+    cupyx = types.ModuleType("cupyx")
+
+    class OutOfMemoryError(MemoryError):
+        pass
+
+    class Device:
+        def __init__(self, index):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    failures = [0]
+
+    def empty(nbytes, dtype=None):
+        if failures[0]:
+            failures[0] -= 1
+            raise OutOfMemoryError("out of memory to allocate")
+        return np.empty(nbytes, dtype=dtype)
+
+    memory.OutOfMemoryError = OutOfMemoryError
+    runtime.getDeviceProperties = lambda index: {"totalGlobalMem": 80 << 30, "name": b"H100"}
+    runtime.memGetInfo = lambda: (0, 80 << 30)
+    cuda.memory, cuda.runtime, cuda.Device = memory, runtime, Device
+    pool = _Pool()
+    cupy.cuda, cupy.uint8, cupy.empty = cuda, np.uint8, empty
+    cupy.get_default_memory_pool = lambda: pool
+    errstate = {}
+    cupyx.seterr = errstate.update
+    for name, module in [
+        ("cupy", cupy),
+        ("cupy.cuda", cuda),
+        ("cupy.cuda.memory", memory),
+        ("cupy.cuda.runtime", runtime),
+        ("cupyx", cupyx),
+    ]:
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.delitem(sys.modules, "jtensor.cuda._cupy", raising=False)
+    from jtensor.cuda._cupy import CupyBackend
+
+    made = CupyBackend(0, runtime=None)
+    made.stand_in = types.SimpleNamespace(pool=pool, failures=failures, errstate=errstate)
+    yield made
+    sys.modules.pop("jtensor.cuda._cupy", None)
+
+
+class _Storage:
+    def __init__(self, backend, nbytes):
+        self._bytes = backend.allocate(nbytes)
+        backend.adopt(self)
+
+
+def _figures(backend):
+    return backend.memory_allocated(), backend.memory_reserved()
+
+
+def test_memory_figures_are_pytorchs(backend):
+    steps, live = [], []
+    for nbytes in (1, 1000, 262144, 3145728):
+        live.append(_Storage(backend, nbytes))
+        steps.append(_figures(backend))
+    big = _Storage(backend, 50 << 20)
+    steps.append(_figures(backend))
+    del big
+    gc.collect()
+    steps.append(_figures(backend))
+    big = _Storage(backend, 50 << 20)
+    steps.append(_figures(backend))
+    assert steps == TORCH_H100
+    del big, live
+    gc.collect()
+    backend.empty_cache()
+    assert _figures(backend) == (0, 0) and backend.stand_in.pool.freed
+
+
+def test_cusolver_errors_are_checked(backend):
+    assert backend.stand_in.errstate == {"linalg": "raise"}
+
+
+def test_out_of_memory_retries_after_emptying_the_cache_then_raises_pytorchs_error(backend):
+    from jtensor.cuda._allocator import OutOfMemoryError
+
+    backend.stand_in.failures[0] = 1  # the first try fails, the one after emptying works
+    kept = _Storage(backend, 100)
+    assert backend.memory_allocated() == 512
+    backend.stand_in.failures[0] = 2
+    with pytest.raises(OutOfMemoryError, match=r"CUDA out of memory. Tried to allocate 512 "):
+        _Storage(backend, 100)
+    assert backend.memory_allocated() == 512  # the failed request left no trace
+    assert isinstance(OutOfMemoryError("x"), RuntimeError)
+    del kept
