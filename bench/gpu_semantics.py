@@ -12,7 +12,7 @@ probe, the two records and whether they agree; the JSON holds everything.
 Probes: the caching allocator's ``memory_allocated``/``memory_reserved`` over one sequence of
 allocations, frees and ``empty_cache``; asynchronous launches and ``synchronize``; events and
 ``elapsed_time``; ``non_blocking`` copies from pinned memory; streams and ``wait_stream``;
-cross-device errors; and the out-of-range index in every index kernel (``x[idx]``,
+cross-device errors; float32 subnormals and NaN signs (CuPy flushes subnormals); and the out-of-range index in every index kernel (``x[idx]``,
 ``x[idx] = v``, ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``index_copy``,
 ``index_put_``, ``index_select``, ``take``, ``embedding``), where a real GPU reports a
 device-side assertion at a later synchronisation and then refuses further work.
@@ -165,6 +165,28 @@ step("cpu matmul cuda", lambda: torch.ones(3) @ x)
 step("index cuda by cpu index", lambda: x[torch.tensor([0, 2])])
 step("copy_ across devices", lambda: y.copy_(x))
 step("cuda:1 on one GPU", lambda: torch.ones(1, device="cuda:1"))
+""",
+    # CuPy compiles every kernel with -ftz=true (cupy/cuda/compiler.py): float32 subnormals
+    # would be flushed to zero where PyTorch's CUDA kernels keep them. And NaN signs: x86
+    # makes negative default NaNs, CUDA positive canonical ones.
+    "floating-point": """
+import struct
+def bits32(t):
+    return [struct.unpack("<I", struct.pack("<f", v))[0] for v in t.cpu().tolist()]
+def bits64(t):
+    return [struct.unpack("<Q", struct.pack("<d", v))[0] for v in t.cpu().tolist()]
+sub = torch.tensor([1e-40, -1e-40, 1e-45, 1.0], device="cuda")
+step("float32 subnormal * 1", lambda: bits32(sub * 1))
+step("float32 subnormal != 0", lambda: (sub != 0).tolist())
+step("float32 subnormal any", lambda: bool(sub[:3].any()))
+step("float32 subnormal sum", lambda: bits32((sub[:3] * 1e30).sum().reshape(1)))
+step("float32 abs / neg", lambda: [bits32(sub.abs()), bits32(-sub)])
+sub64 = torch.tensor([1e-310, -1e-310], dtype=torch.float64, device="cuda")
+step("float64 subnormal * 1", lambda: bits64(sub64 * 1))
+neg = torch.tensor([-1.0, 0.0], device="cuda")
+step("float32 sqrt(-1), 0/0 bits", lambda: bits32(torch.cat([neg[:1].sqrt(), neg[1:] / 0])))
+step("float64 sqrt(-1) bits", lambda: bits64(neg.double()[:1].sqrt()))
+step("float32 nan sign after neg", lambda: bits32(-(neg[:1].sqrt())))
 """,
 }
 
