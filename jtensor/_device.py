@@ -259,6 +259,21 @@ def backend_for(dev):
         f"no backend is available for device '{dev}': jtensor has cpu, cuda and meta devices")
 
 
+def index_out_of_range(backend, name, exc, size):
+    """An index out of range, found by the kernel of the op ``name`` on ``backend``'s device.
+
+    PyTorch's CPU kernels raise ``exc`` at once. On CUDA the kernel fails with a device-side
+    assert that surfaces at the next synchronisation as ``AcceleratorError`` (the call itself
+    returns): the CUDA backends' ``device_assert`` arranges that, and this function returns,
+    after which the op goes on with its indices clamped into ``[-size, size)`` (its values
+    are undefined, as on a GPU). An empty dimension (``size`` 0) has no index to clamp to:
+    that error is raised at once everywhere."""
+    report = getattr(backend, "device_assert", None)
+    if report is None or not size:
+        raise exc
+    report(name, exc)
+
+
 def data_dependent_sync(tensor):
     """An op whose output size depends on ``tensor``'s values (``nonzero``, a boolean mask,
     ``masked_select``, ``unique``) must wait for a CUDA device to know that size: a sync point,

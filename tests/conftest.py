@@ -127,6 +127,11 @@ CUDA_EXPECTATIONS = [
      _INT_DIV_ZERO),
     (r"tests/ops/test_registry.py::test_case(_reaches_the_dispatch_point)?\[(index_select|"
      r"embedding)-.*(out-of-range|negative-dim)", _DEFERRED),
+    (r"tests/ops/test_registry.py::test_case(_reaches_the_dispatch_point)?\[("
+     r"__getitem__-out-of-bounds(-dim1|-negative)?|__setitem__-out-of-bounds-untouched|"
+     r"gather-out-of-bounds|index_add-(0d-out-of-range|1d-negative|2d-negative|out-of-range)|"
+     r"index_copy-(out-)?out-of-range|index_fill-out-of-range|index_put-out-of-bounds|"
+     r"index_reduce_?-oob|put_?-oob|scatter-out-of-bounds|take-out-of-range)\]", _DEFERRED),
     (r"tests/nn/test_layers.py::test_embedding_from_pretrained_and_errors_match_pytorch",
      _DEFERRED),
     (r"tests/ops/test_registry.py::test_case\[(apply_|map_)-",

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._arraymod import ufunc_at
 from .. import _dtypes
-from .._device import backend_for, data_dependent_sync
+from .._device import backend_for, data_dependent_sync, index_out_of_range
 from .._dispatch import check_inplace
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, stacklevel
 from .._layout import (broadcast_shapes, broadcastable_to, contiguous_strides,
@@ -301,13 +301,15 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
     return info
 
 
-def check_bounds(info):
+def check_bounds(info, backend, name):
     """Every index within ``[-size, size)``; PyTorch names the indexer, not the tensor dim.
 
     PyTorch checks the indices inside its kernel, which never runs for an empty result
-    (``zeros(1, 0)[[5]]`` is a ``(1, 0)`` tensor), so nothing is checked then either."""
+    (``zeros(1, 0)[[5]]`` is a ``(1, 0)`` tensor), so nothing is checked then either.
+    Returns True when every index is in range, False when one is not on a CUDA device (a
+    device-side assert, reported at the next synchronisation: ``index_out_of_range``)."""
     if 0 in info.result_shape():
-        return
+        return True
     sizes = info.shape[info.before:info.before + info.count]
     bad_any = None
     bad = []
@@ -318,7 +320,7 @@ def check_bounds(info):
         if bool(b.any()):
             bad_any = True
     if bad_any is None:
-        return
+        return True
     full = [np.broadcast_to(np.asarray(_host(b)), info.bshape) for b in bad]
     combined = np.zeros(info.bshape, dtype=bool)
     for f in full:
@@ -330,7 +332,8 @@ def check_bounds(info):
             error = TensorIndexError(
                 f"index {value} is out of bounds for dimension {i} with size {size}")
             error.raised_by_kernel = True  # after autograd took the inputs' edges
-            raise error
+            index_out_of_range(backend, name, error, size)
+            return False
     del xp
 
 
@@ -378,8 +381,11 @@ def _source_array(view, info):
 # ---------------------------------------------------------------------- getitem
 def gather_index(view, info):
     """The values of ``view[info]`` in a new tensor laid out as PyTorch lays it out."""
-    check_bounds(info)
     xp = view._storage._backend.xp
+    if not check_bounds(info, view._storage._backend, "index"):
+        # a device-side assert is pending: the values are undefined, the reads stay in range
+        sizes = info.shape[info.before:info.before + info.count]
+        info.arrays = [xp.clip(a, -n, n - 1) for a, n in zip(info.arrays, sizes, strict=True)]
     shape = Size(info.result_shape())
     strides = output_strides(info)
     out = new_empty_tensor(shape, view._dtype, view._storage.device, stride=strides)
@@ -534,11 +540,12 @@ def prepare_put(view, indices, value, accumulate, *, masked_fill_dispatch):
         raise TensorRuntimeError(
             f"Expected all tensors to be on the same device, but found at least two devices, "
             f"{view._storage.device} and {value._storage.device}!")
-    check_bounds(info)
+    in_range = check_bounds(info, view._storage._backend, "index_put_")
 
     def do_put():
-        if 0 in result_shape:
-            return  # PyTorch's kernel does not run: nothing to write, nothing checked
+        if 0 in result_shape or not in_range:
+            # PyTorch's kernel does not run (empty), or fails on the device: nothing written
+            return
         xp = view._storage._backend.xp
         target = _source_array(view, info)
         source = value._array().reshape(stripped)

@@ -12,8 +12,9 @@ import builtins
 
 import numpy as np
 
-from .._arraymod import ufunc_at
 from .. import _dtypes
+from .._arraymod import ufunc_at
+from .._device import index_out_of_range
 from .._dispatch import Post, check_inplace, check_same_device
 from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
 from .._layout import broadcast_shapes
@@ -58,6 +59,18 @@ def _index_vector(index, dim, name, vector_message):
     return index._array().reshape(-1).astype(np.int64)
 
 
+def _bounds(tensor, name, idx, bad, size, make_error, write):
+    """``idx`` when ``bad`` (its out-of-range mask) holds no True. Otherwise the error
+    ``make_error(first bad index)``: raised at once on the CPU; on CUDA a device-side assert
+    (``_device.index_out_of_range``), and the op goes on reading clamped indices (its values
+    are undefined, as on a GPU) or, for a ``write``, writing nothing (``None`` is returned)."""
+    if not idx.size or not bool(bad.any()):
+        return idx
+    first = int(idx[bad].reshape(-1)[0])
+    index_out_of_range(tensor._storage._backend, name, make_error(first), size)
+    return None if write else _xp(tensor).clip(idx, -size, size - 1)
+
+
 def _check_index_dtype(index, message):
     if index._dtype not in (_dtypes.int64, _dtypes.int32):
         raise TensorRuntimeError(message)
@@ -82,16 +95,16 @@ def index_select(input, dim, index, *, out=None):
         raise TensorRuntimeError(
             f"index_select(): self indexing axis dim should be positive (dim {dim} of shape "
             f"{list(input._shape)} is empty, got {idx.size} indices)")
-    bad = (idx >= size) | (idx < 0)
-    if idx.size and bool(bad.any()):
+    def error(first):
         # Negative indices are refused too; the error type follows PyTorch's CPU kernels.
-        first = int(idx[bad][0])
         if input.dim() > 1 and (dim == 1 or input.numel() == 0):
-            raise TensorRuntimeError(
+            return TensorRuntimeError(
                 f"INDICES element is out of DATA bounds, id={first} axis_dim={size}")
-        raise TensorIndexError(
+        return TensorIndexError(
             f"index out of range in self: index_select() got index {first} for dim {dim} "
             f"of size {size}")
+
+    idx = _bounds(input, "index_select", idx, (idx >= size) | (idx < 0), size, error, False)
     xp = _xp(input)
     if input.dim():
         values = xp.take(input._array(), idx, axis=dim)
@@ -163,11 +176,9 @@ def _index_add_check(self, dim, index, source, name):
         raise TensorRuntimeError(
             f"{name}(): source shape {list(source._shape)} does not match self shape "
             f"{list(self._shape)} with {n} indices along dim {dim}")
-    if idx.size and (bool((idx >= size).any()) or bool((idx < -size).any())):
-        bad = int(idx[(idx >= size) | (idx < -size)][0])
-        raise err(f"{name}(): index {bad} is out of bounds for dimension {dim} with size "
-                  f"{size}")
-    return dim, np.where(idx < 0, idx + size, idx), expected
+    idx = _bounds(self, name, idx, (idx >= size) | (idx < -size), size, lambda bad: err(
+        f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}"), True)
+    return dim, (None if idx is None else np.where(idx < 0, idx + size, idx)), expected
 
 
 def _index_add_checks(self, dim, index, source, name):
@@ -208,16 +219,18 @@ def _index_add_checks(self, dim, index, source, name):
             f"dimension. Got self.shape = {list(self._shape)} source.shape = "
             f"{list(source._shape)}")
     size = self._shape[dim] if self.dim() else 1
-    bad = (idx >= size) | (idx < 0)
-    if n and self.numel() and bool(bad.any()):
-        first = int(idx[bad][0])
+
+    def error(first):
         if self.dim() > 1:
-            raise TensorRuntimeError(
+            return TensorRuntimeError(
                 f"{name}(): index {first} is out of bounds for dimension {dim} with size "
                 f"{size}")
-        raise TensorIndexError(
+        return TensorIndexError(
             f"index out of range in self: {name}() got index {first} for dim {dim} of size "
             f"{size}")
+
+    if self.numel():
+        idx = _bounds(self, name, idx, (idx >= size) | (idx < 0), size, error, True)
     expected = list(self._shape)
     if self.dim():
         expected[dim] = n
@@ -225,6 +238,8 @@ def _index_add_checks(self, dim, index, source, name):
 
 
 def _index_add_into(target, dim, idx, source, alpha, expected):
+    if idx is None:  # a device-side assert: nothing written
+        return
     xp = _xp(target)
     arr = target._array()
     src = source._array().reshape(expected) if target.dim() else source._array().reshape(1)
@@ -259,6 +274,8 @@ def index_add_(self, dim, index, source, *, alpha=1):
 
 
 def _index_copy_into(target, dim, idx, source, expected):
+    if idx is None:  # a device-side assert: nothing written
+        return
     xp = _xp(target)
     arr = target._array() if target.dim() else target._array().reshape(1)
     src = source._array().reshape(expected) if target.dim() else source._array().reshape(1)
@@ -293,14 +310,16 @@ def _index_fill_check(self, dim, index, value, name):
             f"{value.dim()} dimension(s).")
     fill = _fill_value(value, self._dtype, name)
     size = self._shape[dim] if self.dim() else 1
-    if idx.size and (bool((idx >= size).any()) or bool((idx < -size).any())):
-        bad = int(idx[(idx >= size) | (idx < -size)][0])
-        raise TensorIndexError(
-            f"index {bad} is out of bounds for dimension {dim} with size {size}")
-    return dim, np.where(idx < 0, idx + size, idx), fill
+    idx = _bounds(self, name, idx, (idx >= size) | (idx < -size), size,
+                  lambda bad: TensorIndexError(
+                      f"index {bad} is out of bounds for dimension {dim} with size {size}"),
+                  True)
+    return dim, (None if idx is None else np.where(idx < 0, idx + size, idx)), fill
 
 
 def _index_fill_into(target, dim, idx, fill):
+    if idx is None:  # a device-side assert: nothing written
+        return
     xp = _xp(target)
     arr = target._array() if target.dim() else target._array().reshape(1)
     xp.moveaxis(arr, dim, 0)[idx] = fill
@@ -395,13 +414,10 @@ def _full_index(index_array, dim, xp):
     return tuple(key)
 
 
-def _check_gather_bounds(idx, size, dim, name="gather"):
-    if idx.size:
-        bad = (idx < -size) | (idx >= size)
-        if bool(bad.any()):
-            value = int(idx[bad].reshape(-1)[0])
-            raise TensorRuntimeError(
-                f"index {value} is out of bounds for dimension {dim} with size {size}")
+def _check_gather_bounds(tensor, idx, size, dim, name, write=False):
+    return _bounds(tensor, name, idx, (idx < -size) | (idx >= size), size, lambda value:
+                   TensorRuntimeError(f"index {value} is out of bounds for dimension {dim} "
+                                      f"with size {size}"), write)
 
 
 @register("copy", post=Post(check_devices=("input", "index")))
@@ -418,7 +434,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     xp = _xp(input)
     idx = index._array().astype(np.int64)
     size = input._shape[dim] if ndim else 1
-    _check_gather_bounds(idx, size, dim)
+    idx = _check_gather_bounds(input, idx, size, dim, "gather")
     src = input._array() if ndim else input._array().reshape(1)
     idx2 = idx if ndim else idx.reshape(-1)
     idx2 = xp.where(idx2 < 0, idx2 + size, idx2)
@@ -460,15 +476,16 @@ def _scatter_check(self, dim, index, src, name, value=None):
                 f"src {list(src._shape)}")
     size = self._shape[dim] if ndim else 1
     idx = index._array().astype(np.int64).reshape(index._shape if ndim else (-1,))
-    _check_gather_bounds(idx, size, dim)
-    idx = np.where(idx < 0, idx + size, idx) if idx.size else idx
+    idx = _check_gather_bounds(self, idx, size, dim, name, write=True)
+    if idx is not None and idx.size:
+        idx = np.where(idx < 0, idx + size, idx)
     return dim, idx
 
 
 def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
     xp = _xp(target)
     arr = target._array() if target.dim() else target._array().reshape(1)
-    if not idx.size:
+    if idx is None or not idx.size:  # None: a device-side assert, nothing written
         return
     key = _full_index(xp.asarray(idx), dim, xp)
     if src_array is None:
@@ -616,12 +633,8 @@ def take(input, index, *, out=None):
     _index_tensor(index, "take", allow_int=False)
     n = input.numel()
     idx = index._array().astype(np.int64)
-    if idx.size:
-        bad = (idx < -n) | (idx >= n)
-        if bool(bad.any()):
-            value = int(idx[bad].reshape(-1)[0])
-            raise TensorIndexError(
-                f"out of range: tried to access index {value} on a tensor of {n} elements.")
+    idx = _bounds(input, "take", idx, (idx < -n) | (idx >= n), n, lambda value: TensorIndexError(
+        f"out of range: tried to access index {value} on a tensor of {n} elements."), False)
     xp = _xp(input)
     flat = input._array().reshape(-1)
     values = flat[xp.where(idx < 0, idx + n, idx)] if idx.size else xp.empty(idx.shape,
@@ -664,7 +677,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         src = xp.broadcast_to(input._array(), src_shape)
         idx = xp.broadcast_to(indices._array(), idx_shape)
         n = input._shape[d]
-    _check_gather_bounds(idx, n, d)
+    idx = _check_gather_bounds(input, idx, n, d, "take_along_dim")
     idx = xp.where(idx < 0, idx + n, idx)
     values = xp.take_along_axis(src, idx, axis=d)
     result = _wrap(values, input._dtype, input._storage.device)
@@ -791,17 +804,16 @@ def _put_check(self, index, source, name):
             f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
     n = self.numel()
     idx = index._array().reshape(-1).astype(np.int64)
-    if idx.size:
-        bad = (idx < -n) | (idx >= n)
-        if bool(bad.any()):
-            raise TensorIndexError(
-                f"out of range: tried to access index {int(idx[bad][0])} on a tensor of {n} "
-                "elements.")
-    return np.where(idx < 0, idx + n, idx)
+    idx = _bounds(self, name, idx, (idx < -n) | (idx >= n), n, lambda value: TensorIndexError(
+        f"out of range: tried to access index {value} on a tensor of {n} elements."), True)
+    return None if idx is None else np.where(idx < 0, idx + n, idx)
 
 
 def _put_into(target, idx, source, accumulate):
-    """Write ``source`` at the row-major flat positions ``idx`` of ``target`` (any layout)."""
+    """Write ``source`` at the row-major flat positions ``idx`` of ``target`` (any layout);
+    nothing when ``idx`` is None (a device-side assert)."""
+    if idx is None:
+        return
     xp = _xp(target)
     dst = target._array()
     flat = xp.array(dst).reshape(-1)  # a row-major copy, written back in one go
@@ -868,9 +880,9 @@ def _index_reduce_check(self, dim, index, source, reduce, name):
             f"{list(self._shape)} with {n} indices along dim {d}")
     size = self._shape[d] if self.dim() else 1
     idx = index._array().reshape(-1).astype(np.int64)
-    if idx.size and bool(((idx < -size) | (idx >= size)).any()):
-        raise TensorIndexError("index out of range in self")
-    return d, np.where(idx < 0, idx + size, idx), tuple(expected)
+    idx = _bounds(self, name, idx, (idx < -size) | (idx >= size), size,
+                  lambda value: TensorIndexError("index out of range in self"), True)
+    return d, (None if idx is None else np.where(idx < 0, idx + size, idx)), tuple(expected)
 
 
 def _identity(reduce, dtype):
@@ -921,7 +933,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     values of the indexed slices out."""
     _check_tensor(input, "index_reduce", "input")
     d, idx, expected = _index_reduce_check(input, dim, index, source, reduce, "index_reduce_")
-    r = _index_reduce_values(input, d, idx, source, reduce, include_self, expected)
+    r = (input._array().copy() if idx is None else  # None: a device-side assert
+         _index_reduce_values(input, d, idx, source, reduce, include_self, expected))
     result = _wrap(r, input._dtype, input._storage.device)
     if out is not None:
         return _write_out(out, result, "index_reduce")
@@ -933,6 +946,8 @@ def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
     """In-place ``index_reduce``."""
     d, idx, expected = _index_reduce_check(self, dim, index, source, reduce, "index_reduce_")
     _check_writable(self)
+    if idx is None:  # a device-side assert: nothing written
+        return self
     r = _index_reduce_values(self, d, idx, source, reduce, include_self, expected)
     self._array()[...] = r
     return self

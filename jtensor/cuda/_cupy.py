@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dispatch
 from .._device import Backend, device
 from ._allocator import CachingAllocator, OutOfMemoryError, TrackedMemory, format_size
+from ._emulator import AcceleratorError, assert_message, user_site
 from ._streams import EventBase, StreamBase, current_stream
 
 
@@ -40,6 +41,7 @@ class CupyBackend(TrackedMemory, Backend):
             index, cupy.cuda.runtime.getDeviceProperties(index)["totalGlobalMem"],
             new_buffer=self._new_buffer, name=self.device_name())
         self._fresh = {}
+        self._failed = None  # (op, launch site, error) of an index kernel, until reported
         # cuSOLVER reports a singular or non-positive-definite matrix only through its
         # ``devInfo``, which CuPy ignores by default (garbage out, no error). Checked, CuPy
         # raises LinAlgError as NumPy's LAPACK does, and the linalg ops turn that into
@@ -101,6 +103,23 @@ class CupyBackend(TrackedMemory, Backend):
         with self._cuda():
             cupy.cuda.get_current_stream().synchronize()
             cupy.cuda.Device(self.index).synchronize()
+        self._report(f"a synchronisation ({reason})")
+
+    def device_assert(self, name, exc):
+        """An index out of range in the op ``name``: jtensor checks indices before CuPy's
+        kernel runs (CuPy's would wrap them around), and reports the failure as PyTorch's
+        CUDA kernel does: a device-side assert at the next synchronisation."""
+        if self._failed is None:
+            self._failed = (name, user_site(), exc)
+        if self.runtime.launch_blocking:
+            self._report(f"the launch of '{name}' (CUDA_LAUNCH_BLOCKING=1)")
+
+    def _report(self, where):
+        if self._failed is not None:
+            name, site, exc = self._failed
+            self._failed = None
+            raise AcceleratorError(
+                assert_message(self.index, name, site, exc, where, emulated=False)) from exc
 
     # ------------------------------------------------------------------ copies
     def to_host(self, array, reason="cpu"):
@@ -109,7 +128,9 @@ class CupyBackend(TrackedMemory, Backend):
                 _dispatch.emit("transfer", src=str(self.device), dst="cpu",
                                nbytes=int(array.nbytes), non_blocking=False)
             _dispatch.emit("sync", device=str(self.device), reason=reason)
-        return cupy.asnumpy(array)
+        host = cupy.asnumpy(array)
+        self._report(f"a copy to the host ({reason})")
+        return host
 
     def from_host(self, array, dev=None, private=False):
         if _dispatch.event_hook is not None and not private:

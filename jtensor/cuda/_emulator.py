@@ -92,6 +92,10 @@ class KernelQueue:
         self.completed = 0
         self._error = None
         self._thread = None
+        # A failed index check (``device_assert``) waits here as a failing kernel until the
+        # next launch or synchronisation: the op that found it still reads device memory
+        # (host reads do not submit it), so it is reported after the op, as on a GPU.
+        self.pending_assert = None
 
     def _start(self):
         self._thread = threading.Thread(target=self._run, name=f"jtensor-cuda:{self.index}",
@@ -101,7 +105,11 @@ class KernelQueue:
     def submit(self, kernel):
         if os.getpid() != self._pid:
             raise forked_error()
+        if self.pending_assert is not None and kernel is not self.pending_assert:
+            self.submit(self.pending_assert)
         with self._cv:
+            if kernel is self.pending_assert:
+                self.pending_assert = None
             if self._thread is None:
                 self._start()
             self.launched += 1
@@ -139,13 +147,15 @@ class KernelQueue:
     def busy(self):
         return self.completed != self.launched
 
-    def wait(self, seq=None, where="a synchronisation"):
+    def wait(self, seq=None, where="a synchronisation", host_read=False):
         """Block until kernel ``seq`` (default: the last launched) has run; raise a deferred
         kernel error, if one happened, here."""
         if self._thread is not None and threading.current_thread() is self._thread:
             return
         if os.getpid() != self._pid:
             raise forked_error()
+        if self.pending_assert is not None and not host_read and seq is None:
+            self.submit(self.pending_assert)
         target = self.launched if seq is None else seq
         if self.completed < target:
             with self._cv:
@@ -161,19 +171,28 @@ class KernelQueue:
             while self.completed < self.launched:
                 self._cv.wait()
             self._error = None
-        filename, line = kernel.site
-        raise DeviceSideError(
-            f"CUDA error: device-side assert triggered (emulated device cuda:{self.index}).\n"
-            f"The kernel '{kernel.name}' launched at {filename}:{line} failed on the device: "
-            f"{exc}\n"
-            f"CUDA kernel errors are reported asynchronously, at a later API call (here: "
-            f"{where}), so the stack trace below points at that call, not at the launch. "
-            "Kernels queued after the failed one were not run.\n"
-            "For debugging consider passing CUDA_LAUNCH_BLOCKING=1 (or call "
-            "jtensor.cuda.set_launch_blocking(True)): every launch then waits for its kernel "
-            "and the error is raised where it happens.\n"
-            "On a real GPU this error is sticky: every later CUDA call fails until the process "
-            "restarts. The emulator reports it once and goes on.") from exc
+        raise DeviceSideError(assert_message(self.index, kernel.name, kernel.site, exc, where,
+                                             emulated=True)) from exc
+
+
+def assert_message(index, name, site, exc, where, emulated):
+    """The message of a device-side assert reported at ``where`` (a later API call)."""
+    filename, line = site
+    tail = ("On a real GPU this error is sticky: every later CUDA call fails until the process "
+            "restarts. The emulator reports it once and goes on." if emulated else
+            "PyTorch's CUDA context is unusable after a device-side assert until the process "
+            "restarts; jtensor checked the indices before the kernel ran, so the GPU is not "
+            "harmed and later calls work.")
+    return (
+        f"CUDA error: device-side assert triggered ({'emulated ' if emulated else ''}device "
+        f"cuda:{index}).\n"
+        f"The kernel '{name}' launched at {filename}:{line} failed on the device: {exc}\n"
+        f"CUDA kernel errors are reported asynchronously, at a later API call (here: {where}), "
+        "so the stack trace below points at that call, not at the launch. Kernels queued after "
+        "the failed one were not run.\n"
+        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1 (or call "
+        "jtensor.cuda.set_launch_blocking(True)): every launch then waits for its kernel and "
+        f"the error is raised where it happens.\n{tail}")
 
 
 class EmulatedBackend(TrackedMemory, Backend):
@@ -210,7 +229,7 @@ class EmulatedBackend(TrackedMemory, Backend):
     def view(self, data, shape, np_dtype, offset_bytes, strides_bytes):
         """Host access to device memory: waits for the kernels queued so far."""
         if self.queue.busy or self.queue._error is not None:
-            self.queue.wait(where="host code reading device memory")
+            self.queue.wait(where="host code reading device memory", host_read=True)
         return self.view_nowait(data, shape, np_dtype, offset_bytes, strides_bytes)
 
     @staticmethod
@@ -239,6 +258,21 @@ class EmulatedBackend(TrackedMemory, Backend):
         if _dispatch.event_hook is not None:
             _dispatch.emit("sync", device=str(self.device), reason=reason)
         self.queue.wait(where=f"a synchronisation ({reason})")
+
+    def device_assert(self, name, exc):
+        """An index kernel found an index out of range (``_device.index_out_of_range``): a
+        kernel that fails, queued at the next launch or synchronisation (not before the op
+        that found it has read what it reads) and reported at the synchronisation."""
+        if self.queue.pending_assert is not None:
+            return  # the first failure is the one reported
+
+        def kernel():
+            raise exc
+
+        stream = self.runtime.current_stream(self.index)
+        self.queue.pending_assert = Kernel(name, kernel, stream, user_site())
+        if self.runtime.launch_blocking:
+            self.queue.wait(where=f"the launch of '{name}' (CUDA_LAUNCH_BLOCKING=1)")
 
     # ------------------------------------------------------------------ statistics
     @staticmethod

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-import warnings
 
 import numpy as np
 import pytest
@@ -20,17 +19,6 @@ from jtensor import _dispatch
 from jtensor.cuda._runtime import runtime
 
 MIB = 1024 * 1024
-
-
-@pytest.fixture
-def emulated(request):
-    count, memory = getattr(request, "param", (1, 8 * 1024 ** 3))
-    runtime._reset()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jtensor.cuda.EmulatedCUDAWarning)
-        jtensor.cuda.emulate(device_count=count, memory=memory)
-    yield jtensor.cuda
-    runtime._reset()
 
 
 @pytest.fixture

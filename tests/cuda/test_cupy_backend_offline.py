@@ -52,6 +52,9 @@ def backend(monkeypatch):
         def __exit__(self, *exc):
             pass
 
+        def synchronize(self):
+            pass
+
     failures = [0]
 
     def empty(nbytes, dtype=None):
@@ -64,6 +67,8 @@ def backend(monkeypatch):
     runtime.getDeviceProperties = lambda index: {"totalGlobalMem": 80 << 30, "name": b"H100"}
     runtime.memGetInfo = lambda: (0, 80 << 30)
     cuda.memory, cuda.runtime, cuda.Device = memory, runtime, Device
+    cuda.get_current_stream = lambda: Device(0)
+    cupy.asnumpy = np.asarray
     pool = _Pool()
     cupy.cuda, cupy.uint8, cupy.empty = cuda, np.uint8, empty
     cupy.get_default_memory_pool = lambda: pool
@@ -80,7 +85,7 @@ def backend(monkeypatch):
     monkeypatch.delitem(sys.modules, "jtensor.cuda._cupy", raising=False)
     from jtensor.cuda._cupy import CupyBackend
 
-    made = CupyBackend(0, runtime=None)
+    made = CupyBackend(0, runtime=types.SimpleNamespace(launch_blocking=False))
     made.stand_in = types.SimpleNamespace(pool=pool, failures=failures, errstate=errstate)
     yield made
     sys.modules.pop("jtensor.cuda._cupy", None)
@@ -131,3 +136,21 @@ def test_out_of_memory_retries_after_emptying_the_cache_then_raises_pytorchs_err
     assert backend.memory_allocated() == 512  # the failed request left no trace
     assert isinstance(OutOfMemoryError("x"), RuntimeError)
     del kept
+
+
+def test_an_index_out_of_range_is_reported_at_the_next_sync(backend):
+    from jtensor.cuda._emulator import AcceleratorError
+
+    backend.device_assert("gather", RuntimeError("index 9 is out of bounds"))
+    backend.device_assert("take", RuntimeError("index 7 is out of bounds"))  # not reported
+    with pytest.raises(AcceleratorError, match="device-side assert triggered") as info:
+        backend.synchronize()
+    assert "'gather'" in str(info.value) and "index 9" in str(info.value)
+    assert __file__ in str(info.value)  # the launch site: the caller's line
+    backend.synchronize()  # reported once
+    backend.device_assert("index", RuntimeError("index 5 is out of bounds"))
+    with pytest.raises(AcceleratorError, match="a copy to the host"):
+        backend.to_host(np.zeros(2))
+    backend.runtime.launch_blocking = True
+    with pytest.raises(AcceleratorError, match="CUDA_LAUNCH_BLOCKING"):
+        backend.device_assert("index", RuntimeError("index 5 is out of bounds"))

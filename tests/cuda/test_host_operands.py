@@ -6,14 +6,11 @@ would not notice, so here every CPU array is made a ``HostOnly`` array that refu
 a device array in one computation, as CuPy does.
 """
 
-import warnings
-
 import numpy as np
 import pytest
 
 import jtensor
 from jtensor import _device
-from jtensor.cuda._runtime import runtime
 
 
 _COPIES = {"copyto", "array", "asarray", "ascontiguousarray", "asanyarray"}
@@ -56,11 +53,7 @@ class HostOnly(np.ndarray):
 
 
 @pytest.fixture
-def strict_host(monkeypatch):
-    runtime._reset()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jtensor.cuda.EmulatedCUDAWarning)
-        jtensor.cuda.emulate()
+def strict_host(emulated, monkeypatch):
     plain_view = _device.CPUBackend.view
 
     def view(data, shape, np_dtype, offset_bytes, strides_bytes):
@@ -68,8 +61,6 @@ def strict_host(monkeypatch):
 
     monkeypatch.setattr(_device.CPUBackend, "view", staticmethod(view))
     monkeypatch.setattr(_device.CPUBackend, "view_nowait", staticmethod(view))
-    yield
-    runtime._reset()
 
 
 T = jtensor

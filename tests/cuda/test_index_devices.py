@@ -3,22 +3,9 @@ the input's device; advanced indexing takes CPU indices for any tensor, and CUDA
 only for a CUDA tensor. Found by the bad-input probes (bench/probes.py); PyTorch's answers
 are its documented RuntimeErrors (the oracle has no CUDA)."""
 
-import warnings
-
 import pytest
 
 import jtensor
-from jtensor.cuda._runtime import runtime
-
-
-@pytest.fixture
-def emulated():
-    runtime._reset()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jtensor.cuda.EmulatedCUDAWarning)
-        jtensor.cuda.emulate()
-    yield
-    runtime._reset()
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ contiguous decides how later accumulations combine, as in PyTorch).
 """
 
 from ... import _dtypes
+from ..._device import index_out_of_range
 from ..._errors import TensorIndexError, TensorRuntimeError
 from ...autograd.function import Function, _node_class
 from ._op import nn_op
@@ -158,8 +159,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         lo, hi = int(input.min()), int(input.max())
         if lo < 0 or hi >= num:
             bad = lo if lo < 0 else hi
-            raise TensorIndexError(
-                f"index out of range in self (index {bad}, num_embeddings {num})")
+            # raised here on the CPU; on a GPU a device-side assert at the next sync
+            index_out_of_range(weight._storage._backend, "embedding", TensorIndexError(
+                f"index out of range in self (index {bad}, num_embeddings {num})"), num)
     if max_norm is not None:
         _embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     return _Embedding.apply(weight, input, padding_idx, bool(scale_grad_by_freq), bool(sparse))
