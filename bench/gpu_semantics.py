@@ -12,7 +12,8 @@ probe, the two records and whether they agree; the JSON holds everything.
 Probes: the caching allocator's ``memory_allocated``/``memory_reserved`` over one sequence of
 allocations, frees and ``empty_cache``; asynchronous launches and ``synchronize``; events and
 ``elapsed_time``; ``non_blocking`` copies from pinned memory; streams and ``wait_stream``;
-cross-device errors; float32 subnormals and NaN signs (CuPy flushes subnormals); and the out-of-range index in every index kernel (``x[idx]``,
+cross-device errors; float32 subnormals and NaN signs (CuPy flushes subnormals); and the
+out-of-range index in every index kernel (``x[idx]``,
 ``x[idx] = v``, ``gather``, ``scatter``, ``scatter_add``, ``index_add``, ``index_copy``,
 ``index_put_``, ``index_select``, ``take``, ``embedding``), where a real GPU reports a
 device-side assertion at a later synchronisation and then refuses further work.

@@ -309,7 +309,8 @@ def _flatten_grads(node, result):
             m = meta[k]
             # Already fitting (the common case) skips the call.
             out.append(g if m is not None and g.__class__ is Tensor and g._shape == m[0]
-                       and g._dtype is m[1] else _fit(g, m, node, k))
+                       and g._dtype is m[1] and g._storage.device is m[2]
+                       else _fit(g, m, node, k))
         k += 1
     return _on_edges(values, out)
 
@@ -346,6 +347,15 @@ def _fit(g, meta, node=None, index=0):
         if g._dtype.category == _dtypes.COMPLEX and dtype.category != _dtypes.COMPLEX:
             g = g.real
         g = g.to(dtype)
+    if len(meta) > 2 and g._storage.device != meta[2]:
+        # A 0-d CPU tensor that joined a CUDA op gets its gradient back on the CPU (PyTorch's
+        # engine moves 0-d gradients to their input's device); any other mismatch is a bug.
+        if g._shape:
+            raise TensorRuntimeError(
+                f"Function {node.name() if node is not None else 'backward'} returned an "
+                f"invalid gradient at index {index} - expected device {meta[2]} but got "
+                f"{g._storage.device}")
+        g = g.to(meta[2])
     return g
 
 

@@ -165,3 +165,15 @@ def test_cpu_indices_index_a_cuda_tensor(strict_host, name):
     got = op(x, i, m)
     assert got.device == x.device
     np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy())
+
+
+def test_the_cpu_scalar_gets_its_gradient_on_the_cpu(emulated):
+    """PyTorch's engine moves a 0-d gradient to its input's device: the CPU scalar's
+    ``.grad`` is a CPU tensor, the CUDA input's a CUDA one."""
+    x = T.tensor([1.0, 2.0, 3.0], device="cuda", requires_grad=True)
+    s = T.tensor(2.0, requires_grad=True)
+    (x * s + s).sum().backward()
+    assert s.grad.device.type == "cpu" and s.grad.item() == 9.0
+    assert x.grad.device.type == "cuda" and x.grad.tolist() == [2.0, 2.0, 2.0]
+    (g,) = T.autograd.grad((x * s).sum(), s)
+    assert g.device.type == "cpu" and g.item() == 6.0
