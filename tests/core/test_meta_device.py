@@ -199,3 +199,43 @@ def test_meta_factories_allocate_nothing_whatever_the_size():
         for make in (L.empty, L.rand, L.randn):
             big = make(2**10, 3, 2**16, 2**16, device="meta")
             assert big.is_meta and tuple(big.shape) == (2**10, 3, 2**16, 2**16)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda L: L.nn.functional.conv2d(
+            L.rand(2**10, 3, 2**16, 2**16, device="meta"), L.rand(5, 3, 2, 2, device="meta")
+        ),
+        lambda L: L.nn.Conv2d(3, 5, 2, stride=2, padding=1, device="meta")(
+            L.rand(2, 3, 10, 10, device="meta")
+        ),
+        lambda L: L.nn.Conv1d(4, 6, 3, dilation=2, device="meta")(
+            L.rand(2, 4, 2**40, device="meta")
+        ),
+        lambda L: L.nn.Conv1d(4, 6, 3, device="meta")(L.rand(4, 9, device="meta")),
+        lambda L: L.nn.Conv3d(2, 3, (1, 2, 3), groups=1, device="meta")(
+            L.rand(1, 2, 5, 6, 7, device="meta")
+        ),
+        lambda L: L.nn.Conv2d(4, 4, 3, groups=2, padding="same", device="meta")(
+            L.rand(2, 4, 8, 8, device="meta").to(memory_format=L.channels_last)
+        ),
+    ],
+)
+def test_convolutions_on_meta_compute_shapes_only(make):
+    """The "reasoning about shapes" recipe: a convolution of a meta tensor of 2**45 elements
+    costs nothing (PyTorch's meta kernel); jtensor used to gather its columns. (The output
+    is contiguous on meta even from a channels_last input, as PyTorch's.)"""
+    ours, theirs = both(make)
+    assert meta_facts(ours) == meta_facts(theirs)
+
+
+def test_a_meta_convolution_differentiates_to_meta_gradients():
+    def run(L):
+        conv = L.nn.Conv2d(3, 5, 2, device="meta")
+        conv(L.rand(2, 3, 10, 10, device="meta")).sum().backward()
+        return conv.weight.grad, conv.bias.grad
+
+    ours, theirs = both(run)
+    for a, b in zip(ours, theirs, strict=True):
+        assert meta_facts(a) == meta_facts(b)

@@ -256,15 +256,24 @@ def _zeros_like_input(ctx, i):
 class _Convolution(_function.Function):
     @staticmethod
     def forward(ctx, input, weight, bias, meta, squeeze, batched, channels_last):
+        ctx.meta = meta
+        ctx.shape_info = (squeeze, batched)
+        ctx.save_for_backward(input, weight)
+        ctx.has_bias = bias is not None
+        if input.device.type == "meta":
+            # Shapes only, as PyTorch's meta kernel: nothing to convolve, so no columns of a
+            # possibly huge input are made (the "reasoning about shapes" recipe).
+            shape = [input.shape[0], weight.shape[0], *meta[5]]
+            if squeeze:  # conv1d ran as a 2-d convolution of height 1
+                del shape[2]
+            # contiguous even for channels_last operands: PyTorch's meta kernel (2.13) does
+            # not follow their layout, where its CPU kernel does
+            return J.empty(shape, dtype=input.dtype, device="meta")
         xp = _xp(input)
         x_arr = _as4d(input._array(), squeeze)
         w_arr = _as4d(weight._array(), squeeze)
         out = _conv_forward_array(xp, x_arr, w_arr,
                                   None if bias is None else bias._array(), meta)
-        ctx.meta = meta
-        ctx.shape_info = (squeeze, batched)
-        ctx.save_for_backward(input, weight)
-        ctx.has_bias = bias is not None
         if channels_last and not squeeze:
             return _wrap_channels_last(xp, out, input._dtype, input.device)
         out = out.transpose(_to_first(out.ndim - 2))
