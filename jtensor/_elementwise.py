@@ -100,7 +100,8 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     if len(tensors) > 1:
         device = check_same_device(tensors)
         backend = tensors[0]._storage._backend
-        if backend.device != device:  # a 0-d CPU tensor first: the other device computes
+        if backend.device is not device and backend.device != device:
+            # a 0-d CPU tensor first: the other tensors' device computes
             backend = next(t._storage._backend for t in tensors if t._storage.device == device)
     else:
         device = tensors[0]._storage.device
@@ -151,7 +152,9 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     arrays = []
     for v in values:
         if isinstance(v, Tensor):
-            a = _operand(v, backend)
+            a = v._array()
+            if v._storage._backend is not backend:
+                a = a[()]  # a 0-d CPU tensor beside a GPU tensor: a number (see _operand)
             arrays.append(a if a.dtype == np_work else a.astype(np_work))
         else:
             arrays.append(_scalar_array(backend, v, np_work))
@@ -228,7 +231,7 @@ def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, 
     else:
         target = new_empty_tensor(shape, result, device, stride=_output_strides(
             tensors, values, shape))
-    arrays = [_operand(v, backend, nowait=True) if isinstance(v, Tensor)
+    arrays = [_operand(v, backend) if isinstance(v, Tensor)
               else _scalar_array(backend, v, np_work) for v in values]
     destination = target._array_nowait()
     xp, np_result = backend.xp, result.numpy
@@ -367,13 +370,12 @@ def _has_overlap(array):
     return 0 in array.strides and array.size > 1
 
 
-def _operand(tensor, backend, nowait=False):
-    """``tensor``'s array for a kernel on ``backend`` (``nowait``: for a kernel being queued on
-    an asynchronous device, without waiting for the kernels before it). A 0-d
-    CPU tensor beside a GPU tensor is a number to the kernel, as PyTorch passes it by value:
-    device array modules refuse host arrays as operands."""
+def _operand(tensor, backend):
+    """``tensor``'s array for a kernel being queued on ``backend`` (without waiting for the
+    kernels before it). A 0-d CPU tensor beside a GPU tensor is a number to the kernel, as
+    PyTorch passes it by value: device array modules refuse host arrays as operands."""
     if tensor._storage._backend is backend:
-        return tensor._array_nowait() if nowait else tensor._array()
+        return tensor._array_nowait()
     return tensor._array()[()]
 
 

@@ -60,15 +60,17 @@ def _index_vector(index, dim, name, vector_message):
 
 
 def _bounds(tensor, name, idx, bad, size, make_error, write):
-    """``idx`` when ``bad`` (its out-of-range mask) holds no True. Otherwise the error
-    ``make_error(first bad index)``: raised at once on the CPU; on CUDA a device-side assert
-    (``_device.index_out_of_range``), and the op goes on reading clamped indices (its values
-    are undefined, as on a GPU) or, for a ``write``, writing nothing (``None`` is returned)."""
-    if not idx.size or not bool(bad.any()):
-        return idx
-    first = int(idx[bad].reshape(-1)[0])
-    index_out_of_range(tensor._storage._backend, name, make_error(first), size)
-    return None if write else _xp(tensor).clip(idx, -size, size - 1)
+    """``idx`` when ``bad`` (its out-of-range mask) holds no True, for a ``write`` with its
+    negative indices wrapped. Otherwise the error ``make_error(first bad index)``: raised at
+    once on the CPU; on CUDA a device-side assert (``_device.index_out_of_range``), and the
+    op goes on reading clamped indices (its values are undefined, as on a GPU) or, for a
+    ``write``, writing nothing (``None`` is returned)."""
+    xp = _xp(tensor)
+    if idx.size and bool(bad.any()):
+        first = int(idx[bad].reshape(-1)[0])
+        index_out_of_range(tensor._storage._backend, name, make_error(first), size)
+        return None if write else xp.clip(idx, -size, size - 1)
+    return xp.where(idx < 0, idx + size, idx) if write and idx.size else idx
 
 
 def _check_index_dtype(index, message):
@@ -178,7 +180,7 @@ def _index_add_check(self, dim, index, source, name):
             f"{list(self._shape)} with {n} indices along dim {dim}")
     idx = _bounds(self, name, idx, (idx >= size) | (idx < -size), size, lambda bad: err(
         f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}"), True)
-    return dim, (None if idx is None else np.where(idx < 0, idx + size, idx)), expected
+    return dim, idx, expected
 
 
 def _index_add_checks(self, dim, index, source, name):
@@ -314,7 +316,7 @@ def _index_fill_check(self, dim, index, value, name):
                   lambda bad: TensorIndexError(
                       f"index {bad} is out of bounds for dimension {dim} with size {size}"),
                   True)
-    return dim, (None if idx is None else np.where(idx < 0, idx + size, idx)), fill
+    return dim, idx, fill
 
 
 def _index_fill_into(target, dim, idx, fill):
@@ -476,10 +478,7 @@ def _scatter_check(self, dim, index, src, name, value=None):
                 f"src {list(src._shape)}")
     size = self._shape[dim] if ndim else 1
     idx = index._array().astype(np.int64).reshape(index._shape if ndim else (-1,))
-    idx = _check_gather_bounds(self, idx, size, dim, name, write=True)
-    if idx is not None and idx.size:
-        idx = np.where(idx < 0, idx + size, idx)
-    return dim, idx
+    return dim, _check_gather_bounds(self, idx, size, dim, name, write=True)
 
 
 def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
@@ -804,9 +803,8 @@ def _put_check(self, index, source, name):
             f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
     n = self.numel()
     idx = index._array().reshape(-1).astype(np.int64)
-    idx = _bounds(self, name, idx, (idx < -n) | (idx >= n), n, lambda value: TensorIndexError(
+    return _bounds(self, name, idx, (idx < -n) | (idx >= n), n, lambda value: TensorIndexError(
         f"out of range: tried to access index {value} on a tensor of {n} elements."), True)
-    return None if idx is None else np.where(idx < 0, idx + n, idx)
 
 
 def _put_into(target, idx, source, accumulate):
@@ -882,7 +880,7 @@ def _index_reduce_check(self, dim, index, source, reduce, name):
     idx = index._array().reshape(-1).astype(np.int64)
     idx = _bounds(self, name, idx, (idx < -size) | (idx >= size), size,
                   lambda value: TensorIndexError("index out of range in self"), True)
-    return d, (None if idx is None else np.where(idx < 0, idx + size, idx)), tuple(expected)
+    return d, idx, tuple(expected)
 
 
 def _identity(reduce, dtype):

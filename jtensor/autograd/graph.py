@@ -347,7 +347,7 @@ def _fit(g, meta, node=None, index=0):
         if g._dtype.category == _dtypes.COMPLEX and dtype.category != _dtypes.COMPLEX:
             g = g.real
         g = g.to(dtype)
-    if len(meta) > 2 and g._storage.device != meta[2]:
+    if g._storage.device != meta[2]:
         # A 0-d CPU tensor that joined a CUDA op gets its gradient back on the CPU (PyTorch's
         # engine moves 0-d gradients to their input's device); any other mismatch is a bug.
         if g._shape:
