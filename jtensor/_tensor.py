@@ -9,12 +9,14 @@ import warnings
 
 import numpy as np
 
+from ._dtypes import _BY_NUMPY
+
 from . import _device as _device_layer
 from . import _dispatch, _dtypes
-from ._device import CPU, backend_for
+from ._device import CPU, CPU_BACKEND as _CPU_BACKEND, backend_for
 from ._errors import (TensorRuntimeError, TensorTypeError, TensorValueError, stacklevel,
                       wrap_dim)
-from ._layout import (contiguous_strides, is_channels_last, is_contiguous,
+from ._layout import (_contiguous_strides, contiguous_strides, is_channels_last, is_contiguous,
                       is_non_overlapping_and_dense)
 from ._size import Size
 from ._storage import Storage, TypedStorage, warn_typed_storage_removal
@@ -161,7 +163,7 @@ class Tensor:
     def _from_array(cls, array, dtype=None, device=CPU):
         """Wrap a freshly computed backend array (no copy when it is dense)."""
         if dtype is None:
-            dtype = _dtypes.from_numpy_dtype(array.dtype)
+            dtype = _BY_NUMPY.get(array.dtype) or _dtypes.from_numpy_dtype(array.dtype)
         elif array.dtype != dtype.numpy:
             array = array.astype(dtype.numpy)
         shape = array.shape
@@ -170,8 +172,30 @@ class Tensor:
             # (writable in place, and what __array__ must return).
             array = np.asarray(array)
         if array.flags.c_contiguous:
-            return cls._make(Storage(None, device, array), shape, contiguous_strides(shape), 0,
-                             dtype, array=array, contiguous=True)
+            # The commonest construction of all (every op result): ``Storage`` and ``_make``
+            # written out, without their general cases (issue 18).
+            storage = object.__new__(Storage)
+            storage._bytes = None
+            storage._source = array
+            storage.device = device
+            storage._generation = 0
+            if device is CPU:
+                storage._backend = _CPU_BACKEND
+            else:
+                backend = storage._backend = backend_for(device)
+                if backend.tracked:
+                    backend.adopt(storage)
+            self = object.__new__(cls)
+            self._storage = storage
+            self._shape = shape
+            self._stride = _contiguous_strides(shape)
+            self._offset = 0
+            self._dtype = dtype
+            self._cached_array = array
+            self._cached_generation = 0
+            self._contiguous = True
+            self._version_counter = _VersionCounter()
+            return self
         itemsize = dtype.itemsize
         stride = tuple(s // itemsize for s in array.strides)
         if (min(stride, default=0) >= 0 and all(s % itemsize == 0 for s in array.strides)

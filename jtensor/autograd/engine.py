@@ -12,6 +12,8 @@ import heapq
 import itertools
 import sys
 
+import numpy as np
+
 from .. import _dtypes
 from .. import _autocast, _dispatch
 from .._dispatch import grad_mode, set_modes
@@ -65,8 +67,9 @@ def _make_grads(outputs, grad_outputs):
                         f"{out._dtype}")
                 # The implicit gradient 1 (no op call: PyTorch's engine makes it silently).
                 xp = out._storage._backend.xp
-                g = Tensor._from_array(xp.ones(out._shape, dtype=out._dtype.numpy),
-                                       out._dtype, out.device)
+                g = Tensor._from_array(
+                    np.array(1, out._dtype.numpy) if xp is np and not out._shape
+                    else xp.ones(out._shape, dtype=out._dtype.numpy), out._dtype, out.device)
         elif isinstance(g, Tensor):
             if g._shape != out._shape:
                 from .._size import Size as _Size

@@ -190,25 +190,13 @@ class Node:
         # As PyTorch prints it, address included (nbval's shipped sanitizer masks it).
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
-    # ctx-style access for formulas: saved tensors (checked) and the op's other arguments
+    # ctx-style access for formulas: saved tensors (checked) and the op's other arguments.
+    # The names a formula knows are ``_Field``s of its node class (found without a failed
+    # lookup); any other name ends here.
     def __getattr__(self, key):
         if key.startswith("__"):
             raise AttributeError(key)
-        saved = self._saved
-        if saved is not None and key in saved:
-            entry = saved[key]
-            if entry.__class__ is list:
-                return [e.unpack(self) if e is not None else None for e in entry]
-            return entry.unpack(self) if entry is not None else None
-        if self._freed and self._formula is not None and key in self._formula.save:
-            raise _freed_error()
-        values = self._values
-        if values is not None and key in values:
-            return values[key]
-        formula = self._formula
-        if formula is not None and key in formula.defaults:
-            return formula.defaults[key]
-        raise AttributeError(f"{self.name()} has no saved value {key!r}")
+        return _ctx_value(self, key)
 
     @property
     def needs_input_grad(self):
@@ -244,6 +232,50 @@ class Node:
         if result.__class__ is not tuple and result.__class__ is not list:
             result = (result,)
         return _flatten_grads(self, result)
+
+
+def _ctx_value(node, key):
+    """``ctx.<key>`` in a formula: a saved tensor (unpacked, version-checked), else the
+    call's argument, else the op's default for it."""
+    saved = node._saved
+    if saved is not None and key in saved:
+        entry = saved[key]
+        if entry.__class__ is list:
+            return [e.unpack(node) if e is not None else None for e in entry]
+        return entry.unpack(node) if entry is not None else None
+    formula = node._formula
+    if node._freed and formula is not None and key in formula.save:
+        raise _freed_error()
+    values = node._values
+    if values is not None and key in values:
+        return values[key]
+    if formula is not None and key in formula.defaults:
+        return formula.defaults[key]
+    raise AttributeError(f"{node.name()} has no saved value {key!r}")
+
+
+class _Field:
+    """``ctx.<key>`` as an attribute of the node class (issue 18): Python reaches
+    ``Node.__getattr__`` only after a failed lookup, which costs four times the read itself.
+    Not a data descriptor: a value set on a node instance still wins, as before."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self
+        return _ctx_value(node, self.key)
+
+
+def _give_fields(cls, names):
+    """Make ``names`` (a formula's argument and saved names) ``_Field``s of node class
+    ``cls``, where the class has no attribute of that name already."""
+    for key in names:
+        if not key.startswith("_") and not hasattr(cls, key):
+            setattr(cls, key, _Field(key))
 
 
 def _freed_error():
@@ -485,6 +517,12 @@ class Formula:
                 self.var_positional = p.name
             if p.default is not p.empty:
                 self.defaults[p.name] = p.default
+        self.field_names = (frozenset(sig.parameters) | self.save | frozenset(self.inputs)
+                            | {"result"})
+        self._fielded = set()   # the node classes given those names (``_new_node``)
+        if self.cls is not None:
+            _give_fields(self.cls, self.field_names)
+            self._fielded.add(self.cls)
         if op.kind == "inplace" and self.positional:
             # In-place forms name their first argument ``self``; formulas say ``input``.
             self.self_name = self.positional[0]
@@ -765,7 +803,12 @@ def _new_node(formula, values, edges, meta, needs, scalars):
     """The node of one recorded call (its fields set directly: no constructor chain on the
     hottest path of recording), with ``_input_edges``' findings."""
     cls = formula.cls
-    node = object.__new__(cls if cls is not None else node_class(formula.name(values)))
+    if cls is None:
+        cls = node_class(formula.name(values))
+        if cls not in formula._fielded:
+            _give_fields(cls, formula.field_names)
+            formula._fielded.add(cls)
+    node = object.__new__(cls)
     node._freed = False
     node._formula = formula
     node._seq = next(_sequence)

@@ -7,6 +7,9 @@ per-op bookkeeping. With ``create_graph=True`` they use the public ops instead, 
 record the graph of the backward itself.
 """
 
+import numpy as np
+
+from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode, transforms
 from ..._elementwise import zero_where
 from ..._tensor import Tensor
@@ -56,7 +59,17 @@ def expand(g, shape):
     stride = [0] * lead
     for size, target, st in zip(g._shape, shape[lead:], g._stride, strict=True):
         stride.append(0 if size == 1 and target != 1 else st)
-    return Tensor._make(g._storage, tuple(shape), tuple(stride), g._offset, g._dtype)
+    shape, stride = tuple(shape), tuple(stride)
+    array = None
+    if g._storage._backend is CPU_BACKEND and g._offset == 0:
+        source = g._array()
+        if source.flags.c_contiguous:
+            # The expanded array over ``g``'s own (a sum's 0-d gradient, most often): its
+            # storage need not make the byte view ``_array`` would go through.
+            itemsize = source.itemsize
+            array = np.ndarray(shape, source.dtype, source, 0,
+                               tuple(s * itemsize for s in stride))
+    return Tensor._make(g._storage, shape, stride, g._offset, g._dtype, array=array)
 
 
 def dense_copy(g):
