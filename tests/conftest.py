@@ -207,12 +207,17 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def _cuda_errors_stay_in_their_test(request):
     """On CUDA a failing kernel raises at the next synchronisation: synchronise after each
-    test so a deferred device-side error fails the test that caused it, not the next one."""
+    test so a deferred device-side error fails the test that caused it, not the next one.
+    A device-side assert also breaks the device's context for good (as CUDA's does): the
+    test-only reset repairs it, so the tests after it in this worker still run."""
     yield
     if getattr(request.config, "_jtensor_device", "cpu") != "cpu":
         import jtensor.cuda
 
-        jtensor.cuda.synchronize()
+        try:
+            jtensor.cuda.synchronize()
+        finally:
+            jtensor.cuda._reset_broken_context()
 
 
 @pytest.fixture(autouse=True)

@@ -149,6 +149,18 @@ def synchronize(device=None):
     _backend(device).synchronize("synchronize")
 
 
+def _reset_broken_context(device=None):
+    """Repair the context of ``device`` (``None``: every started device) after a device-side
+    assert broke it; returns whether one was broken. For tests, so that one test's assert
+    does not fail the tests after it: PyTorch has no such call (a real GPU's context stays
+    broken until the process ends). Works on the emulated device, and on a GPU only because
+    jtensor checks indices on the host, so there the broken state is jtensor's own record."""
+    if _runtime.mode not in ("emulated", "cupy"):
+        return False  # CUDA not started (or none): nothing can be broken
+    backends = _runtime.backends if device is None else [_backend(device)]
+    return any([backend.repair() for backend in backends])
+
+
 def set_launch_blocking(enabled):
     """Make every kernel launch wait for its kernel (what ``CUDA_LAUNCH_BLOCKING=1`` does at
     start-up), so a failing kernel raises where it was launched."""

@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import _dispatch
 from .._device import Backend, device
-from ._allocator import CachingAllocator, OutOfMemoryError, TrackedMemory, format_size
-from ._emulator import AcceleratorError, assert_message, user_site
+from ._allocator import CachingAllocator, OutOfMemoryError, format_size
+from ._emulator import AcceleratorError, StickyContext, assert_message, broken_message, user_site
 from ._streams import EventBase, StreamBase, current_stream
 
 
@@ -22,7 +22,7 @@ def device_count():
     return cupy.cuda.runtime.getDeviceCount()
 
 
-class CupyBackend(TrackedMemory, Backend):
+class CupyBackend(StickyContext, Backend):
     name = "cuda"
     xp = cupy
     deferred = False
@@ -42,6 +42,10 @@ class CupyBackend(TrackedMemory, Backend):
             new_buffer=self._new_buffer, name=self.device_name())
         self._fresh = {}
         self._failed = None  # (op, launch site, error) of an index kernel, until reported
+        # Once reported: (op, launch site, error, where). jtensor's checks kept the real
+        # context sound, but PyTorch's is broken by then, so every later call here refuses
+        # to work, as PyTorch's do (``check_context``).
+        self._broken = None
         # cuSOLVER reports a singular or non-positive-definite matrix only through its
         # ``devInfo``, which CuPy ignores by default (garbage out, no error). Checked, CuPy
         # raises LinAlgError as NumPy's LAPACK does, and the linalg ops turn that into
@@ -91,7 +95,20 @@ class CupyBackend(TrackedMemory, Backend):
         return data.data.ptr
 
     # ------------------------------------------------------------------ execution
+    def check_context(self):
+        """Raise the broken context's error, once a device-side assert has been reported."""
+        if self._broken is not None:
+            raise AcceleratorError(broken_message(self.index, *self._broken, emulated=False))
+
+    def repair(self):
+        """Forget a broken context and an assert not reported yet (tests only). Returns
+        whether the context was broken."""
+        was_broken = self._broken is not None
+        self._broken = self._failed = None
+        return was_broken
+
     def launch(self, name, fn, *args):
+        self.check_context()
         with self._cuda():
             fn(*args)
         if self.runtime.launch_blocking:
@@ -100,6 +117,7 @@ class CupyBackend(TrackedMemory, Backend):
     def synchronize(self, reason="synchronize"):
         if _dispatch.event_hook is not None:
             _dispatch.emit("sync", device=str(self.device), reason=reason)
+        self.check_context()
         with self._cuda():
             cupy.cuda.get_current_stream().synchronize()
             cupy.cuda.Device(self.index).synchronize()
@@ -109,6 +127,7 @@ class CupyBackend(TrackedMemory, Backend):
         """An index out of range in the op ``name``: jtensor checks indices before CuPy's
         kernel runs (CuPy's would wrap them around), and reports the failure as PyTorch's
         CUDA kernel does: a device-side assert at the next synchronisation."""
+        self.check_context()
         if self._failed is None:
             self._failed = (name, user_site(), exc)
         if self.runtime.launch_blocking:
@@ -118,6 +137,7 @@ class CupyBackend(TrackedMemory, Backend):
         if self._failed is not None:
             name, site, exc = self._failed
             self._failed = None
+            self._broken = (name, site, exc, where)
             raise AcceleratorError(
                 assert_message(self.index, name, site, exc, where, emulated=False)) from exc
 
@@ -128,6 +148,7 @@ class CupyBackend(TrackedMemory, Backend):
                 _dispatch.emit("transfer", src=str(self.device), dst="cpu",
                                nbytes=int(array.nbytes), non_blocking=False)
             _dispatch.emit("sync", device=str(self.device), reason=reason)
+        self.check_context()
         host = cupy.asnumpy(array)
         self._report(f"a copy to the host ({reason})")
         return host
@@ -136,6 +157,7 @@ class CupyBackend(TrackedMemory, Backend):
         if _dispatch.event_hook is not None and not private:
             _dispatch.emit("transfer", src="cpu", dst=str(self.device),
                            nbytes=int(np.asarray(array).nbytes), non_blocking=False)
+        self.check_context()
         with self._cuda():
             return cupy.array(array)
 
@@ -144,6 +166,8 @@ class CupyBackend(TrackedMemory, Backend):
             return array
         if other.name == "cpu":
             return self.from_host(array)
+        self.check_context()
+        getattr(other, "check_context", self.check_context)()  # either end broken: refused
         if _dispatch.event_hook is not None:
             _dispatch.emit("transfer", src=str(other.device), dst=str(self.device),
                            nbytes=int(array.nbytes), non_blocking=False)
@@ -154,6 +178,7 @@ class CupyBackend(TrackedMemory, Backend):
         if _dispatch.event_hook is not None:
             _dispatch.emit("transfer", src="cpu", dst=str(self.device), nbytes=int(host.nbytes),
                            non_blocking=True)
+        self.check_context()
         with self._cuda():
             dst.set(np.asarray(host, dtype=dst.dtype), stream=cupy.cuda.get_current_stream())
 
@@ -161,6 +186,7 @@ class CupyBackend(TrackedMemory, Backend):
         if _dispatch.event_hook is not None:
             _dispatch.emit("transfer", src=str(self.device), dst="cpu", nbytes=int(src.nbytes),
                            non_blocking=True)
+        self.check_context()
         with self._cuda():
             src = cupy.ascontiguousarray(src, dtype=host.dtype)
             src.get(stream=cupy.cuda.get_current_stream(), out=host)
@@ -201,11 +227,13 @@ class Stream(StreamBase):
         self.id = 0
 
     def query(self):
+        self.backend.check_context()  # cudaStreamQuery returns a broken context's error
         return self._stream.done
 
     def synchronize(self):
         if _dispatch.event_hook is not None:
             _dispatch.emit("sync", device=str(self.device), reason="stream")
+        self.backend.check_context()
         self._stream.synchronize()
 
     def wait_event(self, event):
@@ -230,16 +258,22 @@ class Stream(StreamBase):
 class Event(EventBase):
     def record(self, stream=None):
         stream = stream if stream is not None else current_stream()
+        stream.backend.check_context()
         self._device = stream.device
+        self._backend = stream.backend
         self._marker = cupy.cuda.Event(block=self.blocking,
                                        disable_timing=not self.enable_timing)
         self._marker.record(stream._stream)
 
     def query(self):
-        return self._marker is None or self._marker.done
+        if self._marker is None:
+            return True
+        self._backend.check_context()
+        return self._marker.done
 
     def synchronize(self):
         if self._marker is not None:
+            self._backend.check_context()
             if _dispatch.event_hook is not None:
                 _dispatch.emit("sync", device=str(self._device), reason="event")
             self._marker.synchronize()

@@ -7,7 +7,8 @@ kernel and goes on, exactly as it does with a GPU; it waits only at synchronisat
 and when host code must read device memory directly. A kernel that fails (an index out of
 range) does not raise where it was launched: the error is kept and raised at the next
 synchronisation, with the launch site, unless ``CUDA_LAUNCH_BLOCKING=1`` made every launch
-wait for its kernel.
+wait for its kernel. A device-side assert then leaves the device's context broken, as CUDA
+does: every later call on that device raises (see ``KernelQueue.broken``).
 
 Device memory is NumPy buffers that no host array ever shares: moving data between host
 and device always copies.
@@ -74,10 +75,34 @@ class Kernel:
         self.end_time = None
         self.skipped = False
 
+    # Whether a failure of this kernel breaks the context for good. A kernel that raises
+    # IndexError read or wrote out of bounds: on a GPU an assert or an illegal memory access,
+    # both sticky (see ``is_sticky``). Class-level, so a launch pays nothing for it.
+    sticky = False
+
     def __repr__(self):
         state = "pending" if self.end_time is None else (
             "skipped" if self.skipped else f"ran {1e3 * (self.end_time - self.start_time):.3f} ms")
         return f"<kernel {self.name} #{self.seq} ({state})>"
+
+
+class AssertKernel(Kernel):
+    """The failing kernel an index check queues (``EmulatedBackend.device_assert``)."""
+
+    __slots__ = ()
+    sticky = True
+
+
+def is_sticky(kernel, exc):
+    """Whether the failure ``exc`` of ``kernel`` breaks the device's context for good.
+
+    CUDA's sticky errors are the ones a kernel hits while it runs: a device-side assert
+    (``cudaErrorAssert``) and an out-of-bounds access (``cudaErrorIllegalAddress``); after
+    them "the process must be terminated and relaunched". Errors in a launch's arguments
+    (``cudaErrorInvalidValue``, ``cudaErrorInvalidConfiguration``) are cleared once read. A
+    NumPy ``IndexError`` inside an emulated kernel is the out-of-bounds access; any other
+    exception stands for what CuPy or PyTorch refuse before the kernel starts."""
+    return kernel.sticky or isinstance(exc, IndexError)
 
 
 class KernelQueue:
@@ -96,15 +121,26 @@ class KernelQueue:
         # next launch or synchronisation: the op that found it still reads device memory
         # (host reads do not submit it), so it is reported after the op, as on a GPU.
         self.pending_assert = None
+        # After a sticky failure has been reported: (kernel name, launch site, the error,
+        # where it was reported). Every later device call raises (``check``) until the
+        # process restarts, or a test calls ``jtensor.cuda._reset_broken_context()``.
+        self.broken = None
 
     def _start(self):
         self._thread = threading.Thread(target=self._run, name=f"jtensor-cuda:{self.index}",
                                         daemon=True)
         self._thread.start()
 
+    def check(self):
+        """Raise the broken context's error, if a sticky failure was reported before."""
+        if self.broken is not None:
+            raise AcceleratorError(broken_message(self.index, *self.broken, emulated=True))
+
     def submit(self, kernel):
         if os.getpid() != self._pid:
             raise forked_error()
+        if self.broken is not None:
+            self.check()
         if self.pending_assert is not None and kernel is not self.pending_assert:
             self.submit(self.pending_assert)
         with self._cv:
@@ -154,6 +190,8 @@ class KernelQueue:
             return
         if os.getpid() != self._pid:
             raise forked_error()
+        if self.broken is not None:
+            self.check()
         if self.pending_assert is not None and not host_read and seq is None:
             self.submit(self.pending_assert)
         target = self.launched if seq is None else seq
@@ -171,31 +209,96 @@ class KernelQueue:
             while self.completed < self.launched:
                 self._cv.wait()
             self._error = None
+            sticky = is_sticky(kernel, exc)
+            if sticky:
+                self.broken = (kernel.name, kernel.site, exc, where)
         raise DeviceSideError(assert_message(self.index, kernel.name, kernel.site, exc, where,
-                                             emulated=True)) from exc
+                                             emulated=True, sticky=sticky)) from exc
+
+    def repair(self):
+        """Forget a broken context and any failure not reported yet (tests only: a real
+        GPU's context cannot be repaired). Returns whether the context was broken."""
+        was_broken = self.broken is not None
+        self.broken = self.pending_assert = None
+        try:
+            self.wait(where="a reset of the emulated context")  # what is queued runs first
+        except AcceleratorError:
+            pass  # a failure still queued: dropped with the rest
+        self.broken = None
+        return was_broken
 
 
-def assert_message(index, name, site, exc, where, emulated):
-    """The message of a device-side assert reported at ``where`` (a later API call)."""
+_FIRST_LINE = "CUDA error: device-side assert triggered"  # PyTorch's, word for word
+
+
+def _emulated(emulated):
+    return "emulated " if emulated else ""
+
+
+def assert_message(index, name, site, exc, where, emulated, sticky=True):
+    """The message of a kernel failure reported at ``where`` (a later API call); ``sticky``:
+    a device-side assert, after which the device's context is broken."""
     filename, line = site
-    tail = ("On a real GPU this error is sticky: every later CUDA call fails until the process "
-            "restarts. The emulator reports it once and goes on." if emulated else
-            "PyTorch's CUDA context is unusable after a device-side assert until the process "
-            "restarts; jtensor checked the indices before the kernel ran, so the GPU is not "
-            "harmed and later calls work.")
+    if sticky:
+        first = _FIRST_LINE
+        tail = ("\nThis error is sticky, as on a real GPU: the CUDA context of this device is "
+                "now unusable, and every later CUDA call on it (launches, new tensors, copies, "
+                "synchronize, printing a CUDA tensor) raises this error again. Restart the "
+                "process (in a notebook: restart the kernel) to use the device again; CPU "
+                "tensors keep working.")
+        if not emulated:
+            tail += (" (jtensor checked the indices on the host, so the GPU itself is "
+                     "unharmed; jtensor refuses further work as PyTorch does.)")
+    else:
+        # Not an assert: on a GPU a launch error of this kind is cleared once it is read.
+        first = f"CUDA error: the kernel '{name}' failed"
+        tail = "\nThis error is not sticky: it is reported once and the device works on."
     return (
-        f"CUDA error: device-side assert triggered ({'emulated ' if emulated else ''}device "
-        f"cuda:{index}).\n"
-        f"The kernel '{name}' launched at {filename}:{line} failed on the device: {exc}\n"
+        f"{first}\n"
+        f"The kernel '{name}' launched at {filename}:{line} failed on "
+        f"{_emulated(emulated)}device cuda:{index}: {exc}\n"
         f"CUDA kernel errors are reported asynchronously, at a later API call (here: {where}), "
         "so the stack trace below points at that call, not at the launch. Kernels queued after "
         "the failed one were not run.\n"
         "For debugging consider passing CUDA_LAUNCH_BLOCKING=1 (or call "
         "jtensor.cuda.set_launch_blocking(True)): every launch then waits for its kernel and "
-        f"the error is raised where it happens.\n{tail}")
+        f"the error is raised where it happens.{tail}")
 
 
-class EmulatedBackend(TrackedMemory, Backend):
+def broken_message(index, name, site, exc, reported, emulated):
+    """The message every device call raises once a device-side assert has broken the
+    context: PyTorch's first line, then which kernel broke it and what to do."""
+    filename, line = site
+    how = ("\nTests can repair this emulated context with jtensor.cuda._reset_broken_context() "
+           "(a private helper for tests: a real GPU has no such repair)." if emulated else "")
+    return (
+        f"{_FIRST_LINE}\n"
+        f"The CUDA context of {_emulated(emulated)}device cuda:{index} is unusable: the kernel "
+        f"'{name}' launched at {filename}:{line} failed a device-side assert ({exc}), "
+        f"reported at {reported}. "
+        "After a device-side assert every CUDA call on the device fails with this error, "
+        "whatever it is: kernel launches, new CUDA tensors, copies to or from the device, "
+        "synchronize, printing a CUDA tensor. CPU tensors keep working.\n"
+        "Restart the process (in a notebook: restart the kernel) to use the device again, "
+        "then find the bad index with CUDA_LAUNCH_BLOCKING=1 or by running the code on the "
+        f"CPU.{how}")
+
+
+class StickyContext(TrackedMemory):
+    """Memory of a device whose context a device-side assert can break (the emulated and the
+    CuPy backend): a broken context refuses new tensors, as ``cudaMalloc`` and the kernel that
+    fills a new tensor return CUDA's sticky error. ``check_context()`` raises it."""
+
+    def allocate(self, nbytes):
+        self.check_context()
+        return TrackedMemory.allocate(self, nbytes)
+
+    def adopt(self, storage):
+        self.check_context()  # an op's result on a broken device: its kernel failed
+        TrackedMemory.adopt(self, storage)
+
+
+class EmulatedBackend(StickyContext, Backend):
     """``cuda:N`` emulated with NumPy: a kernel queue and a caching allocator."""
 
     name = "cuda"
@@ -220,16 +323,23 @@ class EmulatedBackend(TrackedMemory, Backend):
         return self.runtime.normalize(dev)
 
     # ------------------------------------------------------------------ memory
+    def check_context(self):
+        self.queue.check()
+
+    def repair(self):
+        return self.queue.repair()
+
     def adopt(self, storage):
-        TrackedMemory.adopt(self, storage)
+        StickyContext.adopt(self, storage)
         # NaN never equals itself, so tensors never trust an array cached over these bytes
         # and rebuild it through ``view``, which waits for the kernels queued before.
         storage._generation = _NAN
 
     def view(self, data, shape, np_dtype, offset_bytes, strides_bytes):
         """Host access to device memory: waits for the kernels queued so far."""
-        if self.queue.busy or self.queue._error is not None:
-            self.queue.wait(where="host code reading device memory", host_read=True)
+        queue = self.queue
+        if queue.busy or queue._error is not None or queue.broken is not None:
+            queue.wait(where="host code reading device memory", host_read=True)
         return self.view_nowait(data, shape, np_dtype, offset_bytes, strides_bytes)
 
     @staticmethod
@@ -263,6 +373,7 @@ class EmulatedBackend(TrackedMemory, Backend):
         """An index kernel found an index out of range (``_device.index_out_of_range``): a
         kernel that fails, queued at the next launch or synchronisation (not before the op
         that found it has read what it reads) and reported at the synchronisation."""
+        self.queue.check()  # an index kernel launched on a broken context fails to launch
         if self.queue.pending_assert is not None:
             return  # the first failure is the one reported
 
@@ -270,7 +381,7 @@ class EmulatedBackend(TrackedMemory, Backend):
             raise exc
 
         stream = self.runtime.current_stream(self.index)
-        self.queue.pending_assert = Kernel(name, kernel, stream, user_site())
+        self.queue.pending_assert = AssertKernel(name, kernel, stream, user_site())
         if self.runtime.launch_blocking:
             self.queue.wait(where=f"the launch of '{name}' (CUDA_LAUNCH_BLOCKING=1)")
 
@@ -305,6 +416,8 @@ class EmulatedBackend(TrackedMemory, Backend):
         copy does. ``private``: the host array is jtensor's own (fresh random numbers), values
         a GPU would make itself: no transfer, no wait.
         """
+        if self.queue.broken is not None:
+            self.queue.check()  # random numbers too: a GPU makes them with a kernel
         out = np.empty(np.shape(array), np.asarray(array).dtype)
         if private:
             # Fresh memory no kernel can touch yet: filled now, so callers may also read
@@ -366,7 +479,9 @@ class Stream(StreamBase):
 
     def query(self):
         """Whether every kernel launched on this stream has run."""
-        return self.backend.queue.completed >= self._last
+        queue = self.backend.queue
+        queue.check()  # cudaStreamQuery returns a broken context's error too
+        return queue.completed >= self._last
 
     def synchronize(self):
         """Wait for every kernel launched on this stream so far."""
@@ -404,7 +519,10 @@ class Event(EventBase):
 
     def query(self):
         """Whether the device has reached this event (True if it was never recorded)."""
-        return self._marker is None or self._marker.end_time is not None
+        if self._marker is None:
+            return True
+        self._stream.backend.queue.check()  # cudaEventQuery: a broken context's error
+        return self._marker.end_time is not None
 
     def synchronize(self):
         """Wait until the device reaches this event."""

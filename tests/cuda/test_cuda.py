@@ -226,7 +226,10 @@ def test_deferred_kernel_error_surfaces_at_the_next_sync(emulated):
     assert f"{__file__}:" in message and "CUDA_LAUNCH_BLOCKING=1" in message
     assert isinstance(info.value, RuntimeError)
     del doubled
-    # reported once; the device is usable again
+    # sticky, as on a GPU: the device refuses work until the (test-only) reset
+    with pytest.raises(emulated.AcceleratorError, match="context of emulated device cuda:0"):
+        (weights[:1] * 0).sum().item()
+    assert emulated._reset_broken_context()
     assert (weights[:1] * 0).sum().item() == 0.0
 
 

@@ -147,10 +147,46 @@ def test_an_index_out_of_range_is_reported_at_the_next_sync(backend):
         backend.synchronize()
     assert "'gather'" in str(info.value) and "index 9" in str(info.value)
     assert __file__ in str(info.value)  # the launch site: the caller's line
-    backend.synchronize()  # reported once
+    assert "This error is sticky" in str(info.value)
+    assert "the GPU itself is unharmed" in str(info.value)  # jtensor checked on the host
+    assert backend.repair()  # the test-only reset
     backend.device_assert("index", RuntimeError("index 5 is out of bounds"))
     with pytest.raises(AcceleratorError, match="a copy to the host"):
         backend.to_host(np.zeros(2))
+    assert backend.repair()
     backend.runtime.launch_blocking = True
     with pytest.raises(AcceleratorError, match="CUDA_LAUNCH_BLOCKING"):
         backend.device_assert("index", RuntimeError("index 5 is out of bounds"))
+
+
+def test_after_a_device_side_assert_every_call_raises_until_the_reset(backend):
+    from jtensor.cuda._emulator import AcceleratorError
+
+    kept = _Storage(backend, 100)
+    backend.device_assert("gather", RuntimeError("index 9 is out of bounds"))
+    with pytest.raises(AcceleratorError):
+        backend.synchronize()
+    later = {  # what PyTorch's broken context refuses, by its entry point here
+        "synchronize": backend.synchronize,
+        "a copy to the host": lambda: backend.to_host(np.zeros(2)),
+        "a copy from the host": lambda: backend.from_host(np.zeros(2)),
+        "a kernel launch": lambda: backend.launch("add", lambda: None),
+        "a new tensor": lambda: _Storage(backend, 100),
+        "another index kernel": lambda: backend.device_assert("take", IndexError("index 3")),
+        "a queued copy to the host": lambda: backend.copy_async_to_host(np.zeros(2), None),
+    }
+    for what, call in later.items():
+        with pytest.raises(AcceleratorError) as info:
+            call()
+        message = str(info.value)
+        assert message.splitlines()[0] == "CUDA error: device-side assert triggered", what
+        assert "context of device cuda:0 is unusable" in message, what
+        assert "'gather'" in message and __file__ in message and "index 9" in message, what
+        assert "restart the kernel" in message, what
+        assert "_reset_broken_context" not in message, what  # a real GPU has no repair
+    # host-side counters still answer, as torch.cuda.memory_allocated does
+    assert backend.memory_allocated() == 512
+    assert backend.repair() and not backend.repair()
+    backend.synchronize()
+    np.testing.assert_array_equal(backend.to_host(np.ones(2)), [1.0, 1.0])
+    del kept
