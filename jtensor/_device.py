@@ -264,7 +264,8 @@ def index_out_of_range(backend, name, exc, size):
 
     PyTorch's CPU kernels raise ``exc`` at once. On CUDA the kernel fails with a device-side
     assert that surfaces at the next synchronisation as ``AcceleratorError`` (the call itself
-    returns): the CUDA backends' ``device_assert`` arranges that, and this function returns,
+    returns) and then leaves the device's context broken, as CUDA's sticky error does: the
+    CUDA backends' ``device_assert`` arranges that, and this function returns,
     after which the op goes on with its indices clamped into ``[-size, size)`` (its values
     are undefined, as on a GPU). An empty dimension (``size`` 0) has no index to clamp to:
     that error is raised at once everywhere."""
