@@ -26,6 +26,9 @@ autograd_hook = None
 # Installed by jtensor.autograd: callable(op, impl, args, kwargs) -> result, the slow path of
 # an op called with an input that requires grad while grad mode is on.
 autograd_call = None
+# Installed by jtensor.autograd: callable(op, run, a, b) -> result, ``autograd_call`` for a
+# Tensor operator's call ``a <op> b`` (its ``run(a, b)`` computes it).
+autograd_operator = None
 
 class _Transforms:
     """The function transforms in effect (forward-mode AD levels, ``vmap`` levels), innermost

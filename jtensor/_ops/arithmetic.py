@@ -188,7 +188,6 @@ def _define(name, impl, kind, aliases, function=True):
 
 _DIRECT_OPERANDS = (float, int)
 _GRAD_MODE = _dispatch.grad_mode
-_NO_KEYWORDS = {}   # (never written: the recorder only reads a call's keywords)
 
 
 def _tensors(a, b):
@@ -223,7 +222,7 @@ def operator_method(fn, direct=None):
                         return fn(self, other)   # the op's cast policy first
                     # Recorded as the op's entry would (same node, same saved values), minus
                     # the argument parsing the operator does not need.
-                    return _dispatch.autograd_call(op, run, (self, other), _NO_KEYWORDS)
+                    return _dispatch.autograd_operator(op, run, self, other)
                 return run(self, other)
             if not is_operand(other):
                 return NotImplemented

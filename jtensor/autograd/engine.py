@@ -195,20 +195,16 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
             if node not in dependencies and node not in queued:
                 queued.add(node)
                 heappush(ready, (-node._seq, next(pushed), node))
+        # (A trace hook is installed between cells, never during a backward pass.)
+        events = _dispatch.event_hook is not None
         while ready:
             node = heappop(ready)[2]
             out_grads = ()  # stays empty for a node that does not run
             buf = buffers.pop(node, None)
-            if buf is not None and needed is not None and node not in needed:
-                buf = None
-            if buf is not None:
-                for x in buf:
-                    if x is not None:
-                        break
-                else:
-                    buf = None  # no gradient reached this node: skipped, as in PyTorch
-                x = None  # (no reference of ours may keep a gradient alive)
-            if buf is not None:
+            # A node runs when a gradient reached it (else it is skipped, as in PyTorch)
+            # and, with ``inputs=``, when it leads to one of them.
+            if buf is not None and (buf[0] is not None or any(x is not None for x in buf)) \
+                    and (needed is None or node in needed):
                 if node._tensor_hooks is not None or node._retain or node._pre_hooks:
                     buf = _call_pre_hooks(node, buf)
                 if captures:
@@ -218,40 +214,49 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                 if node.__class__ is AccumulateGrad:
                     # (a leaf that stopped requiring grad after the graph was made, by
                     # requires_grad_(False) or detach_(), gets nothing: PyTorch's check)
+                    variable = node.variable
                     if accumulate and (inputs is None or (node, 0) in captures) \
-                            and _still_a_leaf(node.variable) and node.variable._requires_grad:
-                        _accumulate(node.variable, buf[0], create_graph)
-                        if _dispatch.event_hook is not None:
-                            _dispatch.emit("backward", node=node, grads=(node.variable._grad,))
+                            and _still_a_leaf(variable) and variable._requires_grad:
+                        _accumulate(variable, buf[0], create_graph)
+                        if events:
+                            _dispatch.emit("backward", node=node, grads=(variable._grad,))
+                    variable = None
                 else:
                     out_grads = _execute(node, buf, create_graph, retain_graph)
-                    if _dispatch.event_hook is not None:
+                    if events:
                         _dispatch.emit("backward", node=node, grads=tuple(out_grads))
+            buf = None  # (no reference of ours may keep a gradient alive)
             # One pass over the edges both hands each gradient on and counts the edge as
             # done (also for a node that did not run). A node may return fewer gradients
             # than it has edges (the missing trailing ones are None), or more (extra Nones).
-            n_out = len(out_grads)
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            nexts = node.next_functions
+            if len(out_grads) != len(nexts):
+                out_grads = (tuple(out_grads) + (None,) * len(nexts))[:len(nexts)]
+            for (nxt, nr), g in zip(nexts, out_grads, strict=True):
                 if nxt is None:
                     continue
-                g = out_grads[i] if i < n_out else None
                 if g is not None:
                     nbuf = buffers.get(nxt)
                     if nbuf is None:
-                        nbuf = [None] * (nxt._num_outputs if nxt._num_outputs > nr else nr + 1)
-                        buffers[nxt] = nbuf
-                    elif nr >= len(nbuf):
-                        nbuf.extend([None] * (nr + 1 - len(nbuf)))
-                    old = nbuf[nr]
-                    if old is None:
-                        nbuf[nr] = g
-                    elif (old.__class__ is not Tensor or g.__class__ is not Tensor) \
-                            and _sparse_in(old, g):
-                        nbuf[nr] = _buffer_add_sparse(old, g)
-                    elif plain and old._dtype is g._dtype and old._shape == g._shape:
-                        nbuf[nr] = _fast.add(old, g)
+                        count = nxt._num_outputs
+                        if count == 1 and nr == 0:
+                            buffers[nxt] = [g]
+                        else:
+                            nbuf = buffers[nxt] = [None] * (count if count > nr else nr + 1)
+                            nbuf[nr] = g
                     else:
-                        nbuf[nr] = old + g
+                        if nr >= len(nbuf):
+                            nbuf.extend([None] * (nr + 1 - len(nbuf)))
+                        old = nbuf[nr]
+                        if old is None:
+                            nbuf[nr] = g
+                        elif (old.__class__ is not Tensor or g.__class__ is not Tensor) \
+                                and _sparse_in(old, g):
+                            nbuf[nr] = _buffer_add_sparse(old, g)
+                        elif plain and old._dtype is g._dtype and old._shape == g._shape:
+                            nbuf[nr] = _fast.add(old, g)
+                        else:
+                            nbuf[nr] = old + g
                 left = dependencies[nxt] - 1
                 if left:
                     dependencies[nxt] = left

@@ -496,6 +496,7 @@ class Formula:
         self.backward = backward
         self.inputs = tuple(inputs)
         self.save = frozenset(save)
+        self.save_order = tuple(dict.fromkeys(save))   # (as declared: see _split_values)
         self.multi_grad = multi_grad
         # A set of output indices, or ``nondiff_outputs(values)`` choosing them per call
         # (``atleast_1d(a, b)`` hands an already 1-d ``b`` back without history).
@@ -548,6 +549,10 @@ class Formula:
                       and self.plain_bind and not self.hands_back
                       and not self.checks_arguments_first
                       and not callable(self.nondiff_outputs) and not self.nondiff_outputs)
+        # Whether ``record_operator`` may record a call with two tensors: a plain op of two
+        # inputs, saving at most them and its result.
+        self.binary = (self.plain and self.inputs == ("input", "other")
+                       and self.save <= {"input", "other", "result"})
         # Per number of positional arguments, a function pairing them with their names
         # (made on first use): a third of ``dict(zip(...))``'s cost on every recorded call.
         self._binders = {}
@@ -690,10 +695,7 @@ def _input_edges(formula, values, pre_meta, early_edges, lists=True):
                 edges.append(e)
                 needs.append(e[0] is not None)
             elif v._requires_grad:
-                # (edge_of inlined too: a non-view's node, or its leaf's accumulator.)
-                fn = v._grad_fn if v._view_version is None else v.grad_fn
-                edges.append((fn, v._output_nr) if fn is not None else
-                             _NO_EDGE if v._derived_grad else (accumulator_of(v), 0))
+                edges.append(_grad_edge(v))
                 needs.append(True)
             else:
                 edges.append(_NO_EDGE)
@@ -736,6 +738,56 @@ def _input_edges(formula, values, pre_meta, early_edges, lists=True):
     return edges, meta, needs, scalars
 
 
+def _grad_edge(v):
+    """The edge of a tensor that requires grad (``edge_of`` for that case): a non-view's
+    node, or its leaf's accumulator."""
+    fn = v._grad_fn if v._view_version is None else v.grad_fn
+    return ((fn, v._output_nr) if fn is not None else
+            _NO_EDGE if v._derived_grad else (accumulator_of(v), 0))
+
+
+def record_operator(op, run, a, b):
+    """``record_call`` for ``a <op> b`` from a Tensor operator (issue 18): two tensors and no
+    keywords, so the node, edges, saved tensors and history of ``_record_plain`` come without
+    its binding and its loops over arguments. Anything else (a number operand, an op whose
+    formula is not ``binary``, anomaly mode, a possibly stale view) takes ``record_call``."""
+    formula = op.backward
+    if formula.__class__ is not Formula or not formula.binary or anomaly.enabled \
+            or b.__class__ is not Tensor or a._creation_meta is not None \
+            or b._creation_meta is not None:
+        return record_call(op, run, (a, b), {})
+    need_a = a._requires_grad
+    need_b = b._requires_grad
+    edges = [_grad_edge(a) if need_a else _NO_EDGE, _grad_edge(b) if need_b else _NO_EDGE]
+    flags = grad_mode.__dict__
+    flags["inside"] = True
+    flags["record"] = False
+    try:
+        result = run(a, b)
+    finally:
+        flags["inside"] = False
+        flags["record"] = grad_mode.enabled
+    if result is a or result is b:
+        return result
+    values = {"input": a, "other": b}
+    node = _new_node(formula, values, edges,
+                     ((a._shape, a._dtype, a._storage.device, a._stride, a._offset),
+                      (b._shape, b._dtype, b._storage.device, b._stride, b._offset)),
+                     (need_a, need_b), None)
+    node._values = {"__needs__": values["__needs__"]}
+    saved = node._saved = {}
+    for k in formula.save_order:   # (in its declared order, as ``_split_values``)
+        if k == "input":
+            saved[k] = SavedTensor(a)
+        elif k == "other":
+            saved[k] = SavedTensor(b)
+    if result._dtype.category >= _dtypes.FLOATING:
+        _give_history(result, node, False)
+    if formula.saves_result:
+        saved["result"] = SavedTensor(result, is_output=True)
+    return result
+
+
 def _record_plain(op, formula, impl, args, kwargs):
     """``record_call`` for a call of a ``Formula.plain`` op (most recorded calls): the same
     node, edges, saved tensors and history, without the in-place, list, hand-back and
@@ -771,7 +823,7 @@ def _record_plain(op, formula, impl, args, kwargs):
         if outputs and all(any(o is a for a in args) for o in outputs):
             return result
     node = _new_node(formula, values, edges, meta, needs, scalars)
-    saved, stored = _split_values(values, formula.save, None)
+    saved, stored = _split_values(values, formula.save_order, None)
     node._values = stored
     node._saved = saved
     view = op.kind == "view"
@@ -828,23 +880,28 @@ def _new_node(formula, values, edges, meta, needs, scalars):
 
 
 def _split_values(values, save, old_self):
-    """A call's arguments split into the saved tensors the formula names (``old_self``, the
-    copy of an in-place op's input from before the write, stands for ``input``) and the
-    other values the backward reads (numbers, flags; a list of tensors not saved is None)."""
-    saved = {}
+    """A call's arguments split into the saved tensors the formula names in ``save`` (its
+    ``save_order``; ``old_self``, the copy of an in-place op's input from before the write,
+    stands for ``input``) and the other values the backward reads (numbers, flags; a list of
+    tensors not saved is None)."""
     stored = {}
     for k, v in values.items():
         if isinstance(v, Tensor):
-            if k in save:
-                saved[k] = SavedTensor(old_self if (k == "input" and old_self is not None)
-                                       else v)
-        elif (v.__class__ is list or v.__class__ is tuple) and v and isinstance(v[0], Tensor):
-            if k in save:
-                saved[k] = [SavedTensor(t) if isinstance(t, Tensor) else None for t in v]
-            else:
+            continue
+        if (v.__class__ is list or v.__class__ is tuple) and v and isinstance(v[0], Tensor):
+            if k not in save:
                 stored[k] = None
         else:
             stored[k] = v
+    # Saved in the formula's declared order: PyTorch's generated code saves them in the
+    # order its formulas use them (``mul`` saves ``other`` first), which pack hooks see.
+    saved = {}
+    for k in save:
+        v = values.get(k)
+        if isinstance(v, Tensor):
+            saved[k] = SavedTensor(old_self if (k == "input" and old_self is not None) else v)
+        elif (v.__class__ is list or v.__class__ is tuple) and v and isinstance(v[0], Tensor):
+            saved[k] = [SavedTensor(t) if isinstance(t, Tensor) else None for t in v]
     return saved, stored
 
 
@@ -973,7 +1030,7 @@ def record_call(op, impl, args, kwargs):
 
     node = _new_node(formula, values, edges, meta, needs, scalars)
 
-    saved, stored = _split_values(values, formula.save, old_self)
+    saved, stored = _split_values(values, formula.save_order, old_self)
     if inplace and formula.self_name in saved and formula.self_name != "input":
         saved.pop(formula.self_name)
     if pre_version is not None:
@@ -1221,4 +1278,5 @@ def _install():
     from .. import _tensor
 
     _dispatch.autograd_call = record_call
+    _dispatch.autograd_operator = record_operator
     _tensor._autograd_views.refresh_view = refresh_view

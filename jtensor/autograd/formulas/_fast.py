@@ -43,14 +43,19 @@ def same_kind(g, *operands):
 def mul(a, b):
     """``a * b`` for gradients (NumPy's promotion agrees with PyTorch's for these:
     float tensors with float tensors or Python numbers)."""
+    if a.__class__ is Tensor and b.__class__ is Tensor:   # (the common case, unpacked)
+        storage = a._storage
+        return Tensor._from_array(storage._backend.xp.multiply(a._array(), b._array()),
+                                  a._dtype, storage.device)
     t = a if isinstance(a, Tensor) else b
     xp = t._storage._backend.xp
     return Tensor._from_array(xp.multiply(_arr(a), _arr(b)), device=t.device)
 
 
 def add(a, b):
-    xp = a._storage._backend.xp
-    return Tensor._from_array(xp.add(a._array(), b._array()), device=a.device)
+    storage = a._storage
+    return Tensor._from_array(storage._backend.xp.add(a._array(), b._array()), a._dtype,
+                              storage.device)
 
 
 def expand(g, shape):

@@ -76,7 +76,7 @@ def _div_name(v):
     return "DivBackward0" if _is_tensor(v["input"]) else "MulBackward0"
 
 
-@derivative("div", inputs=("input", "other"), save=("input", "other"), name=_div_name)
+@derivative("div", inputs=("input", "other"), save=("other", "input"), name=_div_name)
 def div_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     if ctx.rounding_mode is not None:
