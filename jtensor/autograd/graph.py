@@ -549,10 +549,12 @@ class Formula:
                       and self.plain_bind and not self.hands_back
                       and not self.checks_arguments_first
                       and not callable(self.nondiff_outputs) and not self.nondiff_outputs)
-        # Whether ``record_operator`` may record a call with two tensors: a plain op of two
-        # inputs, saving at most them and its result.
-        self.binary = (self.plain and self.inputs == ("input", "other")
-                       and self.save <= {"input", "other", "result"})
+        # How many arguments a call passes when they are exactly the (one or two) tensor
+        # inputs, in order (``_record_tensors`` records such a call); 0 when none can be.
+        self.tensor_call = len(self.inputs) if (
+            self.plain and 1 <= len(self.inputs) <= 2
+            and self.inputs == tuple(self.positional[:len(self.inputs)])
+            and self.save <= {*self.inputs, "result"}) else 0
         # Per number of positional arguments, a function pairing them with their names
         # (made on first use): a third of ``dict(zip(...))``'s cost on every recorded call.
         self._binders = {}
@@ -747,42 +749,81 @@ def _grad_edge(v):
 
 
 def record_operator(op, run, a, b):
-    """``record_call`` for ``a <op> b`` from a Tensor operator (issue 18): two tensors and no
-    keywords, so the node, edges, saved tensors and history of ``_record_plain`` come without
-    its binding and its loops over arguments. Anything else (a number operand, an op whose
-    formula is not ``binary``, anomaly mode, a possibly stale view) takes ``record_call``."""
+    """``record_call`` for ``a <op> b`` from a Tensor operator (issue 18): with two tensors,
+    ``_record_tensors`` records it without parsing or binding; anything else (a number
+    operand) takes ``record_call``."""
     formula = op.backward
-    if formula.__class__ is not Formula or not formula.binary or anomaly.enabled \
-            or b.__class__ is not Tensor or a._creation_meta is not None \
-            or b._creation_meta is not None:
-        return record_call(op, run, (a, b), {})
+    if b.__class__ is Tensor and formula.__class__ is Formula and formula.tensor_call == 2 \
+            and not anomaly.enabled and a._creation_meta is None and b._creation_meta is None:
+        return _record_tensors(op, formula, run, (a, b))
+    return record_call(op, run, (a, b), {})
+
+
+def _tensor_args(formula, args):
+    """Whether ``_record_tensors`` may record a call of ``formula``'s op with ``args``: its
+    tensor inputs first (no view whose history may need a refresh), then at most as many
+    options as the op has parameters, none of them a tensor or a list of tensors."""
+    n = formula.tensor_call
+    if len(args) < n or len(args) > len(formula.positional):
+        return False
+    for i, v in enumerate(args):
+        if i < n:
+            if v.__class__ is not Tensor or v._creation_meta is not None:
+                return False
+        elif isinstance(v, Tensor) or ((v.__class__ is list or v.__class__ is tuple)
+                                       and any(isinstance(x, Tensor) for x in v)):
+            return False
+    return True
+
+
+def _record_tensors(op, formula, impl, args):
+    """``_record_plain`` for a call whose arguments are its formula's one or two tensor
+    inputs, in order, then options that are no tensors (``x.sum()``, ``x.exp()``, ``a * b``,
+    ``x.sum(0, False)``: the commonest calls, issue 18), with no keywords: the same node,
+    edges, saved tensors and history, without the general binding and loops over
+    parameters. ``_tensor_args`` checked the arguments."""
+    a = args[0]
     need_a = a._requires_grad
-    need_b = b._requires_grad
-    edges = [_grad_edge(a) if need_a else _NO_EDGE, _grad_edge(b) if need_b else _NO_EDGE]
+    meta_a = (a._shape, a._dtype, a._storage.device, a._stride, a._offset)
+    if formula.tensor_call == 1:
+        edges = [_grad_edge(a) if need_a else _NO_EDGE]
+        meta = (meta_a,)
+        needs = (need_a,)
+        values = {formula.inputs[0]: a}
+    else:
+        b = args[1]
+        need_b = b._requires_grad
+        edges = [_grad_edge(a) if need_a else _NO_EDGE, _grad_edge(b) if need_b else _NO_EDGE]
+        meta = (meta_a, (b._shape, b._dtype, b._storage.device, b._stride, b._offset))
+        needs = (need_a, need_b)
+        names = formula.inputs
+        values = {names[0]: a, names[1]: b}
+    stored = {}
+    if len(args) > len(meta):
+        for name, v in zip(formula.positional[len(meta):], args[len(meta):], strict=False):
+            values[name] = stored[name] = v
     flags = grad_mode.__dict__
     flags["inside"] = True
     flags["record"] = False
     try:
-        result = run(a, b)
+        result = impl(*args)
     finally:
         flags["inside"] = False
         flags["record"] = grad_mode.enabled
-    if result is a or result is b:
-        return result
-    values = {"input": a, "other": b}
-    node = _new_node(formula, values, edges,
-                     ((a._shape, a._dtype, a._storage.device, a._stride, a._offset),
-                      (b._shape, b._dtype, b._storage.device, b._stride, b._offset)),
-                     (need_a, need_b), None)
-    node._values = {"__needs__": values["__needs__"]}
+    if result.__class__ is not Tensor:   # (several outputs: ``x.sort()``)
+        return _finish_plain(op, formula, args, values, edges, meta, needs, None, result)
+    for v in args:
+        if result is v:
+            return result
+    node = _new_node(formula, values, edges, meta, needs, None)
+    stored["__needs__"] = values["__needs__"]
+    node._values = stored
     saved = node._saved = {}
     for k in formula.save_order:   # (in its declared order, as ``_split_values``)
-        if k == "input":
-            saved[k] = SavedTensor(a)
-        elif k == "other":
-            saved[k] = SavedTensor(b)
+        if k != "result":
+            saved[k] = SavedTensor(values[k])
     if result._dtype.category >= _dtypes.FLOATING:
-        _give_history(result, node, False)
+        _give_history(result, node, op.kind == "view")
     if formula.saves_result:
         saved["result"] = SavedTensor(result, is_output=True)
     return result
@@ -812,6 +853,12 @@ def _record_plain(op, formula, impl, args, kwargs):
     finally:
         flags["inside"] = False
         flags["record"] = grad_mode.enabled
+    return _finish_plain(op, formula, args, values, edges, meta, needs, scalars, result)
+
+
+def _finish_plain(op, formula, args, values, edges, meta, needs, scalars, result):
+    """The node of a plain call that has run: its outputs get their history (an input
+    handed back keeps its own) and the formula's values are saved."""
     single = not isinstance(result, tuple)   # (a named tuple too: ``max(x, 0)``)
     if single:
         for a in args:
@@ -908,6 +955,9 @@ def _split_values(values, save, old_self):
 def record_call(op, impl, args, kwargs):
     """The slow path of a differentiable op: run it, then record one node for the call."""
     formula = op.backward
+    if not kwargs and formula.__class__ is Formula and formula.tensor_call and \
+            formula.plain and not anomaly.enabled and _tensor_args(formula, args):
+        return _record_tensors(op, formula, impl, args)
     if formula.__class__ is Formula and formula.plain and not anomaly.enabled and \
             (not kwargs or kwargs.get("out") is None):
         result = _record_plain(op, formula, impl, args, kwargs)
