@@ -491,12 +491,15 @@ class Formula:
     """
 
     def __init__(self, op, backward, inputs, save=(), name=None, multi_grad=False,
-                 nondiff_outputs=()):
+                 nondiff_outputs=(), save_for=None):
         self.op = op
         self.backward = backward
         self.inputs = tuple(inputs)
         self.save = frozenset(save)
         self.save_order = tuple(dict.fromkeys(save))   # (as declared: see _split_values)
+        # Saved name -> the inputs whose gradients read it (see ``unneeded``).
+        self.save_for = {k: frozenset(v) for k, v in (save_for or {}).items()}
+        self._unneeded = {}
         self.multi_grad = multi_grad
         # A set of output indices, or ``nondiff_outputs(values)`` choosing them per call
         # (``atleast_1d(a, b)`` hands an already 1-d ``b`` back without history).
@@ -558,6 +561,20 @@ class Formula:
         # Per number of positional arguments, a function pairing them with their names
         # (made on first use): a third of ``dict(zip(...))``'s cost on every recorded call.
         self._binders = {}
+
+    def unneeded(self, needs):
+        """The saved names no gradient of this call reads (``needs``: whether each input
+        needs one): PyTorch's generated code saves a value only when a gradient that uses
+        it will be computed (``x * 2`` saves nothing; ``x * c`` with a constant ``c`` saves
+        ``c`` only), which saved-tensor hooks, memory and in-place checks all see."""
+        if not self.save_for:
+            return ()
+        skip = self._unneeded.get(needs)
+        if skip is None:
+            wanted = {name for name, need in zip(self.inputs, needs, strict=True) if need}
+            skip = self._unneeded[needs] = frozenset(
+                k for k, users in self.save_for.items() if not users & wanted)
+        return skip
 
     def _binder(self, count):
         # (More arguments than parameters: the first ones are named, as zip would; the
@@ -819,12 +836,13 @@ def _record_tensors(op, formula, impl, args):
     stored["__needs__"] = values["__needs__"]
     node._values = stored
     saved = node._saved = {}
+    skip = formula.unneeded(needs)
     for k in formula.save_order:   # (in its declared order, as ``_split_values``)
-        if k != "result":
+        if k != "result" and k not in skip:
             saved[k] = SavedTensor(values[k])
     if result._dtype.category >= _dtypes.FLOATING:
         _give_history(result, node, op.kind == "view")
-    if formula.saves_result:
+    if formula.saves_result and "result" not in skip:
         saved["result"] = SavedTensor(result, is_output=True)
     return result
 
@@ -870,7 +888,8 @@ def _finish_plain(op, formula, args, values, edges, meta, needs, scalars, result
         if outputs and all(any(o is a for a in args) for o in outputs):
             return result
     node = _new_node(formula, values, edges, meta, needs, scalars)
-    saved, stored = _split_values(values, formula.save_order, None)
+    skip = formula.unneeded(values["__needs__"])
+    saved, stored = _split_values(values, formula.save_order, None, skip)
     node._values = stored
     node._saved = saved
     view = op.kind == "view"
@@ -887,7 +906,7 @@ def _finish_plain(op, formula, args, values, edges, meta, needs, scalars, result
                     if view and o._base is not None:
                         o._view_version = o._version_counter.value
         node._num_outputs = max(count, 1)
-    if formula.saves_result:
+    if formula.saves_result and "result" not in skip:
         saved["result"] = (SavedTensor(result, is_output=True) if single or len(outputs) == 1
                            else [SavedTensor(o, is_output=True, output_nr=i)
                                  if isinstance(o, Tensor) else None
@@ -926,7 +945,7 @@ def _new_node(formula, values, edges, meta, needs, scalars):
     return node
 
 
-def _split_values(values, save, old_self):
+def _split_values(values, save, old_self, skip=()):
     """A call's arguments split into the saved tensors the formula names in ``save`` (its
     ``save_order``; ``old_self``, the copy of an in-place op's input from before the write,
     stands for ``input``) and the other values the backward reads (numbers, flags; a list of
@@ -944,6 +963,8 @@ def _split_values(values, save, old_self):
     # order its formulas use them (``mul`` saves ``other`` first), which pack hooks see.
     saved = {}
     for k in save:
+        if k in skip:
+            continue
         v = values.get(k)
         if isinstance(v, Tensor):
             saved[k] = SavedTensor(old_self if (k == "input" and old_self is not None) else v)
@@ -1080,7 +1101,8 @@ def record_call(op, impl, args, kwargs):
 
     node = _new_node(formula, values, edges, meta, needs, scalars)
 
-    saved, stored = _split_values(values, formula.save_order, old_self)
+    skip = formula.unneeded(values["__needs__"])
+    saved, stored = _split_values(values, formula.save_order, old_self, skip)
     if inplace and formula.self_name in saved and formula.self_name != "input":
         saved.pop(formula.self_name)
     if pre_version is not None:
@@ -1129,7 +1151,7 @@ def record_call(op, impl, args, kwargs):
                 _set_history(o, node, i)
                 if op.kind == "view" and o._base is not None:
                     o._view_version = o._version_counter.value
-    if formula.saves_result:
+    if formula.saves_result and "result" not in skip:
         # Saved after the history is set, so that unpacking gives the output back with its
         # node (second derivatives through ``result``).
         if single or len(outputs) == 1:

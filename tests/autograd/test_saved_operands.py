@@ -94,3 +94,34 @@ def test_the_unsaved_operand_can_change_without_changing_the_gradient():
     y.backward()
     expected = x.t() @ jtensor.ones(3, 3, dtype=jtensor.float64)
     assert jtensor.equal(w.grad, expected)
+
+
+SAVED = {
+    "a * b": lambda a, b: a * b,
+    "a * 2": lambda a, b: a * 2,
+    "3 * b": lambda a, b: 3 * b,
+    "a / b": lambda a, b: a / b,
+    "b / 7": lambda a, b: b / 7,
+    "2 / b": lambda a, b: 2 / b,
+    "a.pow(b)": lambda a, b: a.pow(b),
+    "2 ** b": lambda a, b: 2**b,
+}
+
+
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("expr", sorted(SAVED))
+def test_saved_tensors_are_pytorchs_in_order(expr, needs):
+    # What a saved-tensor pack hook sees: which operands (and results) a node keeps, in
+    # PyTorch's order. PyTorch saves an operand only when a gradient that reads it will be
+    # computed (``a * b`` with a constant ``b`` keeps ``b`` only; ``a * 2`` keeps nothing).
+    def run(lib):
+        a = lib.tensor([3.0, 4.0], requires_grad=needs[0])
+        b = lib.tensor([5.0, 0.5], requires_grad=needs[1])
+        seen = []
+        with lib.autograd.graph.saved_tensors_hooks(
+            lambda t: seen.append(t.tolist()) or t, lambda t: t
+        ):
+            SAVED[expr](a, b)
+        return seen
+
+    assert run(jtensor) == run(torch)

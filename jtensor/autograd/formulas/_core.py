@@ -51,13 +51,15 @@ def saved_if(ctx, name, needed, index):
 
 
 def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
-               nondiff_outputs=()):
+               nondiff_outputs=(), save_for=None):
     """Register ``backward(ctx, grad)`` for the op(s) ``names``.
 
     ``name``: the node's class name (default ``<Op>Backward0``), or ``name(values)`` (a dict
     of the call's arguments) to choose per call. ``multi_grad``: ``backward(ctx, *grads)``
     receives one gradient per output (None for unused ones). ``nondiff_outputs``: indices of
-    outputs that never require grad (``max``'s indices are integer anyway).
+    outputs that never require grad (``max``'s indices are integer anyway). ``save_for``:
+    for a saved name, the inputs whose gradients read it; a call saves it only when one of
+    them needs a gradient, as PyTorch's generated code does (names not listed always are).
     """
     if isinstance(names, str):
         names = (names,)
@@ -69,7 +71,8 @@ def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
                 raise KeyError(f"derivative for unknown op {op_name!r}")
             if op.backward is not None:
                 raise KeyError(f"op {op_name!r} has two derivative formulas")
-            op.backward = Formula(op, fn, inputs, save, name, multi_grad, nondiff_outputs)
+            op.backward = Formula(op, fn, inputs, save, name, multi_grad, nondiff_outputs,
+                                  save_for)
         return fn
 
     return decorate

@@ -12,7 +12,8 @@ def add_backward(ctx, g):
     return g, (g if alpha == 1 else g * alpha)
 
 
-@derivative("mul", inputs=("input", "other"), save=("other", "input"))
+@derivative("mul", inputs=("input", "other"), save=("other", "input"),
+            save_for={"other": ("input",), "input": ("other",)})
 def mul_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     # Each saved operand unpacked (version-checked) once, and only where its gradient is

@@ -76,7 +76,8 @@ def _div_name(v):
     return "DivBackward0" if _is_tensor(v["input"]) else "MulBackward0"
 
 
-@derivative("div", inputs=("input", "other"), save=("other", "input"), name=_div_name)
+@derivative("div", inputs=("input", "other"), save=("other", "input"), name=_div_name,
+            save_for={"input": ("other",), "other": ("input", "other")})
 def div_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     if ctx.rounding_mode is not None:
@@ -141,7 +142,7 @@ def _scalar_log(x, complex_result):
     return -math.inf if x == 0 else math.nan
 
 
-@derivative("pow", inputs=("input", "other"), save=("input", "other", "result"),
+@derivative("pow", inputs=("input", "other"), save=("other", "input", "result"),
             name=_pow_name)
 def pow_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
