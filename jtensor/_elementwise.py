@@ -18,8 +18,7 @@ from ._errors import TensorRuntimeError, TensorTypeError
 from ._layout import broadcast_shapes, contiguous_strides, elementwise_output_strides
 from ._out import resize_output
 from ._size import Size
-from ._storage import Storage
-from ._tensor import Tensor, new_empty_tensor
+from ._tensor import Tensor, fresh_tensor, new_empty_tensor
 
 # NOTE: PyTorch follows IEEE arithmetic silently (1/0 is inf, 0/0 is nan, overflow is inf).
 # NumPy warns about each of those; raised from inside jtensor's kernels, such warnings would
@@ -362,8 +361,7 @@ def _fast(op, compute, inputs, rule):
         computed = storage._backend.xp.ascontiguousarray(computed)
     elif not shape and isinstance(computed, np.generic):
         computed = np.asarray(computed)  # a NumPy scalar from a 0-d computation
-    return Tensor._make(Storage(None, storage.device, computed, storage._backend), shape,
-                        contiguous_strides(shape), 0, result, array=computed, contiguous=True)
+    return fresh_tensor(Tensor, computed, shape, result, storage.device, storage._backend)
 
 
 def _has_overlap(array):

@@ -22,6 +22,32 @@ from ._size import Size
 from ._storage import Storage, TypedStorage, warn_typed_storage_removal
 
 
+def fresh_tensor(cls, array, shape, dtype, device, backend):
+    """A tensor of class ``cls`` owning ``array``, a freshly computed C-contiguous array of
+    ``shape`` and ``dtype`` on ``device`` (whose backend is ``backend``): the commonest
+    construction of all (every op result), ``Storage`` and ``Tensor._make`` written out
+    without their general cases (issue 18)."""
+    storage = object.__new__(Storage)
+    storage._bytes = None
+    storage._source = array
+    storage.device = device
+    storage._generation = 0
+    storage._backend = backend
+    if backend.tracked:
+        backend.adopt(storage)   # device memory: counted by its allocator, freed to it
+    self = object.__new__(cls)
+    self._storage = storage
+    self._shape = shape
+    self._stride = _contiguous_strides(shape)
+    self._offset = 0
+    self._dtype = dtype
+    self._cached_array = array
+    self._cached_generation = 0
+    self._contiguous = True
+    self._version_counter = _VersionCounter()
+    return self
+
+
 class _VersionCounter:
     """Counts in-place writes; one counter is shared by a tensor, its views and ``detach()``."""
 
@@ -172,30 +198,8 @@ class Tensor:
             # (writable in place, and what __array__ must return).
             array = np.asarray(array)
         if array.flags.c_contiguous:
-            # The commonest construction of all (every op result): ``Storage`` and ``_make``
-            # written out, without their general cases (issue 18).
-            storage = object.__new__(Storage)
-            storage._bytes = None
-            storage._source = array
-            storage.device = device
-            storage._generation = 0
-            if device is CPU:
-                storage._backend = _CPU_BACKEND
-            else:
-                backend = storage._backend = backend_for(device)
-                if backend.tracked:
-                    backend.adopt(storage)
-            self = object.__new__(cls)
-            self._storage = storage
-            self._shape = shape
-            self._stride = _contiguous_strides(shape)
-            self._offset = 0
-            self._dtype = dtype
-            self._cached_array = array
-            self._cached_generation = 0
-            self._contiguous = True
-            self._version_counter = _VersionCounter()
-            return self
+            return fresh_tensor(cls, array, shape, dtype, device,
+                                _CPU_BACKEND if device is CPU else backend_for(device))
         itemsize = dtype.itemsize
         stride = tuple(s // itemsize for s in array.strides)
         if (min(stride, default=0) >= 0 and all(s % itemsize == 0 for s in array.strides)

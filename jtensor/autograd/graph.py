@@ -539,6 +539,8 @@ class Formula:
         wraps = op.name.rstrip("_") in _WRAPS_NUMBERS
         self.scalar_names = frozenset(
             n for n in self.inputs if not wraps or (n == "input" and op.name == "sub"))
+        # The inputs where PyTorch wraps a number into a saved 0-d tensor (see _split_values).
+        self.wrapped = frozenset(self.inputs) - self.scalar_names
         self.plain_bind = self.var_positional is None and self.self_name in (None, "input")
         self.saves_result = "result" in self.save
         # Whether the op may hand its input back, and whether its argument errors come
@@ -761,8 +763,13 @@ def _grad_edge(v):
     """The edge of a tensor that requires grad (``edge_of`` for that case): a non-view's
     node, or its leaf's accumulator."""
     fn = v._grad_fn if v._view_version is None else v.grad_fn
-    return ((fn, v._output_nr) if fn is not None else
-            _NO_EDGE if v._derived_grad else (accumulator_of(v), 0))
+    if fn is not None:
+        return (fn, v._output_nr)
+    if v._derived_grad:
+        return _NO_EDGE
+    ref = v._accumulator   # (accumulator_of's common case inlined: the leaf's live node)
+    node = ref() if ref is not None else None
+    return (node if node is not None else accumulator_of(v), 0)
 
 
 def record_operator(op, run, a, b):
@@ -836,7 +843,7 @@ def _record_tensors(op, formula, impl, args):
     stored["__needs__"] = values["__needs__"]
     node._values = stored
     saved = node._saved = {}
-    skip = formula.unneeded(needs)
+    skip = formula.unneeded(needs) if formula.save_for else ()
     for k in formula.save_order:   # (in its declared order, as ``_split_values``)
         if k != "result" and k not in skip:
             saved[k] = SavedTensor(values[k])
@@ -889,7 +896,7 @@ def _finish_plain(op, formula, args, values, edges, meta, needs, scalars, result
             return result
     node = _new_node(formula, values, edges, meta, needs, scalars)
     skip = formula.unneeded(values["__needs__"])
-    saved, stored = _split_values(values, formula.save_order, None, skip)
+    saved, stored = _split_values(values, formula.save_order, None, skip, formula.wrapped)
     node._values = stored
     node._saved = saved
     view = op.kind == "view"
@@ -945,7 +952,7 @@ def _new_node(formula, values, edges, meta, needs, scalars):
     return node
 
 
-def _split_values(values, save, old_self, skip=()):
+def _split_values(values, save, old_self, skip=(), wrapped=()):
     """A call's arguments split into the saved tensors the formula names in ``save`` (its
     ``save_order``; ``old_self``, the copy of an in-place op's input from before the write,
     stands for ``input``) and the other values the backward reads (numbers, flags; a list of
@@ -970,6 +977,11 @@ def _split_values(values, save, old_self, skip=()):
             saved[k] = SavedTensor(old_self if (k == "input" and old_self is not None) else v)
         elif (v.__class__ is list or v.__class__ is tuple) and v and isinstance(v[0], Tensor):
             saved[k] = [SavedTensor(t) if isinstance(t, Tensor) else None for t in v]
+        elif k in wrapped and v.__class__ in _NUMBERS:
+            # PyTorch saves the 0-d tensor it wrapped the number in (out of pack hooks'
+            # sight): the node's saved values are freed by backward all the same, and a
+            # second backward through it raises (the formula reads the number itself).
+            saved["__wrapped__"] = None
     return saved, stored
 
 
@@ -1006,6 +1018,19 @@ def record_call(op, impl, args, kwargs):
         nondiff = frozenset(nondiff(values))
     # (A call whose only output is not differentiable, ``view(dtype)``, reads no history.)
     if not late and 0 not in nondiff:
+        if op.name == "__setitem__":
+            # PyTorch applies a key's items (views, with their checks) before it writes:
+            # ``t[0] = v`` on a 0-d no_grad view raises its IndexError, not the view error.
+            from .._ops.advanced_indexing import apply_slicing
+
+            try:
+                apply_slicing(args[0], args[1])   # (metadata only: nothing is written)
+            except IndexError:
+                # (unless it first applies an item that takes the view's edge, as
+                # ``__getitem__`` does: the view's refusal comes first then)
+                if _indexing_ran_an_op_first(*args[:2]):
+                    _check_stale_views(args)
+                raise
         _check_stale_views(args)
     inplace = op.kind == "inplace"
     old_self = None
@@ -1102,7 +1127,7 @@ def record_call(op, impl, args, kwargs):
     node = _new_node(formula, values, edges, meta, needs, scalars)
 
     skip = formula.unneeded(values["__needs__"])
-    saved, stored = _split_values(values, formula.save_order, old_self, skip)
+    saved, stored = _split_values(values, formula.save_order, old_self, skip, formula.wrapped)
     if inplace and formula.self_name in saved and formula.self_name != "input":
         saved.pop(formula.self_name)
     if pre_version is not None:

@@ -125,3 +125,32 @@ def test_saved_tensors_are_pytorchs_in_order(expr, needs):
         return seen
 
     assert run(jtensor) == run(torch)
+
+
+PRODUCTS = {
+    "linear": lambda F, x, w, b: F.linear(x, w, b),
+    "linear-no-bias": lambda F, x, w, b: F.linear(x, w),
+    "x.mm(w.t())": lambda F, x, w, b: x.mm(w.t()),
+    "addmm": lambda F, x, w, b: b.addmm(x, w.t()),
+    "x @ w.t()": lambda F, x, w, b: x @ w.t(),
+}
+
+
+@pytest.mark.parametrize("needs", [(True, True), (False, True), (True, False)])
+@pytest.mark.parametrize("expr", sorted(PRODUCTS))
+def test_matrix_products_save_as_pytorch(expr, needs):
+    # ``linear`` records addmm/mm as PyTorch does: each factor kept (with its layout) only
+    # for the other's gradient, in PyTorch's order.
+    def run(lib):
+        x = lib.full((2, 3), 1.0, requires_grad=needs[0])
+        w = lib.full((4, 3), 2.0, requires_grad=needs[1])
+        b = lib.full((4,), 3.0, requires_grad=True)
+        seen = []
+        with lib.autograd.graph.saved_tensors_hooks(
+            lambda t: seen.append((tuple(t.shape), t.stride(), t[0, 0].item())) or t,
+            lambda t: t,
+        ):
+            y = PRODUCTS[expr](lib.nn.functional, x, w, b)
+        return seen, type(y.grad_fn).__name__
+
+    assert run(jtensor) == run(torch)

@@ -173,3 +173,34 @@ def test_a_stale_no_grad_view_is_refused_before_the_op_checks_its_arguments():
             a[0] = 2.0
         with pytest.raises(RuntimeError, match="no_grad mode"):
             v[0, 5]  # the index is out of range too: the view's refusal comes first
+
+
+@pytest.mark.parametrize(
+    "key", [0, (0, 5), (0, 0, 0), (slice(None), 7), (None, 0, 3), 5, (0, 0)], ids=str
+)
+def test_writing_a_stale_no_grad_view_through_a_bad_key_raises_as_torch(key):
+    # PyTorch applies the key's items before it writes: a key with too many indices, or
+    # one out of range before any item made a view, is its IndexError; once an item took
+    # the view's edge, the no_grad view's refusal comes first.
+    def run(L):
+        a = L.tensor([1.0], dtype=L.float64, requires_grad=True)
+        with L.no_grad():
+            v = a[None]
+            a[0] = 2.0
+        try:
+            v[key] = a[0] * 2
+        except (IndexError, RuntimeError) as exc:
+            return type(exc).__name__, "no_grad" in str(exc)
+        return "ok"
+
+    assert run(jtensor) == run(torch)
+
+
+def test_writing_a_zero_dim_stale_no_grad_view_with_an_index_is_an_index_error():
+    for L in (jtensor, torch):
+        t0 = L.tensor(-5.0, dtype=L.float64, requires_grad=True)
+        with L.no_grad():
+            t1 = t0.view(())
+            t0[()] = t0
+        with pytest.raises(IndexError):
+            t1[0] = t0

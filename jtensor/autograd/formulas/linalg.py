@@ -77,7 +77,10 @@ def _matmul_name(v):
     return "UnsafeViewBackward0"
 
 
-@derivative("matmul", inputs=("input", "other"), save=("input", "other"), name=_matmul_name)
+# (PyTorch's order for a product of matrices, the common case; a 1-D operand's dot and mv
+# save theirs the other way round.)
+@derivative("matmul", inputs=("input", "other"), save=("other", "input"), name=_matmul_name,
+            save_for={"other": ("input",), "input": ("other",)})
 def matmul_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     # Each operand read only for the other's gradient (PyTorch saves them so).
@@ -136,28 +139,32 @@ def _mat2_grad(g, mat1, meta2):
     return _mh(mat1).mm(g)
 
 
-@derivative("mm", inputs=("input", "mat2"), save=("input", "mat2"))
+@derivative("mm", inputs=("input", "mat2"), save=("mat2", "input"),
+            save_for={"mat2": ("input",), "input": ("mat2",)})
 def mm_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     return (_mat1_grad(g, ctx.mat2, ctx.input_meta(0)) if need_a else None,
             _mat2_grad(g, ctx.input, ctx.input_meta(1)) if need_b else None)
 
 
-@derivative("bmm", inputs=("input", "mat2"), save=("input", "mat2"))
+@derivative("bmm", inputs=("input", "mat2"), save=("mat2", "input"),
+            save_for={"mat2": ("input",), "input": ("mat2",)})
 def bmm_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     return (g.bmm(_mh(ctx.mat2)) if need_a else None,
             _mh(ctx.input).bmm(g) if need_b else None)
 
 
-@derivative("dot", inputs=("input", "tensor"), save=("input", "tensor"))
+@derivative("dot", inputs=("input", "tensor"), save=("input", "tensor"),
+            save_for={"tensor": ("input",), "input": ("tensor",)})
 def dot_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     return (g * _conj(ctx.tensor) if need_a else None,
             g * _conj(ctx.input) if need_b else None)
 
 
-@derivative("vdot", inputs=("input", "other"), save=("input", "other"))
+@derivative("vdot", inputs=("input", "other"), save=("other", "input"),
+            save_for={"other": ("input",), "input": ("other",)})
 def vdot_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     return (_conj(g) * ctx.other if need_a else None,
@@ -172,14 +179,16 @@ def outer_backward(ctx, g):
             (g * _conj(ctx.input).unsqueeze(1)).sum(0) if need_b else None)
 
 
-@derivative("mv", inputs=("input", "vec"), save=("input", "vec"))
+@derivative("mv", inputs=("input", "vec"), save=("input", "vec"),
+            save_for={"vec": ("input",), "input": ("vec",)})
 def mv_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     return (g.unsqueeze(1) * _conj(ctx.vec) if need_a else None,
             _mh(ctx.input).mv(g) if need_b else None)
 
 
-@derivative("addmm", inputs=("input", "mat1", "mat2"), save=("mat1", "mat2"))
+@derivative("addmm", inputs=("input", "mat1", "mat2"), save=("mat1", "mat2"),
+            save_for={"mat1": ("mat2",), "mat2": ("mat1",)})
 def addmm_backward(ctx, g):
     need_i, need_1, need_2 = ctx.needs_input_grad
     return (_scale(g, ctx.beta) if need_i else None,

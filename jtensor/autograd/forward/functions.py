@@ -80,40 +80,10 @@ def _size_error(output, tangent):
     )
 
 
-def _mm_terms(x, wt, tx, twt):
-    if (tx is None or twt is None) and _records(x, wt):
-        # PyTorch's formula has a term per factor, zero tangents included: with a primal that
-        # requires grad the tangent is recorded (grad_fn AddBackward0, as PyTorch prints it).
-        tx = J.zeros_like(x) if tx is None else tx
-        twt = J.zeros_like(wt) if twt is None else twt
-    out = None
-    if tx is not None:
-        out = J.mm(tx, wt)
-    if twt is not None:
-        term = J.mm(x, twt)
-        out = term if out is None else out + term
-    return out
-
-
 def _records(*primals):
     """Whether a forward formula over ``primals`` is recorded by reverse mode."""
     return _dispatch.grad_mode.enabled and any(
         isinstance(p, Tensor) and p._requires_grad for p in primals)
-
-
-def _addmm_jvp(cls, args, tangents):
-    """``bias + x @ wt`` (``F.linear``'s fused Function)."""
-    bias, x, wt = args
-    out = _mm_terms(x, wt, tangents[1], tangents[2])
-    tb = tangents[0]
-    if tb is not None:
-        out = tb.expand(x.shape[0], wt.shape[1]) if out is None else out + tb
-    return out
-
-
-def _mm_jvp(cls, args, tangents):
-    """``x @ wt`` (``F.linear`` without bias)."""
-    return _mm_terms(args[0], args[1], tangents[0], tangents[1])
 
 
 def _convolution_jvp(cls, args, tangents):
@@ -143,8 +113,6 @@ def _convolution_jvp(cls, args, tangents):
 # jtensor's hottest Functions get their forward formula directly (``jvp``'s job for a
 # user's Function); the others take the generic rule.
 FUNCTION_JVPS = {
-    "jtensor.nn._functional.linear._Addmm": _addmm_jvp,
-    "jtensor.nn._functional.linear._Mm": _mm_jvp,
     "jtensor.nn._functional.conv._Convolution": _convolution_jvp,
 }
 

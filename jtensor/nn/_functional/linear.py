@@ -1,65 +1,9 @@
 """``linear`` and ``bilinear`` (``jtensor.nn.functional``)."""
 
-from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError
-from ...autograd.function import Function, _node_class
 from ._op import nn_op
 
 __all__ = ["bilinear", "linear"]
-
-
-class _Addmm(Function):
-    """``bias + x @ wt`` for 2-D ``x``, where ``wt`` is ``weight.t()`` (recorded, as in
-    PyTorch: the node is ``AddmmBackward0`` with edges ``(bias, x, TBackward0)``). The
-    gradient for ``wt`` is made as ``(grad.T @ x).T``: a transposed view of a row-major
-    result, which ``TBackward0`` turns back into the weight's own layout without a copy."""
-
-    _node_name = "AddmmBackward0"
-
-    @staticmethod
-    def forward(ctx, bias, x, wt):
-        # Each operand kept only for the other's gradient, as PyTorch's addmm saves them:
-        # writing ``x`` in place afterwards is fine when only the weight learns.
-        _, need_x, need_w = ctx.needs_input_grad
-        ctx.save_for_backward(x if need_w else None, wt if need_x else None)
-        if bias is None:
-            return x.mm(wt)
-        return bias.addmm(x, wt)
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, wt = ctx.saved_tensors
-        need_b, need_x, need_w = ctx.needs_input_grad
-        return (grad.sum(0) if need_b else None,
-                grad.mm(wt.t()) if need_x else None,
-                grad.t().mm(x).t() if need_w else None)
-
-
-class _Mm(Function):
-    """``x @ wt`` (``linear`` without a bias): ``MmBackward0`` with edges ``(x, TBackward0)``."""
-
-    _node_name = "MmBackward0"
-
-    @staticmethod
-    def forward(ctx, x, wt):
-        need_x, need_w = ctx.needs_input_grad
-        ctx.save_for_backward(x if need_w else None, wt if need_x else None)
-        return x.mm(wt)
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, wt = ctx.saved_tensors
-        need_x, need_w = ctx.needs_input_grad
-        return (grad.mm(wt.t()) if need_x else None,
-                grad.t().mm(x).t() if need_w else None)
-
-
-_node_class(_Addmm).__name__ = "AddmmBackward0"
-_node_class(_Mm).__name__ = "MmBackward0"
-
-
-def _recording(*tensors):
-    return grad_mode.enabled and any(t is not None and t._requires_grad for t in tensors)
 
 
 @nn_op()
@@ -76,12 +20,10 @@ def linear(input, weight, bias=None):
     """
     ndim = input.dim()
     if bias is None:
-        if ndim == 2 and weight.dim() == 2 and _recording(input, weight):
-            return _Mm.apply(input, weight.t())
+        if ndim == 2 and weight.dim() == 2:
+            return input.mm(weight.t())
         return input.matmul(weight.t())
     if ndim == 2:
-        if weight.dim() == 2 and _recording(input, weight, bias):
-            return _Addmm.apply(bias, input, weight.t())
         return bias.addmm(input, weight.t())
     if ndim >= 1 and input.is_contiguous():
         in_features = input.shape[-1]
