@@ -284,7 +284,8 @@ def test_grad_graph_names_ops_like_pytorch_and_tensors_like_the_user():
     html = graph.html()
     assert "non-leaf, retains grad" in html and "leaf, requires grad" in html
     assert "(3, 2) float32" in html
-    assert "saved other = w (3, 2) v0" in html
+    # As PyTorch's MmBackward0: only ``inp`` is kept (for w's gradient; _saved_mat2 is None).
+    assert "saved input = inp (2, 3) v0" in html and "saved other" not in html
     # Every box but the root hangs below its parent.
     depth = {b.title: b.depth for b in graph.boxes()}
     assert depth["loss"] == 0 and depth["w"] > depth["MmBackward0"] > depth["AddBackward0"]
