@@ -1018,9 +1018,12 @@ def record_call(op, impl, args, kwargs):
         nondiff = frozenset(nondiff(values))
     # (A call whose only output is not differentiable, ``view(dtype)``, reads no history.)
     if not late and 0 not in nondiff:
-        if op.name == "__setitem__":
+        if op.name == "__setitem__" and any(
+                isinstance(a, Tensor) and a._creation_meta is not None for a in args):
             # PyTorch applies a key's items (views, with their checks) before it writes:
             # ``t[0] = v`` on a 0-d no_grad view raises its IndexError, not the view error.
+            # (Only a view the check below may refuse makes the order matter: the key is
+            # not applied twice otherwise.)
             from .._ops.advanced_indexing import apply_slicing
 
             try:

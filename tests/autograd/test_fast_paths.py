@@ -160,4 +160,5 @@ def test_operator_recording_saves_and_checks_versions_as_torch():
             failed = "modified by an inplace operation" in str(exc)
         return seen, failed
 
-    assert _both(run)[0] == _both(run)[1]
+    mine, theirs = _both(run)
+    assert mine == theirs
