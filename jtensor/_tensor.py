@@ -202,6 +202,11 @@ class Tensor:
                                 _CPU_BACKEND if device is CPU else backend_for(device))
         itemsize = dtype.itemsize
         stride = tuple(s // itemsize for s in array.strides)
+        if array.flags.f_contiguous and array.ndim == 2:
+            # A fresh product's transpose (``weight.grad`` of a linear layer): dense, its
+            # storage is the C-contiguous array it transposes.
+            return cls._make(Storage(array.T.reshape(-1).view(np.uint8), device), shape,
+                             stride, 0, dtype, array=array, contiguous=False)
         if (min(stride, default=0) >= 0 and all(s % itemsize == 0 for s in array.strides)
                 and is_non_overlapping_and_dense(shape, stride)):
             order = sorted(range(array.ndim), key=lambda d: -array.strides[d])

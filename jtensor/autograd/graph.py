@@ -368,7 +368,11 @@ def _fit(g, meta, node=None, index=0):
     if not isinstance(g, Tensor):
         return g
     if g._shape != shape:
-        fitted = sum_to(g, shape) if broadcastable_to(shape, g._shape) else g
+        fitted = None
+        if not grad_mode.enabled and not _dispatch.transforms.active:
+            fitted = _fast_sum_to(g, shape)   # (formulas._fast.plain(): arrays only)
+        if fitted is None:
+            fitted = sum_to(g, shape) if broadcastable_to(shape, g._shape) else g
         if fitted._shape != shape:
             raise TensorRuntimeError(
                 f"Function {node.name() if node is not None else 'backward'} returned an "
@@ -389,6 +393,13 @@ def _fit(g, meta, node=None, index=0):
                 f"{g._storage.device}")
         g = g.to(meta[2])
     return g
+
+
+def _fast_sum_to(g, shape):
+    # (imported here: the formulas package imports this module)
+    from .formulas._fast import sum_to as fast
+
+    return fast(g, shape)
 
 
 def sum_to(g, shape):

@@ -8,6 +8,10 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 
+import numpy as np
+
+from .. import _dispatch
+from .._device import CPU_BACKEND
 from .._tensor import Tensor
 from ..autograd import grad_mode as _grad_mode
 from ..nn.modules.module import RemovableHandle
@@ -198,7 +202,37 @@ def _add_(t, other, alpha=1):
         from .._sparse import sparse_add_
 
         return sparse_add_(t, other, alpha)
+    if _plain_update(t, other) and alpha.__class__ is float:
+        # ``p.add_(g, alpha=-lr)`` of a step, on the arrays: the add_ kernel's own two array
+        # calls (``g * alpha`` in ``g``'s dtype, then the add into ``t``'s memory) and its
+        # version bump, without the op's entry and argument checks (issue 18).
+        target = t._array()
+        with np.errstate(all="ignore"):
+            np.add(target, other._array() * np.asarray(alpha).astype(target.dtype), out=target)
+        t._version_counter.value += 1
+        return t
     return t.add_(other, alpha=alpha)
+
+
+_PLAIN_FLOATS = ("float32", "float64")
+
+
+def _plain_update(t, other):
+    """Whether ``t.add_(other, ...)`` needs nothing of the op's general path: no recording,
+    transform or listening hook, CPU float32/float64 operands of one shape and dtype on
+    separate storages, ``t`` a dense tensor (or Parameter) that is not an inference tensor,
+    ``other`` a plain tensor."""
+    if _dispatch.grad_mode.enabled or _dispatch.transforms.active \
+            or _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
+        return False
+    if other.__class__ is not Tensor or (t.__class__ is not Tensor and (
+            not isinstance(t, Tensor) or type(t).add_ is not Tensor.add_)):
+        return False
+    storage = t._storage
+    return (storage._backend is CPU_BACKEND and other._storage._backend is CPU_BACKEND
+            and storage is not other._storage and t._dtype is other._dtype
+            and t._dtype.name in _PLAIN_FLOATS and t._shape == other._shape
+            and not t._is_inference and t.is_contiguous())
 
 
 def _add(t, other, alpha=1):

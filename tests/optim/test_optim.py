@@ -625,3 +625,51 @@ def test_float64_trajectory_matches_torch(name, kwargs):
         out.append((w.detach().cpu().numpy().copy(), {k: str(v.dtype) for k, v in state.items()}))
     np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-10, atol=1e-12)
     assert out[0][1] == out[1][1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_step_update_equals_add_bit_for_bit_and_bumps_the_version_once(dtype):
+    # SGD's ``p.add_(g, alpha=-lr)`` takes an array path for plain CPU float32/float64
+    # parameters (issue 18): the same numbers and the same version bump as add_ itself.
+    from jtensor.optim.optimizer import _add_
+
+    d = getattr(jtensor, dtype)
+    gen = jtensor.Generator().manual_seed(3)
+    values = jtensor.randn(5, 7, generator=gen).to(d)
+    grad = jtensor.randn(5, 7, generator=gen).to(d)
+    p = jtensor.nn.Parameter(values.clone())
+    q = values.clone()
+    with jtensor.no_grad():
+        before = p._version
+        assert _add_(p, grad, alpha=-0.37) is p
+        q.add_(grad, alpha=-0.37)
+    assert p._version == before + 1
+    assert jtensor.equal(p.detach(), q)
+
+
+def test_step_update_of_a_traced_step_is_still_an_event():
+    p = jtensor.nn.Parameter(jtensor.ones(3))
+    p.grad = jtensor.full((3,), 2.0)
+    opt = jtensor.optim.SGD([p], lr=0.25)
+    with jtensor.trace.record() as recording:
+        opt.step()
+    # (a CUDA device also records the kernel's launch)
+    assert [e.name for e in recording.events if e.kind != "launch"] == ["add_"]
+    assert p.tolist() == [0.5, 0.5, 0.5] and p._version == 1
+
+
+def test_step_update_refuses_an_inference_parameter_as_torch():
+    def run(lib):
+        with lib.inference_mode():
+            p = lib.ones(3)
+        p.grad = lib.ones(3)
+        with pytest.raises(RuntimeError) as caught:
+            lib.optim.SGD([p], lr=0.1).step()
+        return str(caught.value).split(".")[0], p
+
+    message, p = run(jtensor)
+    if torch is not None:
+        assert message == run(torch)[0]
+    # (PyTorch refuses after its kernel wrote, when it bumps the version; jtensor refuses
+    # before, leaving the parameter as it was.)
+    assert p.tolist() == [1.0, 1.0, 1.0]

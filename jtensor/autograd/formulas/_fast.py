@@ -101,3 +101,61 @@ def threshold_grad(g, result):
     return Tensor._from_array(out, g._dtype, g.device)
 
 
+
+
+_REAL_FLOATS = ("float32", "float64")
+
+
+def _cpu_real_float(*tensors):
+    """Whether every one of ``tensors`` is a plain float32/float64 CPU tensor (the dtypes
+    whose products and sums NumPy computes exactly as the public ops do; half types are
+    widened and complex products split there)."""
+    for t in tensors:
+        if t.__class__ is not Tensor or t._storage._backend is not CPU_BACKEND \
+                or t._dtype.name not in _REAL_FLOATS:
+            return False
+    return True
+
+
+def mm_grad(left, right, left_t, right_t, transpose_result, dtype):
+    """A matrix product of two gradient-pass operands on the arrays: ``op(left) @
+    op(right)`` (``op`` transposes when its flag is set), transposed back when
+    ``transpose_result`` (the layout rule of ``linalg._mat1_grad``/``_mat2_grad``), as the
+    public ``mm`` and ``t`` compute it: the same array product, with no per-op bookkeeping.
+    None when it does not apply (a recorded or transformed pass, not CPU float32/float64 of
+    one dtype, not 2-D)."""
+    if not plain() or not _cpu_real_float(left, right) or left._dtype is not right._dtype \
+            or left._dtype is not dtype or len(left._shape) != 2 or len(right._shape) != 2:
+        return None
+    a, b = left._array(), right._array()
+    try:
+        r = np.matmul(a.T if left_t else a, b.T if right_t else b)
+    except RuntimeWarning:
+        with np.errstate(all="ignore"):
+            r = np.matmul(a.T if left_t else a, b.T if right_t else b)
+    return Tensor._from_array(r.T if transpose_result else r, dtype, left._storage.device)
+
+
+def sum_to(g, shape):
+    """``graph.sum_to`` on the arrays for a CPU float32/float64 gradient (the bias gradient
+    of a broadcast add, summed over the batch): the public ``sum``'s array call over the
+    same axes. None when it does not apply."""
+    if not _cpu_real_float(g):
+        return None
+    gshape = g._shape
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        return None
+    axes = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[lead + i] != 1:
+            axes.append(lead + i)
+        elif s != gshape[lead + i]:
+            return None   # not a broadcast of ``shape``: the caller's error
+    a = g._array()
+    try:
+        r = a.sum(axis=tuple(axes), keepdims=True)
+    except RuntimeWarning:
+        with np.errstate(all="ignore"):
+            r = a.sum(axis=tuple(axes), keepdims=True)
+    return Tensor._from_array(r.reshape(shape), g._dtype, g._storage.device)

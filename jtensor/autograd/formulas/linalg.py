@@ -18,6 +18,7 @@ import math
 from ... import linalg
 from ..._api import ops as J
 from ..grad_mode import is_grad_enabled
+from . import _fast
 from ._core import Shaped, derivative, nondifferentiable, saved_if
 from .reductions import _norm_backward
 
@@ -125,18 +126,30 @@ def _mat1_grad(g, mat2, meta1):
     """``g @ mat2^H``; for a column-major ``mat1``, computed as ``(conj(mat2) @ g^T)^T`` so
     the gradient has ``mat1``'s layout (PyTorch's mm_mat1_backward: BLAS takes the
     transposed operands as they are, and the leaf keeps the gradient without a copy)."""
-    if _column_major(meta1):
-        return _conj(mat2).mm(g.t()).t()
-    return g.mm(_mh(mat2))
+    return _product_grad(g, mat2, meta1, True)
 
 
 def _mat2_grad(g, mat1, meta2):
     """``mat1^H @ g``; for a column-major ``mat2`` (``linear``'s ``weight.t()``), computed as
     ``(g^T @ conj(mat1))^T`` (PyTorch's mm_mat2_backward), so ``weight.grad`` comes out
     contiguous."""
-    if _column_major(meta2):
-        return g.t().mm(_conj(mat1)).t()
-    return _mh(mat1).mm(g)
+    return _product_grad(g, mat1, meta2, False)
+
+
+def _product_grad(g, other, meta, first):
+    """The gradient of a product's first (``first``) or second matrix, in the layout
+    ``meta`` records; on the arrays in a plain pass (``_fast.mm_grad``)."""
+    column = _column_major(meta)
+    if first:
+        operands = (other, g, False, True) if column else (g, other, False, True)
+    else:
+        operands = (g, other, True, False) if column else (other, g, True, False)
+    fast = _fast.mm_grad(*operands, column, g._dtype)
+    if fast is not None:
+        return fast
+    if first:
+        return _conj(other).mm(g.t()).t() if column else g.mm(_mh(other))
+    return g.t().mm(_conj(other)).t() if column else _mh(other).mm(g)
 
 
 @derivative("mm", inputs=("input", "mat2"), save=("mat2", "input"),
