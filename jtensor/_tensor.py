@@ -22,6 +22,12 @@ from ._size import Size
 from ._storage import Storage, TypedStorage, warn_typed_storage_removal
 
 
+# The classes whose instances are plain strided tensors, read through ``_array()`` like a
+# Tensor's (nn.Parameter adds itself): the fast paths of issue 18 take these and leave any
+# other class (sparse, batched under vmap, a user's subclass) to the general path.
+DENSE_CLASSES = set()
+
+
 def fresh_tensor(cls, array, shape, dtype, device, backend):
     """A tensor of class ``cls`` owning ``array``, a freshly computed C-contiguous array of
     ``shape`` and ``dtype`` on ``device`` (whose backend is ``backend``): the commonest
@@ -205,8 +211,9 @@ class Tensor:
         if array.flags.f_contiguous and array.ndim == 2:
             # A fresh product's transpose (``weight.grad`` of a linear layer): dense, its
             # storage is the C-contiguous array it transposes.
-            return cls._make(Storage(array.T.reshape(-1).view(np.uint8), device), shape,
-                             stride, 0, dtype, array=array, contiguous=False)
+            storage = Storage(None, device, source=array.T,
+                              backend=_CPU_BACKEND if device is CPU else backend_for(device))
+            return cls._make(storage, shape, stride, 0, dtype, array=array, contiguous=False)
         if (min(stride, default=0) >= 0 and all(s % itemsize == 0 for s in array.strides)
                 and is_non_overlapping_and_dense(shape, stride)):
             order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
@@ -733,3 +740,5 @@ def new_empty_tensor(shape, dtype, device=CPU, stride=None, pinned=False):
 # PyTorch's classes print with their public path (``<class 'torch.Tensor'>``, not the module
 # that defines them); pickle finds them there too, jtensor's package root exports them.
 Tensor.__module__ = layout.__module__ = memory_format.__module__ = "jtensor"
+
+DENSE_CLASSES.add(Tensor)

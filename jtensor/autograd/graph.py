@@ -396,10 +396,13 @@ def _fit(g, meta, node=None, index=0):
 
 
 def _fast_sum_to(g, shape):
-    # (imported here: the formulas package imports this module)
-    from .formulas._fast import sum_to as fast
+    """``formulas._fast.sum_to`` (bound on first use: the formulas package imports this
+    module)."""
+    global _fast_sum_to
+    from .formulas._fast import sum_to
 
-    return fast(g, shape)
+    _fast_sum_to = sum_to
+    return sum_to(g, shape)
 
 
 def sum_to(g, shape):

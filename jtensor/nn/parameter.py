@@ -1,6 +1,6 @@
 """``nn.Parameter``: a tensor that a Module registers as a learnable parameter."""
 
-from .._tensor import Tensor
+from .._tensor import DENSE_CLASSES, Tensor
 
 
 class Parameter(Tensor):
@@ -140,3 +140,6 @@ class UninitializedBuffer(_UninitializedMixin, Tensor):
 
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
         pass
+
+
+DENSE_CLASSES.update((Parameter, Buffer))

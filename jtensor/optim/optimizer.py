@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dispatch
 from .._device import CPU_BACKEND
-from .._tensor import Tensor
+from .._tensor import DENSE_CLASSES, Tensor
 from ..autograd import grad_mode as _grad_mode
 from ..nn.modules.module import RemovableHandle
 
@@ -225,8 +225,7 @@ def _plain_update(t, other):
     if _dispatch.grad_mode.enabled or _dispatch.transforms.active \
             or _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
         return False
-    if other.__class__ is not Tensor or (t.__class__ is not Tensor and (
-            not isinstance(t, Tensor) or type(t).add_ is not Tensor.add_)):
+    if other.__class__ is not Tensor or t.__class__ not in DENSE_CLASSES:
         return False
     storage = t._storage
     return (storage._backend is CPU_BACKEND and other._storage._backend is CPU_BACKEND

@@ -94,6 +94,9 @@ class Module:
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        if not self._forward_pre_hooks and not self._forward_hooks \
+                and not self._backward_hooks:
+            return self.forward(*args, **kwargs)   # (no hook: the common call, issue 18)
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, args)
             if result is not None:
@@ -219,7 +222,10 @@ class Module:
 
     def __getattr__(self, name):
         d = self.__dict__
-        for store in ("_parameters", "_buffers", "_modules"):
+        parameters = d.get("_parameters")
+        if parameters is not None and name in parameters:   # (``self.weight``: first)
+            return parameters[name]
+        for store in ("_buffers", "_modules"):
             values = d.get(store)
             if values is not None and name in values:
                 return values[name]
