@@ -191,14 +191,20 @@ class Function:
     @classmethod
     def _record(cls, args, kwargs):
         """``forward`` and its node: ``(outputs, ctx)``."""
-        record = grad_mode.enabled and any(
-            isinstance(a, Tensor) and a._requires_grad for a in args)
+        # One pass over the arguments: which are tensors, which need a gradient.
+        positions, needs = [], []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                positions.append(i)
+                needs.append(a._requires_grad)
+            else:
+                needs.append(False)
+        record = grad_mode.enabled and True in needs
         node = object.__new__(_node_class(cls))
         Node.__init__(node, None)
-        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         node._tensor_positions = positions
         node._num_args = len(args)
-        node._needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        node._needs = tuple(needs)
         edges = [edge_of(args[i]) if record else (None, 0) for i in positions]
         previous = grad_mode.enabled
         grad_mode.enabled = False
@@ -221,8 +227,8 @@ class Function:
                                   else ((), None, None) for o in outs)
         node._num_outputs = len(outs)
         input_ids = {id(args[i]) for i in positions}
-        dirty = {id(t) for t in node._dirty}
-        non_diff = {id(t) for t in node._non_diff}
+        dirty = {id(t) for t in node._dirty} if node._dirty else ()
+        non_diff = {id(t) for t in node._non_diff} if node._non_diff else ()
         fixed = []
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):
@@ -236,12 +242,20 @@ class Function:
                     else:
                         graph._set_history(o, node, i)
             fixed.append(o)
-        node._saved = {"saved_tensors": [
-            SavedTensor(t, is_output=any(t is o for o in fixed),
-                        output_nr=next((k for k, o in enumerate(fixed) if o is t), 0))
-            if isinstance(t, Tensor) else None for t in node._to_save]}
+        node._saved = {"saved_tensors": [_saved(t, fixed) for t in node._to_save]}
         node._to_save = ()
         return (fixed[0] if single else tuple(fixed)), node
+
+
+def _saved(t, outputs):
+    """``t`` (a ``save_for_backward`` argument) as saved: an output of the call is saved as
+    one (with its position), anything else as an input; None stays None."""
+    if not isinstance(t, Tensor):
+        return None
+    for k, o in enumerate(outputs):
+        if o is t:
+            return SavedTensor(t, is_output=True, output_nr=k)
+    return SavedTensor(t)
 
 
 def once_differentiable(backward):
