@@ -147,7 +147,7 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     np_work = work_dtype.numpy
     if backend.deferred:
         return _launch(op, compute, tensors, values, np_work, result, shape, inplace, out,
-                       backend, device)
+                       backend, device, compute_dtype)
     arrays = []
     for v in values:
         if isinstance(v, Tensor):
@@ -156,7 +156,9 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
                 a = a[()]  # a 0-d CPU tensor beside a GPU tensor: a number (see _operand)
             arrays.append(a if a.dtype == np_work else a.astype(np_work))
         else:
-            arrays.append(_scalar_array(backend, v, np_work))
+            arrays.append(_scalar_array(backend, v, np_work, compute_dtype
+                                        if not arrays or op.name not in _ORIGINAL_SCALAR
+                                        else None))
     xp = backend.xp
     np_result = result.numpy
     if inplace is not None and np_work == np_result and inplace._dtype.numpy == np_result:
@@ -215,7 +217,7 @@ def _output_strides(tensors, values, shape):
 
 
 def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, backend,
-            device):
+            device, compute_dtype=None):
     """The element-wise op as a kernel on an asynchronous device: the host checks, picks the
     output and queues the computation; nothing waits for the device."""
     if inplace is not None:
@@ -231,7 +233,9 @@ def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, 
         target = new_empty_tensor(shape, result, device, stride=_output_strides(
             tensors, values, shape))
     arrays = [_operand(v, backend) if isinstance(v, Tensor)
-              else _scalar_array(backend, v, np_work) for v in values]
+              else _scalar_array(backend, v, np_work, compute_dtype if i == 0 or op.name
+                                 not in _ORIGINAL_SCALAR else None)
+              for i, v in enumerate(values)]
     destination = target._array_nowait()
     xp, np_result = backend.xp, result.numpy
 
@@ -322,7 +326,7 @@ def _fast(op, compute, inputs, rule):
     # 1-D operands of any stride (a gradient expanded from a sum, a strided slice) give a
     # dense 1-D output whatever TensorIterator would sort: they take the fast path too.
     one_dim = len(shape) == 1
-    if not contiguous and not one_dim:
+    if not contiguous and not one_dim and not _row_ordered(first):
         return None
     storage = first._storage
     if storage._backend.deferred:
@@ -339,7 +343,8 @@ def _fast(op, compute, inputs, rule):
             if other_device is not storage.device and other_device != storage.device:
                 return None
             if not (one_dim or other._contiguous or (
-                    other._contiguous is None and other.is_contiguous())):
+                    other._contiguous is None and other.is_contiguous())
+                    or _row_ordered(other)):
                 return None
             b = other._array()
         elif other.__class__ in _FAST_SCALARS and dtype in _FAST_FLOATS and \
@@ -364,6 +369,19 @@ def _fast(op, compute, inputs, rule):
     return fresh_tensor(Tensor, computed, shape, result, storage.device, storage._backend)
 
 
+def _row_ordered(t):
+    """Whether ``t``'s strides fall strictly from dim to dim, every size above 1 (a slice of
+    the columns of a matrix: an LSTM's gate chunk, ``x[:, ::2]``). TensorIterator keeps the
+    dims in order for such an operand, so the result is contiguous, as the fast path makes
+    it; anything else (size-1 dims, broadcast or permuted strides) takes the general path."""
+    previous = None
+    for size, stride in zip(t._shape, t._stride, strict=True):
+        if size == 1 or stride <= 0 or (previous is not None and stride >= previous):
+            return False
+        previous = stride
+    return True
+
+
 def _has_overlap(array):
     return 0 in array.strides and array.size > 1
 
@@ -377,10 +395,23 @@ def _operand(tensor, backend):
     return tensor._array()[()]
 
 
-def _scalar_array(backend, value, np_dtype):
+# Ops whose CPU kernels use a number after the first operand at its own precision (in
+# float32 for float16/bfloat16 tensors: ``original_scalar_value`` in PyTorch's mul, div and
+# lerp kernels); every other op casts the number to the tensor's low-precision dtype first.
+_ORIGINAL_SCALAR = frozenset(
+    name + suffix for name in ("mul", "multiply", "div", "divide", "true_divide",
+                               "floor_divide", "lerp") for suffix in ("", "_"))
+
+
+def _scalar_array(backend, value, np_dtype, dtype=None):
     """A Python number as an operand of ``np_dtype``, wrapping like a C cast would: a 0-d
     array on the CPU; on a device, a NumPy scalar, which CuPy passes to the kernel as an
     argument (a 0-d device array would cost an allocation and a host-to-device copy)."""
+    if dtype in _LOW_PRECISION and value.__class__ is not bool:
+        # PyTorch casts a wrapped number to the op's dtype first: ``half + 1/3`` adds
+        # half(1/3), and ``half % 0.1`` divides by half(0.1) (computed in float32 after).
+        with np.errstate(all="ignore"):
+            value = np.asarray(value, dtype=dtype.numpy)
     try:
         array = np.asarray(value, dtype=np_dtype)
     except OverflowError:
