@@ -5,6 +5,8 @@ NOTE: dtypes print as ``torch.float32`` on purpose. jtensor is meant to be used 
 PyTorch's documentation, tutorials and error messages read identically.
 """
 
+import math
+
 import numpy as np
 
 try:  # bfloat16 has no NumPy dtype of its own
@@ -380,3 +382,37 @@ class iinfo:
 
 # Printed and pickled by their public path, as torch.dtype, torch.finfo, torch.iinfo.
 dtype.__module__ = finfo.__module__ = iinfo.__module__ = "jtensor"
+
+
+# The C++ type names in PyTorch's "value cannot be converted to type ... without overflow".
+_CONVERT_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                  "float64": "double", "int8": "int8_t", "uint8": "uint8_t",
+                  "int16": "int16_t", "int32": "int", "int64": "int64_t"}
+
+
+def check_scalar_fits(value, dtype):
+    """PyTorch's checked conversion of a number argument (``clamp``'s bounds, ``pow``'s
+    exponent) to ``dtype``: a finite value beyond the dtype's largest magnitude raises
+    instead of becoming inf or wrapping round (``int8.clamp(max=1000)``). Infinities and NaN
+    pass into floating dtypes; an unsigned dtype takes negative values (they wrap, as in
+    C++); an integer past int64 is Python's OverflowError, as PyTorch's argument parser
+    gives."""
+    name = _CONVERT_NAMES.get(dtype.name)
+    if name is None or value.__class__ is bool or isinstance(value, complex):
+        return
+    if dtype.category == FLOATING:
+        if math.isfinite(value):
+            info = finfo(dtype)
+            if abs(value) > info.max:
+                raise TensorRuntimeError(f"value cannot be converted to type {name} without "
+                                         f"overflow (the largest {dtype} is "
+                                         f"{info.max:g}, got {value!r})")
+        return
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
+        raise OverflowError("int too big to convert")
+    info = np.iinfo(dtype.numpy)
+    low = info.min if info.min < 0 else -math.inf
+    if not low <= value <= info.max:
+        raise TensorRuntimeError(f"value cannot be converted to type {name} without overflow "
+                                 f"({dtype} holds {info.min} to {info.max}, got "
+                                 f"{value!r})")

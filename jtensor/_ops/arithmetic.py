@@ -440,6 +440,12 @@ def _check_pow(base, exponent):
         dtype = promoted(base, exponent)
         if dtype is _dtypes.bool_:
             raise not_implemented("pow", dtype)
+    elif isinstance(base, Tensor) and exponent.__class__ in (int, float):
+        # pow(Tensor, Scalar) converts the exponent, checked, to an integer or half-precision
+        # result's dtype (float32/float64 kernels take it as a double).
+        dtype = promoted(base, exponent)
+        if dtype.category <= _dtypes.INTEGRAL or dtype in (_dtypes.float16, _dtypes.bfloat16):
+            _dtypes.check_scalar_fits(exponent, dtype)
     if isinstance(base, Tensor) and not isinstance(exponent, Tensor) and \
             base._dtype.category <= _dtypes.INTEGRAL and isinstance(exponent, int) and \
             not isinstance(exponent, bool) and exponent < 0:

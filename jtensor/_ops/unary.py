@@ -612,6 +612,10 @@ def _clamp(op, name, input, lo, hi, out=None, inplace=None):
                   "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu")
         raise _not_implemented(kernel, promoted)
     _check_exact_out(out, promoted)
+    for bound in (lo, hi):
+        if bound is not None and not isinstance(bound, Tensor):
+            # PyTorch converts number bounds to the computation's dtype, checked.
+            _dtypes.check_scalar_fits(_as_number(bound, name), promoted)
     compute = _clamp_compute(lo is not None, hi is not None)
     return _run(op, compute, tuple(values), out=out, inplace=inplace, rule=PROMOTE)
 

@@ -100,9 +100,13 @@ def test_activation_gradcheck_float64(name, fn):
     x = jtensor.tensor(X.astype(np.float64) / (1e4 if "huge" in name else 1),
                        requires_grad=True)
     f = (lambda a: fn(JF, a * 1)) if name.endswith("_inplace") else (lambda a: fn(JF, a))
-    assert gradcheck(f, (x,))
+    # The "huge" cases scale inputs of size 1e-4 by 1e4: a step of eps = 1e-6 is 1% of an
+    # input, whose finite-difference error made gradgradcheck fail for 1 random grad_outputs
+    # in 10 (an order-dependent flake); the same relative step as the other cases is 1e-8.
+    eps = 1e-8 if "huge" in name else 1e-6
+    assert gradcheck(f, (x,), eps=eps)
     if name not in NO_GRADGRAD:
-        assert gradgradcheck(f, (x,))
+        assert gradgradcheck(f, (x,), eps=eps)
 
 
 def test_inplace_forms_write_the_input_and_bump_the_version():
