@@ -597,6 +597,11 @@ def _post_code(post, plan, namespace, call):
     else:
         names = _input_names(post, plan)
         inputs = f"_tt(({', '.join(names)},))" if names else "()"
+        if len(names) == 1:
+            # One tensor input (``x.t()``, ``x.exp()``): the tuple itself, without the
+            # filtering call, in the common case (a traced call's cost, issue 18).
+            namespace["T"] = Tensor
+            inputs = f"(({names[0]},) if {names[0]}.__class__ is T else {inputs})"
     info = "None"
     if post.info is not None:
         namespace["_info"] = post.info
