@@ -18,7 +18,7 @@ from ._errors import TensorRuntimeError, TensorTypeError
 from ._layout import broadcast_shapes, contiguous_strides, elementwise_output_strides
 from ._out import resize_output
 from ._size import Size
-from ._tensor import Tensor, fresh_tensor, new_empty_tensor
+from ._tensor import ARRAY_FLOATS, Tensor, fresh_tensor, new_empty_tensor
 
 # NOTE: PyTorch follows IEEE arithmetic silently (1/0 is inf, 0/0 is nan, overflow is inf).
 # NumPy warns about each of those; raised from inside jtensor's kernels, such warnings would
@@ -64,7 +64,7 @@ def _as_number(x, name):
 
 
 def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
-                result_dtype_override=None, real_result=False):
+                result_dtype_override=None, real_result=False, fast=True):
     """Run ``compute`` element-wise over ``inputs`` (tensors and Python numbers).
 
     ``compute`` is the name of a function of the backend's array module (``"add"``), or a
@@ -75,10 +75,14 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     shape and a dtype the result can be cast to. ``out``: like PyTorch's ``out=``, resized
     when empty and otherwise required to match.
 
+    ``fast=False``: the caller already tried ``_fast`` (unary ops do, before their
+    error-state switch).
+
     Returns the result (``inplace`` or ``out`` when given); the op's entry finishes the call
     (the written tensor's version bump, the trace event).
     """
-    if out is None and inplace is None and result_dtype_override is None and not real_result:
+    if fast and out is None and inplace is None and result_dtype_override is None \
+            and not real_result:
         result = _fast(op, compute, inputs, rule)
         if result is not None:
             return result
@@ -156,9 +160,8 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
                 a = a[()]  # a 0-d CPU tensor beside a GPU tensor: a number (see _operand)
             arrays.append(a if a.dtype == np_work else a.astype(np_work))
         else:
-            arrays.append(_scalar_array(backend, v, np_work, compute_dtype
-                                        if not arrays or op.name not in _ORIGINAL_SCALAR
-                                        else None))
+            arrays.append(_scalar_array(backend, v, np_work,
+                                        _number_dtype(op, not arrays, compute_dtype)))
     xp = backend.xp
     np_result = result.numpy
     if inplace is not None and np_work == np_result and inplace._dtype.numpy == np_result:
@@ -233,8 +236,7 @@ def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, 
         target = new_empty_tensor(shape, result, device, stride=_output_strides(
             tensors, values, shape))
     arrays = [_operand(v, backend) if isinstance(v, Tensor)
-              else _scalar_array(backend, v, np_work, compute_dtype if i == 0 or op.name
-                                 not in _ORIGINAL_SCALAR else None)
+              else _scalar_array(backend, v, np_work, _number_dtype(op, i == 0, compute_dtype))
               for i, v in enumerate(values)]
     destination = target._array_nowait()
     xp, np_result = backend.xp, result.numpy
@@ -285,7 +287,7 @@ def zero_where(xp, mask, a):
     return xp.bitwise_and(a.view(bits), keep, out=keep).view(a.dtype)
 
 
-_FAST_FLOATS = (_dtypes.float32, _dtypes.float64)
+_FAST_FLOATS = ARRAY_FLOATS
 _FAST_SCALARS = (float, int)
 
 
@@ -403,11 +405,19 @@ _ORIGINAL_SCALAR = frozenset(
                                "floor_divide", "lerp") for suffix in ("", "_"))
 
 
+def _number_dtype(op, first, compute_dtype):
+    """The low-precision dtype a number operand of ``op`` is rounded to before the float32
+    computation (``_scalar_array``'s ``dtype``), or None."""
+    if compute_dtype in _LOW_PRECISION and (first or op.name not in _ORIGINAL_SCALAR):
+        return compute_dtype
+    return None
+
+
 def _scalar_array(backend, value, np_dtype, dtype=None):
     """A Python number as an operand of ``np_dtype``, wrapping like a C cast would: a 0-d
     array on the CPU; on a device, a NumPy scalar, which CuPy passes to the kernel as an
     argument (a 0-d device array would cost an allocation and a host-to-device copy)."""
-    if dtype in _LOW_PRECISION and value.__class__ is not bool:
+    if dtype is not None and value.__class__ is not bool:
         # PyTorch casts a wrapped number to the op's dtype first: ``half + 1/3`` adds
         # half(1/3), and ``half % 0.1`` divides by half(0.1) (computed in float32 after).
         with np.errstate(all="ignore"):

@@ -27,6 +27,20 @@ from ._storage import Storage, TypedStorage, warn_typed_storage_removal
 # other class (sparse, batched under vmap, a user's subclass) to the general path.
 DENSE_CLASSES = set()
 
+# The dtypes whose NumPy products and sums are exactly the public ops' (half types are
+# widened there, complex products split): the array fast paths take these only.
+ARRAY_FLOATS = (_dtypes.float32, _dtypes.float64)
+
+
+def plain_cpu_floats(*tensors):
+    """Whether every one of ``tensors`` is a plain strided tensor (``DENSE_CLASSES``) on the
+    CPU, of float32 or float64: what the array fast paths of issue 18 require."""
+    for t in tensors:
+        if t.__class__ not in DENSE_CLASSES or t._storage._backend is not _CPU_BACKEND \
+                or t._dtype not in ARRAY_FLOATS:
+            return False
+    return True
+
 
 def fresh_tensor(cls, array, shape, dtype, device, backend):
     """A tensor of class ``cls`` owning ``array``, a freshly computed C-contiguous array of

@@ -19,13 +19,12 @@ import numpy as np
 
 
 from .. import _dtypes
-from .._device import CPU_BACKEND
 from .._dispatch import check_inplace, check_same_device
 from .._elementwise import _write_into, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim
 from .._layout import broadcast_shapes, dense_strides_like, numel
 from .._registry import register
-from .._tensor import DENSE_CLASSES, Tensor, new_empty_tensor
+from .._tensor import Tensor, new_empty_tensor, plain_cpu_floats
 from .reductions import (TensorNotImplementedError, _c_name, _emit, _xp, check_out, check_tensor,
                          fp_quiet, launch_kernel, wrap_result, write_out)
 from .views import make_view
@@ -418,38 +417,32 @@ def _check_add_base(input, shape, dtype, other_name):
             f"expand: the shape {list(input._shape)} cannot be broadcast to {list(shape)}")
 
 
-_PLAIN_PRODUCT = (_dtypes.float32, _dtypes.float64)
-
-
 def _addmm_plain(input, mat1, mat2):
     """``addmm`` of a linear layer (``bias.addmm(x, weight.t())``) decided in a few checks:
     CPU float32/float64 matrices of one dtype whose shapes fit, a bias of the product's
     shape or of its rows' length. The product, then the bias added into it (the general
     path's sum, without its second result array). None when anything else applies."""
+    if not plain_cpu_floats(input, mat1, mat2):
+        return None
     dtype = input._dtype
-    if mat1._dtype is not dtype or mat2._dtype is not dtype or dtype not in _PLAIN_PRODUCT:
+    if mat1._dtype is not dtype or mat2._dtype is not dtype:
         return None
     shape1, shape2, base = mat1._shape, mat2._shape, input._shape
     if len(shape1) != 2 or len(shape2) != 2 or shape1[1] != shape2[0]:
         return None
     if base != (shape2[1],) and base != (shape1[0], shape2[1]):
         return None
-    storage = mat1._storage
-    if storage._backend is not CPU_BACKEND or mat2._storage._backend is not CPU_BACKEND \
-            or input._storage._backend is not CPU_BACKEND:
-        return None
     r = run_compute(np, "matmul", (mat1._array(), mat2._array()))
     with fp_quiet():
         np.add(r, input._array(), out=r)
-    return Tensor._from_array(r, dtype, storage.device)
+    return Tensor._from_array(r, dtype, mat1._storage.device)
 
 
 @register("copy")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape."""
     if beta.__class__ is int and alpha.__class__ is int and beta == 1 and alpha == 1 \
-            and out is None and input.__class__ in DENSE_CLASSES \
-            and mat1.__class__ in DENSE_CLASSES and mat2.__class__ in DENSE_CLASSES:
+            and out is None:
         fast = _addmm_plain(input, mat1, mat2)
         if fast is not None:
             return fast

@@ -83,7 +83,8 @@ def _check_tensor(name, input):
 
 def _run(op, compute, inputs, out=None, inplace=None, rule=PROMOTE, **kwargs):
     # PyTorch computes log(-1) or 1/0 silently; NumPy would warn. (CuPy never warns.)
-    if out is None and inplace is None and not kwargs:
+    tried = out is None and inplace is None and not kwargs
+    if tried:
         # The element-wise fast path first: its one array call is ``run_compute``, which
         # warns into jtensor's filter (or, where warnings are errors, is redone silenced),
         # so it needs no error-state switch (a third of a small op's time, issue 18).
@@ -92,7 +93,7 @@ def _run(op, compute, inputs, out=None, inplace=None, rule=PROMOTE, **kwargs):
             return result
     with np.errstate(all="ignore"):
         return elementwise(op, compute, inputs, out=out, inplace=inplace, rule=rule,
-                           **kwargs)
+                           fast=not tried, **kwargs)
 
 
 def _alias(impl, name, *, method=True, function=True):

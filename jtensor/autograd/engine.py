@@ -12,13 +12,11 @@ import heapq
 import itertools
 import sys
 
-import numpy as np
 
 from .. import _dtypes
 from .. import _autocast, _dispatch
 from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
-from .._device import CPU_BACKEND
 from .._tensor import Tensor, fresh_tensor
 from . import graph
 from .._layout import contiguous_strides
@@ -68,15 +66,9 @@ def _make_grads(outputs, grad_outputs):
                         f"{out._dtype}")
                 # The implicit gradient 1 (no op call: PyTorch's engine makes it silently).
                 storage = out._storage
-                if not out._shape and storage._backend is CPU_BACKEND:
-                    g = fresh_tensor(Tensor, np.ones((), out._dtype.numpy), (), out._dtype,
-                                     storage.device, CPU_BACKEND)
-                    grads.append(g)
-                    continue
-                xp = storage._backend.xp
-                g = Tensor._from_array(
-                    np.array(1, out._dtype.numpy) if xp is np and not out._shape
-                    else xp.ones(out._shape, dtype=out._dtype.numpy), out._dtype, out.device)
+                backend = storage._backend
+                g = fresh_tensor(Tensor, backend.xp.ones(out._shape, dtype=out._dtype.numpy),
+                                 out._shape, out._dtype, storage.device, backend)
         elif isinstance(g, Tensor):
             if g._shape != out._shape:
                 from .._size import Size as _Size

@@ -368,9 +368,7 @@ def _fit(g, meta, node=None, index=0):
     if not isinstance(g, Tensor):
         return g
     if g._shape != shape:
-        fitted = None
-        if not grad_mode.enabled and not _dispatch.transforms.active:
-            fitted = _fast_sum_to(g, shape)   # (formulas._fast.plain(): arrays only)
+        fitted = _fast_sum_to(g, shape)   # (on the arrays in a plain pass, else None)
         if fitted is None:
             fitted = sum_to(g, shape) if broadcastable_to(shape, g._shape) else g
         if fitted._shape != shape:

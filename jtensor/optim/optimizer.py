@@ -11,8 +11,7 @@ from itertools import chain
 import numpy as np
 
 from .. import _dispatch
-from .._device import CPU_BACKEND
-from .._tensor import DENSE_CLASSES, Tensor
+from .._tensor import Tensor, plain_cpu_floats
 from ..autograd import grad_mode as _grad_mode
 from ..nn.modules.module import RemovableHandle
 
@@ -214,23 +213,16 @@ def _add_(t, other, alpha=1):
     return t.add_(other, alpha=alpha)
 
 
-_PLAIN_FLOATS = ("float32", "float64")
-
-
 def _plain_update(t, other):
     """Whether ``t.add_(other, ...)`` needs nothing of the op's general path: no recording,
     transform or listening hook, CPU float32/float64 operands of one shape and dtype on
-    separate storages, ``t`` a dense tensor (or Parameter) that is not an inference tensor,
-    ``other`` a plain tensor."""
+    separate storages (plain strided tensors, a Parameter included), ``t`` contiguous and
+    not an inference tensor."""
     if _dispatch.grad_mode.enabled or _dispatch.transforms.active \
             or _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
         return False
-    if other.__class__ is not Tensor or t.__class__ not in DENSE_CLASSES:
-        return False
-    storage = t._storage
-    return (storage._backend is CPU_BACKEND and other._storage._backend is CPU_BACKEND
-            and storage is not other._storage and t._dtype is other._dtype
-            and t._dtype.name in _PLAIN_FLOATS and t._shape == other._shape
+    return (plain_cpu_floats(t, other) and t._storage is not other._storage
+            and t._dtype is other._dtype and t._shape == other._shape
             and not t._is_inference and t.is_contiguous())
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode, transforms
 from ..._elementwise import zero_where
-from ..._tensor import Tensor
+from ..._tensor import Tensor, plain_cpu_floats
 
 
 def plain():
@@ -101,22 +101,6 @@ def threshold_grad(g, result):
     return Tensor._from_array(out, g._dtype, g.device)
 
 
-
-
-_REAL_FLOATS = ("float32", "float64")
-
-
-def _cpu_real_float(*tensors):
-    """Whether every one of ``tensors`` is a plain float32/float64 CPU tensor (the dtypes
-    whose products and sums NumPy computes exactly as the public ops do; half types are
-    widened and complex products split there)."""
-    for t in tensors:
-        if t.__class__ is not Tensor or t._storage._backend is not CPU_BACKEND \
-                or t._dtype.name not in _REAL_FLOATS:
-            return False
-    return True
-
-
 def mm_grad(left, right, left_t, right_t, transpose_result, dtype):
     """A matrix product of two gradient-pass operands on the arrays: ``op(left) @
     op(right)`` (``op`` transposes when its flag is set), transposed back when
@@ -124,7 +108,7 @@ def mm_grad(left, right, left_t, right_t, transpose_result, dtype):
     public ``mm`` and ``t`` compute it: the same array product, with no per-op bookkeeping.
     None when it does not apply (a recorded or transformed pass, not CPU float32/float64 of
     one dtype, not 2-D)."""
-    if not plain() or not _cpu_real_float(left, right) or left._dtype is not right._dtype \
+    if not plain() or not plain_cpu_floats(left, right) or left._dtype is not right._dtype \
             or left._dtype is not dtype or len(left._shape) != 2 or len(right._shape) != 2:
         return None
     a, b = left._array(), right._array()
@@ -139,8 +123,8 @@ def mm_grad(left, right, left_t, right_t, transpose_result, dtype):
 def sum_to(g, shape):
     """``graph.sum_to`` on the arrays for a CPU float32/float64 gradient (the bias gradient
     of a broadcast add, summed over the batch): the public ``sum``'s array call over the
-    same axes. None when it does not apply."""
-    if not _cpu_real_float(g):
+    same axes. None when it does not apply (a recorded or transformed pass included)."""
+    if not plain() or not plain_cpu_floats(g):
         return None
     gshape = g._shape
     lead = len(gshape) - len(shape)
