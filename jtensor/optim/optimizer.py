@@ -178,12 +178,13 @@ def _params_with_grad(group, params, grads, sparse_error=None):
     and its gradient to ``grads``; a sparse gradient raises ``RuntimeError(sparse_error)``
     when that message is given."""
     for p in group["params"]:
-        if p.grad is None:
+        grad = p.grad
+        if grad is None:
             continue
         params.append(p)
-        if sparse_error is not None and getattr(p.grad, "is_sparse", False):
+        if sparse_error is not None and getattr(grad, "is_sparse", False):
             raise RuntimeError(sparse_error)
-        grads.append(p.grad)
+        grads.append(grad)
         yield p
 
 
@@ -201,13 +202,21 @@ def _add_(t, other, alpha=1):
         from .._sparse import sparse_add_
 
         return sparse_add_(t, other, alpha)
-    if _plain_update(t, other) and alpha.__class__ is float:
+    if alpha.__class__ is float and _plain_update(t, other):
         # ``p.add_(g, alpha=-lr)`` of a step, on the arrays: the add_ kernel's own two array
         # calls (``g * alpha`` in ``g``'s dtype, then the add into ``t``'s memory) and its
         # version bump, without the op's entry and argument checks (issue 18).
         target = t._array()
-        with np.errstate(all="ignore"):
-            np.add(target, other._array() * np.asarray(alpha).astype(target.dtype), out=target)
+        scale = target.dtype.type(alpha)
+        try:
+            scaled = other._array() * scale
+        except RuntimeWarning:   # warnings made errors (-W error): redo it silenced
+            with np.errstate(all="ignore"):
+                scaled = other._array() * scale
+        try:
+            np.add(target, scaled, out=target)
+        except RuntimeWarning:
+            pass   # NumPy raises after the whole write: the update is complete
         t._version_counter.value += 1
         return t
     return t.add_(other, alpha=alpha)
@@ -221,9 +230,10 @@ def _plain_update(t, other):
     if _dispatch.grad_mode.enabled or _dispatch.transforms.active \
             or _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
         return False
-    return (plain_cpu_floats(t, other) and t._storage is not other._storage
-            and t._dtype is other._dtype and t._shape == other._shape
-            and not t._is_inference and t.is_contiguous())
+    return (t._dtype is other._dtype and t._shape == other._shape
+            and t._storage is not other._storage and plain_cpu_floats(t, other)
+            and not t._is_inference
+            and (t._contiguous if t._contiguous is not None else t.is_contiguous()))
 
 
 def _add(t, other, alpha=1):

@@ -82,6 +82,11 @@ def sgd(params, d_p_list, momentum_buffer_list, *, weight_decay, momentum, lr, d
         nesterov, maximize, **_ignored):
     """Functional SGD: updates ``params`` in place (and fills ``momentum_buffer_list``)."""
     lr = _scalar_value(lr)  # a tensor lr enters the update as its value
+    if momentum == 0 and weight_decay == 0 and not maximize:
+        # Plain SGD (the commonest step of all): each parameter moves by ``-lr * grad``.
+        for param, grad in zip(params, d_p_list, strict=True):
+            _add_(param, grad, alpha=-lr)
+        return
     for i, param in enumerate(params):
         grad = _apply_weight_decay(d_p_list[i], param, weight_decay, maximize)
         # _add/_add_ are add/add_ that also take sparse COO gradients and buffers

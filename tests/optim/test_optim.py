@@ -673,3 +673,23 @@ def test_step_update_refuses_an_inference_parameter_as_torch():
     # (PyTorch refuses after its kernel wrote, when it bumps the version; jtensor refuses
     # before, leaving the parameter as it was.)
     assert p.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("grad_value", [3e38, -3e38, float("inf"), float("nan")])
+def test_step_update_that_overflows_is_applied_once_and_silently_under_warnings_as_errors(
+        grad_value):
+    # The array path of ``p.add_(g, alpha=-lr)`` writes in place: where warnings are errors,
+    # NumPy raises after its whole write, which must not leave the step half done, repeated
+    # or reported (PyTorch never warns about an overflowing update).
+    def step(lib):
+        p = lib.nn.Parameter(lib.tensor([3e38, -3e38, 1.0, 0.0]))
+        p.grad = lib.full((4,), grad_value)
+        lib.optim.SGD([p], lr=1.0).step()
+        return p.detach().tolist(), p._version
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        values, version = step(jtensor)
+    assert version == 1
+    if torch is not None:
+        np.testing.assert_array_equal(values, step(torch)[0])
