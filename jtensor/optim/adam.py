@@ -1,6 +1,8 @@
 """``optim.Adam`` (with ``amsgrad``, L2 or decoupled weight decay, ``maximize``), in
 PyTorch's exact arithmetic order (the single-tensor CPU path)."""
 
+import numpy as np
+
 from .._api import ops as J
 from .._tensor import Tensor
 from .optimizer import (
@@ -16,6 +18,10 @@ from .optimizer import (
     _scalar_value,
     _to_scalar,
     _use_grad_for_differentiable,
+    addc_into,
+    decayed_grad,
+    lerp_into,
+    plain_step,
 )
 
 __all__ = ["Adam", "adam"]
@@ -120,6 +126,10 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
         exp_avg = exp_avgs[i]
         exp_avg_sq = exp_avg_sqs[i]
         step_t = state_steps[i]
+        if _adam_arrays(param, grads[i], exp_avg, exp_avg_sq,
+                        max_exp_avg_sqs[i] if amsgrad else None, step_t, beta1, beta2, lr,
+                        weight_decay, eps, maximize, decoupled_weight_decay):
+            continue
         step_t += 1
         if weight_decay != 0 and decoupled_weight_decay:
             param.mul_(1 - lr * weight_decay)
@@ -138,3 +148,45 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _adam_arrays(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_t, beta1, beta2, lr,
+                 weight_decay, eps, maximize, decoupled):
+    """One parameter's Adam update on the arrays (issue 18: the public ops' entries cost
+    70 us a parameter): the numbers of the ops the loop above calls, bit for bit, with their
+    version bumps. Each op's arithmetic is kept operand for operand (``lerp_into``,
+    ``addc_into``), written into the state and one scratch array instead of new arrays.
+    False, having done nothing, unless ``plain_arrays`` accepts the tensors and ``step_t``
+    is a plain 0-d CPU tensor (``plain_step``); the loop then calls the ops."""
+    plain = plain_step(step_t, (lr, beta1, beta2), param, grad, exp_avg, exp_avg_sq,
+                       max_exp_avg_sq)
+    if plain is None:
+        return False
+    (p, g, m, v, v_max), s, number = plain
+    with np.errstate(all="ignore"):   # (the ops drop floating-point warnings too)
+        if weight_decay != 0 and decoupled:
+            np.multiply(p, number(1 - lr * weight_decay), out=p)  # param.mul_(1 - lr * wd)
+            param._version_counter.value += 1
+        g = decayed_grad(g, p, 0 if decoupled else weight_decay, maximize)
+        scratch = np.empty_like(p)
+        lerp_into(m, g, number(1 - beta1), scratch)               # exp_avg.lerp_(grad, 1 - b1)
+        exp_avg._version_counter.value += 1
+        np.multiply(v, number(beta2), out=v)                      # exp_avg_sq.mul_(b2)
+        addc_into(v, number(1 - beta2), g, g, False, scratch)     # .addcmul_(grad, grad, ...)
+        exp_avg_sq._version_counter.value += 2
+        step = float(s)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        if v_max is not None:
+            np.maximum(v_max, v, out=v_max)                      # maximum(..., out=)
+            max_exp_avg_sq._version_counter.value += 1
+            v = v_max
+        # denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        denom = np.sqrt(v)
+        np.divide(denom, number(bias_correction2_sqrt), out=denom)
+        np.add(denom, number(eps), out=denom)
+        addc_into(p, number(-step_size), m, denom, True, scratch)  # param.addcdiv_(...)
+        param._version_counter.value += 1
+    return True

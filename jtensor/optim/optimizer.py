@@ -11,7 +11,8 @@ from itertools import chain
 import numpy as np
 
 from .. import _dispatch
-from .._tensor import Tensor, plain_cpu_floats
+from .._device import CPU_BACKEND
+from .._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor
 from ..autograd import grad_mode as _grad_mode
 from ..nn.modules.module import RemovableHandle
 
@@ -202,38 +203,137 @@ def _add_(t, other, alpha=1):
         from .._sparse import sparse_add_
 
         return sparse_add_(t, other, alpha)
-    if alpha.__class__ is float and _plain_update(t, other):
-        # ``p.add_(g, alpha=-lr)`` of a step, on the arrays: the add_ kernel's own two array
-        # calls (``g * alpha`` in ``g``'s dtype, then the add into ``t``'s memory) and its
-        # version bump, without the op's entry and argument checks (issue 18).
-        target = t._array()
-        scale = target.dtype.type(alpha)
-        try:
-            scaled = other._array() * scale
-        except RuntimeWarning:   # warnings made errors (-W error): redo it silenced
-            with np.errstate(all="ignore"):
-                scaled = other._array() * scale
-        try:
-            np.add(target, scaled, out=target)
-        except RuntimeWarning:
-            pass   # NumPy raises after the whole write: the update is complete
-        t._version_counter.value += 1
-        return t
+    if alpha.__class__ is float or alpha.__class__ is int:
+        arrays = plain_arrays(t, other)
+        if arrays is not None:
+            # ``p.add_(g, alpha=-lr)`` of a step, on the arrays: the add_ kernel's own two
+            # array calls (``g * alpha`` in ``g``'s dtype, then the add into ``t``'s memory)
+            # and its version bump, without the op's entry and argument checks (issue 18).
+            target, scaled = arrays
+            if alpha != 1:   # (add_ adds the operand itself when alpha is 1)
+                scale = np.asarray(alpha, target.dtype)
+                try:
+                    scaled = scaled * scale
+                except RuntimeWarning:   # warnings made errors (-W error): redo it silenced
+                    with np.errstate(all="ignore"):
+                        scaled = scaled * scale
+            _write(np.add, target, scaled)
+            t._version_counter.value += 1
+            return t
     return t.add_(other, alpha=alpha)
 
 
-def _plain_update(t, other):
-    """Whether ``t.add_(other, ...)`` needs nothing of the op's general path: no recording,
-    transform or listening hook, CPU float32/float64 operands of one shape and dtype on
-    separate storages (plain strided tensors, a Parameter included), ``t`` contiguous and
-    not an inference tensor."""
+def _mul_(t, value):
+    """``t.mul_(value)`` for a number ``value`` (a momentum buffer's decay), on the array
+    when ``plain_arrays`` allows it."""
+    if value.__class__ is float:
+        arrays = plain_arrays(t)
+        if arrays is not None:
+            _write(np.multiply, arrays[0], np.asarray(value, arrays[0].dtype))
+            t._version_counter.value += 1
+            return t
+    return t.mul_(value)
+
+
+def plain_arrays(*tensors):
+    """The arrays of ``tensors`` when an optimizer may update them directly with the array
+    calls of its public in-place ops (issue 18), else None (the caller takes the ops).
+
+    Nothing may record, transform or listen (grad mode off, as in ``step``; no vmap; no trace
+    or autograd hook), and each tensor must be a plain contiguous CPU float32/float64 tensor
+    (a Parameter included) of the first one's dtype and shape, on a storage of its own (the
+    ops refuse overlapping writes), neither an inference tensor nor carrying a forward-mode
+    tangent. ``None`` entries (absent state) are passed through as None."""
     if _dispatch.grad_mode.enabled or _dispatch.transforms.active \
             or _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
-        return False
-    return (t._dtype is other._dtype and t._shape == other._shape
-            and t._storage is not other._storage and plain_cpu_floats(t, other)
-            and not t._is_inference
-            and (t._contiguous if t._contiguous is not None else t.is_contiguous()))
+        return None
+    first = tensors[0]
+    dtype, shape = first._dtype, first._shape
+    if dtype not in ARRAY_FLOATS:
+        return None
+    arrays = []
+    storages = set()
+    absent = 0
+    for t in tensors:
+        if t is None:
+            arrays.append(None)
+            absent += 1
+            continue
+        if t._dtype is not dtype or t._shape != shape or t.__class__ not in DENSE_CLASSES \
+                or t._storage._backend is not CPU_BACKEND or t._is_inference \
+                or t._fw_grads is not None \
+                or not (t._contiguous if t._contiguous is not None else t.is_contiguous()):
+            return None
+        storages.add(id(t._storage))
+        arrays.append(t._array())
+    if len(storages) + absent != len(arrays):
+        return None
+    return arrays
+
+
+def plain_step(step_t, numbers, *tensors):
+    """``(arrays, step, number)`` for an optimizer's array update: ``plain_arrays(*tensors)``,
+    the array of the step count ``step_t`` (a plain 0-d CPU tensor), already counted up
+    (``step_t += 1``, version bump included), and ``number(x)``, a hyperparameter as the ops
+    convert a number operand (a 0-d array of the tensors' dtype). None, having done nothing,
+    when the tensors are refused or one of ``numbers`` (the hyperparameters that enter the
+    arithmetic) is not a float."""
+    for x in numbers:
+        if x.__class__ is not float:
+            return None
+    arrays = plain_arrays(*tensors)
+    if arrays is None:
+        return None
+    steps = plain_arrays(step_t)
+    if steps is None or step_t._shape:
+        return None
+    s = steps[0]
+    np.add(s, np.asarray(1, s.dtype), out=s)
+    step_t._version_counter.value += 1
+    return arrays, s, functools.partial(np.asarray, dtype=arrays[0].dtype)
+
+
+def decayed_grad(g, p, weight_decay, maximize):
+    """``_apply_weight_decay`` on arrays: ``-g`` for ``maximize``, plus ``p * weight_decay``
+    as ``grad.add(param, alpha=weight_decay)`` computes it."""
+    if maximize:
+        g = np.negative(g)
+    if weight_decay != 0:
+        g = g + p * np.asarray(weight_decay, p.dtype)
+    return g
+
+
+def lerp_into(start, end, weight, scratch):
+    """``start.lerp_(end, weight)`` on arrays, for a number ``weight`` (a 0-d array of the
+    dtype): the lerp op's numbers (``start + weight * (end - start)`` for ``|weight| < 0.5``,
+    else ``end - (end - start) * (1 - weight)``), with ``scratch`` as its temporary."""
+    np.subtract(end, start, out=scratch)
+    if np.abs(weight) < 0.5:
+        np.multiply(scratch, weight, out=scratch)
+        np.add(start, scratch, out=start)
+    else:
+        np.multiply(scratch, 1 - weight, out=scratch)
+        np.subtract(end, scratch, out=start)
+
+
+def addc_into(target, value, a, b, divide, scratch):
+    """``target.addcmul_(a, b, value=value)`` (``addcdiv_`` when ``divide``) on arrays, for a
+    number ``value`` (a 0-d array of the dtype): the op's ``target + (value * a) * b`` (``/
+    b``), with ``scratch`` as its temporary (it may be ``a`` itself)."""
+    np.multiply(a, value, out=scratch)
+    (np.divide if divide else np.multiply)(scratch, b, out=scratch)
+    np.add(target, scratch, out=target)
+
+
+def _write(ufunc, target, operand):
+    """``ufunc(target, operand, out=target)``, an in-place update. Floating-point warnings
+    are dropped by the module's warnings filter as every op's are; where warnings are errors
+    (``-W error``), NumPy raises only after its whole write, so the update is complete and
+    the warning is dropped (PyTorch never warns about an overflowing update)."""
+    try:
+        ufunc(target, operand, out=target)
+    except RuntimeWarning:
+        pass
 
 
 def _add(t, other, alpha=1):

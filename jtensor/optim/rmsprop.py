@@ -1,6 +1,8 @@
 """``optim.RMSprop`` (``alpha``, ``eps``, ``momentum``, ``centered``, weight decay,
 ``maximize``), in PyTorch's exact arithmetic order."""
 
+import numpy as np
+
 from .optimizer import (
     Optimizer,
     _apply_weight_decay,
@@ -12,6 +14,10 @@ from .optimizer import (
     _real_views,
     _scalar_value,
     _use_grad_for_differentiable,
+    addc_into,
+    decayed_grad,
+    lerp_into,
+    plain_step,
 )
 
 __all__ = ["RMSprop", "rmsprop"]
@@ -89,6 +95,10 @@ def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_s
     for i, param in enumerate(params):
         step = state_steps[i]
         grad = grads[i]
+        if _rmsprop_arrays(param, grad, square_avgs[i], grad_avgs[i] if centered else None,
+                           momentum_buffer_list[i] if momentum > 0 else None, step, lr, alpha,
+                           eps, weight_decay, momentum, maximize):
+            continue
         grad = _apply_weight_decay(grad, param, weight_decay, maximize)
         square_avg = square_avgs[i]
         step += 1
@@ -106,3 +116,39 @@ def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_s
             param.add_(buf, alpha=-lr)
         else:
             param.addcdiv_(grad, avg, value=-lr)
+
+
+def _rmsprop_arrays(param, grad, square_avg, grad_avg, buf, step_t, lr, alpha, eps,
+                    weight_decay, momentum, maximize):
+    """One parameter's RMSprop update on the arrays, as ``adam._adam_arrays`` (issue 18):
+    the numbers and version bumps of the ops the loop above calls. False, having done
+    nothing, where ``plain_arrays`` refuses the tensors; the loop then calls the ops."""
+    plain = plain_step(step_t, (lr, alpha), param, grad, square_avg, grad_avg, buf)
+    if plain is None:
+        return False
+    (p, g, v, ga, b), _, number = plain
+    with np.errstate(all="ignore"):   # (the ops drop floating-point warnings too)
+        g = decayed_grad(g, p, weight_decay, maximize)
+        scratch = np.empty_like(p)
+        np.multiply(v, number(alpha), out=v)                      # square_avg.mul_(alpha)
+        addc_into(v, number(1 - alpha), g, g, False, scratch)     # .addcmul_(grad, grad, ...)
+        square_avg._version_counter.value += 2
+        if ga is not None:
+            lerp_into(ga, g, number(1 - alpha), scratch)          # grad_avg.lerp_(grad, ...)
+            grad_avg._version_counter.value += 1
+            avg = v.copy()                                        # square_avg.addcmul(
+            addc_into(avg, number(-1), ga, ga, False, scratch)    #     grad_avg, grad_avg, -1)
+            np.sqrt(avg, out=avg)                                 # .sqrt_()
+        else:
+            avg = np.sqrt(v)
+        np.add(avg, number(eps), out=avg)                         # avg.add_(eps)
+        if b is not None:
+            np.multiply(b, number(momentum), out=b)               # buf.mul_(momentum)
+            addc_into(b, number(1), g, avg, True, scratch)        # .addcdiv_(grad, avg)
+            buf._version_counter.value += 2
+            np.multiply(b, number(-lr), out=scratch)              # param.add_(buf, alpha=-lr)
+            np.add(p, scratch, out=p)
+        else:
+            addc_into(p, number(-lr), g, avg, True, scratch)      # param.addcdiv_(grad, avg, ...)
+        param._version_counter.value += 1
+    return True

@@ -7,6 +7,7 @@ from .optimizer import (
     _add_,
     _apply_weight_decay,
     _eval_closure,
+    _mul_,
     _params_with_grad,
     _scalar_value,
     _use_grad_for_differentiable,
@@ -97,6 +98,6 @@ def sgd(params, d_p_list, momentum_buffer_list, *, weight_decay, momentum, lr, d
                 buf = grad.detach().clone()
                 momentum_buffer_list[i] = buf
             else:
-                _add_(buf.mul_(momentum), grad, alpha=1 - dampening)
+                _add_(_mul_(buf, momentum), grad, alpha=1 - dampening)
             grad = _add(grad, buf, alpha=momentum) if nesterov else buf
         _add_(param, grad, alpha=-lr)
