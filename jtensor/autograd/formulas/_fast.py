@@ -143,3 +143,44 @@ def sum_to(g, shape):
         with np.errstate(all="ignore"):
             r = a.sum(axis=tuple(axes), keepdims=True)
     return Tensor._from_array(r.reshape(shape), g._dtype, g._storage.device)
+
+
+# Veltkamp's splitting constant for float64 (2**27 + 1): ``x`` splits into a high half of 26
+# bits and a low half, whose products with another split are exact.
+_SPLIT = 134217729.0
+
+
+def one_minus_square(xp, y):
+    """``1 - y * y`` rounded once, as a fused multiply-add computes it (PyTorch's CPU and
+    CUDA ``tanh_backward`` kernels are contracted to one), for ``|y| <= 1`` (a tanh result),
+    of any real floating dtype: in float64 for float32 and narrower (``y * y`` is exact
+    there), and for float64 by an error-free transform: ``y * y = p + e`` exactly (Dekker's
+    product), ``1 - p = s + t`` exactly (Knuth's two-sum), then ``s + (t - e)``."""
+    if y.dtype.itemsize < 8:
+        wide = y.astype(np.float64)
+        return (1.0 - wide * wide).astype(y.dtype if y.dtype.itemsize == 4 else np.float32)
+    p = y * y
+    t = y * _SPLIT
+    high = t - (t - y)
+    low = y - high
+    e = ((high * high - p) + 2.0 * high * low) + low * low
+    s = 1.0 - p
+    b = s - 1.0
+    t = (1.0 - (s - b)) + (-p - b)
+    return s + (t - e)
+
+
+def tanh_grad(g, result):
+    """tanh's backward on the arrays: ``g * (1 - y * y)`` with ``1 - y * y`` rounded once
+    (``one_minus_square``), so the gradient is PyTorch's bit for bit. None when it does not
+    apply (a recorded or transformed pass, complex, mixed dtypes or shapes)."""
+    if not plain() or g.__class__ is not Tensor or g._dtype is not result._dtype \
+            or g._shape != result._shape or g.is_complex():
+        return None
+    xp = g._storage._backend.xp
+    with np.errstate(all="ignore"):
+        factor = one_minus_square(xp, result._array())
+        out = xp.multiply(g._array(), factor, dtype=factor.dtype)
+    if out.dtype != g._dtype.numpy:
+        out = out.astype(g._dtype.numpy)   # float16/bfloat16: computed in float32, rounded
+    return Tensor._from_array(out, g._dtype, g.device)
