@@ -68,6 +68,10 @@ def fresh_tensor(cls, array, shape, dtype, device, backend):
     return self
 
 
+# ``Tensor._grad_dtype`` when never set: the gradient's dtype follows the tensor's.
+_FOLLOWS_DTYPE = object()
+
+
 class _VersionCounter:
     """Counts in-place writes; one counter is shared by a tensor, its views and ``detach()``."""
 
@@ -162,6 +166,7 @@ class Tensor:
     _base = None
     _requires_grad = False
     _grad = None
+    _grad_dtype = _FOLLOWS_DTYPE   # (set by ``grad_dtype``: a dtype, or None for any)
     _grad_fn = None
     _retains_grad = False
     _output_nr = 0
@@ -492,9 +497,53 @@ class Tensor:
                     f"{type(value).__name__}")
             if value._shape != self._shape:
                 raise TensorRuntimeError(
-                    f"assigned grad has data of a different size: expected {list(self._shape)}"
-                    f" but got {list(value._shape)}")
+                    f"attempting to assign a gradient of size '{list(value._shape)}' to a "
+                    f"tensor of size '{list(self._shape)}'. Please ensure that the gradient and "
+                    "the tensor are the same size")
+            if value.device.type != self.device.type:
+                raise TensorRuntimeError(
+                    f"attempting to assign a gradient with device type '{value.device.type}' "
+                    f"to a tensor with device type '{self.device.type}'. Please ensure that the "
+                    "gradient and the tensor are on the same device")
+            allowed = self._dtype if self._grad_dtype is _FOLLOWS_DTYPE else self._grad_dtype
+            if allowed is not None and value._dtype is not allowed:
+                from ._tensortypes import _CPP_NAMES
+
+                raise TensorRuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_CPP_NAMES.get(value._dtype, value._dtype.name)}' to a tensor with "
+                    f"grad_dtype '{allowed._torch_name}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+                    "Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match.")
         self._grad = value
+
+    @property
+    def grad_dtype(self):
+        """The dtype a leaf's ``.grad`` must have (its own dtype unless set; None allows any):
+        ``backward`` casts the leaf's gradient to it, and assigning ``.grad`` checks it."""
+        if not self.is_leaf:
+            raise TensorRuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return self._dtype if self._grad_dtype is _FOLLOWS_DTYPE else self._grad_dtype
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        if not self.is_leaf:
+            raise TensorRuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, _dtypes.dtype):
+            raise TensorRuntimeError(
+                f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+        grad = self._grad
+        if value is not None and grad is not None and grad._dtype is not value:
+            from ._tensortypes import _CPP_NAMES
+
+            raise TensorRuntimeError(
+                f"Cannot set grad_dtype to '{value._torch_name}' because there is already a "
+                f"gradient with dtype '{_CPP_NAMES.get(grad._dtype, grad._dtype.name)}'. "
+                "Please clear the gradient (.grad = None) before changing grad_dtype, or ensure "
+                "the new grad_dtype matches the existing gradient's dtype.")
+        self._grad_dtype = value
 
     @property
     def retains_grad(self):

@@ -17,7 +17,7 @@ from .. import _dtypes
 from .. import _autocast, _dispatch
 from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
-from .._tensor import Tensor, fresh_tensor
+from .._tensor import _FOLLOWS_DTYPE, Tensor, fresh_tensor
 from . import graph
 from .._layout import contiguous_strides
 from .._ops.copies import copy_with_strides
@@ -395,8 +395,9 @@ def _accumulate(leaf, g, create_graph):
             if new is not None:
                 _check_hook_result(hook, g, new)
                 g = new
-    if g._dtype is not leaf._dtype:
-        g = g.to(leaf._dtype)
+    wanted = leaf._dtype if leaf._grad_dtype is _FOLLOWS_DTYPE else leaf._grad_dtype
+    if wanted is not None and g._dtype is not wanted:
+        g = g.to(wanted)
     old = leaf._grad
     if (g.__class__ is not Tensor or (old.__class__ is not Tensor and old is not None)) \
             and _sparse_in(old, g):
