@@ -384,6 +384,15 @@ class iinfo:
 dtype.__module__ = finfo.__module__ = iinfo.__module__ = "jtensor"
 
 
+# The C++ scalar names PyTorch prints for a dtype in TensorOptions and in its .grad
+# assignment checks ("a gradient with dtype 'long int'").
+CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+             "bool": "bool", "complex64": "c10::complex<float>",
+             "complex128": "c10::complex<double>"}
+
+
 # The C++ type names in PyTorch's "value cannot be converted to type ... without overflow".
 _CONVERT_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
                   "float64": "double", "int8": "int8_t", "uint8": "uint8_t",

@@ -507,11 +507,9 @@ class Tensor:
                     "gradient and the tensor are on the same device")
             allowed = self._dtype if self._grad_dtype is _FOLLOWS_DTYPE else self._grad_dtype
             if allowed is not None and value._dtype is not allowed:
-                from ._tensortypes import _CPP_NAMES
-
+                name = _dtypes.CPP_NAMES.get(value._dtype.name, value._dtype.name)
                 raise TensorRuntimeError(
-                    f"attempting to assign a gradient with dtype "
-                    f"'{_CPP_NAMES.get(value._dtype, value._dtype.name)}' to a tensor with "
+                    f"attempting to assign a gradient with dtype '{name}' to a tensor with "
                     f"grad_dtype '{allowed._torch_name}'. The gradient must match the tensor's "
                     "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
                     "grad_dtype attribute with a specific dtype, or None to allow any dtype. "
@@ -536,11 +534,10 @@ class Tensor:
                 f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
         grad = self._grad
         if value is not None and grad is not None and grad._dtype is not value:
-            from ._tensortypes import _CPP_NAMES
-
+            name = _dtypes.CPP_NAMES.get(grad._dtype.name, grad._dtype.name)
             raise TensorRuntimeError(
                 f"Cannot set grad_dtype to '{value._torch_name}' because there is already a "
-                f"gradient with dtype '{_CPP_NAMES.get(grad._dtype, grad._dtype.name)}'. "
+                f"gradient with dtype '{name}'. "
                 "Please clear the gradient (.grad = None) before changing grad_dtype, or ensure "
                 "the new grad_dtype matches the existing gradient's dtype.")
         self._grad_dtype = value

@@ -68,20 +68,7 @@ def _is_int(a):
 
 
 # The C++ scalar names PyTorch's TensorOptions message prints.
-_CPP_NAMES = {
-    _dtypes.float32: "float",
-    _dtypes.float64: "double",
-    _dtypes.float16: "c10::Half",
-    _dtypes.bfloat16: "c10::BFloat16",
-    _dtypes.int64: "long int",
-    _dtypes.int32: "int",
-    _dtypes.int16: "short int",
-    _dtypes.int8: "signed char",
-    _dtypes.uint8: "unsigned char",
-    _dtypes.bool_: "bool",
-    _dtypes.complex64: "c10::complex<float>",
-    _dtypes.complex128: "c10::complex<double>",
-}
+_CPP_NAMES = {d: _dtypes.CPP_NAMES[d.name] for d in _dtypes.ALL if d.name in _dtypes.CPP_NAMES}
 
 
 def _options(dtype, device):
