@@ -18,7 +18,8 @@ from ._errors import TensorRuntimeError, TensorTypeError
 from ._layout import broadcast_shapes, contiguous_strides, elementwise_output_strides
 from ._out import resize_output
 from ._size import Size
-from ._tensor import ARRAY_FLOATS, Tensor, fresh_tensor, new_empty_tensor
+from ._device import CPU_BACKEND
+from ._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor, new_empty_tensor
 
 # NOTE: PyTorch follows IEEE arithmetic silently (1/0 is inf, 0/0 is nan, overflow is inf).
 # NumPy warns about each of those; raised from inside jtensor's kernels, such warnings would
@@ -81,9 +82,9 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     Returns the result (``inplace`` or ``out`` when given); the op's entry finishes the call
     (the written tensor's version bump, the trace event).
     """
-    if fast and out is None and inplace is None and result_dtype_override is None \
-            and not real_result:
-        result = _fast(op, compute, inputs, rule)
+    if fast and out is None and result_dtype_override is None and not real_result:
+        result = _fast(op, compute, inputs, rule) if inplace is None else \
+            _fast_inplace(compute, inputs, rule, inplace)
         if result is not None:
             return result
     if inplace is not None:
@@ -369,6 +370,50 @@ def _fast(op, compute, inputs, rule):
     elif not shape and isinstance(computed, np.generic):
         computed = np.asarray(computed)  # a NumPy scalar from a 0-d computation
     return fresh_tensor(Tensor, computed, shape, result, storage.device, storage._backend)
+
+
+def _fast_inplace(compute, inputs, rule, target):
+    """The common in-place call (``x.add_(y, alpha=a)``, ``x.mul_(0.5)``, ``x.sub_(y)``)
+    decided in a few checks: a contiguous CPU target whose dtype is the result's (float32,
+    float64 or an integer without number operands), tensor operands of its dtype and shape
+    that are the target itself or live on other storages (nothing to judge for overlap),
+    and Python numbers beside a float target. Computes as the general path does (straight
+    into the target where the kernel has an ``into`` form) and returns ``target``; None,
+    having done nothing, for anything else."""
+    dtype = target._dtype
+    if _FAST_RESULT.get((rule, dtype)) is not dtype or target.__class__ not in DENSE_CLASSES:
+        return None
+    storage = target._storage
+    if storage._backend is not CPU_BACKEND or not (
+            target._contiguous if target._contiguous is not None else target.is_contiguous()):
+        return None
+    shape = target._shape
+    arrays = []
+    for x in inputs:
+        if x is target:
+            arrays.append(x._array())
+        elif isinstance(x, Tensor):
+            if x._dtype is not dtype or x._shape != shape or x._storage is storage \
+                    or x.__class__ not in DENSE_CLASSES or x._storage._backend is not CPU_BACKEND:
+                return None
+            arrays.append(x._array())
+        elif x.__class__ in _FAST_SCALARS and dtype in _FAST_FLOATS:
+            arrays.append(_scalar_array(CPU_BACKEND, x, dtype.numpy))
+        else:
+            return None
+    check_inplace(target)
+    out = target._array()
+    into = compute if type(compute) is str else getattr(compute, "into", None)
+    if into is not None:
+        with np.errstate(all="ignore"):
+            if type(into) is str:
+                getattr(np, into)(*arrays, out=out)
+            else:
+                into(np, *arrays, out=out)
+        return target
+    computed = run_compute(np, compute, arrays)
+    out[...] = computed
+    return target
 
 
 def _row_ordered(t):
