@@ -330,6 +330,7 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
                  "_DT": dtype, "_DEV": device, "_LAY": layout, "_MF": memory_format,
                  "_GEN": TYPES["generator"], "_AC": _autocast,
                  "_TR": _dispatch_module.transforms, "_CT": _dispatch_module.call_transformed,
+                 "_CN": _dispatch_module.CONTINUE,
                  "run": impl if op.post is None else _generated_runner(plan, impl)}
     signature, positional, keywords, checks = [], [], [], []
     star_done = False
@@ -422,22 +423,27 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
         body += (f"    if {test}:\n"
                  f"        _v = _check(_plan, {{{given}}})\n"
                  f"        {unpack} = {', '.join(f'_v[{n!r}]' for n in typed)},\n")
+    # The call's arguments, as the steps below hand them to whatever calls this entry again.
+    passed = ("(" + args + ("," if args else "") + "), {"
+              + ", ".join([f"{k!r}: {k}" for k in keywords]
+                          + ([f"**{var_keyword}"] if var_keyword else [])) + "}")
     # Inside a function transform (forward-mode AD, vmap) the innermost one takes the call;
     # it calls this entry again with itself off the stack.
-    given = ", ".join([f"{k!r}: {k}" for k in keywords]
-                      + ([f"**{var_keyword}"] if var_keyword else []))
     body += (f"    if _TR.active:\n"
-             f"        return _CT(op, _self, ({args}{',' if args else ''}), {{{given}}})\n")
+             f"        return _CT(op, _self, {passed})\n")
     if autocast:
         # Inside an autocast region (any thread: one global count while none is open) the
         # call goes through the op's cast policy, which calls this entry again.
-        given = ", ".join(f"{k!r}: {k}" for k in keywords)
         body += (f"    if _AC.active:\n"
                  f"        _k = _AC.wants({op.name!r})\n"
                  f"        if _k is not None:\n"
-                 f"            return _AC.call(_k, _self, ({args}{',' if args else ''}), "
-                 f"{{{given}{', ' if given and var_keyword else ''}"
-                 f"{'**' + var_keyword if var_keyword else ''}}})\n")
+                 f"            return _AC.call(_k, _self, {passed})\n")
+    # While a profiler records, its hook times the call by calling this entry again (and
+    # hands that inner call ``_CN``: go on). Nothing recording: one ``is None`` check.
+    body += (f"    if _d.profile_hook is not None:\n"
+             f"        _p = _d.profile_hook(op, _self, {passed})\n"
+             f"        if _p is not _CN:\n"
+             f"            return _p\n")
     if post is not None:
         body += _check_devices_code(post, plan, namespace)
     if layouts:   # the layout step (sparse operands go to their layout's kernel)
@@ -731,6 +737,10 @@ def _generic_entry(op, impl, Tensor):
     def entry(*args, **kwargs):
         if _transforms.active:
             return _dispatch_module.call_transformed(op, entry, args, kwargs)
+        if _dispatch_module.profile_hook is not None:
+            timed = _dispatch_module.profile_hook(op, entry, args, kwargs)
+            if timed is not _dispatch_module.CONTINUE:
+                return timed
         if grad_mode.record:
             # Inlined for speed: this check runs on every call of every differentiable op.
             for a in args:

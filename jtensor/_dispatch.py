@@ -29,6 +29,14 @@ autograd_call = None
 # Installed by jtensor.autograd: callable(op, run, a, b) -> result, ``autograd_call`` for a
 # Tensor operator's call ``a <op> b`` (its ``run(a, b)`` computes it).
 autograd_operator = None
+# Installed by jtensor.autograd.profiler while a profiler records: callable(op, entry, args,
+# kwargs). Every op entry calls it once it has parsed its arguments (after the transform and
+# autocast steps, before autograd); the hook reads the clock, calls ``entry(*args, **kwargs)``
+# again, reads the clock and returns that call's result. The re-entered call gets
+# ``CONTINUE`` back from the hook and runs the op as usual. Operators that skip their entry
+# (``a + b``) take it while the hook is set. Nothing installed: one ``is None`` check per op.
+profile_hook = None
+CONTINUE = object()
 
 class _Transforms:
     """The function transforms in effect (forward-mode AD levels, ``vmap`` levels), innermost

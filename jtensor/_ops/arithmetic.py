@@ -167,8 +167,9 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
             if check is not None:
                 check(other, self)
             first, second = (self, other) if commutes else (other, self)
-            if self._requires_grad or _TRANSFORMS.active:
-                return impl(first, second)  # the recorded path (``2 - x`` is RsubBackward1)
+            if self._requires_grad or _TRANSFORMS.active or _dispatch.profile_hook is not None:
+                # the entry: recorded (``2 - x`` is RsubBackward1), transformed or timed
+                return impl(first, second)
             result = elementwise(impl.op, run if select is None else select(first, second),
                                  (first, second), rule=rule)
             if _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
@@ -214,8 +215,8 @@ def operator_method(fn, direct=None):
 
         def method(self, other):
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
-                if _TRANSFORMS.active:
-                    return fn(self, other)  # the transformed path
+                if _TRANSFORMS.active or _dispatch.profile_hook is not None:
+                    return fn(self, other)  # the entry: transformed or timed
                 if (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) \
                         and _GRAD_MODE.record:
                     if _autocast.active:

@@ -432,9 +432,10 @@ def _reversed_dims(self):
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` "
             "to reverse the dimensions of a tensor.", UserWarning, stacklevel=stacklevel(2))
-    if self._requires_grad or _dispatch.trace_hook is not None or _dispatch.transforms.active:
+    if self._requires_grad or _dispatch.trace_hook is not None or _dispatch.transforms.active \
+            or _dispatch.profile_hook is not None:
         # Through permute's entry, as PyTorch's numpy_T: recorded (PermuteBackward0), traced,
-        # seen by the function transforms (a dual's .T carries the transposed tangent).
+        # seen by the function transforms (a dual's .T carries the transposed tangent), timed.
         return self.permute(tuple(range(ndim - 1, -1, -1)))
     return make_view(self, self._shape[::-1], self._stride[::-1], self._offset)
 

@@ -16,6 +16,8 @@ from . import forward_ad  # noqa: F401 (torch.autograd.forward_ad)
 from . import functional  # noqa: F401 (torch.autograd.functional: jacobian, hessian...)
 from . import tensor_methods as _tensor_methods  # noqa: F401 (attaches Tensor.backward...)
 from .variable import Variable  # noqa: F401 (torch.autograd.Variable, legacy)
+from . import profiler, profiler_util  # noqa: F401 (torch.autograd.profiler)
+from .profiler_util import DeviceType, ProfilerActivity  # noqa: F401
 
 _graph._install()
 

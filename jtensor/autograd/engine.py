@@ -196,6 +196,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                 heappush(ready, (-node._seq, next(pushed), node))
         # (A trace hook is installed between cells, never during a backward pass.)
         events = _dispatch.event_hook is not None
+        timed = _dispatch.profile_hook   # (None unless a profiler records: it times nodes)
         while ready:
             node = heappop(ready)[2]
             out_grads = ()  # stays empty for a node that does not run
@@ -216,12 +217,17 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                     variable = node.variable
                     if accumulate and (inputs is None or (node, 0) in captures) \
                             and _still_a_leaf(variable) and variable._requires_grad:
-                        _accumulate(variable, buf[0], create_graph)
+                        if timed is None:
+                            _accumulate(variable, buf[0], create_graph)
+                        else:
+                            timed(node, _accumulate, (variable, buf[0], create_graph), {})
                         if events:
                             _dispatch.emit("backward", node=node, grads=(variable._grad,))
                     variable = None
                 else:
-                    out_grads = _execute(node, buf, create_graph, retain_graph)
+                    out_grads = _execute(node, buf, create_graph, retain_graph) \
+                        if timed is None else \
+                        timed(node, _execute, (node, buf, create_graph, retain_graph), {})
                     if events:
                         _dispatch.emit("backward", node=node, grads=tuple(out_grads))
             buf = None  # (no reference of ours may keep a gradient alive)

@@ -14,6 +14,7 @@ from .. import _dispatch
 from .._device import CPU_BACKEND
 from .._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor
 from ..autograd import grad_mode as _grad_mode
+from ..autograd.profiler import record_function
 from ..nn.modules.module import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
@@ -239,13 +240,15 @@ def plain_arrays(*tensors):
     """The arrays of ``tensors`` when an optimizer may update them directly with the array
     calls of its public in-place ops (issue 18), else None (the caller takes the ops).
 
-    Nothing may record, transform or listen (grad mode off, as in ``step``; no vmap; no trace
-    or autograd hook), and each tensor must be a plain contiguous CPU float32/float64 tensor
-    (a Parameter included) of the first one's dtype and shape, on a storage of its own (the
-    ops refuse overlapping writes), neither an inference tensor nor carrying a forward-mode
-    tangent. ``None`` entries (absent state) are passed through as None."""
+    Nothing may record, transform or listen (grad mode off, as in ``step``; no vmap; no trace,
+    autograd or profiler hook), and each tensor must be a plain contiguous CPU
+    float32/float64 tensor (a Parameter included) of the first one's dtype and shape, on a
+    storage of its own (the ops refuse overlapping writes), neither an inference tensor nor
+    carrying a forward-mode tangent. ``None`` entries (absent state) are passed through as
+    None."""
     if _dispatch.grad_mode.enabled or _dispatch.transforms.active \
-            or _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
+            or _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None \
+            or _dispatch.profile_hook is not None:
         return None
     first = tensors[0]
     dtype, shape = first._dtype, first._shape
@@ -484,7 +487,11 @@ class Optimizer:
                             f"{func} must return None or a tuple of "
                             f"(new_args, new_kwargs), but got {result}."
                         )
-            out = func(*args, **kwargs)
+            if _dispatch.profile_hook is None:
+                out = func(*args, **kwargs)
+            else:   # a profiler records: the step is its range, as PyTorch names it
+                with record_function(f"Optimizer.step#{self.__class__.__name__}.step"):
+                    out = func(*args, **kwargs)
             for post_hook in chain(
                 self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()
             ):
@@ -643,6 +650,12 @@ class Optimizer:
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all optimized tensors: to ``None`` (default) or, with
         ``set_to_none=False``, to zeros in place (detached first)."""
+        if _dispatch.profile_hook is not None:   # a profiler records: the call is a range
+            with record_function(f"Optimizer.zero_grad#{self.__class__.__name__}.zero_grad"):
+                return self._zero_grad(set_to_none)
+        return self._zero_grad(set_to_none)
+
+    def _zero_grad(self, set_to_none):
         for group in self.param_groups:
             for p in group["params"]:
                 g = p.grad
