@@ -23,7 +23,7 @@ from .._dispatch import check_inplace, check_same_device
 from .._elementwise import _write_into, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim
 from .._layout import broadcast_shapes, dense_strides_like, numel
-from .._registry import register
+from .._registry import register, renamed
 from .._tensor import Tensor, new_empty_tensor, plain_cpu_floats
 from .reductions import (TensorNotImplementedError, _c_name, _emit, _xp, check_out, check_tensor,
                          fp_quiet, launch_kernel, wrap_result, write_out)
@@ -282,6 +282,15 @@ def mm(input, mat2, *, out=None):
         return launched
     xp, r = _matmul_array(input, mat2)
     return _finish_product(mm.op, (input, mat2), xp, r, input._dtype, device, out)
+
+
+def spmm(input, mat2, *, out=None):
+    """``torch.spmm``: PyTorch's name of ``mm`` for a sparse ``input`` (the op ``mm``, dense
+    operands included; no method form)."""
+    return mm.op.impl(input, mat2, out=out)
+
+
+spmm = renamed(mm, spmm, method=False)
 
 
 def _check_bmm(b1, b2):

@@ -16,11 +16,13 @@ PyTorch instead of reading meaningless memory.
 Autograd: a sparse tensor's history is the history of its values. Every sparse op here is
 written with public (differentiable) jtensor ops on the values (``index_add``, ``mul``, ...),
 so gradients flow to whatever produced the values; ``requires_grad``/``grad_fn``/``is_leaf``
-are the values'. ``s.grad`` of a leaf sparse tensor is a coalesced sparse tensor holding the
-gradient at each distinct stored position (``sparse_mask`` of the dense gradient, as PyTorch).
-``jtensor.sparse.mm`` is an ``autograd.Function`` (differentiable w.r.t. the dense matrix and
-the sparse values). The ``grad_fn`` names are those of the dense ops used (for example
-``IndexAddBackward0`` where PyTorch says ``ToDenseBackward0``).
+are the values'. ``s.grad`` of a leaf sparse tensor is a sparse tensor holding the gradient
+at each distinct stored position (``sparse_mask`` of the dense gradient, as PyTorch), except
+where PyTorch gives the leaf a dense gradient of its own: the dense matrix products
+(``torch.mm``/``addmm``/``matmul``/``mv`` with a dense other operand) pass the leaf itself to
+their ``autograd.Function`` (``matmul.py``), whose backward gives it ``grad @ D^H``. The
+``grad_fn`` names are those of the dense ops used (for example ``IndexAddBackward0`` where
+PyTorch says ``ToDenseBackward0``), or PyTorch's where a Function or ``_named`` sets them.
 
 Index bookkeeping (sorting, uniqueness, merging) is host-side NumPy on the int64 indices.
 
@@ -35,12 +37,15 @@ The modules, in import order (the package re-exports what the rest of jtensor im
   ``sparse_add``/``sparse_add_``;
 * ``construction``: ``sparse_coo_tensor`` (invariants checks), ``sparse_coo_empty``,
   ``Tensor.to_sparse``/``sparse_mask``;
-* ``matmul``: ``torch.sparse.mm``/``addmm`` (an ``autograd.Function``); ``reductions``:
+* ``matmul``: every matrix product with a sparse operand (``torch.mm``/``spmm``/``matmul``/
+  ``mv``/``addmm``, the class's methods and operators, ``torch.sparse.mm``/``addmm``: one
+  ``autograd.Function`` for sparse @ dense, sparse @ sparse on the values); ``reductions``:
   ``torch.sparse.sum`` (both re-exported by ``jtensor.sparse``);
 * ``dense_methods``: what dense tensors answer to the sparse methods;
 * ``dispatch``: the ``sparse_coo`` layout in the registry (the view ops' routes and
-  refusals, the sparse kernels of add/sub/mul/index_select the op entries call when an
-  operand is sparse: ``dense.add_(sparse)``, ``torch.mul(dense, sparse)``; see its docstring).
+  refusals, the sparse kernels of add/sub/mul/index_select and of the matrix products the op
+  entries call when an operand is sparse: ``dense.add_(sparse)``, ``torch.mul(dense,
+  sparse)``, ``torch.mm(sparse, dense)``; see its docstring).
 
 The package imports the core, ``_ops`` (factories) and autograd's modules, never the
 ``jtensor`` package itself nor the public ``jtensor.sparse`` above it.

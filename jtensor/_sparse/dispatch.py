@@ -17,6 +17,10 @@ in place).
   of ``kernels.py``; ``torch.mul(dense, sparse)`` and ``dense.mul(sparse)``: the sparse
   product; ``torch.index_select(sparse, ...)``: the sparse method. A sparse ``input``/``self``
   goes to the class's own method (``torch.add(sparse, sparse)`` is ``sparse.add(sparse)``).
+* The matrix products ``mm`` (``torch.spmm`` too: the same op), ``matmul``, ``mv``,
+  ``addmm`` and ``addmm_`` with a sparse operand in any position: ``matmul.py``, the one
+  implementation their sparse forms share with ``SparseCOOTensor``'s methods and operators
+  and with ``torch.sparse.mm``/``addmm``.
 """
 
 from .. import _dtypes
@@ -24,8 +28,9 @@ from .._errors import TensorRuntimeError
 from .._ops.creation import tensor as _tensor
 from .._registry import layout_kernel, register_layout
 from .._tensor import Tensor
-from .common import _not_supported
+from .common import _not_supported, write_into
 from .kernels import add_dense_sparse, add_dense_sparse_
+from .matmul import _addmm, _addmm_, _matmul, _mm, _mv
 from .tensor import SparseCOOTensor
 
 SPARSE_COO = "sparse_coo"
@@ -36,7 +41,7 @@ register_layout(
     error=_not_supported,
     refuse_kinds=("view",),
     # Methods that would read or rewrite dense metadata (PyTorch refuses them on SparseCPU).
-    refuse_methods=("contiguous", "as_strided_", "resize_", "set_", "mv", "bmm"),
+    refuse_methods=("contiguous", "as_strided_", "resize_", "set_", "bmm"),
 )
 
 
@@ -71,9 +76,7 @@ def _dense_plus_sparse(name, input, other, alpha, out):
             f"Can't convert result type {result._dtype._torch_name} to output "
             f"{out._dtype._torch_name} in {name} operation"
         )
-    if tuple(out._shape) != tuple(result._shape):
-        out.resize_(result._shape)
-    return out.copy_(result)
+    return write_into(out, result)
 
 
 def _additive(name):
@@ -140,3 +143,36 @@ def index_select(input, dim, index, *, out=None):
     if out is not None:
         raise _not_supported("index_select.out")
     return input.index_select(dim, index)
+
+
+# ---------------------------------------------------------------------- matrix products
+@layout_kernel("mm", SPARSE_COO, on=(0, 1))
+def mm(input, mat2, *, out=None):
+    """``torch.mm``/``torch.spmm``/``dense.mm(sparse)`` with a sparse operand: dense @ sparse
+    and sparse @ dense are dense, sparse @ sparse is sparse, as PyTorch."""
+    return _mm(input, mat2, out)
+
+
+@layout_kernel("matmul", SPARSE_COO, on=(0, 1))
+def matmul(input, other, *, out=None):
+    """``torch.matmul``/``dense.matmul(sparse)`` with a sparse operand (PyTorch's ranks)."""
+    return _matmul(input, other, out)
+
+
+@layout_kernel("mv", SPARSE_COO, on=(0, 1))
+def mv(input, vec, *, out=None):
+    """``torch.mv``/``sparse.mv(vec)`` with a sparse operand."""
+    return _mv(input, vec, out)
+
+
+@layout_kernel("addmm", SPARSE_COO, on=(0, 1, 2))
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """``torch.addmm`` with a sparse operand: ``mat1`` sparse and ``mat2`` dense give
+    ``beta * input + alpha * (mat1 @ mat2)``; other layouts refuse, as PyTorch."""
+    return _addmm(input, mat1, mat2, beta, alpha, out)
+
+
+@layout_kernel("addmm_", SPARSE_COO, on=(0, 1, 2))
+def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
+    """``dense.addmm_(sparse, dense)``: the sparse ``addmm`` written into ``self``."""
+    return _addmm_(input, mat1, mat2, beta, alpha)

@@ -213,23 +213,29 @@ class SparseCOOTensor(Tensor):
 
     @property
     def grad(self):
-        """A leaf's gradient as a sparse tensor: one entry per distinct stored position."""
+        """A leaf's gradient. What reaches it through the values (the sparse ops) is a
+        sparse tensor with one entry per distinct stored position (PyTorch's
+        ``sparse_mask``); the dense products (``torch.mm``, ``addmm``, ``matmul``) give the
+        leaf itself a dense gradient, as PyTorch's; both together add up to a dense one."""
+        full = self._grad
         g = self._sp_values.grad
         if g is None:
-            return None
+            return full
         # Every stored duplicate of one position received the same gradient (the dense
         # gradient there): keep one per distinct position, as PyTorch's sparse_mask does.
         _, first, _ = _unique_positions(self)
-        idx = _tensor(np.asarray(first, dtype=np.int64))
+        idx = _tensor(np.asarray(first, dtype=np.int64), device=g.device)
         values = g.detach().index_select(0, idx)
         indices = self._sp_indices.index_select(1, idx)
         # Sorted and unique, but PyTorch leaves the flag unset on gradients: so do we.
-        return SparseCOOTensor._create(indices, values, self._shape, False)
+        masked = SparseCOOTensor._create(indices, values, self._shape, False)
+        return masked if full is None else full + masked
 
     @grad.setter
     def grad(self, value):
         if value is None:
             self._sp_values.grad = None
+            self._grad = None
             return
         raise TensorRuntimeError("assigning .grad of a sparse tensor is not supported")
 
@@ -411,7 +417,8 @@ class SparseCOOTensor(Tensor):
             return self._with_values(self._sp_values)
         if d0 >= sd or d1 >= sd:
             raise TensorRuntimeError(
-                "transpose of the dense dims of a hybrid sparse tensor is not supported"
+                "sparse transpose: transposed dimensions must be sparse Got sparse_dim: "
+                f"{sd}, d0: {d0}, d1: {d1}"
             )
         order = list(range(sd))
         order[d0], order[d1] = order[d1], order[d0]
@@ -423,34 +430,32 @@ class SparseCOOTensor(Tensor):
         )
 
     # ------------------------------------------------------------------ products
+    # The methods and operators of the matrix products: the same implementation as the
+    # functions' (``matmul.py``, where the ops' entries send a sparse operand).
     def mm(self, mat2):
-        """``sparse @ dense`` (see ``jtensor.sparse.mm``)."""
-        from .matmul import mm as _mm
+        """``torch.mm(self, mat2)``: a dense result with a dense ``mat2``, sparse with a
+        sparse one (see ``jtensor._sparse.matmul``)."""
+        from .matmul import _mm
 
-        return _named("MmBackward0", _mm(self, mat2))
+        return _mm(self, mat2)
 
     def matmul(self, other):
-        """``sparse @ dense`` for a 2-D sparse matrix and a dense matrix or vector."""
-        from .matmul import mm as _mm
+        """``torch.matmul(self, other)`` (see ``jtensor._sparse.matmul``)."""
+        from .matmul import _matmul
 
-        if (
-            isinstance(other, Tensor)
-            and not isinstance(other, SparseCOOTensor)
-            and other.dim() == 1
-        ):
-            return _named("MvBackward0", _mm(self, other.unsqueeze(1)).squeeze(1))
-        return _named("MmBackward0", _mm(self, other))
+        return _matmul(self, other)
 
-    __matmul__ = matmul
+    def __matmul__(self, other):
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return self.matmul(other)
 
     def __rmatmul__(self, other):
-        from .matmul import mm as _mm
+        from .matmul import _matmul
 
-        if isinstance(other, Tensor) and not isinstance(other, SparseCOOTensor):
-            if other.dim() == 1:
-                return _mm(other.unsqueeze(0), self).squeeze(0)
-            return _named("MmBackward0", _mm(other, self))
-        return NotImplemented
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return _matmul(other, self)
 
     # ------------------------------------------------------------------ arithmetic
     def add(self, other, *, alpha=1):

@@ -111,7 +111,7 @@ _TORCH_OMITTED = {
         "sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor "
         "sparse_csc sparse_csc_tensor sparse_csr sparse_csr_tensor ccol_indices_copy "
         "col_indices_copy crow_indices_copy row_indices_copy resize_as_sparse_ smm saddmm hsmm "
-        "dsmm spmm sspaddmm hspmm indices_copy values_copy"
+        "dsmm sspaddmm hspmm indices_copy values_copy"
     ),
     # Packaging, model hub (downloads), memory-mapped files and the zip-archive reader/writer
     # behind torch.save (jtensor.save writes the same format in Python).
@@ -153,9 +153,6 @@ OMITTED = {
 # Known gaps (issue 15), most valuable first; remove a name when it lands.
 PENDING = {
     "torch": _names(
-        # torch.profiler: per-op wall-clock timings need an enter hook in the dispatcher
-        # (its trace hook fires after the op only)
-        "profiler "
         # ops: slice_copy (no registered slice op to copy), the scatter/inverse of views,
         # lobpcg, the short-time Fourier transforms, the legacy DLPack capsule
         "slice_copy as_strided_scatter slice_inverse lobpcg stft istft to_dlpack "

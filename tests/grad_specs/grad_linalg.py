@@ -82,6 +82,7 @@ GRADS = [
     G("matmul", lambda lib, a, b: lib.matmul(a, b), [(1, 3), (2, 3, 2)]),  # TransposeBackward0
     G("matmul", lambda lib, a, b: lib.matmul(a, b), make=_matmul_no_grad_a),
     G("mm", lambda lib, a, b: lib.mm(a, b), [(2, 3), (3, 4)]),
+    G("mm", lambda lib, a, b: lib.spmm(a, b), [(2, 3), (3, 4)]),  # torch.spmm is mm
     G("bmm", lambda lib, a, b: lib.bmm(a, b), [(2, 2, 3), (2, 3, 2)]),
     G("dot", lambda lib, a, b: lib.dot(a, b), [(4,), (4,)]),
     G("vdot", lambda lib, a, b: lib.vdot(a, b), [(4,), (4,)]),

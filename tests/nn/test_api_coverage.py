@@ -28,9 +28,7 @@ _MODULES = {"torch", "math", "np", "warnings", "importlib", "dataclasses"}  # im
 OMITTED = {
     "nn": {
         # distributed / quantized / compiled internals and namespaces
-        "DataParallel",
         "SyncBatchNorm",
-        "parallel",
         "intrinsic",
         "qat",
         "quantizable",

@@ -74,8 +74,9 @@ def _compare(ours, theirs, what="result"):
     assert ours == theirs or str(ours) == str(theirs), f"{what}: {ours!r} != {theirs!r}"
 
 
-def check(case, message=True):
-    """Run ``case`` in both libraries; same result or same exception type (and message)."""
+def check(case, message=True, extra=None):
+    """Run ``case`` in both libraries; same result or same exception type (and message).
+    ``extra(ours, theirs)``: more comparisons of the results."""
     ours, our_err = _run(case, jtensor)
     theirs, their_err = _run(case, torch)
     if their_err is not None:
@@ -88,6 +89,8 @@ def check(case, message=True):
         return
     assert our_err is None, f"jtensor raised {our_err!r}; PyTorch returned {theirs!r}"
     _compare(ours, theirs)
+    if extra is not None:
+        extra(ours, theirs)
 
 
 I2 = [[0, 1, 1], [2, 0, 2]]

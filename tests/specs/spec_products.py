@@ -104,6 +104,15 @@ SPECS = [
         case(lambda lib, a, b: lib.mm(a, b, out=lib.empty(0)), mk((3, 4), (4, 5)), "out"),
         case(lambda lib, a, b: lib.mm(a, b, out=lib.empty(0, dtype=lib.float64)),
              mk((3, 4), (4, 5)), "out-dtype-error"),
+        # torch.spmm: mm under its sparse name (dense operands too; no method form). Its
+        # sparse operands are tested in tests/sparse/test_sparse_products_dispatch.py.
+        case(lambda lib, a, b: lib.spmm(a, b), mk((3, 4), (4, 5)), "spmm"),
+        case(lambda lib, a, b: lib.spmm(a.t(), b.t()), mk((4, 3), (5, 4)), "spmm-transposed"),
+        case(lambda lib, a, b: lib.spmm(a, b, out=lib.empty(0)), mk((3, 4), (4, 5)), "spmm-out"),
+        case(lambda lib, a, b: lib.spmm(a, b), mk((3, 4), (5, 6)), "spmm-mismatch"),
+        case(lambda lib, a, b: lib.spmm(a, b.double()), mk((3, 4), (4, 5)), "spmm-dtype-error"),
+        case(lambda lib, a, b: lib.spmm(a, b), mk((3, 4), (4, 5), dtype="int64"), "spmm-int"),
+        case(lambda lib, a, b: lib.spmm(input=a, mat2=b), mk((3, 4), (4, 5)), "spmm-keywords"),
     ]),
     OpSpec("bmm", [
         case(lambda lib, a, b: lib.bmm(a, b), mk((2, 3, 4), (2, 4, 5))),
