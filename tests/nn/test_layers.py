@@ -515,6 +515,23 @@ def test_embedding_padding_gradient_and_gradcheck():
     assert m.weight[3].tolist() == [0.0] * 4
 
 
+@needs_torch
+@pytest.mark.parametrize("weight_grad", [False, True])
+@pytest.mark.parametrize("idx", [[[3, 1, 2]], [3, 1], 2])
+def test_embedding_result_is_a_fresh_tensor_written_in_place_as_torch(weight_grad, idx):
+    # GPT code writes into the lookup (``x = tok_emb(idx); x += pos_emb(pos)``): the result
+    # must be a tensor of its own, not a view made in the lookup's no-grad forward.
+    def run(lib):
+        w = lib.nn.Parameter(lib.arange(40.0).reshape(10, 4), requires_grad=weight_grad)
+        r = lib.nn.functional.embedding(lib.tensor(idx), w)
+        meta = (r._base is None, tuple(r.shape), r.stride(), r.storage_offset())
+        r += lib.ones(4, requires_grad=True)
+        r.sum().backward()
+        return meta, type(r.grad_fn).__name__, r.tolist(), w.grad is not None
+
+    assert run(jtensor) == run(torch)
+
+
 def test_embedding_init_is_standard_normal():
     jtensor.manual_seed(0)
     w = jnn.Embedding(1000, 100).weight.detach().cpu().numpy()

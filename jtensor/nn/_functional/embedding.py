@@ -15,6 +15,8 @@ contiguous decides how later accumulations combine, as in PyTorch).
 from ... import _dtypes
 from ..._device import index_out_of_range
 from ..._errors import TensorIndexError, TensorRuntimeError
+from ..._layout import _contiguous_strides
+from ..._tensor import Tensor
 from ...autograd.function import Function, _node_class
 from ._op import nn_op
 
@@ -37,7 +39,12 @@ class _Embedding(Function):
         ctx.padding_idx = padding_idx
         ctx.scale_grad_by_freq = scale_grad_by_freq
         ctx.sparse = sparse
-        return out.view(*tuple(indices.shape), weight.shape[1])
+        # The lookup's own fresh storage, in the indices' shape: a tensor, not a view of
+        # ``out``, as PyTorch's (a view made in this no-grad forward could not be written in
+        # place later: ``x = emb(idx); x += pos``).
+        shape = (*indices._shape, weight._shape[1])
+        return Tensor._make(out._storage, shape, _contiguous_strides(shape), out._offset,
+                            out._dtype)
 
     @staticmethod
     def backward(ctx, grad):
