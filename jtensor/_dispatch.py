@@ -37,6 +37,11 @@ autograd_operator = None
 # (``a + b``) take it while the hook is set. Nothing installed: one ``is None`` check per op.
 profile_hook = None
 CONTINUE = object()
+# Set by ``use_deterministic_algorithms(True)`` while
+# ``torch.utils.deterministic.fill_uninitialized_memory`` holds: ``empty``-like ops and
+# ``resize_``'s new elements are filled with NaN / the largest integer / True
+# (``_tensor.fill_uninitialized``) instead of being left as they were.
+fill_uninitialized = False
 
 class _Transforms:
     """The function transforms in effect (forward-mode AD levels, ``vmap`` levels), innermost

@@ -11,7 +11,7 @@ reported exactly as PyTorch does, so reproducibility preambles (``use_determinis
 import math
 import warnings
 
-from . import _dtypes
+from . import _dispatch, _dtypes
 from ._errors import TensorRuntimeError, TensorTypeError
 from ._storage import Storage, TypedStorage
 from ._tensor import Tensor
@@ -23,7 +23,7 @@ nan = math.nan
 newaxis = None
 
 _state = {"deterministic": False, "warn_only": False, "precision": "highest",
-          "warn_always": False}
+          "warn_always": False, "fill": True}
 _PRECISIONS = ("highest", "high", "medium")
 _DEBUG_MODES = ("default", "warn", "error")
 
@@ -39,6 +39,21 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
                               f"bool, not {type(warn_only).__name__}")
     _state["deterministic"] = mode
     _state["warn_only"] = warn_only   # kept as given, even with mode False (as PyTorch)
+    _sync_fill()
+
+
+def set_fill_uninitialized_memory(fill):
+    """``torch.utils.deterministic.fill_uninitialized_memory = fill``: whether deterministic
+    mode fills ``empty``'s memory and ``resize_``'s new elements (NaN, the largest integer,
+    True) instead of leaving whatever bytes were there (default True)."""
+    if not isinstance(fill, bool):
+        raise TensorTypeError(f"expected a bool, but got {type(fill).__name__}")
+    _state["fill"] = fill
+    _sync_fill()
+
+
+def _sync_fill():
+    _dispatch.fill_uninitialized = _state["deterministic"] and _state["fill"]
 
 
 def are_deterministic_algorithms_enabled():

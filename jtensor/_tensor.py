@@ -782,6 +782,25 @@ def wrap_storage(storage, shape, dtype, device, stride=None):
     return Tensor._make(storage, shape, tuple(stride), 0, dtype)
 
 
+def fill_uninitialized(t, start=0):
+    """Deterministic mode's fill of memory an op leaves uninitialised (PyTorch's
+    ``fill_uninitialized_memory``): NaN for floating dtypes (the real part of complex ones,
+    the imaginary part 0), the largest value for integers, True for bool; from flat element
+    ``start`` of ``t`` on (``resize_``'s new elements; ``t`` is then contiguous)."""
+    dtype = t._dtype
+    if dtype.category >= _dtypes.FLOATING:
+        value = float("nan")
+    elif dtype is _dtypes.bool_:
+        value = True
+    else:
+        value = int(np.iinfo(dtype.numpy).max)
+    array = t._array()
+    if start:
+        array.reshape(-1)[start:] = value
+    else:
+        array[...] = value
+
+
 def new_empty_tensor(shape, dtype, device=CPU, stride=None, pinned=False):
     """Allocate uninitialised memory for ``shape`` (with ``stride``, contiguous by default);
     ``pinned``: page-locked host memory, for queued copies to and from CUDA devices."""

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _dispatch, _dtypes
 from .._device import device as _device_type
 from .._device import is_pinned, to_device
 from .._dispatch import (Post, check_inplace, check_no_internal_overlap, notify,
@@ -37,6 +37,7 @@ from .._tensor import (
     channels_last,
     channels_last_3d,
     contiguous_format,
+    fill_uninitialized,
     new_empty_tensor,
     preserve_format,
 )
@@ -572,9 +573,12 @@ def _resize(op, self, shape, memory_format):
     numel = 1
     for s in shape:
         numel *= s
+    capacity = self._storage.nbytes() // self._dtype.itemsize - self._offset
     if numel:
         grow_storage(self._storage, (self._offset + numel) * self._dtype.itemsize)
     self._set_metadata(shape, strides, self._offset)
+    if _dispatch.fill_uninitialized and numel > capacity:
+        fill_uninitialized(self, max(capacity, 0))   # the elements the storage gained
     return self
 
 

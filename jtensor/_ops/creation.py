@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _dispatch, _dtypes
 from .. import _tensor as _tensor_module
 from .._device import CPU, backend_for, resolve_device
 from .._dispatch import Post, emit
@@ -27,6 +27,7 @@ from .._tensor import (
     channels_last,
     channels_last_3d,
     contiguous_format,
+    fill_uninitialized,
     new_empty_tensor,
     preserve_format,
 )
@@ -532,6 +533,8 @@ def _new(shape, dtype, device, memory_format=contiguous_format, fill=None, strid
     out = new_empty_tensor(shape, dtype, device, stride=stride)
     if fill is not None:
         _fill(out, fill)
+    elif _dispatch.fill_uninitialized:
+        fill_uninitialized(out)
     return out
 
 
@@ -570,6 +573,8 @@ def _factory(op, name, size, fill, dtype, device, requires_grad, out, memory_for
         _resize_out(out, shape)
         if fill is not None:
             _fill(out, fill)
+        elif _dispatch.fill_uninitialized:
+            fill_uninitialized(out)
         return _finalize(out, requires_grad)
     d = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
     check_requires_grad(d, requires_grad)
@@ -690,6 +695,8 @@ def _like(op, input, fill, dtype, device, requires_grad, memory_format, inputs=N
     out = new_empty_tensor(input._shape, d, dev, stride=stride, pinned=pinned)
     if fill is not None:
         _fill(out, fill)
+    elif _dispatch.fill_uninitialized:
+        fill_uninitialized(out)
     return _finalize(out, requires_grad)
 
 

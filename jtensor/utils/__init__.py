@@ -1,8 +1,9 @@
-"""``jtensor.utils``: ``checkpoint``, ``data`` and ``swap_tensors``."""
+"""``jtensor.utils``: ``checkpoint``, ``data``, ``deterministic`` and ``swap_tensors``."""
 
 import weakref
 
 from . import data  # noqa: E402,F401 (torch.utils.data.DataLoader after import torch)
+from . import deterministic  # noqa: E402,F401 (torch.utils.deterministic.fill_...)
 
 
 def swap_tensors(t1, t2):
