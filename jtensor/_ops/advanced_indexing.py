@@ -19,7 +19,8 @@ from .._layout import (broadcast_shapes, broadcastable_to, contiguous_strides,
                        dense_strides_like, elementwise_output_strides,
                        is_non_overlapping_and_dense, view_strides)
 from .._size import Size
-from .._tensor import Tensor, new_empty_tensor
+from .._device import CPU_BACKEND
+from .._tensor import DENSE_CLASSES, Tensor, new_empty_tensor
 from .views import make_view
 
 _INDEX_DTYPES = (_dtypes.int64, _dtypes.int32, _dtypes.uint8, _dtypes.bool_)
@@ -394,9 +395,43 @@ def gather_index(view, info):
     return out
 
 
+def _fast_getitem(input, key):
+    """``x[idx]`` with one integer index tensor (rows of a contiguous ``x``: a batch, an
+    embedding-style lookup) and ``x[mask]`` with a boolean mask over ``x``'s leading dims,
+    on the CPU, decided in a few checks; None (nothing done) for anything else, including
+    an index out of range, whose error the general path words. The result is contiguous,
+    as PyTorch lays it out for a contiguous source."""
+    if key.__class__ not in DENSE_CLASSES or input.__class__ not in DENSE_CLASSES \
+            or not key._shape or not input._shape \
+            or key._storage._backend is not CPU_BACKEND \
+            or input._storage._backend is not CPU_BACKEND \
+            or not (input._contiguous if input._contiguous is not None
+                    else input.is_contiguous()):
+        return None
+    kind = key._dtype
+    source = input._array()
+    if kind is _dtypes.bool_ or kind is _dtypes.uint8:
+        if kind is _dtypes.uint8 or key._shape != input._shape[:len(key._shape)]:
+            return None   # (uint8 masks warn: the general path)
+        values = source[key._array()]
+    elif kind is _dtypes.int64 or kind is _dtypes.int32:
+        index = key._array()
+        rows = input._shape[0]
+        if index.size and (int(index.min()) < -rows or int(index.max()) >= rows):
+            return None
+        values = np.take(source, index, axis=0)
+    else:
+        return None
+    return Tensor._from_array(np.ascontiguousarray(values), input._dtype, input.device)
+
+
 def advanced_getitem(input, key):
     """``input[key]`` for keys with tensors, lists or bools: a copy (or a view when the key
     turns out to hold only 0-d integer tensors, which PyTorch treats as ints)."""
+    if key.__class__ in DENSE_CLASSES:
+        fast = _fast_getitem(input, key)
+        if fast is not None:
+            return fast
     shape, stride, offset, indices = apply_slicing(input, key)
     view = make_view(input, shape, stride, offset)
     if not indices:
