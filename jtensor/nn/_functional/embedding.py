@@ -12,8 +12,10 @@ incoming gradient reshaped to ``(n, embedding_dim)`` where possible (whether the
 contiguous decides how later accumulations combine, as in PyTorch).
 """
 
+import numpy as np
+
 from ... import _dtypes
-from ..._device import index_out_of_range
+from ..._device import CPU_BACKEND, index_out_of_range
 from ..._errors import TensorIndexError, TensorRuntimeError
 from ..._layout import _contiguous_strides
 from ..._tensor import Tensor
@@ -32,8 +34,13 @@ def _no_grad():
 class _Embedding(Function):
     @staticmethod
     def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq, sparse=False):
-        flat = indices.reshape(-1)
-        out = weight.index_select(0, flat)
+        shape = (*indices._shape, weight._shape[1])
+        if weight._storage._backend is CPU_BACKEND and indices._storage._backend is CPU_BACKEND:
+            # The rows on the arrays (the caller checked the bounds): index_select's numbers.
+            rows = np.take(weight._array(), indices._array().reshape(-1), axis=0)
+            out = Tensor._from_array(rows.reshape(shape), weight._dtype, weight.device)
+        else:
+            out = weight.index_select(0, indices.reshape(-1))
         ctx.save_for_backward(indices)
         ctx.num_weights = weight.shape[0]
         ctx.padding_idx = padding_idx
@@ -42,7 +49,6 @@ class _Embedding(Function):
         # The lookup's own fresh storage, in the indices' shape: a tensor, not a view of
         # ``out``, as PyTorch's (a view made in this no-grad forward could not be written in
         # place later: ``x = emb(idx); x += pos``).
-        shape = (*indices._shape, weight._shape[1])
         return Tensor._make(out._storage, shape, _contiguous_strides(shape), out._offset,
                             out._dtype)
 
@@ -150,8 +156,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             padding_idx = num + padding_idx
     else:
         padding_idx = -1
-    dtype = str(input.dtype)
-    if dtype not in ("torch.int64", "torch.int32"):
+    if input._dtype is not _dtypes.int64 and input._dtype is not _dtypes.int32:
+        dtype = str(input.dtype)
         name = {"torch.float32": "FloatTensor", "torch.float64": "DoubleTensor",
                 "torch.float16": "HalfTensor", "torch.int16": "ShortTensor",
                 "torch.int8": "CharTensor", "torch.uint8": "ByteTensor",
@@ -163,7 +169,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     # On an asynchronous device the bounds are checked by the gather kernel (a device-side
     # assert reported at the next sync), not here: reading min/max would wait for the device.
     if input.numel() and not weight._storage._backend.deferred:
-        lo, hi = int(input.min()), int(input.max())
+        indices = input._array()   # (the bounds on the arrays: no op calls, no events)
+        lo, hi = int(indices.min()), int(indices.max())
         if lo < 0 or hi >= num:
             bad = lo if lo < 0 else hi
             # raised here on the CPU; on a GPU a device-side assert at the next sync
