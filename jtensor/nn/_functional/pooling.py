@@ -180,6 +180,11 @@ class _MaxPool2d(_function.Function):
         pads = tuple(_pads_for(*a) for a in zip(sizes, out_sp, kernel, stride, padding, dilation,
                                                 strict=True))
         dt = x.dtype
+        tiled = _tiled_max(xp, x, kernel, stride, padding, dilation, out_sp) \
+            if input._dtype.is_floating_point else None
+        if tiled is not None:
+            best, indices = tiled
+            return _MaxPool2d._done(ctx, input, xp, x, best, indices, channels_last, n)
         if input._dtype.is_floating_point:
             low = -np.inf
         elif input._dtype.numpy == np.bool_:
@@ -213,6 +218,10 @@ class _MaxPool2d(_function.Function):
             if none.any():
                 pos = xp.where(none, xp.asarray(first.reshape(shape)), pos)
             indices = indices * sizes[d] + pos
+        return _MaxPool2d._done(ctx, input, xp, x, best, indices, channels_last, n)
+
+    @staticmethod
+    def _done(ctx, input, xp, x, best, indices, channels_last, n):
         # What the gradient needs, apart from the node (a double-backward node keeps it).
         ctx.pool = _Pool(indices=indices, in_shape=x.shape, dtype=input._dtype,
                          device=input.device, channels_last=channels_last, n=n)
@@ -231,6 +240,31 @@ class _MaxPool2d(_function.Function):
         if _creates_graph(grad, input):
             return _MAX_BACKWARD[ctx.pool.n].apply(grad, input, ctx.pool), None, None
         return _max_pool_scatter(ctx.pool, grad), None, None
+
+
+def _tiled_max(xp, x, kernel, stride, padding, dilation, out_sp):
+    """Max pooling whose windows tile the input (2-D, stride = kernel, no padding or
+    dilation: ``max_pool2d(x, 2)``), as one reshape and one ``argmax`` instead of a pass per
+    kernel offset: (values, flat input indices), the first maximum of each window in window
+    order as the general loop finds it. None when the windows do not tile, or when a NaN
+    reaches a result (the loop keeps the last NaN's index, ``argmax`` the first)."""
+    if len(kernel) != 2 or tuple(stride) != tuple(kernel) or any(padding) \
+            or any(d != 1 for d in dilation):
+        return None
+    (kh, kw), (ho, wo) = kernel, out_sp
+    height, width = x.shape[-2:]
+    lead = x.shape[:-2]
+    if ho * kh > height or wo * kw > width or not ho or not wo:
+        return None
+    windows = x[..., :ho * kh, :wo * kw].reshape(lead + (ho, kh, wo, kw))
+    windows = xp.moveaxis(windows, -3, -2).reshape(lead + (ho, wo, kh * kw))
+    arg = windows.argmax(axis=-1)
+    best = xp.take_along_axis(windows, arg[..., None], axis=-1)[..., 0]
+    if xp.isnan(best).any():
+        return None
+    rows = (xp.arange(ho) * kh)[:, None] + arg // kw
+    cols = (xp.arange(wo) * kw)[None, :] + arg % kw
+    return best, rows * width + cols
 
 
 class _MaxPool3d(_MaxPool2d):
