@@ -331,7 +331,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                                  a.astype(work, copy=False), axis=axes,
                                  keepdims=keepdim) / np.dtype(work).type(count))
     a = _work_array(input, result)
-    with quiet():
+    with fp_quiet():   # (a sum and a division: floating-point warnings only)
         r = xp.sum(a, axis=_axes(input, dims), keepdims=keepdim) / a.dtype.type(
             _reduced_count(input, dims))
     return _emit(mean.op, (input,), xp, r, result, input.device, out)
@@ -638,7 +638,7 @@ def _var_core(name, input, dim, unbiased, keepdim, correction):
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
             "the reduction factor (input numel divided by output numel).", UserWarning,
             stacklevel=stacklevel(4))
-    with quiet():
+    with fp_quiet():   # (sums, differences, products: floating-point warnings only)
         m = xp.sum(a, axis=axes, keepdims=True) / a.dtype.type(n)
         d = a - m
         sq = (d.real * d.real + d.imag * d.imag) if input._dtype.is_complex else d * d
@@ -745,10 +745,13 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     xp = _xp(input)
     a = _work_array(input, compute_dtype)
     axes = _axes(input, dims)
-    if p == "nuc":
+    if p == "nuc" or (p == "fro" and dim is not None and len(dim) > 2):
+        # torch.norm hands these to linalg.matrix_norm ('fro' over more than two dims too),
+        # which names the dims as given (all of them when dim is None)
+        given = range(input.dim()) if dim is None else dim
         if len(dims) != 2:
             raise TensorRuntimeError(
-                f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dims))}")
+                f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, given))}")
         moved = xp.moveaxis(a, dims, (-2, -1))
         r = xp.sum(xp.linalg.svd(moved, compute_uv=False), axis=-1)
         if keepdim:
@@ -1003,7 +1006,7 @@ def sum_to_size(input, *size):
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
     xp = _xp(input)
-    with quiet():
+    with fp_quiet():
         r = xp.sum(_work_array(input, dtype), axis=axes, keepdims=True)
     r = r.reshape(size)
     return wrap_result(xp, r, dtype, input._storage.device)
