@@ -5,7 +5,7 @@ default, ``_CHECK_INVARIANTS``), ``sparse_coo_empty``, and the dense tensor's
 import numpy as np
 
 from .. import _dtypes
-from .._device import device as _device
+from .._device import device as _device, resolve_device
 from .._errors import TensorNotImplementedError, TensorRuntimeError, TensorTypeError
 from .._ops.creation import tensor as _tensor, zeros as _zeros
 from .._registry import tensor_method
@@ -65,10 +65,15 @@ def sparse_coo_tensor(
             raise TensorTypeError("sparse_coo_tensor() expects (indices, values[, size]) or a size")
         result = sparse_coo_empty(shape, dtype=dtype, device=device)
         return result.requires_grad_(True) if requires_grad else result
-    idx = _as_tensor(indices, device=device)
+    # As PyTorch: the values first (a tensor keeps its device unless ``device`` is given, or
+    # a default device other than the CPU is set, which PyTorch's default-device mode passes
+    # as ``device``), then the indices on the values' device.
+    if device is None and resolve_device(None).type != "cpu":
+        device = resolve_device(None)
+    vals = _as_tensor(values, dtype=dtype, device=device)
+    idx = _as_tensor(indices, device=device if device is not None else vals.device)
     if idx._dtype is not _dtypes.int64:  # PyTorch converts other index dtypes to int64
         idx = idx.to(_dtypes.int64)
-    vals = _as_tensor(values, dtype=dtype, device=device if device is not None else idx.device)
     idx = idx.detach() if idx.requires_grad else idx
     if idx.dim() == 0:
         raise TensorRuntimeError("indices must be sparse_dim x nnz, but got: []")

@@ -135,8 +135,9 @@ def test_sgd_state_dict_with_sparse_momentum_round_trips():
     weight = jtensor.nn.Parameter(jtensor.zeros(4, 2, device="cpu"))
     opt = jtensor.optim.SGD([weight], lr=0.1, momentum=0.9)
     for rows in ([0, 2], [2, 3]):
+        # (device= as well: under a default device, PyTorch puts the result there)
         weight.grad = jtensor.sparse_coo_tensor([rows], jtensor.ones(2, 2, device="cpu"),
-                                                (4, 2))
+                                                (4, 2), device="cpu")
         opt.step()
     state = opt.state_dict()
     buf = state["state"][0]["momentum_buffer"]

@@ -31,3 +31,19 @@ def test_cpu_indices_index_a_cuda_tensor(emulated):
     x[jtensor.tensor([0])] = 7.0
     assert x.cpu().tolist() == [7.0, 5.0, 5.0]
     assert x[jtensor.tensor([2, 0])].cpu().tolist() == [5.0, 7.0]
+
+
+def test_sparse_coo_tensor_follows_the_values_device_or_the_default_device(emulated):
+    # PyTorch builds the values first, then the indices on the values' device; a default
+    # device (set_default_device) is passed as device= and moves both there.
+    values = jtensor.ones(2, 2, device="cuda")
+    s = jtensor.sparse_coo_tensor([[0, 2]], values, (4, 2))
+    assert s.device.type == "cuda" and s._indices().device.type == "cuda"
+    jtensor.set_default_device("cuda")
+    try:
+        s = jtensor.sparse_coo_tensor([[0, 2]], jtensor.ones(2, 2, device="cpu"), (4, 2))
+        assert s.device.type == "cuda" and s._values().device.type == "cuda"
+        s = jtensor.sparse_coo_tensor([[0, 2]], jtensor.ones(2, 2), (4, 2), device="cpu")
+        assert s.device.type == "cpu"
+    finally:
+        jtensor.set_default_device("cpu")
