@@ -722,6 +722,11 @@ def _pair(input, target, kernel=None):
     if kernel is not None and not _dtypes.result_type(input, target).is_floating_point:
         raise not_implemented(kernel, _dtypes.result_type(input, target))
     _size_warning(input, target)
+    if input._shape == target._shape and _dispatch.trace_hook is None \
+            and _dispatch.profile_hook is None and not _dispatch.transforms.active:
+        # Already one shape: broadcast_tensors would hand both back (its call is only
+        # shown where someone watches the ops: a trace, a profile).
+        return input, target
     return J.broadcast_tensors(input, target)
 
 
