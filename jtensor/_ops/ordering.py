@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from .. import _dtypes, return_types
+from .._argparse import int_arg
 from .._device import data_dependent_sync
 from .._elementwise import result_dtype
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError, not_implemented,
@@ -19,6 +20,7 @@ from .._layout import contiguous_strides
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
 from ._selection_common import _fresh, _preserve, _wrap, _write_out, _xp
+from ._stl_order import topk_positions
 from .reductions import _LOW, _emit, check_out, check_tensor
 from .views import _check_tensor
 
@@ -115,6 +117,7 @@ def msort(input, *, out=None):
 @register("copy")
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices."""
+    k = int_arg(k, "topk", "k")
     ndim = input.dim()
     dim = wrap_dim(dim, ndim)
     size = input._shape[dim] if ndim else 1
@@ -122,12 +125,53 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         raise TensorRuntimeError("selected index k out of range")
     xp = _xp(input)
     values, indices = _sort_arrays(input, dim if ndim else 0, largest, xp)
-    key = (slice(None),) * dim + (slice(0, k),)
-    if ndim:
-        values, indices = values[key], indices[key]
     device = input._storage.device
+    if ndim:
+        if device.type == "cpu" and k:  # (PyTorch's CPU kernel, replayed on host arrays)
+            _topk_as_libstdcxx(input._array(), values, indices, dim, k, largest, sorted)
+        key = (slice(None),) * dim + (slice(0, k),)
+        values, indices = values[key], indices[key]
     return _finish_pair(topk.op, input, _wrap(values, input._dtype, device),
                         _wrap(indices, _dtypes.int64, device), out)
+
+
+def _topk_as_libstdcxx(array, values, indices, dim, k, largest, sorted):
+    """Rewrite, in place, the first ``k`` entries of the stable sort (``values``,
+    ``indices``) of each row along ``dim`` where PyTorch's CPU kernel reports others.
+
+    The kernel runs libstdc++'s unstable ``std::partial_sort`` (when ``64 * k <= n``) or
+    ``std::nth_element`` then ``std::sort`` of the first ``k - 1`` (``_stl_order``). With
+    distinct keys among the first ``k + 1`` sorted ones both give the stable result; equal
+    keys there (NaNs are equal to each other) leave the choice and the order to the
+    algorithms, and so does ``sorted=False`` after ``nth_element``: such rows are replayed.
+    """
+    n = array.shape[dim]
+    row_values = values.swapaxes(dim, -1)  # views: writes land in values/indices
+    if sorted or k * 64 <= n:
+        head = row_values[..., :k + 1]
+        if head.dtype == _dtypes.bfloat16.numpy:
+            head = head.astype(np.float32)
+        tied = head[..., 1:] == head[..., :-1]
+        if head.dtype.kind == "f":
+            nan = np.isnan(head)
+            if nan.any():
+                tied |= nan[..., 1:] & nan[..., :-1]
+        if not tied.any():
+            return
+        redo = np.argwhere(tied.any(axis=-1))
+    else:
+        redo = np.ndindex(row_values.shape[:-1])
+    rows = array.swapaxes(dim, -1)
+    row_indices = indices.swapaxes(dim, -1)
+    for at in redo:
+        at = tuple(at)
+        row = rows[at]
+        work = row.astype(np.float32) if row.dtype == _dtypes.bfloat16.numpy else row
+        ranks = np.unique(work, return_inverse=True)[1].reshape(-1)  # NaNs share one rank
+        keys = (-ranks if largest else ranks).tolist()
+        picked = np.asarray(topk_positions(keys, k, sorted), dtype=np.int64)
+        row_values[at][:k] = row[picked]
+        row_indices[at][:k] = picked
 
 
 def _finish_pair(op, input, values, indices, out):
@@ -143,6 +187,7 @@ def _finish_pair(op, input, values, indices, out):
 @register("copy")
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest element along ``dim`` (1-based) and its index."""
+    k = int_arg(k, "kthvalue", "k")
     ndim = input.dim()
     dim = wrap_dim(dim, ndim)
     size = input._shape[dim] if ndim else 1

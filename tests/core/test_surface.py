@@ -241,9 +241,8 @@ def _nn_cases():
     }
 
 
-# F.group_norm of jtensor is a composition of public ops (its last node is a view), not
-# PyTorch's fused NativeGroupNormBackward0; values and gradients agree.
-_COMPOSITE_NODE = {"group_norm"}
+# (ops whose jtensor graph is a composition of public ops, unlike PyTorch's fused node)
+_COMPOSITE_NODE = set()
 
 
 def _outputs(result):

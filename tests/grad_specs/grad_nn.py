@@ -139,9 +139,11 @@ GRADS = [
     G("batch_norm", lambda lib, x, m, v: F(lib).batch_norm(x, m, v),
       make=_with((4, 3), extra=lambda lib: [_f64(lib, [0.5, -1, 0], grad=False),
                                            _f64(lib, [1, 2, 3], grad=False)])),
-    # (PyTorch's node is NativeGroupNormBackward0; jtensor composes ops: AddBackward0.)
     G("group_norm", lambda lib, x, w, b: F(lib).group_norm(x, 2, w, b),
-      [(2, 4, 3), (4,), (4,)], torch=False, name="AddBackward0"),
+      [(2, 4, 3), (4,), (4,)]),
+    # (a bias without a weight: PyTorch's backward raises "tensor does not have a device")
+    G("group_norm", lambda lib, x, b: F(lib).group_norm(x, 2, None, b), [(2, 4, 2, 3), (4,)],
+      torch=False, name="NativeGroupNormBackward0"),
     G("rms_norm", lambda lib, x, w: F(lib).rms_norm(x, (4,), w), [(3, 4), (4,)]),
     G("normalize", lambda lib, x: F(lib).normalize(x), [(3, 4)]),
     # ------------------------------------------------------------------ embedding

@@ -39,14 +39,7 @@ GRADS = [
         [(2, 3, 5), (3,)],
     ),
     G("layer_norm", lambda lib, x, w, b: lib.layer_norm(x, [4], w, b), [(3, 4), (4,), (4,)]),
-    # (PyTorch's node is NativeGroupNormBackward0; jtensor's F.group_norm composes ops.)
-    G(
-        "group_norm",
-        lambda lib, x, w: lib.group_norm(x, 2, w),
-        [(2, 4, 3), (4,)],
-        torch=False,
-        name="ViewBackward0",
-    ),
+    G("group_norm", lambda lib, x, w: lib.group_norm(x, 2, w), [(2, 4, 3), (4,)]),
     G("rms_norm", lambda lib, x, w: lib.rms_norm(x, [4], w), [(3, 4), (4,)]),
     G(
         "embedding",

@@ -1,18 +1,30 @@
 """Normalization: ``layer_norm``, ``batch_norm``, ``group_norm``, ``rms_norm``,
 ``normalize`` (``jtensor.nn.functional``).
 
-``layer_norm`` and ``batch_norm`` are fused ``autograd.Function``s with PyTorch's node names
-(``NativeLayerNormBackward0``, ``NativeBatchNormBackward0``) and the closed-form backward
+``layer_norm``, ``batch_norm`` and ``group_norm`` are fused ``autograd.Function``s with
+PyTorch's node names (``NativeLayerNormBackward0``, ``NativeBatchNormBackward0``,
+``NativeGroupNormBackward0``) and the closed-form backward
 (``rstd * (g - mean(g) - xhat * mean(g * xhat))``); the backward is written with public ops
 and, under ``create_graph``, recomputes the statistics from the input so that double backward
 is exact. The others compose public ops. Running statistics are updated in place without
 history.
+
+Layouts are PyTorch's CPU kernels': ``layer_norm``'s output and input gradient are
+contiguous; ``group_norm`` computes on the input made contiguous in its suggested memory
+format (a channels-last input stays channels-last) and its output and input gradient take
+those strides; ``batch_norm``'s output is channels-last for a channels-last input, else
+contiguous, and its input gradient depends on the incoming gradient's layout too. A layout
+changes which elements later random ops (dropout) draw for, so it must match.
 """
+
+from collections import namedtuple
 
 from ... import _dtypes
 from ..._api import ops as J
 from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError, TensorValueError
+from ..._layout import (channels_last_strides, contiguous_strides, dense_strides_like,
+                        is_channels_last, is_contiguous, suggest_memory_format)
 from ...autograd.function import Function, _node_class
 from ._op import nn_op
 
@@ -30,16 +42,27 @@ class _NativeNorm(Function):
 
     ``stats`` None: the batch statistics (differentiated through), and ``update`` =
     ``(running_mean, running_var, momentum)`` is updated from them (unbiased variance);
-    otherwise the fixed ``(mean, var)`` (batch norm in evaluation). ``pshape``: the shape
-    weight and bias are viewed as to broadcast against ``x``."""
+    otherwise the fixed ``(mean, var)`` (batch norm in evaluation). ``split``: the shape
+    ``x`` is viewed as first (group norm splits the channels into groups), and ``pshape``,
+    ``dims`` refer to it; ``pshape`` is the shape weight and bias are viewed as to broadcast.
+    ``layout``: a ``_Layout``, the output's strides (the input gradient's too, unless the
+    subclass has its own rule: ``_grad_strides``), the caller's input's strides, and whether
+    to compute on contiguous copies (NumPy reduces a permuted array's non-adjacent axes
+    several times slower than copying it first)."""
 
     _node_name = "NativeLayerNormBackward0"
 
     @staticmethod
-    def forward(ctx, x, weight, bias, dims, pshape, eps, stats, update=None):
+    def _grad_strides(shape, layout, g):
+        return layout.output
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, dims, pshape, eps, stats, update=None, layout=None,
+                split=None):
+        xs = _work_view(x, split, layout)
         if stats is None:
-            mean = x.mean(dims, keepdim=True)
-            xhat = x - mean  # reused: centred values, then normalized in place
+            mean = xs.mean(dims, keepdim=True)
+            xhat = xs - mean  # reused: centred values, then normalized in place
             var = (xhat * xhat).mean(dims, keepdim=True)
             if update is not None:  # batch norm's running statistics
                 running_mean, running_var, momentum = update
@@ -53,7 +76,7 @@ class _NativeNorm(Function):
                         (var.reshape(C) * (n / (n - 1))).to(running_var.dtype), alpha=momentum)
         else:
             mean, var = stats
-            xhat = x - mean
+            xhat = xs - mean
         rstd = (var + eps).rsqrt()
         xhat.mul_(rstd)
         affine = weight is not None or bias is not None
@@ -68,36 +91,37 @@ class _NativeNorm(Function):
         # xhat is kept when it is not the (user-visible) output; otherwise recomputed.
         ctx.save_for_backward(x, weight, mean, rstd, xhat if affine else None)
         ctx.dims, ctx.pshape, ctx.eps, ctx.fixed = dims, pshape, eps, stats is not None
-        ctx.param_dims = tuple(d for d in range(x.dim()) if pshape[d] == 1)
-        return out
+        ctx.param_dims = tuple(d for d in range(len(pshape)) if pshape[d] == 1)
+        ctx.split, ctx.layout = split, layout
+        ctx.bias_shape = None if bias is None else bias.shape
+        return _restride(out, tuple(x.shape), layout.output)
 
     @staticmethod
     def backward(ctx, g):
         x, weight, mean, rstd, xhat = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         graph = grad_mode.enabled  # create_graph: build everything out of place, from x
-        dims = ctx.dims
+        dims, split, layout = ctx.dims, ctx.split, ctx.layout
+        gs = _work_view(g, split, layout)
         if graph and not ctx.fixed:
+            xs = _work_view(x, split, layout)
             # the statistics as functions of x, so double backward is exact
-            mean = x.mean(dims, keepdim=True)
-            centred = x - mean
+            mean = xs.mean(dims, keepdim=True)
+            centred = xs - mean
             rstd = ((centred * centred).mean(dims, keepdim=True) + ctx.eps).rsqrt()
             xhat = centred * rstd
         elif graph or xhat is None:
-            xhat = (x - mean) * rstd
+            xhat = (_work_view(x, split, layout) - mean) * rstd
         pdims = ctx.param_dims
 
         def param_sum(t):
             return t.sum(pdims) if pdims else t
 
-        gw = param_sum(g * xhat).view(weight.shape) if need_w else None
-        gb = param_sum(g).view(-1 if weight is None else weight.shape) if need_b else None
-        if need_b and weight is None:
-            gb = gb.view(tuple(ctx.pshape[d] for d in range(len(ctx.pshape))
-                               if d not in pdims))
+        gw = param_sum(gs * xhat).view(weight.shape) if need_w else None
+        gb = param_sum(gs).view(ctx.bias_shape) if need_b else None
         gx = None
         if need_x:
-            gxh = g * weight.view(ctx.pshape) if weight is not None else g
+            gxh = gs * weight.view(ctx.pshape) if weight is not None else gs
             if ctx.fixed:
                 gx = gxh * rstd
             elif graph:
@@ -108,15 +132,97 @@ class _NativeNorm(Function):
                 gx = gxh - gxh.mean(dims, keepdim=True)
                 gx.sub_(xhat * proj)
                 gx.mul_(rstd)
-        return gx, gw, gb, None, None, None, None, None
+            shape = tuple(x.shape)
+            gx = _restride(gx, shape, ctx._function._grad_strides(shape, ctx.layout, g))
+        return gx, gw, gb, None, None, None, None, None, None, None
 
 
 class _NativeBatchNorm(_NativeNorm):
     _node_name = "NativeBatchNormBackward0"
 
+    @staticmethod
+    def _grad_strides(shape, layout, g):
+        # PyTorch's batch_norm_backward_cpu: the input's suggested format, unless input and
+        # gradient are both dense in one format (then contiguous wins an ambiguous case)
+        stride = layout.input
+        fmt = suggest_memory_format(shape, stride)
+        if (_dense_in_a_format(shape, stride) and _dense_in_a_format(shape, g.stride())
+                and suggest_memory_format(shape, g.stride()) == fmt):
+            fmt = _format_when_dense(shape, stride)
+        return _strides_in(shape, fmt)
+
+
+class _NativeGroupNorm(_NativeNorm):
+    _node_name = "NativeGroupNormBackward0"
+
 
 _node_class(_NativeNorm).__name__ = "NativeLayerNormBackward0"
 _node_class(_NativeBatchNorm).__name__ = "NativeBatchNormBackward0"
+_node_class(_NativeGroupNorm).__name__ = "NativeGroupNormBackward0"
+
+
+# ------------------------------------------------------------------------------ layouts
+_Layout = namedtuple("_Layout", "output input contiguous_work")
+
+
+def _work_view(t, split, layout):
+    """``t`` viewed as ``split`` (when given), contiguous when the layout asks for it."""
+    t = t if split is None else t.view(split)
+    return t.contiguous() if layout.contiguous_work and not t.is_contiguous() else t
+
+
+def _strides_in(shape, fmt):
+    """The strides of a fresh ``shape`` tensor in the memory format named ``fmt``."""
+    if fmt == "contiguous_format":
+        return contiguous_strides(shape)
+    return channels_last_strides(shape)
+
+
+def _dense_in_a_format(shape, stride):
+    """ATen's ``is_contiguous`` of the normalization kernels: contiguous, or channels-last
+    contiguous (4-d) / channels-last-3d contiguous (5-d)."""
+    return is_contiguous(shape, stride) or is_channels_last(shape, stride)
+
+
+def _format_when_dense(shape, stride):
+    """ATen's ``suggest_memory_format_contig``: contiguous first, then channels-last."""
+    if is_contiguous(shape, stride):
+        return "contiguous_format"
+    return "channels_last_3d" if len(shape) == 5 else "channels_last"
+
+
+def _restride(t, shape, strides):
+    """``t`` (``shape``'s elements in order; its dims may be split) as a ``shape`` tensor
+    with exactly ``strides``, where PyTorch's kernel writes its result: a view when one has
+    them, else a copy."""
+    src = t if tuple(t.shape) == shape else t.reshape(shape)
+    if src.stride() == strides:
+        return src
+    return J.empty_strided(shape, strides, dtype=src.dtype, device=src.device).copy_(src)
+
+
+def _group_norm_layout(x):
+    """``native_group_norm``'s output and input gradient: fresh tensors in ``x``'s
+    suggested memory format (channels-last for a channels-last-like 4-d/5-d input)."""
+    shape, stride = tuple(x.shape), x.stride()
+    return _Layout(_strides_in(shape, suggest_memory_format(shape, stride)), stride, True)
+
+
+def _batch_norm_layout(x, params):
+    """``batch_norm_cpu``'s output: the input's format when everything is dense (contiguous
+    winning an ambiguous case), else its suggested format; an empty input's layout is kept
+    (ATen returns a clone)."""
+    shape, stride = tuple(x.shape), x.stride()
+    dense_params = all(p is None or p.is_contiguous() for p in params)
+    if x.is_contiguous() and dense_params and x.numel():  # (the common case, quickly)
+        out = contiguous_strides(shape)
+    elif x.numel() == 0:
+        out = dense_strides_like(shape, stride)
+    elif _dense_in_a_format(shape, stride) and dense_params:
+        out = _strides_in(shape, _format_when_dense(shape, stride))
+    else:
+        out = _strides_in(shape, suggest_memory_format(shape, stride))
+    return _Layout(out, stride, False)  # (reducing a channels-last input's N, H, W is fast)
 
 
 def _check_dtypes(input, *params):
@@ -172,17 +278,22 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         return out.to(input.dtype)
     dims = tuple(range(len(shape) - k, len(shape)))
     pshape = (1,) * (len(shape) - k) + normalized_shape
-    return _NativeNorm.apply(input, weight, bias, dims, pshape, eps, None, None)
+    # (PyTorch's layer_norm_cpu writes a contiguous output and input gradient)
+    return _NativeNorm.apply(input, weight, bias, dims, pshape, eps, None, None,
+                             _Layout(contiguous_strides(shape), input.stride(), True))
 
 
-def _verify_batch_size(shape):
+def _verify_batch_size(shape, shown=None):
+    """PyTorch's check that training statistics see more than one value: the product of
+    ``shape`` without its dim 1. ``shown``: how the message prints the size (batch norm's
+    ``torch.Size``; group norm passes its list)."""
     size_prods = shape[0]
     for s in shape[2:]:
         size_prods *= s
     if size_prods == 1:
         raise TensorValueError(
             f"Expected more than 1 value per channel when training, got input size "
-            f"torch.Size({list(shape)})")
+            f"{shown or f'torch.Size({list(shape)})'}")
 
 
 @nn_op()
@@ -209,15 +320,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if not training and (running_mean is None or running_var is None):
         which = "running_mean" if running_mean is None else "running_var"
         raise TensorRuntimeError(f"{which} must be defined in evaluation mode")
+    # (the layout of the caller's input, also where a low-precision one is computed in float32)
+    layout = _batch_norm_layout(input, (weight, bias, running_mean, running_var))
     if _check_dtypes(input, running_mean, running_var, weight, bias):
-        out = _batch_norm(J, input.float(), running_mean, running_var, _f32(weight),
-                          _f32(bias), training, momentum, eps)
+        out = _batch_norm(input.float(), running_mean, running_var, _f32(weight), _f32(bias),
+                          training, momentum, eps, layout)
         return out.to(input.dtype)
-    return _batch_norm(J, input, running_mean, running_var, weight, bias, training, momentum,
-                       eps)
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps,
+                       layout)
 
 
-def _batch_norm(J, input, running_mean, running_var, weight, bias, training, momentum, eps):
+def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps,
+                layout):
     shape = tuple(input.shape)
     C = shape[1]
     bshape = (1, C) + (1,) * (len(shape) - 2)
@@ -225,7 +339,8 @@ def _batch_norm(J, input, running_mean, running_var, weight, bias, training, mom
     if training:
         update = (running_mean, running_var, momentum) \
             if running_mean is not None or running_var is not None else None
-        return _NativeBatchNorm.apply(input, weight, bias, dims, bshape, eps, None, update)
+        return _NativeBatchNorm.apply(input, weight, bias, dims, bshape, eps, None, update,
+                                      layout)
     mean = running_mean.view(bshape).to(input.dtype)
     var = running_var.view(bshape).to(input.dtype)
     if not (grad_mode.enabled and any(t is not None and t._requires_grad
@@ -238,8 +353,9 @@ def _batch_norm(J, input, running_mean, running_var, weight, bias, training, mom
         if bias is not None:
             shift = shift + bias.view(bshape)
         out = input * scale
-        return out.add_(shift)
-    return _NativeBatchNorm.apply(input, weight, bias, dims, bshape, eps, (mean, var), None)
+        return _restride(out.add_(shift), shape, layout.output)
+    return _NativeBatchNorm.apply(input, weight, bias, dims, bshape, eps, (mean, var), None,
+                                  layout)
 
 
 def _check_normalized_shape(shape, normalized_shape, spaced):
@@ -279,34 +395,41 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 @nn_op()
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalize ``(N, C, *)`` over each of ``num_groups`` groups of channels (and the
-    spatial dims), then scale and shift per channel."""
+    spatial dims), then scale and shift per channel. A channels-last input gives a
+    channels-last output (PyTorch's CPU kernel)."""
     shape = tuple(input.shape)
     if len(shape) < 2:
         raise TensorRuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {len(shape)}")
     N, C = shape[0], shape[1]
+    # torch.nn.functional's own check (a zero num_groups fails in its division, as here)
+    grouped_shape = [N * C // num_groups, num_groups, *shape[2:]]
+    _verify_batch_size(grouped_shape, grouped_shape)
+    if num_groups <= 0:
+        raise TensorRuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if C % num_groups != 0:
         raise TensorRuntimeError(
             f"Expected number of channels in input to be divisible by num_groups, but got "
             f"input of shape {list(shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.dim() != 1 or t.numel() != C):
+            # (ATen's message for a bad bias shows the weight's shape, [0] without one)
+            shown = t if name == "weight" else weight
             raise TensorRuntimeError(
                 f"Expected {name} to be a vector of size equal to the number of channels in "
-                f"input, but got {name} of shape {list(t.shape)} and input of shape "
-                f"{list(shape)}")
-    if _check_dtypes(input, weight, bias):
-        return group_norm(input.float(), num_groups, _f32(weight), _f32(bias), eps).to(
-            input.dtype)
-    grouped = input.reshape(N, num_groups, -1)
-    var, mean = J.var_mean(grouped, (2,), correction=0, keepdim=True)
-    out = ((grouped - mean) * (var + eps).rsqrt()).view(shape)
-    bshape = (1, C) + (1,) * (len(shape) - 2)
-    if weight is not None:
-        out = out * weight.view(bshape)
-    if bias is not None:
-        out = out + bias.view(bshape)
-    return out
+                f"input, but got {name} of shape {[0] if shown is None else list(shown.shape)}"
+                f" and input of shape {list(shape)}")
+    layout = _group_norm_layout(input)  # (the caller's input, also at low precision)
+    dtype = input.dtype
+    low = _check_dtypes(input, weight, bias)
+    if low:
+        input, weight, bias = input.float(), _f32(weight), _f32(bias)
+    split = (N, num_groups, C // num_groups) + shape[2:]
+    dims = tuple(range(2, len(split)))
+    pshape = (1, num_groups, C // num_groups) + (1,) * (len(shape) - 2)
+    out = _NativeGroupNorm.apply(input, weight, bias, dims, pshape, eps, None, None, layout,
+                                 split)
+    return out.to(dtype) if low else out
 
 
 @nn_op(inplace="out")

@@ -12,6 +12,7 @@ from .clip_grad import (  # noqa: F401
 from . import rnn  # noqa: E402,F401 (pack_padded_sequence, pad_sequence, ...)
 from . import stateless  # noqa: E402,F401 (the deprecated functional_call)
 from . import convert_parameters, fusion, init, parametrizations, parametrize  # noqa: E402,F401
+from . import prune  # noqa: E402,F401 (torch.nn.utils.prune)
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: E402,F401
 from .fusion import (  # noqa: E402,F401
     fuse_conv_bn_eval,
