@@ -222,3 +222,31 @@ def test_plain_backward_still_refuses_a_gradient_that_is_no_broadcast():
     meta = ((1, 3), jtensor.float32, g.device)
     fitted = graph._fit(g, meta)
     assert fitted.shape == (1, 3) and fitted.tolist() == [[4.0, 4.0, 4.0]]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, w: x.tanh(),
+        lambda x, w: x.sigmoid(),
+        lambda x, w: x.relu(),
+        lambda x, w: x * w,
+        lambda x, w: x.exp(),
+        lambda x, w: x @ w.t(),
+        lambda x, w: (x + w).sum(0),
+    ],
+    ids=["tanh", "sigmoid", "relu", "mul", "exp", "mm", "add_sum"],
+)
+def test_plain_backward_equals_the_recorded_formula_bit_for_bit(fn, dtype):
+    # A plain backward computes some gradients on the arrays; create_graph=True (and vjp
+    # under vmap) runs the formulas in public ops. Both must give the same numbers, even
+    # where the formula cancels (tanh near +-1): the jacobians tutorial compares them.
+    gen = np.random.default_rng(4)
+    d = getattr(jtensor, dtype)
+    x = jtensor.tensor(gen.standard_normal((6, 6)) * 6, dtype=d, requires_grad=True)
+    w = jtensor.tensor(gen.standard_normal((6, 6)), dtype=d)
+    g = jtensor.tensor(gen.standard_normal(tuple(fn(x, w).shape)), dtype=d)
+    (plain,) = jtensor.autograd.grad(fn(x, w), x, g)
+    (recorded,) = jtensor.autograd.grad(fn(x, w), x, g, create_graph=True)
+    assert plain.cpu().numpy().tobytes() == recorded.detach().cpu().numpy().tobytes()
