@@ -169,16 +169,11 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
         # Straight into the target's memory (``p.add_(g, alpha=-lr)`` in an optimizer step):
         # no result array, no copy. Elementwise kernels cannot fail half-way, and NumPy
         # handles operands that overlap the target.
-        into = compute if type(compute) is str else getattr(compute, "into", None)
+        into = _into_form(compute)
         if into is not None:
             check_no_internal_overlap(inplace)
             check_no_partial_overlap(inplace, tensors)
-            target = inplace._array()
-            with np.errstate(all="ignore"):
-                if type(into) is str:
-                    getattr(xp, into)(*arrays, out=target)
-                else:
-                    into(xp, *arrays, out=target)
+            _compute_into(xp, into, arrays, inplace._array())
             return inplace
     computed = run_compute(xp, compute, arrays)
     if computed.dtype != np_result:
@@ -402,18 +397,28 @@ def _fast_inplace(compute, inputs, rule, target):
         else:
             return None
     check_inplace(target)
-    out = target._array()
-    into = compute if type(compute) is str else getattr(compute, "into", None)
+    into = _into_form(compute)
     if into is not None:
-        with np.errstate(all="ignore"):
-            if type(into) is str:
-                getattr(np, into)(*arrays, out=out)
-            else:
-                into(np, *arrays, out=out)
+        _compute_into(np, into, arrays, target._array())
         return target
-    computed = run_compute(np, compute, arrays)
-    out[...] = computed
+    target._array()[...] = run_compute(np, compute, arrays)
     return target
+
+
+def _into_form(compute):
+    """The form of ``compute`` that writes into an ``out=`` array (a ufunc's name, or the
+    callable's ``into``), or None."""
+    return compute if type(compute) is str else getattr(compute, "into", None)
+
+
+def _compute_into(xp, into, arrays, out):
+    """Run ``into`` straight into ``out`` with NumPy's warnings silenced: a write into the
+    target cannot be redone under ``-W error`` as ``run_compute`` redoes a pure call."""
+    with np.errstate(all="ignore"):
+        if type(into) is str:
+            getattr(xp, into)(*arrays, out=out)
+        else:
+            into(xp, *arrays, out=out)
 
 
 def _row_ordered(t):
