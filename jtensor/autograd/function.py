@@ -65,7 +65,29 @@ class BackwardCFunction(FunctionCtx, Node):
     _in_jvp = False
 
     def __getattr__(self, key):
+        if key.startswith("_saved_") or key.startswith("_raw_saved_"):
+            # PyTorch's view of what a jtensor Function standing for one of its nodes saved
+            # (``NllLossBackward0``...; a user's Function has none).
+            return graph._saved_attributes().attribute(self, key)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute {key!r}")
+
+    @property
+    def _raw_saved_tensors(self):
+        """The ``SavedTensor``s of ``save_for_backward`` (``register_hooks`` on each): a
+        user's Function's node only (jtensor's own stand for PyTorch's C++ nodes)."""
+        if _internal(type(self)):
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute '_raw_saved_tensors'")
+        if self._freed:
+            raise graph._freed_error()
+        saved = (self._saved or {}).get("saved_tensors", ())
+        return graph._saved_attributes().raw_saved(saved)
+
+    def __dir__(self):
+        names = super().__dir__()
+        if _internal(type(self)):
+            names = [n for n in names if n != "_raw_saved_tensors"]
+        return names
 
     @property
     def needs_input_grad(self):
@@ -108,6 +130,12 @@ class BackwardCFunction(FunctionCtx, Node):
 
 
 _NODE_CLASSES = {}
+
+
+def _internal(cls):
+    """Whether a Function node class is one of jtensor's own (standing for a PyTorch node)."""
+    fn = cls._function
+    return fn is not None and fn.__module__.startswith("jtensor.")
 
 
 def _python_node_repr(node):

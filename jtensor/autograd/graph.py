@@ -21,7 +21,7 @@ from .._api import ops as J
 from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
 from .._layout import broadcastable_to
-from .._tensor import Tensor
+from .._tensor import Tensor, contiguous_format
 
 _sequence = itertools.count()
 
@@ -41,9 +41,11 @@ class saved_tensors_hooks:
     Non-reentrant checkpointing is built on this."""
 
     def __init__(self, pack_hook, unpack_hook):
-        self.pair = (pack_hook, unpack_hook)
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
 
     def __enter__(self):
+        self.pair = (self.pack_hook, self.unpack_hook)
         saved_hooks.append(self.pair)
         return self
 
@@ -52,16 +54,59 @@ class saved_tensors_hooks:
         return False
 
 
+class save_on_cpu(saved_tensors_hooks):
+    """Inside this context, tensors saved for backward are kept on the CPU (in pinned memory
+    with ``pin_memory=True``, where the device ``device_type`` names is available) and copied
+    back to their own device when backward needs them: GPU memory traded for copies. A tensor
+    already on the CPU is kept as it is (``tensor.cpu()`` hands it back), unless pinning asked
+    for a copy."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        module = _device_module(device_type)
+
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            if tensor.is_sparse:
+                return (tensor.device, tensor.to("cpu", copy=True))
+            pinnable = bool(module.is_available())
+            # (``empty_like``: jtensor's ``empty`` takes ``pin_memory`` without pinning)
+            packed = J.empty_like(tensor, device="cpu", pin_memory=pinnable,
+                                  memory_format=contiguous_format)
+            packed.copy_(tensor, non_blocking=pinnable)
+            return (tensor.device, packed)
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+def _device_module(device_type):
+    """``torch.<device_type>``, or ``torch.cuda`` where the package has no such module (as
+    ``save_on_cpu`` looks it up)."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"..{device_type}", __package__)
+    except ImportError:
+        return importlib.import_module("..cuda", __package__)
+
+
 class SavedTensor:
-    """A tensor kept for backward, with the version it had when saved.
+    """A tensor kept for backward, with the version it had when saved (PyTorch's
+    ``torch._C._autograd.SavedTensor``: ``node._raw_saved_<name>``).
 
     Inputs are kept as they are (their history is upstream, so no cycle); an op's own output
     is kept as a history-free alias sharing storage and version counter, and gets its node
-    back when unpacked (so ``create_graph=True`` differentiates through it).
+    back when unpacked (so ``create_graph=True`` differentiates through it). Under
+    ``saved_tensors_hooks`` (or after ``register_hooks``) only ``pack``'s result is kept;
+    unpacking gives ``unpack``'s result, with the saved tensor's history when it had one.
     """
 
     __slots__ = ("tensor", "version", "is_output", "output_nr", "requires_grad",
-                 "packed", "unpack_hook", "had_history")
+                 "packed", "unpack_hook", "had_history", "grad_fn", "accumulator")
 
     def __init__(self, tensor, is_output=False, output_nr=0):
         self.unpack_hook = None
@@ -77,9 +122,11 @@ class SavedTensor:
         self.requires_grad = tensor._requires_grad
         if saved_hooks:
             # saved_tensors_hooks: keep whatever ``pack`` returns instead of the tensor.
-            pack, self.unpack_hook = saved_hooks[-1]
-            self.packed = pack(tensor)
+            self._remember_history(tensor)
+            pack, unpack = saved_hooks[-1]
             self.tensor = None
+            self.packed = _call_pack(pack, tensor)
+            self.unpack_hook = unpack
             return
         if is_output:
             self.had_history = False
@@ -91,9 +138,56 @@ class SavedTensor:
             self.had_history = tensor._grad_fn is not None and tensor._base is None
             self.tensor = tensor
 
+    def _remember_history(self, tensor):
+        """What unpacking a hook's result gives back to it: the saved input's node (or its
+        leaf's accumulator), so that gradients through it reach the same places. (A saved
+        output gets the node that saved it, at unpack time.)"""
+        self.grad_fn = None
+        self.accumulator = None
+        if self.requires_grad and not self.is_output:
+            fn, nr = edge_of(tensor)
+            if fn.__class__ is AccumulateGrad:
+                self.accumulator = fn
+            else:
+                self.grad_fn = fn
+                self.output_nr = nr
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack the saved tensor now with ``pack_hook`` (which gets it without history) and
+        keep only the result; ``unpack_hook(result)`` gives it back whenever backward (or
+        ``node._saved_<name>``) reads it. Once per saved tensor, before the graph is freed."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                f"Invoked with: {self!r}, {pack_hook!r}, {unpack_hook!r}")
+        if self.unpack_hook is not None:
+            raise TensorRuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time.")
+        t = self.tensor
+        if t is None:
+            raise TensorRuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        self._remember_history(t)
+        # The hook sees the values without their history (PyTorch passes ``data.detach()``).
+        plain = Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype,
+                             version=t._version_counter)
+        self.packed = _call_pack(pack_hook, plain)
+        self.unpack_hook = unpack_hook
+        self.tensor = None
+
+    def __repr__(self):
+        return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
+
     def unpack(self, node):
         if self.unpack_hook is not None:
-            return self.unpack_hook(self.packed)
+            return self._unpack_hooked(node)
         t = self.tensor
         if self.had_history and t._grad_fn is None:
             raise TensorRuntimeError(
@@ -127,6 +221,46 @@ class SavedTensor:
                 alias._fw_grads = t._fw_grads
             return alias
         return t
+
+    def _unpack_hooked(self, node):
+        """``unpack_hook``'s tensor, given the saved tensor's history as PyTorch does (a new
+        tensor on its data when the saved one required grad: the node, or the leaf's
+        accumulator, that gradients through it must reach)."""
+        data = self.unpack_hook(self.packed)
+        if not isinstance(data, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(data).__name__}")
+        if not self.requires_grad:
+            return data
+        alias = Tensor._make(data._storage, data._shape, data._stride, data._offset,
+                             data._dtype, version=data._version_counter)
+        alias._requires_grad = True
+        if self.is_output:
+            alias._grad_fn = node
+            alias._output_nr = self.output_nr
+        elif self.grad_fn is not None:
+            alias._grad_fn = self.grad_fn
+            alias._output_nr = self.output_nr
+        elif self.accumulator is not None:
+            # A leaf: the alias is a leaf whose gradient goes to the saved leaf's accumulator.
+            alias._accumulator = weakref.ref(self.accumulator)
+        return alias
+
+
+SavedTensor.__module__ = "torch._C._autograd"
+
+
+def _call_pack(pack, tensor):
+    """``pack(tensor)``, refusing a hook that writes into the tensor (PyTorch's check)."""
+    version = tensor._version_counter.value
+    packed = pack(tensor)
+    if tensor._version_counter.value != version:
+        raise TensorRuntimeError(
+            "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+            "input to pack hook cannot be modified by in-place operations as this can lead to "
+            "unexpected side-effects. Please open an issue if you need to perform in-place "
+            "operations on the input to a pack hook.")
+    return packed
 
 
 def _type_name(t):
@@ -194,9 +328,19 @@ class Node:
     # The names a formula knows are ``_Field``s of its node class (found without a failed
     # lookup); any other name ends here.
     def __getattr__(self, key):
-        if key.startswith("__"):
-            raise AttributeError(key)
+        if key[:1] == "_":
+            if key.startswith("__"):
+                raise AttributeError(key)
+            if key.startswith(("_saved_", "_raw_saved_")):
+                # PyTorch's view of what the node saved (``y.grad_fn._saved_self``).
+                return _saved_attributes().attribute(self, key)
         return _ctx_value(self, key)
+
+    def __dir__(self):
+        # (Not the slot ``_saved``, jtensor's own store, which PyTorch's nodes do not have.)
+        names = set(super().__dir__()) | set(_saved_attributes().names(self))
+        names.discard("_saved")
+        return sorted(names)
 
     @property
     def needs_input_grad(self):
@@ -232,6 +376,13 @@ class Node:
         if result.__class__ is not tuple and result.__class__ is not list:
             result = (result,)
         return _flatten_grads(self, result)
+
+
+def _saved_attributes():
+    """The ``saved_attributes`` module (imported on first use: it imports this one)."""
+    from . import saved_attributes
+
+    return saved_attributes
 
 
 def _ctx_value(node, key):
@@ -503,15 +654,25 @@ class Formula:
     """
 
     def __init__(self, op, backward, inputs, save=(), name=None, multi_grad=False,
-                 nondiff_outputs=(), save_for=None):
+                 nondiff_outputs=(), save_for=None, save_by_node=None):
         self.op = op
         self.backward = backward
         self.inputs = tuple(inputs)
         self.save = frozenset(save)
-        self.save_order = tuple(dict.fromkeys(save))   # (as declared: see _split_values)
-        # Saved name -> the inputs whose gradients read it (see ``unneeded``).
+        # The order PyTorch's generated code saves in (which pack hooks see): the inputs
+        # sorted by PyTorch's names (``self`` for ``input``), then the outputs.
+        self.save_order = pytorch_save_order(save)
+        # Saved name -> the inputs whose gradients read it (see ``unneeded``). A name
+        # ``result<i>`` that no input lists is output ``i`` of several, never saved.
         self.save_for = {k: frozenset(v) for k, v in (save_for or {}).items()}
+        # Node name -> the only names a node of that name saves (one formula standing for
+        # several of PyTorch's nodes: ``max(x)`` saves self and result, ``max(x, 0)`` the
+        # indices only).
+        self.save_by_node = {k: frozenset(v) for k, v in (save_by_node or {}).items()}
+        self.selective = bool(self.save_for or self.save_by_node)
         self._unneeded = {}
+        if self.save_by_node:
+            self.unneeded = self._unneeded_by_node
         self.multi_grad = multi_grad
         # A set of output indices, or ``nondiff_outputs(values)`` choosing them per call
         # (``atleast_1d(a, b)`` hands an already 1-d ``b`` back without history).
@@ -576,19 +737,41 @@ class Formula:
         # (made on first use): a third of ``dict(zip(...))``'s cost on every recorded call.
         self._binders = {}
 
-    def unneeded(self, needs):
+    def unneeded(self, needs, node=None):
         """The saved names no gradient of this call reads (``needs``: whether each input
         needs one): PyTorch's generated code saves a value only when a gradient that uses
         it will be computed (``x * 2`` saves nothing; ``x * c`` with a constant ``c`` saves
-        ``c`` only), which saved-tensor hooks, memory and in-place checks all see."""
-        if not self.save_for:
+        ``c`` only), which saved-tensor hooks, memory and in-place checks all see. (A
+        formula with ``save_by_node`` answers by ``_unneeded_by_node``, per node too.)"""
+        if not self.selective:
             return ()
         skip = self._unneeded.get(needs)
         if skip is None:
-            wanted = {name for name, need in zip(self.inputs, needs, strict=True) if need}
-            skip = self._unneeded[needs] = frozenset(
-                k for k, users in self.save_for.items() if not users & wanted)
+            skip = self._unneeded[needs] = frozenset(self._skipped(needs))
         return skip
+
+    def _unneeded_by_node(self, needs, node=None):
+        """``unneeded`` for a formula standing for several of PyTorch's nodes that save
+        different values (``save_by_node``): also what the node's kind does not save."""
+        cls = node.__class__ if node is not None else None
+        key = (needs, cls)
+        skip = self._unneeded.get(key)
+        if skip is None:
+            skip = self._skipped(needs)
+            kept = self.save_by_node.get(cls.__name__) if cls is not None else None
+            if kept is not None:
+                skip.update(k for k in self.save if k not in kept)
+                outputs = [k for k in kept if k.startswith("result") and k != "result"]
+                if outputs:
+                    # Some of several outputs (``result<i>``): the others are skipped.
+                    skip.discard("result")
+                    skip.update(k for k in _OUTPUT_NAMES if k not in kept)
+            skip = self._unneeded[key] = frozenset(skip)
+        return skip
+
+    def _skipped(self, needs):
+        wanted = {name for name, need in zip(self.inputs, needs, strict=True) if need}
+        return {k for k, users in self.save_for.items() if not users & wanted}
 
     def _binder(self, count):
         # (More arguments than parameters: the first ones are named, as zip would; the
@@ -623,6 +806,18 @@ class Formula:
         return values
 
 
+def pytorch_save_order(save):
+    """``save`` (a formula's saved names) in PyTorch's saving order: its generated code saves
+    the inputs sorted by name, then the outputs (``mul``: other, self; ``pow(x, y)``:
+    exponent, self, result). Formulas name ``self`` ``input``."""
+    names = tuple(dict.fromkeys(save))
+    inputs = sorted((n for n in names if n != "result"),
+                    key=lambda n: "self" if n == "input" else n)
+    return tuple(inputs) + (("result",) if "result" in names else ())
+
+
+# ``result<i>``: output ``i`` of an op with several (see ``Formula.unneeded``).
+_OUTPUT_NAMES = tuple(f"result{i}" for i in range(10))
 NONDIFF = "nondifferentiable"
 # In-place ops that change only the metadata of their input (in-place views).
 METADATA_INPLACE = frozenset(("t_", "transpose_", "swapaxes_", "swapdims_", "unsqueeze_",
@@ -855,7 +1050,7 @@ def _record_tensors(op, formula, impl, args):
     stored["__needs__"] = values["__needs__"]
     node._values = stored
     saved = node._saved = {}
-    skip = formula.unneeded(needs) if formula.save_for else ()
+    skip = formula.unneeded(needs, node) if formula.selective else ()
     for k in formula.save_order:   # (in its declared order, as ``_split_values``)
         if k != "result" and k not in skip:
             saved[k] = SavedTensor(values[k])
@@ -907,7 +1102,7 @@ def _finish_plain(op, formula, args, values, edges, meta, needs, scalars, result
         if outputs and all(any(o is a for a in args) for o in outputs):
             return result
     node = _new_node(formula, values, edges, meta, needs, scalars)
-    skip = formula.unneeded(values["__needs__"])
+    skip = formula.unneeded(values["__needs__"], node)
     saved, stored = _split_values(values, formula.save_order, None, skip, formula.wrapped)
     node._values = stored
     node._saved = saved
@@ -928,7 +1123,8 @@ def _finish_plain(op, formula, args, values, edges, meta, needs, scalars, result
     if formula.saves_result and "result" not in skip:
         saved["result"] = (SavedTensor(result, is_output=True) if single or len(outputs) == 1
                            else [SavedTensor(o, is_output=True, output_nr=i)
-                                 if isinstance(o, Tensor) else None
+                                 if isinstance(o, Tensor)
+                                 and not (skip and f"result{i}" in skip) else None
                                  for i, o in enumerate(outputs)])
     return result
 
@@ -1141,7 +1337,7 @@ def record_call(op, impl, args, kwargs):
 
     node = _new_node(formula, values, edges, meta, needs, scalars)
 
-    skip = formula.unneeded(values["__needs__"])
+    skip = formula.unneeded(values["__needs__"], node)
     saved, stored = _split_values(values, formula.save_order, old_self, skip, formula.wrapped)
     if inplace and formula.self_name in saved and formula.self_name != "input":
         saved.pop(formula.self_name)
@@ -1197,8 +1393,10 @@ def record_call(op, impl, args, kwargs):
         if single or len(outputs) == 1:
             saved["result"] = SavedTensor(result, is_output=True)
         else:
+            # (``result<i>`` in ``skip``: output ``i`` is not saved.)
             saved["result"] = [SavedTensor(o, is_output=True, output_nr=i)
-                               if isinstance(o, Tensor) else None
+                               if isinstance(o, Tensor)
+                               and not (skip and f"result{i}" in skip) else None
                                for i, o in enumerate(outputs)]
     return result
 

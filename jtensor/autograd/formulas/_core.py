@@ -51,7 +51,7 @@ def saved_if(ctx, name, needed, index):
 
 
 def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
-               nondiff_outputs=(), save_for=None):
+               nondiff_outputs=(), save_for=None, save_by_node=None):
     """Register ``backward(ctx, grad)`` for the op(s) ``names``.
 
     ``name``: the node's class name (default ``<Op>Backward0``), or ``name(values)`` (a dict
@@ -59,7 +59,11 @@ def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
     receives one gradient per output (None for unused ones). ``nondiff_outputs``: indices of
     outputs that never require grad (``max``'s indices are integer anyway). ``save_for``:
     for a saved name, the inputs whose gradients read it; a call saves it only when one of
-    them needs a gradient, as PyTorch's generated code does (names not listed always are).
+    them needs a gradient, as PyTorch's generated code does (names not listed always are);
+    ``result<i>`` is output ``i`` of several (``{"result0": ()}``: never saved).
+    ``save_by_node``: node name -> the only names a node of that name saves, where one
+    formula stands for several of PyTorch's nodes that save different values. Whatever the
+    declared order, values are saved in PyTorch's (``graph.pytorch_save_order``).
     """
     if isinstance(names, str):
         names = (names,)
@@ -72,7 +76,7 @@ def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
             if op.backward is not None:
                 raise KeyError(f"op {op_name!r} has two derivative formulas")
             op.backward = Formula(op, fn, inputs, save, name, multi_grad, nondiff_outputs,
-                                  save_for)
+                                  save_for, save_by_node)
         return fn
 
     return decorate
@@ -99,5 +103,8 @@ def finalize():
                 if f is NONDIFF:
                     op.backward = NONDIFF
                 else:
-                    op.backward = Formula(op, f.backward, f.inputs, f.save, f.name,
-                                          f.multi_grad, f.nondiff_outputs)
+                    # (What it saves too: ``x.mul_(c)`` with a constant ``c`` saves ``c``
+                    # only, as ``x * c`` does.)
+                    op.backward = Formula(op, f.backward, f.inputs, f.save_order, f.name,
+                                          f.multi_grad, f.nondiff_outputs, f.save_for,
+                                          f.save_by_node)

@@ -103,7 +103,7 @@ def _remainder_name(v):
 
 
 @derivative("remainder", inputs=("input", "other"), save=("input", "other"),
-            name=_remainder_name)
+            name=_remainder_name, save_for={"input": ("other",), "other": ("other",)})
 def remainder_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     gb = None
@@ -116,7 +116,8 @@ def _fmod_name(v):
     return "FmodBackward1" if _is_tensor(v["other"]) else "FmodBackward0"
 
 
-@derivative("fmod", inputs=("input", "other"), save=("input", "other"), name=_fmod_name)
+@derivative("fmod", inputs=("input", "other"), save=("input", "other"), name=_fmod_name,
+            save_for={"input": ("other",), "other": ("other",)})
 def fmod_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     gb = None
@@ -142,8 +143,11 @@ def _scalar_log(x, complex_result):
     return -math.inf if x == 0 else math.nan
 
 
+# PyTorch's three nodes save what their formulas read: ``x ** 2`` self only, ``x ** y`` self,
+# exponent and result, ``2 ** x`` exponent and result (``self`` is the number).
 @derivative("pow", inputs=("input", "other"), save=("other", "input", "result"),
-            name=_pow_name)
+            name=_pow_name,
+            save_by_node={"PowBackward0": ("input",), "PowBackward2": ("other", "result")})
 def pow_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     a, b = ctx.input, ctx.other
@@ -232,7 +236,8 @@ def fmin_backward(ctx, g):
     return _fmax_fmin(ctx, g, lambda a, b: a <= b)
 
 
-@derivative("hypot", inputs=("input", "other"), save=("input", "other", "result"))
+@derivative("hypot", inputs=("input", "other"), save=("input", "other", "result"),
+            save_for={"input": ("input",), "other": ("other",)})
 def hypot_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     r = ctx.result
@@ -246,7 +251,7 @@ def _copysign_name(v):
 
 
 @derivative("copysign", inputs=("input", "other"), save=("input", "result"),
-            name=_copysign_name)
+            name=_copysign_name, save_for={"input": ("input",)})
 def copysign_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     ga = None
@@ -294,7 +299,8 @@ def logaddexp2_backward(ctx, g):
     return ga, gb
 
 
-@derivative("ldexp", inputs=("input", "other"), save=("other", "result"))
+@derivative("ldexp", inputs=("input", "other"), save=("other", "result"),
+            save_for={"other": ("input",)})
 def ldexp_backward(ctx, g):
     need_a, need_b = ctx.needs_input_grad
     # PyTorch: self: grad * 2^other (an integer power for an integer ``other``: 2^-k is 0);
@@ -311,7 +317,7 @@ def _lerp_name(v):
 
 
 @derivative("lerp", inputs=("input", "end", "weight"), save=("input", "end", "weight"),
-            name=_lerp_name)
+            name=_lerp_name, save_for={"input": ("weight",), "end": ("weight",)})
 def lerp_backward(ctx, g):
     need_a, need_e, need_w = ctx.needs_input_grad
     w = ctx.weight
@@ -324,7 +330,8 @@ def lerp_backward(ctx, g):
     return ga, ge, gw
 
 
-@derivative("addcmul", inputs=("input", "tensor1", "tensor2"), save=("tensor1", "tensor2"))
+@derivative("addcmul", inputs=("input", "tensor1", "tensor2"), save=("tensor1", "tensor2"),
+            save_for={"tensor1": ("tensor2",), "tensor2": ("tensor1",)})
 def addcmul_backward(ctx, g):
     need_a, need_1, need_2 = ctx.needs_input_grad
     value = ctx.value
@@ -333,7 +340,8 @@ def addcmul_backward(ctx, g):
     return (g if need_a else None), g1, g2
 
 
-@derivative("addcdiv", inputs=("input", "tensor1", "tensor2"), save=("tensor1", "tensor2"))
+@derivative("addcdiv", inputs=("input", "tensor1", "tensor2"), save=("tensor1", "tensor2"),
+            save_for={"tensor1": ("tensor2",)})
 def addcdiv_backward(ctx, g):
     need_a, need_1, need_2 = ctx.needs_input_grad
     value = ctx.value

@@ -213,15 +213,23 @@ def _extreme_name(kind):
     return name
 
 
+def _extreme_saves(kind):
+    """What each of PyTorch's nodes saves: the indices only for ``max(x, dim)`` (output 1),
+    self and result for ``max(x)``, both operands for ``max(x, y)`` (``maximum``)."""
+    stem = kind.capitalize()
+    return {f"{stem}Backward0": ("result1",), f"{stem}Backward1": ("input", "result"),
+            f"{stem}imumBackward0": ("input", "dim", "other")}
+
+
 # ``other`` is the binary overload's tensor given by name; positionally it arrives as ``dim``.
 @derivative("max", inputs=("input", "dim", "other"), save=("input", "dim", "other", "result"),
-            name=_extreme_name("max"))
+            name=_extreme_name("max"), save_by_node=_extreme_saves("max"))
 def max_backward(ctx, g):
     return _extreme_dispatch(ctx, g, True)
 
 
 @derivative("min", inputs=("input", "dim", "other"), save=("input", "dim", "other", "result"),
-            name=_extreme_name("min"))
+            name=_extreme_name("min"), save_by_node=_extreme_saves("min"))
 def min_backward(ctx, g):
     return _extreme_dispatch(ctx, g, False)
 
@@ -320,7 +328,8 @@ def var_mean_backward(ctx, g_var, g_mean):
     return out
 
 
-@derivative("std_mean", save=("input", "result"), multi_grad=True)
+@derivative("std_mean", save=("input", "result"), multi_grad=True,
+            save_for={"result1": ()})   # (PyTorch saves the std, output 0, not the mean)
 def std_mean_backward(ctx, g_std, g_mean):
     dim, correction = _correction(ctx.dim, ctx.unbiased, ctx.correction)
     x = ctx.input
@@ -434,6 +443,7 @@ def cumprod_backward(ctx, g):
 
 def _cum_extreme_backward(ctx, g):
     x_shape = ctx.input_meta(0)[0]
+    ctx.input  # noqa: B018 (saved as PyTorch saves it: version-checked here as there)
     _, indices = ctx.result
     if len(x_shape) == 0:
         return g
@@ -445,8 +455,11 @@ def _cum_extreme_backward(ctx, g):
     return _zeros(x_shape, g).scatter_add(ctx.dim % len(x_shape), indices, g)
 
 
-derivative("cummax", save=("result",), nondiff_outputs=(1,))(_cum_extreme_backward)
-derivative("cummin", save=("result",), nondiff_outputs=(1,))(_cum_extreme_backward)
+# (PyTorch saves self and the indices, output 1.)
+derivative("cummax", save=("input", "result"), nondiff_outputs=(1,),
+           save_for={"result0": ()})(_cum_extreme_backward)
+derivative("cummin", save=("input", "result"), nondiff_outputs=(1,),
+           save_for={"result0": ()})(_cum_extreme_backward)
 
 
 @derivative("logcumsumexp", save=("input", "result"))
@@ -480,13 +493,16 @@ def _median_backward(ctx, g):
     return _value_selecting(g, ctx.dim, indices, ctx.input_meta(0)[0], ctx.keepdim)
 
 
+# (``median(x)`` saves self and result, ``median(x, dim)`` the indices only.)
 derivative("median", save=("input", "result"), nondiff_outputs=(1,),
-           name=_median_name("Median"))(_median_backward)
+           name=_median_name("Median"),
+           save_by_node={"MedianBackward1": ("result1",)})(_median_backward)
 derivative("nanmedian", save=("input", "result"), nondiff_outputs=(1,),
-           name=_median_name("Nanmedian"))(_median_backward)
+           name=_median_name("Nanmedian"),
+           save_by_node={"NanmedianBackward1": ("result1",)})(_median_backward)
 
 
-@derivative("mode", save=("result",), nondiff_outputs=(1,))
+@derivative("mode", save=("result",), nondiff_outputs=(1,), save_for={"result0": ()})
 def mode_backward(ctx, g):
     _, indices = ctx.result
     return _value_selecting(g, ctx.dim, indices, ctx.input_meta(0)[0], ctx.keepdim)

@@ -151,9 +151,10 @@ def index_reduce_backward(ctx, g):
 
 # ----------------------------------------------------------------------------- gather/scatter
 
-@derivative("gather", save=("index",))
+@derivative("gather", save=("index", "input"))
 def gather_backward(ctx, g):
     shape = ctx.input_meta(0)[0]
+    ctx.input  # noqa: B018 (saved as PyTorch saves it: version-checked here as there)
     return _zeros(shape, g).scatter_add(ctx.dim, ctx.index, g)
 
 
@@ -227,16 +228,18 @@ def scatter_reduce_backward(ctx, g):
     return (grad_self if need_self else None), (grad_src if need_src else None)
 
 
-@derivative("take", save=("index",))
+@derivative("take", save=("index", "input"))
 def take_backward(ctx, g):
     shape = ctx.input_meta(0)[0]
+    ctx.input  # noqa: B018 (saved as PyTorch saves it: version-checked here as there)
     return _zeros(shape, g).put(ctx.index, g, accumulate=True)
 
 
-@derivative("take_along_dim", save=("indices",), name="GatherBackward0")
+@derivative("take_along_dim", save=("indices", "input"), name="GatherBackward0")
 def take_along_dim_backward(ctx, g):
     """PyTorch's take_along_dim is gather on broadcast operands (a ``GatherBackward0``)."""
     shape = ctx.input_meta(0)[0]
+    ctx.input  # noqa: B018 (saved as PyTorch's gather saves it: version-checked here too)
     indices = ctx.indices
     if ctx.dim is None:
         flat = _zeros((_numel(shape),), g).scatter_add(0, indices.reshape(-1), g.reshape(-1))
@@ -263,9 +266,10 @@ def put_backward(ctx, g):
 
 # ----------------------------------------------------------------------------- masks, where
 
-@derivative("masked_select", save=("mask",))
+@derivative("masked_select", save=("mask", "input"))
 def masked_select_backward(ctx, g):
     shape = ctx.input_meta(0)[0]
+    ctx.input  # noqa: B018 (saved as PyTorch saves it: version-checked here as there)
     mask = ctx.mask
     full = tuple(broadcast_shapes(shape, mask.shape))
     return _zeros(full, g).masked_scatter(mask.expand(full), g)
@@ -327,7 +331,9 @@ def _sort_name(values):
     return "SortBackward1" if stable else "SortBackward0"
 
 
-@derivative("sort", save=("result",), name=_sort_name, multi_grad=True, nondiff_outputs=(1,))
+# (These save the indices only, output 1, as PyTorch's nodes do.)
+@derivative("sort", save=("result",), name=_sort_name, multi_grad=True, nondiff_outputs=(1,),
+            save_for={"result0": ()})
 def sort_backward(ctx, g, *rest):
     shape = ctx.input_meta(0)[0]
     dim = -1 if isinstance(ctx.dim, bool) else ctx.dim
@@ -344,13 +350,15 @@ def msort_backward(ctx, g):
     return _value_selecting_backward(g, 0, indices, tuple(x.shape), True)
 
 
-@derivative("topk", save=("result",), multi_grad=True, nondiff_outputs=(1,))
+@derivative("topk", save=("result",), multi_grad=True, nondiff_outputs=(1,),
+            save_for={"result0": ()})
 def topk_backward(ctx, g, *rest):
     shape = ctx.input_meta(0)[0]
     return _value_selecting_backward(g, ctx.dim, ctx.result[1], shape, True)
 
 
-@derivative("kthvalue", save=("result",), multi_grad=True, nondiff_outputs=(1,))
+@derivative("kthvalue", save=("result",), multi_grad=True, nondiff_outputs=(1,),
+            save_for={"result0": ()})
 def kthvalue_backward(ctx, g, *rest):
     shape = ctx.input_meta(0)[0]
     return _value_selecting_backward(g, ctx.dim, ctx.result[1], shape, ctx.keepdim)

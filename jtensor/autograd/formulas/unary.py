@@ -487,13 +487,16 @@ def _log_scalar(b):
 
 
 @derivative(("float_power", "float_power_"), inputs=("input", "exponent"),
-            save=("input", "exponent", "result"), name=_float_power_name)
+            save=("input", "exponent", "result"), name=_float_power_name,
+            save_by_node={"PowBackward0": ("input",), "PowBackward2": ("exponent", "result")})
 def float_power_backward(ctx, g):
     # float_power is pow computed in float64 (complex128): PyTorch's pow_backward* formulas
-    # on the promoted operands.
+    # on the promoted operands (its nodes save what pow's do: ``x ** 2`` self only).
     need_x, need_e = ctx.needs_input_grad
     x, e = ctx.input, ctx.exponent
-    dtype = ctx.result.dtype
+    complex_result = any(v.is_complex() if _is_tensor(v) else isinstance(v, complex)
+                         for v in (x, e))
+    dtype = _dtypes.complex128 if complex_result else _dtypes.float64
     if _is_tensor(x) and x.dtype is not dtype:
         x = x.to(dtype)
     if _is_tensor(e) and e.dtype is not dtype:
