@@ -157,6 +157,14 @@ FUNCTION_SAVED = {
     "SoftplusBackward0": "beta:v=.params.0 self=#0 threshold:v=.params.1",
     "MseLossBackward0": "reduction:i=@reduction self=#0 target=#1",
     "BinaryCrossEntropyBackward0": "reduction:i=@reduction self=#0 target=#1 weight=#2",
+    "NllLossBackward0": (
+        "ignore_index:i=.ignore_index reduction:i=@reduction self=#0 target=#1 "
+        "total_weight=#3 weight=#2"
+    ),
+    "NllLoss2DBackward0": (
+        "ignore_index:i=.ignore_index reduction:i=@reduction self=#0 target=#1 "
+        "total_weight=#3 weight=#2"
+    ),
     "EmbeddingBackward0": (
         "indices=#0 padding_idx:i=.padding_idx "
         "scale_grad_by_freq:v=.scale_grad_by_freq sparse:v=.sparse "

@@ -126,6 +126,15 @@ CASES = {
         x.log_softmax(1), L.tensor([0, 1, 3])
     ),
     "cross_entropy": lambda L, x, s, w, b, v: L.nn.functional.cross_entropy(x, L.tensor([0, 1, 3])),
+    "nll_loss-weight-none": lambda L, x, s, w, b, v: L.nn.functional.nll_loss(
+        x, L.tensor([0, 1, 3]), weight=v.detach(), reduction="none"
+    ),
+    "nll_loss-weight-sum": lambda L, x, s, w, b, v: L.nn.functional.nll_loss(
+        x, L.tensor([0, 1, 3]), weight=v.detach(), reduction="sum", ignore_index=1
+    ),
+    "nll_loss-3d": lambda L, x, s, w, b, v: L.nn.functional.nll_loss(
+        x.reshape(3, 2, 2), L.tensor([[0, 1], [1, 1], [0, 0]])
+    ),
     "max": lambda L, x, s, w, b, v: x.max(),
     "max-dim": lambda L, x, s, w, b, v: x.max(1)[0],
     "max-dim-keepdim": lambda L, x, s, w, b, v: x.max(-1, keepdim=True).values,
@@ -178,10 +187,6 @@ CASES = {
     ),
 }
 # Strict xfails: jtensor's Function in ``jtensor/nn`` keeps less than PyTorch's node exposes.
-GAPS = {
-    "nll_loss": "nn's _NllLoss keeps its input only (target, total_weight, ignore_index...)",
-    "cross_entropy": "nn's _NllLoss keeps its input only (target, total_weight, ignore_index...)",
-}
 
 
 def _describe(v, known):
@@ -222,9 +227,7 @@ def _observe(L, case):
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_saved_attributes_are_pytorchs(case, request):
-    if case in GAPS:
-        request.applymarker(pytest.mark.xfail(reason=GAPS[case], strict=True))
+def test_saved_attributes_are_pytorchs(case):
     expected = _observe(torch, case)
     assert _observe(jtensor, case) == expected
 

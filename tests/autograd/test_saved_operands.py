@@ -227,13 +227,6 @@ PACKED = {
     "gelu": lambda L, a, b: L.nn.functional.gelu(a),
     "embedding": lambda L, a, b: L.nn.functional.embedding(L.tensor([1, 0]), a),
 }
-# Known gaps, each a strict xfail: a Function in ``jtensor/nn`` keeps less than PyTorch's node
-# (``_NllLoss``: its input only, not target and total_weight; the layer norm keeps other
-# values), or jtensor records one node where PyTorch composes several.
-PACKED_GAPS = {
-    "nll_loss": "nn's _NllLoss saves only its input (PyTorch: self, target, total_weight)",
-    "cross_entropy": "nn's _NllLoss saves only its input (PyTorch: self, target, total_weight)",
-}
 
 
 def _packed(lib, op, needs):
@@ -243,8 +236,9 @@ def _packed(lib, op, needs):
 
     def pack(t):
         # (values to 9 digits: exp, tanh and the like may round the last bit otherwise)
-        values = [v if v != v else float(f"{v:.9g}")
-                  for v in t.detach().double().reshape(-1).tolist()]
+        values = [
+            v if v != v else float(f"{v:.9g}") for v in t.detach().double().reshape(-1).tolist()
+        ]
         seen.append((tuple(t.shape), str(t.dtype), str(values)))
         return t
 
@@ -255,9 +249,7 @@ def _packed(lib, op, needs):
 
 @pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
 @pytest.mark.parametrize("op", sorted(PACKED))
-def test_pack_hooks_see_what_pytorch_saves(op, needs, request):
-    if op in PACKED_GAPS and needs[0]:
-        request.applymarker(pytest.mark.xfail(reason=PACKED_GAPS[op], strict=True))
+def test_pack_hooks_see_what_pytorch_saves(op, needs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = _packed(torch, op, needs)

@@ -243,7 +243,13 @@ class _NllLoss(Function):
         losses = -(picked * w)
         total = w.sum(dtype=work)
         ctx.fast = (safe, w, total, reduction)
-        ctx.save_for_backward(input)
+        ctx.reduction, ctx.ignore_index = reduction, ignore_index
+        # PyTorch's node saves self, target, weight and total_weight (0 for "none"), in
+        # that order: pack hooks see the same four (three without a weight).
+        total_weight = Tensor._from_array(
+            xp.asarray(0 if reduction == "none" else total).astype(input.dtype.numpy),
+            input.dtype, input.device)
+        ctx.save_for_backward(input, target, weight, total_weight)
         if reduction == "none":
             out = losses.reshape(()) if input.dim() == 1 else losses
         elif reduction == "sum":
@@ -255,7 +261,7 @@ class _NllLoss(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (input,) = ctx.saved_tensors  # raises after the graph was freed / an in-place write
+        input = ctx.saved_tensors[0]  # raises after the graph was freed / an in-place write
         safe, w, total, reduction = ctx.fast
         if grad_mode.enabled:
             # create_graph: a differentiable formula in public ops.
