@@ -18,9 +18,10 @@ in place).
   product; ``torch.index_select(sparse, ...)``: the sparse method. A sparse ``input``/``self``
   goes to the class's own method (``torch.add(sparse, sparse)`` is ``sparse.add(sparse)``).
 * The matrix products ``mm`` (``torch.spmm`` too: the same op), ``matmul``, ``mv``,
-  ``addmm`` and ``addmm_`` with a sparse operand in any position: ``matmul.py``, the one
-  implementation their sparse forms share with ``SparseCOOTensor``'s methods and operators
-  and with ``torch.sparse.mm``/``addmm``.
+  ``addmm``, ``addmm_`` and ``bmm`` with a sparse operand in any position: ``matmul.py``,
+  the one implementation their sparse forms share with ``SparseCOOTensor``'s methods and
+  operators and with ``torch.sparse.mm``/``addmm``. ``baddbmm``/``addbmm`` (and their
+  in-place forms), which PyTorch has no SparseCPU kernel for, refuse naming the op.
 """
 
 from .. import _dtypes
@@ -30,7 +31,7 @@ from .._registry import layout_kernel, register_layout
 from .._tensor import Tensor
 from .common import _not_supported, write_into
 from .kernels import add_dense_sparse, add_dense_sparse_
-from .matmul import _addmm, _addmm_, _matmul, _mm, _mv
+from .matmul import _addmm, _addmm_, _bmm, _matmul, _mm, _mv
 from .tensor import SparseCOOTensor
 
 SPARSE_COO = "sparse_coo"
@@ -41,7 +42,7 @@ register_layout(
     error=_not_supported,
     refuse_kinds=("view",),
     # Methods that would read or rewrite dense metadata (PyTorch refuses them on SparseCPU).
-    refuse_methods=("contiguous", "as_strided_", "resize_", "set_", "bmm"),
+    refuse_methods=("contiguous", "as_strided_", "resize_", "set_"),
 )
 
 
@@ -176,3 +177,28 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
     """``dense.addmm_(sparse, dense)``: the sparse ``addmm`` written into ``self``."""
     return _addmm_(input, mat1, mat2, beta, alpha)
+
+
+@layout_kernel("bmm", SPARSE_COO, on=(0, 1))
+def bmm(input, mat2, *, out=None):
+    """``torch.bmm``/``sparse.bmm(dense)`` with a sparse operand: a sparse batch @ a dense
+    batch is dense; a sparse ``mat2`` refuses, as PyTorch."""
+    return _bmm(input, mat2, out)
+
+
+def _refuse_batched(name):
+    """``torch.<name>`` with a sparse operand: no SparseCPU kernel in PyTorch (only ``bmm``
+    has one), so its NotImplementedError naming the op."""
+
+    def kernel(*args, **kwargs):
+        raise _not_supported(name)
+
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = _refuse_batched.__doc__.replace("<name>", name)
+    return layout_kernel(name, SPARSE_COO, on=(0, 1, 2))(kernel)
+
+
+baddbmm = _refuse_batched("baddbmm")
+baddbmm_ = _refuse_batched("baddbmm_")
+addbmm = _refuse_batched("addbmm")
+addbmm_ = _refuse_batched("addbmm_")

@@ -1,8 +1,9 @@
 """Matrix products with a sparse COO operand, one implementation for every public form:
 ``torch.mm``/``torch.spmm``/``Tensor.mm``, ``torch.matmul``/``@``, ``torch.mv``,
-``torch.addmm``/``Tensor.addmm_`` (reached from the ops' entries through the sparse layout
-step, ``dispatch.py``, and from ``SparseCOOTensor``'s own methods and operators), and
-``torch.sparse.mm``/``addmm`` (re-exported by ``jtensor.sparse``).
+``torch.addmm``/``Tensor.addmm_``, ``torch.bmm``/``Tensor.bmm`` (reached from the ops'
+entries through the sparse layout step, ``dispatch.py``, and from ``SparseCOOTensor``'s own
+methods and operators), and ``torch.sparse.mm``/``addmm`` (re-exported by
+``jtensor.sparse``).
 
 They follow ATen's SparseCPU kernels, their checks in their order and their messages:
 
@@ -15,6 +16,11 @@ They follow ATen's SparseCPU kernels, their checks in their order and their mess
 * sparse @ sparse (``sparse_sparse_matmul_cpu``): the products of the entries whose inner
   indices meet, summed by ``coalesce()`` (a coalesced sparse result, zeros kept as PyTorch
   keeps them), differentiable through the values; floating and complex dtypes only.
+* ``bmm`` (``bmm_out_sparse_cpu``): a 3-D sparse batch (3 sparse dims, no dense dim) @ a
+  3-D dense batch only, dense (contiguous, ``mat2``'s dtype); a sparse ``mat2`` refuses.
+  ``_SparseBmm``, one ``BmmBackward0`` node differentiable in the values and the dense batch;
+  a leaf sparse batch gets PyTorch's dense gradient ``grad.bmm(mat2^H)``. No alert under
+  ``use_deterministic_algorithms(True)``: PyTorch's CPU kernel is deterministic.
 * ``matmul``: PyTorch's rank decomposition (``_matmul_impl``) over these: ``mv`` for
   matrix @ vector, the row product for vector @ matrix, a batch folded into rows where
   PyTorch folds (``should_fold``); where PyTorch would broadcast (expand) a sparse operand,
@@ -41,7 +47,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from .autograd_nodes import _named
 from .common import _not_supported, write_into
-from .indices import _indices_np, _linear_index
+from .indices import _check_in_bounds, _indices_np, _linear_index
 from .tensor import SparseCOOTensor
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
@@ -550,6 +556,148 @@ def _matmul(input, other, out=None):
             return output.transpose(-2, -1).contiguous() if transpose else output
         return _as_result(_mv(folded, t2).view(output_shape), "UnsafeViewBackward0")
     raise TensorRuntimeError("expand is unsupported for Sparse tensors")
+
+
+# ---------------------------------------------------------------------- bmm
+# bmm_sparse_dense dispatches on AT_DISPATCH_ALL_TYPES_AND_COMPLEX (no Bool, Half, BFloat16).
+_BMM_REFUSED = (_dtypes.bool_, _dtypes.float16, _dtypes.bfloat16)
+
+
+def _sparse_dense_bmm(xp, v, d, b, i, j, shape):
+    """``S @ d`` batch by batch for ``S`` of ``shape`` ``(B, n, k)`` given by ``(b, i, j, v)``
+    and ``d`` a ``(B, k, p)`` array: a fresh ``(B, n, p)`` array in ``d``'s dtype."""
+    batches, n, k = shape
+    p = d.shape[2]
+    nnz = v.shape[0]
+    if not nnz:
+        return xp.zeros((batches, n, p), dtype=d.dtype)
+    size = batches * n * k
+    if d.dtype.kind == "f" and size <= (1 << 22) and size <= 64 * nnz:
+        # Dense enough: scatter S into dense matrices (duplicates summed) and let BLAS
+        # multiply each batch.
+        s = xp.bincount((b * n + i) * k + j, weights=v, minlength=size)
+        return s.astype(d.dtype, copy=False).reshape(batches, n, k) @ d
+    # Otherwise one sparse (B*n, B*k) block-diagonal matrix times the stacked batches.
+    out = _sparse_dense_product(xp, v, d.reshape(batches * k, p), b * n + i, b * k + j, batches * n)
+    return out.reshape(batches, n, p)
+
+
+class _SparseBmm(Function):
+    """``S @ D`` for a sparse batch ``S`` of ``shape`` ``(B, n, k)`` given by its index rows
+    ``(b, i, j)`` and its values, ``D`` a dense ``(B, k, p)`` batch: PyTorch's
+    ``BmmBackward0``, whose inputs are the sparse operand and ``D``. ``sparse``: the values
+    (their gradient is one per entry; the index arrays are constants), or, when ``leaf``,
+    the leaf sparse batch as the user gave it, which gets PyTorch's dense gradient
+    ``grad.bmm(D^H)``."""
+
+    _node_name = "BmmBackward0"
+
+    @staticmethod
+    def forward(ctx, sparse, dense, b, i, j, shape, leaf):
+        values = sparse._sp_values if leaf else sparse
+        xp = dense._storage._backend.xp
+        out = _sparse_dense_bmm(xp, values._array(), dense._array(), b, i, j, shape)
+        ctx.save_for_backward(values, dense)
+        ctx.b, ctx.i, ctx.j, ctx.shape, ctx.leaf = b, i, j, shape, leaf
+        return Tensor._from_array(out, dense._dtype, dense.device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        values, dense = ctx.saved_tensors
+        need_sparse, need_dense = ctx.needs_input_grad[:2]
+        batches, n, k = ctx.shape
+        g_sparse = g_dense = None
+        # Written in public ops (and this Function) so that create_graph=True differentiates
+        # them again.
+        if need_sparse and ctx.leaf:  # PyTorch's bmm backward: grad @ D^H, dense
+            g_sparse = grad.bmm(_conj(dense).transpose(1, 2))
+        elif need_sparse:  # grad[b, i, :] . conj(D)[b, j, :] for each entry
+            dev, p = dense.device, dense._shape[2]
+            rows = _tensor(ctx.b * n + ctx.i, device=dev)
+            cols = _tensor(ctx.b * k + ctx.j, device=dev)
+            g_sparse = (
+                grad.reshape(batches * n, p).index_select(0, rows)
+                * _conj(dense).reshape(batches * k, p).index_select(0, cols)
+            ).sum(1)
+        if need_dense:  # S^H @ grad: the same Function with rows and columns swapped
+            g_dense = _SparseBmm.apply(
+                _conj(values), grad, ctx.b, ctx.j, ctx.i, (batches, k, n), False
+            )
+        return g_sparse, g_dense, None, None, None, None, None
+
+
+def _check_bmm_bounds(idx, shape):
+    """The kernel's bounds checks of an entry's row and column (the column first), in the
+    order ``coalesce()`` sorts the entries (by ``(b * n + i) * k + j``, whatever the bounds);
+    a batch index out of range (which ATen's loop never reaches) is refused with the
+    invariants error rather than left out silently."""
+    batches, n, k = shape
+    _check_in_bounds(idx[:1], (batches,))
+    b, i, j = idx
+    bad = (i < 0) | (i >= n) | (j < 0) | (j >= k)
+    if bad.any():
+        order = np.argsort((b * n + i) * k + j, kind="stable")
+        first = order[bad[order]][0]
+        row, col = int(i[first]), int(j[first])
+        if not 0 <= col < k:
+            raise TensorRuntimeError(
+                f"addmm: index out of column bound: {col} not between 1 and {k}"
+            )
+        raise TensorRuntimeError(f"addmm: index out of row bound: {row} not between 1 and {n}")
+
+
+def _bmm(input, mat2, out=None):
+    """ATen's ``bmm_sparse_cpu``/``bmm_out_sparse_cpu`` (``torch.bmm``, ``Tensor.bmm``):
+    a sparse ``(B, n, k)`` batch with 3 sparse dims times a dense ``(B, k, p)`` batch is a
+    dense ``(B, n, p)`` batch in ``mat2``'s dtype (``out``'s when given). Its checks in its
+    order: a sparse ``mat2`` (dense @ sparse and sparse @ sparse included), the dims, the
+    sizes, a sparse ``out``; then, only when there are entries, the values' dtype (no Bool,
+    Half, BFloat16) and the dense and result dtypes (equal to the values')."""
+    if out is not None:
+        _refuse_grad_with_out("bmm", (input, mat2), out)
+    if _is_sparse(mat2):
+        raise TensorRuntimeError("bmm_sparse: Tensor 'mat2' must be dense")
+    if input.dense_dim() != 0:
+        raise TensorRuntimeError(
+            f"bmm_sparse: Tensor 'self' must have 0 dense dims, but has {input.dense_dim()}"
+        )
+    if input.sparse_dim() != 3:
+        raise TensorRuntimeError(
+            f"bmm_sparse: Tensor 'self' must have 3 sparse dims, but has {input.sparse_dim()}"
+        )
+    if mat2.dim() != 3:
+        raise TensorRuntimeError(
+            f"bmm_sparse: Tensor 'mat2' must have 3 dims, but has {mat2.dim()}"
+        )
+    for d_self, d_mat2 in ((0, 0), (2, 1)):
+        if input.size(d_self) != mat2.size(d_mat2):
+            raise TensorRuntimeError(
+                f"bmm_sparse: 'self.size({d_self})' and 'mat2.size({d_mat2})' must match"
+            )
+    if out is not None and _is_sparse(out):
+        raise _not_supported("resize_")  # the kernel resizes its result first
+    shape = tuple(input._shape)
+    if input._nnz():
+        dtype = input._dtype
+        if dtype in _BMM_REFUSED:
+            raise TensorNotImplementedError(
+                f"\"bmm_sparse_dense\" not implemented for '{dtype._torch_name}'"
+            )
+        # The kernel reads the dense batch, then writes the result, both as the values' type.
+        for other in (mat2, mat2 if out is None else out):
+            if other._dtype is not dtype:
+                raise TensorRuntimeError(
+                    f"expected scalar type {dtype._torch_name} but found {other._dtype._torch_name}"
+                )
+    idx = _indices_np(input).reshape(3, -1)
+    if idx.shape[1]:
+        _check_bmm_bounds(idx, shape)
+    xp = mat2._storage._backend.xp
+    b, i, j = (xp.asarray(row) for row in idx)
+    leaf = _is_leaf(input)
+    sparse = input if leaf else input._sp_values
+    product = _SparseBmm.apply(sparse, mat2, b, i, j, shape, leaf)
+    return product if out is None else write_into(out, product)
 
 
 # ---------------------------------------------------------------------- torch.sparse
