@@ -254,6 +254,16 @@ def names(node):
     return out
 
 
+def function_tensor_names(node):
+    """For a node of one of jtensor's own Functions: position in ``saved_tensors`` -> the
+    name PyTorch's node gives that tensor (``NllLossBackward0``: 0 ``self``, 1 ``target``,
+    3 ``total_weight``); empty for any other node."""
+    if getattr(type(node), "_function", None) is None:
+        return {}
+    return {int(e.sources[0][1:]): e.name for e in _entries(node).values()
+            if e.computed is None and e.sources and e.sources[0].startswith("#")}
+
+
 def attribute(node, key):
     """``node._saved_<name>`` / ``node._raw_saved_<name>`` (AttributeError for a name the
     node does not have, as Python's own message words it)."""

@@ -2,6 +2,7 @@
 
 from collections import Counter, deque
 
+from ..autograd.saved_attributes import function_tensor_names
 from ._base import Visual
 from ._read import caller_namespace, is_tensor, storage_key, tensor_values, tensors_by_name
 from ._svg import BAD, GRID, INK, MUTED, Svg, colour, number, paragraph, shape_text, tint, wrap
@@ -176,12 +177,16 @@ class GradGraph(Visual):
         if getattr(node, "_freed", False):
             flags.append(("saved tensors freed (backward ran)", False))
         elif saved:
+            # A Function standing for a PyTorch node labels its saved tensors by that node's
+            # names (``self``, ``target``, ``total_weight``), as ``_saved_<name>`` reads them.
+            named = function_tensor_names(node) if "saved_tensors" in saved else {}
             for key in saved:  # the formula's order, stable
                 entries = saved[key]
                 for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
                     if entry is None:
                         continue
-                    label = key if not isinstance(entries, list) else f"{key}[{i}]"
+                    label = key if not isinstance(entries, list) else \
+                        named.get(i, f"{key}[{i}]")
                     flags.append(self._saved_text(label, entry))
         return _Box(("op", id(node)), "op", lines, flags, target=node)
 

@@ -317,6 +317,20 @@ def test_grad_graph_flags_stale_saved_tensors():
         c.sum().backward()
 
 
+def test_grad_graph_names_a_loss_nodes_saved_tensors_as_pytorch():
+    # NllLossBackward0 is a jtensor Function: its boxes use PyTorch's names (what
+    # ``grad_fn._saved_self`` etc. read), not positions in ``saved_tensors``.
+    logits = torch.zeros(2, 3, requires_grad=True)
+    target = torch.tensor([0, 2])
+    loss = torch.nn.functional.cross_entropy(logits, target)
+    html = GradGraph(loss, names={"loss": loss, "target": target}).html()
+    assert "saved self (2, 3) v0" in html
+    assert "saved target = target (2,) v0" in html
+    assert "saved total_weight () v0" in html
+    assert "saved result (2, 3) v0" in html  # LogSoftmaxBackward0
+    assert "saved_tensors[" not in html
+
+
 def test_grad_graph_collapses_large_graphs_and_the_slider_opens_them():
     x = torch.ones(2, requires_grad=True)
     y = x
