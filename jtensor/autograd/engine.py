@@ -27,6 +27,10 @@ from .grad_mode import no_grad
 from .graph import AccumulateGrad, accumulator_of
 
 
+# Whether ``loss.backward()`` with nobody watching takes ``_run_lean`` (tests turn it off to
+# compare it with the general loop).
+LEAN = True
+
 # The sparse COO layout is written with autograd (its ops record nodes), so it sits above
 # the engine: once it has loaded, ``install_sparse`` hands the engine its tensor class and its
 # additions (PyTorch's AccumulateGrad and InputBuffer add sparse gradients). Until then no
@@ -67,8 +71,9 @@ def _make_grads(outputs, grad_outputs):
                 # The implicit gradient 1 (no op call: PyTorch's engine makes it silently).
                 storage = out._storage
                 backend = storage._backend
-                g = fresh_tensor(Tensor, backend.xp.ones(out._shape, dtype=out._dtype.numpy),
-                                 out._shape, out._dtype, storage.device, backend)
+                one = backend.xp.array(1, dtype=out._dtype.numpy) if not out._shape else \
+                    backend.xp.ones(out._shape, dtype=out._dtype.numpy)
+                g = fresh_tensor(Tensor, one, out._shape, out._dtype, storage.device, backend)
         elif isinstance(g, Tensor):
             if g._shape != out._shape:
                 from .._size import Size as _Size
@@ -123,6 +128,14 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
         _dispatch.emit("backward_call", retain_graph=retain_graph, create_graph=create_graph)
     roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     grads = _make_grads(outputs, grad_outputs)
+    if LEAN and inputs is None and len(roots) == 1 and not create_graph and accumulate \
+            and not _dispatch.transforms.active and _dispatch.event_hook is None \
+            and _dispatch.profile_hook is None and not graph.anomaly.enabled:
+        # The common call (``loss.backward()``): one root, every leaf accumulates, nothing
+        # watches. The same order, gradients and hooks as below, in less Python.
+        root, nr = roots[0]
+        roots = outputs = None
+        return _run_lean(root, nr, grads.pop(), retain_graph)
 
     # Capture points: where the gradient of each requested input is read.
     captures = {}
@@ -231,46 +244,10 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                     if events:
                         _dispatch.emit("backward", node=node, grads=tuple(out_grads))
             buf = None  # (no reference of ours may keep a gradient alive)
-            # One pass over the edges both hands each gradient on and counts the edge as
-            # done (also for a node that did not run). A node may return fewer gradients
-            # than it has edges (the missing trailing ones are None), or more (extra Nones).
-            nexts = node.next_functions
-            if len(out_grads) != len(nexts):
-                out_grads = (tuple(out_grads) + (None,) * len(nexts))[:len(nexts)]
-            for (nxt, nr), g in zip(nexts, out_grads, strict=True):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    nbuf = buffers.get(nxt)
-                    if nbuf is None:
-                        count = nxt._num_outputs
-                        if count == 1 and nr == 0:
-                            buffers[nxt] = [g]
-                        else:
-                            nbuf = buffers[nxt] = [None] * (count if count > nr else nr + 1)
-                            nbuf[nr] = g
-                    else:
-                        if nr >= len(nbuf):
-                            nbuf.extend([None] * (nr + 1 - len(nbuf)))
-                        old = nbuf[nr]
-                        if old is None:
-                            nbuf[nr] = g
-                        elif (old.__class__ is not Tensor or g.__class__ is not Tensor) \
-                                and _sparse_in(old, g):
-                            nbuf[nr] = _buffer_add_sparse(old, g)
-                        elif plain and old._dtype is g._dtype and old._shape == g._shape:
-                            nbuf[nr] = _fast.add(old, g)
-                        else:
-                            nbuf[nr] = old + g
-                left = dependencies[nxt] - 1
-                if left:
-                    dependencies[nxt] = left
-                else:
-                    del dependencies[nxt]
-                    heappush(ready, (-nxt._seq, next(pushed), nxt))
-            # Drop our references, so that AccumulateGrad can keep an unshared gradient
+            _hand_on(node, out_grads, buffers, dependencies, ready, pushed, plain)
+            # Drop our reference, so that AccumulateGrad can keep an unshared gradient
             # instead of copying it.
-            out_grads = g = old = None
+            out_grads = None
     finally:
         set_modes(*previous_mode)
 
@@ -282,6 +259,107 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
                     "the graph. Set allow_unused=True if this is the desired behavior.")
         return tuple(results)
     return None
+
+
+def _run_lean(root, nr, grad, retain_graph):
+    """``_run_backward`` for one root, no ``inputs``, no ``create_graph`` and nobody watching
+    (no trace, profiler, transform or anomaly mode): the same nodes in the same order, with
+    the same hooks, gradients and releases."""
+    # Dependencies: a node is pushed when its first incoming edge is found (the root can
+    # not be reached from itself), so no ``seen`` set is needed.
+    dependencies = {}
+    get = dependencies.get
+    stack = [root]
+    push, pop = stack.append, stack.pop
+    while stack:
+        for nxt, _ in pop().next_functions:
+            if nxt is not None:
+                count = get(nxt)
+                if count is None:
+                    dependencies[nxt] = 1
+                    push(nxt)
+                else:
+                    dependencies[nxt] = count + 1
+    buf = [None] * max(root._num_outputs, nr + 1)
+    buf[nr] = grad
+    grad = None
+    buffers = {root: buf}
+    buf = None
+    previous_mode = (grad_mode.enabled, grad_mode.inside)
+    set_modes(False, False)
+    heappop = heapq.heappop
+    try:
+        pushed = itertools.count()
+        ready = [(-root._seq, next(pushed), root)]
+        while ready:
+            node = heappop(ready)[2]
+            out_grads = ()
+            buf = buffers.pop(node, None)
+            if buf is not None and (buf[0] is not None or any(x is not None for x in buf)):
+                if node._tensor_hooks is not None or node._retain or node._pre_hooks:
+                    buf = _call_pre_hooks(node, buf)
+                if node.__class__ is AccumulateGrad:
+                    variable = node.variable
+                    if _still_a_leaf(variable) and variable._requires_grad:
+                        _accumulate(variable, buf[0], False)
+                    variable = None
+                elif node._hooks or node.__class__.__name__ == "NotImplemented":
+                    out_grads = _execute(node, buf, False, retain_graph)
+                else:
+                    out_grads = node.apply(buf)
+                    if not retain_graph:
+                        node._release()
+            buf = None
+            _hand_on(node, out_grads, buffers, dependencies, ready, pushed, True)
+            out_grads = None
+    finally:
+        set_modes(*previous_mode)
+
+
+def _hand_on(node, out_grads, buffers, dependencies, ready, pushed, plain):
+    """One pass over ``node``'s edges: each gradient goes into its next node's buffer, and
+    each edge counts as done (also for a node that did not run); a next node whose edges
+    are all done becomes ready. A node may return fewer gradients than it has edges (the
+    missing trailing ones are None), or more (extra Nones)."""
+    nexts = node.next_functions
+    if len(out_grads) != len(nexts):
+        out_grads = (tuple(out_grads) + (None,) * len(nexts))[:len(nexts)]
+    for (nxt, nr), g in zip(nexts, out_grads, strict=True):
+        if nxt is None:
+            continue
+        if g is not None:
+            nbuf = buffers.get(nxt)
+            if nbuf is None:
+                count = nxt._num_outputs
+                if count == 1 and nr == 0:
+                    buffers[nxt] = [g]
+                else:
+                    nbuf = buffers[nxt] = [None] * (count if count > nr else nr + 1)
+                    nbuf[nr] = g
+            else:
+                _buffer_add(nbuf, nr, g, plain)
+        left = dependencies[nxt] - 1
+        if left:
+            dependencies[nxt] = left
+        else:
+            del dependencies[nxt]
+            heapq.heappush(ready, (-nxt._seq, next(pushed), nxt))
+
+
+def _buffer_add(nbuf, nr, g, plain):
+    """A gradient ``g`` for output ``nr`` of a node whose buffer ``nbuf`` already holds
+    some: stored, or summed with the one there (sparse, on the arrays, or recorded)."""
+    if nr >= len(nbuf):
+        nbuf.extend([None] * (nr + 1 - len(nbuf)))
+    old = nbuf[nr]
+    if old is None:
+        nbuf[nr] = g
+    elif (old.__class__ is not Tensor or g.__class__ is not Tensor) and _sparse_in(old, g):
+        nbuf[nr] = _buffer_add_sparse(old, g)
+    elif plain and old._dtype is g._dtype and old._shape == g._shape:
+        nbuf[nr] = _fast.add(old, g)
+    else:
+        nbuf[nr] = old + g
 
 
 def _captures_of(captures, node, n):

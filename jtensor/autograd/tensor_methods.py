@@ -4,6 +4,7 @@ import weakref
 
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
+from .engine import run_backward
 from .graph import _Handle
 
 
@@ -11,6 +12,9 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (those in ``inputs`` only, when
     given). A non-scalar ``self`` needs ``gradient`` (same shape: the vector of the
     vector-Jacobian product). Saved tensors are freed unless ``retain_graph=True``."""
+    if gradient is None and inputs is None and not create_graph:
+        # ``loss.backward()``: what ``autograd.backward`` would pass on, without its layers.
+        return run_backward((self,), [None], retain_graph, False)
     from ._backward import backward as _backward
 
     _backward(self, None if gradient is None else [gradient], retain_graph, create_graph,
