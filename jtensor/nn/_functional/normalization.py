@@ -15,16 +15,26 @@ format (a channels-last input stays channels-last) and its output and input grad
 those strides; ``batch_norm``'s output is channels-last for a channels-last input, else
 contiguous, and its input gradient depends on the incoming gradient's layout too. A layout
 changes which elements later random ops (dropout) draw for, so it must match.
+
+Layer norm's common call (issue 18: GPT-style code runs it several times a step) computes on
+the arrays: ``_array_forward`` and ``_array_backward`` run exactly the array calls the
+public ops of the general path would, in the same order and dtypes, so every result is the
+general path's bit for bit (``tests/nn/test_layer_norm_fast.py``). They decline (None) for
+anything else, and ``ARRAY_PATHS = False`` turns them off.
 """
 
 from collections import namedtuple
 
-from ... import _dtypes
+import numpy as np
+
+from ... import _dispatch, _dtypes
 from ..._api import ops as J
+from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError, TensorValueError
 from ..._layout import (channels_last_strides, contiguous_strides, dense_strides_like,
                         is_channels_last, is_contiguous, suggest_memory_format)
+from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
 from ...autograd.function import Function, _node_class
 from ._op import nn_op
 
@@ -59,6 +69,11 @@ class _NativeNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, dims, pshape, eps, stats, update=None, layout=None,
                 split=None):
+        if stats is None and update is None and split is None and ARRAY_PATHS \
+                and ctx._function is _NativeNorm:
+            out = _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout)
+            if out is not None:
+                return out
         xs = _work_view(x, split, layout)
         if stats is None:
             mean = xs.mean(dims, keepdim=True)
@@ -89,16 +104,18 @@ class _NativeNorm(Function):
         else:
             out = xhat
         # xhat is kept when it is not the (user-visible) output; otherwise recomputed.
-        ctx.save_for_backward(x, weight, mean, rstd, xhat if affine else None)
-        ctx.dims, ctx.pshape, ctx.eps, ctx.fixed = dims, pshape, eps, stats is not None
-        ctx.param_dims = tuple(d for d in range(len(pshape)) if pshape[d] == 1)
-        ctx.split, ctx.layout = split, layout
-        ctx.bias_shape = None if bias is None else bias.shape
+        _keep(ctx, x, weight, bias, mean, rstd, xhat if affine else None, dims, pshape, eps,
+              stats is not None, split, layout)
         return _restride(out, tuple(x.shape), layout.output)
 
     @staticmethod
     def backward(ctx, g):
-        x, weight, mean, rstd, xhat = ctx.saved_tensors
+        saved = ctx.saved_tensors   # (unpacked once: a saved-tensors hook sees one unpack)
+        if ARRAY_PATHS and not grad_mode.enabled and ctx._function is _NativeNorm:
+            grads = _array_backward(ctx, g, saved)
+            if grads is not None:
+                return grads
+        x, weight, mean, rstd, xhat = saved
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         graph = grad_mode.enabled  # create_graph: build everything out of place, from x
         dims, split, layout = ctx.dims, ctx.split, ctx.layout
@@ -135,6 +152,175 @@ class _NativeNorm(Function):
             shape = tuple(x.shape)
             gx = _restride(gx, shape, ctx._function._grad_strides(shape, ctx.layout, g))
         return gx, gw, gb, None, None, None, None, None, None, None
+
+
+def _keep(ctx, x, weight, bias, mean, rstd, xhat, dims, pshape, eps, fixed, split, layout):
+    """What ``_NativeNorm``'s backward reads: the saved tensors (PyTorch's order, ``xhat``
+    last or None) and the call's options."""
+    ctx.save_for_backward(x, weight, mean, rstd, xhat)
+    ctx.dims, ctx.pshape, ctx.eps, ctx.fixed = dims, pshape, eps, fixed
+    ctx.param_dims = tuple(d for d in range(len(pshape)) if pshape[d] == 1)
+    ctx.split, ctx.layout = split, layout
+    ctx.bias_shape = None if bias is None else bias.shape
+
+
+# ------------------------------------------------------------------ layer norm on arrays
+# Whether layer norm may compute on the arrays (``_array_forward``/``_array_backward``); the
+# tests switch it off to get the general path's results to compare with.
+ARRAY_PATHS = True
+_EPS_TYPES = (float, int)   # the numbers the element-wise fast path adds as they are
+# The public reductions call ``np.sum``, which for an ndarray is exactly this call (without
+# ``np.sum``'s Python wrapper, a microsecond a call).
+_SUM = np.add.reduce
+
+
+def _listened():
+    """Whether anything would see (or change) the public ops of the general path: a function
+    transform in effect, a trace hook (a plain one sees every op inside a functional), the
+    recorder's event hook, inference mode's output hook, a profiler."""
+    return (_dispatch.transforms.active or _dispatch.trace_hook is not None
+            or _dispatch.event_hook is not None or _dispatch.autograd_hook is not None
+            or _dispatch.profile_hook is not None)
+
+
+def _plain(t, dtype):
+    """Whether ``t`` is a plain contiguous CPU tensor of ``dtype`` (its array is what the
+    public ops would read, laid out as they would read it)."""
+    return (t._dtype is dtype and t.__class__ in DENSE_CLASSES
+            and t._storage._backend is CPU_BACKEND
+            and (t._contiguous if t._contiguous is not None else t.is_contiguous()))
+
+
+def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout):
+    """Layer norm's forward on the arrays when nothing listens and every tensor is a plain
+    contiguous CPU float32/float64 tensor (``x`` with its standard strides, the output's):
+    the array calls of the general path's public ops, in their order (``mean`` is a sum
+    divided by the count in the dtype, ``rsqrt`` is ``reciprocal(sqrt)``, the in-place ops
+    write into their target), then the same saved tensors and options. Returns the output,
+    or None (nothing done) for anything else."""
+    dtype = x._dtype
+    if dtype not in ARRAY_FLOATS or eps.__class__ not in _EPS_TYPES \
+            or x._stride != layout.output or not _plain(x, dtype) or _listened():
+        return None
+    w = b = None
+    if weight is not None:
+        if not _plain(weight, dtype):
+            return None
+        w = weight._array().reshape(pshape)
+    if bias is not None:
+        if not _plain(bias, dtype):
+            return None
+        b = bias._array().reshape(pshape)
+    shape = x._shape
+    count = 1
+    for d in dims:
+        count *= shape[d]
+    a = x._array()
+    try:
+        mean, rstd, xhat, out = _norm_arrays(a, w, b, dims, a.dtype.type(count), eps)
+    except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
+        with np.errstate(all="ignore"):
+            mean, rstd, xhat, out = _norm_arrays(a, w, b, dims, a.dtype.type(count), eps)
+    device = x._storage.device
+    mean = fresh_tensor(Tensor, mean, mean.shape, dtype, device, CPU_BACKEND)
+    rstd = fresh_tensor(Tensor, rstd, rstd.shape, dtype, device, CPU_BACKEND)
+    result = fresh_tensor(Tensor, out, shape, dtype, device, CPU_BACKEND)
+    # (xhat is saved when it is not the output, as the general path does)
+    xhat = None if out is xhat else fresh_tensor(Tensor, xhat, shape, dtype, device,
+                                                 CPU_BACKEND)
+    _keep(ctx, x, weight, bias, mean, rstd, xhat, dims, pshape, eps, False, None, layout)
+    return result
+
+
+def _norm_arrays(a, w, b, dims, count, eps):
+    """``_NativeNorm.forward``'s statistics and output for one array ``a`` (``w``, ``b``:
+    the weight and bias viewed as ``pshape``, or None): ``(mean, rstd, xhat, out)``, ``out``
+    being ``xhat`` itself without weight and bias."""
+    mean = _SUM(a, axis=dims, keepdims=True) / count             # xs.mean(dims, keepdim)
+    xhat = np.subtract(a, mean)                                   # xs - mean
+    var = _SUM(np.multiply(xhat, xhat), axis=dims, keepdims=True) / count
+    rstd = np.reciprocal(np.sqrt(np.add(var, eps)))               # (var + eps).rsqrt()
+    np.multiply(xhat, rstd, out=xhat)                             # xhat.mul_(rstd)
+    if w is not None:
+        out = np.multiply(xhat, w)                                # xhat * weight
+        if b is not None:
+            np.add(out, b, out=out)                               # .add_(bias)
+    elif b is not None:
+        out = np.add(xhat, b)                                     # xhat + bias
+    else:
+        out = xhat
+    return mean, rstd, xhat, out
+
+
+def _array_backward(ctx, g, saved):
+    """Layer norm's plain backward (no ``create_graph``) on the arrays, under
+    ``_array_forward``'s conditions (``saved``: the unpacked saved tensors, which a
+    saved-tensors hook may have replaced, checked again), with a weight or bias gradient
+    that sums over leading dims: the array calls of the general path's public ops. Returns
+    the gradients, or None (nothing done)."""
+    x, weight, mean, rstd, xhat = saved
+    dtype = g._dtype
+    pdims = ctx.param_dims
+    shape = g._shape
+    if ctx.fixed or ctx.split is not None or not pdims or dtype not in ARRAY_FLOATS \
+            or g.__class__ not in DENSE_CLASSES or g._storage._backend is not CPU_BACKEND \
+            or not _plain(mean, dtype) or not _plain(rstd, dtype) \
+            or mean._shape != rstd._shape or len(mean._shape) != len(shape) or _listened():
+        return None
+    if xhat is None:
+        if not _plain(x, dtype) or x._shape != shape:
+            return None
+    elif not _plain(xhat, dtype) or xhat._shape != shape:
+        return None
+    need_x, need_w, need_b = ctx.needs_input_grad[:3]
+    w = None
+    if need_x and weight is not None:
+        if not _plain(weight, dtype):
+            return None
+        w = weight._array().reshape(ctx.pshape)
+    gs = g._array()
+    if not (g._contiguous if g._contiguous is not None else g.is_contiguous()):
+        gs = np.ascontiguousarray(gs)   # g.contiguous()
+    dims = ctx.dims
+    count = 1
+    for d in dims:
+        count *= shape[d]
+    arrays = (gs, w, mean._array(), rstd._array(), None if xhat is None else xhat._array(),
+              x._array() if xhat is None else None, dims, pdims, gs.dtype.type(count),
+              need_x, need_w, need_b)
+    try:
+        gx, gw, gb = _norm_grad_arrays(*arrays)
+    except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
+        with np.errstate(all="ignore"):
+            gx, gw, gb = _norm_grad_arrays(*arrays)
+    device = g._storage.device
+    if gx is not None:
+        gx = fresh_tensor(Tensor, gx, shape, dtype, device, CPU_BACKEND)
+    if gw is not None:
+        gw = np.asarray(gw).reshape(weight._shape)
+        gw = fresh_tensor(Tensor, gw, gw.shape, dtype, device, CPU_BACKEND)
+    if gb is not None:
+        gb = np.asarray(gb).reshape(ctx.bias_shape)
+        gb = fresh_tensor(Tensor, gb, gb.shape, dtype, device, CPU_BACKEND)
+    return gx, gw, gb, None, None, None, None, None, None, None
+
+
+def _norm_grad_arrays(gs, w, mean, rstd, xhat, x, dims, pdims, count, need_x, need_w,
+                      need_b):
+    """``_NativeNorm.backward``'s plain gradients on arrays: ``(gx, gw, gb)`` (None where not
+    needed; ``gw``/``gb`` before their reshape to the parameters' shapes)."""
+    if xhat is None:
+        xhat = np.multiply(np.subtract(x, mean), rstd)            # (x - mean) * rstd
+    gw = _SUM(np.multiply(gs, xhat), axis=pdims) if need_w else None    # .sum(pdims)
+    gb = _SUM(gs, axis=pdims) if need_b else None
+    gx = None
+    if need_x:
+        gxh = np.multiply(gs, w) if w is not None else gs         # gs * weight.view(pshape)
+        proj = _SUM(np.multiply(gxh, xhat), axis=dims, keepdims=True) / count
+        gx = np.subtract(gxh, _SUM(gxh, axis=dims, keepdims=True) / count)
+        np.subtract(gx, np.multiply(xhat, proj), out=gx)          # gx.sub_(xhat * proj)
+        np.multiply(gx, rstd, out=gx)                             # gx.mul_(rstd)
+    return gx, gw, gb
 
 
 class _NativeBatchNorm(_NativeNorm):
