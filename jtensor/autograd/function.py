@@ -12,15 +12,16 @@ PyTorch's error (jtensor's own Functions take the generic rule instead:
 """
 
 import functools
+import traceback
 import warnings
 
 from .. import _dtypes
 from .._api import ops as J
-from .._dispatch import grad_mode, transforms
+from .._dispatch import grad_mode, set_modes, transforms
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
 from . import graph
-from .graph import Node, SavedTensor, edge_of
+from .graph import _NO_EDGE, Node, SavedTensor
 
 
 class FunctionCtx:
@@ -221,21 +222,35 @@ class Function:
         """``forward`` and its node: ``(outputs, ctx)``."""
         # One pass over the arguments: which are tensors, which need a gradient.
         positions, needs = [], []
+        record = False
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
                 positions.append(i)
-                needs.append(a._requires_grad)
+                need = a._requires_grad
+                needs.append(need)
+                record = record or need
             else:
                 needs.append(False)
-        record = grad_mode.enabled and True in needs
-        node = object.__new__(_node_class(cls))
-        Node.__init__(node, None)
+        record = record and grad_mode.enabled
+        node_cls = _NODE_CLASSES.get(cls)
+        node = object.__new__(node_cls if node_cls is not None else _node_class(cls))
+        # (Node.__init__'s fields, set here: one call less on every recorded Function)
+        node._freed = False
+        node._formula = None
+        node._seq = next(graph._sequence)
+        node._saved = None
+        node._values = None
+        node._input_meta = ()
+        node._num_outputs = 1
+        if graph.anomaly.enabled:
+            node._stack = "".join(traceback.format_stack()[:-2])
         node._tensor_positions = positions
         node._num_args = len(args)
         node._needs = tuple(needs)
-        edges = [edge_of(args[i]) if record else (None, 0) for i in positions]
-        previous = grad_mode.enabled
-        grad_mode.enabled = False
+        edges = [graph._grad_edge(args[i]) if needs[i] else _NO_EDGE for i in positions] \
+            if record else None
+        previous = (grad_mode.enabled, grad_mode.inside)
+        set_modes(False, previous[1])
         try:
             if cls.setup_context is Function.setup_context:
                 outputs = cls.forward(node, *args, **kwargs)
@@ -243,24 +258,23 @@ class Function:
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(node, args, outputs)
         finally:
-            grad_mode.enabled = previous
+            set_modes(*previous)
         if not record:
             return outputs, node
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         node.next_functions = tuple(edges)
-        node._input_meta = tuple((args[i]._shape, args[i]._dtype, args[i].device)
+        node._input_meta = tuple((args[i]._shape, args[i]._dtype, args[i]._storage.device)
                                  for i in positions)
-        node._output_meta = tuple((o._shape, o._dtype, o.device) if isinstance(o, Tensor)
-                                  else ((), None, None) for o in outs)
+        node._output_meta = tuple((o._shape, o._dtype, o._storage.device)
+                                  if isinstance(o, Tensor) else ((), None, None) for o in outs)
         node._num_outputs = len(outs)
-        input_ids = {id(args[i]) for i in positions}
         dirty = {id(t) for t in node._dirty} if node._dirty else ()
         non_diff = {id(t) for t in node._non_diff} if node._non_diff else ()
         fixed = []
         for i, o in enumerate(outs):
             if isinstance(o, Tensor):
-                if id(o) in input_ids and id(o) not in dirty:
+                if id(o) not in dirty and any(o is args[k] for k in positions):
                     # Returning an input unchanged: PyTorch gives back a view of it.
                     o = Tensor._make(o._storage, o._shape, o._stride, o._offset, o._dtype,
                                      version=o._version_counter)

@@ -21,7 +21,7 @@ from .._api import ops as J
 from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
 from .._layout import broadcastable_to
-from .._tensor import Tensor, contiguous_format
+from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
 
 _sequence = itertools.count()
 
@@ -727,10 +727,10 @@ class Formula:
                       and self.plain_bind and not self.hands_back
                       and not self.checks_arguments_first
                       and not callable(self.nondiff_outputs) and not self.nondiff_outputs)
-        # How many arguments a call passes when they are exactly the (one or two) tensor
+        # How many arguments a call passes when they are exactly the (one to three) tensor
         # inputs, in order (``_record_tensors`` records such a call); 0 when none can be.
         self.tensor_call = len(self.inputs) if (
-            self.plain and 1 <= len(self.inputs) <= 2
+            self.plain and 1 <= len(self.inputs) <= 3
             and self.inputs == tuple(self.positional[:len(self.inputs)])
             and self.save <= {*self.inputs, "result"}) else 0
         # Per number of positional arguments, a function pairing them with their names
@@ -984,7 +984,8 @@ def record_operator(op, run, a, b):
     ``_record_tensors`` records it without parsing or binding; anything else (a number
     operand) takes ``record_call``."""
     formula = op.backward
-    if b.__class__ is Tensor and formula.__class__ is Formula and formula.tensor_call == 2 \
+    if b.__class__ in DENSE_CLASSES and formula.__class__ is Formula \
+            and formula.tensor_call == 2 \
             and not anomaly.enabled and a._creation_meta is None and b._creation_meta is None:
         return _record_tensors(op, formula, run, (a, b))
     return record_call(op, run, (a, b), {})
@@ -999,7 +1000,8 @@ def _tensor_args(formula, args):
         return False
     for i, v in enumerate(args):
         if i < n:
-            if v.__class__ is not Tensor or v._creation_meta is not None:
+            # (plain strided tensors: parameters and buffers too, not sparse or batched)
+            if v.__class__ not in DENSE_CLASSES or v._creation_meta is not None:
                 return False
         elif isinstance(v, Tensor) or ((v.__class__ is list or v.__class__ is tuple)
                                        and any(isinstance(x, Tensor) for x in v)):
@@ -1029,6 +1031,13 @@ def _record_tensors(op, formula, impl, args):
         needs = (need_a, need_b)
         names = formula.inputs
         values = {names[0]: a, names[1]: b}
+        if formula.tensor_call == 3:   # (``bias.addmm(x, w.t())``: a linear layer)
+            c = args[2]
+            need_c = c._requires_grad
+            edges.append(_grad_edge(c) if need_c else _NO_EDGE)
+            meta += ((c._shape, c._dtype, c._storage.device, c._stride, c._offset),)
+            needs += (need_c,)
+            values[names[2]] = c
     stored = {}
     if len(args) > len(meta):
         for name, v in zip(formula.positional[len(meta):], args[len(meta):], strict=False):
