@@ -11,18 +11,32 @@ The log_softmax and nll_loss of cross_entropy compute on the arrays; their backw
 gradient over sparsely (one non-zero per row) so that a backward costs one pass over the
 softmax kept from the forward. With ``create_graph=True`` every backward is written in public
 jtensor ops, so it can be differentiated again.
+
+Their common call (issue 18: a training step's loss; plain CPU float32/float64 tensors, int64
+targets) takes fast paths that compute every result bit for bit as the general path does
+(``tests/nn/test_loss_fast.py`` compares bytes with ``FAST_PATHS = False``): the argument
+checks of a 2-D ``cross_entropy``/``nll_loss`` without weight or label smoothing are a few
+attribute tests, a bounds check is one unsigned maximum (a negative index is a huge unsigned
+one), and where no target is ignored and no weight is given the weights (all ones) are never
+built: the total weight is the target count, the losses' product with them is one with 1.0,
+the backward's coefficient is one number, and the picked entries are found (and the gradient
+scattered) through flat positions. Anything else (an ignored or out-of-range target, a
+weight, other dtypes or devices) declines to the general path, which raises the errors.
 """
 
 import math
 import warnings
 
+import numpy as np
+
 from ... import _dispatch, _dtypes
 from ..._api import broadcast_shapes
 from ..._api import ops as J
+from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode
 from ..._errors import (TensorIndexError, TensorRuntimeError, TensorValueError,
                         not_implemented)
-from ..._tensor import Tensor
+from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
 from ...autograd import graph as _graph
 from ...autograd.function import Function
 from ._op import nn_op
@@ -32,6 +46,16 @@ __all__ = ["cross_entropy", "nll_loss", "binary_cross_entropy",
            "huber_loss", "kl_div"]
 
 _REDUCTIONS = ("none", "mean", "sum")
+
+# Whether the common calls take the fast paths (see the module docstring); the tests switch
+# it off to get the general path's results to compare with.
+FAST_PATHS = True
+# ``ndarray.max``/``ndarray.sum`` call exactly these (without their Python wrappers).
+_MAX = np.maximum.reduce
+_SUM = np.add.reduce
+_UINT64 = np.dtype(np.uint64)
+# A float32 sum of up to 2**24 ones is exact (every partial sum is an integer it holds).
+_EXACT_COUNT = 2 ** 24
 
 
 # ------------------------------------------------------------------------ helpers
@@ -119,12 +143,27 @@ def _class_targets(xp, t, n_classes, ignore_index):
     """(valid mask, targets with ignored entries replaced by 0) as arrays; raises PyTorch's
     IndexError for a class index out of range."""
     t = t.astype("int64", copy=False)
+    if FAST_PATHS and xp is np and _in_range(t, n_classes):
+        # No index out of bounds (the common case): only the ignored ones to find.
+        valid = t != ignore_index
+        return valid, xp.where(valid, t, 0)
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise TensorIndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds. "
                                f"(classes are 0..{n_classes - 1})")
     return valid, xp.where(valid, t, 0)
+
+
+def _in_range(t, n_classes):
+    """Whether the int64 array ``t`` is non-empty and every entry is in ``[0, n_classes)``:
+    one maximum of its bits read as unsigned (a negative index reads as one >= 2**63)."""
+    return t.size != 0 and int(_MAX(t.view(_UINT64), axis=None)) < n_classes
+
+
+def _plain_cpu(t):
+    """Whether ``t`` is a plain strided CPU tensor (its ``_array()`` is its elements)."""
+    return t.__class__ in DENSE_CLASSES and t._storage._backend is CPU_BACKEND
 
 
 def _work_dtype(dtype):
@@ -145,6 +184,8 @@ class _LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, input, dim):
+        if FAST_PATHS and input._dtype in ARRAY_FLOATS and _plain_cpu(input):
+            return _log_softmax_fast(ctx, input, dim)
         xp = _xp(input)
         a = input._array()
         work = _work_dtype(input.dtype)
@@ -186,9 +227,20 @@ class _LogSoftmax(Function):
             # ``grad`` is exactly what the NllLoss node above returned: one non-zero per row
             # (rows, cols, vals), so its row sums are ``vals`` and the gradient is one pass,
             # ``softmax * -vals``, plus ``vals`` at the targets (the same numbers as below).
-            _, _, rows, cols, vals = sparse
-            e *= (-vals / sumexp[:, 0])[:, None]
-            e[rows, cols] += vals
+            _, _, rows, cols, vals, flat = sparse
+            if FAST_PATHS and vals.ndim == 0:
+                # One value for every row (``_nll_backward_fast``): the same quotients.
+                e *= -vals / sumexp
+            else:
+                e *= (-vals / sumexp[:, 0])[:, None]
+            if flat is not None and e.flags.c_contiguous:
+                # (rows, cols) as indices into the flat buffer: the same elements, the same
+                # sums, one cheaper indexing.
+                e.reshape(-1)[flat] += vals
+            else:
+                if rows is None:
+                    rows = xp.arange(cols.shape[0])
+                e[rows, cols] += vals
         else:
             g = grad._array()
             if g.dtype != e.dtype:
@@ -197,6 +249,21 @@ class _LogSoftmax(Function):
             xp.subtract(g, e, out=e)
         return Tensor._from_array(e.astype(result.dtype.numpy, copy=False), result.dtype,
                                   grad.device), None
+
+
+def _log_softmax_fast(ctx, input, dim):
+    """``_LogSoftmax.forward`` for a plain CPU float32/float64 input: its array calls
+    (``ndarray.max``/``sum`` are these reductions, ``-=`` this subtraction), fewer lookups."""
+    a = input._array()
+    shifted = np.subtract(a, _MAX(a, axis=dim, keepdims=True))  # exp(<= 0): no overflow
+    e = np.exp(shifted)
+    sumexp = _SUM(e, axis=dim, keepdims=True)
+    np.subtract(shifted, np.log(sumexp), out=shifted)
+    out = Tensor._from_array(shifted, input._dtype, input._storage.device)
+    ctx.dim = dim
+    ctx.fast = (e, sumexp)
+    ctx.save_for_backward(out)
+    return out
 
 
 def _log_softmax(input, dim):
@@ -218,6 +285,10 @@ class _NllLoss(Function):
     @staticmethod
     def forward(ctx, input, extra, ignore_index, reduction):
         target, weight = extra
+        if FAST_PATHS and weight is None:
+            out = _nll_forward_fast(ctx, input, target, ignore_index, reduction)
+            if out is not None:
+                return out
         xp = _xp(input)
         a = input._array()
         t = target._array()
@@ -243,11 +314,13 @@ class _NllLoss(Function):
         losses = -(picked * w)
         total = w.sum(dtype=work)
         ctx.fast = (safe, w, total, reduction)
+        ctx.flat_index = None  # (``_nll_forward_fast``'s positions of the picked entries)
         ctx.reduction, ctx.ignore_index = reduction, ignore_index
         # PyTorch's node saves self, target, weight and total_weight (0 for "none"), in
         # that order: pack hooks see the same four (three without a weight).
         total_weight = Tensor._from_array(
-            xp.asarray(0 if reduction == "none" else total).astype(input.dtype.numpy),
+            xp.asarray(0 if reduction == "none" and input.dim() != 1 else total)
+            .astype(input.dtype.numpy),
             input.dtype, input.device)
         ctx.save_for_backward(input, target, weight, total_weight)
         if reduction == "none":
@@ -263,6 +336,13 @@ class _NllLoss(Function):
     def backward(ctx, grad):
         input = ctx.saved_tensors[0]  # raises after the graph was freed / an in-place write
         safe, w, total, reduction = ctx.fast
+        if w is None:
+            # ``_nll_forward_fast``: no target ignored, no weight, so every weight is 1.
+            if FAST_PATHS and not grad_mode.enabled:
+                grads = _nll_backward_fast(ctx, input, grad, safe, total, reduction)
+                if grads is not None:
+                    return grads
+            w = np.ones(safe.shape, dtype=total.dtype)
         if grad_mode.enabled:
             # create_graph: a differentiable formula in public ops.
             coef = Tensor._from_array(w, input.dtype, input.device)
@@ -300,9 +380,108 @@ class _NllLoss(Function):
         return Tensor._from_array(out, input.dtype, input.device), None, None, None
 
 
-def _hand_sparse_grad(ctx, input, rows, cols, vals):
+def _nll_forward_fast(ctx, input, target, ignore_index, reduction):
+    """``_NllLoss.forward`` without a weight where no target is ignored (``ignore_index``
+    is outside ``[0, C)`` and every target inside it) for plain CPU float32/float64
+    log-probabilities and int64 targets; None (nothing done) for anything else.
+
+    The general path's weights would be ones: ``picked * w`` is a product with 1.0 (exact,
+    but it quiets a signalling NaN and warns as that product does), their sum is the target
+    count (exact below 2**24), and the backward reads ``w = None`` as ones. The same saved
+    tensors and context as the general path."""
+    dtype = input._dtype
+    if dtype not in ARRAY_FLOATS or target._dtype is not _dtypes.int64 \
+            or ignore_index.__class__ is not int or not _plain_cpu(input) \
+            or not _plain_cpu(target):
+        return None
+    a = input._array()
+    t = target._array()
+    if a.ndim == 1:  # one unbatched sample: a batch of one
+        a, t = a.reshape(1, -1), t.reshape(1)
+    n, c = a.shape[0], a.shape[1]
+    if 0 <= ignore_index < c or t.size > _EXACT_COUNT or not _in_range(t, c):
+        return None  # maybe an ignored target (or one out of range: the general path raises)
+    safe = t.copy()  # (the general path's ``where`` copies too: the target may change later)
+    flat = None
+    if a.ndim == 2:
+        if a.flags.c_contiguous:
+            # a[arange(n), safe] as positions in the flat buffer (one cheaper indexing; the
+            # backward scatters through them too)
+            flat = np.arange(0, n * c, c)
+            flat += safe
+            picked = a.reshape(-1)[flat]
+        else:
+            picked = a[np.arange(n), safe]
+    else:
+        # (N, C, d...): view as (N, C, S) and pick one class per (n, s).
+        s = math.prod(a.shape[2:])
+        a3 = a.reshape(n, c, s)
+        picked = a3[np.arange(n)[:, None], safe.reshape(n, s), np.arange(s)[None, :]]
+        picked = picked.reshape(safe.shape)
+    np.multiply(picked, 1.0, out=picked)  # ``picked * w`` (see above)
+    losses = np.negative(picked, out=picked)
+    work = a.dtype
+    total = work.type(safe.size)
+    device = input._storage.device
+    ctx.fast = (safe, None, total, reduction)
+    ctx.flat_index = flat
+    ctx.reduction, ctx.ignore_index = reduction, ignore_index
+    total_weight = fresh_tensor(
+        Tensor, np.zeros((), work) if reduction == "none" and len(input._shape) != 1
+        else np.array(total), (), dtype, device, CPU_BACKEND)
+    ctx.save_for_backward(input, target, None, total_weight)
+    if reduction == "none":
+        out = losses.reshape(()) if len(input._shape) == 1 else losses
+    elif reduction == "sum":
+        out = np.asarray(_SUM(losses, axis=None, dtype=work))
+    else:
+        out = np.asarray(_SUM(losses, axis=None, dtype=work) / total)
+    return Tensor._from_array(out, dtype, device)
+
+
+def _nll_backward_fast(ctx, input, grad, safe, total, reduction):
+    """``_NllLoss.backward`` (no ``create_graph``) after ``_nll_forward_fast`` for a reduced
+    loss: every coefficient ``w * g (/ total)`` is the same number, computed once (the same
+    float operations on the same values). None (nothing done) for anything else."""
+    if reduction == "none" or not _plain_cpu(grad) or input.__class__ not in DENSE_CLASSES:
+        return None
+    g = grad._array()
+    work = total.dtype
+    if g.dtype != work:
+        return None
+    # ``w * g (/ total)`` once, as the ufuncs (NumPy's scalar arithmetic words its
+    # floating-point warnings otherwise)
+    coef = np.multiply(work.type(1), g.reshape(()))
+    if reduction == "mean":
+        coef = np.divide(coef, total)  # (total: the target count, never 0 here)
+    vals = -coef
+    n = safe.shape[0]
+    dims = len(input._shape)
+    c = input._shape[1] if dims > 1 else input._shape[0]
+    if safe.ndim == 1:
+        flat = ctx.flat_index
+        rows = np.arange(n) if flat is None else None
+        if dims == 2:
+            handed = _hand_sparse_grad(ctx, input, rows, safe, vals, flat)
+            if handed is not None:
+                return handed, None, None, None
+        out = np.zeros((n, c), dtype=work)
+        if flat is not None:
+            out.reshape(-1)[flat] = vals
+        else:
+            out[rows, safe] = vals
+    else:
+        s = math.prod(input._shape[2:])
+        out = np.zeros((n, c, s), dtype=work)
+        out[np.arange(n)[:, None], safe.reshape(n, s), np.arange(s)[None, :]] = vals
+    out = out.reshape(input._shape).astype(input._dtype.numpy, copy=False)
+    return Tensor._from_array(out, input._dtype, input.device), None, None, None
+
+
+def _hand_sparse_grad(ctx, input, rows, cols, vals, flat=None):
     """The NllLoss gradient ``g`` (zeros, ``vals`` at (rows, cols)) when the node it flows to
-    is cross_entropy's ``_LogSoftmax``; None otherwise.
+    is cross_entropy's ``_LogSoftmax``; None otherwise. ``flat``, when given (then ``rows``
+    may be None), holds the same positions as indices into a C-contiguous (N, C) buffer.
 
     That node is told where the non-zeros are, so its backward is one pass over the softmax
     (no row sums of ``g``). It uses them only if it receives this very tensor, unmodified. When
@@ -325,9 +504,12 @@ def _hand_sparse_grad(ctx, input, rows, cols, vals):
         grad = Tensor._make(zero._storage, (n, c), (0, 0), 0, input.dtype, contiguous=False)
     else:
         out = _xp(input).zeros((n, c), dtype=vals.dtype)
-        out[rows, cols] = vals
+        if flat is not None:
+            out.reshape(-1)[flat] = vals
+        else:
+            out[rows, cols] = vals
         grad = Tensor._from_array(out, input.dtype, input.device)
-    node.sparse_grad = (grad, grad._version, rows, cols, vals)
+    node.sparse_grad = (grad, grad._version, rows, cols, vals, flat)
     return grad
 
 
@@ -386,6 +568,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """Negative log-likelihood of class-index ``target`` under log-probabilities ``input``
     (N, C, d1, ...). ``weight`` weighs classes (a weighted mean divides by the summed weights
     of the non-ignored targets); targets equal to ``ignore_index`` contribute nothing."""
+    if FAST_PATHS and _plain_class_call(input, target, weight, size_average, reduce,
+                                        reduction):
+        # Every check below passes, and _nll's route is the 2-D kernel's.
+        return _NllLoss.apply(input, (target, None), ignore_index, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_class_target(input, target, weight, ignore_index)
@@ -456,6 +642,20 @@ class _FillScalar(Function):
         return J.zeros_like(grad), None
 
 
+def _plain_class_call(input, target, weight, size_average, reduce, reduction):
+    """Whether a ``cross_entropy``/``nll_loss`` call is the common one every argument check
+    passes for certain: no weight, no legacy arguments, a valid reduction, a non-empty plain
+    float32/float64 (N, C) input and a plain int64 (N,) target."""
+    if weight is not None or size_average is not None or reduce is not None \
+            or reduction not in _REDUCTIONS \
+            or input.__class__ not in DENSE_CLASSES or target.__class__ not in DENSE_CLASSES:
+        return False
+    shape, tshape = input._shape, target._shape
+    return (len(shape) == 2 and len(tshape) == 1 and shape[0] == tshape[0] and shape[0] != 0
+            and shape[1] != 0 and input._dtype in ARRAY_FLOATS
+            and target._dtype is _dtypes.int64)
+
+
 def _check_label_smoothing(label_smoothing):
     if not 0.0 <= label_smoothing <= 1.0:
         raise TensorRuntimeError(
@@ -472,6 +672,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     ``reduction`` 'none'|'mean'|'sum' and ``label_smoothing`` in [0, 1], exactly as PyTorch,
     with PyTorch's graph (``NllLossBackward0 -> LogSoftmaxBackward0 -> ...``).
     """
+    if FAST_PATHS and label_smoothing.__class__ is float and label_smoothing == 0.0 and \
+            _plain_class_call(input, target, weight, size_average, reduce, reduction):
+        # Every check below passes, and the route is the class-index one without smoothing.
+        logp = _LogSoftmax.apply(input, 1)
+        if logp.grad_fn is not None:
+            logp.grad_fn.sole_consumer = True  # (see _hand_sparse_grad)
+        return _NllLoss.apply(logp, (target, None), ignore_index, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_label_smoothing(label_smoothing)
