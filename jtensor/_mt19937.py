@@ -30,6 +30,23 @@ _F64 = np.float64
 _I32 = np.int32
 
 
+# Constants of the samplers' NumPy calls are read-only 0-d arrays: NumPy converts a scalar
+# operand on every call (about 0.3 us, as much as the operation itself on a block of 16
+# draws), and an array keeps its dtype (a float32 constant stays float32 beside a float32
+# array, a float64 one makes the operation double).
+def _k(value, dtype):
+    out = np.array(value, dtype=dtype)
+    out.flags.writeable = False
+    return out
+
+
+# Up to these counts the bit generator's ``random_raw`` (one C call) beats
+# ``Generator.integers`` (whose argument handling costs more than 8192 draws' narrowing).
+_RAW32_MAX = 8192
+_RAW64_MAX = 1024
+_K_U32 = _k(32, np.uint64)
+
+
 def seeded_key(seed):
     """mt19937's ``init_genrand``: the 624 words of the state for ``seed`` (low 32 bits)."""
     key = np.empty(N, dtype=np.uint32)
@@ -72,6 +89,10 @@ class Engine:
         if n <= 0:
             return np.empty(0, dtype=np.uint32)
         self._fresh = False
+        if n <= _RAW32_MAX:
+            # The bit generator's own raw outputs (uint64 holding the 32-bit draws): no
+            # argument processing (``integers`` spends 3 us on it), a cheap narrowing copy.
+            return self._bitgen.random_raw(n).astype(np.uint32)
         return self._gen.integers(0, 1 << 32, size=n, dtype=np.uint32)
 
     def random64(self, n):
@@ -79,6 +100,11 @@ class Engine:
         if n <= 0:
             return np.empty(0, dtype=np.uint64)
         self._fresh = False
+        if n <= _RAW64_MAX:
+            pairs = self._bitgen.random_raw(2 * n).reshape(n, 2)
+            out = pairs[:, 0] << _K_U32
+            out |= pairs[:, 1]
+            return out
         return self._gen.integers(0, 1 << 64, size=n, dtype=np.uint64)
 
     def copy(self):
@@ -148,15 +174,23 @@ class Engine:
 
 
 # ---------------------------------------------------------------------- uniform
+_UNIT = {
+    (24, _F32): (_k(0xFFFFFF, np.uint32), _k(2.0**-24, _F32)),
+    (53, _F64): (_k((1 << 53) - 1, np.uint64), _k(2.0**-53, _F64)),
+}
+
+
 def unit_float(raw, digits, acc):
     """``uniform_real``'s [0, 1) value: the low ``digits`` bits times 2**-digits, in ``acc``."""
-    mask = (1 << digits) - 1
-    np.bitwise_and(raw, raw.dtype.type(mask), out=raw)
+    consts = _UNIT.get((digits, acc))
+    if consts is None:
+        consts = (np.array((1 << digits) - 1, raw.dtype), np.array(2.0**-digits, acc))
+    np.bitwise_and(raw, consts[0], out=raw)
     # The masked values are non-negative signed integers: NumPy's vectorised int -> float
     # casts are far faster than its unsigned ones. The scaling by a power of two is exact.
     signed = np.int32 if raw.dtype.itemsize == 4 else np.int64
     out = raw.view(signed).astype(acc)
-    out *= acc(2.0**-digits)
+    out *= consts[1]
     return out
 
 
@@ -175,19 +209,42 @@ def uniform(engine, n, np_dtype, low=0.0, high=1.0):
             return x
         v = _fma64(x, hi - lo, lo)
         return np.where(v == hi, lo, v)
-    x = unit_float(engine.random32(n), 24, _F32)
+    raw = engine.random32(n)
     lo, hi = _F32(low), _F32(high)
     if lo == 0 and hi == 1:
+        v = unit_float(raw, 24, _F32)
         if np_dtype == np.float32:
-            return x  # below 1 - 2**-24: never rounds to ``high``
-        v = x
+            return v  # below 1 - 2**-24: never rounds to ``high``
+        top = v.dtype.type(1.0 - 2.0**-24)
     else:
-        # float32 products of 24-bit values are exact in double: one rounding, as an FMA.
-        v = (x.astype(_F64) * _F64(hi - lo) + _F64(lo)).astype(_F32)
+        # x * (hi - lo) + lo rounded once (float32 products of 24-bit values are exact in
+        # double), as an FMA; with x = k * 2**-24 the product is k * ((hi - lo) * 2**-24),
+        # the same number, straight from the integer k.
+        scale = float(hi - lo) * 2.0**-24
+        np.bitwise_and(raw, _UNIT[24, _F32][0], out=raw)
+        t = raw.view(_I32).astype(_F64)
+        t *= np.array(scale, _F64)
+        t += np.array(lo, _F64)
+        v = t.astype(_F32)
+        # The largest value a draw can give (k = 2**24 - 1), computed the same way (Python
+        # floats are doubles); None when the values do not grow with k.
+        top = 16777215.0 * scale + float(lo) if scale >= 0 else None
+    to_s = np.asarray(high).astype(np_dtype)
     if np_dtype != np.float32:
         v = v.astype(np_dtype)
-    to_s, from_s = np.asarray(high).astype(np_dtype), np.asarray(low).astype(np_dtype)
-    return np.where(v == to_s, from_s, v)
+    # v never decreases with k (each rounding is monotonic): when the largest value stays
+    # below ``high`` no value reaches it and the replacement would change nothing.
+    if top is not None and np.asarray(top).astype(_F32).astype(np_dtype) < to_s:
+        return v
+    return np.where(v == to_s, np.asarray(low).astype(np_dtype), v)
+
+
+def bernoulli_scalar(engine, n, p):
+    """``u < p`` for ``n`` double uniforms ``u`` (bool): with ``u = k * 2**-53`` that is
+    ``k < ceil(p * 2**53)`` (``p * 2**53`` is exact), compared on the integers."""
+    raw = engine.random64(n)
+    np.bitwise_and(raw, _UNIT[53, _F64][0], out=raw)
+    return raw < np.array(math.ceil(float(p) * 2.0**53), dtype=np.uint64)
 
 
 def _fma64(a, b, c):
@@ -211,19 +268,8 @@ def _fma64(a, b, c):
 
 
 # ---------------------------------------------------------------------- normal
-def _fma32(a, b, c):
-    """``fma(a, b, c)`` on float32 (``a`` an array): the product is exact in double and the sum
-    rounds once in double and once to float, which equals the FMA's single rounding except
-    in double-rounding ties far below anything a sampler reaches."""
-    t = a.astype(_F64)
-    t *= b  # pass ``b`` already in double when it is reused: same-type loops are faster
-    t += c
-    return t.astype(_F32)
-
-
-_ONE_BITS = np.array(1.0, _F32).view(_I32)
-_LOG_P = [
-    _F32(p)
+_LOG_P64 = [
+    _k(_F32(p), _F64)
     for p in (
         7.0376836292e-2,
         -1.1514610310e-1,
@@ -236,84 +282,192 @@ _LOG_P = [
         3.3333331174e-1,
     )
 ]
+_K_MASK24 = _k((1 << 24) - 1, _I32)
+_K_TWO24 = _k(2.0**24, _F32)
+_K_ANGLE = _k(_F32(_TWO_PI) * _F32(2.0**-24), _F32)  # float(2 pi) * 2**-24, exact
+_K_I1, _K_I2, _K_I24, _K_I29, _K_I30, _K_I31 = (_k(i, _I32) for i in (1, 2, 24, 29, 30, 31))
+_K_NOT1 = _k(~1, _I32)
+_K_SQRTHF_BITS = _k(np.array(0.707106781186547524, _F32).view(_I32), _I32)
+_K_SIGN_BIT = _k(-(1 << 31), _I32)
+_K_ONE, _K_HALF, _K_MINUS2 = (_k(v, _F32) for v in (1.0, 0.5, -2.0))
+_K_LOG_Q1 = _k(-2.12194440e-4, _F32)
+_K_LOG_Q2 = _k(0.693359375, _F32)
+_K_FOPI = _k(1.27323954473516, _F32)
+_K_DP1 = _k(0.78515625, _F32)
+_K_DP2 = _k(2.4187564849853515625e-4, _F32)
+_K_DP3 = _k(_F32(-3.77489497744594108e-8), _F64)
+# The cosine and sine polynomials side by side, as (2, 1) columns: the three Horner
+# constants, then the factors of (z, x) in the last contraction.
+_K_SC = [
+    _k([[_F32(c)], [_F32(s)]], _F64)
+    for c, s in (
+        (2.443315711809948e-005, -1.9515295891e-4),
+        (-1.388731625493765e-003, 8.3321608736e-3),
+        (4.166664568298827e-002, -1.6666654611e-1),
+    )
+] + [_k([[-0.5], [1.0]], _F64)]
 
 
-def log256(x):
-    """avx_mathfun's ``log256_ps`` (Cephes' logf) with GCC's FMA contractions, for float32
-    ``x`` in (0, 1] (the normal path's ``1 - u``: no denormals, no invalid inputs)."""
-    xi = x.view(_I32)
-    # Exponent e (as float: exact) and the mantissa scaled into [0.5, 1).
-    e = ((xi >> _I32(23)) - _I32(0x7E)).astype(_F32)
-    xi = (xi & _I32(~0x7F800000)) | _I32(0x3F000000)
-    x = xi.view(_F32)
-    # The kernel's mask (all ones where x < sqrt(1/2)), from the bit patterns (positive
-    # floats order as integers): e -= (1 & mask); x = (x - 1) + (x & mask).
-    mask = (xi - np.array(0.707106781186547524, _F32).view(_I32)) >> _I32(31)
-    e -= (mask & _ONE_BITS).view(_F32)
-    xm1 = x - _F32(1)  # exact (Sterbenz)
-    xi &= mask
-    x = xm1 + x
+def _radius(m):
+    """``sqrt(-2 * log256_ps(x))`` for the normal path's ``x = 1 - u``, given as the float32
+    integers ``m = 2**24 * x`` (1 .. 2**24; overwritten). ``log256_ps`` is avx_mathfun's
+    (Cephes' logf) with GCC's FMA contractions, operation by operation; a contraction is the
+    double product (exact for float32 operands) and sum, rounded to float. Conversions are
+    assignments into existing buffers (cheaper than ``astype``'s new arrays)."""
+    # x = mant * 2**e with mant in [0.5, 1) (frexp, less 24 in the exponent); where mant is
+    # below sqrt(1/2) the kernel's mask (from the bit patterns: positive floats order as
+    # integers) takes 1 from e and adds mant to mant - 1: e -= 1 & mask;
+    # x = (mant - 1) + (mant & mask).
+    mant, ei = np.frexp(m)
+    bits = mant.view(_I32)
+    mask = bits - _K_SQRTHF_BITS
+    mask >>= _K_I31  # all ones where below
+    ei += mask
+    ei -= _K_I24
+    e = ei.astype(_F32)  # exact
+    x = mant - _K_ONE  # exact (Sterbenz)
+    bits &= mask
+    x += mant
     z = x * x
     x64 = x.astype(_F64)  # the Horner steps multiply by x: converted once
-    y = _fma32(x, _LOG_P[0], _LOG_P[1])
-    for p in _LOG_P[2:]:
-        y = _fma32(y, x64, p)
+    t = x64 * _LOG_P64[0]
+    t += _LOG_P64[1]
+    y = m  # m's buffer holds the float steps from here on
+    for p in _LOG_P64[2:]:
+        y[...] = t
+        t[...] = y
+        t *= x64
+        t += p
+    y[...] = t
     y *= x
-    y = _fma32(y, z, e * _F32(-2.12194440e-4))
+    t[...] = y
+    x64[...] = z
+    t *= x64
+    x64[...] = e * _K_LOG_Q1
+    t += x64
+    y[...] = t
     # The remaining contractions have exact products (z/2; e has 5 bits, the constant 9), so
     # plain float arithmetic rounds the same way.
-    y -= z * _F32(0.5)
+    z *= _K_HALF
+    y -= z
     x += y
-    x += e * _F32(0.693359375)
-    return x
+    e *= _K_LOG_Q2
+    x += e
+    x *= _K_MINUS2
+    return np.sqrt(x, out=x)
 
 
-def sincos256(x):
-    """avx_mathfun's ``sincos256_ps`` (Cephes' sinf/cosf) as compiled, for float32 ``x`` in
-    [0, 2*pi) (the normal path's angles): returns (sin, cos)."""
-    imm2 = (x * _F32(1.27323954473516)).astype(_I32)
-    imm2 += _I32(1)
-    imm2 &= _I32(~1)
-    y = imm2.astype(_F32)
-    sign_sin = (imm2 & _I32(4)) << _I32(29)
-    poly = ((imm2 & _I32(2)) >> _I32(1)) - _I32(1)  # all ones where bit 2 is clear
-    sign_cos = (~(imm2 - _I32(2)) & _I32(4)) << _I32(29)
+def _sincos(x):
+    """avx_mathfun's ``sincos256_ps`` (Cephes' sinf/cosf) as compiled, for float32 angles
+    ``x`` in [0, 2*pi) (overwritten): one (2, n) float32 array, the cosines then the sines."""
+    n = x.shape[0]
+    j = (x * _K_FOPI).astype(_I32)
+    j += _K_I1
+    j &= _K_NOT1  # the kernel's imm2: 0, 2, 4, 6 or 8
+    y = j.astype(_F32)
+    # Sign bits: bit 2 of imm2 + 2 for the cosine (the kernel's ~(imm2 - 2) & 4 for an even
+    # imm2), bit 2 of imm2 for the sine; where bit 1 of imm2 is set the two polynomials
+    # trade places (the kernel's poly mask): ``j`` becomes that mask (all ones).
+    sign = np.empty((2, n), dtype=_I32)
+    np.add(j, _K_I2, out=sign[0])
+    sign[1] = j
+    sign <<= _K_I29
+    sign &= _K_SIGN_BIT
+    j <<= _K_I30
+    j >>= _K_I31
     # y is an integer up to 8 and the first two parts of pi/4 have 8 and 11 bits: exact
     # products, so only the third subtraction needs the fused form.
-    x = x - y * _F32(0.78515625)
-    x -= y * _F32(2.4187564849853515625e-4)
-    x = _fma32(y, _F32(-3.77489497744594108e-8), x)
-    z = x * x
-    z64 = z.astype(_F64)
-    yc = _fma32(z, _F32(2.443315711809948e-005), _F32(-1.388731625493765e-003))
-    yc = _fma32(yc, z64, _F32(4.166664568298827e-002))
-    yc *= z
-    yc = _fma32(yc, z64, z * _F32(-0.5))
-    yc += _F32(1)
-    ys = _fma32(z, _F32(-1.9515295891e-4), _F32(8.3321608736e-3))
-    ys = _fma32(ys, z64, _F32(-1.6666654611e-1))
-    ys *= z
-    ys = _fma32(ys, x, x)
-    # The kernel masks, adds zeros and flips signs: the polynomial of the octant, signed.
-    ysi, yci = ys.view(_I32), yc.view(_I32)
-    other = ~poly
-    s = (ysi & poly) | (yci & other)
-    c = (yci & poly) | (ysi & other)
-    s ^= sign_sin
-    c ^= sign_cos
-    return s.view(_F32), c.view(_F32)
+    t = y * _K_DP1
+    x -= t
+    np.multiply(y, _K_DP2, out=t)
+    x -= t
+    # The two polynomials side by side: rows of (2, n) arrays, the cosine's first.
+    zz = np.empty((2, n), dtype=_F32)  # z twice
+    zz64 = np.empty((2, n), dtype=_F64)
+    t64 = zz64[0]
+    t64[...] = y
+    t64 *= _K_DP3
+    t64 += x
+    x[...] = t64
+    z = np.multiply(x, x, out=zz[0])
+    zz[1] = z
+    zz64[...] = zz
+    coef = _sc_coefficients(n)
+    t = zz64 * coef[0]
+    t += coef[1]
+    poly = t.astype(_F32)
+    t[...] = poly
+    t *= zz64
+    t += coef[2]
+    poly[...] = t
+    poly *= zz
+    # The last contractions: cos = fma(yc, z, -z/2) (z/2 exact), sin = fma(ys, x, x); then
+    # cos += 1.
+    zz64[1] = x
+    t[...] = poly
+    t *= zz64
+    zz64 *= coef[3]
+    t += zz64
+    poly[...] = t
+    poly[0] += _K_ONE
+    # Trade the rows where the mask says so and set the signs, on the bit patterns.
+    bits = poly.view(_I32)
+    swap = bits[0] ^ bits[1]
+    swap &= j
+    sign[0] ^= swap
+    sign[1] ^= swap
+    bits ^= sign
+    return poly
 
 
-def _fill16_f32(u1, u2, mean, std, out1, out2):
-    """``NormalFill16<float>`` (AVX2): ``u1``/``u2`` are the first and second halves of the
-    blocks of 16 uniforms, ``out1``/``out2`` receive ``r*cos`` and ``r*sin``."""
-    radius = log256(_F32(1) - u1)
-    radius *= _F32(-2)
-    np.sqrt(radius, out=radius)
-    s, c = sincos256(_F32(_TWO_PI) * u2)
-    c *= radius
-    s *= radius
-    _store(c, s, _F32(mean), _F32(std), out1, out2, _fma32)
+_SC_CACHE = {}
+
+
+def _sc_coefficients(n):
+    """The sine and cosine polynomials' coefficients as (2, n) operands: the three Horner
+    constants and the last contraction's factors of (z, x) (-1/2 and 1), all double.
+    Up to 1024 columns they are whole arrays, cached per ``n`` (NumPy's broadcasting costs
+    more than the operation on such sizes); above, (2, 1) columns."""
+    got = _SC_CACHE.get(n)
+    if got is None:
+        if n > 1024:
+            return _K_SC
+        if len(_SC_CACHE) >= 32:
+            _SC_CACHE.clear()
+        got = _SC_CACHE[n] = [_k(np.broadcast_to(c, (2, n)), _F64) for c in _K_SC]
+    return got
+
+
+def _normal_rows_f32(raw, mean, std, out):
+    """``NormalFill16<float>`` (AVX2) over rows of 16 raw draws (``raw``: uint32, (rows,
+    16)), into the contiguous float32 (rows, 16) ``out``: per row the first 8 uniforms give
+    the radii, the last 8 the angles; ``r*cos`` goes to the first half, ``r*sin`` to the
+    second, then ``fma(value, std, mean)`` unless N(0, 1)."""
+    rows = raw.shape[0]
+    u = np.empty((2, rows * 8), dtype=_F32)
+    # The low 24 bits of each draw, the two halves of the rows gathered into rows of u.
+    np.bitwise_and(
+        raw.view(_I32).reshape(rows, 2, 8).transpose(1, 0, 2),
+        _K_MASK24,
+        out=u.reshape(2, rows, 8),
+    )
+    # 1 - u1 is (2**24 - k) * 2**-24 exactly; the angle float(2 pi) * u2, as float(2 pi) *
+    # 2**-24 * k: the same product (a power of two apart), rounded once.
+    m = np.subtract(_K_TWO24, u[0], out=u[0])
+    angle = u[1]
+    angle *= _K_ANGLE
+    radius = _radius(m)
+    values = _sincos(angle)
+    dest = out.reshape(rows, 2, 8).transpose(1, 0, 2)
+    mean, std = _F32(mean), _F32(std)
+    if mean == 0 and std == 1:
+        np.multiply(values.reshape(2, rows, 8), radius.reshape(rows, 8), out=dest)
+        return
+    values *= radius
+    t = values.astype(_F64)
+    t *= _k(std, _F64)
+    t += _k(mean, _F64)
+    dest[...] = t.reshape(2, rows, 8)
 
 
 def _store(n1, n2, mean, std, out1, out2, fma):
@@ -338,27 +492,25 @@ def _fill16_f64(u1, u2, mean, std, out1, out2):
     _store(radius * np.cos(theta), radius * np.sin(theta), mean, std, out1, out2, _fma64)
 
 
+_CHUNK_ROWS = 4096
+
+
 def normal_fill(engine, n, np_dtype, mean=0.0, std=1.0):
     """``normal_fill``: the path ``normal_`` takes for a contiguous tensor of >= 16 elements.
 
     Uniforms are drawn for every element, transformed in blocks of 16 (8 radii, cos then
     sin); when ``n`` is not a multiple of 16 the last 16 elements are drawn again and
     transformed as one block, overwriting what was there. (The half types fill a float
-    buffer block by block: the same draws.)
+    buffer block by block: the same blocks, without the draws for the partial one.)
     """
-    if np_dtype == np.float64:
-        fill, digits, acc, draw = _fill16_f64, 53, _F64, engine.random64
-    else:
-        fill, digits, acc, draw = _fill16_f32, 24, _F32, engine.random32
     full, rest = divmod(n, 16)
-    if np_dtype in (np.float64, np.float32):
-        raw = draw(n)
-        out = np.empty(n, dtype=acc)
+    blocks = full + (1 if rest else 0)
+    if np_dtype == np.float64:
+        raw = engine.random64(n)
+        out = np.empty(n, dtype=_F64)
         if full:
             _fill_rows(
-                fill,
-                digits,
-                acc,
+                _fill16_f64,
                 raw[: full * 16].reshape(full, 16),
                 mean,
                 std,
@@ -366,22 +518,33 @@ def normal_fill(engine, n, np_dtype, mean=0.0, std=1.0):
             )
         if rest:
             _fill_rows(
-                fill, digits, acc, draw(16).reshape(1, 16), mean, std, out[n - 16 :].reshape(1, 16)
+                _fill16_f64,
+                engine.random64(16).reshape(1, 16),
+                mean,
+                std,
+                out[n - 16 :].reshape(1, 16),
             )
         return out
-    blocks = full + (1 if rest else 0)
-    buf = np.empty(blocks * 16, dtype=acc)
-    _fill_rows(
-        fill, digits, acc, draw(blocks * 16).reshape(blocks, 16), mean, std, buf.reshape(blocks, 16)
-    )
-    out = np.empty(n, dtype=np_dtype)
-    out[: full * 16] = buf[: full * 16].astype(np_dtype)
+    if np_dtype == np.float32:
+        # ATen draws n values, then the 16 of the last block: one call, and that block's
+        # draws moved to its row (an overlapping copy: NumPy buffers it).
+        raw = engine.random32(n + 16 if rest else n)
+        if rest:
+            raw[full * 16 : blocks * 16] = raw[n:]
+    else:
+        raw = engine.random32(blocks * 16)
+    rows = raw[: blocks * 16].reshape(blocks, 16)
+    buf = np.empty((blocks, 16), dtype=_F32)
+    for start in range(0, blocks, _CHUNK_ROWS):
+        stop = start + _CHUNK_ROWS
+        _normal_rows_f32(rows[start:stop], mean, std, buf[start:stop])
+    flat = buf.reshape(-1)
     if rest:
-        out[n - 16 :] = buf[full * 16 :].astype(np_dtype)
-    return out
-
-
-_CHUNK_ROWS = 2048
+        # The last block overwrites the end of the tensor.
+        flat[n - 16 : n] = flat[full * 16 :]
+    if np_dtype == np.float32:
+        return flat[:n]
+    return flat[:n].astype(np_dtype)
 
 
 def _unit(raw, digits, acc):
@@ -392,16 +555,16 @@ def _unit(raw, digits, acc):
     return out
 
 
-def _fill_rows(fill, digits, acc, raw, mean, std, out):
-    """``fill`` over rows of 16 raw draws (``raw`` and ``out`` shaped (rows, 16)), in chunks
-    of rows that stay in cache: the halves become contiguous uniforms, the results go back
-    into their halves of ``out``."""
+def _fill_rows(fill, raw, mean, std, out):
+    """``fill`` (the double block) over rows of 16 raw draws (``raw`` and ``out`` shaped
+    (rows, 16)), in chunks of rows that stay in cache: the halves become contiguous uniforms,
+    the results go back into their halves of ``out``."""
     for start in range(0, raw.shape[0], _CHUNK_ROWS):
         block = raw[start : start + _CHUNK_ROWS]
         dest = out[start : start + _CHUNK_ROWS]
         fill(
-            _unit(block[:, :8], digits, acc),
-            _unit(block[:, 8:], digits, acc),
+            _unit(block[:, :8], 53, _F64),
+            _unit(block[:, 8:], 53, _F64),
             mean,
             std,
             dest[:, :8],
@@ -409,14 +572,24 @@ def _fill_rows(fill, digits, acc, raw, mean, std, out):
         )
 
 
+_K_MINUS2_64 = _k(-2.0, _F64)
+_K_TWO_PI_64 = _k(_TWO_PI, _F64)
+
+
 def standard_normal_pairs(engine, pairs):
     """``pairs`` Box-Muller draws of ``normal_distribution<double>``: (cos values, sin values)."""
     raw = engine.random64(2 * pairs)
     u = unit_float(raw, 53, _F64)
     u1, u2 = u[0::2], u[1::2]
-    r = np.sqrt(-2.0 * libm(math.log1p, -u2))
-    theta = 2.0 * math.pi * u1
-    return r * np.cos(theta), r * np.sin(theta)
+    r = libm(math.log1p, -u2)
+    r *= _K_MINUS2_64
+    np.sqrt(r, out=r)
+    theta = u1 * _K_TWO_PI_64
+    c = np.cos(theta)
+    c *= r
+    s = np.sin(theta)
+    s *= r
+    return c, s
 
 
 def normal_scalar(engine, n, mean=0.0, std=1.0):
@@ -445,15 +618,29 @@ def normal_scalar(engine, n, mean=0.0, std=1.0):
 
 
 # ---------------------------------------------------------------------- integers
+def _mod(v, m):
+    """``v % m`` for an unsigned array and a positive integer ``m`` (a new array). NumPy
+    divides by a scalar with libdivide (multiplies and shifts) but takes ``%`` with the
+    hardware division, 3 to 8 times slower: v - (v // m) * m is the same number."""
+    k = np.array(m, dtype=v.dtype)
+    q = v // k
+    q *= k
+    return np.subtract(v, q, out=q)
+
+
 def random_from_to(engine, n, range_, base):
     """``uniform_int_from_to``: ``(v % range) + base`` as int64 (``random()`` when the range is
     below 2**28, ``random64()`` otherwise)."""
+    # (v + base) wraps modulo 2**64 and is read as int64, as the C++ casts do: the same as
+    # int64 arithmetic (wrapping) with base read as int64.
+    base = ((base & _MASK64) ^ (1 << 63)) - (1 << 63)
     if range_ >= 1 << 28:
-        v = engine.random64(n) % np.uint64(range_)
+        v = _mod(engine.random64(n), range_).view(np.int64)
     else:
-        v = (engine.random32(n) % np.uint32(range_)).astype(np.uint64)
-    # (v + base) wraps modulo 2**64 and is read as int64, as the C++ casts do.
-    return (v + np.uint64(base & _MASK64)).view(np.int64)
+        v = _mod(engine.random32(n), range_).astype(np.int64)
+    if base:
+        v += np.array(base, dtype=np.int64)
+    return v
 
 
 def random_full_64(engine, n):
@@ -467,22 +654,23 @@ def random_default(engine, n, kind, bound, wide):
     v = engine.random64(n) if wide else engine.random32(n).astype(np.uint64)
     if kind == "bool":
         return (v & np.uint64(1)).astype(np.bool_)
-    return v % np.uint64(bound)
+    return _mod(v, bound)
 
 
 def randperm(engine, n):
     """``randperm`` on the CPU, int64. Below ``2**32 / 20``: Fisher-Yates from the front with
     ``random() % (n - i)``; above, the inside-out variant with ``random64() % (i + 1)``."""
     if n < (1 << 32) // 20:
-        result = np.arange(n, dtype=np.int64)
         if n < 2:
-            return result
-        z = engine.random32(n - 1).astype(np.int64) % np.arange(n, 1, -1, dtype=np.int64)
-        z += np.arange(n - 1, dtype=np.int64)
-        r = result.tolist()
+            return np.arange(n, dtype=np.int64)
+        # Unsigned 32-bit arithmetic throughout: every value is below n.
+        z = engine.random32(n - 1)
+        z %= np.arange(n, 1, -1, dtype=np.uint32)
+        z += np.arange(n - 1, dtype=np.uint32)
+        r = list(range(n))
         for i, j in enumerate(z.tolist()):
             r[i], r[j] = r[j], r[i]
-        return np.array(r, dtype=np.int64)
+        return np.fromiter(r, dtype=np.int64, count=n)
     z = (engine.random64(n) % np.arange(1, n + 1, dtype=np.uint64)).astype(np.int64).tolist()
     r = [0] * n
     for i, j in enumerate(z):

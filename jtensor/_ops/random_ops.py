@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtypes
 from .. import _mt19937 as _mt
+from .._device import CPU
 from .._dispatch import check_inplace
 from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import numel as _numel
@@ -90,7 +91,12 @@ def _normal_flat(eng, n, dtype, mean=0.0, std=1.0, contiguous=True):
         return (v[0::2] + 1j * v[1::2]).astype(dtype.numpy)
     if contiguous and n >= 16:
         return _mt.normal_fill(eng, n, dtype.numpy, mean, std)
-    return _from_double(_mt.normal_scalar(eng, n, mean, std), dtype)
+    values = _mt.normal_scalar(eng, n, mean, std)
+    if dtype is _dtypes.float64:
+        return values
+    if dtype is _dtypes.float32 and mean == 0.0 and std == 1.0:
+        return values.astype(np.float32)  # below 9 in magnitude: no overflow to silence
+    return _from_double(values, dtype)
 
 
 def _shaped(flat, tensor):
@@ -131,13 +137,34 @@ def _integers(eng, n, low, high_exclusive, dtype):
         low, high_exclusive = _update_from_to(low, high_exclusive, dtype)
     v = _mt.random_from_to(eng, n, high_exclusive - low, low)
     return _from_double(v, dtype) if dtype.category == _dtypes.FLOATING else v.astype(
-        dtype.numpy)
+        dtype.numpy, copy=False)
 
 
 # ---------------------------------------------------------------------- factories
+_INT64_MAX = (1 << 63) - 1
+
+
+def _plain_shape(size):
+    """``size`` as ``_shape_args`` gives it when it is plain non-negative ints (``f(2, 3)``,
+    ``f((2, 3))``, ``f([2, 3])``), without the general parsing; None for anything else."""
+    if len(size) == 1 and size[0].__class__ in (tuple, list, Size):
+        size = size[0]
+    elif not size:
+        return None
+    for s in size:
+        if s.__class__ is not int or s < 0 or s > _INT64_MAX:
+            return None
+    return Size(tuple(size))
+
+
 def _random_factory(op, size, sample, dtype, device, requires_grad, out, name):
     """Shared body of rand/randn/...: ``sample(shape, dtype)`` gives a host array."""
-    shape = _shape_args(size, name) if not isinstance(size, Size) else size
+    if isinstance(size, Size):
+        shape = size
+    else:
+        shape = _plain_shape(size)
+        if shape is None:
+            shape = _shape_args(size, name)
     if out is not None:
         _check_out(out, dtype, name)
         dtype = out._dtype
@@ -155,6 +182,10 @@ def _random_factory(op, size, sample, dtype, device, requires_grad, out, name):
         _resize_out(out, shape)
         _write_into(out, host_to_device(values, out._storage.device, private=True))
         return _finalize(out, requires_grad)
+    if (values.dtype == dtype.numpy and values.flags.c_contiguous
+            and resolve_device(device).type == "cpu"):
+        # What _place does for a fresh host array of the right dtype on the CPU.
+        return _finalize(Tensor._from_array(values, dtype, CPU), requires_grad)
     return _finalize(_place(values, dtype, device, private=True), requires_grad)
 
 
@@ -493,12 +524,16 @@ def _bernoulli_values(rng, shape, p, dtype, device, layout=None):
     each, other dtypes: a float uniform compared with ``float(p)``)."""
     shape = tuple(shape)
     n = _numel(shape)
-    if isinstance(p, Tensor) and p._dtype is not _dtypes.float64:
+    if not isinstance(p, Tensor):
+        hit = _mt.bernoulli_scalar(rng, n, p)
+        hit = hit.reshape(shape) if layout is None else _shaped(hit, layout)
+        return host_to_device(hit.astype(dtype.numpy), device, private=True)
+    if p._dtype is not _dtypes.float64:
         u = _mt.uniform(rng, n, np.float32)
         prob = np.broadcast_to(p._host_array().astype(np.float32), shape)
     else:
         u = _mt.uniform(rng, n, np.float64)
-        prob = np.broadcast_to(p._host_array(), shape) if isinstance(p, Tensor) else p
+        prob = np.broadcast_to(p._host_array(), shape)
     u = u.reshape(shape) if layout is None else _shaped(u, layout)
     return host_to_device((u < prob).astype(dtype.numpy), device, private=True)
 
