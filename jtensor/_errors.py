@@ -9,6 +9,7 @@ error is raised, which of PyTorch's situations it is.
 """
 
 import math
+import os
 import sys
 
 TensorRuntimeError = RuntimeError
@@ -96,6 +97,22 @@ def type_name(value):
     if module == "builtins" or module.startswith("jtensor"):
         return kind.__name__
     return f"{module.partition('.')[0]}.{kind.__name__}"
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_stacklevel():
+    """A warning's ``stacklevel`` that points at the first frame outside jtensor (the user's
+    line, however deep inside jtensor the warning is raised: indexing reached from
+    ``__getitem__`` or ``__setitem__``, a factory reached from a legacy constructor)."""
+    frame = sys._getframe(1)   # the function about to call warnings.warn: level 1
+    k = 1
+    while frame.f_back is not None and (frame.f_code.co_filename.startswith(_PACKAGE)
+                                        or frame.f_code.co_filename.startswith("<entry of")):
+        frame = frame.f_back
+        k += 1
+    return k
 
 
 def stacklevel(level):

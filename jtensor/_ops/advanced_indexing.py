@@ -8,19 +8,23 @@ TensorIterator choose the output layout from the (restrided) source and the inde
 This module follows those steps literally so that shapes, strides and errors match.
 """
 
+import warnings
+
 import numpy as np
 
 from .._arraymod import ufunc_at
 from .. import _dtypes
 from .._device import backend_for, data_dependent_sync, index_out_of_range
 from .._dispatch import check_inplace
-from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, stacklevel
+from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError, stacklevel,
+                       user_stacklevel)
 from .._layout import (broadcast_shapes, broadcastable_to, contiguous_strides,
                        dense_strides_like, elementwise_output_strides,
                        is_non_overlapping_and_dense, view_strides)
 from .._size import Size
 from .._device import CPU_BACKEND
 from .._tensor import DENSE_CLASSES, Tensor, new_empty_tensor
+from .creation import is_python_sequence
 from .views import make_view
 
 _INDEX_DTYPES = (_dtypes.int64, _dtypes.int32, _dtypes.uint8, _dtypes.bool_)
@@ -35,22 +39,38 @@ def _is_long(obj):
 
 
 def _is_sequence(obj):
-    return isinstance(obj, (list, tuple, str, bytes, range)) or (
-        isinstance(obj, np.ndarray))
+    """An index item PyTorch reads as a sequence (``PySequence_Check``): text and NumPy
+    arrays too."""
+    return isinstance(obj, (str, bytes, np.ndarray)) or is_python_sequence(obj)
+
+
+_NON_TUPLE_SEQUENCE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result")
 
 
 def treat_sequence_as_tuple(key):
-    """NumPy's (and PyTorch's) heuristic: a short list holding slices, tensors, lists,
-    ``None`` or ``...`` means a tuple of indices, not one index."""
+    """PyTorch's (and NumPy's old) heuristic: a sequence of fewer than 32 items that holds
+    a slice, a tensor, a sequence, ``None`` or ``...`` means a tuple of indices, not one
+    index (with PyTorch's deprecation warning). A list, or any sequence (a data set's
+    ``Subset``, text); not a tensor or a NumPy array."""
     if isinstance(key, tuple):
         return True
-    if isinstance(key, Tensor) or not isinstance(key, list):
+    if isinstance(key, (Tensor, np.ndarray)) or not _is_sequence(key):
         return False
-    if len(key) >= 32:
+    try:
+        n = len(key)
+    except TypeError:
         return False
-    for obj in key:
+    if n >= 32:
+        return False
+    for i in range(n):
+        obj = key[i]
         if isinstance(obj, (Tensor, slice)) or _is_sequence(obj) or obj is None \
                 or obj is Ellipsis:
+            warnings.warn(_NON_TUPLE_SEQUENCE, UserWarning, stacklevel=user_stacklevel())
             return True
     return False
 
@@ -112,9 +132,10 @@ def apply_slicing(input, key):
             converted.append(bool(obj))
         elif _is_long(obj):
             converted.append(int(obj))
-        elif isinstance(obj, (list, tuple, str, bytes, range, np.ndarray)):
-            converted.append(_sequence_to_index(input, obj if not isinstance(obj, range)
-                                                else list(obj)))
+        elif _is_sequence(obj):
+            converted.append(_sequence_to_index(
+                input, obj if isinstance(obj, (list, tuple, str, bytes, np.ndarray))
+                else [obj[i] for i in range(len(obj))]))
         elif hasattr(obj, "__index__"):
             try:
                 converted.append(obj.__index__())

@@ -4,7 +4,6 @@ Data conversion happens on the host with NumPy (allowed here: this module turns 
 NumPy data into tensors); the result is then placed on the requested device.
 """
 
-import collections.abc as _abc
 import math
 import warnings
 
@@ -15,7 +14,7 @@ from .. import _tensor as _tensor_module
 from .._device import CPU, backend_for, resolve_device
 from .._dispatch import Post, emit
 from .._errors import (TensorRuntimeError, TensorTypeError, TensorValueError,
-                       check_storage_size, stacklevel)
+                       check_storage_size, stacklevel, user_stacklevel)
 from .._layout import contiguous_strides, dense_strides_like
 from .._out import resize_output
 from .._argparse import int_arg
@@ -195,27 +194,42 @@ def _infer_dtype(obj, first=True):
         if first and isinstance(obj, str):  # (bytes are no sequence to PyTorch)
             raise TensorValueError(f"too many dimensions '{type(obj).__name__}'")
         raise TensorTypeError(f"new(): invalid data type '{type(obj).__name__}'")
-    if _is_python_sequence(obj):
+    if is_python_sequence(obj):
         if len(obj) == 0:
             return _dtypes.get_default_dtype()
         result = None
-        for i, item in enumerate(obj):
+        for i, item in enumerate(_items(obj)):
             d = _infer_dtype(item, first and i == 0)
             result = d if result is None else _dtypes.promote_types(result, d)
         return result
     raise TensorRuntimeError(f"Could not infer dtype of {type(obj).__name__}")
 
 
-def _is_python_sequence(obj):
-    """Any Python sequence, as PyTorch's ``PySequence_Check`` (a ``deque``, an
-    ``array.array``, ...), but not text."""
+# Whether the slow list-of-arrays warning was given (PyTorch gives it once per process).
+_warned_slow_list = False
+
+
+def is_python_sequence(obj):
+    """PyTorch's ``PySequence_Check`` on data and index items: a list, tuple or range, and
+    any object whose class defines ``__getitem__`` (a ``deque``, an ``array.array``, a data
+    set's ``Subset``: read as ``obj[i]`` for ``i < len(obj)``), but not a dict, text, a
+    NumPy array or scalar, or a tensor (those have rules of their own)."""
     if isinstance(obj, (list, tuple, range)):
         return True
-    return isinstance(obj, _abc.Sequence) and not isinstance(obj, (str, bytes, bytearray))
+    if isinstance(obj, (str, bytes, bytearray, dict, np.ndarray, np.generic, Tensor)):
+        return False
+    return hasattr(type(obj), "__getitem__")
+
+
+def _items(seq):
+    """The items of a sequence as PyTorch reads them: ``seq[i]`` for ``i < len(seq)``."""
+    if isinstance(seq, (list, tuple, range, np.ndarray)):
+        return seq
+    return [seq[i] for i in range(len(seq))]
 
 
 def _is_sequence(obj):
-    return _is_python_sequence(obj) or (isinstance(obj, np.ndarray) and obj.ndim)
+    return is_python_sequence(obj) or (isinstance(obj, np.ndarray) and obj.ndim)
 
 
 def _nested_shape(data):
@@ -225,7 +239,7 @@ def _nested_shape(data):
         shape.append(len(item))
         if len(item) == 0:
             break
-        item = item[0]
+        item = _items(item)[0]
     return shape
 
 
@@ -257,7 +271,7 @@ def _flatten(data, shape, dim, out):
     if isinstance(data, np.ndarray) and dim + data.ndim == len(shape):
         out.extend(data.reshape(-1).tolist())
         return
-    for item in data:
+    for item in _items(data):
         _flatten(item, shape, dim + 1, out)
 
 
@@ -309,11 +323,15 @@ def array_from_data(data, dtype=None):
         raise TensorTypeError(f"new(): invalid data type '{type(data).__name__}'")
     inferred = _infer_dtype(data)
     dtype = inferred if dtype is None else _dtypes.to_dtype(dtype)
-    if any(isinstance(x, np.ndarray) for x in (data if isinstance(data, list) else ())):
+    global _warned_slow_list
+    if not _warned_slow_list and \
+            any(isinstance(x, np.ndarray) for x in (data if isinstance(data, list) else ())):
+        # (once per process, as PyTorch's TORCH_WARN_ONCE; at the user's line)
+        _warned_slow_list = True
         warnings.warn(
             "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
             "converting the list to a single numpy.ndarray with numpy.array() before converting "
-            "to a tensor.", UserWarning, stacklevel=stacklevel(3))
+            "to a tensor.", UserWarning, stacklevel=user_stacklevel())
     shape = _nested_shape(data)
     values = []
     _flatten(data, shape, 0, values)

@@ -204,11 +204,11 @@ class SavedTensor:
             raise TensorRuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{_type_name(t)} {list(t._shape)}]{made_by} is at version "
-                f"{t._version_counter.value}; expected version {self.version} instead. "
+                f"{t._version_counter.value}; expected version {self.version} instead. Hint: "
+                "enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False). "
                 f"(It was saved by {node.name()} for backward; an in-place op wrote into it "
-                "afterwards. Use an out-of-place op, or clone() before writing.) Hint: enable "
-                "anomaly detection to find the operation that failed to compute its gradient, "
-                "with torch.autograd.set_detect_anomaly(True).")
+                "afterwards. Use an out-of-place op, or clone() before writing.)")
         if self.is_output and self.requires_grad:
             alias = Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype,
                                  version=t._version_counter)
