@@ -6,13 +6,16 @@ Conventions (layouts, validation before writing, ``finish``): see ``_selection_c
 
 import builtins
 
+import numpy as np
+
 from .. import _dtypes
 from .._dispatch import check_same_device
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
 from .._layout import channels_last_strides, contiguous_strides
 from .._registry import register
 from .._size import Size
-from .._tensor import Tensor, new_empty_tensor
+from .._device import CPU_BACKEND
+from .._tensor import DENSE_CLASSES, Tensor, new_empty_tensor
 from .views import make_view
 from ._selection_common import _suggest_channels_last, _wrap, _write_out, _xp
 
@@ -195,6 +198,29 @@ def concatenate(tensors, dim=0, *, out=None):
     return _cat_impl(concatenate.op, tensors, dim, out, "cat")
 
 
+# Whether ``stack`` of plain contiguous CPU tensors of one dtype is one ``np.stack`` (a data
+# loader's collate stacks a batch of samples: 64 views and a Python loop otherwise, issue 18);
+# the tests switch it off to compare with the general path.
+FAST_STACK = True
+
+
+def _stack_arrays(tensors, d):
+    """``stack`` of equally shaped ``tensors`` along the new dim ``d`` as one ``np.stack``,
+    when they are plain CPU tensors of one dtype with standard contiguous strides (what the
+    general path computes: the same values in a new contiguous tensor); None otherwise."""
+    first = tensors[0]
+    dtype, shape = first._dtype, first._shape
+    strides = contiguous_strides(shape)
+    for t in tensors:
+        if t.__class__ not in DENSE_CLASSES or t._storage._backend is not CPU_BACKEND \
+                or t._dtype is not dtype or t._stride != strides:
+            return None
+    if len(shape) == 3 and _suggest_channels_last(_unsqueezed(first, d)):
+        return None   # (the general path's output would be channels-last)
+    return Tensor._from_array(np.stack([t._array() for t in tensors], axis=d), dtype,
+                              first._storage.device)
+
+
 def _unsqueezed(t, dim):
     shape, stride = list(t._shape), list(t._stride)
     new_stride = shape[dim] * stride[dim] if dim < len(shape) else 1
@@ -215,6 +241,10 @@ def stack(tensors, dim=0, *, out=None):
                 f"stack expects each tensor to be equal size, but got {list(tensors[0]._shape)} "
                 f"at entry 0 and {list(t._shape)} at entry {i}")
     d = wrap_dim(dim, tensors[0].dim() + 1)
+    if out is None and FAST_STACK:
+        fast = _stack_arrays(tensors, d)
+        if fast is not None:
+            return fast
     result = _cat_compute([_unsqueezed(t, d) for t in tensors], d, "stack")
     if out is not None:
         return _write_out(out, result, "stack")

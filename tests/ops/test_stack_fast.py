@@ -1,0 +1,86 @@
+"""``stack`` of plain contiguous CPU tensors of one dtype is one ``np.stack`` (a data
+loader's collate, issue 18): the same values, dtype, shape, strides and graph as the general
+path (``joining.FAST_STACK`` off) and as PyTorch."""
+
+import numpy as np
+import pytest
+
+import jtensor
+from jtensor._ops import joining
+
+torch = pytest.importorskip("torch")
+
+RNG = np.random.default_rng(5)
+INTS = [int(v) for v in RNG.integers(0, 9, 64)]
+ROW = RNG.standard_normal(20)
+
+CASES = {
+    "0d-int64": (lambda L: [L.tensor(v) for v in INTS], 0),
+    "1d-float32": (lambda L: [L.tensor(ROW, dtype=L.float32)] * 5, 0),
+    "1d-dim1": (lambda L: [L.arange(4.0) + i for i in range(3)], 1),
+    "2d-dim-1": (lambda L: [L.ones(2, 3) * i for i in range(4)], -1),
+    "3d-image": (lambda L: [L.full((1, 4, 4), float(i)) for i in range(6)], 0),
+    "4d-volume": (lambda L: [L.full((2, 1, 3, 3), float(i)) for i in range(2)], 0),
+    "bool": (lambda L: [L.tensor([True, False]), L.tensor([False, False])], 0),
+    "complex": (lambda L: [L.tensor([1 + 2j, 3j]), L.tensor([0j, -1 + 0j])], 0),
+    "float16": (lambda L: [L.tensor([1.5, 2.25], dtype=L.float16)] * 3, 1),
+    "empty": (lambda L: [L.ones(0, 3), L.ones(0, 3)], 1),
+    # declined but "offset": the general path alone (the values must agree all the same)
+    "mixed-dtypes": (lambda L: [L.ones(3), L.ones(3, dtype=L.float64)], 0),
+    "transposed": (lambda L: [L.ones(2, 3).t(), L.zeros(2, 3).t()], 0),
+    "expanded": (lambda L: [L.ones(1).expand(4), L.zeros(4)], 0),
+    "offset": (lambda L: [L.arange(6.0)[2:], L.arange(4.0)], 0),  # (taken: strides count)
+}
+
+
+def _describe(t):
+    return (tuple(t.shape), t.stride(), str(t.dtype).split(".")[-1], t.detach().cpu().tolist())
+
+
+def _stack(lib, case):
+    make, dim = CASES[case]
+    return lib.stack(make(lib), dim)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_stack_fast_path_equals_general_and_torch(case, monkeypatch):
+    calls = []
+    real = joining._stack_arrays
+
+    def counting(*args):
+        result = real(*args)
+        calls.append(result is not None)
+        return result
+
+    monkeypatch.setattr(joining, "_stack_arrays", counting)
+    fast = _stack(jtensor, case)
+    monkeypatch.setattr(joining, "FAST_STACK", False)
+    general = _stack(jtensor, case)
+    assert calls == [case not in ("mixed-dtypes", "transposed", "expanded")]
+    assert _describe(fast) == _describe(general)
+    assert fast.numpy().tobytes() == general.numpy().tobytes()
+    assert _describe(fast) == _describe(_stack(torch, case))
+
+
+def test_stack_of_tensors_requiring_grad_records_as_before(monkeypatch):
+    def run(lib):
+        xs = [lib.tensor([float(i), 2.0 * i], requires_grad=True) for i in range(3)]
+        y = lib.stack(xs, 1)
+        (y * lib.arange(6.0).view(2, 3)).sum().backward()
+        return y.grad_fn.name(), [x.grad.tolist() for x in xs], _describe(y)
+
+    fast = run(jtensor)
+    monkeypatch.setattr(joining, "FAST_STACK", False)
+    assert run(jtensor) == fast == run(torch)
+
+
+def test_a_data_loader_batch_is_the_general_paths(monkeypatch):
+    def batches():
+        jtensor.manual_seed(0)
+        data = jtensor.utils.data.TensorDataset(jtensor.randn(10, 3), jtensor.arange(10))
+        loader = jtensor.utils.data.DataLoader(data, batch_size=4, shuffle=True)
+        return [(x.numpy().tobytes(), y.tolist()) for x, y in loader]
+
+    fast = batches()
+    monkeypatch.setattr(joining, "FAST_STACK", False)
+    assert batches() == fast
