@@ -217,8 +217,20 @@ def _stack_arrays(tensors, d):
             return None
     if len(shape) == 3 and _suggest_channels_last(_unsqueezed(first, d)):
         return None   # (the general path's output would be channels-last)
+    storage = first._storage
+    if d == 0 and all(t._storage is storage for t in tensors):
+        # Rows of one tensor (``TensorDataset``'s samples): one gather from the storage by
+        # the rows' offsets, instead of an array view per row.
+        data = storage._data
+        flat = np.ndarray((data.shape[0] // dtype.itemsize,), dtype.numpy, data)
+        count = 1
+        for size in shape:
+            count *= size
+        offsets = np.fromiter((t._offset for t in tensors), np.intp, len(tensors))
+        rows = flat[offsets[:, None] + np.arange(count)].reshape((len(tensors),) + shape)
+        return Tensor._from_array(rows, dtype, storage.device)
     return Tensor._from_array(np.stack([t._array() for t in tensors], axis=d), dtype,
-                              first._storage.device)
+                              storage.device)
 
 
 def _unsqueezed(t, dim):

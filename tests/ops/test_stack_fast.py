@@ -21,6 +21,13 @@ CASES = {
     "2d-dim-1": (lambda L: [L.ones(2, 3) * i for i in range(4)], -1),
     "3d-image": (lambda L: [L.full((1, 4, 4), float(i)) for i in range(6)], 0),
     "4d-volume": (lambda L: [L.full((2, 1, 3, 3), float(i)) for i in range(2)], 0),
+    "rows-of-one-tensor": (lambda L: [L.arange(24.0).view(6, 4)[i] for i in (5, 0, 3, 3)], 0),
+    "0d-rows": (lambda L: [L.arange(10)[i] for i in (9, 2, 2, 0)], 0),
+    "rows-dim1": (lambda L: [L.arange(24.0).view(6, 4)[i] for i in (1, 4)], 1),
+    "reinterpreted-rows": (
+        lambda L: [L.arange(8, dtype=L.int32).view(L.float32).view(4, 2)[i] for i in (3, 1)],
+        0,
+    ),
     "bool": (lambda L: [L.tensor([True, False]), L.tensor([False, False])], 0),
     "complex": (lambda L: [L.tensor([1 + 2j, 3j]), L.tensor([0j, -1 + 0j])], 0),
     "float16": (lambda L: [L.tensor([1.5, 2.25], dtype=L.float16)] * 3, 1),
