@@ -244,10 +244,10 @@ class _MaxPool2d(_function.Function):
 
 def _tiled_max(xp, x, kernel, stride, padding, dilation, out_sp):
     """Max pooling whose windows tile the input (2-D, stride = kernel, no padding or
-    dilation: ``max_pool2d(x, 2)``), as one reshape and one ``argmax`` instead of a pass per
-    kernel offset: (values, flat input indices), the first maximum of each window in window
-    order as the general loop finds it. None when the windows do not tile, or when a NaN
-    reaches a result (the loop keeps the last NaN's index, ``argmax`` the first)."""
+    dilation: ``max_pool2d(x, 2)``): (values, flat input indices) as the general loop finds
+    them, PyTorch's ``val > max || isnan(val)`` in window order (the first maximum; the last
+    NaN), one element-wise pass per kernel offset over strided views of the input (no copy
+    of the windows, no ``argmax`` over a tiny axis). None when the windows do not tile."""
     if len(kernel) != 2 or tuple(stride) != tuple(kernel) or any(padding) \
             or any(d != 1 for d in dilation):
         return None
@@ -257,11 +257,14 @@ def _tiled_max(xp, x, kernel, stride, padding, dilation, out_sp):
     if ho * kh > height or wo * kw > width or not ho or not wo:
         return None
     windows = x[..., :ho * kh, :wo * kw].reshape(lead + (ho, kh, wo, kw))
-    windows = xp.moveaxis(windows, -3, -2).reshape(lead + (ho, wo, kh * kw))
-    arg = windows.argmax(axis=-1)
-    best = xp.take_along_axis(windows, arg[..., None], axis=-1)[..., 0]
-    if xp.isnan(best).any():
-        return None
+    best = windows[..., :, 0, :, 0].copy()
+    arg = xp.zeros(best.shape, np.int64)
+    for k in range(1, kh * kw):
+        v = windows[..., :, k // kw, :, k % kw]
+        take = xp.greater(v, best)
+        take |= xp.isnan(v)
+        xp.copyto(best, v, where=take)
+        xp.copyto(arg, k, where=take)
     rows = (xp.arange(ho) * kh)[:, None] + arg // kw
     cols = (xp.arange(wo) * kw)[None, :] + arg % kw
     return best, rows * width + cols
