@@ -319,7 +319,9 @@ def make_info(view_shape, view_stride, indices, device, message_shape=None):
     info.bshape = tuple(bshape)
     indexed_sizes = info.shape[first:first + len(present)]
     if 0 in indexed_sizes and 0 not in bshape:
-        raise TensorIndexError("index is out of bounds for dimension with size 0")
+        error = TensorIndexError("index is out of bounds for dimension with size 0")
+        error.raised_by_kernel = True  # (inside at::index: after autograd took the edges)
+        raise error
     return info
 
 

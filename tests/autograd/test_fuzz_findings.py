@@ -385,12 +385,13 @@ GETITEM_KEYS = {
 }
 
 
-@pytest.mark.parametrize("shape", [(), (2,), (2, 3)], ids=str)
+@pytest.mark.parametrize("shape", [(), (2,), (2, 3), (0,), (2, 0)], ids=str)
 @pytest.mark.parametrize("key", sorted(GETITEM_KEYS))
 def test_indexing_a_stale_no_grad_view_raises_what_pytorch_checks_first(key, shape):
     # PyTorch parses an index before autograd sees the call (a bad int or too many indices
     # is an IndexError), but checks advanced indices' range inside the kernel, after it took
-    # the inputs' edges (a stale no_grad view's RuntimeError comes first there).
+    # the inputs' edges (a stale no_grad view's RuntimeError comes first there; an index
+    # into a dim of size 0 too).
     outcomes = []
     for L in (jtensor, torch):
         x = L.zeros(shape, dtype=L.float64, requires_grad=True)
