@@ -302,11 +302,7 @@ class _NllLoss(Function):
         if a.ndim == 2:
             picked = a[xp.arange(n), safe]
         else:
-            # (N, C, d...): view as (N, C, S) and pick one class per (n, s).
-            s = math.prod(a.shape[2:])
-            a3 = a.reshape(n, c, s)
-            picked = a3[xp.arange(n)[:, None], safe.reshape(n, s), xp.arange(s)[None, :]]
-            picked = picked.reshape(safe.shape)
+            picked = _pick_nd(xp, a, safe)
         if weight is None:
             w = valid.astype(work)
         else:
@@ -380,6 +376,16 @@ class _NllLoss(Function):
         return Tensor._from_array(out, input.dtype, input.device), None, None, None
 
 
+def _pick_nd(xp, a, safe):
+    """``a[n, safe[n, ...], ...]`` for (N, C, d...) log-probabilities: viewed as (N, C, S),
+    one class picked per (n, s), in ``safe``'s shape."""
+    n, c = a.shape[0], a.shape[1]
+    s = math.prod(a.shape[2:])
+    a3 = a.reshape(n, c, s)
+    picked = a3[xp.arange(n)[:, None], safe.reshape(n, s), xp.arange(s)[None, :]]
+    return picked.reshape(safe.shape)
+
+
 def _nll_forward_fast(ctx, input, target, ignore_index, reduction):
     """``_NllLoss.forward`` without a weight where no target is ignored (``ignore_index``
     is outside ``[0, C)`` and every target inside it) for plain CPU float32/float64
@@ -413,11 +419,7 @@ def _nll_forward_fast(ctx, input, target, ignore_index, reduction):
         else:
             picked = a[np.arange(n), safe]
     else:
-        # (N, C, d...): view as (N, C, S) and pick one class per (n, s).
-        s = math.prod(a.shape[2:])
-        a3 = a.reshape(n, c, s)
-        picked = a3[np.arange(n)[:, None], safe.reshape(n, s), np.arange(s)[None, :]]
-        picked = picked.reshape(safe.shape)
+        picked = _pick_nd(np, a, safe)
     np.multiply(picked, 1.0, out=picked)  # ``picked * w`` (see above)
     losses = np.negative(picked, out=picked)
     work = a.dtype
