@@ -49,6 +49,8 @@ _PARTIAL_OVERLAP = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer "
     "to a single memory location. Please clone() the tensor before performing the operation.")
 
+_UINT8 = np.dtype(np.uint8)
+
 # The C type PyTorch names in its scalar overflow message.
 _C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
             "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -70,6 +72,10 @@ def cast_array(array, np_dtype):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=stacklevel(3))
         array = array.real
+    if np_dtype == _UINT8 and array.dtype.kind == "f" and type(array) is not np.ndarray:
+        # A GPU's float-to-uint8 conversion saturates (-1.0 gives 0); PyTorch's kernels, on
+        # CUDA as on the CPU, convert through int64 so that -1.0 wraps to 255.
+        array = array.astype(np.int64)
     with np.errstate(invalid="ignore", over="ignore"):  # host FP state only, no data touched
         return array.astype(np_dtype)
 

@@ -265,6 +265,13 @@ def reset_peak_memory_stats(device=None):
 reset_max_memory_allocated = reset_peak_memory_stats
 
 
+def reset_accumulated_memory_stats(device=None):
+    """Start the cumulative counts of ``memory_stats`` ("...allocated", "...freed") again."""
+    backend = _backend(device)
+    if hasattr(backend, "allocator"):
+        backend.allocator.reset_accumulated()
+
+
 def empty_cache():
     """Give the cached, unused memory of every device back (``memory_reserved`` drops)."""
     if _runtime.mode in ("emulated", "cupy"):
@@ -418,8 +425,8 @@ __all__ = [
     "is_available", "is_emulated",
     "is_initialized", "is_launch_blocking", "manual_seed", "manual_seed_all",
     "max_memory_allocated", "max_memory_reserved", "mem_get_info", "memory_allocated",
-    "memory_reserved", "memory_stats", "memory_summary", "reset_max_memory_allocated",
-    "reset_peak_memory_stats", "seed", "seed_all", "set_device", "set_launch_blocking",
-    "set_rng_state", "set_rng_state_all",
+    "memory_reserved", "memory_stats", "memory_summary", "reset_accumulated_memory_stats",
+    "reset_max_memory_allocated", "reset_peak_memory_stats", "seed", "seed_all", "set_device",
+    "set_launch_blocking", "set_rng_state", "set_rng_state_all",
     "set_stream", "stream", "synchronize",
 ]

@@ -133,6 +133,11 @@ class CachingAllocator:
         self.peak_reserved = 0
         self.num_allocs = 0
         self.num_frees = 0
+        self.bytes_allocated = 0  # cumulative, as PyTorch's "allocated_bytes.all.allocated"
+        self.bytes_freed = 0
+        self.bytes_reserved = 0  # cumulative segment bytes taken and released
+        self.bytes_released = 0
+        self.live_before_reset = 0  # blocks live at ``reset_accumulated``
         self.num_segments = 0
         self.num_releases = 0
         self.num_ooms = 0
@@ -158,6 +163,7 @@ class CachingAllocator:
             self.allocated += size
             self.peak_allocated = max(self.peak_allocated, self.allocated)
             self.num_allocs += 1
+            self.bytes_allocated += size
         if buffer is None:
             try:
                 buffer = self._new_buffer(size)
@@ -167,6 +173,7 @@ class CachingAllocator:
                     segment.blocks -= 1
                     self.allocated -= size
                     self.num_allocs -= 1
+                    self.bytes_allocated -= size
                 raise
         elif buffer is False:
             buffer = None  # bytes computed elsewhere: accounted, never reused
@@ -203,6 +210,7 @@ class CachingAllocator:
         self.reserved += new
         self.peak_reserved = max(self.peak_reserved, self.reserved)
         self.num_segments += 1
+        self.bytes_reserved += new
         return segment
 
     def free(self, block):
@@ -228,6 +236,7 @@ class CachingAllocator:
             segment.blocks -= 1
             self.allocated -= block.size
             self.num_frees += 1
+            self.bytes_freed += block.size
             if block.buffer is not None and segment in self._segments:
                 self._cached.setdefault(block.size, []).append((segment, block.buffer))
             block.buffer = None
@@ -245,6 +254,7 @@ class CachingAllocator:
             if segment.blocks == 0:
                 self.reserved -= segment.size
                 self.num_releases += 1
+                self.bytes_released += segment.size
             else:
                 keep.append(segment)
         self._segments = keep
@@ -266,21 +276,36 @@ class CachingAllocator:
             self.peak_allocated = self.allocated
             self.peak_reserved = self.reserved
 
+    def reset_accumulated(self):
+        """``torch.cuda.reset_accumulated_memory_stats``: the cumulative counts ("allocated",
+        "freed") start again from zero; the current figures stay."""
+        with self._lock:
+            self._drain()
+            self.live_before_reset += self.num_allocs - self.num_frees
+            self.num_allocs = self.num_frees = self.num_segments = self.num_releases = 0
+            self.bytes_allocated = self.bytes_freed = 0
+            self.bytes_reserved = self.bytes_released = 0
+
     def stats(self):
         """A subset of ``torch.cuda.memory_stats`` with PyTorch's key names."""
         with self._lock:
             self._drain()
             active_segments = len(self._segments)
             return {
+                "allocated_bytes.all.allocated": self.bytes_allocated,
                 "allocated_bytes.all.current": self.allocated,
+                "allocated_bytes.all.freed": self.bytes_freed,
                 "allocated_bytes.all.peak": self.peak_allocated,
+                "reserved_bytes.all.allocated": self.bytes_reserved,
                 "reserved_bytes.all.current": self.reserved,
+                "reserved_bytes.all.freed": self.bytes_released,
                 "reserved_bytes.all.peak": self.peak_reserved,
                 "active_bytes.all.current": self.allocated,
                 "inactive_split_bytes.all.current": self.reserved - self.allocated,
                 "allocation.all.allocated": self.num_allocs,
                 "allocation.all.freed": self.num_frees,
-                "allocation.all.current": self.num_allocs - self.num_frees,
+                "allocation.all.current": self.live_before_reset + self.num_allocs
+                - self.num_frees,
                 "segment.all.current": active_segments,
                 "segment.all.allocated": self.num_segments,
                 "segment.all.freed": self.num_releases,

@@ -18,6 +18,52 @@ from ._emulator import AcceleratorError, StickyContext, assert_message, broken_m
 from ._streams import EventBase, StreamBase, current_stream
 
 
+# CuPy compiles every kernel it generates with ``-ftz=true`` (``cupy/cuda/compiler.py`` adds
+# it after the caller's options), so its float32 kernels flush subnormal inputs and results to
+# zero: ``x * 1`` of 1e-45 gives 0 and ``x != 0`` is False. PyTorch's CUDA kernels keep IEEE
+# subnormals, as its CPU ones do. The two hooks below compile jtensor's process's kernels with
+# ``-ftz=false`` instead; the extra define gives them cache keys of their own, so CuPy's disk
+# cache never hands a flushing kernel to jtensor or a non-flushing one to plain CuPy elsewhere.
+# ``JTENSOR_CUDA_FTZ=1`` keeps CuPy's flushing kernels (faster on subnormals, not PyTorch's).
+KEEP_SUBNORMALS = "-DJTENSOR_KEEP_SUBNORMALS"
+_FTZ_ON = ("-ftz=true", "--ftz=true")
+
+
+def keep_subnormals():
+    """Make CuPy compile kernels without flush-to-zero; True when that is in force."""
+    import os
+
+    if os.environ.get("JTENSOR_CUDA_FTZ") == "1":
+        return False
+    try:
+        from cupy.cuda import compiler
+    except ImportError:
+        return False
+    with_cache = getattr(compiler, "_compile_with_cache_cuda", None)
+    program = getattr(compiler, "_NVRTCProgram", None)
+    if with_cache is None or program is None or not callable(getattr(program, "compile", None)):
+        return False  # a CuPy whose compiler is laid out otherwise: its kernels as they are
+    if getattr(with_cache, "keeps_subnormals", False):
+        return True
+    nvrtc_compile = program.compile
+
+    def compile_with_cache(source, options, *args, **kwargs):
+        return with_cache(source, (*options, KEEP_SUBNORMALS), *args, **kwargs)
+
+    def compile(self, options=(), *args, **kwargs):
+        if KEEP_SUBNORMALS in options:
+            options = tuple("-ftz=false" if o in _FTZ_ON else o for o in options)
+        return nvrtc_compile(self, options, *args, **kwargs)
+
+    compile_with_cache.keeps_subnormals = True
+    program.compile = compile
+    compiler._compile_with_cache_cuda = compile_with_cache
+    return True
+
+
+SUBNORMALS = keep_subnormals()
+
+
 def device_count():
     return cupy.cuda.runtime.getDeviceCount()
 

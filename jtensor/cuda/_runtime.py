@@ -180,7 +180,9 @@ class Runtime:
             index = self.local.index if dev.index is None else dev.index
         if not 0 <= index < len(self.backends):
             count = len(self.backends)
-            raise TensorRuntimeError(
+            from ._emulator import AcceleratorError  # PyTorch raises torch.AcceleratorError
+
+            raise AcceleratorError(
                 f"CUDA error: invalid device ordinal: cuda:{index} was asked for, and there "
                 f"{'is' if count == 1 else 'are'} {count} CUDA device{'s' if count != 1 else ''}"
                 f" (cuda:0{'' if count == 1 else f' to cuda:{count - 1}'})"

@@ -149,6 +149,8 @@ def test_cross_device_errors_and_allowed_mixes(emulated):
     with pytest.raises(RuntimeError, match="invalid device ordinal") as info:
         jtensor.zeros(1, device="cuda:3")
     assert "cuda:3" in str(info.value) and "1 CUDA device" in str(info.value)
+    # torch.AcceleratorError, a RuntimeError, as torch CUDA raises on a real one-GPU machine
+    assert type(info.value) is jtensor.AcceleratorError
     with pytest.raises(TypeError, match=r"can't convert cuda:0 device type tensor to numpy\. "
                        r"Use Tensor\.cpu\(\) to copy the tensor to host memory first\."):
         x.numpy()
@@ -318,6 +320,33 @@ def test_caching_allocator_statistics(emulated):
     assert "emulated" in emulated.memory_summary()
     free, total = emulated.mem_get_info()
     assert 0 < free <= total
+
+
+def test_cumulative_memory_stats_and_their_reset(emulated):
+    # "allocated_bytes.all.allocated"/"freed" count every block ever handed out/returned
+    # (rounded sizes, as on the H100 where torch CUDA listed them); resetting the accumulated
+    # statistics zeroes those counts and keeps the current figures.
+    emulated.empty_cache()
+    emulated.reset_accumulated_memory_stats()
+    before = emulated.memory_stats()
+    assert before["allocated_bytes.all.allocated"] == before["allocated_bytes.all.freed"] == 0
+    x = jtensor.zeros(250, device="cuda")          # 1000 bytes -> a 1024-byte block
+    y = jtensor.zeros(1, device="cuda")            # 512
+    del x
+    stats = emulated.memory_stats()
+    assert stats["allocated_bytes.all.allocated"] == 1536
+    assert stats["allocated_bytes.all.freed"] == 1024
+    assert stats["allocated_bytes.all.current"] == before["allocated_bytes.all.current"] + 512
+    assert stats["allocation.all.allocated"] - stats["allocation.all.freed"] == 1
+    emulated.reset_accumulated_memory_stats()
+    stats = emulated.memory_stats()
+    assert stats["allocated_bytes.all.allocated"] == stats["allocated_bytes.all.freed"] == 0
+    assert stats["allocation.all.allocated"] == stats["allocation.all.freed"] == 0
+    assert stats["allocation.all.current"] == before["allocation.all.current"] + 1
+    del y
+    stats = emulated.memory_stats()
+    assert stats["allocated_bytes.all.freed"] == 512
+    assert stats["allocation.all.current"] == before["allocation.all.current"]
 
 
 def test_freeing_while_the_allocator_is_busy_never_deadlocks():

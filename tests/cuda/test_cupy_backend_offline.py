@@ -74,9 +74,30 @@ def backend(monkeypatch):
     cupy.get_default_memory_pool = lambda: pool
     errstate = {}
     cupyx.seterr = errstate.update
+    # CuPy's kernel compiler as laid out in CuPy 13 and 14: the cached path appends
+    # -ftz=true to every kernel's options, then NVRTC compiles with them.
+    compiler = types.ModuleType("cupy.cuda.compiler")
+    compiled = []
+
+    class _NVRTCProgram:
+        def __init__(self, source):
+            self.source = source
+
+        def compile(self, options=(), log_stream=None):
+            compiled.append(tuple(options))
+            return b"ptx", None
+
+    def _compile_with_cache_cuda(source, options, arch, extra_source=None, backend="nvrtc"):
+        options += ("-ftz=true",)
+        return compiler._NVRTCProgram(source).compile(options)
+
+    compiler._NVRTCProgram = _NVRTCProgram
+    compiler._compile_with_cache_cuda = _compile_with_cache_cuda
+    cuda.compiler = compiler
     for name, module in [
         ("cupy", cupy),
         ("cupy.cuda", cuda),
+        ("cupy.cuda.compiler", compiler),
         ("cupy.cuda.memory", memory),
         ("cupy.cuda.runtime", runtime),
         ("cupyx", cupyx),
@@ -86,7 +107,8 @@ def backend(monkeypatch):
     from jtensor.cuda._cupy import CupyBackend
 
     made = CupyBackend(0, runtime=types.SimpleNamespace(launch_blocking=False))
-    made.stand_in = types.SimpleNamespace(pool=pool, failures=failures, errstate=errstate)
+    made.stand_in = types.SimpleNamespace(pool=pool, failures=failures, errstate=errstate,
+                                          compiler=compiler, compiled=compiled)
     yield made
     sys.modules.pop("jtensor.cuda._cupy", None)
 
@@ -118,6 +140,25 @@ def test_memory_figures_are_pytorchs(backend):
     gc.collect()
     backend.empty_cache()
     assert _figures(backend) == (0, 0) and backend.stand_in.pool.freed
+
+
+def test_kernels_keep_subnormals_as_pytorchs_do(backend, monkeypatch):
+    # CuPy compiles with -ftz=true, which flushes float32 subnormals (on the H100, 1e-45 * 1
+    # gave 0 and 1e-45 != 0 gave False; torch CUDA gave 1e-45 and True). jtensor's kernels are
+    # compiled with -ftz=false, under a define that keeps their cache entries apart.
+    import jtensor.cuda._cupy as backend_module
+
+    compiler, compiled = backend.stand_in.compiler, backend.stand_in.compiled
+    assert backend_module.SUBNORMALS is True
+    compiler._compile_with_cache_cuda("kernel", ("--std=c++17",), None)
+    assert compiled[-1] == ("--std=c++17", backend_module.KEEP_SUBNORMALS, "-ftz=false")
+    compiler._NVRTCProgram("kernel").compile(("-ftz=true",))  # not through the cached path
+    assert compiled[-1] == ("-ftz=true",)
+    assert backend_module.keep_subnormals() is True  # a second call hooks nothing twice
+    compiler._compile_with_cache_cuda("kernel", (), None)
+    assert compiled[-1] == (backend_module.KEEP_SUBNORMALS, "-ftz=false")
+    monkeypatch.setenv("JTENSOR_CUDA_FTZ", "1")
+    assert backend_module.keep_subnormals() is False
 
 
 def test_cusolver_errors_are_checked(backend):
