@@ -5,9 +5,12 @@ except for a few NumPy features CuPy does not have (read off CuPy 14 on an H100)
 
 - ``ufunc.at`` exists for ``add`` (most dtypes), ``maximum``, ``minimum`` and the bitwise
   ufuncs; ``multiply.at`` raises ``NotImplementedError``, ``subtract.at`` takes int32 only;
+  ``maximum.at``/``minimum.at`` take 32/64-bit ints and floats only, and on floats they
+  drop NaNs and round float64 results to float32 (``fmaxf`` atomics): exact for ints only;
 - ``ufunc.accumulate`` exists for ``add`` and ``multiply`` only (no ``logaddexp``,
   ``maximum``, ``minimum``);
-- ``linalg.multi_dot`` does not exist.
+- ``linalg.multi_dot`` does not exist;
+- ``max``/``min`` (``amax``/``amin``) take no ``initial=`` (nor ``where=``).
 
 Each helper below calls NumPy's own function on NumPy and on any module that has it, and
 otherwise computes the same values with operations every array module has. NumPy (the CPU
@@ -126,6 +129,8 @@ def _chain_product(mats, split, i, j):
 # ---------------------------------------------------------------------- CuPy's limits on NumPy
 # What CuPy 14 has of each ufunc method (the rest raise NotImplementedError there).
 _AT = {"add", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"}
+_MINMAX_AT_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64,
+                                                 np.float32, np.float64))
 _ACCUMULATE = {"add", "multiply"}
 _REDUCEAT = {"add"}
 
@@ -150,7 +155,25 @@ class _CupyLikeUfunc:
             return self._ufunc.at(a, indices, b)
         if self.__name__ not in _AT:
             self._refuse("at")
+        if self.__name__ in ("maximum", "minimum"):
+            return self._minmax_at(a, indices, b)
         return self._ufunc.at(a, indices, b)
+
+    def _minmax_at(self, a, indices, b):
+        """CuPy's ``maximum.at``/``minimum.at``: 32/64-bit integers and floats only, and for
+        floats atomics built on ``fmaxf``/``fminf``: NaNs are dropped and float64 results
+        are rounded to float32 (so only exact for integers)."""
+        if a.dtype not in _MINMAX_AT_DTYPES:
+            raise TypeError(f"cupy.{self.__name__}.at only supports int32, int64, float32, "
+                            f"float64, uint32, uint64 as data type")
+        if a.dtype.kind != "f":
+            return self._ufunc.at(a, indices, b)
+        work = a.astype(np.float32)
+        touched = np.zeros(a.shape, dtype=bool)
+        touched[indices] = True
+        (np.fmax if self.__name__ == "maximum" else np.fmin).at(
+            work, indices, np.asarray(b).astype(a.dtype).astype(np.float32))
+        a[touched] = work[touched]
 
     def accumulate(self, array, axis=0, dtype=None, out=None):
         if self.__name__ not in _ACCUMULATE:
@@ -166,6 +189,57 @@ class _CupyLikeUfunc:
         return getattr(self._ufunc, name)
 
 
+class _CupyLikeLogical(_CupyLikeUfunc):
+    """``logical_and``/``or``/``xor``/``not``: CuPy has no complex loops for them."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        for a in args:
+            if isinstance(a, complex) or getattr(getattr(a, "dtype", None), "kind", "") == "c":
+                raise TypeError(f"Wrong type ({tuple(np.asarray(x).dtype for x in args)}) of "
+                                f"arguments for cupy_{self.__name__}")
+        return self._ufunc(*args, **kwargs)
+
+
+class _CupyLikeFloorDivision(_CupyLikeUfunc):
+    """``floor_divide`` and ``remainder`` with CuPy's float kernels: ``floor(a / b)`` (in
+    float32 for float16) and ``a - floor(a / b) * b``, where NumPy's follow Python's
+    ``divmod`` (they differ at inf, nan and signed zeros, and where ``a / b`` rounds up to
+    an integer). Integers are NumPy's, as CuPy's agree."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        result = self._ufunc(*args, **kwargs)
+        if len(args) != 2 or kwargs or getattr(result, "dtype", None) is None or \
+                result.dtype.kind != "f":
+            return result
+        work = np.float32 if result.dtype == np.float16 else result.dtype
+        with np.errstate(all="ignore"):
+            a, b = (np.asarray(x).astype(work) for x in args)
+            q = np.floor(a / b)
+            if self.__name__ == "remainder":
+                q = a - q * b
+        return q.astype(result.dtype)
+
+
+_CUPY_LIKE_UFUNCS = {"logical_and": _CupyLikeLogical, "logical_or": _CupyLikeLogical,
+                     "logical_xor": _CupyLikeLogical, "logical_not": _CupyLikeLogical,
+                     "floor_divide": _CupyLikeFloorDivision,
+                     "remainder": _CupyLikeFloorDivision, "mod": _CupyLikeFloorDivision}
+
+
+def _no_initial(reduce):
+    """NumPy's ``max``/``min`` (``amax``/``amin``) with CuPy's signature: no ``initial=``
+    nor ``where=``."""
+    def wrapped(a, axis=None, out=None, keepdims=False):
+        return reduce(a, axis=axis, out=out, keepdims=keepdims)
+
+    wrapped.__name__ = reduce.__name__
+    return wrapped
+
+
 def _as_strided(x, shape=None, strides=None):  # CuPy's signature: no ``writeable``
     return np.lib.stride_tricks.as_strided(x, shape, strides)
 
@@ -173,14 +247,18 @@ def _as_strided(x, shape=None, strides=None):  # CuPy's signature: no ``writeabl
 def cupy_like_numpy():
     """NumPy as the emulated CUDA device's array module, cut to what CuPy offers (the
     ufunc methods above, no ``linalg.multi_dot``, no ``errstate``, CuPy's ``as_strided``),
-    so kernels that would fail on a real GPU fail on the emulated one too, in CI."""
+    so kernels that would fail on a real GPU fail on the emulated one too, in CI; CuPy's
+    float ``floor_divide``/``remainder`` and its logical ufuncs' refusal of complex operands
+    are imitated too (``_CUPY_LIKE_UFUNCS``)."""
     import types
 
     module = types.ModuleType("jtensor_cupy_like_numpy")
     module.__dict__.update({k: v for k, v in np.__dict__.items() if not k.startswith("__")})
     for name, value in np.__dict__.items():
         if isinstance(value, np.ufunc):
-            setattr(module, name, _CupyLikeUfunc(value))
+            setattr(module, name, _CUPY_LIKE_UFUNCS.get(name, _CupyLikeUfunc)(value))
+    for name in ("max", "amax", "min", "amin"):
+        setattr(module, name, _no_initial(getattr(np, name)))
     del module.errstate
     absent = {"errstate"}
 

@@ -308,8 +308,12 @@ def _refuse_complex(name):
 
 
 def _zero_division_check(xp, a, b):
-    """Integer division by zero is an error in PyTorch (not a silent 0 as in NumPy)."""
-    if b.dtype.kind in "iub" and b.size and a.size and bool(xp.any(b == 0)):
+    """Integer division by zero is an error in PyTorch (not a silent 0 as in NumPy).
+
+    ``b`` may be a NumPy scalar beside a device array (a number operand, see
+    ``_elementwise._scalar_array``): ``.any()`` is the method both have (``cupy.any``
+    refuses anything but a CuPy array)."""
+    if b.dtype.kind in "iub" and b.size and a.size and bool((b == 0).any()):
         raise TensorRuntimeError(
             "ZeroDivisionError: integer division (or remainder) by zero. Use a float tensor "
             "to get inf/nan instead.")
@@ -333,10 +337,29 @@ def _trunc_divide(xp, a, b):
 
 
 def _floor_divide(xp, a, b):
-    # NumPy's float floor_divide is PyTorch's div_floor_floating (fmod-based, a/b when b == 0).
     if a.dtype.kind not in "fc":
         _zero_division_check(xp, a, b)
-    return xp.floor_divide(a, b)
+        return xp.floor_divide(a, b)
+    # NumPy's float floor_divide is PyTorch's div_floor_floating (fmod-based, a/b when b == 0);
+    # CuPy's is floor(a / b), which differs at inf, nan and signed zeros and where a / b
+    # rounds up to an integer (half(435.) // 0.1 is 434., not 435.).
+    if xp is np:
+        return xp.floor_divide(a, b)
+    return div_floor_floating(xp, a, b)
+
+
+def div_floor_floating(xp, a, b):
+    """PyTorch's ``div_floor_floating`` (c10/util/generic_math.h), element-wise with any array
+    module: ``(a - fmod(a, b)) / b``, one less where the remainder's sign is not ``b``'s,
+    floored (rounded up past .5), a zero signed as ``a / b``; ``a / b`` where ``b == 0``."""
+    mod = xp.fmod(a, b)
+    div = xp.true_divide(xp.subtract(a, mod), b)
+    div = xp.where((mod != 0) & ((mod < 0) != (b < 0)), div - 1, div)
+    floordiv = xp.floor(div)
+    floordiv = xp.where(div - floordiv > 0.5, floordiv + 1, floordiv)
+    quotient = xp.true_divide(a, b)
+    floordiv = xp.where(div != 0, floordiv, xp.copysign(floordiv, quotient))
+    return xp.where(b == 0, quotient, floordiv)
 
 
 def _remainder(xp, a, b):
@@ -360,8 +383,8 @@ def _pow(xp, a, b):
     if kind == "b":
         return a | ~b  # x**0 is 1, x**1 is x
     if kind in "iu":
-        negative = b < 0
-        if kind == "i" and bool(xp.any(negative)):
+        negative = b < 0  # a NumPy bool when ``b`` is a number: ``.any()``, not ``xp.any``
+        if kind == "i" and bool(negative.any()):
             # PyTorch's integer pow: 1 ** -n = 1, (-1) ** -n = +-1, anything else 0.
             r = xp.power(a, xp.where(negative, 0, b).astype(b.dtype))
             one = xp.ones_like(r)

@@ -38,11 +38,29 @@ ge, ge_ = binary_op("ge", "greater_equal", BOOL_RESULT, operator="__ge__", scala
 
 # ------------------------------------------------------------------------------ logical
 
+def _is_complex(t):
+    return t._dtype.category == _dtypes.COMPLEX
+
+
+def _logical(name):
+    """``binary_op``'s ``select`` for ``logical_<name>``: the array module's ufunc, except on
+    complex operands, which are first made ``!= 0`` (CuPy's logical ufuncs have no complex
+    loops; the values are NumPy's and PyTorch's: NaN is true)."""
+    def on_complex(xp, a, b):
+        return getattr(xp, name)(a != 0, b != 0)
+
+    def select(input, other):
+        return on_complex if _is_complex(input) or _is_complex(other) else name
+
+    return select
+
+
 logical_and, logical_and_ = binary_op("logical_and", "logical_and", BOOL_RESULT,
-                                      tensor_other=True)
-logical_or, logical_or_ = binary_op("logical_or", "logical_or", BOOL_RESULT, tensor_other=True)
+                                      tensor_other=True, select=_logical("logical_and"))
+logical_or, logical_or_ = binary_op("logical_or", "logical_or", BOOL_RESULT, tensor_other=True,
+                                    select=_logical("logical_or"))
 logical_xor, logical_xor_ = binary_op("logical_xor", "logical_xor", BOOL_RESULT,
-                                      tensor_other=True)
+                                      tensor_other=True, select=_logical("logical_xor"))
 
 # PyTorch's cross-device error, checked by the entry before the implementation runs.
 _SAME_DEVICE = Post(check_devices=True)
@@ -52,13 +70,22 @@ _SAME_DEVICE = Post(check_devices=True)
 def logical_not(input, *, out=None):
     """``True`` where ``input`` is zero; ``out=`` may have any dtype (gets 0/1)."""
     input = as_operand("logical_not", input, "input", 1, tensor_only=True)
-    return elementwise(logical_not.op, "logical_not", (input,), out=out, rule=BOOL_RESULT)
+    return elementwise(logical_not.op, _not_kernel(input), (input,), out=out, rule=BOOL_RESULT)
 
 
 @register("inplace", function=False)
 def logical_not_(self):
     """In place: ``self`` keeps its dtype and gets 0/1."""
-    return elementwise(logical_not_.op, "logical_not", (self,), inplace=self, rule=BOOL_RESULT)
+    return elementwise(logical_not_.op, _not_kernel(self), (self,), inplace=self,
+                       rule=BOOL_RESULT)
+
+
+def _complex_not(xp, a):
+    return a == 0  # CuPy's logical_not has no complex loop
+
+
+def _not_kernel(t):
+    return _complex_not if isinstance(t, Tensor) and _is_complex(t) else "logical_not"
 
 
 # ------------------------------------------------------------------------------ bitwise

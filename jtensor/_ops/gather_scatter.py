@@ -239,15 +239,25 @@ def _index_add_checks(self, dim, index, source, name):
     return dim, idx, expected
 
 
+def _last_writes(xp, positions):
+    """Where in the flat ``positions`` the last write to each position is. NumPy (and
+    PyTorch's CPU kernels) keep the last of repeated writes; on a GPU the survivor is
+    unspecified, so there the writes are cut to these first (CuPy's ``unique`` sorts
+    stably: the first occurrence in the reversed order is the last one)."""
+    n = positions.size
+    _, first = xp.unique(positions.reshape(-1)[::-1], return_index=True)
+    return n - 1 - first
+
+
 def _index_add_into(target, dim, idx, source, alpha, expected):
     if idx is None:  # a device-side assert: nothing written
         return
     xp = _xp(target)
     arr = target._array()
     src = source._array().reshape(expected) if target.dim() else source._array().reshape(1)
-    if alpha != 1:
-        src = src * np.asarray(alpha).astype(target._dtype.numpy) \
-            if target._dtype is not _dtypes.bool_ else src
+    if alpha != 1 and target._dtype is not _dtypes.bool_:
+        # A NumPy scalar, not a 0-d NumPy array: CuPy takes scalars but refuses host arrays.
+        src = src * np.asarray(alpha).astype(target._dtype.numpy)[()]
     view = arr if target.dim() else arr.reshape(1)
     moved = xp.moveaxis(view, dim, 0)
     ufunc_at(xp, "add", moved, idx,
@@ -280,8 +290,13 @@ def _index_copy_into(target, dim, idx, source, expected):
         return
     xp = _xp(target)
     arr = target._array() if target.dim() else target._array().reshape(1)
-    src = source._array().reshape(expected) if target.dim() else source._array().reshape(1)
-    xp.moveaxis(arr, dim, 0)[idx] = xp.moveaxis(src, dim, 0)
+    src = xp.moveaxis(
+        source._array().reshape(expected) if target.dim() else source._array().reshape(1),
+        dim, 0)
+    if xp is not np and idx.size > 1:  # repeated indices: the last slice wins, as on NumPy
+        last = _last_writes(xp, idx)
+        idx, src = idx[last], src[last]
+    xp.moveaxis(arr, dim, 0)[idx] = src
 
 
 @register("copy")
@@ -447,6 +462,42 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return result
 
 
+def _minmax_at(xp, name, target, key, values):
+    """``ufunc_at`` for ``maximum``/``minimum``: exact, NaN-propagating and deterministic on
+    CuPy too. CuPy's ``maximum.at``/``minimum.at`` are atomics built on ``fmaxf``/``fminf``:
+    its float64 ones round each result to float32, and all of them drop NaNs; they refuse
+    float16 and integers narrower than 32 bits. There, floats are reduced as integer keys
+    that sort as the floats do (NaN the extreme key, so it wins), narrow integers and bools
+    widened to int32, with the exact integer atomics; the result is one of the inputs."""
+    if xp is np or name not in ("maximum", "minimum"):
+        return ufunc_at(xp, name, target, key, values)
+    dtype = target.dtype
+    values = xp.asarray(values, dtype=dtype)
+    if dtype.kind == "f" and dtype.itemsize in (2, 4, 8):
+        wide = np.dtype(np.float32) if dtype.itemsize == 2 else dtype
+        itype = np.dtype(np.int32) if wide.itemsize == 4 else np.dtype(np.int64)
+        top, shift = int(np.iinfo(itype).max), 8 * itype.itemsize - 1
+        extreme = top if name == "maximum" else int(np.iinfo(itype).min)
+
+        def keys(a):
+            a = a.astype(wide, copy=False)
+            bits = a.view(itype)
+            k = bits ^ ((bits >> shift) & top)  # negatives: the magnitude bits flipped
+            k[xp.isnan(a)] = extreme
+            return k
+
+        work = keys(target)
+        ufunc_at(xp, name, work, key, keys(values))
+        work = work ^ ((work >> shift) & top)  # back to the float's bits (extreme: a NaN)
+        target[...] = work.view(wide).astype(dtype, copy=False)
+    elif dtype.kind in "biu" and dtype.itemsize < 4:
+        work = target.astype(np.int32)
+        ufunc_at(xp, name, work, key, values.astype(np.int32))
+        target[...] = work.astype(dtype)
+    else:
+        ufunc_at(xp, name, target, key, values)
+
+
 _SCATTER_REDUCE = {"add": "add", "multiply": "multiply", "sum": "add", "prod": "multiply",
                    "amax": "maximum", "amin": "minimum", "mean": "mean"}
 
@@ -496,6 +547,12 @@ def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
         values = values[tuple(slice(0, s) for s in idx.shape)]
     values = values.astype(arr.dtype)
     if reduce is None:
+        if xp is not np and values.size > 1:  # repeated positions: the last write wins
+            key = xp.broadcast_arrays(*key)
+            last = _last_writes(xp, xp.ravel_multi_index(
+                tuple(k.reshape(-1) for k in key), arr.shape))
+            key = tuple(k.reshape(-1)[last] for k in key)
+            values = xp.broadcast_to(values, idx.shape).reshape(-1)[last]
         arr[key] = values
         return
     ufunc = _SCATTER_REDUCE[reduce]
@@ -511,8 +568,9 @@ def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
         ufunc_at(xp, "add", total, key, values.astype(work.dtype))
         safe = xp.maximum(counts, 1)
         if arr.dtype.kind in "iu":
-            mean = xp.floor_divide(total.astype(np.int64) if False else total, safe)
-            result = xp.where(counts > 0 if not include_self else True, mean, arr)
+            mean = xp.floor_divide(total, safe)
+            # CuPy's where takes no Python bool as its condition
+            result = mean if include_self else xp.where(counts > 0, mean, arr)
         else:
             result = total / safe
             result = xp.where(counts > 0, result, arr) if not include_self else result
@@ -532,7 +590,7 @@ def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
             else:
                 identity = ufunc == "minimum"
         arr[touched] = identity
-    ufunc_at(xp, ufunc, arr, key, values)
+    _minmax_at(xp, ufunc, arr, key, values)
 
 
 def _scatter_common(op, self, dim, index, src, value, reduce, inplace, name, out=None):
@@ -819,6 +877,9 @@ def _put_into(target, idx, source, accumulate):
     if accumulate:
         ufunc_at(xp, "add", flat, idx, values)
     else:
+        if xp is not np and idx.size > 1:  # repeated positions: the last write wins
+            last = _last_writes(xp, idx)
+            idx, values = idx[last], values[last]
         flat[idx] = values
     dst[...] = flat.reshape(dst.shape)
 
@@ -904,14 +965,14 @@ def _index_reduce_values(self, d, idx, source, reduce, include_self, expected):
     moved = xp.moveaxis(base, d, 0)
     src = xp.moveaxis(source._array().reshape(expected), d, 0)
     if not include_self and idx.size:
-        moved[np.unique(idx)] = _identity(reduce, self._dtype)
+        moved[idx] = _identity(reduce, self._dtype)
     with np.errstate(all="ignore"):
         if reduce == "prod":
             ufunc_at(xp, "multiply", moved, idx, src)
         elif reduce == "amax":
-            ufunc_at(xp, "maximum", moved, idx, src)
+            _minmax_at(xp, "maximum", moved, idx, src)
         elif reduce == "amin":
-            ufunc_at(xp, "minimum", moved, idx, src)
+            _minmax_at(xp, "minimum", moved, idx, src)
         else:
             ufunc_at(xp, "add", moved, idx, src)
             counts = xp.full(moved.shape[0], 1 if include_self else 0, dtype=np.int64)

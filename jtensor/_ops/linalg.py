@@ -255,6 +255,138 @@ def _nonfinite(xp, a):
         return ~xp.isfinite(a).all(axis=(-2, -1))
 
 
+def _lapack_faithful(xp, a):
+    """Whether ``xp.linalg`` gives LAPACK's (PyTorch's) answer for ``a``. NumPy's LAPACK
+    does. cuSOLVER (CuPy) does not for a matrix holding NaN: its ``getrf``/``gesv`` and
+    ``geqrf`` return finite numbers where LAPACK's NaN flows through, so there jtensor's
+    own kernels run (the emulated device takes them too, which keeps them tested)."""
+    if xp is np:
+        return True
+    with quiet():
+        return not bool(xp.isnan(a).any())
+
+
+def _geqrf_kernel(xp, a):
+    """LAPACK's unblocked ``geqr2`` (``larfg``, then ``larf`` on the trailing columns) for
+    ``a`` of shape (..., m, n): ``(h, tau)`` as ``geqrf`` leaves them (R on and above the
+    diagonal, the Householder vectors below it). NaN flows through the arithmetic as in
+    LAPACK, whose ``larf`` leaves alone the rows past the last nonzero of ``v``, the
+    columns past the last nonzero one and (``ger``) each column whose ``v^H c`` is 0."""
+    batch = tuple(a.shape[:-2])
+    m, n = a.shape[-2], a.shape[-1]
+    k = builtins.min(m, n)
+    w = _flat_batch(xp, a)
+    nb = w.shape[0]
+    cplx = xp.iscomplexobj(w)
+    real = w.real.dtype
+    tau = xp.zeros((nb, k), dtype=w.dtype)
+    with quiet():
+        for j in range(k):
+            alpha = w[:, j, j].copy()
+            x = w[:, j + 1:, j]
+            if x.shape[-1]:
+                mag = xp.abs(x)
+                big = xp.max(mag, axis=-1)  # NaN when one is NaN
+                s = xp.where((big > 0) & xp.isfinite(big), big, 1)
+                xnorm = s * xp.sqrt(xp.sum((mag / s[:, None]) ** 2, axis=-1))
+            else:
+                xnorm = xp.zeros((nb,), dtype=real)
+            ar = alpha.real if cplx else alpha
+            ai = alpha.imag if cplx else xp.zeros((nb,), dtype=real)
+            keep = (xnorm == 0) & (ai == 0)  # H = I (tau = 0)
+            # dlapy2/dlapy3 give NaN where an argument is NaN (hypot(inf, nan) is inf)
+            norm = xp.hypot(xp.hypot(ar, ai), xnorm)
+            norm = xp.where(xp.isnan(ar) | xp.isnan(ai) | xp.isnan(xnorm), xp.nan, norm)
+            beta = -xp.copysign(norm, ar)
+            t = (beta - ar) / beta
+            if cplx:
+                t = t + 1j * (-ai / beta)
+            tau[:, j] = xp.where(keep, 0, t)
+            w[:, j + 1:, j] = xp.where(keep[:, None], x, x * (1 / (alpha - beta))[:, None])
+            w[:, j, j] = xp.where(keep, alpha, beta)
+            if j + 1 >= n:
+                continue
+            v = xp.concatenate([xp.ones((nb, 1), dtype=w.dtype), w[:, j + 1:, j]], axis=1)
+            w[:, j:, j + 1:] = _larf_left(xp, v, xp.conj(tau[:, j]), w[:, j:, j + 1:])
+    return w.reshape(batch + (m, n)), tau.reshape(batch + (k,))
+
+
+def _larf_left(xp, v, t, C):
+    """LAPACK's ``larf`` from the left on a batch: ``C - t v (v^H C)`` for ``v`` (B, L),
+    ``t`` (B,), ``C`` (B, L, c), leaving alone (as LAPACK, whatever NaN they would meet) the
+    rows past the last nonzero of ``v``, the columns past the last one with a nonzero in
+    those rows, each column whose ``v^H c`` is 0 (``ger`` skips it), and all when t is 0."""
+    L, nc = v.shape[1], C.shape[2]
+    lastv = L - 1 - xp.argmax((v != 0)[:, ::-1], axis=-1)
+    rows = xp.arange(L)[None, :] <= lastv[:, None]
+    nzc = ((C != 0) & rows[:, :, None]).any(axis=1)
+    lastc = xp.where(nzc.any(axis=-1), nc - 1 - xp.argmax(nzc[:, ::-1], axis=-1), -1)
+    cols = xp.arange(nc)[None, :] <= lastc[:, None]
+    y = xp.sum(xp.where(rows[:, :, None], xp.conj(v)[:, :, None] * C, 0), axis=1)
+    go = (t != 0)[:, None, None] & rows[:, :, None] & cols[:, None, :] & (y != 0)[:, None, :]
+    return xp.where(go, C + v[:, :, None] * ((-t)[:, None] * y)[:, None, :], C)
+
+
+def _org2r_kernel(xp, h, tau, cols):
+    """LAPACK's unblocked ``org2r`` (``ung2r``): the first ``cols`` columns of
+    ``H_1 ... H_k`` from ``geqrf``'s ``(h, tau)`` (``h`` (..., m, >= k), ``cols <= m``),
+    built column by column as LAPACK does, so NaN spreads as far as there only."""
+    batch = tuple(h.shape[:-2])
+    m, k = h.shape[-2], tau.shape[-1]
+    q = xp.zeros((h.reshape((-1,) + tuple(h.shape[-2:])).shape[0], m, cols), dtype=h.dtype)
+    q[:, :, :k] = h.reshape((-1,) + tuple(h.shape[-2:]))[:, :, :k]
+    t = tau.reshape(-1, k)
+    for j in range(k, cols):
+        q[:, j, j] = 1
+    with quiet():
+        for i in range(k - 1, -1, -1):
+            if i + 1 < cols:
+                v = xp.concatenate([xp.ones((q.shape[0], 1), dtype=q.dtype), q[:, i + 1:, i]],
+                                   axis=1)
+                q[:, i:, i + 1:] = _larf_left(xp, v, t[:, i], q[:, i:, i + 1:])
+            q[:, i + 1:, i] *= -t[:, i, None]
+            q[:, i, i] = 1 - t[:, i]
+            q[:, :i, i] = 0
+    return q.reshape(batch + (m, cols))
+
+
+def _qr_arrays(name, xp, a, mode):
+    """``xp.linalg.qr(a, mode)`` ('r', 'reduced' or 'complete'; (Q, R) or R alone), from
+    ``_geqrf_kernel`` where the backend would not propagate a NaN as LAPACK does."""
+    if _lapack_faithful(xp, a):
+        return _linalg_call(name, xp.linalg.qr, a, mode=mode)
+    m, n = a.shape[-2], a.shape[-1]
+    k = builtins.min(m, n)
+    h, tau = _geqrf_kernel(xp, a)
+    R = xp.triu(h if mode == "complete" else h[..., :k, :])
+    if mode == "r":
+        return R
+    return _org2r_kernel(xp, h, tau, k if mode == "reduced" else m), R
+
+
+def _eigh_arrays(name, xp, a, UPLO="L", vectors=True):
+    """``xp.linalg.eigh`` (``eigvalsh`` unless ``vectors``) with LAPACK's outcome for a
+    matrix holding NaN or Inf in the triangle it reads: NaN eigenvalues and eigenvectors,
+    no error. NumPy's LAPACK gives those itself; cuSOLVER's ``syevd`` reports the matrix
+    through ``devInfo`` (which CuPy raises), so there it gets a zero matrix instead and
+    its results are replaced by NaN."""
+    fn = xp.linalg.eigh if vectors else xp.linalg.eigvalsh
+    if xp is np:
+        return _linalg_call(name, fn, a, UPLO=UPLO)
+    off = xp.tril(a, -1) if UPLO == "L" else xp.triu(a, 1)
+    with quiet():  # LAPACK reads the real part of the diagonal only
+        bad = ~(xp.isfinite(off).all(axis=(-2, -1))
+                & xp.isfinite(a.diagonal(0, -2, -1).real).all(axis=-1))
+    if not bool(bad.any()):
+        return _linalg_call(name, fn, a, UPLO=UPLO)
+    res = _linalg_call(name, fn, xp.where(bad[..., None, None], 0, a), UPLO=UPLO)
+    if not vectors:
+        return xp.where(bad[..., None], xp.nan, res).astype(res.dtype, copy=False)
+    w, v = res
+    return (xp.where(bad[..., None], xp.nan, w).astype(w.dtype, copy=False),
+            xp.where(bad[..., None, None], xp.nan, v).astype(v.dtype, copy=False))
+
+
 def _check_svd_input(xp, a, batched):
     """PyTorch's SVD (``gesdd``) fails to converge on a NaN and says so; Inf gives NaN."""
     with quiet():
@@ -264,21 +396,34 @@ def _check_svd_input(xp, a, batched):
                  "contained non-finite values.")
 
 
+def _backend_svd(xp, a, **kwargs):
+    """``xp.linalg.svd``. CuPy factors a batch of small matrices with cuSOLVER's batched
+    Jacobi ``gesvdj`` but one matrix with ``gesvd``, which pick other signs for the singular
+    vectors (and another basis of a null space); there one matrix is factored as a batch of
+    one, so a matrix gets the same factors alone as in a batch (``vmap`` as the loop)."""
+    if xp is np or a.ndim != 2:
+        return xp.linalg.svd(a, **kwargs)
+    res = xp.linalg.svd(a[None], **kwargs)
+    return tuple(r[0] for r in res) if isinstance(res, tuple) else res[0]
+
+
 def _svd_call(xp, a, **kwargs):
     """``xp.linalg.svd`` with PyTorch's outcome on non-finite input: an error for NaN
-    (checked first), NaN factors for a matrix holding Inf (the backend may not converge)."""
+    (checked first), NaN factors for a matrix holding Inf (the backend may not converge;
+    cuSOLVER's ``gesvdj`` returns finite vectors there, so on CuPy Inf goes that way)."""
     _check_svd_input(xp, a, a.ndim > 2)
-    try:
-        with quiet():
-            return xp.linalg.svd(a, **kwargs)
-    except Exception as exc:
-        if not _is_numpy_linalg_error(exc):
-            raise
+    if xp is np or not bool(_nonfinite(xp, a).any()):
+        try:
+            with quiet():
+                return _backend_svd(xp, a, **kwargs)
+        except Exception as exc:
+            if not _is_numpy_linalg_error(exc):
+                raise
     # Only Inf can get here: give the matrices holding it NaN factors, the others theirs.
     bad = _nonfinite(xp, a)
     clean = xp.where(bad[..., None, None], 0, a)
     with quiet():
-        res = xp.linalg.svd(clean, **kwargs)
+        res = _backend_svd(xp, clean, **kwargs)
     if not isinstance(res, tuple):
         return xp.where(bad[..., None], xp.nan, res)
     u, s, vh = res
@@ -541,13 +686,14 @@ def logdet(input):
 def _inv_arrays(xp, a):
     """``(inverse, info)``: the backend's inverse, or where it finds a zero pivot (or a NaN
     it calls one), the inverse from our LU with LAPACK's ``info`` (Inf/NaN where singular)."""
-    try:
-        with quiet():
-            r = xp.linalg.inv(a)
-        return r, xp.zeros(a.shape[:-2], dtype=xp.int32)
-    except Exception as exc:
-        if not _is_numpy_linalg_error(exc):
-            raise
+    if _lapack_faithful(xp, a):
+        try:
+            with quiet():
+                r = xp.linalg.inv(a)
+            return r, xp.zeros(a.shape[:-2], dtype=xp.int32)
+        except Exception as exc:
+            if not _is_numpy_linalg_error(exc):
+                raise
     LU, piv, info = _lu_kernel(xp, a)
     n = a.shape[-1]
     eye = xp.broadcast_to(xp.eye(n, dtype=a.dtype), a.shape)
@@ -684,12 +830,13 @@ def _solve(fname, A, B, left):
 def _solve_arrays(xp, a, b):
     """``(X, info)`` for ``a X = b`` (same batch dims): the backend's solver, or our LU where
     it reports a zero pivot (Inf/NaN results with LAPACK's ``info``, as PyTorch's)."""
-    try:
-        with quiet():
-            return xp.linalg.solve(a, b), xp.zeros(a.shape[:-2], dtype=xp.int32)
-    except Exception as exc:
-        if not _is_numpy_linalg_error(exc):
-            raise
+    if _lapack_faithful(xp, a):
+        try:
+            with quiet():
+                return xp.linalg.solve(a, b), xp.zeros(a.shape[:-2], dtype=xp.int32)
+        except Exception as exc:
+            if not _is_numpy_linalg_error(exc):
+                raise
     LU, piv, info = _lu_kernel(xp, a)
     return _lu_solve_arrays(xp, LU, piv, b), info
 
@@ -765,10 +912,10 @@ def _qr_impl(A, mode):
     _check_float(name, A)
     xp = _xp(A)
     if mode == "r":
-        R = _linalg_call(name, xp.linalg.qr, A._array(), mode="r")
+        R = _qr_arrays(name, xp, A._array(), "r")
         Q = wrap_result(xp, xp.zeros((0,), dtype=A._dtype.numpy), A._dtype, A.device)
     else:
-        Qa, R = _linalg_call(name, xp.linalg.qr, A._array(), mode=mode)
+        Qa, R = _qr_arrays(name, xp, A._array(), mode)
         Q = _colmajor(xp, Qa, A._dtype, A.device)
     R = _colmajor(xp, R, A._dtype, A.device)
     return return_types.linalg_qr((Q, R))
@@ -789,7 +936,7 @@ def linalg_eigh(input, UPLO="L", *, out=None):
     _check_eigh_dtype(A)
     xp = _xp(A)
     _check_uplo(UPLO)
-    w, v = _linalg_call(name, xp.linalg.eigh, A._array(), UPLO=UPLO)
+    w, v = _eigh_arrays(name, xp, A._array(), UPLO)
     result = return_types.linalg_eigh((wrap_result(xp, w, A._dtype.to_real(), A.device),
                                        _colmajor(xp, v, A._dtype, A.device)))
     return _finish_out(out, result, "linalg_eigh")
@@ -805,7 +952,7 @@ def linalg_eigvalsh(input, UPLO="L", *, out=None):
     _check_eigh_dtype(A)
     xp = _xp(A)
     _check_uplo(UPLO)
-    w = _linalg_call(name, xp.linalg.eigvalsh, A._array(), UPLO=UPLO)
+    w = _eigh_arrays(name, xp, A._array(), UPLO, vectors=False)
     return _finish_out(out, wrap_result(xp, w, A._dtype.to_real(), A.device), "linalg_eigvalsh")
 
 
@@ -875,7 +1022,7 @@ def _tolerance(xp, s, A, atol, rtol):
 def _singular_values(name, xp, A, hermitian):
     a = A._array()
     if hermitian:
-        return xp.abs(_linalg_call(name, xp.linalg.eigvalsh, a))
+        return xp.abs(_eigh_arrays(name, xp, a, vectors=False))
     return _svd_call(xp, a, compute_uv=False)
 
 
@@ -913,7 +1060,7 @@ def _pinv_impl(A, atol, rtol, hermitian):
     a = A._array()
     with quiet():
         if hermitian:
-            w, v = _linalg_call(name, xp.linalg.eigh, a)
+            w, v = _eigh_arrays(name, xp, a)
             s = xp.abs(w)
             tol = _tolerance(xp, s, A, atol, rtol)
             inv = xp.where(s > tol, 1.0 / xp.where(w == 0, 1, w), 0).astype(w.dtype)
@@ -1811,19 +1958,21 @@ def geqrf(input, *, out=None):
     a = input._array()
     m, n = a.shape[-2], a.shape[-1]
     batch = a.shape[:-2]
-    flat = a.reshape((-1, m, n))
-    hs, taus = [], []
-    for mat in flat:
-        if m and n:
-            h, tau = _linalg_call(name, xp.linalg.qr, mat, mode="raw")
-            hs.append(h.T)
-            taus.append(tau)
-        else:
-            hs.append(xp.zeros((m, n), dtype=a.dtype))
-            taus.append(xp.zeros((0,), dtype=a.dtype))
-    h = xp.stack(hs).reshape(a.shape) if hs else xp.zeros(a.shape, dtype=a.dtype)
     k = builtins.min(m, n)
-    tau = xp.stack(taus).reshape(batch + (k,)) if taus else xp.zeros(batch + (k,), a.dtype)
+    if m and n and not _lapack_faithful(xp, a):
+        h, tau = _geqrf_kernel(xp, a)
+    else:
+        hs, taus = [], []
+        for mat in a.reshape((-1, m, n)):
+            if m and n:
+                h, tau = _linalg_call(name, xp.linalg.qr, mat, mode="raw")
+                hs.append(h.T)
+                taus.append(tau)
+            else:
+                hs.append(xp.zeros((m, n), dtype=a.dtype))
+                taus.append(xp.zeros((0,), dtype=a.dtype))
+        h = xp.stack(hs).reshape(a.shape) if hs else xp.zeros(a.shape, dtype=a.dtype)
+        tau = xp.stack(taus).reshape(batch + (k,)) if taus else xp.zeros(batch + (k,), a.dtype)
     result = _named("geqrf", ("a", "tau"), (_colmajor(xp, h, input._dtype, input.device),
                     wrap_result(xp, tau, input._dtype, input.device)))
     return _finish_out(out, result, "geqrf")

@@ -986,7 +986,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         if p == 0:
             r = xp.sum(diffs != 0, axis=-1)
         elif p == math.inf:
-            r = xp.max(diffs, axis=-1, initial=0) if diffs.shape[-1] else \
+            # no ``initial=0``: CuPy's max has none (the |differences| are >= 0 or NaN)
+            r = xp.max(diffs, axis=-1) if diffs.shape[-1] else \
                 xp.zeros(diffs.shape[:-1], dtype=diffs.dtype)
         elif p == 1:
             r = xp.sum(diffs, axis=-1)

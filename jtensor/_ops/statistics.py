@@ -640,6 +640,8 @@ def _cov_array(name, input, correction, fweights, aweights):
         else:
             aw_ = aweights._array().reshape(-1).astype(w.dtype)
             norm = w_sum - correction * (w * aw_).sum() / w_sum
+        if not isinstance(norm, (int, float, np.generic)):
+            norm = norm.item()  # CuPy's sums are 0-d device arrays, not NumPy scalars
         norm = max(0, norm)
         centered = a - avg[:, None]
         weighted = centered * w if w is not None else centered
