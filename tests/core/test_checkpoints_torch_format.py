@@ -595,8 +595,11 @@ def test_cuda_checkpoint_without_map_location():
     else:
         with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA"):
             jtensor.load(io.BytesIO(raw))
-    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA"):
-        torch.load(io.BytesIO(raw))
+    if torch.cuda.is_available():  # an oracle with a GPU (the lent H100's) loads it
+        assert torch.load(io.BytesIO(raw)).device.type == "cuda"
+    else:
+        with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA"):
+            torch.load(io.BytesIO(raw))
 
 
 def test_jtensor_cuda_tensors_save_their_location():

@@ -621,9 +621,16 @@ def _check_capstone(page, server, root, shots):
     page.locator(".jp-Notebook").click(position={"x": 5, "y": 5})
     page.keyboard.press("Control+s")
     deadline = time.monotonic() + 30
+    counts = []
     while True:
-        saved = nbformat.read(path, as_version=4)
-        counts = [c.execution_count for c in saved.cells if c.cell_type == "code"]
+        # The server may be writing the file right now: an empty or half-written file does
+        # not parse (nbformat's NotJSONError, a ValueError); read it again a moment later.
+        try:
+            saved = nbformat.read(path, as_version=4)
+        except ValueError:
+            saved = None
+        if saved is not None:
+            counts = [c.execution_count for c in saved.cells if c.cell_type == "code"]
         if any(counts) or time.monotonic() > deadline:
             break
         time.sleep(0.5)
