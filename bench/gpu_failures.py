@@ -4,11 +4,16 @@ report). A run cut short by its time limit prints no summary; this file still ho
 failure that came before the cut.
 
     python3 -m pytest -p bench.gpu_failures ...   (from the repository root)
+
+``$JTENSOR_SELECT`` (a file of node ids, one a line) runs only those tests of the paths
+given: a rerun of what failed, or of what an earlier run's time limit cut off. Ids that no
+longer exist are ignored (pytest itself would stop the whole run on one).
 """
 
 import os
 
-_TAIL = 25  # lines of each report kept: the assertion or exception and its innermost frames
+# Lines of each report kept: the assertion or exception and its innermost frames.
+_TAIL = int(os.environ.get("JTENSOR_FAILURES_TAIL", "25"))
 
 
 def _controller(config):
@@ -35,3 +40,14 @@ _config = None
 def pytest_sessionstart(session):
     global _config
     _config = session.config
+
+
+def pytest_collection_modifyitems(config, items):
+    path = os.environ.get("JTENSOR_SELECT")
+    if not path:
+        return
+    with open(path, encoding="utf-8") as f:
+        wanted = {line.strip() for line in f if line.strip()}
+    keep = [item for item in items if item.nodeid in wanted]
+    config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in wanted])
+    items[:] = keep

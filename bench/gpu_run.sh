@@ -17,15 +17,7 @@
 # do not change tests for them (JTENSOR_REQUIRE_ORACLE=0 lets the suite run with it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-/tmp/jtensor-gpu-out}
-mkdir -p "$OUT"
-PY=${PYTHON:-python3}
-export PYTHONUNBUFFERED=1 JTENSOR_REQUIRE_ORACLE=0
-if [ -d .whl ]; then
-    "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site || exit 1
-fi
-export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+. bench/gpu_setup.sh
 SUITE_S=${SUITE_S:-420}
 
 echo "== suite starts in the background (${SUITE_S} s at most, -n 12)"
@@ -55,6 +47,7 @@ print("jtensor cuda available", c.is_available(), "| emulated", c.is_emulated(),
 x = jtensor.arange(6.0, device="cuda").view(2, 3)
 print("smoke:", (x @ x.t()).cpu().tolist(), x.device)
 PYEOF
+    smoke
 } > "$OUT/env.txt" 2>&1
 echo "== env"; cat "$OUT/env.txt"
 
@@ -68,11 +61,6 @@ timeout 90 "$PY" bench/gpu_notebook.py notebooks/06_devices.ipynb notebooks/16_t
 echo "exit $?" >> "$OUT/notebook.txt"; grep -E "FAILED|failed cell|exit|Error" "$OUT/notebook.txt" | head -20
 
 wait $SUITE_PID
-echo "== suite"
-grep -cE " PASSED " "$OUT/suite.log" | sed 's/^/passed: /'
-grep -E " (FAILED|ERROR) " "$OUT/suite.log" | sed 's/^\[gw[0-9]*\] \[ *[0-9]*%\] //' | sort | head -120
-tail -3 "$OUT/suite.log"
+suite_summary
 
-echo "== bench (after the suite, so its timings have the GPU alone)"
-timeout 80 "$PY" bench/cuda_bench.py --json "$OUT/bench.json" > "$OUT/bench.txt" 2>&1
-echo "exit $?" >> "$OUT/bench.txt"; cat "$OUT/bench.txt"
+run_bench 80
