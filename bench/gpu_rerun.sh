@@ -21,18 +21,18 @@ SEM=$!
 
 files=$(cut -d: -f1 bench/gpu_ids/rerun.txt | sort -u | grep -v '^tests/cuda/')
 JTENSOR_SELECT=bench/gpu_ids/rerun.txt JTENSOR_FAILURES="$OUT/failures.txt" JTENSOR_FAILURES_TAIL=60 \
-    PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout "$SUITE_S" "$PY" -m pytest -p no:cacheprovider \
+    PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout -s INT -k 20 "$SUITE_S" "$PY" -m pytest -p no:cacheprovider \
     -p gpu_failures -o addopts="" -v -n 14 --device cuda -W ignore::DeprecationWarning \
     --tb=short $files > "$OUT/suite.log" 2>&1
 echo "exit $?" >> "$OUT/suite.log"
-JTENSOR_FAILURES="$OUT/failures.txt" PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout 40 \
+JTENSOR_FAILURES="$OUT/failures.txt" PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout -s INT -k 10 40 \
     "$PY" -m pytest -p no:cacheprovider -p gpu_failures -o addopts="" -q -n 4 --tb=short \
     tests/cuda >> "$OUT/suite.log" 2>&1
 echo "tests/cuda exit $?" >> "$OUT/suite.log"
 # The first run's failures again, on the CPU (no --device) against the same oracle: those that
 # fail there too differ because of that oracle (torch 2.11 there, 2.13 in CI), not the GPU.
 cfiles=$(cut -d: -f1 bench/gpu_ids/failed_first.txt | sort -u | grep -v '^tests/cuda/')
-JTENSOR_SELECT=bench/gpu_ids/failed_first.txt PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout 75 "$PY" -m pytest \
+JTENSOR_SELECT=bench/gpu_ids/failed_first.txt PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout -s INT -k 10 75 "$PY" -m pytest \
     -p no:cacheprovider -p gpu_failures -o addopts="" -q -rf -n 6 -W ignore::DeprecationWarning \
     --tb=no $cfiles > "$OUT/cpu_oracle.log" 2>&1
 echo "exit $?" >> "$OUT/cpu_oracle.log"

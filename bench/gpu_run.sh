@@ -21,12 +21,12 @@ cd "$(dirname "$0")/.."
 SUITE_S=${SUITE_S:-420}
 
 echo "== suite starts in the background (${SUITE_S} s at most, -n 12)"
-( JTENSOR_FAILURES="$OUT/failures.txt" PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout "$SUITE_S" \
+( JTENSOR_FAILURES="$OUT/failures.txt" PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout -s INT -k 20 "$SUITE_S" \
     "$PY" -m pytest -p no:cacheprovider -p gpu_failures -o addopts="" -v -n 14 --device cuda \
     -W ignore::DeprecationWarning --tb=short --durations=25 tests/ > "$OUT/suite.log" 2>&1
   echo "exit $?" >> "$OUT/suite.log"
   # tests/cuda targets cuda itself (not through --device): the real GPU when there is one
-  JTENSOR_FAILURES="$OUT/failures.txt" PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout 60 \
+  JTENSOR_FAILURES="$OUT/failures.txt" PYTHONPATH="$PWD/bench:$PYTHONPATH" timeout -s INT -k 10 60 \
     "$PY" -m pytest -p no:cacheprovider -p gpu_failures -o addopts="" -v -n 4 --tb=short \
     tests/cuda >> "$OUT/suite.log" 2>&1
   echo "tests/cuda exit $?" >> "$OUT/suite.log" ) &

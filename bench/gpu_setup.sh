@@ -20,6 +20,7 @@ suite_summary() {  # passed count, the failing ids, the log's end
 }
 
 run_bench() {  # bench/cuda_bench.py beside torch CUDA, then where jtensor's time goes
+    stop_workers
     echo "== bench (after the suite, so its timings have the GPU alone)"
     timeout "$1" "$PY" bench/cuda_bench.py --json "$OUT/bench.json" > "$OUT/bench.txt" 2>&1
     echo "exit $?" >> "$OUT/bench.txt"
@@ -42,4 +43,9 @@ print("abs:", bits(x.abs()), "| x / 2:", bits(x / 2))
 y = jtensor.arange(6.0, device="cuda").view(2, 3)
 print("smoke:", (y @ y.t()).cpu().tolist(), jtensor.tensor([-1.0, 300.0], device="cuda").byte().tolist())
 PYEOF
+}
+
+stop_workers() {  # xdist workers a time limit left running must not share the bench's GPU
+    pkill -f 'exec\(eval\(sys\.stdin\.readline' 2>/dev/null
+    sleep 1
 }
