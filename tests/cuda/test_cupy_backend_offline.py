@@ -104,6 +104,7 @@ def backend(monkeypatch):
     ]:
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.delitem(sys.modules, "jtensor.cuda._cupy", raising=False)
+    monkeypatch.delenv("JTENSOR_CUDA_FTZ", raising=False)  # the hook as a user gets it
     from jtensor.cuda._cupy import CupyBackend
 
     made = CupyBackend(0, runtime=types.SimpleNamespace(launch_blocking=False))
