@@ -48,7 +48,8 @@ def kind(exc):
 
 def _exact_ok(exc):
     """Raised as PyTorch raises: a builtin of BUILTINS itself or a subclass named as
-    PyTorch's own (``LinAlgError``, ``OutOfMemoryError``), never NumPy's ``AxisError``."""
+    PyTorch's own (``LinAlgError``, ``OutOfMemoryError``, ``AcceleratorError``), never
+    NumPy's ``AxisError``."""
     t = type(exc)
     if t in BUILTINS:
         return True
@@ -56,6 +57,7 @@ def _exact_ok(exc):
         "LinAlgError",
         "_LinAlgError",
         "OutOfMemoryError",
+        "AcceleratorError",
     )
 
 
