@@ -177,3 +177,53 @@ def test_the_cpu_scalar_gets_its_gradient_on_the_cpu(emulated):
     assert x.grad.device.type == "cuda" and x.grad.tolist() == [2.0, 2.0, 2.0]
     (g,) = T.autograd.grad((x * s).sum(), s)
     assert g.device.type == "cpu" and g.item() == 6.0
+
+
+# A Python number reaches a device kernel as a NumPy scalar (see ``_elementwise``), and any
+# check made on it stays a NumPy scalar: ``number == 0`` is a ``numpy.bool``. CuPy's
+# functions refuse those (``cupy.any``: "'a' must be a cupy.ndarray object, not <class
+# 'numpy.bool'>", on the H100 for ``x // 3``, ``x % 3``, ``x ** 2`` of integer tensors);
+# the methods (``.any()``) work on both. Here the emulated module's ``any``/``all`` refuse
+# NumPy scalars as CuPy's do, for the ops that check their number operand.
+NUMBER_CHECKS = {
+    "floor_divide": lambda x: x // 3,
+    "remainder": lambda x: x % 3,
+    "fmod": lambda x: T.fmod(x, -3),
+    "div_trunc": lambda x: T.div(x, 3, rounding_mode="trunc"),
+    "div_floor": lambda x: T.div(x, 3, rounding_mode="floor"),
+    "pow": lambda x: x**2,
+    "rpow": lambda x: 2**x,
+}
+
+
+@pytest.fixture
+def strict_any(emulated, monkeypatch):
+    xp = jtensor.cuda._runtime.backend(0).xp
+
+    def refusing(name):
+        plain = getattr(np, name)
+
+        def call(a, *args, **kwargs):
+            if isinstance(a, np.generic):
+                raise TypeError(f"'a' must be a cupy.ndarray object, not {type(a)}. (cupy.{name})")
+            return plain(a, *args, **kwargs)
+
+        return call
+
+    for name in ("any", "all"):
+        monkeypatch.setattr(xp, name, refusing(name))
+    return xp
+
+
+@pytest.mark.parametrize("name", sorted(NUMBER_CHECKS))
+def test_number_operands_never_meet_a_device_only_function(strict_any, name):
+    x = T.tensor([[7, -7, 0], [5, -2, 9]], device="cuda")
+    got = NUMBER_CHECKS[name](x)
+    want = NUMBER_CHECKS[name](x.cpu())
+    assert got.device == x.device and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+def test_the_strict_any_refuses_a_numpy_scalar(strict_any):
+    with pytest.raises(TypeError, match="cupy.ndarray"):
+        strict_any.any(np.int64(3) == 0)
