@@ -232,3 +232,26 @@ def test_after_a_device_side_assert_every_call_raises_until_the_reset(backend):
     backend.synchronize()
     np.testing.assert_array_equal(backend.to_host(np.ones(2)), [1.0, 1.0])
     del kept
+
+
+class _SaturatingArray(np.ndarray):
+    """A device array as the H100 converts: float to uint8 saturates (-1.0 gives 0, 300.0
+    gives 255), where the x86 CPU and NumPy wrap."""
+
+    def astype(self, dtype, *args, **kwargs):
+        plain = self.view(np.ndarray)
+        if np.dtype(dtype) == np.uint8 and plain.dtype.kind == "f":
+            return np.clip(np.nan_to_num(plain), 0, 255).astype(np.uint8).view(type(self))
+        return plain.astype(dtype, *args, **kwargs).view(type(self))
+
+
+def test_float_to_uint8_wraps_through_int64_on_a_device():
+    # PyTorch's kernels convert float to uint8 through int64, on CUDA as on the CPU
+    # (c10's static_cast_with_inter_type): -1.0 is 255, 300.0 is 44, -2.0 is 254.
+    from jtensor._ops.copies import cast_array
+
+    values = np.array([1.0, -1.0, 300.0, -2.0, 44.7], dtype=np.float32)
+    device = values.view(_SaturatingArray)
+    assert device.astype(np.uint8).tolist() == [1, 0, 255, 0, 44]  # the stand-in saturates
+    assert cast_array(device, np.dtype(np.uint8)).tolist() == [1, 255, 44, 254, 44]
+    assert cast_array(values, np.dtype(np.uint8)).tolist() == [1, 255, 44, 254, 44]
