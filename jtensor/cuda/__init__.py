@@ -64,20 +64,33 @@ def set_device(device):
 
 
 class device:
-    """Context manager that makes ``device`` current for its block (``None``: no change)."""
+    """Context manager that makes ``device`` current for its block. ``None`` or a negative
+    index changes nothing and starts no CUDA (PyTorch's no-op: ``with
+    torch.cuda.device(args.gpu_index)`` where -1 means the CPU); ``with ... as d`` binds
+    ``None``, as in PyTorch."""
 
     def __init__(self, device):
-        self.idx = None if device is None else _runtime.index_of(device)
+        if device is None or (isinstance(device, int) and not isinstance(device, bool)
+                              and device < 0):
+            self.idx = device  # PyTorch keeps the negative index as given
+        else:
+            if isinstance(device, (str, _device_type)):
+                dev = device if isinstance(device, _device_type) else _device_type(device)
+                if dev.type != "cuda":
+                    raise ValueError(f"Expected a cuda device, but got: {dev}")
+            self.idx = _runtime.index_of(device)
         self.prev_idx = -1
 
+    def _active(self):
+        return self.idx is not None and self.idx >= 0
+
     def __enter__(self):
-        if self.idx is not None:
+        if self._active():
             self.prev_idx = _runtime.current_index()
             _runtime.set_index(self.idx)
-        return self
 
     def __exit__(self, *exc):
-        if self.idx is not None:
+        if self._active():
             _runtime.set_index(self.prev_idx)
         return False
 

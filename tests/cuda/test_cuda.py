@@ -579,3 +579,27 @@ def test_numpy_data_goes_to_the_default_device(emulated):
     host = np.ones(2)
     shared = jtensor.as_tensor(host)         # default device CPU again: an alias, as before
     assert shared.device.type == "cpu" and np.shares_memory(shared.numpy(), host)
+
+
+def test_cuda_device_context_with_a_negative_index_or_none_is_a_no_op(no_cuda):
+    # ``with torch.cuda.device(args.gpu_index):`` where -1 means "the CPU" (SimCLR's run.py
+    # does this): PyTorch changes nothing and starts no CUDA; ``as`` binds None. The CPU is
+    # refused with ValueError before CUDA is asked for (no driver here).
+    torch = pytest.importorskip("torch")
+    for lib in (jtensor, torch):
+        for index in (-1, -2):
+            with lib.cuda.device(index) as bound:
+                assert bound is None
+            assert lib.cuda.device(index).idx == index
+        with pytest.raises(ValueError, match=r"^Expected a cuda device, but got: cpu$"):
+            lib.cuda.device("cpu")
+    with jtensor.cuda.device(None) as bound:  # PyTorch's own fails here (a TypeError)
+        assert bound is None
+    assert runtime.mode is None  # CUDA was never started
+
+
+def test_cuda_device_context_switches_and_restores(emulated):
+    with jtensor.cuda.device(0) as bound:
+        assert bound is None and jtensor.cuda.current_device() == 0
+    with jtensor.cuda.device("cuda:0"):
+        assert jtensor.zeros(1, device="cuda").device == jtensor.device("cuda:0")
