@@ -145,3 +145,37 @@ def test_to_keeps_parameter_identity():
     p = m.w
     m.to(jtensor.float64)
     assert m.w is p and p.dtype == jtensor.float64 and p.requires_grad
+
+
+def _container_operators(lib):
+    """``+``, ``+=``, ``*`` and ``pop`` of Sequential and ModuleList, with PyTorch's errors
+    (normalizing-flow and model-surgery code builds its layer lists this way)."""
+    nn = lib.nn
+    seen = []
+    flows = nn.ModuleList([nn.ReLU()])
+    flows += [nn.Tanh()]  # any iterable of modules
+    joined = flows + nn.ModuleList([nn.Sigmoid()])
+    popped = joined.pop(0)
+    seen += [len(flows), [type(m).__name__ for m in joined], type(popped).__name__]
+    seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    both = seq + nn.Sequential(nn.Tanh())
+    seq += nn.Sequential(nn.Sigmoid())
+    twice = 2 * nn.Sequential(nn.ReLU(), nn.Tanh())
+    thrice = nn.Sequential(nn.ReLU())
+    thrice *= 3
+    seen += [list(both._modules), both[0] is seq[0], list(seq._modules), list(twice._modules),
+             twice[0] is twice[2], list(thrice._modules), seq.pop(-1).__class__.__name__,
+             len(seq)]
+    for bad in (lambda: seq + [nn.ReLU()], lambda: seq * 0, lambda: seq * 1.5,
+                lambda: nn.Sequential() + nn.ModuleList()):
+        try:
+            bad()
+            seen.append("ok")
+        except (TypeError, ValueError) as e:
+            seen.append((type(e).__name__, str(e).replace(lib.__name__, "torch")))
+    return seen
+
+
+def test_container_operators_match_pytorch():
+    torch = pytest.importorskip("torch")
+    assert _container_operators(jtensor) == _container_operators(torch)

@@ -45,6 +45,12 @@ class _ModuleSequence(Module):
             self.append(module)
         return self
 
+    def pop(self, key):
+        """Remove the module at ``key`` (an index or a slice) and return it."""
+        module = self[key]
+        del self[key]
+        return module
+
     def _renumber(self, items):
         self._modules.clear()
         for i, module in enumerate(items):
@@ -99,6 +105,45 @@ class Sequential(_ModuleSequence):
         self._insert(index, module)
         return self
 
+    # ``+`` joins two Sequentials (the same module objects); ``*`` repeats one, as PyTorch.
+    def _only_sequential(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+
+    def __add__(self, other):
+        self._only_sequential(other)
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other):
+        self._only_sequential(other)
+        offset = len(self)
+        for i, module in enumerate(list(other)):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def _factor(self, other):
+        if not isinstance(other, int):
+            raise TypeError(
+                f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other):
+        self._factor(other)
+        return Sequential(*(list(self) * other))
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __imul__(self, other):
+        self._factor(other)
+        count = len(self)
+        for n in range(1, other):
+            for i in range(count):  # PyTorch reads the modules by their index keys
+                self.add_module(str(i + n * count), self._modules[str(i)])
+        return self
+
 
 class ModuleList(_ModuleSequence):
     """A list of modules, registered (so their parameters are the model's)."""
@@ -123,6 +168,12 @@ class ModuleList(_ModuleSequence):
 
     def insert(self, index, module):
         self._insert(index, module)
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        return ModuleList([*self, *other])
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList has no forward: iterate over it instead")
