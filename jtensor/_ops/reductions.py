@@ -111,6 +111,21 @@ def _xp(input):
     return input._storage._backend.xp
 
 
+# PyTorch's CPU scans (cumsum, cumprod, logcumsumexp) keep the running value in
+# ``acc_type<T, /*is_cuda=*/false>``: double for float32, complex<double> for complex64, and
+# round each prefix to the result's type (cumsum of 1000 x 0.1 is 100.0, not 99.99905). Its
+# CUDA scans accumulate float32 in float32.
+_CPU_SCAN_ACC = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+
+
+def scan_work_array(input, dtype=None):
+    """``_work_array`` for a scan: on the CPU, float32/complex64 widened to PyTorch's
+    accumulator (the caller casts the running values back)."""
+    a = _work_array(input, dtype)
+    acc = _CPU_SCAN_ACC.get(a.dtype) if _xp(input) is np else None
+    return a if acc is None else a.astype(acc)
+
+
 def wrap_result(xp, array, dtype, device):
     """A fresh contiguous tensor holding ``array`` cast to ``dtype``."""
     array = xp.asarray(array)
@@ -860,7 +875,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     """Running sum along ``dim``; integers and bools accumulate in int64."""
     d, result = _scan_setup("cumsum", input, dim, dtype, out)
     xp = _xp(input)
-    a = _work_array(input, result)
+    a = scan_work_array(input, result)
     r = a.copy() if input.dim() == 0 else xp.cumsum(a, axis=d)
     return _emit(cumsum.op, (input,), xp, r, result, input.device, out)
 
@@ -870,7 +885,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     """Running product along ``dim``; integers and bools accumulate in int64."""
     d, result = _scan_setup("cumprod", input, dim, dtype, out)
     xp = _xp(input)
-    a = _work_array(input, result)
+    a = scan_work_array(input, result)
     r = a.copy() if input.dim() == 0 else xp.cumprod(a, axis=d)
     return _emit(cumprod.op, (input,), xp, r, result, input.device, out)
 

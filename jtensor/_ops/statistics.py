@@ -32,6 +32,7 @@ from .reductions import (
     _emit_pair,
     _not_for,
     _work_array,
+    scan_work_array,
     check_out,
     check_tensor,
     quiet,
@@ -232,7 +233,7 @@ def logcumsumexp(input, dim, *, out=None):
         raise _not_for("logcumsumexp_out_cpu", input._dtype)
     check_out(out, "logcumsumexp")
     xp = _xp(input)
-    a = _work_array(input)
+    a = scan_work_array(input)
     with quiet():
         if input.dim() == 0:
             r = a.copy()
