@@ -240,3 +240,19 @@ def test_device():
     import jtensor
 
     return jtensor.get_default_device()
+
+
+@pytest.fixture
+def emulated_cuda():
+    """jtensor's emulated CUDA device (one device), fresh for the test; reset after."""
+    import warnings
+
+    import jtensor
+    from jtensor.cuda._runtime import runtime
+
+    runtime._reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jtensor.cuda.EmulatedCUDAWarning)
+        jtensor.cuda.emulate()
+    yield jtensor.cuda
+    runtime._reset()

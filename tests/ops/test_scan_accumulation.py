@@ -44,16 +44,3 @@ def test_cuda_scans_accumulate_float32_in_float32(emulated_cuda):
     x = jtensor.full((1000,), 0.1, device="cuda")
     assert x.cumsum(0)[-1].item() == float(np.cumsum(np.full(1000, 0.1, np.float32))[-1])
 
-
-@pytest.fixture
-def emulated_cuda():
-    import warnings
-
-    from jtensor.cuda._runtime import runtime
-
-    runtime._reset()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", jtensor.cuda.EmulatedCUDAWarning)
-        jtensor.cuda.emulate()
-    yield
-    runtime._reset()
