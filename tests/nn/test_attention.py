@@ -274,3 +274,42 @@ def test_sdpa_mask_with_is_causal_follows_pytorchs_cpu_kernels():
     for rank, dropout_p, kind in [(4, 0.0, "bool"), (4, 0.0, "float"), (3, 0.0, "float"),
                                   (4, 0.5, "float")]:
         assert run(jtensor, rank, dropout_p, kind) == run(torch, rank, dropout_p, kind)
+
+
+def _sdpa_layouts(lib):
+    """The output's strides (and sums) for the layouts attention modules hand SDPA."""
+    F = lib.nn.functional
+    g = np.random.default_rng(3).standard_normal((2, 15, 96)).astype(np.float32)
+    x = lib.tensor(g)
+    q, k, v = [t.view(2, -1, 4, 8).transpose(1, 2) for t in x.chunk(3, -1)]
+    heads_first = lib.tensor(g.reshape(15, 2, 4, -1)[..., :8].copy()).permute(1, 2, 0, 3)
+    calls = {
+        "split heads": lambda: F.scaled_dot_product_attention(q, k, v),
+        "causal": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        "bool mask": lambda: F.scaled_dot_product_attention(
+            q, k, v, attn_mask=lib.ones(15, 15, dtype=lib.bool)),
+        "fewer queries": lambda: F.scaled_dot_product_attention(q[:, :, :5], k, v),
+        "gqa": lambda: F.scaled_dot_product_attention(q, k[:, :2], v[:, :2], enable_gqa=True),
+        "contiguous query": lambda: F.scaled_dot_product_attention(q.contiguous(), k, v),
+        "other head size": lambda: F.scaled_dot_product_attention(q, k, v[..., :4]),
+        "key last dim strided": lambda: F.scaled_dot_product_attention(
+            q, k.transpose(-1, -2).contiguous().transpose(-1, -2), v),
+        "five dims": lambda: F.scaled_dot_product_attention(q[None], k[None], v[None]),
+        "no queries": lambda: F.scaled_dot_product_attention(q[:, :, :0], k, v),
+        "sequence first": lambda: F.scaled_dot_product_attention(
+            heads_first, heads_first, heads_first),
+    }
+    seen = {}
+    for name, call in calls.items():
+        y = call()
+        seen[name] = (tuple(y.shape), y.stride(), round(float(y.numpy().sum()), 4))
+    # The SDPA tutorial's attention module merges the heads back with a view.
+    merged = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).view(2, -1, 32)
+    seen["merged"] = tuple(merged.shape)
+    return seen
+
+
+def test_sdpa_output_follows_the_query_layout_as_pytorchs_fused_kernel(test_device):
+    if test_device.type != "cpu":
+        pytest.skip("the layout of PyTorch's fused CPU kernel (the oracle runs on the CPU)")
+    assert _sdpa_layouts(jtensor) == _sdpa_layouts(torch)

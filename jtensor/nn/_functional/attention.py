@@ -140,7 +140,26 @@ def scaled_dot_product_attention(
         attn = softmax(attn, -1)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
-    return J.matmul(attn, value)
+        return J.matmul(attn, value)
+    return _in_query_layout(J.matmul(attn, value), query, key, value)
+
+
+def _in_query_layout(out, query, key, value):
+    """PyTorch's fused CPU kernel (4-D inputs, no dropout, one head size, every last dim
+    of stride 1) writes its output with the query's dims in the query's stride order: for
+    heads split off by ``x.view(B, L, H, D).transpose(1, 2)`` it is (B, L, H, D) in memory, so
+    ``out.transpose(1, 2).view(B, L, H * D)`` works (the SDPA tutorial's attention module
+    does this). Other calls take the math path, whose output is contiguous."""
+    if (query.dim() != 4 or out.numel() == 0 or query.is_contiguous()
+            or query.device.type != "cpu"  # CUDA's kernels: not checked on a GPU yet
+            or any(t.stride(-1) != 1 for t in (query, key, value))
+            or value.size(-1) != query.size(-1) or 0 in query.stride()):
+        return out
+    order = sorted(range(4), key=lambda d: (-query.stride(d), d))
+    if order == [0, 1, 2, 3]:
+        return out
+    back = sorted(range(4), key=order.__getitem__)
+    return out.permute(order).contiguous().permute(back)
 
 
 # ----------------------------------------------------------- multi_head_attention_forward
