@@ -73,3 +73,49 @@ def test_lazy_conv_checks_the_input_as_pytorch():
     # as PyTorch: the lazy norms read the features from dimension 1, even unbatched
     with pytest.raises(ValueError, match="to match num_features"):
         jtensor.nn.LazyInstanceNorm1d()(jtensor.ones(3, 5))
+
+
+def _load_before_forward(T):
+    """A checkpoint loaded into lazy modules that never ran (d2l's file I/O section saves a
+    trained lazy MLP and loads it into a fresh one): the parameters take the checkpoint's
+    shapes, then the first forward only fills in what is left (PyTorch's quirks included:
+    a loaded LazyConv2d keeps in_channels 0)."""
+    T.manual_seed(0)
+    src = T.nn.LazyLinear(3)
+    src(T.ones(2, 4))
+    dst = T.nn.LazyLinear(3)
+    seen = [str(dst.load_state_dict(src.state_dict())), tuple(dst.weight.shape),
+            type(dst.weight).__name__, bool((dst.weight == src.weight).all()),
+            dst.weight.requires_grad]
+    seen += [tuple(dst(T.ones(1, 4)).shape), repr(dst)]
+    conv = T.nn.LazyConv2d(2, 3)
+    conv(T.ones(1, 3, 5, 5))
+    conv2 = T.nn.LazyConv2d(2, 3)
+    conv2.load_state_dict(conv.state_dict())
+    conv2(T.ones(1, 3, 5, 5))
+    seen += [tuple(conv2.weight.shape), repr(conv2)]
+    norm = T.nn.LazyBatchNorm1d()
+    norm(T.randn(4, 3))
+    norm2 = T.nn.LazyBatchNorm1d()
+    norm2.load_state_dict(norm.state_dict())
+    seen += [tuple(norm2.running_mean.shape), type(norm2.running_mean).__name__]
+    partial = T.nn.LazyLinear(3)
+    for bad in (lambda: partial.load_state_dict({"weight": T.ones(3, 4)}),
+                lambda: T.nn.LazyLinear(3).load_state_dict(src.state_dict()) and None):
+        try:
+            bad()
+            seen.append("ok")
+        except RuntimeError as e:
+            seen.append(str(e))
+    mismatched = T.nn.LazyLinear(3)
+    mismatched.load_state_dict(src.state_dict())
+    try:
+        mismatched(T.ones(1, 5))
+    except AssertionError as e:
+        seen.append(str(e))
+    return seen
+
+
+def test_lazy_modules_load_a_checkpoint_before_their_first_forward():
+    torch = pytest.importorskip("torch")
+    assert _load_before_forward(jtensor) == _load_before_forward(torch)

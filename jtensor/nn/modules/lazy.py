@@ -82,7 +82,8 @@ class LazyLinear(LazyModuleMixin, Linear):
             super().reset_parameters()
 
     def initialize_parameters(self, input):
-        """Materialize ``weight``/``bias`` for ``input.shape[-1]`` features and initialize."""
+        """Materialize ``weight``/``bias`` for ``input.shape[-1]`` features and initialize;
+        after a ``load_state_dict`` that materialized them, only ``in_features`` is set."""
         if self.has_uninitialized_params():
             with no_grad():
                 self.in_features = input.shape[-1]
@@ -90,6 +91,12 @@ class LazyLinear(LazyModuleMixin, Linear):
                 if self.bias is not None:
                     self.bias.materialize((self.out_features,))
                 self.reset_parameters()
+        if self.in_features == 0:
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(
+                    f"The in_features inferred from input: {input.shape[-1]} is not equal to "
+                    f"in_features from self.weight: {self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]
 
 
 class _LazyConvXdMixin(LazyModuleMixin):

@@ -488,6 +488,7 @@ class Module:
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
         own = self.state_dict(keep_vars=True)
+        _materialize_lazy(own, state_dict)
         for key, target in own.items():
             if key not in state_dict:
                 missing.append(key)
@@ -586,3 +587,21 @@ def _type_name(value):
     if isinstance(value, Tensor):
         return value.type()
     return type(value).__name__
+
+
+def _materialize_lazy(own, state_dict):
+    """PyTorch's lazy-module load hook: an uninitialized parameter or buffer that the
+    checkpoint holds initialized takes the checkpoint's shape (its values are copied next),
+    so ``LazyLinear(3).load_state_dict(trained.state_dict())`` works before any forward."""
+    from ..parameter import _UninitializedMixin
+
+    for key, target in own.items():
+        if isinstance(target, _UninitializedMixin) and key in state_dict:
+            value = state_dict[key]
+            if isinstance(value, Tensor) and not isinstance(value, _UninitializedMixin):
+                previous = grad_mode.enabled
+                grad_mode.enabled = False
+                try:
+                    target.materialize(value.shape)
+                finally:
+                    grad_mode.enabled = previous
