@@ -7,6 +7,7 @@ writes it into a zero tensor through the same view (``z.select(d, i).copy_(g)``)
 itself differentiable, so ``create_graph=True`` works with this family's formulas alone.
 """
 
+
 from ... import _dispatch
 from ..._api import ops as J
 from ._core import derivative, nondifferentiable
@@ -204,14 +205,46 @@ def _pieces_backward(ctx, grads, cut):
         return None
     ref = next(g for g in grads if g is not None)
     z = _zeros(ref, ctx.input_meta(0)[0])
-    # strict=False: the engine's buffer stops at the last output that has a gradient.
-    for piece, g in zip(cut(z), grads, strict=False):
+    pieces = cut(z)
+    if any(type(g) is not type(z) for g in grads if g is not None):
+        # Under a transform (vmap in jacrev, jacfwd of jacrev in hessian) a gradient is
+        # batched and the plain pieces cannot take it in place: each gradient is placed into
+        # zeros of the input's shape out of place (cat), and the placements are summed.
+        return _placed_sum(z, pieces, grads)
+    # The engine's buffer stops at the last output that has a gradient.
+    for piece, g in zip(pieces, grads, strict=False):
         if g is not None:
             # The pieces are ours: the refusal to write a multi-output view in place
             # (PyTorch's, for users' views) does not apply to them.
             piece._creation_meta = None
             piece.add_(g)  # tensor_split's pieces may overlap (indices [3, 1])
     return z
+
+
+def _placed_sum(z, pieces, grads):
+    full, strides, base = tuple(z.shape), tuple(z.stride()), z.storage_offset()
+    total = None
+    for piece, g in zip(pieces, grads, strict=False):
+        if g is None:
+            continue
+        shape, offset = tuple(piece.shape), piece.storage_offset() - base
+        if len(shape) < len(full):  # unbind: the dim whose removal leaves the piece
+            d = next(k for k in range(len(full))
+                     if full[:k] + full[k + 1:] == shape
+                     and strides[:k] + strides[k + 1:] == tuple(piece.stride()))
+            g, length = g.unsqueeze(d), 1
+        else:
+            d = next((k for k in range(len(full)) if shape[k] != full[k]), 0)
+            length = shape[d]
+        start = offset // max(1, strides[d])
+        parts = [g]
+        if start:
+            parts.insert(0, z.new_zeros(full[:d] + (start,) + full[d + 1:]))
+        if full[d] - start - length:
+            parts.append(z.new_zeros(full[:d] + (full[d] - start - length,) + full[d + 1:]))
+        placed = J.cat(parts, d) if len(parts) > 1 else g
+        total = placed if total is None else total + placed
+    return total
 
 
 def _split_name(v):
