@@ -29,11 +29,32 @@ def _cpp(dtype):
     return _CPP_NAMES.get(dtype, str(dtype).replace("torch.", ""))
 
 
+# The backends ``torch.nn.attention.sdpa_kernel`` allows (their SDPBackend values; None:
+# all). PyTorch's CPU build has two: the fused (flash) kernel, 1, and the math path, 0.
+allowed_backends = None
+_MATH, _FLASH = 0, 1
+
+
 def _fused_path(query, key, value, dropout_p):
     """Whether PyTorch's CPU kernel for these inputs is its fused (flash) one, which takes an
     ``attn_mask`` together with ``is_causal`` (both apply); its reference (math) path, used
-    for other ranks and with dropout, refuses the pair."""
+    for other ranks, with dropout and under ``sdpa_kernel(SDPBackend.MATH)``, refuses the
+    pair."""
+    if allowed_backends is not None and _FLASH not in allowed_backends:
+        return False
     return query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0
+
+
+def _check_backends(query, key, value, dropout_p):
+    """Under ``sdpa_kernel``, a CPU call needs one of the CPU build's kernels that fits."""
+    if allowed_backends is None or query.device.type != "cpu" or _MATH in allowed_backends:
+        return
+    if _FLASH not in allowed_backends:
+        raise TensorRuntimeError(
+            "No viable backend for scaled_dot_product_attention was found. This is likely "
+            "due to turning off both the math kernel and the fused kernels.")
+    if not _fused_path(query, key, value, dropout_p):  # PyTorch's message, two spaces
+        raise TensorRuntimeError("No available kernel.  Aborting execution.")
 
 
 def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal):
@@ -109,6 +130,9 @@ def scaled_dot_product_attention(
     >>> torch.nn.functional.scaled_dot_product_attention(q, q, q).shape
     torch.Size([2, 4, 3, 8])
     """
+    if hasattr(attn_mask, "_materialize"):  # torch.nn.attention.bias's causal masks
+        attn_mask = attn_mask._materialize(query.device)
+    _check_backends(query, key, value, dropout_p)
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
     L, S = query.size(-2), key.size(-2)
     factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else float(scale)
@@ -138,8 +162,9 @@ def scaled_dot_product_attention(
             attn = softmax(attn, -1)
     else:
         attn = softmax(attn, -1)
-    if dropout_p > 0.0:
-        attn = dropout(attn, dropout_p, True)
+    if not _fused_path(query, key, value, dropout_p):
+        if dropout_p > 0.0:
+            attn = dropout(attn, dropout_p, True)
         return J.matmul(attn, value)
     return _in_query_layout(J.matmul(attn, value), query, key, value)
 
