@@ -88,3 +88,44 @@ def test_a_lower_right_bias_taller_than_wide_warns():
 
     with pytest.warns(UserWarning, match="will produce NaNs in the output"):
         causal_lower_right(4, 2)
+
+
+def _reduced_sdpa(L, dtype, shape, variant, seed):
+    rng = np.random.default_rng(seed)
+    B, H, Lq, S, D = shape
+    q, k, v = (
+        L.tensor(rng.standard_normal((B, H, n, D)).astype(np.float32)).to(dtype) for n in (Lq, S, S)
+    )
+    kw = {}
+    if variant == "causal":
+        kw["is_causal"] = True
+    elif variant == "bool mask":
+        kw["attn_mask"] = L.tensor(rng.random((Lq, S)) > 0.3)
+    elif variant == "float mask":
+        kw["attn_mask"] = L.tensor(rng.standard_normal((Lq, S)).astype(np.float32)).to(dtype)
+    return L.nn.functional.scaled_dot_product_attention(q, k, v, **kw).float().numpy()
+
+
+@pytest.mark.parametrize("variant", ["plain", "causal", "bool mask", "float mask"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("shape", [(1, 2, 6, 6, 8), (1, 2, 8, 8, 8)])
+def test_bf16_and_fp16_attention_round_as_the_fused_kernel(shape, dtype, variant):
+    # Scores, exp and sums in float32, p rounded once for p @ v, one rounding at the end:
+    # the reference path's three bfloat16 roundings made half the outputs differ.
+    # bfloat16 to the bit; float16 (10 mantissa bits) to about an ulp (a few near zero), where
+    # PyTorch's vectorised exp rounds a score's exponential differently now and then.
+    mine = _reduced_sdpa(jtensor, getattr(jtensor, dtype), shape, variant, 5)
+    theirs = _reduced_sdpa(torch, getattr(torch, dtype), shape, variant, 5)
+    if dtype == "bfloat16":
+        assert mine.tobytes() == theirs.tobytes()
+    else:
+        np.testing.assert_allclose(mine, theirs, rtol=2.0**-10, atol=2.0**-12)
+        assert (mine != theirs).mean() < 0.05
+
+
+def test_bf16_attention_still_has_gradients():
+    q = jtensor.randn(1, 2, 4, 8, dtype=jtensor.bfloat16, requires_grad=True)
+    out = jtensor.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+    out.float().sum().backward()
+    assert q.grad.dtype == jtensor.bfloat16 and q.grad.shape == q.shape
+    assert bool(jtensor.isfinite(q.grad.float()).all())

@@ -13,7 +13,7 @@ import math
 import warnings
 
 from ..._api import ops as J
-from ..._dtypes import bool_
+from ..._dtypes import bfloat16, bool_, float16
 from ..._errors import TensorRuntimeError
 from ..._tensortypes import _CPP_NAMES
 from .activation import softmax
@@ -139,6 +139,11 @@ def scaled_dot_product_attention(
     root = math.sqrt(abs(factor))
     if enable_gqa:
         key, value = _gqa(query, key, value)
+    if (query.dtype in _REDUCED and query.device.type == "cpu" and S <= _KV_BLOCK
+            and _fused_path(query, key, value, dropout_p)):
+        out = _fused_reduced(query, key, value, attn_mask, is_causal, factor, L, S)
+        if out is not None:
+            return _in_query_layout(out, query, key, value)
     q = query * (-root if factor < 0 else root)
     attn = J.matmul(q, key.transpose(-2, -1) * root)
     bias = None
@@ -167,6 +172,34 @@ def scaled_dot_product_attention(
             attn = dropout(attn, dropout_p, True)
         return J.matmul(attn, value)
     return _in_query_layout(J.matmul(attn, value), query, key, value)
+
+
+_REDUCED = (bfloat16, float16)
+_KV_BLOCK = 512  # the fused CPU kernel's key/value block for long sequences
+
+
+def _fused_reduced(query, key, value, attn_mask, is_causal, factor, L, S):
+    """PyTorch's fused CPU kernel on bfloat16/float16 (one key block, S <= 512): scores
+    ``q @ k^T * scale + mask`` in float32, ``p = exp(s - rowmax)`` in float32 and its row
+    sum, ``p`` rounded to the input dtype for ``p @ v`` (accumulated in float32), then one
+    division by the sum and one rounding at the end. The reference path would round the
+    scores, the softmax and the product each to bfloat16. None when a row is masked
+    everywhere (that path's safe softmax handles it)."""
+    scores = J.matmul(query.float(), key.float().transpose(-2, -1)) * factor
+    if attn_mask is not None:
+        if attn_mask.dtype == bool_:
+            scores = scores + _bool_to_bias(attn_mask, scores.dtype)
+        else:
+            scores = scores + attn_mask.float()
+    if is_causal:
+        scores = scores + _bool_to_bias(
+            J.ones((L, S), dtype=bool_, device=query.device).tril(), scores.dtype)
+    top = scores.amax(-1, keepdim=True)
+    if bool((top == float("-inf")).any()):
+        return None
+    p = (scores - top).exp()
+    out = J.matmul(p.to(query.dtype).float(), value.float()) / p.sum(-1, keepdim=True)
+    return out.to(query.dtype)
 
 
 def _in_query_layout(out, query, key, value):
