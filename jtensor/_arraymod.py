@@ -25,8 +25,12 @@ def ufunc_at(xp, name, target, key, values, native=True):
     """``xp.<name>.at(target, key, values)``: unbuffered in-place ``name`` at ``key``.
 
     Repeated positions are applied in the order they occur, as NumPy does, so a float
-    product accumulates in the same order (and to the same bits) on every backend.
+    product accumulates in the same order (and to the same bits) with NumPy and with the
+    fallback below; CuPy's native ``add.at`` is atomic and sums floats in no fixed order
+    (as PyTorch's CUDA kernels do). ``maximum``/``minimum`` are exact everywhere (below).
     """
+    if xp is not np and name in _MINMAX and target.dtype not in _EXACT_MINMAX_AT:
+        return _minmax_at_by_keys(xp, name, target, key, values)
     if native:
         try:
             return getattr(xp, name).at(target, key, values)
@@ -49,6 +53,41 @@ def ufunc_at(xp, name, target, key, values, native=True):
         positions, values = positions[keep], values[keep]
     if not in_place:
         target[...] = work.reshape(target.shape)
+
+
+_MINMAX = ("maximum", "minimum")
+_EXACT_MINMAX_AT = tuple(np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64))
+
+
+def _minmax_at_by_keys(xp, name, target, key, values):
+    """``maximum.at``/``minimum.at`` where CuPy's are wrong or absent: its float atomics are
+    built on ``fmaxf``/``fminf`` (float64 results rounded to float32, NaNs dropped) and it
+    refuses float16 and integers narrower than 32 bits. Floats are reduced as integer keys
+    that sort as the floats do (NaN the extreme key, so it wins), narrow integers and bools
+    widened to int32, with the exact integer atomics; the result is one of the inputs."""
+    dtype = target.dtype
+    values = xp.asarray(values, dtype=dtype)
+    if dtype.kind != "f":
+        work = target.astype(np.int32)
+        ufunc_at(xp, name, work, key, values.astype(np.int32))
+        target[...] = work.astype(dtype)
+        return
+    wide = np.dtype(np.float32) if dtype.itemsize == 2 else dtype
+    itype = np.dtype(np.int32) if wide.itemsize == 4 else np.dtype(np.int64)
+    top, shift = int(np.iinfo(itype).max), 8 * itype.itemsize - 1
+    extreme = top if name == "maximum" else int(np.iinfo(itype).min)
+
+    def keys(a):
+        a = a.astype(wide, copy=False)
+        bits = a.view(itype)
+        k = bits ^ ((bits >> shift) & top)  # negatives: the magnitude bits flipped
+        k[xp.isnan(a)] = extreme
+        return k
+
+    work = keys(target)
+    ufunc_at(xp, name, work, key, keys(values))
+    work = work ^ ((work >> shift) & top)  # back to the float's bits (extreme: a NaN)
+    target[...] = work.view(wide).astype(dtype, copy=False)
 
 
 def accumulate(xp, name, array, axis, native=True):

@@ -462,42 +462,6 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return result
 
 
-def _minmax_at(xp, name, target, key, values):
-    """``ufunc_at`` for ``maximum``/``minimum``: exact, NaN-propagating and deterministic on
-    CuPy too. CuPy's ``maximum.at``/``minimum.at`` are atomics built on ``fmaxf``/``fminf``:
-    its float64 ones round each result to float32, and all of them drop NaNs; they refuse
-    float16 and integers narrower than 32 bits. There, floats are reduced as integer keys
-    that sort as the floats do (NaN the extreme key, so it wins), narrow integers and bools
-    widened to int32, with the exact integer atomics; the result is one of the inputs."""
-    if xp is np or name not in ("maximum", "minimum"):
-        return ufunc_at(xp, name, target, key, values)
-    dtype = target.dtype
-    values = xp.asarray(values, dtype=dtype)
-    if dtype.kind == "f" and dtype.itemsize in (2, 4, 8):
-        wide = np.dtype(np.float32) if dtype.itemsize == 2 else dtype
-        itype = np.dtype(np.int32) if wide.itemsize == 4 else np.dtype(np.int64)
-        top, shift = int(np.iinfo(itype).max), 8 * itype.itemsize - 1
-        extreme = top if name == "maximum" else int(np.iinfo(itype).min)
-
-        def keys(a):
-            a = a.astype(wide, copy=False)
-            bits = a.view(itype)
-            k = bits ^ ((bits >> shift) & top)  # negatives: the magnitude bits flipped
-            k[xp.isnan(a)] = extreme
-            return k
-
-        work = keys(target)
-        ufunc_at(xp, name, work, key, keys(values))
-        work = work ^ ((work >> shift) & top)  # back to the float's bits (extreme: a NaN)
-        target[...] = work.view(wide).astype(dtype, copy=False)
-    elif dtype.kind in "biu" and dtype.itemsize < 4:
-        work = target.astype(np.int32)
-        ufunc_at(xp, name, work, key, values.astype(np.int32))
-        target[...] = work.astype(dtype)
-    else:
-        ufunc_at(xp, name, target, key, values)
-
-
 _SCATTER_REDUCE = {"add": "add", "multiply": "multiply", "sum": "add", "prod": "multiply",
                    "amax": "maximum", "amin": "minimum", "mean": "mean"}
 
@@ -590,7 +554,7 @@ def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):
             else:
                 identity = ufunc == "minimum"
         arr[touched] = identity
-    _minmax_at(xp, ufunc, arr, key, values)
+    ufunc_at(xp, ufunc, arr, key, values)
 
 
 def _scatter_common(op, self, dim, index, src, value, reduce, inplace, name, out=None):
@@ -970,9 +934,9 @@ def _index_reduce_values(self, d, idx, source, reduce, include_self, expected):
         if reduce == "prod":
             ufunc_at(xp, "multiply", moved, idx, src)
         elif reduce == "amax":
-            _minmax_at(xp, "maximum", moved, idx, src)
+            ufunc_at(xp, "maximum", moved, idx, src)
         elif reduce == "amin":
-            _minmax_at(xp, "minimum", moved, idx, src)
+            ufunc_at(xp, "minimum", moved, idx, src)
         else:
             ufunc_at(xp, "add", moved, idx, src)
             counts = xp.full(moved.shape[0], 1 if include_self else 0, dtype=np.int64)

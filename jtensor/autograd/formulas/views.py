@@ -7,7 +7,6 @@ writes it into a zero tensor through the same view (``z.select(d, i).copy_(g)``)
 itself differentiable, so ``create_graph=True`` works with this family's formulas alone.
 """
 
-
 from ... import _dispatch
 from ..._api import ops as J
 from ._core import derivative, nondifferentiable
@@ -222,6 +221,7 @@ def _pieces_backward(ctx, grads, cut):
 
 
 def _placed_sum(z, pieces, grads):
+    """The pieces' gradients, each placed into zeros of ``z``'s shape (``cat``), summed."""
     full, strides, base = tuple(z.shape), tuple(z.stride()), z.storage_offset()
     total = None
     for piece, g in zip(pieces, grads, strict=False):

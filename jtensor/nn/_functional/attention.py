@@ -146,16 +146,7 @@ def scaled_dot_product_attention(
             return _in_query_layout(out, query, key, value)
     q = query * (-root if factor < 0 else root)
     attn = J.matmul(q, key.transpose(-2, -1) * root)
-    bias = None
-    if attn_mask is not None:
-        if attn_mask.dtype == bool_:
-            bias = _bool_to_bias(attn_mask, attn.dtype)
-        else:
-            bias = attn_mask.to(attn.dtype)
-    if is_causal:
-        causal = _bool_to_bias(J.ones((L, S), dtype=bool_, device=query.device).tril(),
-                               attn.dtype)
-        bias = causal if bias is None else bias + causal   # both apply (the fused path)
+    bias = _score_bias(attn_mask, is_causal, L, S, attn.dtype, query.device)
     if bias is not None:
         attn = attn + bias
         # PyTorch's _safe_softmax: a row masked everywhere gives zeros (and no gradient).
@@ -174,6 +165,19 @@ def scaled_dot_product_attention(
     return _in_query_layout(J.matmul(attn, value), query, key, value)
 
 
+def _score_bias(attn_mask, is_causal, L, S, dtype, device):
+    """What is added to the scores: the mask (a bool one as 0/-inf) and the causal mask
+    (both apply together on the fused path), or None."""
+    bias = None
+    if attn_mask is not None:
+        bias = _bool_to_bias(attn_mask, dtype) if attn_mask.dtype == bool_ else \
+            attn_mask.to(dtype)
+    if is_causal:
+        causal = _bool_to_bias(J.ones((L, S), dtype=bool_, device=device).tril(), dtype)
+        bias = causal if bias is None else bias + causal
+    return bias
+
+
 _REDUCED = (bfloat16, float16)
 _KV_BLOCK = 512  # the fused CPU kernel's key/value block for long sequences
 
@@ -186,14 +190,9 @@ def _fused_reduced(query, key, value, attn_mask, is_causal, factor, L, S):
     scores, the softmax and the product each to bfloat16. None when a row is masked
     everywhere (that path's safe softmax handles it)."""
     scores = J.matmul(query.float(), key.float().transpose(-2, -1)) * factor
-    if attn_mask is not None:
-        if attn_mask.dtype == bool_:
-            scores = scores + _bool_to_bias(attn_mask, scores.dtype)
-        else:
-            scores = scores + attn_mask.float()
-    if is_causal:
-        scores = scores + _bool_to_bias(
-            J.ones((L, S), dtype=bool_, device=query.device).tril(), scores.dtype)
+    bias = _score_bias(attn_mask, is_causal, L, S, scores.dtype, query.device)
+    if bias is not None:
+        scores = scores + bias
     top = scores.amax(-1, keepdim=True)
     if bool((top == float("-inf")).any()):
         return None
