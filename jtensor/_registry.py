@@ -215,8 +215,11 @@ def register_layout(name, cls, *, error, refuse_kinds=(), refuse_methods=()):
     for attr in sorted(layout.refuse_methods):
         if hasattr(Tensor, attr):
             _install_refusal(layout, attr)
-    for op_name in list(_PUBLISHED):
-        _refresh(op_name)
+    for op_name, pubs in list(_PUBLISHED.items()):
+        # Only the ops the new layout changes (a kernel or a refusal): rebuilding every
+        # entry would cost each later layout (a CausalBias) tens of milliseconds.
+        if any(_kernel_of(pub, layout) is not None for pub in pubs):
+            _refresh(op_name)
     return layout
 
 
