@@ -317,6 +317,12 @@ def _fast(op, compute, inputs, rule):
     result = _FAST_RESULT.get((rule, dtype))
     if result is None:
         return None
+    if len(inputs) == 2:
+        other = inputs[1]
+        if isinstance(other, Tensor) and (
+                other._shape != first._shape or other._stride != first._stride):
+            # Broadcasting, or operands laid out differently: the pair's layout decides.
+            return _fast_pair(compute, first, other, dtype, result)
     contiguous = first._contiguous
     if contiguous is None:
         contiguous = first.is_contiguous()
@@ -419,6 +425,59 @@ def _compute_into(xp, into, arrays, out):
             getattr(xp, into)(*arrays, out=out)
         else:
             into(xp, *arrays, out=out)
+
+
+# The (shape, stride) of each operand (None for a Python number) -> their broadcast shape
+# when TensorIterator gives the result contiguous strides, else False. Errors are never kept;
+# cleared past 4096 entries.
+_RESULT_LAYOUT = {}
+
+
+def contiguous_result_shape(*operands):
+    """The broadcast shape of ``operands`` (tensors, or None for a number) when their
+    element-wise result is contiguous, as the general path's ``_output_strides`` lays it
+    out, else None (a permuted layout, or shapes that do not broadcast: the general path
+    raises PyTorch's error)."""
+    key = tuple(None if t is None else (t._shape, t._stride) for t in operands)
+    shape = _RESULT_LAYOUT.get(key)
+    if shape is None:
+        layouts = [((), ()) if k is None else k for k in key]
+        try:
+            shape = tuple(broadcast_shapes(*(k[0] for k in layouts)))
+        except TensorRuntimeError:
+            return None
+        if elementwise_output_strides(shape, layouts) != contiguous_strides(shape):
+            shape = False
+        if len(_RESULT_LAYOUT) >= 4096:
+            _RESULT_LAYOUT.clear()
+        _RESULT_LAYOUT[key] = shape
+    return shape or None
+
+
+def _fast_pair(compute, first, other, dtype, result):
+    """``_fast`` for two tensors of one dtype on one CPU-like device whose shapes or strides
+    differ (``x - row``, ``x * col``, ``x * scale_0d``, an expanded operand): one array call,
+    when the pair's result is contiguous; None otherwise (the general path decides)."""
+    if other._dtype is not dtype:
+        return None
+    storage = first._storage
+    if storage._backend.deferred or (other._storage.device is not storage.device
+                                     and other._storage.device != storage.device):
+        return None
+    shape = contiguous_result_shape(first, other)
+    if shape is None:
+        return None
+    xp = storage._backend.xp
+    computed = run_compute(xp, compute, (first._array(), other._array()))
+    if computed.dtype != result.numpy:
+        computed = computed.astype(result.numpy)
+    if computed.shape != shape:
+        computed = xp.broadcast_to(computed, shape)
+    if not computed.flags.c_contiguous:
+        computed = xp.ascontiguousarray(computed)
+    elif not shape and isinstance(computed, np.generic):
+        computed = np.asarray(computed)
+    return fresh_tensor(Tensor, computed, shape, result, storage.device, storage._backend)
 
 
 def _row_ordered(t):

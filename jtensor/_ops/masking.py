@@ -11,12 +11,13 @@ import numpy as np
 from .. import _dtypes
 from .._device import data_dependent_sync
 from .._dispatch import check_inplace, check_no_internal_overlap
-from .._elementwise import elementwise, result_dtype
+from .._elementwise import contiguous_result_shape, elementwise, result_dtype
 from .._errors import TensorRuntimeError, TensorTypeError, stacklevel
 from .._layout import broadcast_shapes
 from .._registry import register
 from .._size import Size
-from .._tensor import Tensor, new_empty_tensor
+from .._device import CPU_BACKEND
+from .._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, new_empty_tensor
 from ._selection_common import (_check_tensor, _check_writable, _fill_value, _wrap, _write_out,
                                 _xp)
 
@@ -62,9 +63,50 @@ def _c_type_name(dtype):
             "float16": "c10::Half", "bfloat16": "c10::BFloat16"}.get(dtype.name, dtype.name)
 
 
+# The largest finite float32: a Python number beyond it overflows a float32 fill.
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _masked_fill_fast(input, mask, value):
+    """``masked_fill`` of a plain CPU float32/float64 tensor with a bool mask of its shape, or
+    one broadcasting to it, and a Python number that fits (an attention mask's ``-inf``):
+    the general path's values (the input, then the fill where the mask is True) in one array
+    call, without its checks, which cannot fail here. None when it does not apply."""
+    if input.__class__ not in DENSE_CLASSES or mask.__class__ not in DENSE_CLASSES \
+            or mask._dtype is not _dtypes.bool_ or input._dtype not in ARRAY_FLOATS \
+            or input._storage._backend is not CPU_BACKEND \
+            or mask._storage._backend is not CPU_BACKEND:
+        return None
+    if value.__class__ is float:
+        if input._dtype is _dtypes.float32 and abs(value) > _FLOAT32_MAX \
+                and abs(value) != _INF:
+            return None   # the general path raises the overflow error
+    elif value.__class__ is not int or not -2**63 <= value < 2**63:
+        return None   # (a bool, a tensor, a number PyTorch refuses: the general path)
+    if mask._shape == input._shape:
+        shape = input._shape
+    elif len(mask._shape) <= len(input._shape) and all(
+            m == 1 or m == i for m, i in zip(mask._shape[::-1], input._shape, strict=False)):
+        shape = input._shape
+    else:
+        return None
+    dtype = input._dtype.numpy
+    out = np.where(mask._array(), np.asarray(value, dtype), input._array())
+    if out.shape != shape or not out.flags.c_contiguous or out.dtype != dtype:
+        return None
+    return Tensor._from_array(out, input._dtype, input._storage.device)
+
+
+_INF = float("inf")
+
+
 @register("copy")
 def masked_fill(input, mask, value):
     """A copy of ``input`` (broadcast with ``mask``) with ``value`` where ``mask`` is True."""
+    if isinstance(mask, Tensor) and isinstance(input, Tensor):
+        fast = _masked_fill_fast(input, mask, value)
+        if fast is not None:
+            return fast
     _check_tensor(mask, "masked_fill", "mask")
     shape = broadcast_shapes(input._shape, mask._shape)
     xp = _xp(input)
@@ -207,6 +249,10 @@ def where(condition, input=None, other=None, *, out=None):
         raise TensorRuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{condition._dtype._torch_name}")
+    if out is None:
+        fast = _where_fast(condition, input, other)
+        if fast is not None:
+            return fast
     promoted = result_dtype([input, other])
     np_result = promoted.numpy
 
@@ -215,6 +261,39 @@ def where(condition, input=None, other=None, *, out=None):
 
     return elementwise(where.op, compute, (condition, input, other), out=out,
                        result_dtype_override=promoted, rule="where")
+
+
+def _where_fast(condition, input, other):
+    """``where`` of a bool condition and two plain CPU float32/float64 operands of one dtype
+    (a tensor and a Python float or int beside it, ``where(mask, x, 0.0)``), whose result is
+    contiguous: NumPy's ``where``, the general path's values. None when it does not apply."""
+    first = input if isinstance(input, Tensor) else other
+    if not isinstance(first, Tensor) or first._dtype not in ARRAY_FLOATS:
+        return None
+    dtype = first._dtype
+    operands = []
+    for x in (condition, input, other):
+        if isinstance(x, Tensor):
+            if x.__class__ not in DENSE_CLASSES or x._storage._backend is not CPU_BACKEND \
+                    or x._dtype is not (_dtypes.bool_ if x is condition else dtype):
+                return None
+            operands.append(x)
+        elif x.__class__ is float or (x.__class__ is int and -2**53 <= x <= 2**53):
+            operands.append(None)
+        else:
+            return None
+    shape = contiguous_result_shape(*operands)
+    if shape is None:
+        return None
+    np_dtype = dtype.numpy
+    arrays = [x._array() if t is not None else np.asarray(x, np_dtype)
+              for x, t in zip((condition, input, other), operands, strict=True)]
+    computed = np.where(*arrays)
+    if computed.shape != shape or computed.dtype != np_dtype:
+        return None
+    if not computed.flags.c_contiguous:
+        computed = np.ascontiguousarray(computed)
+    return Tensor._from_array(computed, dtype, first._storage.device)
 
 
 def _where_method(self, condition, other):

@@ -7,8 +7,12 @@ writes it into a zero tensor through the same view (``z.select(d, i).copy_(g)``)
 itself differentiable, so ``create_graph=True`` works with this family's formulas alone.
 """
 
-from ... import _dispatch
+import numpy as np
+
+from ... import _dispatch, _dtypes
 from ..._api import ops as J
+from ..._tensor import Tensor, plain_cpu_floats
+from . import _fast
 from ._core import derivative, nondifferentiable
 
 _FULL = slice(None)
@@ -290,10 +294,12 @@ class _Key:
     __slots__ = ("key", "saved")
 
     def __init__(self, key, advanced, on_node=False):
-        from ..._tensor import Tensor
+        self.saved = None
+        if key.__class__ is int or key.__class__ is slice:
+            self.key = key
+            return
         from ..graph import SavedTensor
 
-        self.saved = None
         items = key if isinstance(key, (tuple, list)) else (key,)
         if not any(isinstance(k, Tensor) for k in items):
             self.key = key
@@ -316,7 +322,6 @@ class _Key:
 
 def _rebuild(key, tensors):
     """``key`` with its tensors replaced, in order, by the items of ``tensors``."""
-    from ..._tensor import Tensor
 
     if isinstance(key, Tensor):
         return next(tensors)
@@ -326,8 +331,8 @@ def _rebuild(key, tensors):
 
 
 def _is_int(k):
-    from ... import _dtypes
-    from ..._tensor import Tensor
+    if k.__class__ is int:
+        return True
 
     if isinstance(k, Tensor):
         # PyTorch indexes with a 0-dim integer tensor as with an int (select).
@@ -339,6 +344,8 @@ def _is_int(k):
 def _key_kind(shape, key, setting):
     """(advanced?, the last view op PyTorch applies for a basic key: "Select", "Slice",
     "Unsqueeze" or None when every item is a no-op (``x[...]``, ``x[:, :]``))."""
+    if key.__class__ is int:   # ``x[i]`` (a bool is not of this class)
+        return False, "Select"
     if isinstance(key, list):
         return True, None
     items = key if isinstance(key, tuple) else (key,)
@@ -378,8 +385,6 @@ def _getitem_name(v):
     advanced, last = _key_kind(v["input"]._shape, key, False)
     v["key_box"] = _Key(key, advanced, on_node=True)
     if advanced:
-        from ... import _dtypes
-        from ..._tensor import Tensor
 
         # PyTorch's IndexBackward0 saves the indices (a list or a bool becomes a tensor):
         # a second backward without retain_graph finds them freed and raises.
@@ -396,6 +401,12 @@ def getitem_backward(ctx, g):
     key = ctx.key_box.unpack(ctx)
     advanced, _ = _key_kind(shape, key, False)
     if not advanced and not _dispatch.transforms.active:
+        if _fast.plain() and plain_cpu_floats(g):
+            # A plain pass (issue 18: a loop reading ``x[t]`` step by step): the same zeros
+            # and the same write, on the arrays (a basic key indexes NumPy as it does here).
+            z = np.zeros(shape, g._dtype.numpy)
+            z[key] = g._array()
+            return Tensor._from_array(z, g._dtype, g._storage.device)
         z = _zeros(g, shape)
         z[key] = g
         return z
@@ -413,8 +424,6 @@ def getitem_backward(ctx, g):
 def _basic_items_view(shape, key):
     """Whether the basic items of an advanced key (None, ints, bools, slices that are not
     no-ops) make PyTorch index a view rather than the tensor itself."""
-    from ... import _dtypes
-    from ..._tensor import Tensor
 
     masks = (_dtypes.bool_, _dtypes.uint8)
 
@@ -439,7 +448,6 @@ def _basic_items_view(shape, key):
 
 
 def _setitem_name(v):
-    from ..._tensor import Tensor
 
     key = v["key"]
     x = v["input"]
@@ -492,7 +500,6 @@ def copy_backward(ctx, g):
 
 
 def _fill_name(v):
-    from ..._tensor import Tensor
 
     return "FillBackward3" if isinstance(v["value"], Tensor) else "FillBackward2"
 
