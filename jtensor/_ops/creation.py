@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _dispatch, _dtypes
 from .. import _tensor as _tensor_module
-from .._device import CPU, backend_for, resolve_device
+from .._device import CPU, CPU_BACKEND, backend_for, resolve_device
 from .._dispatch import Post, emit
 from .._errors import (TensorRuntimeError, TensorTypeError, TensorValueError,
                        check_storage_size, stacklevel, user_stacklevel)
@@ -583,7 +583,43 @@ def _fill(out, value):
         out._array()[...] = value
 
 
+# Dtypes whose zeros and ones NumPy writes as PyTorch's bits (not bfloat16's stand-in).
+_PLAIN_FILLS = {d for d in _dtypes.ALL if d is not _dtypes.bfloat16}
+
+
+def _plain_factory(size, fill, dtype, requires_grad):
+    """``zeros``/``ones`` of ints (or one tuple or list of ints) on the default device when
+    it is the CPU, decided in a few checks (issue 18: a hidden state made at every step): a
+    fresh ``np.zeros``/``np.ones`` array, as the general path fills it. None otherwise (it
+    checks and words every error)."""
+    if not size or resolve_device(None) is not CPU:
+        return None   # (``zeros()``: the general path's TypeError)
+    if len(size) == 1 and (size[0].__class__ is tuple or size[0].__class__ is list
+                           or size[0].__class__ is Size):
+        size = size[0]
+    numel = 1
+    for s in size:
+        if s.__class__ is not int or s < 0:
+            return None
+        numel *= s
+    if numel > 1 << 24:
+        return None
+    d = _dtypes.get_default_dtype() if dtype is None else (
+        dtype if dtype.__class__ is _dtypes.dtype else None)
+    if d not in _PLAIN_FILLS:
+        return None
+    check_requires_grad(d, requires_grad)
+    array = (np.zeros if fill == 0 else np.ones)(size, d.numpy)
+    out = _tensor_module.fresh_tensor(Tensor, array, tuple(size), d, CPU, CPU_BACKEND)
+    return _finalize(out, requires_grad)
+
+
 def _factory(op, name, size, fill, dtype, device, requires_grad, out, memory_format=None):
+    if out is None and device is None and memory_format is None and (fill == 0 or fill == 1) \
+            and fill.__class__ is int and not _dispatch.fill_uninitialized:
+        fast = _plain_factory(size, fill, dtype, requires_grad)
+        if fast is not None:
+            return fast
     shape = _shape_args(size, name)
     if out is not None:
         _check_out(out, dtype, name)

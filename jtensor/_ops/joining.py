@@ -170,8 +170,41 @@ def _cat_compute(tensors, dim, name="cat"):
     return out
 
 
+# Whether ``cat`` of plain contiguous CPU tensors of one dtype is one ``np.concatenate`` (a
+# loop gathering a step's outputs, issue 18); the tests switch it off to compare.
+FAST_CAT = True
+
+
+def _cat_arrays(tensors, dim):
+    """``cat`` as one ``np.concatenate`` when ``tensors`` are plain CPU tensors of one dtype
+    and rank (at least 1, no empty 1-D tensor to skip) with standard contiguous strides and
+    shapes that agree off ``dim``: the general path's values in a new contiguous tensor.
+    None otherwise (it checks and words every error)."""
+    first = tensors[0]
+    dtype, shape = first._dtype, first._shape
+    ndim = len(shape)
+    if not ndim or dim.__class__ is not int or not -ndim <= dim < ndim:
+        return None
+    d = dim % ndim
+    arrays = []
+    for t in tensors:
+        tshape = t._shape
+        if t.__class__ not in DENSE_CLASSES or t._storage._backend is not CPU_BACKEND \
+                or t._dtype is not dtype or len(tshape) != ndim \
+                or t._stride != contiguous_strides(tshape) \
+                or (ndim == 1 and not tshape[0]) \
+                or tshape[:d] != shape[:d] or tshape[d + 1:] != shape[d + 1:]:
+            return None
+        arrays.append(t._array())
+    return Tensor._from_array(np.concatenate(arrays, axis=d), dtype, first._storage.device)
+
+
 def _cat_impl(op, tensors, dim, out, name):
     tensors = _tensor_list(tensors, name)
+    if out is None and FAST_CAT and tensors:
+        fast = _cat_arrays(tensors, dim)
+        if fast is not None:
+            return fast
     result = _cat_compute(tensors, dim, name)
     if out is not None:
         if out._dtype is not result._dtype:

@@ -8,6 +8,7 @@ import pytest
 
 import jtensor
 from jtensor import _elementwise
+from tests.harness.spies import fast_path_spy
 
 torch = pytest.importorskip("torch")
 
@@ -104,15 +105,7 @@ def test_pairs_give_torchs_layout_dtype_and_values(pair, call, dtype):
 
 
 def test_the_fast_path_takes_a_broadcast_pair_and_refuses_a_permuted_result(monkeypatch):
-    seen = []
-    original = _elementwise._fast_pair
-
-    def spy(*args):
-        out = original(*args)
-        seen.append(out is not None)
-        return out
-
-    monkeypatch.setattr(_elementwise, "_fast_pair", spy)
+    seen = fast_path_spy(monkeypatch, _elementwise, "_fast_pair")
     x = jtensor.ones(4, 5)
     x - jtensor.ones(5)
     x.t() + jtensor.ones(1, 4)  # a result laid out as the transposed operand

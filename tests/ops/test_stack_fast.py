@@ -7,6 +7,7 @@ import pytest
 
 import jtensor
 from jtensor._ops import joining
+from tests.harness.spies import fast_path_spy
 
 torch = pytest.importorskip("torch")
 
@@ -51,15 +52,7 @@ def _stack(lib, case):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_stack_fast_path_equals_general_and_torch(case, monkeypatch):
-    calls = []
-    real = joining._stack_arrays
-
-    def counting(*args):
-        result = real(*args)
-        calls.append(result is not None)
-        return result
-
-    monkeypatch.setattr(joining, "_stack_arrays", counting)
+    calls = fast_path_spy(monkeypatch, joining, "_stack_arrays")
     fast = _stack(jtensor, case)
     monkeypatch.setattr(joining, "FAST_STACK", False)
     general = _stack(jtensor, case)
@@ -91,3 +84,61 @@ def test_a_data_loader_batch_is_the_general_paths(monkeypatch):
     fast = batches()
     monkeypatch.setattr(joining, "FAST_STACK", False)
     assert batches() == fast
+
+
+# ``cat`` of plain contiguous CPU tensors of one dtype is one ``np.concatenate`` (a loop
+# gathering its steps' outputs): the same checks against the general path
+# (``joining.FAST_CAT`` off) and PyTorch. name -> (tensors, dim, taken by the fast path)
+CAT_CASES = {
+    "rows": (lambda L: [L.ones(2, 3), L.zeros(1, 3), L.full((4, 3), 2.0)], 0, True),
+    "columns": (lambda L: [L.arange(6.0).view(2, 3), L.ones(2, 1)], 1, True),
+    "negative-dim": (lambda L: [L.ones(2, 2, 3), L.zeros(2, 2, 1)], -1, True),
+    "1d": (lambda L: [L.arange(3), L.arange(5)], 0, True),
+    "one-tensor": (lambda L: [L.arange(4.0).view(2, 2)], 1, True),
+    "int32": (lambda L: [L.arange(4, dtype=L.int32), L.arange(2, dtype=L.int32)], 0, True),
+    "empty-rows": (lambda L: [L.ones(0, 3), L.ones(2, 3)], 0, True),
+    "rows-of-one-tensor": (lambda L: [L.arange(12.0).view(4, 3)[i] for i in (3, 0)], 0, True),
+    # declined: the general path alone
+    "legacy-empty-1d": (lambda L: [L.ones(2, 3), L.ones(0)], 0, False),
+    "mixed-dtypes": (lambda L: [L.ones(2), L.ones(2, dtype=L.float64)], 0, False),
+    "transposed": (lambda L: [L.ones(3, 2).t(), L.zeros(2, 3)], 0, False),
+    "size-mismatch": (lambda L: [L.ones(2, 3), L.ones(2, 4)], 0, False),
+    "rank-mismatch": (lambda L: [L.ones(2, 3), L.ones(3)], 0, False),
+    "dim-out-of-range": (lambda L: [L.ones(2, 3), L.ones(2, 3)], 2, False),
+    "zero-dim": (lambda L: [L.tensor(1.0), L.tensor(2.0)], 0, False),
+}
+
+
+def _cat(lib, case):
+    make, dim, _ = CAT_CASES[case]
+    try:
+        return lib.cat(make(lib), dim)
+    except (RuntimeError, IndexError, TypeError, ValueError) as e:
+        return type(e).__name__, str(e)
+
+
+@pytest.mark.parametrize("case", sorted(CAT_CASES))
+def test_cat_fast_path_equals_general_and_torch(case, monkeypatch):
+    calls = fast_path_spy(monkeypatch, joining, "_cat_arrays")
+    fast = _cat(jtensor, case)
+    monkeypatch.setattr(joining, "FAST_CAT", False)
+    general = _cat(jtensor, case)
+    theirs = _cat(torch, case)
+    assert calls == [CAT_CASES[case][2]]
+    if isinstance(theirs, tuple):
+        assert fast == general and fast[0] == theirs[0]
+        return
+    assert _describe(fast) == _describe(general) == _describe(theirs)
+    assert fast.numpy().tobytes() == general.numpy().tobytes()
+
+
+def test_cat_of_tensors_requiring_grad_records_as_before(monkeypatch):
+    def run(lib):
+        xs = [lib.tensor([[float(i), 2.0 * i]], requires_grad=True) for i in range(3)]
+        y = lib.cat(xs, 0)
+        (y * lib.arange(6.0).view(3, 2)).sum().backward()
+        return y.grad_fn.name(), [x.grad.tolist() for x in xs], _describe(y)
+
+    fast = run(jtensor)
+    monkeypatch.setattr(joining, "FAST_CAT", False)
+    assert fast == run(jtensor) == run(torch)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode, transforms
-from ..._elementwise import zero_where
+from ..._elementwise import contiguous_result_shape, zero_where
 from ..._tensor import Tensor, plain_cpu_floats
 
 
@@ -143,3 +143,117 @@ def sum_to(g, shape):
         with np.errstate(all="ignore"):
             r = a.sum(axis=tuple(axes), keepdims=True)
     return Tensor._from_array(r.reshape(shape), g._dtype, g._storage.device)
+
+
+# Whether the element-wise formulas below (tanh, sigmoid, sub, div, pow, mean, a full max or
+# min) compute on the arrays in a plain pass. Off: the public ops, which the tests compare
+# them with bit for bit (``tests/autograd/test_formula_arrays.py``).
+FORMULA_ARRAYS = True
+
+
+def arrays(*tensors, with_number=False):
+    """The arrays of ``tensors`` for a formula's arithmetic in a plain pass: plain CPU
+    float32/float64 tensors of the first one's dtype whose element-wise result (beside a
+    number, ``with_number``) is contiguous, as TensorIterator lays it out (a gradient
+    expanded from a sum beside a contiguous saved value, most often); else None (the
+    formula takes the public ops). The array calls must be those the public ops make:
+    NumPy's float32/float64 ufuncs, numbers cast to the dtype first (``number``)."""
+    if not FORMULA_ARRAYS or not plain() or not plain_cpu_floats(*tensors):
+        return None
+    dtype = tensors[0]._dtype
+    for t in tensors:
+        if t._dtype is not dtype:
+            return None
+    if len(tensors) > 1 or with_number or not (
+            tensors[0]._contiguous or tensors[0].is_contiguous()):
+        operands = tensors + (None,) if with_number else tensors
+        if contiguous_result_shape(*operands) is None:
+            return None
+    return [t._array() for t in tensors]
+
+
+def number(value, like):
+    """A Python float or int as the public ops pass it beside an array of ``like``'s dtype
+    (``_elementwise._scalar_array`` for float32/float64), or None for anything else."""
+    if value.__class__ is float or (value.__class__ is int and -2**53 <= value <= 2**53):
+        return np.asarray(value, dtype=like.dtype)
+    return None
+
+
+def wrap(array, like):
+    """``array`` (a fresh result, laid out row-major as the public op's) as a tensor of
+    ``like``'s dtype and device."""
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    return Tensor._from_array(array, like._dtype, like._storage.device)
+
+
+def one_minus_square_times(g, y):
+    """``g * (1 - y * y)`` (tanh's backward), as the public ops compute it."""
+    found = arrays(g, y)
+    if found is None:
+        return None
+    ga, ya = found
+    t = np.multiply(ya, ya)
+    np.subtract(np.asarray(1, dtype=t.dtype), t, out=t)
+    return wrap(np.multiply(ga, t, out=t), g)
+
+
+def one_minus_times(g, y):
+    """``g * (y * (1 - y))`` (sigmoid's backward), as the public ops compute it."""
+    found = arrays(g, y)
+    if found is None:
+        return None
+    ga, ya = found
+    t = np.subtract(np.asarray(1, dtype=ya.dtype), ya)
+    np.multiply(ya, t, out=t)
+    return wrap(np.multiply(ga, t, out=t), g)
+
+
+def scaled(g, factor):
+    """``g * factor`` for a Python number ``factor`` (``g * -1``: sub's other gradient)."""
+    found = arrays(g, with_number=True)
+    f = number(factor, found[0]) if found is not None else None
+    if f is None:
+        return None
+    return wrap(np.multiply(found[0], f), g)
+
+
+def divided(g, divisor):
+    """``g / divisor`` for a tensor of ``g``'s shape and dtype, or a Python number."""
+    if isinstance(divisor, Tensor):
+        if divisor._shape != g._shape:
+            return None
+        found = arrays(g, divisor)
+        if found is None:
+            return None
+        ga, b = found
+    else:
+        found = arrays(g, with_number=True)
+        b = number(divisor, found[0]) if found is not None else None
+        if b is None:
+            return None
+        ga = found[0]
+    try:
+        r = np.divide(ga, b)
+    except RuntimeWarning:   # warnings made errors: redone silenced, as run_compute does
+        with np.errstate(all="ignore"):
+            r = np.divide(ga, b)
+    return wrap(r, g)
+
+
+def evenly_distributed(g, x, value):
+    """``_evenly_distribute`` (a full max/min's backward): ``mask * (g / mask.sum())`` with
+    ``mask = (x == value) | (isnan(x) & isnan(value))``, as the public ops compute it."""
+    if g._shape or value._shape:
+        return None
+    found = arrays(g, x, value)
+    if found is None:
+        return None
+    ga, xa, va = found
+    mask = np.equal(xa, va)
+    np.logical_or(mask, np.logical_and(np.isnan(xa), np.isnan(va)), out=mask)
+    count = np.asarray(mask.sum(), dtype=ga.dtype)
+    with np.errstate(all="ignore"):
+        share = np.divide(ga, count)
+    return wrap(np.multiply(mask.astype(ga.dtype), share), g)

@@ -44,7 +44,8 @@ def sum_backward(ctx, g):
 @derivative("sigmoid", save=("result",))
 def sigmoid_backward(ctx, g):
     y = ctx.result
-    return g * conj(y * (1 - y))
+    fast = _fast.one_minus_times(g, y)
+    return fast if fast is not None else g * conj(y * (1 - y))
 
 
 @derivative("view", nondiff_outputs=lambda values: (0,) if view_reinterprets(values) else ())

@@ -16,6 +16,7 @@ import math
 
 from ..._api import ops as J
 from ..._tensor import Tensor
+from . import _fast
 from ._core import derivative, nondifferentiable
 
 
@@ -35,7 +36,8 @@ def _conj(x):
 def _neg(t):
     # ``t * -1`` (bitwise the same as ``-t``) keeps the formulas on mul, so that
     # create_graph=True needs no other family's formula.
-    return t * -1
+    fast = _fast.scaled(t, -1)
+    return fast if fast is not None else t * -1
 
 
 def _zeros(ctx, g, i):
@@ -83,7 +85,11 @@ def div_backward(ctx, g):
     if ctx.rounding_mode is not None:
         return _zeros(ctx, g, 0), _zeros(ctx, g, 1)
     b = ctx.other
-    ga = g / _conj(b) if need_a else None
+    ga = None
+    if need_a:
+        ga = _fast.divided(g, b) if not need_b else None
+        if ga is None:
+            ga = g / _conj(b)
     # ``a`` is read (and version-checked) only for ``b``'s gradient, as PyTorch saves it.
     gb = _neg(g) * _conj((ctx.input / b) / b) if need_b else None
     return ga, gb

@@ -9,6 +9,8 @@ Ops that PyTorch implements as a composite get the node name of the composite's 
 
 import math
 
+import numpy as np
+
 from ... import _dtypes, linalg
 from ..._api import ops as J
 from ..._tensor import Tensor
@@ -54,6 +56,9 @@ def _zeros(shape, like):
 def _evenly_distribute(g, x, value):
     """Full max/min/median: the gradient is shared evenly by every element equal to the
     result (NaN results go to the NaN elements)."""
+    fast = _fast.evenly_distributed(g, x, value)
+    if fast is not None:
+        return fast
     mask = (x == value).logical_or(x.isnan().logical_and(value.isnan()))
     return mask * (g / mask.sum())
 
@@ -152,7 +157,14 @@ def mean_backward(ctx, g):
     shape = ctx.input_meta(0)[0]
     dims = _reduced(ctx.dim, len(shape))
     g = _restore(g, dims, len(shape), ctx.keepdim)
-    return g.expand(shape) / _numel(shape, dims)
+    n = _numel(shape, dims)
+    found = _fast.arrays(g, with_number=True)
+    if found is not None and n < 2**53:
+        # The expanded gradient divided by the count (``expand`` then ``div``), as arrays.
+        with np.errstate(all="ignore"):
+            q = np.divide(found[0], np.asarray(n, dtype=found[0].dtype))
+        return _fast.wrap(np.ascontiguousarray(np.broadcast_to(q, shape)), g)
+    return g.expand(shape) / n
 
 
 @derivative("nanmean", save=("input",), name="DivBackward0")

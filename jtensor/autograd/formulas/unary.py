@@ -185,7 +185,8 @@ def cosh_backward(ctx, g):
 @derivative("tanh", save=("result",))
 def tanh_backward(ctx, g):
     y = ctx.result
-    return g * _c(1 - y * y)
+    fast = _fast.one_minus_square_times(g, y)
+    return fast if fast is not None else g * _c(1 - y * y)
 
 
 def asinh_backward(ctx, g):

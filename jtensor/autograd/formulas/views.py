@@ -11,7 +11,8 @@ import numpy as np
 
 from ... import _dispatch, _dtypes
 from ..._api import ops as J
-from ..._tensor import Tensor, plain_cpu_floats
+from ..._device import CPU_BACKEND
+from ..._tensor import DENSE_CLASSES, Tensor, plain_cpu_floats
 from . import _fast
 from ._core import derivative, nondifferentiable
 
@@ -401,7 +402,7 @@ def getitem_backward(ctx, g):
     key = ctx.key_box.unpack(ctx)
     advanced, _ = _key_kind(shape, key, False)
     if not advanced and not _dispatch.transforms.active:
-        if _fast.plain() and plain_cpu_floats(g):
+        if _fast.FORMULA_ARRAYS and _fast.plain() and plain_cpu_floats(g):
             # A plain pass (issue 18: a loop reading ``x[t]`` step by step): the same zeros
             # and the same write, on the arrays (a basic key indexes NumPy as it does here).
             z = np.zeros(shape, g._dtype.numpy)
@@ -413,12 +414,32 @@ def getitem_backward(ctx, g):
     # Advanced keys may repeat elements: add the gradients at the positions read. (Under a
     # function transform, a basic key too: vmap cannot write a batched gradient into one
     # unbatched tensor in place, and the out-of-place index_add is batched.)
+    if advanced and _fast.FORMULA_ARRAYS and _fast.plain() and plain_cpu_floats(g) \
+            and _one_index_or_mask(key, shape):
+        # ``x[idx]`` or ``x[mask]`` (what the forward's fast path takes) in a plain pass:
+        # the same sums in the same order (each position's gradients in index order, added
+        # to zero: -0.0 becomes 0.0 as in index_add), on the arrays.
+        z = np.zeros(shape, g._dtype.numpy)
+        np.add.at(z, key._array(), g._array())
+        return Tensor._from_array(z, g._dtype, g._storage.device)
     n = 1
     for s in shape:
         n *= s
     pos = J.arange(n, device=g.device).reshape(shape)[key]
     flat = J.zeros(n, dtype=g.dtype, device=g.device)
     return flat.index_add(0, pos.reshape(-1), g.reshape(-1)).reshape(shape)
+
+
+def _one_index_or_mask(key, shape):
+    """Whether ``key`` is one CPU int64/int32 index tensor, or a bool mask over the leading
+    dims of ``shape``: keys NumPy indexes exactly as PyTorch does."""
+    if key.__class__ not in DENSE_CLASSES or key._storage._backend is not CPU_BACKEND:
+        return False
+    kind = key._dtype
+    if kind is _dtypes.int64 or kind is _dtypes.int32:
+        return bool(shape)
+    return kind is _dtypes.bool_ and bool(key._shape) \
+        and tuple(key._shape) == tuple(shape[:len(key._shape)])
 
 
 def _basic_items_view(shape, key):

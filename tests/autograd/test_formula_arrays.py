@@ -1,0 +1,133 @@
+"""Formulas that compute on the arrays in a plain backward pass (issue 18: tanh, sigmoid,
+sub, div, mean, a full max/min, ``x[key]`` with a basic key, one index tensor or a mask)
+must give the public ops' gradients bit for bit (``_fast.FORMULA_ARRAYS`` off), signed zeros
+and NaNs included, and PyTorch's values; ``create_graph`` and other layouts keep the ops."""
+
+import numpy as np
+import pytest
+
+import jtensor
+from jtensor.autograd.formulas import _fast
+from tests.harness.spies import fast_path_spy
+
+torch = pytest.importorskip("torch")
+
+
+def _values(lib, shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    data = rng.standard_normal(shape) * 3
+    flat = data.reshape(-1)
+    if flat.size > 4:
+        flat[1] = -0.0  # signed zeros and ties reach every formula
+        flat[2] = flat[3]
+    return lib.tensor(data, dtype=getattr(lib, dtype))
+
+
+def _tied(lib, dtype, nan=False):
+    data = np.array([[1.0, 5.0, -2.0], [5.0, 0.5, -0.0]])
+    if nan:
+        data[1, 1] = np.nan
+    return lib.tensor(data, dtype=getattr(lib, dtype))
+
+
+# name -> (make the input, the call, how the gradient arrives)
+CASES = {
+    "tanh": (lambda L, d: _values(L, (3, 4), d, 0), lambda L, x: x.tanh()),
+    "sigmoid": (lambda L, d: _values(L, (3, 4), d, 1), lambda L, x: x.sigmoid()),
+    "sub_other": (lambda L, d: _values(L, (3, 4), d, 2), lambda L, x: 1.5 - x),
+    "sub_tensor": (lambda L, d: _values(L, (3, 4), d, 3), lambda L, x: x.detach() - x),
+    "div_number": (lambda L, d: _values(L, (3, 4), d, 4), lambda L, x: x / 3),
+    "div_float": (lambda L, d: _values(L, (3, 4), d, 5), lambda L, x: x / 0.1),
+    "div_constant_tensor": (
+        lambda L, d: _values(L, (3, 4), d, 6),
+        lambda L, x: x / (x.detach().abs() + 0.5),
+    ),
+    "mean": (lambda L, d: _values(L, (3, 4), d, 7), lambda L, x: x.mean()),
+    "mean_dim": (lambda L, d: _values(L, (3, 4), d, 8), lambda L, x: x.mean(1)),
+    "mean_keepdim": (lambda L, d: _values(L, (2, 3, 4), d, 9), lambda L, x: x.mean((0, 2), True)),
+    "max_ties": (lambda L, d: _tied(L, d), lambda L, x: x.max()),
+    "min_ties": (lambda L, d: _tied(L, d), lambda L, x: x.min()),
+    "max_nan": (lambda L, d: _tied(L, d, nan=True), lambda L, x: x.max()),
+    "select": (lambda L, d: _values(L, (3, 4), d, 10), lambda L, x: x[1]),
+    "basic_key": (lambda L, d: _values(L, (3, 4, 2), d, 11), lambda L, x: x[0, 1:3, None]),
+    "ellipsis": (lambda L, d: _values(L, (3, 4), d, 12), lambda L, x: x[..., -1]),
+    "index": (
+        lambda L, d: _values(L, (5, 3), d, 13),
+        lambda L, x: x[L.tensor([4, 0, -1, 2, 4, 4])],
+    ),
+    "index_int32": (
+        lambda L, d: _values(L, (5,), d, 14),
+        lambda L, x: x[L.tensor([1, 1, 3], dtype=L.int32)],
+    ),
+    "mask": (lambda L, d: _values(L, (3, 4), d, 15), lambda L, x: x[x.detach() > 0]),
+    "row_mask": (
+        lambda L, d: _values(L, (3, 4), d, 16),
+        lambda L, x: x[L.tensor([True, False, True])],
+    ),
+}
+
+SEEDS = {"sum": None, "weighted": 17, "negative_zero": "negzero"}
+
+
+def _grad(lib, case, dtype, how):
+    make, call = CASES[case]
+    x = make(lib, dtype).requires_grad_()
+    out = call(lib, x)
+    if how == "sum":
+        out.sum().backward()
+    elif how == "negative_zero":
+        out.backward(lib.full_like(out, -0.0))
+    else:
+        weights = _values(lib, tuple(out.shape), dtype, 17)
+        out.backward(weights)
+    return x.grad
+
+
+def _bits(t):
+    a = t.detach().numpy()
+    return a.view(np.int64 if a.dtype == np.float64 else np.int32)
+
+
+@pytest.mark.parametrize("how", list(SEEDS))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_array_formulas_equal_the_public_ops_bit_for_bit(case, dtype, how, monkeypatch):
+    fast = _grad(jtensor, case, dtype, how)
+    monkeypatch.setattr(_fast, "FORMULA_ARRAYS", False)
+    ops = _grad(jtensor, case, dtype, how)
+    assert fast.stride() == ops.stride()
+    np.testing.assert_array_equal(_bits(fast), _bits(ops))
+
+
+@pytest.mark.parametrize("how", ["sum", "weighted"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_array_formulas_match_torch(case, how):
+    mine, theirs = _grad(jtensor, case, "float64", how), _grad(torch, case, "float64", how)
+    assert tuple(mine.shape) == tuple(theirs.shape)
+    assert mine.stride() == theirs.stride()
+    np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("case", ["tanh", "sigmoid", "div_number", "mean", "max_ties", "index"])
+def test_create_graph_still_differentiates_the_formula(case):
+    grads = []
+    for lib in (jtensor, torch):
+        make, call = CASES[case]
+        x = make(lib, "float64").requires_grad_()
+        (g,) = lib.autograd.grad(call(lib, x).sum(), x, create_graph=True)
+        if g.requires_grad:
+            (g * g).sum().backward()
+        grads.append(None if x.grad is None else x.grad.numpy())
+    if grads[1] is None:
+        assert grads[0] is None or not grads[0].any()
+    else:
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+def test_a_transposed_gradient_takes_the_public_ops(monkeypatch):
+    # g * (1 - y*y) with ``g`` transposed: TensorIterator lays the result out as ``g``.
+    taken = fast_path_spy(monkeypatch, _fast, "one_minus_square_times")
+    x = jtensor.ones(3, 3, requires_grad=True)
+    x.tanh().backward(jtensor.ones(3, 3).t())
+    x.tanh().backward(jtensor.ones(3, 3))
+    assert taken == [False, True]
