@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dispatch, _dtypes
 from .._device import device as _device_type
-from .._device import is_pinned, to_device
+from .._device import CPU, CPU_BACKEND, is_pinned, to_device
 from .._dispatch import (Post, check_inplace, check_no_internal_overlap, notify,
                          returned_input)
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
@@ -33,6 +33,7 @@ from .._out import grow_storage
 from .._registry import register
 from .._storage import Storage
 from .._tensor import (
+    DENSE_CLASSES,
     Tensor,
     channels_last,
     channels_last_3d,
@@ -278,6 +279,13 @@ def contiguous(input, memory_format=contiguous_format):
     >>> x.contiguous(memory_format=torch.channels_last).stride()
     (60, 1, 15, 3)
     """
+    if memory_format is contiguous_format and input.__class__ in DENSE_CLASSES \
+            and input._storage._backend is CPU_BACKEND:
+        # The common call (``y.transpose(1, 2).contiguous()`` in attention, issue 18):
+        # the input itself, or one row-major NumPy copy of its values.
+        if input._contiguous or (input._contiguous is None and input.is_contiguous()):
+            return input
+        return Tensor._from_array(input._array().copy(order="C"), input._dtype, CPU)
     _check_memory_format(memory_format, "contiguous")
     if memory_format is preserve_format:
         if input.is_contiguous():

@@ -56,18 +56,21 @@ def _reshape_name(input, shape):
 
 
 def _reshape_call_name(v):
+    x = v["input"]
+    if x._contiguous or (x._contiguous is None and x.is_contiguous()):
+        return "ViewBackward0"   # (the shape is not needed to tell)
     from ..._ops.views import sizes_from_args
 
-    return _reshape_name(v["input"], sizes_from_args((v["shape"],)))
+    return _reshape_name(x, sizes_from_args((v["shape"],)))
 
 
 def _flatten_call_name(v):
-    from ..._errors import wrap_dim
-
     x = v["input"]
     shape = x._shape
-    if not shape:
+    if not shape or x._contiguous or (x._contiguous is None and x.is_contiguous()):
         return "ViewBackward0"
+    from ..._errors import wrap_dim
+
     start = wrap_dim(v.get("start_dim", 0), len(shape))
     end = wrap_dim(v.get("end_dim", -1), len(shape))
     merged = 1
