@@ -292,10 +292,16 @@ def _values_to_array(values, shape, dtype):
     ints = []
     for v in values:
         if isinstance(v, float):
-            if not math.isfinite(v):
+            # PyTorch's check for a float stored into an integer type, in doubles: refused
+            # below the type's lowest or above its max (uint8 refuses -0.5, int8 takes it
+            # and refuses 127.9), then truncated. float(2**63 - 1) is 2**63 itself, which
+            # passes and lands, as the C++ cast gives it, on int64's lowest.
+            if not math.isfinite(v) or v < float(info.min) or v > float(info.max):
                 raise TensorRuntimeError(
                     f"value cannot be converted to type {dtype.name} without overflow ({v})")
             v = int(v)
+            if v == 2 ** 63:
+                v = -2 ** 63
         v = int(v)
         if not -2 ** 63 <= v < 2 ** 63:
             raise TensorValueError(f"Overflow when unpacking long long ({v})")
@@ -305,6 +311,53 @@ def _values_to_array(values, shape, dtype):
                 f"value cannot be converted to type {dtype.name} without overflow ({v})")
         ints.append(v)
     return np.array(ints, dtype=np.int64).astype(np_dtype).reshape(shape)
+
+
+def _plain_numbers(data, dtype):
+    """``array_from_data`` for a Python float or int, or a list or tuple of them (or a list
+    of equally long lists of them), with no dtype or a float dtype (or int64 for ints): the
+    commonest data (``torch.tensor([1.0, 2.0])``, issue 18), converted as the general path
+    converts it, in one NumPy call. None for anything else (bools, NumPy or tensor leaves,
+    ragged or deeper nesting, an int beyond 2**53 beside floats): the general path."""
+    cls = data.__class__
+    if cls is float or cls is int:
+        rows, kinds = None, {cls}
+    elif cls is list or cls is tuple:
+        if not data:
+            return None
+        first = data[0]
+        if first.__class__ is list:
+            n = len(first)
+            if not n or not all(r.__class__ is list and len(r) == n for r in data):
+                return None
+            kinds = {v.__class__ for r in data for v in r}
+            rows = data
+        else:
+            kinds = {v.__class__ for v in data}
+            rows = None
+    else:
+        return None
+    if not kinds <= {float, int}:
+        return None
+    inferred = _dtypes.get_default_dtype() if float in kinds else _dtypes.int64
+    if dtype is not None:
+        dtype = _dtypes.to_dtype(dtype)
+        if dtype.category != _dtypes.FLOATING and dtype is not inferred:
+            return None
+    else:
+        dtype = inferred
+    if dtype.category == _dtypes.FLOATING:
+        if int in kinds and any(v.__class__ is int and not -2**53 <= v <= 2**53
+                                for v in (data if rows is None and cls is not int else
+                                          [v for r in rows for v in r] if rows else [data])):
+            return None
+        floats = np.array(data, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            return floats.astype(dtype.numpy), dtype
+    try:
+        return np.array(data, dtype=np.int64), dtype
+    except OverflowError:
+        return None
 
 
 def array_from_data(data, dtype=None):
@@ -321,6 +374,9 @@ def array_from_data(data, dtype=None):
             return np.array(data, dtype=dtype.numpy, copy=True), dtype
     if isinstance(data, (str, bytes)):
         raise TensorTypeError(f"new(): invalid data type '{type(data).__name__}'")
+    fast = _plain_numbers(data, dtype)
+    if fast is not None:
+        return fast
     inferred = _infer_dtype(data)
     dtype = inferred if dtype is None else _dtypes.to_dtype(dtype)
     global _warned_slow_list
