@@ -438,11 +438,12 @@ def _fast_getitem(input, key):
             return None   # (uint8 masks warn: the general path)
         values = source[key._array()]
     elif kind is _dtypes.int64 or kind is _dtypes.int32:
-        index = key._array()
-        rows = input._shape[0]
-        if index.size and (int(index.min()) < -rows or int(index.max()) >= rows):
+        try:
+            # (NumPy's bounds are PyTorch's: -rows <= i < rows; an index out of range
+            # raises here, and the general path words PyTorch's error)
+            values = np.take(source, key._array(), axis=0)
+        except IndexError:
             return None
-        values = np.take(source, index, axis=0)
     else:
         return None
     return Tensor._from_array(np.ascontiguousarray(values), input._dtype, input.device)

@@ -288,6 +288,10 @@ def unbind_backward(ctx, *grads):
 
 # ----------------------------------------------------------------------------- indexing
 
+# The classes of a basic key's items that hold no tensor (bool is not ``int``'s class).
+_BASIC_ITEMS = frozenset({int, slice, type(None), type(Ellipsis)})
+
+
 class _Key:
     """The key of ``x[key]``, kept whole (a tuple key may mix tensors and slices), as PyTorch
     keeps it: a basic key's 0-dim integer tensors as the ints they held (``SelectBackward0``
@@ -299,8 +303,13 @@ class _Key:
 
     def __init__(self, key, advanced, on_node=False):
         self.saved = None
-        if key.__class__ is int or key.__class__ is slice:
-            self.key = key
+        if key.__class__ in _BASIC_ITEMS or (
+                key.__class__ is tuple and all(k.__class__ in _BASIC_ITEMS for k in key)):
+            self.key = key   # ints, slices, None, Ellipsis: nothing to save or rebuild
+            return
+        if key.__class__ in DENSE_CLASSES and advanced and on_node:
+            self.key = key   # ``x[idx]``: the node saves the index (``key_tensors``)
+            self.saved = "node"
             return
         from ..graph import SavedTensor
 
