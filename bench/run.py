@@ -313,6 +313,10 @@ def main():
         "--corpus", metavar="FOLDER",
         help="also run the real-program corpus in FOLDER (bench/corpus.py: every program under "
              "PyTorch and under jtensor; its table and median wall-time ratio, target <= 1.5x)")
+    parser.add_argument(
+        "--small-ops", action="store_true",
+        help="also time the small recorded ops of hand-written loops, forward and with "
+             "backward (bench/small_ops_bench.py: each beside PyTorch, worst ratio first)")
     args = parser.parse_args()
     min_time = 0.05 if args.quick else 0.2
 
@@ -351,6 +355,12 @@ def main():
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)
+    if args.small_ops:
+        import small_ops_bench
+
+        for extra in ([], ["--backward"]):
+            print()
+            small_ops_bench.main(extra + (["--number", "300"] if args.quick else []))
     if args.corpus:
         import corpus
 

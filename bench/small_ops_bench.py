@@ -94,12 +94,12 @@ def best(fn, number):
     return min(timeit.repeat(fn, number=number, repeat=5, timer=time.process_time)) / number
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backward", action="store_true")
     parser.add_argument("--only")
     parser.add_argument("--number", type=int, default=1000)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     libs = {"jtensor": calls(jtensor)}
     if torch is not None:
         libs["torch"] = calls(torch)

@@ -105,6 +105,9 @@ def nn_op(name=None, *, inplace=False, differentiable=True, function=False):
                     counter.value -= 1  # ``finish`` bumps it again: one write, one bump
                 else:
                     target = None
+            if target is None and _dispatch.autograd_hook is None \
+                    and _dispatch.trace_hook is None:
+                return result   # (what ``finish`` would do: nothing written, nobody listening)
             return _dispatch.finish(op, _tensors(args, kwargs), result, target)
 
         functools.update_wrapper(impl, body)
