@@ -243,8 +243,9 @@ def _nested_shape(data):
     return shape
 
 
-def _flatten(data, shape, dim, out):
-    """Collect the leaves of ``data`` (checked against ``shape``) into ``out``."""
+def _flatten(data, shape, dim, out, numpy_kinds=None):
+    """Collect the leaves of ``data`` (checked against ``shape``) into ``out``; the classes
+    of NumPy scalar leaves go into the set ``numpy_kinds``."""
     if dim == len(shape):
         if _is_sequence(data):
             raise TensorTypeError(
@@ -258,6 +259,8 @@ def _flatten(data, shape, dim, out):
                     "only integer tensors of a single element can be converted to an index")
             data = data.item()
         elif isinstance(data, np.generic):
+            if numpy_kinds is not None:
+                numpy_kinds.add(data.__class__)
             data = data.item()
         out.append(data)
         return
@@ -272,7 +275,7 @@ def _flatten(data, shape, dim, out):
         out.extend(data.reshape(-1).tolist())
         return
     for item in _items(data):
-        _flatten(item, shape, dim + 1, out)
+        _flatten(item, shape, dim + 1, out, numpy_kinds)
 
 
 def _values_to_array(values, shape, dtype):
@@ -390,8 +393,24 @@ def array_from_data(data, dtype=None):
             "to a tensor.", UserWarning, stacklevel=user_stacklevel())
     shape = _nested_shape(data)
     values = []
-    _flatten(data, shape, 0, values)
+    kinds = set()
+    _flatten(data, shape, 0, values, kinds)
+    if kinds and dtype.category <= _dtypes.INTEGRAL:
+        _check_numpy_leaves(kinds, dtype)
     return _values_to_array(values, shape, dtype), dtype
+
+
+def _check_numpy_leaves(kinds, dtype):
+    """PyTorch stores a NumPy scalar into an integer or bool tensor through ``__index__``:
+    a NumPy float other than float64 (a Python float subclass), or a NumPy bool into an
+    integer type, has none: TypeError, as PyTorch's."""
+    for kind in kinds:
+        if issubclass(kind, float) or issubclass(kind, np.integer):
+            continue
+        if kind is np.bool_ and dtype is _dtypes.bool_:
+            continue
+        raise TensorTypeError(
+            f"'numpy.{kind.__name__}' object cannot be interpreted as an integer")
 
 
 def _tensor_from_data(data, dtype, device, warn_name=None):

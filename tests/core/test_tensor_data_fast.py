@@ -32,6 +32,10 @@ DATA = {
     "empty": ([], False),
     "empty_rows": ([[]], False),
     "numpy_float64_leaf": ([np.float64(1.5), 2.0], False),
+    "numpy_float32_leaf": ([np.float32(1.5), 2.0], False),
+    "numpy_float16_leaf": ([np.float16(2.0), 1], False),
+    "numpy_bool_leaf": ([np.bool_(True), 1], False),
+    "numpy_int32_leaf": ([np.int32(3), 1], False),
     "float_bounds": ([-0.5, 127.0, 255.0, 2.0**63, -(2.0**63)], True),
     "deeper": ([[[1.0]]], False),
 }
