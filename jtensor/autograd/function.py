@@ -113,6 +113,9 @@ class BackwardCFunction(FunctionCtx, Node):
         out = []
         for pos, meta in zip(self._tensor_positions, self._input_meta, strict=True):
             g = result[pos]
+            if meta is None:   # an absent optional tensor's edge: no gradient goes there
+                out.append(None)
+                continue
             if g is not None and not isinstance(g, Tensor):
                 raise TypeError(f"{type(self).__name__}.backward returned "
                                 f"{type(g).__name__} for input {pos}: expected a Tensor or None")
@@ -164,6 +167,12 @@ class Function:
     """Subclass with ``forward(ctx, *args)`` and ``backward(ctx, *grads)`` static methods,
     and call ``MyFn.apply(*args)``. ``backward`` returns one gradient per ``forward``
     argument (None for arguments that are not tensors or need none)."""
+
+    # jtensor's Functions that stand for PyTorch's C++ nodes may list the argument positions
+    # that get an edge (``(0, 1, 2)``: input, weight and an optional bias, which has a
+    # ``(None, 0)`` edge when absent; ``(0,)``: embedding's weight, not its indices). None: an
+    # edge for every tensor argument, as for a user's Function.
+    _edge_positions = None
 
     # ``True``: under ``vmap`` the forward runs per sample with no warning (PyTorch runs it
     # on the batch; the results are the same).
@@ -244,6 +253,8 @@ class Function:
         node._num_outputs = 1
         if graph.anomaly.enabled:
             node._stack = "".join(traceback.format_stack()[:-2])
+        if cls._edge_positions is not None:
+            positions = [i for i in cls._edge_positions if i < len(args)]
         node._tensor_positions = positions
         node._num_args = len(args)
         node._needs = tuple(needs)
@@ -265,7 +276,7 @@ class Function:
         outs = (outputs,) if single else outputs
         node.next_functions = tuple(edges)
         node._input_meta = tuple((args[i]._shape, args[i]._dtype, args[i]._storage.device)
-                                 for i in positions)
+                                 if isinstance(args[i], Tensor) else None for i in positions)
         node._output_meta = tuple((o._shape, o._dtype, o._storage.device)
                                   if isinstance(o, Tensor) else ((), None, None) for o in outs)
         node._num_outputs = len(outs)

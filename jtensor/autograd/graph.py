@@ -654,8 +654,15 @@ class Formula:
     """
 
     def __init__(self, op, backward, inputs, save=(), name=None, multi_grad=False,
-                 nondiff_outputs=(), save_for=None, save_by_node=None):
+                 nondiff_outputs=(), save_for=None, save_by_node=None, no_edge_if_absent=()):
         self.op = op
+        # Inputs that get no edge at all when they are absent (None): parameters of another
+        # of PyTorch's overloads (``max(x)`` has one edge, not one per ``dim``/``other``), a
+        # frozenset or ``no_edge_if_absent(values)`` choosing per call (``clamp(x, max=1)``
+        # is the Scalar overload). Others keep a ``(None, 0)`` edge, as an absent
+        # ``Tensor?`` argument does in PyTorch.
+        self.no_edge_if_absent = no_edge_if_absent if callable(no_edge_if_absent) else \
+            frozenset(no_edge_if_absent)
         self.backward = backward
         self.inputs = tuple(inputs)
         self.save = frozenset(save)
@@ -954,9 +961,14 @@ def _input_edges(formula, values, pre_meta, early_edges, lists=True):
                 meta.append((v._shape, v._dtype, v._storage.device, v._stride, v._offset))
             needs.append(e[0] is not None)
         else:
-            if v.__class__ in _NUMBERS and name in formula.scalar_names:
+            if (v.__class__ in _NUMBERS and name in formula.scalar_names) or (
+                    v is None and formula.no_edge_if_absent
+                    and name in (formula.no_edge_if_absent(values)
+                                 if callable(formula.no_edge_if_absent)
+                                 else formula.no_edge_if_absent)):
                 # A number argument is PyTorch's Scalar overload (``b ** 2``, ``2 - b``,
-                # ``clamp(b, 0, 1)``): that node has no edge for it at all.
+                # ``clamp(b, 0, 1)``), an absent one may belong to another overload: that
+                # node has no edge for it at all.
                 if scalars is None:
                     scalars = []
                 scalars.append(len(edges))

@@ -51,7 +51,7 @@ def saved_if(ctx, name, needed, index):
 
 
 def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
-               nondiff_outputs=(), save_for=None, save_by_node=None):
+               nondiff_outputs=(), save_for=None, save_by_node=None, no_edge_if_absent=()):
     """Register ``backward(ctx, grad)`` for the op(s) ``names``.
 
     ``name``: the node's class name (default ``<Op>Backward0``), or ``name(values)`` (a dict
@@ -64,6 +64,8 @@ def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
     ``save_by_node``: node name -> the only names a node of that name saves, where one
     formula stands for several of PyTorch's nodes that save different values. Whatever the
     declared order, values are saved in PyTorch's (``graph.pytorch_save_order``).
+    ``no_edge_if_absent``: inputs that, when None, belong to another of PyTorch's overloads
+    and get no edge (a frozenset, or a function of the call's values).
     """
     if isinstance(names, str):
         names = (names,)
@@ -76,7 +78,7 @@ def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
             if op.backward is not None:
                 raise KeyError(f"op {op_name!r} has two derivative formulas")
             op.backward = Formula(op, fn, inputs, save, name, multi_grad, nondiff_outputs,
-                                  save_for, save_by_node)
+                                  save_for, save_by_node, no_edge_if_absent)
         return fn
 
     return decorate

@@ -235,13 +235,15 @@ def _extreme_saves(kind):
 
 # ``other`` is the binary overload's tensor given by name; positionally it arrives as ``dim``.
 @derivative("max", inputs=("input", "dim", "other"), save=("input", "dim", "other", "result"),
-            name=_extreme_name("max"), save_by_node=_extreme_saves("max"))
+            name=_extreme_name("max"), save_by_node=_extreme_saves("max"),
+            no_edge_if_absent=("dim", "other"))
 def max_backward(ctx, g):
     return _extreme_dispatch(ctx, g, True)
 
 
 @derivative("min", inputs=("input", "dim", "other"), save=("input", "dim", "other", "result"),
-            name=_extreme_name("min"), save_by_node=_extreme_saves("min"))
+            name=_extreme_name("min"), save_by_node=_extreme_saves("min"),
+            no_edge_if_absent=("dim", "other"))
 def min_backward(ctx, g):
     return _extreme_dispatch(ctx, g, False)
 

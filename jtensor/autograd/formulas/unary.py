@@ -338,9 +338,15 @@ def _is_tensor(v):
     return isinstance(v, Tensor)
 
 
+def _scalar_bounds(v):
+    """ClampBackward1 (no tensor bound): an absent bound gets no edge, as a number has
+    none; ClampBackward0 keeps a ``(None, 0)`` edge for it."""
+    return () if _is_tensor(v.get("min")) or _is_tensor(v.get("max")) else ("min", "max")
+
+
 @derivative("clamp", inputs=("input", "min", "max"), save=("input", "min", "max"),
             name=lambda v: "ClampBackward0" if _is_tensor(v.get("min")) or
-            _is_tensor(v.get("max")) else "ClampBackward1")
+            _is_tensor(v.get("max")) else "ClampBackward1", no_edge_if_absent=_scalar_bounds)
 def clamp_backward(ctx, g):
     x, lo, hi = ctx.input, ctx.min, ctx.max
     need_x, need_lo, need_hi = ctx.needs_input_grad

@@ -254,6 +254,8 @@ def _zeros_like_input(ctx, i):
 
 
 class _Convolution(_function.Function):
+    _edge_positions = (0, 1, 2)   # input, weight, bias (a (None, 0) edge when absent)
+
     @staticmethod
     def forward(ctx, input, weight, bias, meta, squeeze, batched, channels_last):
         ctx.meta = meta

@@ -122,6 +122,8 @@ class _ConvTranspose(_function.Function):
     input and gradient swapped (for ``w``). Under ``create_graph`` the same gradients come
     from the differentiable ``_Convolution``/``_ConvolutionBackward`` (any order)."""
 
+    _edge_positions = (0, 1, 2)   # input, weight, bias (a (None, 0) edge when absent)
+
     @staticmethod
     def forward(ctx, input, weight, bias, meta, out_shape, squeeze, channels_last):
         xp = _xp(input)

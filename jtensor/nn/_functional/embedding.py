@@ -32,6 +32,8 @@ def _no_grad():
 
 
 class _Embedding(Function):
+    _edge_positions = (0,)   # the weight: PyTorch's node has no edge for the indices
+
     @staticmethod
     def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq, sparse=False):
         shape = (*indices._shape, weight._shape[1])

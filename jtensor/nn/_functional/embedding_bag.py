@@ -26,6 +26,9 @@ __all__ = ["embedding_bag"]
 
 class _EmbeddingBag(Function):
     _node_name = "EmbeddingBagBackward0"
+    # PyTorch's node: edges for the weight and the per-sample weights (None when absent),
+    # none for the indices and offsets.
+    _edge_positions = (0, 6)
 
     @staticmethod
     def forward(ctx, weight, idx, bag_of, keep, n_bags, mode, psw):

@@ -60,6 +60,8 @@ class _NativeNorm(Function):
     to compute on contiguous copies (NumPy reduces a permuted array's non-adjacent axes
     several times slower than copying it first)."""
 
+    _edge_positions = (0, 1, 2)   # input, weight, bias (a (None, 0) edge when absent)
+
     _node_name = "NativeLayerNormBackward0"
 
     @staticmethod
