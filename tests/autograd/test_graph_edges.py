@@ -53,6 +53,9 @@ CALLS = {
     "linear_bias": lambda L, a, b: _f(L).linear(a, b, a[0]),
     "cross_entropy": lambda L, a, b: _f(L).cross_entropy(a, L.tensor([0, 1, 2])),
     "mse_constant_target": lambda L, a, b: _f(L).mse_loss(a, b.detach()),
+    "bce_logits_pos_weight": lambda L, a, b: _f(L).binary_cross_entropy_with_logits(
+        a, b.detach(), pos_weight=L.ones(3)
+    ),
     "gather": lambda L, a, b: a.gather(0, L.zeros(3, 3, dtype=L.long)),
     "index_select": lambda L, a, b: a.index_select(0, L.tensor([0])),
     "cat": lambda L, a, b: L.cat([a, b]),

@@ -814,6 +814,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 class _BCEWithLogits(Function):
     _node_name = "BinaryCrossEntropyWithLogitsBackward0"
+    _edge_positions = (0, 1)   # input and target (weight and pos_weight are constants)
 
     @staticmethod
     def forward(ctx, input, target, weight, pos_weight, reduction):
