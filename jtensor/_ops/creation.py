@@ -324,7 +324,7 @@ def _plain_numbers(data, dtype):
     ragged or deeper nesting, an int beyond 2**53 beside floats): the general path."""
     cls = data.__class__
     if cls is float or cls is int:
-        rows, kinds = None, {cls}
+        leaves = (data,)
     elif cls is list or cls is tuple:
         if not data:
             return None
@@ -333,13 +333,12 @@ def _plain_numbers(data, dtype):
             n = len(first)
             if not n or not all(r.__class__ is list and len(r) == n for r in data):
                 return None
-            kinds = {v.__class__ for r in data for v in r}
-            rows = data
+            leaves = [v for r in data for v in r]
         else:
-            kinds = {v.__class__ for v in data}
-            rows = None
+            leaves = data
     else:
         return None
+    kinds = {v.__class__ for v in leaves}
     if not kinds <= {float, int}:
         return None
     inferred = _dtypes.get_default_dtype() if float in kinds else _dtypes.int64
@@ -351,9 +350,8 @@ def _plain_numbers(data, dtype):
         dtype = inferred
     if dtype.category == _dtypes.FLOATING:
         if int in kinds and any(v.__class__ is int and not -2**53 <= v <= 2**53
-                                for v in (data if rows is None and cls is not int else
-                                          [v for r in rows for v in r] if rows else [data])):
-            return None
+                                for v in leaves):
+            return None   # (an int beyond 2**53 rounds: the general path converts it)
         floats = np.array(data, dtype=np.float64)
         with np.errstate(over="ignore"):
             return floats.astype(dtype.numpy), dtype
