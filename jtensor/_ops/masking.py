@@ -65,6 +65,7 @@ def _c_type_name(dtype):
 
 # The largest finite float32: a Python number beyond it overflows a float32 fill.
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+_INF = float("inf")
 
 
 def _masked_fill_fast(input, mask, value):
@@ -92,12 +93,11 @@ def _masked_fill_fast(input, mask, value):
         return None
     dtype = input._dtype.numpy
     out = np.where(mask._array(), np.asarray(value, dtype), input._array())
-    if out.shape != shape or not out.flags.c_contiguous or out.dtype != dtype:
+    if out.shape != shape or out.dtype != dtype:
         return None
+    if not out.flags.c_contiguous:   # (PyTorch's result is row-major whatever the input's)
+        out = np.ascontiguousarray(out)
     return Tensor._from_array(out, input._dtype, input._storage.device)
-
-
-_INF = float("inf")
 
 
 @register("copy")
