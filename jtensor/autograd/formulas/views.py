@@ -335,7 +335,6 @@ class _Key:
 
 def _rebuild(key, tensors):
     """``key`` with its tensors replaced, in order, by the items of ``tensors``."""
-
     if isinstance(key, Tensor):
         return next(tensors)
     if isinstance(key, (tuple, list)):
@@ -346,7 +345,6 @@ def _rebuild(key, tensors):
 def _is_int(k):
     if k.__class__ is int:
         return True
-
     if isinstance(k, Tensor):
         # PyTorch indexes with a 0-dim integer tensor as with an int (select).
         return k.dim() == 0 and k._dtype.category == _dtypes.INTEGRAL
@@ -398,7 +396,6 @@ def _getitem_name(v):
     advanced, last = _key_kind(v["input"]._shape, key, False)
     v["key_box"] = _Key(key, advanced, on_node=True)
     if advanced:
-
         # PyTorch's IndexBackward0 saves the indices (a list or a bool becomes a tensor):
         # a second backward without retain_graph finds them freed and raises.
         tensors = [k for k in (key if isinstance(key, (tuple, list)) else (key,))
@@ -457,7 +454,6 @@ def _one_index_or_mask(key, shape):
 def _basic_items_view(shape, key):
     """Whether the basic items of an advanced key (None, ints, bools, slices that are not
     no-ops) make PyTorch index a view rather than the tensor itself."""
-
     masks = (_dtypes.bool_, _dtypes.uint8)
 
     items = key if isinstance(key, tuple) else (key,)
@@ -481,7 +477,6 @@ def _basic_items_view(shape, key):
 
 
 def _setitem_name(v):
-
     key = v["key"]
     x = v["input"]
     advanced, last = _key_kind(x._shape, key, True)
@@ -533,7 +528,6 @@ def copy_backward(ctx, g):
 
 
 def _fill_name(v):
-
     return "FillBackward3" if isinstance(v["value"], Tensor) else "FillBackward2"
 
 
