@@ -287,7 +287,7 @@ def _run_lean(root, nr, grad, retain_graph):
     buf = None
     previous_mode = (grad_mode.enabled, grad_mode.inside)
     set_modes(False, False)
-    heappop, heappush = heapq.heappop, heapq.heappush
+    heappop = heapq.heappop
     try:
         pushed = itertools.count()
         ready = [(-root._seq, next(pushed), root)]
@@ -310,32 +310,8 @@ def _run_lean(root, nr, grad, retain_graph):
                     if not retain_graph:
                         node._release()
             buf = None
-            # ``_hand_on`` inlined (the loop's hottest part): each gradient into its next
-            # node's buffer, each edge counted; a node whose edges are all done is ready.
-            nexts = node.next_functions
-            if len(out_grads) != len(nexts):
-                out_grads = (tuple(out_grads) + (None,) * len(nexts))[:len(nexts)]
-            for (nxt, nr), g in zip(nexts, out_grads, strict=True):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    nbuf = buffers.get(nxt)
-                    if nbuf is None:
-                        count = nxt._num_outputs
-                        if count == 1 and nr == 0:
-                            buffers[nxt] = [g]
-                        else:
-                            nbuf = buffers[nxt] = [None] * (count if count > nr else nr + 1)
-                            nbuf[nr] = g
-                    else:
-                        _buffer_add(nbuf, nr, g, True)
-                left = dependencies[nxt] - 1
-                if left:
-                    dependencies[nxt] = left
-                else:
-                    del dependencies[nxt]
-                    heappush(ready, (-nxt._seq, next(pushed), nxt))
-            g = out_grads = None
+            _hand_on(node, out_grads, buffers, dependencies, ready, pushed, True)
+            out_grads = None
     finally:
         set_modes(*previous_mode)
 

@@ -657,12 +657,15 @@ class Formula:
                  nondiff_outputs=(), save_for=None, save_by_node=None, no_edge_if_absent=()):
         self.op = op
         # Inputs that get no edge at all when they are absent (None): parameters of another
-        # of PyTorch's overloads (``max(x)`` has one edge, not one per ``dim``/``other``), a
-        # frozenset or ``no_edge_if_absent(values)`` choosing per call (``clamp(x, max=1)``
-        # is the Scalar overload). Others keep a ``(None, 0)`` edge, as an absent
-        # ``Tensor?`` argument does in PyTorch.
-        self.no_edge_if_absent = no_edge_if_absent if callable(no_edge_if_absent) else \
-            frozenset(no_edge_if_absent)
+        # of PyTorch's overloads (``max(x)`` has one edge, not one per ``dim``/``other``).
+        # Given as names, or as ``no_edge_if_absent(values)`` choosing per call
+        # (``clamp(x, max=1)`` is the Scalar overload); kept as a function of the call's
+        # values, or None. Others keep a ``(None, 0)`` edge, as an absent ``Tensor?``
+        # argument does in PyTorch.
+        if no_edge_if_absent and not callable(no_edge_if_absent):
+            names = frozenset(no_edge_if_absent)
+            no_edge_if_absent = lambda values: names  # noqa: E731
+        self.no_edge_if_absent = no_edge_if_absent or None
         self.backward = backward
         self.inputs = tuple(inputs)
         self.save = frozenset(save)
@@ -962,10 +965,8 @@ def _input_edges(formula, values, pre_meta, early_edges, lists=True):
             needs.append(e[0] is not None)
         else:
             if (v.__class__ in _NUMBERS and name in formula.scalar_names) or (
-                    v is None and formula.no_edge_if_absent
-                    and name in (formula.no_edge_if_absent(values)
-                                 if callable(formula.no_edge_if_absent)
-                                 else formula.no_edge_if_absent)):
+                    v is None and formula.no_edge_if_absent is not None
+                    and name in formula.no_edge_if_absent(values)):
                 # A number argument is PyTorch's Scalar overload (``b ** 2``, ``2 - b``,
                 # ``clamp(b, 0, 1)``), an absent one may belong to another overload: that
                 # node has no edge for it at all.

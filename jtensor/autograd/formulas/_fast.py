@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode, transforms
-from ..._elementwise import contiguous_result_shape, zero_where
+from ..._elementwise import contiguous_result_shape, run_compute, zero_where
 from ..._tensor import Tensor, plain_cpu_floats
 
 
@@ -145,9 +145,9 @@ def sum_to(g, shape):
     return Tensor._from_array(r.reshape(shape), g._dtype, g._storage.device)
 
 
-# Whether the element-wise formulas below (tanh, sigmoid, sub, div, pow, mean, a full max or
-# min) compute on the arrays in a plain pass. Off: the public ops, which the tests compare
-# them with bit for bit (``tests/autograd/test_formula_arrays.py``).
+# Whether the formulas below (tanh, sigmoid, sub, div, mean, a full max or min) and
+# ``x[key]``'s compute on the arrays in a plain pass. Off: the public ops, which the tests
+# compare them with bit for bit (``tests/autograd/test_formula_arrays.py``).
 FORMULA_ARRAYS = True
 
 
@@ -234,12 +234,7 @@ def divided(g, divisor):
         if b is None:
             return None
         ga = found[0]
-    try:
-        r = np.divide(ga, b)
-    except RuntimeWarning:   # warnings made errors: redone silenced, as run_compute does
-        with np.errstate(all="ignore"):
-            r = np.divide(ga, b)
-    return wrap(r, g)
+    return wrap(run_compute(np, "divide", (ga, b)), g)
 
 
 def evenly_distributed(g, x, value):
@@ -253,7 +248,5 @@ def evenly_distributed(g, x, value):
     ga, xa, va = found
     mask = np.equal(xa, va)
     np.logical_or(mask, np.logical_and(np.isnan(xa), np.isnan(va)), out=mask)
-    count = np.asarray(mask.sum(), dtype=ga.dtype)
-    with np.errstate(all="ignore"):
-        share = np.divide(ga, count)
+    share = run_compute(np, "divide", (ga, np.asarray(mask.sum(), dtype=ga.dtype)))
     return wrap(np.multiply(mask.astype(ga.dtype), share), g)

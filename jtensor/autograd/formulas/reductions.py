@@ -13,6 +13,7 @@ import numpy as np
 
 from ... import _dtypes, linalg
 from ..._api import ops as J
+from ..._elementwise import run_compute
 from ..._tensor import Tensor
 from . import _fast
 from ._core import derivative, nondifferentiable, saved_if
@@ -161,8 +162,7 @@ def mean_backward(ctx, g):
     found = _fast.arrays(g, with_number=True)
     if found is not None and n < 2**53:
         # The expanded gradient divided by the count (``expand`` then ``div``), as arrays.
-        with np.errstate(all="ignore"):
-            q = np.divide(found[0], np.asarray(n, dtype=found[0].dtype))
+        q = run_compute(np, "divide", (found[0], np.asarray(n, dtype=found[0].dtype)))
         return _fast.wrap(np.ascontiguousarray(np.broadcast_to(q, shape)), g)
     return g.expand(shape) / n
 

@@ -338,15 +338,16 @@ def _is_tensor(v):
     return isinstance(v, Tensor)
 
 
-def _scalar_bounds(v):
-    """ClampBackward1 (no tensor bound): an absent bound gets no edge, as a number has
-    none; ClampBackward0 keeps a ``(None, 0)`` edge for it."""
-    return () if _is_tensor(v.get("min")) or _is_tensor(v.get("max")) else ("min", "max")
+def _tensor_bound(v):
+    """Whether a bound of a clamp call is a tensor: ClampBackward0, whose absent bound keeps
+    a ``(None, 0)`` edge; else ClampBackward1 (the Scalar overload), whose absent bound, as
+    a number, has no edge."""
+    return _is_tensor(v.get("min")) or _is_tensor(v.get("max"))
 
 
 @derivative("clamp", inputs=("input", "min", "max"), save=("input", "min", "max"),
-            name=lambda v: "ClampBackward0" if _is_tensor(v.get("min")) or
-            _is_tensor(v.get("max")) else "ClampBackward1", no_edge_if_absent=_scalar_bounds)
+            name=lambda v: "ClampBackward0" if _tensor_bound(v) else "ClampBackward1",
+            no_edge_if_absent=lambda v: () if _tensor_bound(v) else ("min", "max"))
 def clamp_backward(ctx, g):
     x, lo, hi = ctx.input, ctx.min, ctx.max
     need_x, need_lo, need_hi = ctx.needs_input_grad
