@@ -616,12 +616,20 @@ def _post_code(post, plan, namespace, call):
     if post.outputs is not None:
         namespace["_outs"] = post.outputs
         outputs = f"_outs(_r, {call})"
-    hooks = "    if _d.trace_hook is not None or _d.autograd_hook is not None:\n"
+    # With only the trace listening (a traced cell), its hook is called here directly: one
+    # call frame less per traced op (issue 18; the recorder's walk to the user's line starts
+    # at this entry's caller). With the autograd hook too, ``notify`` calls both.
+    silent = ""
     if post.silent is not None:
         namespace["_silent"] = post.silent
-        hooks = ("    if (_d.trace_hook is not None or _d.autograd_hook is not None)"
-                 f" and not _silent(_r, {call}):\n")
-    code += (hooks + f"        _d.notify(op, {inputs}, {outputs}, {written}, {info})\n"
+        silent = f" and not _silent(_r, {call})"
+    args = f"op, {inputs}, {outputs}, {written}, {info}"
+    code += ("    if _d.autograd_hook is None:\n"
+             "        _h = _d.trace_hook\n"
+             f"        if _h is not None{silent}:\n"
+             f"            _h({args})\n"
+             f"    elif True{silent}:\n"
+             f"        _d.notify({args})\n"
              "    return _r\n")
     return code
 

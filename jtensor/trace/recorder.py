@@ -277,10 +277,10 @@ class Recorder:
             return
         trace._count += 1
         # The user's line: the first frame outside jtensor (inlined ``_where``). Frame 1 is
-        # ``_dispatch.finish`` (the only caller of the hook) and frame 2 the jtensor function
-        # that called it, so the walk starts past both (each frame looked at costs a frame
-        # object).
-        frame = _getframe(3)
+        # jtensor's caller of the hook (an op's entry, or ``_dispatch``'s ``notify``/
+        # ``finished``), so the walk starts past it (each frame looked at costs a frame
+        # object; an entry's caller may be the user's frame already).
+        frame = _getframe(2)
         inside = _inside_cache
         while frame is not None:
             code = frame.f_code
@@ -421,8 +421,8 @@ class Recorder:
                 trace.dropped[op.kind] += 1
                 return
             trace._count = count + 1
-            # The user's line (as in ``_on_op``: frames 1 and 2 are jtensor's).
-            frame = _getframe(3)
+            # The user's line (as in ``_on_op``: frame 1 is jtensor's).
+            frame = _getframe(2)
             while frame is not None:
                 code = frame.f_code
                 flag = inside.get(code.co_filename)
