@@ -247,24 +247,100 @@ def bernoulli_scalar(engine, n, p):
     return raw < np.array(math.ceil(float(p) * 2.0**53), dtype=np.uint64)
 
 
+def _two_sum(x, y):
+    """``x + y`` rounded, and its exact error (Knuth's two-sum: no overflow assumed)."""
+    s = x + y
+    bb = s - x
+    return s, (x - (s - bb)) + (y - bb)
+
+
+# Dekker's split point (2**27 + 1), and the magnitudes outside which the emulation below is
+# not proved exact: a factor whose split may overflow, a product whose error may underflow.
+_SPLIT = 134217729.0
+_SPLIT_MAX = 2.0**995
+_PRODUCT_MIN = 2.0**-968
+
+
+def _split(x):
+    """Dekker's split of ``x`` into a high half and a low half, each exact in 26 bits."""
+    t = x * _SPLIT
+    hi = t - (t - x)
+    return hi, x - hi
+
+
 def _fma64(a, b, c):
-    """``a * b + c`` with one rounding for float64 arrays (exact via a two-product split)."""
-    a = np.asarray(a, dtype=_F64)
-    p = a * b
-    # Dekker's two-product: p + err == a * b exactly.
-    split = 134217729.0
-    a_hi = a * split
-    a_hi = a_hi - (a_hi - a)
-    a_lo = a - a_hi
-    b_hi = b * split
-    b_hi = b_hi - (b_hi - b)
-    b_lo = b - b_hi
-    err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    s = p + c
-    # two-sum of p and c, then add the product's error once.
-    bb = s - p
-    e2 = (p - (s - bb)) + (c - bb)
-    return s + (e2 + err)
+    """``a * b + c`` rounded once for float64 arrays, as the C++ kernels' fused multiply-add
+    (``linspace``, ``uniform_``, ``normal_``): Boldo and Melquiond's emulation, proved
+    correctly rounded. The product and the sum with ``c`` are split exactly into high and low
+    parts (Dekker's two-product, Knuth's two-sum); the low parts are added rounding to odd;
+    one rounding to nearest adds that to the high part. Elements where the proof's range does
+    not hold (huge factors, a product near the subnormals, an overflow) are computed exactly
+    with fractions; a non-finite operand gives what ``a * b + c`` gives."""
+    a, b, c = (np.asarray(x, dtype=_F64) for x in (a, b, c))
+    with np.errstate(all="ignore"):
+        uh = a * b
+        a_hi, a_lo = _split(a)
+        b_hi, b_lo = _split(b)
+        ul = a_hi * b_hi
+        ul -= uh
+        ul += a_hi * b_lo
+        ul += a_lo * b_hi
+        ul += a_lo * b_lo
+        th, tl = _two_sum(c, uh)
+        v, v_err = _two_sum(tl, ul)
+        v = np.array(v, dtype=_F64, ndmin=1)
+        # Rounding to odd: an inexact sum whose last bit is even moves one step toward the
+        # exact value (the neighbour on that side, whose last bit is odd). An inexact sum is
+        # never zero, so the step is one unit of its bit pattern, up or down in magnitude.
+        bits = v.view(np.int64)
+        fix = np.nonzero((np.reshape(v_err, v.shape) != 0) & ((bits & 1) == 0))
+        if fix[0].size:
+            away = np.signbit(v[fix]) == np.signbit(np.broadcast_to(v_err, v.shape)[fix])
+            bits[fix] += np.where(away, 1, -1)
+        result = np.asarray(th + v.reshape(np.shape(tl)))
+        if not result.all():
+            # An exact zero (the sum's parts are all zeros then): IEEE's sign for it is the
+            # plain expression's (-0.0 * 1.0 + -0.0 is -0.0).
+            result = np.where(result == 0, a * b + c, result)
+        if np.isfinite(result).all() and _in_range(a, b, uh):
+            return result if result.shape else result[()]
+        a, b, c = np.broadcast_arrays(a, b, c)
+        finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
+        hard = finite & ((np.abs(a) > _SPLIT_MAX) | (np.abs(b) > _SPLIT_MAX)
+                         | ~np.isfinite(result)
+                         | ((np.abs(uh) < _PRODUCT_MIN) & (a != 0) & (b != 0)))
+        result = np.array(np.where(finite, result, a * b + c), dtype=_F64)
+    for k in np.flatnonzero(hard):
+        i = np.unravel_index(k, hard.shape)
+        result[i] = _exact_fma(float(a[i]), float(b[i]), float(c[i]))
+    return result if result.shape else result[()]
+
+
+def _in_range(a, b, product):
+    """Whether every element is inside the emulation's proved range (see ``_fma64``)."""
+    if a.size == 0 or b.size == 0:
+        return True
+    if np.abs(a).max() > _SPLIT_MAX or np.abs(b).max() > _SPLIT_MAX:
+        return False
+    smallest = np.abs(product).min()
+    return smallest >= _PRODUCT_MIN or not (
+        (np.abs(product) < _PRODUCT_MIN) & (a != 0) & (b != 0)).any()
+
+
+def _exact_fma(a, b, c):
+    """``a * b + c`` of finite floats, rounded once (with fractions: CPython's int division
+    rounds correctly); an overflow is the infinity of its sign, as IEEE's."""
+    from fractions import Fraction
+
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        # IEEE's signs: a zero product keeps its sign in the sum; a cancellation is +0.
+        return (a * b) + c if a == 0 or b == 0 else 0.0
+    try:
+        value = exact.numerator / exact.denominator
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
+    return math.copysign(value, exact)   # (an underflow to zero keeps the sign)
 
 
 # ---------------------------------------------------------------------- normal

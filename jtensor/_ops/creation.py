@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from .. import _dispatch, _dtypes
+from .. import _mt19937 as _mt
 from .. import _tensor as _tensor_module
 from .._device import CPU, CPU_BACKEND, backend_for, resolve_device
 from .._dispatch import Post, emit
@@ -972,12 +973,58 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
             raise TensorRuntimeError(
                 f"invalid size, possible overflow? (arange({start}, {end}, {step}) would have "
                 f"{count} elements)")
-        # PyTorch computes each element as start + i * step in double precision.
-        array = start + np.arange(count, dtype=np.float64) * step
+        array = _arange_floats(start, step, count, dtype)
     if out is not None:
         return write_factory_out(arange.op, out, (count,), array.astype(dtype.numpy),
                                  requires_grad)
     return _finalize(_place(array, dtype, device), requires_grad)
+
+
+# PyTorch's CPU arange kernel per dtype: the lanes of one 32-byte vector (its blocks) and
+# whether it counts in float32 (the half types) rather than double.
+_ARANGE_KERNEL = {_dtypes.float64: (4, False), _dtypes.float32: (8, False),
+                  _dtypes.float16: (16, True), _dtypes.bfloat16: (16, True)}
+_GRAIN = 32768   # (at::internal::GRAIN_SIZE: the least range worth a thread of its own)
+
+
+def _arange_floats(start, step, count, dtype):
+    """The values of PyTorch's CPU arange kernel, rounded to ``dtype`` at the end: each one
+    ``start + i * step`` as one fused multiply-add (in double; in float for the half types),
+    except in the vectorized part of each thread's range (its whole pairs of vector blocks,
+    from the front), where a block's first value is rounded to ``dtype`` and the block's
+    others are counted from it (``base + k * step``). The threads split a range longer than
+    the grain as ``at::parallel_for`` does, with as many threads as ``get_num_threads()``."""
+    idx = np.arange(count, dtype=np.float64)
+    kernel = _ARANGE_KERNEL.get(dtype)
+    if kernel is None:   # (another type: each element counted from ``start`` in double)
+        return start + idx * step
+    lanes, in_float = kernel
+    if in_float:
+        # float's products of these small integers and a float step are exact in double,
+        # so a sum rounded to double then to float is float's fused one (bar double rounding
+        # in the last bit, where the exact sum lies within 2**-53 of a float midpoint).
+        start, step = float(np.float32(start)), float(np.float32(step))
+
+        def fused(k, s, c):
+            return (k * s + c).astype(np.float32).astype(np.float64)
+    else:
+        fused = _mt._fma64
+    values = fused(idx, step, start)
+    chunk = max(count, 1)
+    if count > _GRAIN:
+        from .._threads import get_num_threads
+
+        tasks = min(get_num_threads(), -(-count // _GRAIN))
+        chunk = -(-count // tasks)
+    within = np.arange(lanes, dtype=np.float64)
+    for begin in range(0, count, chunk):
+        paired = min(chunk, count - begin) // (2 * lanes) * 2 * lanes
+        if paired:
+            span = slice(begin, begin + paired)
+            firsts = values[span][::lanes].astype(dtype.numpy).astype(np.float64)
+            values[span] = fused(np.tile(within, paired // lanes), step,
+                                 np.repeat(firsts, lanes))
+    return values
 
 
 def _range_dtype(values, dtype, out):
@@ -1000,8 +1047,9 @@ def _linspace_values(start, end, steps, dtype):
     idx = np.arange(steps)
     halfway = steps // 2
     if dtype.category in (_dtypes.INTEGRAL, _dtypes.BOOL):
-        s, e = int(start.real if isinstance(start, complex) else start), int(
-            end.real if isinstance(end, complex) else end)
+        # (each bound converted to the dtype first, as a C++ cast: -200 is 56 in uint8)
+        s, e = (int(np.asarray(int(v.real if isinstance(v, complex) else v))
+                    .astype(dtype.numpy)) for v in (start, end))
         step = (float(e) - float(s)) / (steps - 1)
         values = np.where(idx < halfway, s + step * idx, e - step * (steps - idx - 1))
         return np.trunc(values).astype(dtype.numpy)
@@ -1020,6 +1068,10 @@ def _linspace_values(start, end, steps, dtype):
         s, e, step = (x.astype(np.float64) for x in (s, e, step))
         front = s + step * idx
         back = e - step * (steps - idx - 1)
+    elif dtype is _dtypes.float64:
+        # Fused there too: ``start + step * i`` rounded once (an exact two-product).
+        front = _mt._fma64(idx.astype(np.float64), step, s)
+        back = _mt._fma64((steps - idx - 1).astype(np.float64), -step, e)
     else:
         front = rnd(s + rnd(step * idx.astype(cd)))
         back = rnd(e - rnd(step * (steps - idx - 1).astype(cd)))
@@ -1040,6 +1092,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if out is not None:
         _check_out(out, dtype, "linspace")
     check_requires_grad(dtype, requires_grad)
+    for bound in (start, end):   # (the kernel converts both to the dtype, checked)
+        _dtypes.check_scalar_fits(bound, dtype)
     with np.errstate(all="ignore"):
         values = _linspace_values(start, end, steps, dtype)
     if out is not None:
