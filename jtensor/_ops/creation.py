@@ -1128,13 +1128,28 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
                 start, end = int(np.real(start)), int(np.real(end))
             step = (end - start) / (steps - 1)
             exps = np.where(idx < halfway, start + step * idx, end - step * (steps - idx - 1))
-            values = np.power(base, exps)
+            if isinstance(base, complex) or exps.dtype.kind == "c":
+                values = np.power(base, exps)
+            else:
+                # C's pow, element by element, as PyTorch's kernel calls it (NumPy's array
+                # power is its own, a last bit away at times: 4 of logspace(0, 2, 50)).
+                values = np.array([_c_pow(base, x) for x in exps.tolist()])
         if dtype.category in (_dtypes.INTEGRAL, _dtypes.BOOL):
             values = np.trunc(np.real(values))
         values = np.asarray(values).astype(dtype.numpy)
     if out is not None:
         return write_factory_out(logspace.op, out, (steps,), values, requires_grad)
     return _finalize(_place(values, dtype, device), requires_grad)
+
+
+def _c_pow(base, exponent):
+    """C's ``pow`` of two floats (glibc's, which PyTorch's ``std::pow`` calls): ``math.pow``,
+    with its overflow and domain errors given back as C's infinity and NaN."""
+    try:
+        return math.pow(base, exponent)
+    except (OverflowError, ValueError):
+        with np.errstate(all="ignore"):
+            return float(np.power(np.float64(base), np.float64(exponent)))
 
 
 @register("factory", method=False)

@@ -155,3 +155,17 @@ def test_arange_metadata():
     t = jtensor.arange(0, 1, 0.1)
     assert t.dtype == jtensor.float32 and t.shape == (10,) and t.stride() == (1,)
     assert t.storage_offset() == 0 and t.is_contiguous()
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64"])
+@pytest.mark.parametrize("base", [10.0, 2.0, 0.5, -2.0, 0.0])
+@pytest.mark.parametrize(
+    "args", [(0, 2, 50), (-3, 3, 101), (0, 1, 1000), (300, 400, 5), (-400, -300, 3)], ids=str
+)
+def test_logspace_is_pytorchs(args, base, dtype):
+    """C's pow per element, as PyTorch's kernel (NumPy's array power differs in last bits),
+    overflow to inf and a negative base's NaN included."""
+    want = torch.logspace(*args, base=base, dtype=getattr(torch, dtype)).double().numpy()
+    got = jtensor.logspace(*args, base=base, dtype=getattr(jtensor, dtype)).double().numpy()
+    np.testing.assert_array_equal(got, want)
