@@ -206,6 +206,22 @@ def returned_input(result, input, *args, **kwargs):
     return result is input
 
 
+def untraced(body, *args, **kwargs):
+    """``body(*args, **kwargs)`` with this thread's trace recorder detached: a call that the
+    trace shows as one op (an nn functional, a composite ``matmul``) keeps the ops it is
+    made of out of it. A recorder of another thread keeps listening to its own thread."""
+    global trace_hook
+    hook = trace_hook
+    if hook is None or getattr(getattr(hook, "__self__", hook), "_thread", None) \
+            != threading.get_ident():
+        return body(*args, **kwargs)
+    trace_hook = None
+    try:
+        return body(*args, **kwargs)
+    finally:
+        trace_hook = hook
+
+
 def notify(op, inputs, outputs, modified=None, info=None):
     """``finish`` without the version bump (the entry bumped it): the hooks' half."""
     if autograd_hook is not None:

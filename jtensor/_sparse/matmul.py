@@ -42,6 +42,7 @@ import numpy as np
 from .. import _dtypes
 from .._errors import TensorNotImplementedError, TensorRuntimeError
 from .._ops.creation import tensor as _tensor
+from ..autograd._composites import should_fold
 from .._tensor import Tensor, new_empty_tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -482,28 +483,6 @@ def _column(vec, dim):
     return vec._unsqueeze(dim, False)
 
 
-def _mT_geometry(t):
-    shape, stride = tuple(t._shape), tuple(t._stride)
-    return shape[:-2] + shape[:-3:-1], stride[:-2] + stride[:-3:-1]
-
-
-def _should_fold(t1, t2, has_out):
-    """ATen's ``should_fold``: whether ``matmul`` folds the batch of the operand with more
-    dims into the rows of one ``mm``/``mv`` (a sparse tensor's strides are zeros, as
-    PyTorch reports them)."""
-    larger = t1.dim() >= t2.dim()
-    shape, stride = (tuple(t1._shape), tuple(t1._stride)) if larger else _mT_geometry(t2)
-    if not (len(shape) >= 3 and (t2 if larger else t1).dim() <= 2):
-        return False
-    if (t2 if larger else t1).requires_grad and not has_out:
-        return True  # PyTorch copies here rather than keep a batch-sized gradient
-    if t1.dim() == 2:
-        return False
-    if 0 in shape:
-        return True
-    return all(stride[i] == stride[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
-
-
 def _as_result(view, node):
     """``view`` as the result of an op that is not a view op (no ``_base``; PyTorch's node
     ``node`` when it records): ``_unsafe_view``, ``mv``."""
@@ -538,7 +517,7 @@ def _matmul(input, other, out=None):
         return _mm(input.unsqueeze(0), other, out).squeeze_(0)
     if d1 == 2 and d2 == 2:
         return _mm(input, other, out)
-    if _should_fold(input, other, out is not None):
+    if should_fold(input, other, out is not None):
         transpose = d2 > d1
         t1 = other.transpose(-2, -1) if transpose else input
         t2 = (input.t() if d1 == 2 else input) if transpose else other

@@ -656,6 +656,10 @@ class Formula:
     def __init__(self, op, backward, inputs, save=(), name=None, multi_grad=False,
                  nondiff_outputs=(), save_for=None, save_by_node=None, no_edge_if_absent=()):
         self.op = op
+        # ``composite(op, args, kwargs)``: for an op PyTorch composes from other ops when
+        # autograd records (``matmul``), the call made of those ops, each recording its own
+        # node (None: this call is the op's own node).
+        self.composite = None
         # Inputs that get no edge at all when they are absent (None): parameters of another
         # of PyTorch's overloads (``max(x)`` has one edge, not one per ``dim``/``other``).
         # Given as names, or as ``no_edge_if_absent(values)`` choosing per call
@@ -1218,6 +1222,10 @@ def _split_values(values, save, old_self, skip=(), wrapped=()):
 def record_call(op, impl, args, kwargs):
     """The slow path of a differentiable op: run it, then record one node for the call."""
     formula = op.backward
+    if formula.__class__ is Formula and formula.composite is not None:
+        result = formula.composite(op, args, kwargs)
+        if result is not None:
+            return result
     if not kwargs and formula.__class__ is Formula and formula.tensor_call and \
             formula.plain and not anomaly.enabled and _tensor_args(formula, args):
         return _record_tensors(op, formula, impl, args)

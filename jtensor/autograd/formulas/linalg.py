@@ -16,6 +16,7 @@ singular values, and a loss invariant to the eigenvectors' signs (phases).
 import math
 
 from ... import linalg
+from .._composites import recorded_matmul
 from ..._api import ops as J
 from ..grad_mode import is_grad_enabled
 from . import _fast
@@ -113,6 +114,10 @@ def matmul_backward(ctx, g):
         if db == 1:
             gb = gb.squeeze(-1)
     return ga, gb  # the engine sums broadcast batch dims
+
+
+# PyTorch composes these calls from other ops, each recording its node (autograd/_composites).
+J.matmul.op.backward.composite = recorded_matmul
 
 
 def _column_major(meta):

@@ -13,6 +13,8 @@ from ... import _dispatch, _dtypes
 from ..._api import ops as J
 from ..._device import CPU_BACKEND
 from ..._tensor import DENSE_CLASSES, Tensor, plain_cpu_floats
+from ..._registry import OPS
+from .._composites import recorded_reshape
 from . import _fast
 from ._core import derivative, nondifferentiable
 
@@ -98,6 +100,11 @@ def reshape_as_backward(ctx, g):
 @derivative("flatten", name=_flatten_call_name)
 def flatten_backward(ctx, g):
     return g.reshape(ctx.input_meta(0)[0])
+
+
+# A reshape that copies is PyTorch's clone and ``_unsafe_view``, each its node (_composites).
+for _name in ("reshape", "reshape_as", "flatten"):
+    OPS[_name].backward.composite = recorded_reshape
 
 
 def _squeeze_name(v):

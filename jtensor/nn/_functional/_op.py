@@ -23,7 +23,6 @@ is stepped back before ``finish`` bumps it again (one write, one bump).
 
 import functools
 import inspect
-from threading import get_ident
 
 from ... import _dispatch
 from ..._registry import register
@@ -89,16 +88,10 @@ def nn_op(name=None, *, inplace=False, differentiable=True, function=False):
                     target = None
                 else:
                     before = target._version_counter.value
-            hook = _dispatch.trace_hook
-            if hook is not None and \
-                    getattr(getattr(hook, "__self__", hook), "_thread", None) == get_ident():
-                _dispatch.trace_hook = None
-                try:
-                    result = body(*args, **kwargs)
-                finally:
-                    _dispatch.trace_hook = hook
-            else:
+            if _dispatch.trace_hook is None:
                 result = body(*args, **kwargs)
+            else:   # (this thread's recorder sees the call as one op)
+                result = _dispatch.untraced(body, *args, **kwargs)
             if target is not None:
                 counter = target._version_counter
                 if counter.value > before:

@@ -1,0 +1,191 @@
+"""Ops PyTorch composes from other ops when autograd records, recorded step by step.
+
+PyTorch's ``matmul`` is not one op for autograd (ATen's ``_matmul_impl``): apart from
+``dot``, ``mv`` and ``mm`` (1-D @ 1-D, 2-D @ 1-D, 2-D @ 2-D), it calls other ops and each
+records its own node. A batched product expands both operands to the broadcast batch,
+reshapes them to 3-D, calls ``bmm`` and reshapes the result back with ``_unsafe_view``. A
+product whose larger operand can be folded into rows (a batch of matrices with a shared
+matrix, or the shared matrix requiring grad) reshapes to 2-D and calls ``mm`` or ``mv``.
+1-D @ 2-D unsqueezes, calls ``mm`` and squeezes in place. And a ``reshape`` (``flatten``,
+``reshape_as``) that cannot view its input clones it and ``_unsafe_view``s the clone.
+
+``recorded_matmul`` and ``recorded_reshape`` run those steps with the public ops when a call
+records (the graph a learner draws is PyTorch's, node for node); the call stays one event in
+a trace. Without recording, each op stays one array computation (the same values).
+"""
+
+import math
+
+from .. import _dispatch
+from .._layout import contiguous_strides
+from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
+from .function import Function
+
+
+def mT_geometry(t):
+    """(shape, stride) of ``t.mT`` (without making it: a sparse operand's is costly)."""
+    shape, stride = tuple(t._shape), tuple(t._stride)
+    return shape[:-2] + shape[:-3:-1], stride[:-2] + stride[:-3:-1]
+
+
+def should_fold(t1, t2, has_out):
+    """ATen's ``should_fold``: whether ``matmul`` folds the batch of the operand with more
+    dims into the rows of one ``mm``/``mv`` (a sparse tensor's strides are zeros, as
+    PyTorch reports them)."""
+    larger = t1.dim() >= t2.dim()
+    shape, stride = (tuple(t1._shape), tuple(t1._stride)) if larger else mT_geometry(t2)
+    if not (len(shape) >= 3 and (t2 if larger else t1).dim() <= 2):
+        return False
+    if (t2 if larger else t1).requires_grad and not has_out:
+        return True  # PyTorch copies here rather than keep a batch-sized gradient
+    if t1.dim() == 2:
+        return False
+    if 0 in shape:
+        return True
+    return all(stride[i] == stride[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
+
+
+class _UnsafeView(Function):
+    """ATen's ``_unsafe_view``: ``input`` (a contiguous tensor nobody else holds, fresh from
+    an op) seen with another shape, as a new tensor rather than a view of it (no base, a
+    version counter of its own); its node is ``UnsafeViewBackward0``."""
+
+    _node_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, input, shape):
+        ctx.input_shape = input.shape
+        return Tensor._make(input._storage, shape, contiguous_strides(shape), input._offset,
+                            input._dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.input_shape), None
+
+
+def unsafe_view(t, shape):
+    return _UnsafeView.apply(t, tuple(shape))
+
+
+def reshape_steps(t, shape):
+    """PyTorch's ``reshape`` step by step: a view where the strides allow it, else a
+    contiguous clone (``CloneBackward0``) and its ``_unsafe_view``."""
+    from .._ops.views import _new_strides
+
+    if t.is_contiguous() or _new_strides(t, tuple(shape)) is not None:
+        return t.reshape(shape)
+    return _clone_and_view(t, shape)
+
+
+def matmul_steps(tensor1, tensor2):
+    """``tensor1 @ tensor2`` through the ops PyTorch's ``_matmul_impl`` calls (each
+    recording its node); None for the products that are one op (``dot``, ``mv``, ``mm``)."""
+    d1, d2 = tensor1.dim(), tensor2.dim()
+    if (d1, d2) in ((1, 1), (2, 1), (2, 2)):
+        return None
+    if d1 == 1 and d2 == 2:
+        return tensor1.unsqueeze(0).mm(tensor2).squeeze_(0)
+    if should_fold(tensor1, tensor2, False):
+        transpose = d2 > d1
+        t1 = tensor2.mT if transpose else tensor1
+        t2 = (tensor1.t() if d1 == 2 else tensor1) if transpose else tensor2
+        sizes = tuple(t1.shape)
+        output_shape = list(sizes[:-1])
+        folded = reshape_steps(t1, (math.prod(output_shape), sizes[-1]))
+        if t2.dim() == 2:
+            output = unsafe_view(folded.mm(t2), output_shape + [t2.shape[1]])
+            return output.mT.contiguous() if transpose else output
+        return unsafe_view(folded.mv(t2), output_shape)
+    n = tensor1.shape[-2] if d1 > 1 else 1
+    m1 = tensor1.shape[-1]
+    batch1 = tuple(tensor1.shape[:max(d1 - 2, 0)])
+    m2 = tensor2.shape[-2] if d2 > 1 else tensor2.shape[0]
+    p = tensor2.shape[-1] if d2 > 1 else 1
+    batch2 = tuple(tensor2.shape[:max(d2 - 2, 0)])
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
+        # A batch of one that requires grad is squeezed away (its gradient then needs no
+        # sum over a broadcast batch).
+        if batch1[0] == 1 and tensor1.requires_grad:
+            return _steps_or_product(tensor1.squeeze(0), tensor2)
+        if batch2[0] == 1 and tensor2.requires_grad:
+            return _steps_or_product(tensor1, tensor2.squeeze(0))
+    from .._layout import broadcast_shapes
+
+    output_shape = list(broadcast_shapes(batch1, batch2))
+    count = math.prod(output_shape)
+    expanded1 = reshape_steps(tensor1.expand(*output_shape, n, m1), (count, n, m1))
+    if d2 == 1:
+        expanded2 = reshape_steps(tensor2.expand(*output_shape, m2), (count, m2)).unsqueeze(2)
+    else:
+        expanded2 = reshape_steps(tensor2.expand(*output_shape, m2, p), (count, m2, p))
+    product = expanded1.bmm(expanded2)
+    if d1 > 1:
+        output_shape.append(n)
+    if d2 > 1:
+        output_shape.append(p)
+    return unsafe_view(product.squeeze(-1) if d2 == 1 else product, output_shape)
+
+
+def _steps_or_product(tensor1, tensor2):
+    result = matmul_steps(tensor1, tensor2)
+    return result if result is not None else tensor1.matmul(tensor2)
+
+
+def recorded_matmul(op, args, kwargs):
+    """A recorded ``matmul`` call (``graph.record_call``'s composite): PyTorch's steps,
+    each recorded, then one ``matmul`` event for the trace; None (nothing done) for a call
+    that is one op (or has ``out=``, which the recorder refuses)."""
+    if len(args) != 2 or kwargs.get("out") is not None:
+        return None
+    tensor1, tensor2 = args
+    if tensor1.__class__ not in DENSE_CLASSES or tensor2.__class__ not in DENSE_CLASSES:
+        return None
+    from .._ops.products import _check_matmul, _check_tensors
+
+    d1, d2 = tensor1.dim(), tensor2.dim()
+    if (d1, d2) in ((1, 1), (2, 1), (2, 2)):
+        return None
+    _check_tensors("matmul", ("input", tensor1), ("other", tensor2))
+    _check_matmul(tensor1, tensor2)
+    result = _dispatch.untraced(matmul_steps, tensor1, tensor2)
+    return _dispatch.notify(op, (tensor1, tensor2), result)
+
+
+def recorded_reshape(op, args, kwargs):
+    """A recorded ``reshape``, ``reshape_as`` or ``flatten`` that copies (its input's strides
+    allow no view of the new shape): PyTorch's contiguous clone (``CloneBackward0``) and its
+    ``_unsafe_view`` (``UnsafeViewBackward0``), then one event for the trace. None (nothing
+    done) for a call that views, or whose arguments the op itself must judge."""
+    from .._errors import wrap_dim
+    from .._layout import infer_size
+    from .._ops.views import _new_strides, sizes_from_args
+
+    values = op.backward.bind(args, kwargs)
+    input = values.get("input")
+    if input.__class__ not in DENSE_CLASSES or input.is_contiguous():
+        return None
+    try:
+        if op.name == "reshape":
+            shape = infer_size(tuple(sizes_from_args((values["shape"],))), input.numel())
+        elif op.name == "reshape_as":
+            shape = values["other"]._shape
+        else:   # flatten
+            ndim = input.dim()
+            start = wrap_dim(values.get("start_dim", 0), ndim)
+            end = wrap_dim(values.get("end_dim", -1), ndim)
+            if start >= end:
+                return None
+            shape = input._shape[:start] + (math.prod(input._shape[start:end + 1]),) \
+                + input._shape[end + 1:]
+    except (RuntimeError, IndexError, TypeError, AttributeError):
+        return None   # (the op raises its own error)
+    if _new_strides(input, tuple(shape)) is not None:
+        return None
+    result = _dispatch.untraced(_clone_and_view, input, shape)
+    info = op.post.info(result, *args, **kwargs) if op.post is not None \
+        and op.post.info is not None else None
+    return _dispatch.notify(op, (input,), result, None, info)
+
+
+def _clone_and_view(input, shape):
+    return unsafe_view(input.clone(memory_format=contiguous_format), shape)
