@@ -744,24 +744,16 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return _emit(histc.op, (input,), xp, r, input._dtype, input.device, out)
 
 
-# ---------------------------------------------------------------------- diff
-@register("copy")
-def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
-    """The ``n``-th forward difference along ``dim``, after joining ``prepend`` and
-    ``append`` to ``input`` along it (bool inputs use logical xor).
-
-    ``out=`` follows the last step's rules, as PyTorch's: a subtraction's (any dtype the
-    result casts to; resized to the result's layout), a copy's for ``n=0`` (same dtype).
-    """
+def check_diff(input, n, dim, prepend, append):
+    """PyTorch's checks of a ``diff`` call (also the recorded composite's, which runs its
+    steps as ops); returns ``dim`` wrapped."""
     check_tensor(input, "diff")
-    check_out(out, "diff")
     ndim = input.dim()
     if ndim == 0:
         raise TensorRuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise TensorRuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, ndim)
-    parts = [input]
     for extra in (prepend, append):
         if extra is None:
             continue
@@ -776,6 +768,21 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
                     f"diff expects the shape of tensor to prepend or append to match that of "
                     f"input except along the differencing dimension; input.size({i}) = "
                     f"{input._shape[i]}, but got tensor.size({i}) = {extra._shape[i]}")
+    return d
+
+
+# ---------------------------------------------------------------------- diff
+@register("copy")
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    """The ``n``-th forward difference along ``dim``, after joining ``prepend`` and
+    ``append`` to ``input`` along it (bool inputs use logical xor).
+
+    ``out=`` follows the last step's rules, as PyTorch's: a subtraction's (any dtype the
+    result casts to; resized to the result's layout), a copy's for ``n=0`` (same dtype).
+    """
+    check_tensor(input, "diff")
+    check_out(out, "diff")
+    d = check_diff(input, n, dim, prepend, append)
     xp = _xp(input)
     device = check_same_device([p for p in (prepend, input, append) if p is not None])
     if n == 0:

@@ -6,17 +6,19 @@ records its own node. A batched product expands both operands to the broadcast b
 reshapes them to 3-D, calls ``bmm`` and reshapes the result back with ``_unsafe_view``. A
 product whose larger operand can be folded into rows (a batch of matrices with a shared
 matrix, or the shared matrix requiring grad) reshapes to 2-D and calls ``mm`` or ``mv``.
-1-D @ 2-D unsqueezes, calls ``mm`` and squeezes in place. And a ``reshape`` (``flatten``,
+1-D @ 2-D unsqueezes, calls ``mm`` and squeezes in place. A ``reshape`` (``flatten``,
 ``reshape_as``) that cannot view its input clones it and ``_unsafe_view``s the clone.
+``outer`` is ``input.reshape(-1, 1) * vec2``; ``diff`` joins prepend and append with ``cat``
+and subtracts two ``narrow``s per order.
 
-``recorded_matmul`` and ``recorded_reshape`` run those steps with the public ops when a call
-records (the graph a learner draws is PyTorch's, node for node); the call stays one event in
-a trace. Without recording, each op stays one array computation (the same values).
+The ``recorded_*`` functions run those steps with the public ops when a call records (the
+graph a learner draws is PyTorch's, node for node); the call stays one event in a trace.
+Without recording, each op stays one array computation (the same values).
 """
 
 import math
 
-from .. import _dispatch
+from .. import _dispatch, _dtypes
 from .._layout import contiguous_strides
 from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
 from .function import Function
@@ -189,3 +191,48 @@ def recorded_reshape(op, args, kwargs):
 
 def _clone_and_view(input, shape):
     return unsafe_view(input.clone(memory_format=contiguous_format), shape)
+
+
+def recorded_outer(op, args, kwargs):
+    """A recorded ``outer`` (``ger``): PyTorch's ``input.reshape(-1, 1) * vec2`` (a
+    ``MulBackward0`` whose first edge goes through the reshape's ``ViewBackward0``)."""
+    values = op.backward.bind(args, kwargs)
+    input, vec2 = values.get("input"), values.get("vec2")
+    if values.get("out") is not None or input.__class__ not in DENSE_CLASSES \
+            or vec2.__class__ not in DENSE_CLASSES or input.dim() != 1 or vec2.dim() != 1:
+        return None   # (the op raises its own error, or is not PyTorch's composite)
+    result = _dispatch.untraced(lambda: input.reshape(-1, 1) * vec2)
+    return _dispatch.notify(op, (input, vec2), result)
+
+
+def recorded_diff(op, args, kwargs):
+    """A recorded ``diff``: PyTorch's steps (``cat`` of prepend, input and append; then per
+    order ``narrow(1, len) - narrow(0, len)``, a logical xor for bool): a ``SubBackward0``
+    over two ``SliceBackward0`` each time. Order 0 is a copy into ``zeros_like``."""
+    from .._ops.statistics import check_diff
+
+    values = op.backward.bind(args, kwargs)
+    input = values.get("input")
+    n = values.get("n", 1)
+    dim = values.get("dim", -1)
+    prepend, append = values.get("prepend"), values.get("append")
+    if values.get("out") is not None or input.__class__ not in DENSE_CLASSES:
+        return None
+    d = check_diff(input, n, dim, prepend, append)
+    parts = [p for p in (prepend, input, append) if p is not None]
+    result = _dispatch.untraced(_diff_steps, input, parts, n, d)
+    return _dispatch.notify(op, tuple(parts), result)
+
+
+def _diff_steps(input, parts, n, dim):
+    from .._api import ops as J
+
+    if n == 0:   # the input alone, copied into zeros of its layout (``CopyBackwards``)
+        return J.zeros_like(input).copy_(input)
+    result = parts[0] if len(parts) == 1 else J.cat(parts, dim)
+    length = result.shape[dim] - 1
+    for _ in range(min(n, result.shape[dim])):
+        hi, lo = result.narrow(dim, 1, length), result.narrow(dim, 0, length)
+        result = hi.logical_xor(lo) if result.dtype is _dtypes.bool_ else hi - lo
+        length -= 1
+    return result

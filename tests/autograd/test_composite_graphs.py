@@ -220,3 +220,70 @@ def test_reshape_copy_is_one_event_and_gradchecks():
     assert events[1].info.get("copied") is True
     assert gradcheck(lambda x: x.t().reshape(-1), (a,))
     assert gradgradcheck(lambda x: x.t().flatten(), (a,))
+
+
+OTHERS = {
+    "outer": lambda L, a, b, x: L.outer(a, b),
+    "outer_constant": lambda L, a, b, x: L.outer(a, b.detach()),
+    "ger": lambda L, a, b, x: a.ger(b),
+    "diff": lambda L, a, b, x: x.diff(),
+    "diff_dim0": lambda L, a, b, x: L.diff(x, dim=0),
+    "diff_n2": lambda L, a, b, x: L.diff(x, n=2),
+    "diff_past_length": lambda L, a, b, x: L.diff(x, n=7),
+    "diff_prepend_append": lambda L, a, b, x: L.diff(
+        x, prepend=L.zeros(3, 1, dtype=L.float64), append=x[:, :2] * 2
+    ),
+    "diff_bool": lambda L, a, b, x: (x > 0).diff(),
+    "diff_n0": lambda L, a, b, x: L.diff(x, n=0),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("case", list(OTHERS))
+def test_outer_and_diff_are_pytorchs(case):
+    results = []
+    for lib in (torch, jtensor):
+        gen = np.random.default_rng(1)
+        a, b = (lib.tensor(gen.standard_normal(s), requires_grad=True) for s in ((3,), (4,)))
+        x = lib.tensor(gen.standard_normal((3, 5)), requires_grad=True)
+        r = OTHERS[case](lib, a, b, x)
+        row = [_graph(r.grad_fn), tuple(r.shape), r.stride(), str(r.dtype).split(".")[-1]]
+        row.append(r.detach().numpy().tolist())
+        if r.requires_grad:
+            r.backward(lib.tensor(np.linspace(-1, 1, r.numel()).reshape(tuple(r.shape))))
+            row.append([None if t.grad is None else t.grad.numpy().tolist() for t in (a, b, x)])
+        results.append(row)
+    assert results[0] == results[1]
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: L.diff(x, n=-1),
+        lambda L, x: L.diff(x, prepend=L.zeros(2, 1)),
+        lambda L, x: L.diff(x, dim=3),
+        lambda L, x: L.outer(x, x[0]),
+    ],
+)
+def test_errors_while_recording_outer_diff(call):
+    outcomes = []
+    for lib in (torch, jtensor):
+        x = lib.rand(3, 5, requires_grad=True)
+        try:
+            call(lib, x)
+            outcomes.append(None)
+        except Exception as exc:  # noqa: BLE001 (the type and message are compared)
+            outcomes.append((type(exc).__name__, str(exc).split("\n")[0][:40]))
+    assert outcomes[0] == outcomes[1] and outcomes[0] is not None
+
+
+def test_outer_and_diff_are_one_event_and_gradcheck():
+    x = jtensor.rand(3, 5, dtype=jtensor.float64, requires_grad=True)
+    a = jtensor.rand(3, dtype=jtensor.float64, requires_grad=True)
+    with jtensor.trace.record() as t:
+        jtensor.diff(x, n=2)
+        jtensor.outer(a, a)
+    assert [e.name for e in t.events if e.kind != "notice"] == ["diff", "outer"]
+    assert gradcheck(lambda y: jtensor.diff(y, n=2, append=y[:, :1]), (x,))
+    assert gradgradcheck(lambda u: jtensor.outer(u, u * 2), (a,))

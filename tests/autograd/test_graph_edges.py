@@ -61,18 +61,12 @@ CALLS = {
     "cat": lambda L, a, b: L.cat([a, b]),
     "matmul": lambda L, a, b: a @ b,
     "max_pool1d": lambda L, a, b: _f(L).max_pool1d(a[None], 1),
-    # jtensor composes these from other ops than PyTorch's kernels do
+    "diff": lambda L, a, b: a.diff(),
+    "outer": lambda L, a, b: L.outer(a[0], b[0]),
+    # jtensor composes this from other ops than PyTorch's kernels do
     "einsum": pytest.param(
         lambda L, a, b: L.einsum("ij,jk->ik", a, b),
         marks=pytest.mark.xfail(strict=True, reason="einsum is not routed through bmm/permute"),
-    ),
-    "diff": pytest.param(
-        lambda L, a, b: a.diff(),
-        marks=pytest.mark.xfail(strict=True, reason="diff is one sub node, not two slices"),
-    ),
-    "outer": pytest.param(
-        lambda L, a, b: L.outer(a[0], b[0]),
-        marks=pytest.mark.xfail(strict=True, reason="outer's first operand is not viewed"),
     ),
 }
 

@@ -16,7 +16,7 @@ singular values, and a loss invariant to the eigenvectors' signs (phases).
 import math
 
 from ... import linalg
-from .._composites import recorded_matmul
+from .._composites import recorded_matmul, recorded_outer
 from ..._api import ops as J
 from ..grad_mode import is_grad_enabled
 from . import _fast
@@ -114,10 +114,6 @@ def matmul_backward(ctx, g):
         if db == 1:
             gb = gb.squeeze(-1)
     return ga, gb  # the engine sums broadcast batch dims
-
-
-# PyTorch composes these calls from other ops, each recording its node (autograd/_composites).
-J.matmul.op.backward.composite = recorded_matmul
 
 
 def _column_major(meta):
@@ -1459,3 +1455,8 @@ def nuclear_norm_backward(ctx, g):
 nondifferentiable("geqrf", "eig", "symeig", "solve", "lstsq", "matrix_rank")
 # PyTorch has no derivative for the LDL factorization and solve either (NotImplemented).
 nondifferentiable("linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve")
+
+
+# PyTorch composes these calls from other ops, each recording its node (autograd/_composites).
+J.matmul.op.backward.composite = recorded_matmul
+J.outer.op.backward.composite = recorded_outer

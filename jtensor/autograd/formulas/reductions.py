@@ -16,6 +16,7 @@ from ..._api import ops as J
 from ..._elementwise import run_compute
 from ..._tensor import Tensor
 from . import _fast
+from .._composites import recorded_diff
 from ._core import derivative, nondifferentiable, saved_if
 
 
@@ -976,3 +977,7 @@ def chain_matmul_backward(ctx, g):
             gi = gi @ suffix[i].mT.conj()
         grads.append(gi)
     return [grads]
+
+
+# PyTorch's diff is narrow/sub steps, each recording its node (autograd/_composites).
+J.diff.op.backward.composite = recorded_diff
