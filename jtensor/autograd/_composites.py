@@ -19,9 +19,15 @@ Without recording, each op stays one array computation (the same values).
 import math
 
 from .. import _dispatch, _dtypes
-from .._layout import contiguous_strides
+from .._api import ops as J
+from .._errors import wrap_dim
+from .._layout import broadcast_shapes, contiguous_strides, infer_size
+from .._ops.products import _check_matmul, _check_tensors
+from .._ops.statistics import check_diff
+from .._ops.views import _new_strides, sizes_from_args
 from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
-from .function import Function
+from .._dispatch import OpDef, grad_mode
+from .graph import Formula, _record_tensors
 
 
 def mT_geometry(t):
@@ -47,32 +53,35 @@ def should_fold(t1, t2, has_out):
     return all(stride[i] == stride[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
-class _UnsafeView(Function):
+def _unsafe_view_impl(input, shape):
     """ATen's ``_unsafe_view``: ``input`` (a contiguous tensor nobody else holds, fresh from
     an op) seen with another shape, as a new tensor rather than a view of it (no base, a
-    version counter of its own); its node is ``UnsafeViewBackward0``."""
+    version counter of its own)."""
+    return Tensor._make(input._storage, shape, contiguous_strides(shape), input._offset,
+                        input._dtype)
 
-    _node_name = "UnsafeViewBackward0"
 
-    @staticmethod
-    def forward(ctx, input, shape):
-        ctx.input_shape = input.shape
-        return Tensor._make(input._storage, shape, contiguous_strides(shape), input._offset,
-                            input._dtype)
+def _unsafe_view_backward(ctx, g):
+    return g.reshape(ctx.input_meta(0)[0])
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.reshape(ctx.input_shape), None
+
+# An op of its own for the recorder (not published: PyTorch has no ``torch._unsafe_view``).
+_UNSAFE_VIEW = OpDef("_unsafe_view", "copy", _unsafe_view_impl, False, False)
+_UNSAFE_VIEW.backward = Formula(_UNSAFE_VIEW, _unsafe_view_backward, ("input",),
+                                name="UnsafeViewBackward0")
 
 
 def unsafe_view(t, shape):
-    return _UnsafeView.apply(t, tuple(shape))
+    shape = tuple(shape)
+    if t._requires_grad and grad_mode.record:
+        return _record_tensors(_UNSAFE_VIEW, _UNSAFE_VIEW.backward, _unsafe_view_impl,
+                               (t, shape))
+    return _unsafe_view_impl(t, shape)
 
 
 def reshape_steps(t, shape):
     """PyTorch's ``reshape`` step by step: a view where the strides allow it, else a
     contiguous clone (``CloneBackward0``) and its ``_unsafe_view``."""
-    from .._ops.views import _new_strides
 
     if t.is_contiguous() or _new_strides(t, tuple(shape)) is not None:
         return t.reshape(shape)
@@ -111,7 +120,6 @@ def matmul_steps(tensor1, tensor2):
             return _steps_or_product(tensor1.squeeze(0), tensor2)
         if batch2[0] == 1 and tensor2.requires_grad:
             return _steps_or_product(tensor1, tensor2.squeeze(0))
-    from .._layout import broadcast_shapes
 
     output_shape = list(broadcast_shapes(batch1, batch2))
     count = math.prod(output_shape)
@@ -142,7 +150,6 @@ def recorded_matmul(op, args, kwargs):
     tensor1, tensor2 = args
     if tensor1.__class__ not in DENSE_CLASSES or tensor2.__class__ not in DENSE_CLASSES:
         return None
-    from .._ops.products import _check_matmul, _check_tensors
 
     d1, d2 = tensor1.dim(), tensor2.dim()
     if (d1, d2) in ((1, 1), (2, 1), (2, 2)):
@@ -158,14 +165,11 @@ def recorded_reshape(op, args, kwargs):
     allow no view of the new shape): PyTorch's contiguous clone (``CloneBackward0``) and its
     ``_unsafe_view`` (``UnsafeViewBackward0``), then one event for the trace. None (nothing
     done) for a call that views, or whose arguments the op itself must judge."""
-    from .._errors import wrap_dim
-    from .._layout import infer_size
-    from .._ops.views import _new_strides, sizes_from_args
 
-    values = op.backward.bind(args, kwargs)
-    input = values.get("input")
+    input = args[0] if args else kwargs.get("input")
     if input.__class__ not in DENSE_CLASSES or input.is_contiguous():
-        return None
+        return None   # (a view: the op's own node)
+    values = op.backward.bind(args, kwargs)
     try:
         if op.name == "reshape":
             shape = infer_size(tuple(sizes_from_args((values["shape"],))), input.numel())
@@ -209,7 +213,6 @@ def recorded_diff(op, args, kwargs):
     """A recorded ``diff``: PyTorch's steps (``cat`` of prepend, input and append; then per
     order ``narrow(1, len) - narrow(0, len)``, a logical xor for bool): a ``SubBackward0``
     over two ``SliceBackward0`` each time. Order 0 is a copy into ``zeros_like``."""
-    from .._ops.statistics import check_diff
 
     values = op.backward.bind(args, kwargs)
     input = values.get("input")
@@ -225,7 +228,6 @@ def recorded_diff(op, args, kwargs):
 
 
 def _diff_steps(input, parts, n, dim):
-    from .._api import ops as J
 
     if n == 0:   # the input alone, copied into zeros of its layout (``CopyBackwards``)
         return J.zeros_like(input).copy_(input)

@@ -150,7 +150,6 @@ SAVED = {
 # what they keep covers what PyTorch's node exposes: ``#i`` is ``saved_tensors[i]``, ``.a``
 # (``.a.k``) the ``ctx`` attribute ``a`` (its item ``k``).
 FUNCTION_SAVED = {
-    "UnsafeViewBackward0": "self_sym_sizes",
     "LogSoftmaxBackward0": "dim:i=.dim result=#0",
     "GeluBackward0": "approximate:v=@gelu_approximate self=#0",
     "SiluBackward0": "self=#0",
@@ -438,15 +437,10 @@ def _describe_input(node, entry):
     name = entry.sources[0]
     meta = None
     index = None
-    if formula is None:   # one of jtensor's Functions: ``self`` is its first tensor
-        index = 0 if name == "input" else None
-        formula_inputs = ()
-    else:
-        formula_inputs = formula.inputs
-    for i, n in enumerate(formula_inputs):
+    for i, n in enumerate(formula.inputs):
         if n == name:
             index = i
-    if index is None and formula is not None:
+    if index is None:
         aliases = {"mat2": "other", "tensor": "other", "vec": "other"}
         name = aliases.get(name, name)
         index = formula.inputs.index(name) if name in formula.inputs else None
