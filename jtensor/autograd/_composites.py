@@ -20,13 +20,13 @@ import math
 
 from .. import _dispatch, _dtypes
 from .._api import ops as J
+from .._dispatch import OpDef, grad_mode
 from .._errors import wrap_dim
 from .._layout import broadcast_shapes, contiguous_strides, infer_size
 from .._ops.products import _check_matmul, _check_tensors
 from .._ops.statistics import check_diff
 from .._ops.views import _new_strides, sizes_from_args
 from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
-from .._dispatch import OpDef, grad_mode
 from .graph import Formula, _record_tensors
 
 
@@ -72,6 +72,7 @@ _UNSAFE_VIEW.backward = Formula(_UNSAFE_VIEW, _unsafe_view_backward, ("input",),
 
 
 def unsafe_view(t, shape):
+    """``_unsafe_view(t, shape)``, recorded (``UnsafeViewBackward0``) when ``t`` needs it."""
     shape = tuple(shape)
     if t._requires_grad and grad_mode.record:
         return _record_tensors(_UNSAFE_VIEW, _UNSAFE_VIEW.backward, _unsafe_view_impl,
@@ -82,7 +83,6 @@ def unsafe_view(t, shape):
 def reshape_steps(t, shape):
     """PyTorch's ``reshape`` step by step: a view where the strides allow it, else a
     contiguous clone (``CloneBackward0``) and its ``_unsafe_view``."""
-
     if t.is_contiguous() or _new_strides(t, tuple(shape)) is not None:
         return t.reshape(shape)
     return _clone_and_view(t, shape)
@@ -120,7 +120,6 @@ def matmul_steps(tensor1, tensor2):
             return _steps_or_product(tensor1.squeeze(0), tensor2)
         if batch2[0] == 1 and tensor2.requires_grad:
             return _steps_or_product(tensor1, tensor2.squeeze(0))
-
     output_shape = list(broadcast_shapes(batch1, batch2))
     count = math.prod(output_shape)
     expanded1 = reshape_steps(tensor1.expand(*output_shape, n, m1), (count, n, m1))
@@ -150,7 +149,6 @@ def recorded_matmul(op, args, kwargs):
     tensor1, tensor2 = args
     if tensor1.__class__ not in DENSE_CLASSES or tensor2.__class__ not in DENSE_CLASSES:
         return None
-
     d1, d2 = tensor1.dim(), tensor2.dim()
     if (d1, d2) in ((1, 1), (2, 1), (2, 2)):
         return None
@@ -165,7 +163,6 @@ def recorded_reshape(op, args, kwargs):
     allow no view of the new shape): PyTorch's contiguous clone (``CloneBackward0``) and its
     ``_unsafe_view`` (``UnsafeViewBackward0``), then one event for the trace. None (nothing
     done) for a call that views, or whose arguments the op itself must judge."""
-
     input = args[0] if args else kwargs.get("input")
     if input.__class__ not in DENSE_CLASSES or input.is_contiguous():
         return None   # (a view: the op's own node)
@@ -213,7 +210,6 @@ def recorded_diff(op, args, kwargs):
     """A recorded ``diff``: PyTorch's steps (``cat`` of prepend, input and append; then per
     order ``narrow(1, len) - narrow(0, len)``, a logical xor for bool): a ``SubBackward0``
     over two ``SliceBackward0`` each time. Order 0 is a copy into ``zeros_like``."""
-
     values = op.backward.bind(args, kwargs)
     input = values.get("input")
     n = values.get("n", 1)
@@ -228,7 +224,6 @@ def recorded_diff(op, args, kwargs):
 
 
 def _diff_steps(input, parts, n, dim):
-
     if n == 0:   # the input alone, copied into zeros of its layout (``CopyBackwards``)
         return J.zeros_like(input).copy_(input)
     result = parts[0] if len(parts) == 1 else J.cat(parts, dim)

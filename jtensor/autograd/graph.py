@@ -483,7 +483,12 @@ def _flatten_grads(node, result):
     for i, g in enumerate(result):
         if formula is not None and i == formula.list_input:
             for gi in (g if g is not None else [None] * node._values["__list_len__"]):
-                out.append(_fit(gi, meta[k], node, k) if gi is not None else None)
+                m = meta[k]
+                # (``cat``'s pieces already fit, the common case: no call)
+                out.append(gi if gi is None or (
+                    m is not None and gi.__class__ is Tensor and gi._shape == m[0]
+                    and gi._dtype is m[1] and gi._storage.device is m[2])
+                    else _fit(gi, m, node, k))
                 k += 1
             continue
         if g is None or k >= len(meta):

@@ -12,6 +12,9 @@ import itertools
 
 from ..._api import ops as J
 from ..._errors import TensorNotImplementedError, wrap_dim
+from ..._ops.views import make_view
+from ..._tensor import DENSE_CLASSES
+from . import _fast
 from ._core import derivative
 
 
@@ -40,6 +43,9 @@ def _split_cat(g, shapes, cat_shapes, dim):
     if ref is None:
         return [J.zeros(s, dtype=g.dtype, device=g.device) for s in shapes]
     d = wrap_dim(dim, len(ref))
+    fast = _fast_pieces(g, shapes, cat_shapes, d)
+    if fast is not None:
+        return fast
     out = []
     offset = 0
     for shape, cshape in zip(shapes, cat_shapes, strict=True):
@@ -52,6 +58,28 @@ def _split_cat(g, shapes, cat_shapes, dim):
         if tuple(piece.shape) != tuple(shape):
             piece = piece.reshape(shape)
         out.append(piece)
+    return out
+
+
+def _fast_pieces(g, shapes, cat_shapes, d):
+    """``_split_cat``'s narrows made directly as views of ``g`` in a plain pass (the pieces
+    of a ``cat`` in a loop, issue 18): the same shapes, strides and offsets as ``narrow``'s.
+    None where a piece needs more than a narrow (a legacy empty input, a reshape), or the
+    pass records or is transformed."""
+    if not _fast.plain() or g.__class__ not in DENSE_CLASSES:
+        return None
+    gshape, stride = g._shape, g._stride
+    if len(gshape) <= d:
+        return None
+    step = stride[d]
+    offset = g._offset
+    out = []
+    for shape, cshape in zip(shapes, cat_shapes, strict=True):
+        if shape is None or len(shape) != len(gshape) or tuple(shape) != tuple(cshape):
+            return None
+        n = shape[d]
+        out.append(make_view(g, gshape[:d] + (n,) + gshape[d + 1:], stride, offset))
+        offset += n * step
     return out
 
 
