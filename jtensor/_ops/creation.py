@@ -14,8 +14,8 @@ from .. import _mt19937 as _mt
 from .. import _tensor as _tensor_module
 from .._device import CPU, CPU_BACKEND, backend_for, resolve_device
 from .._dispatch import Post, emit
-from .._errors import (TensorRuntimeError, TensorTypeError, TensorValueError,
-                       check_storage_size, stacklevel, user_stacklevel)
+from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
+                       TensorValueError, check_storage_size, stacklevel, user_stacklevel)
 from .._layout import contiguous_strides, dense_strides_like
 from .._out import resize_output
 from .._argparse import int_arg
@@ -950,12 +950,11 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
     if out is not None:
         _check_out(out, dtype, "arange")
     check_requires_grad(dtype, requires_grad)
+    if dtype is _dtypes.bool_ or dtype.category == _dtypes.COMPLEX:
+        # (PyTorch's kernel is dispatched for real types only, before any other check)
+        raise TensorNotImplementedError(
+            f"\"arange_cpu\" not implemented for '{dtype._torch_name}'")
     start, end, step = values
-    if dtype.category in (_dtypes.INTEGRAL, _dtypes.BOOL):
-        # PyTorch casts the bounds to the integer type before counting.
-        start, end, step = (int(v) for v in values)
-        if step == 0 and not all_int:
-            raise TensorValueError(f"step must be nonzero (step {values[2]} cast to {dtype} is 0)")
     if step == 0 or step != step:  # (a NaN step is PyTorch's "nonzero" refusal too)
         raise TensorRuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):
@@ -964,6 +963,15 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
         raise TensorRuntimeError(
             f"upper bound and lower bound inconsistent with step sign (start={start}, "
             f"end={end}, step={step})")
+    # The bounds as given pass those checks. Then int64 casts them and counts with the cast
+    # ones; the other integer types are counted from the bounds as given (in double) and
+    # stepped with the cast start and step: arange(0., 1., 0.5, dtype=int32) is [0, 0].
+    counted_as_given = dtype.category == _dtypes.INTEGRAL and dtype is not _dtypes.int64 \
+        and not all_int
+    if dtype is _dtypes.int64 and not all_int:
+        start, end, step = (int(v) for v in values)
+        if step == 0:
+            raise TensorValueError(f"step must be nonzero (step {values[2]} cast to {dtype} is 0)")
     if all(isinstance(v, int) for v in (start, end, step)):
         count = max(0, -((start - end) // step))
         array = start + np.arange(count, dtype=np.int64) * step
@@ -973,7 +981,8 @@ def arange(start=None, end=None, step=1, *, out=None, dtype=None, layout=None, d
             raise TensorRuntimeError(
                 f"invalid size, possible overflow? (arange({start}, {end}, {step}) would have "
                 f"{count} elements)")
-        array = _arange_floats(start, step, count, dtype)
+        array = int(start) + np.arange(count, dtype=np.int64) * int(step) if counted_as_given \
+            else _arange_floats(start, step, count, dtype)
     if out is not None:
         return write_factory_out(arange.op, out, (count,), array.astype(dtype.numpy),
                                  requires_grad)
@@ -995,10 +1004,7 @@ def _arange_floats(start, step, count, dtype):
     others are counted from it (``base + k * step``). The threads split a range longer than
     the grain as ``at::parallel_for`` does, with as many threads as ``get_num_threads()``."""
     idx = np.arange(count, dtype=np.float64)
-    kernel = _ARANGE_KERNEL.get(dtype)
-    if kernel is None:   # (another type: each element counted from ``start`` in double)
-        return start + idx * step
-    lanes, in_float = kernel
+    lanes, in_float = _ARANGE_KERNEL[dtype]
     if in_float:
         # float's products of these small integers and a float step are exact in double,
         # so a sum rounded to double then to float is float's fused one (bar double rounding

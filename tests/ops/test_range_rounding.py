@@ -169,3 +169,35 @@ def test_logspace_is_pytorchs(args, base, dtype):
     want = torch.logspace(*args, base=base, dtype=getattr(torch, dtype)).double().numpy()
     got = jtensor.logspace(*args, base=base, dtype=getattr(jtensor, dtype)).double().numpy()
     np.testing.assert_array_equal(got, want)
+
+
+INT_ARANGES = [
+    (0.0, 3.0, 1.5),  # the step cast to 1: int64 counts 3, the other types 2
+    (0.5, 3.7, 1.9),
+    (-1.5, 2.2, 1.5),  # uint8 wraps -1 to 255
+    (3.0, -2.0, -1.5),
+    (0, 5, 2),
+    (0.2, 0.9, 1.0),  # cast bounds are equal: int64 counts 0, the others 1
+    (0.0, 1.0, 0.5),  # the step casts to 0: int64 raises, the others give [0, 0]
+    (0.0, 2.0, -0.5),  # the sign is checked on the step as given
+    (0.5, 0.2, 1.0),  # ... and the bounds as given
+    (1.9, 1.1, -2.5),  # int64 counts the cast bounds (none), the others those given (one)
+]
+
+
+def _arange_outcome(lib, args, dtype):
+    try:
+        return lib.arange(*args, dtype=getattr(lib, dtype)).tolist()
+    except (RuntimeError, ValueError, NotImplementedError) as exc:
+        return (type(exc).__name__, str(exc).split(" (")[0])
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    "dtype", ["int64", "int32", "int16", "int8", "uint8", "bool", "complex64", "complex128"]
+)
+@pytest.mark.parametrize("args", INT_ARANGES, ids=str)
+def test_arange_other_dtypes_as_pytorch(args, dtype):
+    """Integer types other than int64 are counted from the bounds as given (in double) and
+    stepped with the cast ones; bool and complex have no arange kernel."""
+    assert _arange_outcome(jtensor, args, dtype) == _arange_outcome(torch, args, dtype)
