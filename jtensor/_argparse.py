@@ -619,17 +619,17 @@ def _post_code(post, plan, namespace, call):
     # With only the trace listening (a traced cell), its hook is called here directly: one
     # call frame less per traced op (issue 18; the recorder's walk to the user's line starts
     # at this entry's caller). With the autograd hook too, ``notify`` calls both.
-    silent = ""
+    heard = ""   # (and the call is no silent hand-back)
     if post.silent is not None:
         namespace["_silent"] = post.silent
-        silent = f" and not _silent(_r, {call})"
+        heard = f"not _silent(_r, {call})"
     args = f"op, {inputs}, {outputs}, {written}, {info}"
     code += ("    if _d.autograd_hook is None:\n"
              "        _h = _d.trace_hook\n"
-             f"        if _h is not None{silent}:\n"
+             f"        if _h is not None{' and ' + heard if heard else ''}:\n"
              f"            _h({args})\n"
-             f"    elif True{silent}:\n"
-             f"        _d.notify({args})\n"
+             + (f"    elif {heard}:\n" if heard else "    else:\n")
+             + f"        _d.notify({args})\n"
              "    return _r\n")
     return code
 

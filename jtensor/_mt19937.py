@@ -275,7 +275,8 @@ def _fma64(a, b, c):
     parts (Dekker's two-product, Knuth's two-sum); the low parts are added rounding to odd;
     one rounding to nearest adds that to the high part. Elements where the proof's range does
     not hold (huge factors, a product near the subnormals, an overflow) are computed exactly
-    with fractions; a non-finite operand gives what ``a * b + c`` gives."""
+    with fractions; a non-finite operand gives IEEE's fused result (``c`` beside finite
+    factors, else what ``a * b + c`` gives)."""
     a, b, c = (np.asarray(x, dtype=_F64) for x in (a, b, c))
     with np.errstate(all="ignore"):
         uh = a * b
@@ -309,7 +310,10 @@ def _fma64(a, b, c):
         hard = finite & ((np.abs(a) > _SPLIT_MAX) | (np.abs(b) > _SPLIT_MAX)
                          | ~np.isfinite(result)
                          | ((np.abs(uh) < _PRODUCT_MIN) & (a != 0) & (b != 0)))
-        result = np.array(np.where(finite, result, a * b + c), dtype=_F64)
+        # A non-finite operand: with finite factors the product is exact (no overflow in
+        # a fused multiply-add), so the result is ``c``; else what ``a * b + c`` gives.
+        result = np.array(np.where(finite, result, np.where(
+            np.isfinite(a) & np.isfinite(b), c, a * b + c)), dtype=_F64)
     for k in np.flatnonzero(hard):
         i = np.unravel_index(k, hard.shape)
         result[i] = _exact_fma(float(a[i]), float(b[i]), float(c[i]))

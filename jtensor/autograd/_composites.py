@@ -144,14 +144,17 @@ def recorded_matmul(op, args, kwargs):
     """A recorded ``matmul`` call (``graph.record_call``'s composite): PyTorch's steps,
     each recorded, then one ``matmul`` event for the trace; None (nothing done) for a call
     that is one op (or has ``out=``, which the recorder refuses)."""
-    if len(args) != 2 or kwargs.get("out") is not None:
+    # (The one-op products, 2-D @ 2-D the commonest, leave first: every recorded matmul
+    # call asks.)
+    if len(args) != 2:
         return None
     tensor1, tensor2 = args
     if tensor1.__class__ not in DENSE_CLASSES or tensor2.__class__ not in DENSE_CLASSES:
         return None
-    d1, d2 = tensor1.dim(), tensor2.dim()
-    if (d1, d2) in ((1, 1), (2, 1), (2, 2)):
-        return None
+    d1, d2 = len(tensor1._shape), len(tensor2._shape)
+    if (d1 <= 2 and d2 <= 2 and not (d1 == 1 and d2 == 2)) or not d1 or not d2 \
+            or (kwargs and kwargs.get("out") is not None):
+        return None   # (a 0-d operand: the op raises PyTorch's error)
     _check_tensors("matmul", ("input", tensor1), ("other", tensor2))
     _check_matmul(tensor1, tensor2)
     result = _dispatch.untraced(matmul_steps, tensor1, tensor2)
@@ -164,7 +167,10 @@ def recorded_reshape(op, args, kwargs):
     ``_unsafe_view`` (``UnsafeViewBackward0``), then one event for the trace. None (nothing
     done) for a call that views, or whose arguments the op itself must judge."""
     input = args[0] if args else kwargs.get("input")
-    if input.__class__ not in DENSE_CLASSES or input.is_contiguous():
+    if input.__class__ not in DENSE_CLASSES:
+        return None
+    contiguous = input._contiguous   # (known for most tensors: no call)
+    if contiguous or (contiguous is None and input.is_contiguous()):
         return None   # (a view: the op's own node)
     values = op.backward.bind(args, kwargs)
     try:

@@ -165,13 +165,23 @@ def test_errors_while_recording(case):
     assert outcomes[0] == outcomes[1] and outcomes[0] is not None
 
 
-def test_no_grad_is_one_product():
-    """Without recording, matmul stays one array product: the same values as recorded."""
+def test_no_grad_is_one_product(monkeypatch):
+    """Without recording (and for 2-D @ 2-D) matmul stays one op, never the steps: the same
+    values as recorded."""
+    from jtensor.autograd import _composites
+
+    steps = []
+    real = _composites.matmul_steps
+    monkeypatch.setattr(_composites, "matmul_steps", lambda *a: steps.append(a) or real(*a))
     a, b = _operands(jtensor, SHAPES["4d@3d"], (True, True), dtype="float64")
     with jtensor.no_grad():
         plain = a @ b
-    assert plain.grad_fn is None
-    np.testing.assert_array_equal(plain.numpy(), (a @ b).detach().numpy())
+    m, w = _operands(jtensor, SHAPES["2d@2d"], (True, True))
+    assert (m @ w).grad_fn.name() == "MmBackward0"
+    assert steps == []
+    recorded = a @ b
+    assert len(steps) == 1
+    np.testing.assert_array_equal(plain.numpy(), recorded.detach().numpy())
 
 
 RESHAPES = {
