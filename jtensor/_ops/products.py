@@ -19,7 +19,7 @@ import numpy as np
 
 
 from .. import _dtypes
-from .._dispatch import check_inplace, check_same_device
+from .._dispatch import check_inplace, check_same_device, untraced
 from .._elementwise import _write_into, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim
 from .._layout import broadcast_shapes, dense_strides_like, numel
@@ -27,7 +27,6 @@ from .._registry import register, renamed
 from .._tensor import Tensor, new_empty_tensor, plain_cpu_floats
 from .reductions import (TensorNotImplementedError, _c_name, _emit, _xp, check_out, check_tensor,
                          fp_quiet, launch_kernel, wrap_result, write_out)
-from .views import make_view
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
 
@@ -688,43 +687,216 @@ def _einsum_parse(equation, operands):
     return eq, parsed, out, sizes
 
 
-def _einsum_view(t, labels, out):
-    """The single-operand einsum that only permutes and takes diagonals: a view."""
-    named = [lab for lab in labels if lab is not None]
-    ell = t.dim() - len(named)
-    per_label = {}
-    ell_dims = []
-    d = 0
-    for lab in labels:
-        if lab is None:
-            ell_dims = list(range(d, d + ell))
-            d += ell
-            continue
-        per_label.setdefault(lab, []).append(d)
-        d += 1
-    shape, stride = [], []
-    for lab in out:
-        if lab is None:
-            shape += [t._shape[i] for i in ell_dims]
-            stride += [t._stride[i] for i in ell_dims]
+def einsum_arguments(args):
+    """``(equation, operands)`` of an ``einsum`` call in any of PyTorch's forms: an equation
+    and operands, an equation and one list of operands, or the sublist form (operands each
+    followed by a list of subscripts, 0-51 or ``...``, then optionally the output's list)."""
+    if len(args) < 2:
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at "
+            "least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        def letter(n):
+            if n is Ellipsis:
+                return "..."
+            if 0 <= n < 26:
+                return chr(ord("A") + n)
+            if 26 <= n < 52:
+                return chr(ord("a") + n - 26)
+            raise ValueError(
+                "einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+        equation = ",".join("".join(letter(s) for s in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(letter(s) for s in args[-1])
+            operands = args[:-1:2]
         else:
-            dims = per_label[lab]
-            shape.append(t._shape[dims[0]])
-            stride.append(builtins.sum(t._stride[i] for i in dims))
-    return make_view(t, shape, stride, t._offset)
+            operands = args[::2]
+    else:
+        equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
+        operands = tuple(operands[0])
+    return equation, tuple(operands)
+
+
+def _label_order(label):
+    """ATen's subscript number of a label: A-Z are 0-25, a-z 26-51."""
+    return ord(label) - (ord("A") if label < "a" else ord("a") - 26)
+
+
+def einsum_steps(operands, parsed, out, explicit):
+    """ATen's ``einsum`` with the public ops (each recording its node when autograd
+    records): every operand's repeated labels taken as diagonals, missing labels unsqueezed
+    and its dims permuted to (output labels, contracted labels); then, left to right, each
+    pair multiplied and summed over the labels no later operand has, as ``bmm`` of permuted
+    and reshaped operands (``sumproduct_pair``); the contracted dims viewed away (or, for
+    one operand, summed). ``parsed``/``out``: ``_einsum_parse``'s labels (None for
+    ``...``); ``explicit``: whether the equation has ``->``."""
+    ell_num_dim = 0
+    count = {}
+    for t, (labels, _) in zip(operands, parsed, strict=True):
+        if None in labels:
+            ell_num_dim = builtins.max(ell_num_dim, t.dim() - (len(labels) - 1))
+        for lab in labels:
+            if lab is not None:
+                count[lab] = count.get(lab, 0) + 1
+    index = {}   # label -> its dim in the aligned operands
+    perm_index = ell_index = 0
+    ell_in_output = False
+    if not explicit:   # the ellipsis, then the labels used once
+        perm_index = ell_num_dim
+        ell_in_output = True
+        for lab in sorted(count, key=_label_order):
+            if count[lab] == 1:
+                index[lab] = perm_index
+                perm_index += 1
+    else:
+        for lab in out:
+            if lab is None:
+                ell_index = perm_index
+                perm_index += ell_num_dim
+                ell_in_output = True
+            else:
+                index[lab] = perm_index
+                perm_index += 1
+    out_num_dim = perm_index
+    if not ell_in_output:
+        ell_index = perm_index
+        perm_index += ell_num_dim
+    for lab in sorted(count, key=_label_order):
+        if lab not in index:
+            index[lab] = perm_index
+            perm_index += 1
+    # Align every operand to those dims, counting for each how many operands are not 1 there.
+    dim_counts = [0] * perm_index
+    ell_sizes = [1] * ell_num_dim
+    ops = []
+    for i, (t, (labels, _)) in enumerate(zip(operands, parsed, strict=True)):
+        op = t
+        permutation = [-1] * perm_index
+        dim = 0
+        for lab in labels:
+            if lab is None:
+                ndim = t.dim() - (len(labels) - 1)
+                for j in range(ell_num_dim - ndim, ell_num_dim):
+                    size = op.shape[dim]
+                    if size != 1:
+                        if ell_sizes[j] != 1 and ell_sizes[j] != size:
+                            # (PyTorch's message, its missing space included)
+                            raise TensorRuntimeError(
+                                f"einsum(): dimension {dim} covered by ellipsis in operand "
+                                f"{i}has size {size} which does not broadcast with previously "
+                                f"seen ellipsis with size {ell_sizes[j]} for the respective "
+                                "dimension")
+                        ell_sizes[j] = size
+                        dim_counts[ell_index + j] += 1
+                    permutation[ell_index + j] = dim
+                    dim += 1
+            elif permutation[index[lab]] == -1:
+                if op.shape[dim] != 1:
+                    dim_counts[index[lab]] += 1
+                permutation[index[lab]] = dim
+                dim += 1
+            else:   # a repeated label: its diagonal, where the label's first dim was
+                prev = permutation[index[lab]]
+                op = op.diagonal(0, prev, dim).movedim(-1, prev)
+        for k, val in enumerate(permutation):
+            if val == -1:
+                op = op.unsqueeze(dim)
+                permutation[k] = dim
+                dim += 1
+        ops.append(op.permute(permutation))
+    while len(ops) > 1:
+        a, b = ops[0], ops[1]
+        del ops[:2]
+        sum_dims, a_sums, b_sums = [], [], []
+        for dim in range(out_num_dim, perm_index):
+            if a.shape[dim] != 1 and b.shape[dim] != 1:
+                dim_counts[dim] -= 1
+                if dim_counts[dim] == 1:   # no later operand has it: summed in this pair
+                    sum_dims.append(dim)
+                    dim_counts[dim] = 0
+            elif dim_counts[dim] == 1:   # only one of the pair has it: summed first
+                if a.shape[dim] != 1:
+                    a_sums.append(dim)
+                    dim_counts[dim] = 0
+                elif b.shape[dim] != 1:
+                    b_sums.append(dim)
+                    dim_counts[dim] = 0
+        if a_sums:
+            a = a.sum(a_sums, True)
+        if b_sums:
+            b = b.sum(b_sums, True)
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+    result = ops[0]
+    if perm_index > out_num_dim:
+        if len(operands) > 1:   # the contracted dims are all 1 by now
+            return result.view(result.shape[:out_num_dim])
+        return result.sum(list(range(out_num_dim, perm_index)))
+    return result
+
+
+def _sumproduct_pair(left, right, sum_dims):
+    """ATen's ``sumproduct_pair`` (keepdim): ``(left * right).sum(sum_dims, True)`` for two
+    aligned operands, as one ``bmm`` of their permuted, reshaped forms (or ``mul`` when
+    nothing is summed)."""
+    if not sum_dims:
+        return left * right
+    summed = set(sum_dims)
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left.dim()):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in summed:
+            if sl and sr:
+                sum_size *= left.shape[i]
+            elif sl:
+                left = left.sum(i, True)
+            elif sr:
+                right = right.sum(i, True)
+        elif sl and sr:
+            lro.append(i)
+            lro_size *= left.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right.shape[i]
+    if lo and ro and ro[-1] < lo[0]:
+        # (PyTorch 2.13 swaps the pair when every dim only the right one has comes before
+        # every dim only the left one has: the product is then laid out in dim order)
+        left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
+    out_size = [left.shape[d] for d in lro + lo] + [1] * len(sum_dims) \
+        + [right.shape[d] for d in ro]
+    order = lro + lo + sum_dims + ro
+    back = [0] * len(order)
+    for k, d in enumerate(order):
+        back[d] = k
+    left = left.permute(order).reshape(lro_size, lo_size, sum_size)
+    right = right.permute(lro + sum_dims + ro + lo).reshape(lro_size, sum_size, ro_size)
+    return left.bmm(right).view(out_size).permute(back)
 
 
 @register("copy", method=False)
 def einsum(equation, *operands):
     """Einstein summation: ``einsum('ij,jk->ik', a, b)``; ``...`` stands for broadcast dims,
     and without ``->`` the output is the labels used once, sorted. Operands must share a
-    dtype. A single operand that is only permuted or diagonalised gives a view.
+    dtype. Computed as PyTorch does (``einsum_steps``: diagonals, permutes, ``bmm``), so
+    the result is PyTorch's, a view where PyTorch's is (a single operand only permuted or
+    diagonalised is a view of it).
     """
+    equation, operands = einsum_arguments((equation,) + operands)
+    eq, parsed, out, _ = check_einsum(equation, operands)
+    return untraced(einsum_steps, operands, parsed, out, "->" in eq)
+
+
+def check_einsum(equation, operands):
+    """``einsum``'s argument checks, PyTorch's errors: ``(equation without spaces, each
+    operand's labels, the output's labels, the dtype)``."""
     if not isinstance(equation, str):
         raise TensorTypeError(
             f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
-    if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
-        operands = tuple(operands[0])
     for i, t in enumerate(operands):
         if not isinstance(t, Tensor):
             raise TensorTypeError(
@@ -732,29 +904,14 @@ def einsum(equation, *operands):
                 f"type {type(t).__name__} at pos {i}")
     if not operands:
         raise TensorRuntimeError("einsum(): must provide at least one operand")
-    device = check_same_device(list(operands))
+    check_same_device(list(operands))
     eq, parsed, out, _sizes = _einsum_parse(equation, operands)
     dtype = operands[0]._dtype
     for t in operands[1:]:
         if t._dtype is not dtype:
             raise TensorRuntimeError(
                 f"expected scalar type {_name(dtype)} but found {_name(t._dtype)}")
-    if len(operands) == 1:
-        labels = parsed[0][0]
-        named_in = {lab for lab in labels if lab is not None}
-        named_out = {lab for lab in out if lab is not None}
-        if named_in == named_out and ((None in labels) == (None in out)):
-            return _einsum_view(operands[0], labels, out)
-    if len(operands) > 1:
-        _refuse_bool("bmm", dtype)
-    xp = operands[0]._storage._backend.xp
-    arrays = [_work(t) for t in operands]
-    spec = ",".join("".join("..." if lab is None else lab for lab in labels)
-                    for labels, _ in parsed) + "->" + "".join(
-        "..." if lab is None else lab for lab in out)
-    with fp_quiet():
-        r = xp.einsum(spec, *arrays)
-    return wrap_result(xp, r, dtype, device)
+    return eq, parsed, out, dtype
 
 
 # ---------------------------------------------------------------------- addmv, addbmm, addr

@@ -519,13 +519,19 @@ def movedim(input, source, destination):
         raise TensorRuntimeError(f"movedim: repeated dim in `destination` ({destination})")
     if ndim == 0:
         return make_view(input, (), (), input._offset)
-    order = [None] * ndim
-    for s, d in zip(src, dst, strict=True):
-        order[d] = s
-    rest = iter(d for d in range(ndim) if d not in src)
-    order = [o if o is not None else next(rest) for o in order]
+    order = movedim_order(ndim, src, dst)
     return make_view(input, [input._shape[d] for d in order],
                     [input._stride[d] for d in order], input._offset)
+
+
+def movedim_order(ndim, source, destination):
+    """The permutation ``movedim`` applies: each of ``source`` (wrapped dims) goes to its
+    ``destination``, the other dims fill the places left, in order."""
+    order = [None] * ndim
+    for s, d in zip(source, destination, strict=True):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in source)
+    return [o if o is not None else next(rest) for o in order]
 
 
 # ---------------------------------------------------------------------- adding/removing dims

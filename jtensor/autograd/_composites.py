@@ -8,8 +8,9 @@ product whose larger operand can be folded into rows (a batch of matrices with a
 matrix, or the shared matrix requiring grad) reshapes to 2-D and calls ``mm`` or ``mv``.
 1-D @ 2-D unsqueezes, calls ``mm`` and squeezes in place. A ``reshape`` (``flatten``,
 ``reshape_as``) that cannot view its input clones it and ``_unsafe_view``s the clone.
-``outer`` is ``input.reshape(-1, 1) * vec2``; ``diff`` joins prepend and append with ``cat``
-and subtracts two ``narrow``s per order.
+``einsum`` aligns its operands by diagonals, unsqueezes and permutes, and contracts them
+pairwise with ``bmm`` (or ``mul``). ``outer`` is ``input.reshape(-1, 1) * vec2``; ``diff``
+joins prepend and append with ``cat`` and subtracts two ``narrow``s per order.
 
 The ``recorded_*`` functions run those steps with the public ops when a call records (the
 graph a learner draws is PyTorch's, node for node); the call stays one event in a trace.
@@ -23,7 +24,8 @@ from .._api import ops as J
 from .._dispatch import OpDef, grad_mode
 from .._errors import wrap_dim
 from .._layout import broadcast_shapes, contiguous_strides, infer_size
-from .._ops.products import _check_matmul, _check_tensors
+from .._ops.products import (_check_matmul, _check_tensors, check_einsum, einsum_arguments,
+                             einsum_steps)
 from .._ops.statistics import check_diff
 from .._ops.views import _new_strides, sizes_from_args
 from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
@@ -159,6 +161,20 @@ def recorded_matmul(op, args, kwargs):
     _check_matmul(tensor1, tensor2)
     result = _dispatch.untraced(matmul_steps, tensor1, tensor2)
     return _dispatch.notify(op, (tensor1, tensor2), result)
+
+
+def recorded_einsum(op, args, kwargs):
+    """A recorded ``einsum``: ATen's steps (``einsum_steps``: diagonals, unsqueezes,
+    permutes, sums, ``bmm`` or ``mul``, views), each recorded, then one ``einsum`` event for
+    the trace. None (nothing done) where an operand is not a plain strided tensor."""
+    if kwargs:
+        return None   # (the op raises its own error)
+    equation, operands = einsum_arguments(args)
+    if any(t.__class__ not in DENSE_CLASSES for t in operands):
+        return None
+    eq, parsed, out, _ = check_einsum(equation, operands)
+    result = _dispatch.untraced(einsum_steps, operands, parsed, out, "->" in eq)
+    return _dispatch.notify(op, operands, result)
 
 
 def recorded_reshape(op, args, kwargs):

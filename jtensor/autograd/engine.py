@@ -500,6 +500,12 @@ def _accumulate(leaf, g, create_graph):
             # steals an unshared gradient instead of copying it.
             leaf._grad = g if g._base is None else \
                 Tensor._make(g._storage, g._shape, g._stride, 0, g._dtype)
+        elif g._stride != leaf._stride and not g._requires_grad and _obeys_layout(g, leaf) \
+                and sys.getrefcount(g) <= 3:
+            # PyTorch would keep this gradient (it counts the references to the tensor, not
+            # to its storage, which the caller's gradient shares here): a copy with its
+            # strides, which differ from the leaf's on size-1 dims only.
+            leaf._grad = copy_with_strides(g, g._stride)
         elif leaf._stride == contiguous_strides(leaf._shape):
             leaf._grad = _fast.dense_copy(g)
         else:

@@ -35,6 +35,8 @@ import math
 
 from .. import _dtypes
 from .._api import ops as J
+from .._errors import wrap_dim
+from .._ops.views import movedim_order
 from .._tensor import Tensor
 from . import graph
 from .graph import SavedTensor
@@ -74,6 +76,7 @@ SAVED = {
     "DotBackward0": "self tensor=tensor|other",
     "ViewBackward0": "self_sym_sizes",
     "UnsafeViewBackward0": "self_sym_sizes",
+    "ReshapeAliasBackward0": "self_sym_sizes",
     "ExpandBackward0": "self_sym_sizes",
     "TBackward0": "",
     "CloneBackward0": "",
@@ -86,6 +89,8 @@ SAVED = {
     "SqueezeBackward1": "dim:i self_sym_sizes",
     "SqueezeBackward2": "dim:I self_sym_sizes",
     "PermuteBackward0": "dims:I",
+    "PermuteBackward0/movedim": "dims:I=@movedim_dims",
+    "DiagonalBackward0": "dim1:i dim2:i offset:i self_sym_sizes",
     "TransposeBackward0": "dim0:i dim1:i",
     "SelectBackward0": "dim:i index:i self_sym_sizes",
     "SelectBackward0/__getitem__": ("dim:i=@key_dim index:i=@key_index self_sym_sizes=@key_sizes"),
@@ -667,7 +672,18 @@ def _number_divided(node):
     return _wrapped_number(v)
 
 
+def _movedim_dims(node):
+    """``movedim``'s permutation, as PyTorch's ``PermuteBackward0`` keeps it."""
+    ndim = len(node._input_meta[0][0])
+    source, destination = (_value(node, (k,)) for k in ("source", "destination"))
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    return tuple(movedim_order(ndim, [wrap_dim(d, ndim) for d in source],
+                               [wrap_dim(d, ndim) for d in destination]))
+
+
 _COMPUTED = {
+    "movedim_dims": _movedim_dims,
     "key_dim": lambda node: _last_step(node)[1],
     "key_index": lambda node: _last_step(node)[2][0],
     "key_start": lambda node: _last_step(node)[2][0],

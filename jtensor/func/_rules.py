@@ -15,6 +15,7 @@ from .._api import ops as J
 from .._dtypes import FLOATING, result_type_of
 from .._dtypes import int64 as _int64
 from .._errors import TensorIndexError, TensorRuntimeError, TensorValueError
+from .._ops.products import einsum_arguments
 from .._tensor import Tensor
 from ._batched import BatchedTensor, promote, wrap
 
@@ -1049,10 +1050,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 @rule("einsum")
 def _einsum(level, op, entry, args, kwargs):
-    equation = args[0]
-    operands = args[1:]
-    if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
-        operands = tuple(operands[0])
+    equation, operands = einsum_arguments(args)   # (the sublist form too)
     if not isinstance(equation, str):
         return NotImplemented
     eq = equation.replace(" ", "")
