@@ -140,7 +140,8 @@ class Generator:
         return other
 
     def __repr__(self):
-        return f"<jtensor.Generator object on {self.device} (seed {self._engine.seed})>"
+        # PyTorch's (``initial_seed()`` and ``device`` tell the rest)
+        return f"<{type(self).__module__.split('.')[0]}._C.Generator object at {id(self):#x}>"
 
 
 _argparse.TYPES["generator"] = Generator   # generator= arguments are checked against it

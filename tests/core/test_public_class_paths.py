@@ -70,6 +70,13 @@ def test_a_generator_pickles_by_its_path_and_keeps_its_state():
     assert jtensor.rand(3, generator=back).tolist() == jtensor.rand(3, generator=g).tolist()
 
 
+def test_a_generator_prints_as_pytorchs():
+    for g in (jtensor.Generator().manual_seed(3), jtensor.default_generator):
+        mine = repr(g).replace("jtensor", "torch", 1).rsplit(" ", 1)
+        assert mine[0] == repr(torch.Generator()).rsplit(" ", 1)[0]
+        assert mine[1] == f"{id(g):#x}>"
+
+
 def test_a_user_function_node_prints_as_a_python_class():
     def node(L):
         class Twice(L.autograd.Function):
