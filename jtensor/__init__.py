@@ -5,6 +5,8 @@ Use it as ``import jtensor as torch``. In Jupyter, ``%load_ext jtensor`` adds th
 """
 
 # The public API: these names are re-exported (torch.dtype, torch.Tensor, ...), hence F401.
+import sys as _sys
+
 from . import _dtypes  # noqa: F401
 from ._device import device  # noqa: F401
 from ._dtypes import ALIASES as _ALIASES
@@ -73,6 +75,9 @@ from .autograd import engine as _engine  # noqa: E402
 _engine.install_sparse(_sparse_layer.SparseCOOTensor, _sparse_layer.sparse_add,
                        _sparse_layer.sparse_add_, _sparse_layer.add_dense_sparse_)
 del _sparse_layer, _engine
+# PyTorch's ``torch.sparse`` and ``torch.nn.functional`` import ``torch`` itself, so old code
+# reaches the package through them (``torch.sparse.torch.eye(10)``, a capsule network's).
+sparse.torch = nn.functional.torch = _sys.modules[__name__]
 from . import linalg  # noqa: E402,F401
 from . import testing  # noqa: E402,F401 (torch.testing: assert_close, make_tensor)
 from . import fft, special  # noqa: E402,F401 (torch.fft, torch.special)

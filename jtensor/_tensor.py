@@ -578,6 +578,11 @@ class Tensor:
             raise TensorTypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __reversed__(self):
+        """``reversed(t)``: ``t.flip(0)``, a new tensor (a 0-d tensor is itself), as
+        PyTorch's."""
+        return self if not self._shape else self.flip(0)
+
     def __bool__(self):
         if self.numel() != 1:
             raise TensorRuntimeError(

@@ -111,7 +111,8 @@ class BackwardCFunction(FunctionCtx, Node):
                     f"function {type(self).__name__} returned an incorrect number of gradients "
                     f"(expected {self._num_args}, got {len(result)})")
         out = []
-        for pos, meta in zip(self._tensor_positions, self._input_meta, strict=True):
+        for k, (pos, meta) in enumerate(zip(self._tensor_positions, self._input_meta,
+                                            strict=True)):
             g = result[pos]
             if meta is None:   # an absent optional tensor's edge: no gradient goes there
                 out.append(None)
@@ -119,6 +120,11 @@ class BackwardCFunction(FunctionCtx, Node):
             if g is not None and not isinstance(g, Tensor):
                 raise TypeError(f"{type(self).__name__}.backward returned "
                                 f"{type(g).__name__} for input {pos}: expected a Tensor or None")
+            if self.next_functions[k][0] is None:
+                # An input that needs no gradient: PyTorch checks nothing more of what the
+                # backward returned for it (nothing goes there).
+                out.append(None)
+                continue
             if g is not None and g._shape != meta[0]:
                 try:
                     g = graph.sum_to(g, meta[0]) if len(g._shape) >= len(meta[0]) else None
@@ -206,6 +212,14 @@ class Function:
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method (call "
             f"{type(self).__name__}.apply(...), not {type(self).__name__}()(...)).")
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """Batching rule under ``vmap``: ``(output, out_dims)`` for ``args`` batched along
+        ``in_dims``. Override it, or set ``generate_vmap_rule = True``."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True.")
 
     @staticmethod
     def jvp(ctx, *grad_inputs):

@@ -117,6 +117,33 @@ FUNCTION_JVPS = {
 }
 
 
+_EXTENDING = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+
+
+def _check_vmap_support(cls):
+    """PyTorch's refusals for a user's ``autograd.Function`` under ``vmap``: it needs the
+    ``setup_context`` form, and either ``generate_vmap_rule = True`` or a ``vmap``
+    staticmethod (jtensor runs the forward once per sample either way: the rule a
+    generated one stands for, and what a correct hand-written rule computes)."""
+    from ..function import Function
+
+    if cls.setup_context is Function.setup_context:
+        raise TensorRuntimeError(
+            "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+            "jacrev, ...), it must override the setup_context staticmethod. " + _EXTENDING)
+    own_rule = cls.vmap is not Function.vmap
+    if cls.generate_vmap_rule and own_rule:
+        raise TensorRuntimeError(
+            f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True "
+            "and an overridden vmap staticmethod. Please set generate_vmap_rule=False or delete "
+            "the overridden vmap staticmethod to avoid ambiguity. " + _EXTENDING)
+    if not cls.generate_vmap_rule and not own_rule:
+        raise TensorRuntimeError(
+            f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
+            "override and implement the vmap staticmethod or set generate_vmap_rule=True. "
+            + _EXTENDING)
+
+
 def _vmap_below():
     """Whether a vmap level is active under the (popped) dual level."""
     from ..forward_ad import DualLevel
@@ -128,6 +155,8 @@ def apply_under_transforms(cls, args, kwargs):
     """``cls.apply(*args, **kwargs)`` while a function transform is active."""
     from ..function import Function
 
+    if not cls.__module__.startswith("jtensor.") and _vmap_below():
+        _check_vmap_support(cls)
     level, found = _dual_tangents(args, kwargs)
     if level is None:
         if _vmap_below():

@@ -273,6 +273,18 @@ class ParameterList(Module):
             self.append(v)
         return self
 
+    def extra_repr(self):
+        # PyTorch names the dtype here (``torch.float32``) and the tensor type in a dict
+        return "\n".join(_parameter_line(k, p, repr(p.dtype)) for k, p in enumerate(self))
+
+
+def _parameter_line(key, p, kind):
+    """One entry of a parameter container's repr, as PyTorch's: the kind, its size and (for
+    CUDA) its device."""
+    size = "x".join(str(s) for s in p.shape)
+    device = f" ({p.device})" if p.device.type == "cuda" else ""
+    return f"  ({key}): Parameter containing: [{kind} of size {size}{device}]"
+
 
 class ParameterDict(Module):
     """A dict of parameters, registered."""
@@ -303,3 +315,6 @@ class ParameterDict(Module):
 
     def values(self):
         return self._parameters.values()
+
+    def extra_repr(self):
+        return "\n".join(_parameter_line(k, p, p.type()) for k, p in self.items())
