@@ -451,7 +451,7 @@ def contiguous_result_shape(*operands):
         if len(_RESULT_LAYOUT) >= 4096:
             _RESULT_LAYOUT.clear()
         _RESULT_LAYOUT[key] = shape
-    return shape or None
+    return None if shape is False else shape   # (a 0-d result's shape is (), not None)
 
 
 def _fast_pair(compute, first, other, dtype, result):

@@ -268,6 +268,32 @@ def _split(x):
     return hi, x - hi
 
 
+def _round_to_odd(v, v_err):
+    """``v + v_err`` (``v`` the rounded sum, ``v_err`` its exact error) rounded to odd: an
+    inexact sum whose last bit is even moves one step toward the exact value (the neighbour
+    on that side, whose last bit is odd). An inexact sum is never zero, so the step is one
+    unit of its bit pattern, up or down in magnitude. A later rounding to fewer bits is then
+    the exact value's correct rounding."""
+    v = np.array(v, dtype=_F64, ndmin=1)
+    bits = v.view(np.int64)
+    fix = np.nonzero((np.reshape(v_err, v.shape) != 0) & ((bits & 1) == 0))
+    if fix[0].size:
+        away = np.signbit(v[fix]) == np.signbit(np.broadcast_to(v_err, v.shape)[fix])
+        bits[fix] += np.where(away, 1, -1)
+    return v
+
+
+def fma32(a, b, c):
+    """``a * b + c`` rounded once to float32, for float32 arrays, as the CPU kernels whose
+    multiply and add the compiler fuses (tanh's backward ``a * (1 - b * b)``): the product
+    of two float32 values is exact in float64, its sum with ``c`` is split exactly (two-sum)
+    and rounded to odd, and the one rounding to float32 is then correct."""
+    with np.errstate(all="ignore"):
+        product = np.multiply(a, b, dtype=_F64)
+        v = _round_to_odd(*_two_sum(product, np.asarray(c, dtype=_F64)))
+        return v.reshape(np.shape(product)).astype(np.float32)
+
+
 def _fma64(a, b, c):
     """``a * b + c`` rounded once for float64 arrays, as the C++ kernels' fused multiply-add
     (``linspace``, ``uniform_``, ``normal_``): Boldo and Melquiond's emulation, proved
@@ -288,16 +314,7 @@ def _fma64(a, b, c):
         ul += a_lo * b_hi
         ul += a_lo * b_lo
         th, tl = _two_sum(c, uh)
-        v, v_err = _two_sum(tl, ul)
-        v = np.array(v, dtype=_F64, ndmin=1)
-        # Rounding to odd: an inexact sum whose last bit is even moves one step toward the
-        # exact value (the neighbour on that side, whose last bit is odd). An inexact sum is
-        # never zero, so the step is one unit of its bit pattern, up or down in magnitude.
-        bits = v.view(np.int64)
-        fix = np.nonzero((np.reshape(v_err, v.shape) != 0) & ((bits & 1) == 0))
-        if fix[0].size:
-            away = np.signbit(v[fix]) == np.signbit(np.broadcast_to(v_err, v.shape)[fix])
-            bits[fix] += np.where(away, 1, -1)
+        v = _round_to_odd(*_two_sum(tl, ul))
         result = np.asarray(th + v.reshape(np.shape(tl)))
         if not result.all():
             # An exact zero (the sum's parts are all zeros then): IEEE's sign for it is the

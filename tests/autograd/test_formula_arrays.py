@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 import jtensor
-from jtensor.autograd.formulas import _fast
-from tests.harness.spies import fast_path_spy
+from jtensor.autograd.formulas import _backward_ops, _fast
 
 torch = pytest.importorskip("torch")
 
@@ -105,7 +104,10 @@ def test_array_formulas_match_torch(case, how):
     mine, theirs = _grad(jtensor, case, "float64", how), _grad(torch, case, "float64", how)
     assert tuple(mine.shape) == tuple(theirs.shape)
     assert mine.stride() == theirs.stride()
-    np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-13, atol=0)
+    # (tanh's forward is NumPy's, up to one unit in the last place from PyTorch's; its
+    # backward, ``1 - y*y`` near y = +-1, magnifies that)
+    rtol = 1e-12 if case == "tanh" else 1e-13
+    np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=rtol, atol=0)
 
 
 @pytest.mark.parametrize("case", ["tanh", "sigmoid", "div_number", "mean", "max_ties", "index"])
@@ -124,10 +126,22 @@ def test_create_graph_still_differentiates_the_formula(case):
         np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
 
 
-def test_a_transposed_gradient_takes_the_public_ops(monkeypatch):
-    # g * (1 - y*y) with ``g`` transposed: TensorIterator lays the result out as ``g``.
-    taken = fast_path_spy(monkeypatch, _fast, "one_minus_square_times")
-    x = jtensor.ones(3, 3, requires_grad=True)
-    x.tanh().backward(jtensor.ones(3, 3).t())
-    x.tanh().backward(jtensor.ones(3, 3))
-    assert taken == [False, True]
+def test_tanh_and_sigmoid_backward_are_pytorchs_kernels_bit_for_bit():
+    # Given the same saved output, the gradient is the kernel's: tanh's ``1 - y*y`` fused
+    # into one rounding, sigmoid's ``g * (1 - y) * y`` left to right; plain, recorded and
+    # with ``g`` transposed (TensorIterator lays the result out as ``g``) alike.
+    rng = np.random.default_rng(5)
+    for dtype in ("float32", "float64"):
+        x = rng.standard_normal((40, 30)).astype(dtype) * 3
+        g = rng.standard_normal((30, 40)).astype(dtype)
+        for name in ("tanh", "sigmoid"):
+            y = getattr(torch, name)(torch.tensor(x)).numpy()
+            kernel = getattr(torch.ops.aten, name + "_backward")
+            want = kernel(torch.tensor(g).t(), torch.tensor(y))
+            mine = getattr(_backward_ops, name + "_backward")
+            plain = mine(jtensor.tensor(g).t(), jtensor.tensor(y))
+            recorded = mine(jtensor.tensor(g).t(), jtensor.tensor(y, requires_grad=True))
+            assert recorded.grad_fn.name() == name.capitalize() + "BackwardBackward0"
+            for got in (plain, recorded.detach()):
+                assert got.stride() == want.stride()
+                np.testing.assert_array_equal(_bits(got), want.numpy().view(_bits(got).dtype))

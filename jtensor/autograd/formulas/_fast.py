@@ -188,28 +188,6 @@ def wrap(array, like):
     return Tensor._from_array(array, like._dtype, like._storage.device)
 
 
-def one_minus_square_times(g, y):
-    """``g * (1 - y * y)`` (tanh's backward), as the public ops compute it."""
-    found = arrays(g, y)
-    if found is None:
-        return None
-    ga, ya = found
-    t = np.multiply(ya, ya)
-    np.subtract(np.asarray(1, dtype=t.dtype), t, out=t)
-    return wrap(np.multiply(ga, t, out=t), g)
-
-
-def one_minus_times(g, y):
-    """``g * (y * (1 - y))`` (sigmoid's backward), as the public ops compute it."""
-    found = arrays(g, y)
-    if found is None:
-        return None
-    ga, ya = found
-    t = np.subtract(np.asarray(1, dtype=ya.dtype), ya)
-    np.multiply(ya, t, out=t)
-    return wrap(np.multiply(ga, t, out=t), g)
-
-
 def scaled(g, factor):
     """``g * factor`` for a Python number ``factor`` (``g * -1``: sub's other gradient)."""
     found = arrays(g, with_number=True)

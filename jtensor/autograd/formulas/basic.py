@@ -3,6 +3,7 @@
 from ..._api import ops as J
 from ..._ops.views import view_reinterprets
 from . import _fast
+from . import _backward_ops
 from ._core import conj, derivative, nondifferentiable
 
 
@@ -43,9 +44,7 @@ def sum_backward(ctx, g):
 
 @derivative("sigmoid", save=("result",))
 def sigmoid_backward(ctx, g):
-    y = ctx.result
-    fast = _fast.one_minus_times(g, y)
-    return fast if fast is not None else g * conj(y * (1 - y))
+    return _backward_ops.sigmoid_backward(g, ctx.result)   # (its own op, recorded too)
 
 
 @derivative("view", nondiff_outputs=lambda values: (0,) if view_reinterprets(values) else ())

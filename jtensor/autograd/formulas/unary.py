@@ -15,6 +15,7 @@ from ..._api import ops as J
 from ..._errors import TensorNotImplementedError, TensorRuntimeError
 from ..._tensor import Tensor
 from . import _fast
+from . import _backward_ops
 from ._core import conj as _c
 from ._core import derivative
 
@@ -184,9 +185,7 @@ def cosh_backward(ctx, g):
 
 @derivative("tanh", save=("result",))
 def tanh_backward(ctx, g):
-    y = ctx.result
-    fast = _fast.one_minus_square_times(g, y)
-    return fast if fast is not None else g * _c(1 - y * y)
+    return _backward_ops.tanh_backward(g, ctx.result)   # (its own op, recorded too)
 
 
 def asinh_backward(ctx, g):
