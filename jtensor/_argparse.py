@@ -26,7 +26,7 @@ these forms; ordinary calls pay one empty-dict check.
 
 import inspect
 
-from . import _autocast, _errors
+from . import _autocast, _errors, _torch_function
 from . import _dispatch as _dispatch_module
 from ._dispatch import RECORDED_KINDS, grad_mode
 from ._device import device
@@ -496,7 +496,7 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
             body += f"    _r = impl({call})\n"
         body += _post_code(post, plan, namespace, call)
         source = f"def entry({', '.join(signature)}):\n" + body
-    source = _guarded(source, namespace)
+    source = _guarded(source, namespace, passed)
     if _DEBUG_SOURCES is not None:
         _DEBUG_SOURCES[op.name] = source
     try:
@@ -508,13 +508,17 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
     return entry
 
 
-def _guarded(source, namespace):
+def _guarded(source, namespace, passed):
     """Wrap an entry's body so that NumPy's allocation failures leave as PyTorch's
     ``RuntimeError`` (``MemoryError``; a ``ValueError`` for an array past NumPy's maximum
-    size). A ``try`` costs nothing until something is raised."""
+    size), and a call refused with a ``TypeError`` goes to an argument's
+    ``__torch_function__`` when one has it (``_torch_function``; ``passed``: the call's
+    arguments). A ``try`` costs nothing until something is raised."""
     head, body = source.split("\n", 1)
     namespace["_oom"] = _errors.out_of_memory
     namespace["_big"] = _errors.too_large
+    namespace["_tf"] = _torch_function.dispatch
+    namespace["_NOTF"] = _torch_function.NO_OVERRIDE
     inner = "".join("    " + line + "\n" if line else "\n" for line in body.split("\n"))
     return (head + "\n    try:\n" + inner.rstrip() + "\n"
             "    except MemoryError as _e:\n"
@@ -523,7 +527,12 @@ def _guarded(source, namespace):
             "        _x = _big(_e)\n"
             "        if _x is None:\n"
             "            raise\n"
-            "        raise _x from None\n")
+            "        raise _x from None\n"
+            "    except TypeError:\n"
+            f"        _o = _tf(op, _self, {passed})\n"
+            "        if _o is _NOTF:\n"
+            "            raise\n"
+            "        return _o\n")
 
 
 # Parameters that never count as an op's inputs in its trace event (ints and int lists in

@@ -140,3 +140,54 @@ def test_old_code_reaches_the_package_through_sparse_and_functional():
     labels = jtensor.tensor([2, 0])
     picked = jtensor.sparse.torch.eye(3).index_select(dim=0, index=labels)
     assert picked.tolist() == [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+
+
+def _scalar_tensor_class(lib):
+    """The tensor-like of PyTorch's "Extending torch" notes: no Tensor, but every torch
+    function that gets one asks its ``__torch_function__``."""
+    handled = {}
+
+    class Diagonal:
+        def __init__(self, n, value):
+            self.n, self.value = n, value
+
+        def tensor(self):
+            return self.value * lib.eye(self.n)
+
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func not in handled or not all(issubclass(t, (lib.Tensor, cls)) for t in types):
+                return NotImplemented
+            return handled[func](*args, **kwargs)
+
+    def mean(input):
+        return float(input.value) / input.n
+
+    def add(input, other, alpha=1):
+        if isinstance(other, Diagonal):
+            return Diagonal(input.n, input.value + alpha * other.value)
+        return lib.add(input.tensor(), other, alpha=alpha)
+
+    handled[lib.mean] = mean
+    handled[lib.add] = add
+    return Diagonal
+
+
+def test_torch_function_of_an_object_that_is_no_tensor():
+    seen = []
+    for lib in (torch, jtensor):
+        Diagonal = _scalar_tensor_class(lib)
+        d = Diagonal(4, 2.0)
+        both = lib.add(d, Diagonal(4, 1.0), alpha=3)
+        mixed = lib.add(d, lib.ones(4, 4))
+        try:
+            lib.mul(d, 3)
+            refused = None
+        except TypeError as e:
+            refused = str(e).replace("jtensor.", "torch.")
+        seen.append(
+            (lib.mean(d), both.value, mixed.tolist(), refused, lib.mean(lib.ones(3)).item())
+        )
+    assert seen[0] == seen[1]
+    assert seen[0][0] == 0.5 and seen[0][1] == 5.0 and "Multiple dispatch failed" in seen[0][3]
