@@ -283,17 +283,6 @@ def _round_to_odd(v, v_err):
     return v
 
 
-def fma32(a, b, c):
-    """``a * b + c`` rounded once to float32, for float32 arrays, as the CPU kernels whose
-    multiply and add the compiler fuses (tanh's backward ``a * (1 - b * b)``): the product
-    of two float32 values is exact in float64, its sum with ``c`` is split exactly (two-sum)
-    and rounded to odd, and the one rounding to float32 is then correct."""
-    with np.errstate(all="ignore"):
-        product = np.multiply(a, b, dtype=_F64)
-        v = _round_to_odd(*_two_sum(product, np.asarray(c, dtype=_F64)))
-        return v.reshape(np.shape(product)).astype(np.float32)
-
-
 def _fma64(a, b, c):
     """``a * b + c`` rounded once for float64 arrays, as the C++ kernels' fused multiply-add
     (``linspace``, ``uniform_``, ``normal_``): Boldo and Melquiond's emulation, proved

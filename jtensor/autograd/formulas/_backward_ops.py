@@ -6,17 +6,18 @@ a plain backward and one that records (``create_graph=True``, where they are nod
 tanh's ``g * (1 - y * y)`` has ``1 - y * y`` fused into one multiply-add by the compiler (one
 rounding where the plain expression has two: near ``y = +-1`` the difference is many
 units in the last place), sigmoid's multiplies ``g * (1 - y) * y`` left to right. Both
-passes here call the same op, so a plain gradient and a recorded one are the same numbers
-(as in PyTorch), and both are PyTorch's for CPU float32/float64. Other dtypes (complex ones
-included) and function transforms (whose levels see public ops only) use the public ops'
-arithmetic.
+passes here call the same op, and under a function transform (whose levels see public ops
+only) the same formula is written in public ops: a plain gradient, a recorded one and a
+``vjp`` under ``vmap`` are the same numbers, as in PyTorch (the jacobians tutorial compares
+them), and PyTorch's for CPU float32/float64 (see ``_one_minus_square``). Complex dtypes use
+the public ops' arithmetic.
 """
 
 import numpy as np
 
 from ..._dispatch import OpDef, grad_mode, transforms
 from ..._elementwise import contiguous_result_shape
-from ..._mt19937 import _fma64, fma32
+from ... import _dtypes
 from ..._layout import elementwise_output_strides
 from ..._tensor import DENSE_CLASSES, Tensor, new_empty_tensor, plain_cpu_floats
 from ..graph import Formula, _record_tensors
@@ -46,8 +47,32 @@ def _wrap(array, g, y):
     return out
 
 
+def _one_minus_square(y, float32, widen, narrow):
+    """PyTorch's fused ``1 - y * y`` (one rounding), written with operators that NumPy
+    arrays and tensors evaluate alike, so that every path (the arrays of a plain backward,
+    the public ops under a function transform) gives the same bits. float32: the square is
+    exact in float64 and only the result is rounded back (the fused value, but for rare
+    double roundings where |y| < 1/8). float64: Dekker's exact square ``p + e``, and the
+    exact ``1 - p - e`` as ``d + (err - e)`` (``d = 1 - p`` rounded, ``err`` its exact
+    error): one rounding of the exact value but where ``err - e`` itself rounds."""
+    if float32:
+        w = widen(y)
+        return narrow(1 - w * w)
+    c = y * 134217729.0
+    hi = c - (c - y)
+    lo = y - hi
+    p = y * y
+    e = ((hi * hi - p) + hi * lo + hi * lo) + lo * lo
+    d = 1 - p
+    return d + (((1 - d) - p) - e)   # (``(1 - d) - p``: the subtraction's exact error)
+
+
 def _tanh_composed(grad_output, output):
-    return grad_output * conj(1 - output * output)
+    if output.is_complex() or output.dtype not in (_dtypes.float32, _dtypes.float64) \
+            or grad_output.dtype is not output.dtype:
+        return grad_output * conj(1 - output * output)
+    return grad_output * _one_minus_square(output, output.dtype is _dtypes.float32,
+                                           lambda t: t.double(), lambda t: t.float())
 
 
 def _sigmoid_composed(grad_output, output):
@@ -61,9 +86,10 @@ def _tanh_backward_impl(grad_output, output):
     if found is None:
         return _tanh_composed(grad_output, output)
     g, y = found
-    fused = fma32 if y.dtype == np.float32 else _fma64
     with np.errstate(all="ignore"):
-        values = np.multiply(g, np.asarray(fused(-y, y, 1.0), dtype=y.dtype))
+        values = np.multiply(g, _one_minus_square(
+            y, y.dtype == np.float32, lambda a: a.astype(np.float64),
+            lambda a: a.astype(np.float32)))
     return _wrap(values, grad_output, output)
 
 
