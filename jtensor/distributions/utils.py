@@ -5,7 +5,7 @@ from functools import update_wrapper
 from numbers import Number
 
 from .._api import ops as J
-from .._dtypes import finfo
+from .._dtypes import finfo, get_default_dtype
 from .._errors import TensorValueError
 from .._size import Size
 from .._tensor import Tensor
@@ -34,7 +34,8 @@ def broadcast_all(*values):
         )
     if not all(isinstance(v, Tensor) for v in values):
         like = next((v for v in values if isinstance(v, Tensor)), None)
-        options = {} if like is None else {"dtype": like.dtype, "device": like.device}
+        options = {"dtype": get_default_dtype()} if like is None else \
+            {"dtype": like.dtype, "device": like.device}
         values = [v if isinstance(v, Tensor) else J.tensor(v, **options) for v in values]
     return J.broadcast_tensors(*values)
 

@@ -191,3 +191,14 @@ def test_torch_function_of_an_object_that_is_no_tensor():
         )
     assert seen[0] == seen[1]
     assert seen[0][0] == 0.5 and seen[0][1] == 5.0 and "Multiple dispatch failed" in seen[0][3]
+
+
+def test_distribution_parameters_given_as_numbers_take_the_default_dtype():
+    # ``Normal(0, 1.0)``: an int and a float, no tensor (a neural ODE tutorial samples it)
+    seen = []
+    for lib in (torch, jtensor):
+        n = lib.distributions.Normal(0, 1.0)
+        b = lib.distributions.Bernoulli(probs=1)
+        lib.manual_seed(0)
+        seen.append((str(n.loc.dtype), str(n.sample((2,)).dtype), str(b.probs.dtype)))
+    assert seen[0] == seen[1] == (("torch.float32",) * 3)
