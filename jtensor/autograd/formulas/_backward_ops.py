@@ -87,9 +87,15 @@ def _tanh_backward_impl(grad_output, output):
         return _tanh_composed(grad_output, output)
     g, y = found
     with np.errstate(all="ignore"):
-        values = np.multiply(g, _one_minus_square(
-            y, y.dtype == np.float32, lambda a: a.astype(np.float64),
-            lambda a: a.astype(np.float32)))
+        if y.dtype == np.float32:
+            # ``_one_minus_square``'s float32 formula, the same operations in place
+            w = y.astype(np.float64)
+            np.multiply(w, w, out=w)
+            np.subtract(1.0, w, out=w)
+            t = w.astype(np.float32)
+            values = np.multiply(g, t, out=t)   # (``_arrays``: one shape)
+        else:
+            values = np.multiply(g, _one_minus_square(y, False, None, None))
     return _wrap(values, grad_output, output)
 
 
