@@ -609,7 +609,23 @@ def _parse_term(term, index, operand, name):
     return labels
 
 
+_PARSED = {}
+
+
 def _einsum_parse(equation, operands):
+    """``_parse_einsum`` of ``equation`` for operands of these shapes, remembered (a model
+    calls the same einsum every step; the result is only read)."""
+    key = (equation, tuple(tuple(t.shape) for t in operands))
+    found = _PARSED.get(key)
+    if found is None:
+        found = _parse_einsum(equation, operands)
+        if len(_PARSED) >= 1024:
+            _PARSED.clear()
+        _PARSED[key] = found
+    return found
+
+
+def _parse_einsum(equation, operands):
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
