@@ -45,6 +45,7 @@ from . import accelerator, backends, version  # noqa: E402,F401 (device-selectio
 from . import distributions  # noqa: E402,F401 (torch.distributions after import torch)
 from . import func  # noqa: E402,F401 (torch.func)
 from . import profiler  # noqa: E402,F401 (torch.profiler)
+from . import overrides  # noqa: E402,F401 (torch.overrides: __torch_function__'s helpers)
 from . import compiler  # noqa: E402,F401 (torch.compiler; torch.compile is a no-op wrapper)
 from .compiler import compile  # noqa: E402,F401
 from ._surface import *  # noqa: E402,F401,F403 (torch.dropout, torch.layer_norm, torch.kl_div...)

@@ -71,6 +71,15 @@ def dispatch(op, func, args, kwargs):
     if not overloaded:
         return NO_OVERRIDE
     args, kwargs = _as_given(op, args, kwargs)
+    return dispatch_to(overloaded, func, args, kwargs)
+
+
+def dispatch_to(overloaded, func, args, kwargs):
+    """PyTorch's loop over ``overloaded`` (``overloaded_arguments``): each type's
+    ``__torch_function__(func, types, args, kwargs)`` until one returns something other than
+    ``NotImplemented``; ``NO_OVERRIDE`` when ``overloaded`` is empty."""
+    if not overloaded:
+        return NO_OVERRIDE
     types = tuple(type(a) for a in overloaded)
     for arg in overloaded:
         method = arg.__torch_function__

@@ -202,3 +202,35 @@ def test_distribution_parameters_given_as_numbers_take_the_default_dtype():
         lib.manual_seed(0)
         seen.append((str(n.loc.dtype), str(n.sample((2,)).dtype), str(b.probs.dtype)))
     assert seen[0] == seen[1] == (("torch.float32",) * 3)
+
+
+def test_overrides_helpers_answer_as_pytorchs():
+    seen = []
+    for lib in (torch, jtensor):
+        Diagonal = _scalar_tensor_class(lib)
+        d = Diagonal(2, 1.0)
+        t = lib.ones(2)
+        p = lib.nn.Parameter(lib.ones(2))
+        ov = lib.overrides
+        functions = ov.get_overridable_functions()
+        adaptive = sorted(
+            f.__name__ for f in functions[lib.nn.functional] if f.__name__.startswith("adaptive_")
+        )[:5]
+        seen.append(
+            (
+                ov.is_tensor_like(d),
+                ov.is_tensor_like(t),
+                ov.is_tensor_like(3),
+                ov.has_torch_function((d,)),
+                ov.has_torch_function((t, p)),
+                ov.has_torch_function_unary(t),
+                ov.has_torch_function_variadic(t, d),
+                adaptive,
+                ov.get_testing_overrides()[lib.add](1, 2),
+                ov.handle_torch_function(lib.mean, (d,), d),
+                ov.is_tensor_method_or_property(lib.Tensor.add),
+                ov.is_tensor_method_or_property(lib.add),
+            )
+        )
+    assert seen[0] == seen[1]
+    assert seen[0][9] == 0.5

@@ -1,0 +1,105 @@
+"""``torch.overrides``: the ``__torch_function__`` protocol's helpers.
+
+jtensor dispatches to ``__torch_function__`` for objects that are not tensors
+(``_torch_function.py``); these are the functions library code and the "Extending torch"
+notes use around that protocol. Tensor subclasses keep jtensor's own behaviour (their
+results are plain tensors), so ``has_torch_function`` answers for them as PyTorch's
+does, but a subclass's own ``__torch_function__`` is not called.
+"""
+
+import sys
+import types
+
+from . import fft, linalg, special
+from ._torch_function import NO_OVERRIDE, dispatch_to, overloaded_arguments
+from ._tensor import Tensor
+from .nn import functional as _functional
+from .nn.parameter import Parameter
+
+__all__ = [
+    "get_overridable_functions",
+    "get_testing_overrides",
+    "handle_torch_function",
+    "has_torch_function",
+    "has_torch_function_unary",
+    "has_torch_function_variadic",
+    "is_tensor_like",
+    "is_tensor_method_or_property",
+]
+
+
+def is_tensor_like(inp):
+    """Whether ``inp`` is a tensor or an object that takes part in ``__torch_function__``."""
+    return isinstance(inp, Tensor) or hasattr(type(inp), "__torch_function__")
+
+
+def _takes_part(value):
+    """PyTorch's test for one argument: a tensor of a subclass (not ``Parameter``), or any
+    other object with ``__torch_function__``."""
+    if isinstance(value, Tensor):
+        cls = type(value)
+        return cls is not Tensor and not issubclass(cls, Parameter) \
+            and not cls.__module__.startswith("jtensor")
+    return hasattr(type(value), "__torch_function__")
+
+
+def has_torch_function(relevant_args):
+    """Whether any of ``relevant_args`` takes part in ``__torch_function__``."""
+    return any(_takes_part(a) for a in relevant_args)
+
+
+def has_torch_function_unary(arg):
+    return _takes_part(arg)
+
+
+def has_torch_function_variadic(*args):
+    return any(_takes_part(a) for a in args)
+
+
+def handle_torch_function(public_api, relevant_args, *args, **kwargs):
+    """``public_api(*args, **kwargs)`` through the ``__torch_function__`` of the objects
+    among ``relevant_args`` that are not tensors, in PyTorch's order; PyTorch's
+    ``TypeError`` when every one returns ``NotImplemented``."""
+    overloaded = overloaded_arguments(relevant_args)
+    result = dispatch_to(overloaded, public_api, args, kwargs)
+    if result is NO_OVERRIDE:
+        return public_api(*args, **kwargs)
+    return result
+
+
+def _functions(namespace):
+    """The public functions of a module (or the public methods of ``Tensor``)."""
+    out = []
+    for name in sorted(dir(namespace)):
+        if name.startswith("_"):
+            continue
+        value = getattr(namespace, name, None)
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or (
+                callable(value) and not isinstance(value, (type, types.ModuleType))
+                and namespace is not Tensor):
+            out.append(value)
+    return out
+
+
+def get_overridable_functions():
+    """``{namespace: [functions]}`` for ``torch``, ``torch.nn.functional``,
+    ``torch.Tensor`` (its methods; properties are not listed), ``torch.linalg``,
+    ``torch.fft`` and ``torch.special``."""
+    package = sys.modules[__name__.rpartition(".")[0]]   # (the package, imported by now)
+    return {ns: _functions(ns) for ns in (package, _functional, Tensor, linalg, fft, special)}
+
+
+def get_testing_overrides():
+    """``{function: dummy}`` for every overridable function: a dummy takes any arguments and
+    returns -1, as PyTorch's testing overrides do."""
+
+    def dummy(*args, **kwargs):
+        return -1
+
+    return {f: dummy for fs in get_overridable_functions().values() for f in fs}
+
+
+def is_tensor_method_or_property(func):
+    """Whether ``func`` is a method or property of ``Tensor``."""
+    name = getattr(func, "__name__", None)
+    return name is not None and getattr(Tensor, name, None) is func
