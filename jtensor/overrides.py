@@ -74,9 +74,8 @@ def _functions(namespace):
         if name.startswith("_"):
             continue
         value = getattr(namespace, name, None)
-        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or (
-                callable(value) and not isinstance(value, (type, types.ModuleType))
-                and namespace is not Tensor):
+        # (classes, submodules and, on Tensor, properties are not functions)
+        if callable(value) and not isinstance(value, (type, types.ModuleType)):
             out.append(value)
     return out
 

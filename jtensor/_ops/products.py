@@ -903,13 +903,13 @@ def einsum(equation, *operands):
     diagonalised is a view of it).
     """
     equation, operands = einsum_arguments((equation,) + operands)
-    eq, parsed, out, _ = check_einsum(equation, operands)
+    eq, parsed, out = check_einsum(equation, operands)
     return untraced(einsum_steps, operands, parsed, out, "->" in eq)
 
 
 def check_einsum(equation, operands):
     """``einsum``'s argument checks, PyTorch's errors: ``(equation without spaces, each
-    operand's labels, the output's labels, the dtype)``."""
+    operand's labels, the output's labels)``."""
     if not isinstance(equation, str):
         raise TensorTypeError(
             f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
@@ -927,7 +927,7 @@ def check_einsum(equation, operands):
         if t._dtype is not dtype:
             raise TensorRuntimeError(
                 f"expected scalar type {_name(dtype)} but found {_name(t._dtype)}")
-    return eq, parsed, out, dtype
+    return eq, parsed, out
 
 
 # ---------------------------------------------------------------------- addmv, addbmm, addr

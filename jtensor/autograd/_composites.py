@@ -172,7 +172,7 @@ def recorded_einsum(op, args, kwargs):
     equation, operands = einsum_arguments(args)
     if any(t.__class__ not in DENSE_CLASSES for t in operands):
         return None
-    eq, parsed, out, _ = check_einsum(equation, operands)
+    eq, parsed, out = check_einsum(equation, operands)
     result = _dispatch.untraced(einsum_steps, operands, parsed, out, "->" in eq)
     return _dispatch.notify(op, operands, result)
 

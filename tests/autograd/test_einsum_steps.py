@@ -260,25 +260,20 @@ def test_errors_are_pytorchs(case):
 
 @needs_torch
 @pytest.mark.parametrize(
-    "equation,dtype",
+    "equation,shapes,dtype",
     [
-        ("ij,jk->ik", "int64"),
-        ("i,j->ij", "bool"),
-        ("ij->", "bool"),
-        ("ij,jk->ik", "float16"),
-        ("ij,jk->ik", "complex128"),
-        ("ij->j", "int32"),
+        ("ij,jk->ik", [(2, 3), (3, 4)], "int64"),
+        ("i,j->ij", [(2,), (3,)], "bool"),
+        ("ij->", [(2, 3)], "bool"),
+        ("ij,jk->ik", [(2, 3), (3, 4)], "float16"),
+        ("ij,jk->ik", [(2, 3), (3, 4)], "complex128"),
+        ("ij->j", [(2, 3)], "int32"),
     ],
 )
-def test_dtypes_are_pytorchs(equation, dtype):
+def test_dtypes_are_pytorchs(equation, shapes, dtype):
     results = []
     for lib in (torch, jtensor):
         gen = np.random.default_rng(1)
-        shapes = [(2, 3), (3, 4)] if "," in equation and "jk" in equation else [(2, 3), (4,)]
-        if equation == "i,j->ij":
-            shapes = [(2,), (3,)]
-        if equation in ("ij->", "ij->j"):
-            shapes = [(2, 3)]
         ops = [
             lib.tensor(gen.integers(-2, 3, s) + (1j if dtype == "complex128" else 0))
             for s in shapes
