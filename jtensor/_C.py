@@ -4,6 +4,12 @@ torch._C._LinAlgError`` catches what ``torch.linalg`` raises for singular or
 non-positive-definite input)."""
 
 from ._errors import TensorRuntimeError
+from ._torch_function import (
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+)
+from ._torch_function import is_torch_function_enabled as _is_torch_function_enabled
 
 
 class _LinAlgError(TensorRuntimeError):
@@ -12,4 +18,10 @@ class _LinAlgError(TensorRuntimeError):
     ``RuntimeError``, as PyTorch's."""
 
 
-__all__ = ["_LinAlgError"]
+__all__ = [
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "_LinAlgError",
+    "_disabled_torch_function_impl",
+    "_is_torch_function_enabled",
+]

@@ -427,6 +427,19 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
     passed = ("(" + args + ("," if args else "") + "), {"
               + ", ".join([f"{k!r}: {k}" for k in keywords]
                           + ([f"**{var_keyword}"] if var_keyword else [])) + "}")
+    # Once a tensor subclass takes part in ``__torch_function__``, a call with one of its
+    # tensors goes to its handler first (``_torch_function``); the default one calls this
+    # entry again with subclass dispatch off.
+    # (Arguments all of plain classes, the common case, skip the call.)
+    named = positional + keywords
+    plain = "" if var_positional or var_keyword or not named else \
+        " and not (" + " and ".join(f"{n}.__class__ in _PA" for n in named) + ")"
+    body += (f"    if _d.subclass_dispatch{plain}:\n"
+             f"        _o = _sd(op, _self, {passed})\n"
+             f"        if _o is not _NOTF:\n"
+             f"            return _o\n")
+    namespace["_sd"] = _torch_function.dispatch_subclasses
+    namespace["_PA"] = _torch_function.PLAIN_ARGUMENTS
     # Inside a function transform (forward-mode AD, vmap) the innermost one takes the call;
     # it calls this entry again with itself off the stack.
     body += (f"    if _TR.active:\n"
@@ -752,6 +765,10 @@ def _runner(op, impl, plan):
 def _generic_entry(op, impl, Tensor):
     _transforms = _dispatch_module.transforms
     def entry(*args, **kwargs):
+        if _dispatch_module.subclass_dispatch:
+            handled = _torch_function.dispatch_subclasses(op, entry, args, kwargs)
+            if handled is not _torch_function.NO_OVERRIDE:
+                return handled
         if _transforms.active:
             return _dispatch_module.call_transformed(op, entry, args, kwargs)
         if _dispatch_module.profile_hook is not None:

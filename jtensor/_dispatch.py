@@ -43,6 +43,12 @@ CONTINUE = object()
 # (``_tensor.fill_uninitialized``) instead of being left as they were.
 fill_uninitialized = False
 
+# Set (for good) once a ``Tensor`` subclass that takes part in ``__torch_function__`` is
+# defined (``_torch_function``): from then on every op entry asks whether one of its
+# arguments is such a subclass's tensor. Until then the entries pay one test.
+subclass_dispatch = False
+
+
 class _Transforms:
     """The function transforms in effect (forward-mode AD levels, ``vmap`` levels), innermost
     last. Every op entry tests ``transforms.active`` (one attribute read, like autocast's) and,

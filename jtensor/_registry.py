@@ -106,6 +106,10 @@ def _build(pub):
             old = pub.method_entry
             if old is not None and old is not pub.entry and refill_entry(old, method_entry):
                 method_entry = old
+        if pub.function_name is None and pub.method_name.startswith("__"):
+            # (``Tensor.__getitem__.__name__`` is its own name, as in PyTorch: what a
+            # ``__torch_function__`` handler sees as ``func.__name__``)
+            method_entry.__name__ = method_entry.__qualname__ = pub.method_name
         for name in (pub.method_name, *pub.aliases):
             setattr(Tensor, name, method_entry)
     if pub.function_name is not None:

@@ -32,6 +32,7 @@ from ._layout import _dimension_order
 from ._size import Size
 from ._storage import Storage, TypedStorage, warn_typed_storage_removal
 from ._tensor import Tensor
+from ._torch_function import DisableTorchFunctionSubclass
 from .amp import get_autocast_dtype, is_autocast_enabled
 from .autograd import Function
 from .autograd.forward.direct import GENERIC_BY_DESIGN
@@ -537,7 +538,8 @@ def as_subclass(self, cls):
             "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
             "possible. Make sure your class inherits from Tensor."
         )
-    out = self._alias()
+    with DisableTorchFunctionSubclass():   # (not a torch function: no handler sees it)
+        out = self._alias()
     out.__class__ = cls
     return out
 

@@ -5,6 +5,7 @@ the method forms to this class (see ``_registry``). What lives here is the metad
 the Python protocols (len, iteration, bool, numbers, NumPy, DLPack).
 """
 
+import copy
 import warnings
 
 import numpy as np
@@ -556,8 +557,13 @@ class Tensor:
         """
         if _dispatch.event_hook is not None:
             _dispatch.emit("data", tensor=self)  # for jtensor.trace's pitfalls
-        return Tensor._make(self._storage, self._shape, self._stride, self._offset,
-                            self._dtype, array=self._cached_array)
+        out = Tensor._make(self._storage, self._shape, self._stride, self._offset,
+                           self._dtype, array=self._cached_array)
+        if self.__class__ is not Tensor and _dispatch.subclass_dispatch:
+            # A subclass taking part in ``__torch_function__`` keeps its class (PyTorch's
+            # default handler converts the getter's result).
+            out.__class__ = _hooks["data_class"](self)
+        return out
 
     @data.setter
     def data(self, value):
@@ -698,13 +704,21 @@ class Tensor:
         return self._array().__dlpack_device__()
 
     def __reduce_ex__(self, protocol):
-        return (_rebuild_tensor, (self.detach().cpu().numpy().copy(), self._dtype.name,
-                                  str(self.device), self._requires_grad))
+        args = (self.detach().cpu().numpy().copy(), self._dtype.name, str(self.device),
+                self._requires_grad)
+        if self.__class__ is not Tensor and _hooks["subclass_takes_part"](self.__class__):
+            # A subclass's tensor comes back of its class with its own attributes, as
+            # PyTorch's ``_rebuild_from_type_v2``.
+            return (_rebuild_subclass, (self.__class__, args, _user_state(self)))
+        return (_rebuild_tensor, args)
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
         result = self.clone().detach().requires_grad_(self._requires_grad)
+        if self.__class__ is not Tensor and _hooks["subclass_takes_part"](self.__class__):
+            result.__class__ = self.__class__
+            result.__dict__.update(copy.deepcopy(_user_state(self), memo))
         memo[id(self)] = result
         return result
 
@@ -772,6 +786,19 @@ class Tensor:
 def _rebuild_tensor(array, dtype_name, device_name, requires_grad):
     return _hooks["tensor"](array, dtype=_dtypes._dtype_by_name(dtype_name), device=device_name,
                   requires_grad=requires_grad)
+
+
+def _user_state(t):
+    """The attributes a user gave the tensor ``t`` (its ``__dict__`` without jtensor's own
+    fields, which are all ``Tensor`` class attributes)."""
+    return {k: v for k, v in t.__dict__.items() if not hasattr(Tensor, k)}
+
+
+def _rebuild_subclass(cls, args, state):
+    t = _rebuild_tensor(*args)
+    t.__class__ = cls
+    t.__dict__.update(state)
+    return t
 
 
 def is_tensor(obj):

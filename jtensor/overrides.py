@@ -1,22 +1,22 @@
 """``torch.overrides``: the ``__torch_function__`` protocol's helpers.
 
-jtensor dispatches to ``__torch_function__`` for objects that are not tensors
-(``_torch_function.py``); these are the functions library code and the "Extending torch"
-notes use around that protocol. Tensor subclasses keep jtensor's own behaviour (their
-results are plain tensors), so ``has_torch_function`` answers for them as PyTorch's
-does, but a subclass's own ``__torch_function__`` is not called.
+jtensor dispatches to ``__torch_function__`` as PyTorch does (``_torch_function.py``): tensor
+subclasses (``Tensor.__torch_function__`` is the default handler; ``Parameter`` opts out)
+and objects that are not tensors. These are the functions library code and the "Extending
+torch" notes use around that protocol.
 """
 
 import sys
 import types
 
 from . import fft, linalg, special
-from ._torch_function import NO_OVERRIDE, dispatch_to, overloaded_arguments
+from ._torch_function import NO_OVERRIDE, _overrides, default_nowrap_functions, dispatch_to, \
+    overloaded_arguments
 from ._tensor import Tensor
 from .nn import functional as _functional
-from .nn.parameter import Parameter
 
 __all__ = [
+    "get_default_nowrap_functions",
     "get_overridable_functions",
     "get_testing_overrides",
     "handle_torch_function",
@@ -33,33 +33,30 @@ def is_tensor_like(inp):
     return isinstance(inp, Tensor) or hasattr(type(inp), "__torch_function__")
 
 
-def _takes_part(value):
-    """PyTorch's test for one argument: a tensor of a subclass (not ``Parameter``), or any
-    other object with ``__torch_function__``."""
-    if isinstance(value, Tensor):
-        cls = type(value)
-        return cls is not Tensor and not issubclass(cls, Parameter) \
-            and not cls.__module__.startswith("jtensor")
-    return hasattr(type(value), "__torch_function__")
-
-
 def has_torch_function(relevant_args):
     """Whether any of ``relevant_args`` takes part in ``__torch_function__``."""
-    return any(_takes_part(a) for a in relevant_args)
+    return any(_overrides(a) for a in relevant_args)
 
 
 def has_torch_function_unary(arg):
-    return _takes_part(arg)
+    return _overrides(arg)
 
 
 def has_torch_function_variadic(*args):
-    return any(_takes_part(a) for a in args)
+    return any(_overrides(a) for a in args)
+
+
+def get_default_nowrap_functions():
+    """The functions whose results ``Tensor.__torch_function__`` returns without turning
+    them into the subclass (the getter of ``grad``)."""
+    return set(default_nowrap_functions())
 
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """``public_api(*args, **kwargs)`` through the ``__torch_function__`` of the objects
-    among ``relevant_args`` that are not tensors, in PyTorch's order; PyTorch's
-    ``TypeError`` when every one returns ``NotImplemented``."""
+    among ``relevant_args`` that take part (tensor subclasses, objects that are not
+    tensors), in PyTorch's order; PyTorch's ``TypeError`` when every one returns
+    ``NotImplemented``."""
     overloaded = overloaded_arguments(relevant_args)
     result = dispatch_to(overloaded, public_api, args, kwargs)
     if result is NO_OVERRIDE:

@@ -550,7 +550,16 @@ def from_numpy(ndarray):
 
 
 def legacy_tensor_constructor(cls, args, dtype, device):
-    """``torch.Tensor(2, 3)`` (uninitialised float) and ``torch.Tensor([1, 2])`` (float data)."""
+    """``torch.Tensor(2, 3)`` (uninitialised float) and ``torch.Tensor([1, 2])`` (float data);
+    called on a subclass (``SubTensor([1, 2])``, or its ``__new__``'s ``super().__new__(cls,
+    data)``), the tensor is of that class."""
+    out = _legacy_tensor(args, dtype, device)
+    if cls is not Tensor and out.__class__ is not cls:
+        out.__class__ = cls
+    return out
+
+
+def _legacy_tensor(args, dtype, device):
     if dtype is not None:
         raise TensorTypeError(
             "new() received an invalid combination of arguments - got dtype=, which the legacy "

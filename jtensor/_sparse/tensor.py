@@ -20,6 +20,7 @@ from .._errors import (
 )
 from .._ops.creation import tensor as _tensor, zeros as _zeros
 from .._tensor import Tensor, sparse_coo
+from .._torch_function import _disabled_torch_function_impl
 from .autograd_nodes import _named, _no_backward
 from .common import _not_supported
 from .indices import (
@@ -35,6 +36,9 @@ from .indices import (
 class SparseCOOTensor(Tensor):
     """A sparse tensor in COO format (``layout=torch.sparse_coo``). Build it with
     ``sparse_coo_tensor(indices, values, size)`` or ``dense.to_sparse()``."""
+
+    # Not dispatched to ``__torch_function__`` (its results are plain tensors).
+    __torch_function__ = _disabled_torch_function_impl
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -18,6 +18,7 @@ underneath, whose leading dims are those levels' batch dims in the same order.
 
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
+from .._torch_function import _disabled_torch_function_impl
 
 _DATA_DEPENDENT = (
     "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow "
@@ -44,6 +45,9 @@ _REQUIRES_GRAD = (
 class BatchedTensor(Tensor):
     """One sample's view of a batch under ``vmap`` (see the module docstring). Not built by
     users: ``vmap`` wraps its inputs, the batching rules wrap their results."""
+
+    # Not dispatched to ``__torch_function__`` (its results are plain tensors).
+    __torch_function__ = _disabled_torch_function_impl
 
     # No slots of its own (``_phys``, ``_level`` live in the instance dict): the layout stays
     # Tensor's, so a temporary plain tensor can become batched in place (``promote``).

@@ -1,6 +1,8 @@
 """``nn.Parameter``: a tensor that a Module registers as a learnable parameter."""
 
+from .._repr import PLAIN_REPR
 from .._tensor import DENSE_CLASSES, Tensor
+from .._torch_function import PLAIN_ARGUMENTS, _disabled_torch_function_impl
 
 
 class Parameter(Tensor):
@@ -12,6 +14,9 @@ class Parameter(Tensor):
     Parameter containing:
     tensor([1., 1.], requires_grad=True)
     """
+
+    # Not dispatched to ``__torch_function__`` (its results are plain tensors).
+    __torch_function__ = _disabled_torch_function_impl
 
     __slots__ = ()  # the same layout as Tensor, so a tensor's fields carry over as they are
 
@@ -53,6 +58,9 @@ def _rebuild_parameter(data, requires_grad):
 
 class Buffer(Tensor):
     """``nn.Buffer(tensor, persistent=True)``: marks a tensor to register as a buffer."""
+
+    # Not dispatched to ``__torch_function__`` (its results are plain tensors).
+    __torch_function__ = _disabled_torch_function_impl
 
     __slots__ = ()
 
@@ -124,6 +132,9 @@ class UninitializedParameter(_UninitializedMixin, Parameter):
 class UninitializedBuffer(_UninitializedMixin, Tensor):
     """A buffer of the lazy modules before their first forward."""
 
+    # Not dispatched to ``__torch_function__`` (its results are plain tensors).
+    __torch_function__ = _disabled_torch_function_impl
+
     __slots__ = ()
     cls_to_become = Tensor
 
@@ -143,3 +154,5 @@ class UninitializedBuffer(_UninitializedMixin, Tensor):
 
 
 DENSE_CLASSES.update((Parameter, Buffer))
+PLAIN_ARGUMENTS.update((Parameter, Buffer))
+PLAIN_REPR.update((Parameter, Buffer, UninitializedParameter, UninitializedBuffer))

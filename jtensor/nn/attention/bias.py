@@ -29,6 +29,7 @@ from enum import IntEnum, auto
 from ..._errors import TensorRuntimeError, TensorValueError
 from ..._registry import layout_kernel, register_layout
 from ..._tensor import Tensor
+from ..._torch_function import _disabled_torch_function_impl
 
 __all__ = ["causal_upper_left", "causal_lower_right", "CausalVariant", "CausalBias"]
 
@@ -54,6 +55,9 @@ class CausalBias(Tensor):
     tensor([[ True,  True, False],
             [ True,  True,  True]])
     """
+
+    # Not dispatched to ``__torch_function__`` (its results are plain tensors).
+    __torch_function__ = _disabled_torch_function_impl
 
     __slots__ = ()  # Tensor's layout, so a tensor made by the legacy constructor can become one
 
