@@ -25,6 +25,7 @@ these forms; ordinary calls pay one empty-dict check.
 """
 
 import inspect
+import types
 
 from . import _autocast, _errors, _torch_function
 from . import _dispatch as _dispatch_module
@@ -512,13 +513,53 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
     source = _guarded(source, namespace, passed)
     if _DEBUG_SOURCES is not None:
         _DEBUG_SOURCES[op.name] = source
-    try:
-        exec(compile(source, f"<entry of {op.name}>", "exec"), namespace)
-    except SyntaxError:
-        return None
-    entry = namespace["entry"]
-    namespace["_self"] = entry
-    return entry
+    return _deferred(source, f"<entry of {op.name}>", "entry", namespace)
+
+
+# Entries and their runners are compiled on their first call (issue 18): compiling all of
+# them (about 2000) was half of ``import jtensor``, and a program calls a few hundred at
+# most. Each starts as a function running this trampoline, which compiles its source into
+# its namespace and takes the compiled code as its own (the function object keeps its
+# identity: ``jtensor.add``, ``Tensor.add`` and operator methods hold it). Named like the
+# entries, so that the trace recorder skips its frame as jtensor's own.
+_TRAMPOLINE = next(c for c in compile(
+    "def entry(*args, **kwargs):\n    _lazy(_self)\n    return _self(*args, **kwargs)\n",
+    "<entry of an op, compiled on its first call>", "exec").co_consts
+    if isinstance(c, types.CodeType))
+_DEFERRED = []   # every function made by ``_deferred``, for ``compile_all``
+
+
+def _deferred(source, filename, name, namespace):
+    """A function ``name`` that runs ``source`` (which defines it in ``namespace``) once
+    compiled, on its first call."""
+    namespace["_source"] = source
+    namespace["_filename"] = filename
+    namespace["_defname"] = name
+    namespace["_lazy"] = _compile_now
+    fn = types.FunctionType(_TRAMPOLINE, namespace, name)
+    namespace["_self"] = namespace[name] = fn
+    _DEFERRED.append(fn)
+    return fn
+
+
+def _compile_now(fn):
+    """Give ``fn`` (made by ``_deferred``) its compiled code and defaults; nothing when it
+    has them already (another thread was first)."""
+    if fn.__code__ is not _TRAMPOLINE:
+        return
+    names = fn.__globals__
+    exec(compile(names["_source"], names["_filename"], "exec"), names)
+    compiled = names[names["_defname"]]
+    names[names["_defname"]] = fn
+    fn.__defaults__ = compiled.__defaults__
+    fn.__kwdefaults__ = compiled.__kwdefaults__
+    fn.__code__ = compiled.__code__
+
+
+def compile_all():
+    """Compile every entry and runner not called yet (the tests check that each compiles)."""
+    for fn in _DEFERRED:
+        _compile_now(fn)
 
 
 def _guarded(source, namespace, passed):
@@ -708,12 +749,8 @@ def _generated_runner(plan, impl):
     call = ", ".join(call)
     source = (f"def run({', '.join(signature)}):\n    _r = impl({call})\n"
               + _post_code(op.post, plan, namespace, call))
-    try:
-        # Named like the entries: the recorder skips "<entry of" frames as jtensor's own.
-        exec(compile(source, f"<entry of {op.name}: its finishing runner>", "exec"), namespace)
-    except SyntaxError:
-        return _runner(op, impl, plan)
-    run = namespace["run"]
+    # Named like the entries: the recorder skips "<entry of" frames as jtensor's own.
+    run = _deferred(source, f"<entry of {op.name}: its finishing runner>", "run", namespace)
     run.__wrapped__ = impl
     return run
 

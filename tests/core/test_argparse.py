@@ -395,3 +395,29 @@ def test_methods_take_no_out():
                                        for a in TORCH_METHODS[name]):
             offenders.append(name)
     assert not offenders, f"methods that take out= though PyTorch's do not: {offenders}"
+
+
+def test_every_entry_compiles_and_keeps_its_identity():
+    """Entries are compiled on their first call (``_argparse._deferred``): each one's source
+    must compile, and the function object users hold must be the one that runs."""
+    from jtensor import _argparse
+
+    add = jtensor.add
+    _argparse.compile_all()
+    assert _argparse._DEFERRED
+    pending = [fn.__name__ for fn in _argparse._DEFERRED if fn.__code__ is _argparse._TRAMPOLINE]
+    assert pending == []
+    assert jtensor.add is add and add.__code__.co_filename == "<entry of add>"
+    assert add(jtensor.ones(2), 1).tolist() == [2.0, 2.0]
+
+
+def test_an_entry_compiles_on_its_first_call():
+    from jtensor import _argparse
+
+    namespace = {"impl": lambda x, y=2: x * y}
+    source = "def entry(x, y=2):\n    return impl(x, y)\n"
+    entry = _argparse._deferred(source, "<entry of a test>", "entry", namespace)
+    assert entry.__code__ is _argparse._TRAMPOLINE
+    assert entry(3) == 6 and entry(3, y=5) == 15
+    assert entry.__code__ is not _argparse._TRAMPOLINE and entry.__defaults__ == (2,)
+    assert namespace["entry"] is entry and namespace["_self"] is entry
