@@ -84,25 +84,34 @@ ACCEPTED = {
     "softmax(out=)": lambda L: L.softmax(_x(L), 1, out=L.empty(0)),
     "log_softmax(out=) of the right shape": lambda L: L.log_softmax(_x(L), 0, out=L.empty(2, 3)),
     "diff(out=)": lambda L: L.diff(_x(L), out=L.empty(0, dtype=L.float64)),
-    "index_copy(out=)": lambda L: L.index_copy(_x(L), 1, L.tensor([2, 0]), L.ones(2, 2),
-                                               out=L.empty(0)),
-    "index_reduce(out=)": lambda L: L.index_reduce(_x(L), 1, L.tensor([2, 0]), L.ones(2, 2) * 3,
-                                                   "amax", out=L.empty(0)),
+    "index_copy(out=)": lambda L: L.index_copy(
+        _x(L), 1, L.tensor([2, 0]), L.ones(2, 2), out=L.empty(0)
+    ),
+    "index_reduce(out=)": lambda L: L.index_reduce(
+        _x(L), 1, L.tensor([2, 0]), L.ones(2, 2) * 3, "amax", out=L.empty(0)
+    ),
     "inverse(out=)": lambda L: L.inverse(L.tensor([[2.0, 0.0], [1.0, 4.0]]), out=L.empty(0)),
-    "scatter(out=)": lambda L: L.scatter(_x(L), 0, L.tensor([[1, 0, 1]]), L.ones(1, 3),
-                                         out=L.empty(0)),
-    "scatter(value, out=)": lambda L: L.scatter(_x(L), 0, L.tensor([[1, 0, 1]]), value=7.0,
-                                                out=L.empty(0)),
-    "scatter_add(out=)": lambda L: L.scatter_add(_x(L), 0, L.tensor([[1, 0, 1]]), L.ones(1, 3),
-                                                 out=L.empty(0)),
-    "scatter_reduce(out=)": lambda L: L.scatter_reduce(_x(L), 0, L.tensor([[1, 0, 1]]),
-                                                       L.ones(1, 3), "prod", out=L.empty(0)),
-    "slice_scatter(out=)": lambda L: L.slice_scatter(_x(L), L.ones(2, 2), 1, 0, 3, 2,
-                                                     out=L.empty(0)),
-    "slogdet(out=)": lambda L: L.stack(tuple(L.slogdet(
-        _x(L)[:, :2] + L.eye(2), out=(L.empty(0), L.empty(0))))),
-    "argsort(stable=, out=)": lambda L: L.argsort(-_x(L), stable=True, out=L.empty(
-        0, dtype=L.long)),
+    "scatter(out=)": lambda L: L.scatter(
+        _x(L), 0, L.tensor([[1, 0, 1]]), L.ones(1, 3), out=L.empty(0)
+    ),
+    "scatter(value, out=)": lambda L: L.scatter(
+        _x(L), 0, L.tensor([[1, 0, 1]]), value=7.0, out=L.empty(0)
+    ),
+    "scatter_add(out=)": lambda L: L.scatter_add(
+        _x(L), 0, L.tensor([[1, 0, 1]]), L.ones(1, 3), out=L.empty(0)
+    ),
+    "scatter_reduce(out=)": lambda L: L.scatter_reduce(
+        _x(L), 0, L.tensor([[1, 0, 1]]), L.ones(1, 3), "prod", out=L.empty(0)
+    ),
+    "slice_scatter(out=)": lambda L: L.slice_scatter(
+        _x(L), L.ones(2, 2), 1, 0, 3, 2, out=L.empty(0)
+    ),
+    "slogdet(out=)": lambda L: L.stack(
+        tuple(L.slogdet(_x(L)[:, :2] + L.eye(2), out=(L.empty(0), L.empty(0))))
+    ),
+    "argsort(stable=, out=)": lambda L: L.argsort(
+        -_x(L), stable=True, out=L.empty(0, dtype=L.long)
+    ),
     "concatenate(dim=)": lambda L: L.concatenate([_x(L), _x(L)], dim=1),
     "empty_like(pin_memory=False)": lambda L: L.empty_like(_x(L), pin_memory=False).shape,
     "full_like(pin_memory=False)": lambda L: L.full_like(_x(L), 2, pin_memory=False),
@@ -118,16 +127,21 @@ ACCEPTED = {
     "isin(element=)": lambda L: L.isin(element=4.0, test_elements=_x(L)),
     "isin(test_element=)": lambda L: L.isin(_x(L), test_element=4.0, invert=True),
     "isin(element= a 0-d tensor)": lambda L: L.isin(element=L.tensor(9.0), test_elements=_x(L)),
-    "tensor_split(indices=)": lambda L: str([tuple(p.shape) for p in L.tensor_split(
-        _x(L), indices=[1], dim=1)]),
-    "tensor_split(sections=)": lambda L: str([p.tolist() for p in _x(L).tensor_split(
-        sections=2, dim=1)]),
-    "tensor_split(tensor_indices_or_sections=)": lambda L: str([p.tolist() for p in L.tensor_split(
-        _x(L), tensor_indices_or_sections=L.tensor([2]), dim=1)]),
-    "Tensor.split(split_size=)": lambda L: str([p.tolist() for p in _x(L).split(split_size=2,
-                                                                               dim=1)]),
-    "torch.split(tensor=)": lambda L: str([p.tolist() for p in L.split(
-        tensor=_x(L), split_size_or_sections=[1, 2], dim=1)]),
+    "tensor_split(indices=)": lambda L: str(
+        [tuple(p.shape) for p in L.tensor_split(_x(L), indices=[1], dim=1)]
+    ),
+    "tensor_split(sections=)": lambda L: str(
+        [p.tolist() for p in _x(L).tensor_split(sections=2, dim=1)]
+    ),
+    "tensor_split(tensor_indices_or_sections=)": lambda L: str(
+        [p.tolist() for p in L.tensor_split(_x(L), tensor_indices_or_sections=L.tensor([2]), dim=1)]
+    ),
+    "Tensor.split(split_size=)": lambda L: str(
+        [p.tolist() for p in _x(L).split(split_size=2, dim=1)]
+    ),
+    "torch.split(tensor=)": lambda L: str(
+        [p.tolist() for p in L.split(tensor=_x(L), split_size_or_sections=[1, 2], dim=1)]
+    ),
     "expand(implicit=True)": lambda L: _x(L)[:1].expand(4, 3, implicit=True),
 }
 
@@ -174,33 +188,37 @@ REFUSED = {
     "max(other=) with keepdim": lambda L: L.max(_x(L), other=_x(L), keepdim=True),
     "max(other=) a number": lambda L: L.max(_x(L), other=1),
     "max(tensor, keepdim=)": lambda L: _x(L).max(_x(L), keepdim=True),
-    "softmax(out=) of another dtype": lambda L: L.softmax(_x(L), 1, out=L.empty(
-        0, dtype=L.float64)),
-    "inverse(out=) of another dtype": lambda L: L.inverse(L.eye(2), out=L.empty(
-        0, dtype=L.float64)),
+    "softmax(out=) of another dtype": lambda L: L.softmax(
+        _x(L), 1, out=L.empty(0, dtype=L.float64)
+    ),
+    "inverse(out=) of another dtype": lambda L: L.inverse(
+        L.eye(2), out=L.empty(0, dtype=L.float64)
+    ),
     "slogdet(out=) of one tensor": lambda L: L.slogdet(L.eye(2), out=(L.empty(0),)),
     "diff(out=) it can't be cast to": lambda L: L.diff(_x(L), out=L.empty(0, dtype=L.long)),
-    "scatter(out=) of another dtype": lambda L: L.scatter(_x(L), 0, L.tensor([[0]]), 1.0,
-                                                          out=L.empty(0, dtype=L.float64)),
+    "scatter(out=) of another dtype": lambda L: L.scatter(
+        _x(L), 0, L.tensor([[0]]), 1.0, out=L.empty(0, dtype=L.float64)
+    ),
     "out= with an input that requires grad": lambda L: L.index_copy(
-        _x(L).requires_grad_(), 1, L.tensor([0]), L.ones(2, 1), out=L.empty(0)),
+        _x(L).requires_grad_(), 1, L.tensor([0]), L.ones(2, 1), out=L.empty(0)
+    ),
     "argsort(out=) without stable=": lambda L: L.argsort(_x(L), out=L.empty(0, dtype=L.long)),
     "ones_like(pin_memory=1)": lambda L: L.ones_like(_x(L), pin_memory=1),
     "randint_like(low=) alone": lambda L: L.randint_like(_x(L), low=2),
     "randint_like(high, low=)": lambda L: L.randint_like(_x(L), 5, low=1),
     "randint_like(low, high, high=)": lambda L: L.randint_like(_x(L), 1, 5, high=6),
-    "isin(element=) a tensor of several elements": lambda L: L.isin(element=_x(L),
-                                                                     test_elements=_x(L)),
+    "isin(element=) a tensor of several elements": lambda L: L.isin(
+        element=_x(L), test_elements=_x(L)
+    ),
     "isin(test_element=) a list": lambda L: L.isin(_x(L), test_element=[1.0]),
-    "isin(elements=, element=)": lambda L: L.isin(elements=_x(L), element=1.0,
-                                                  test_elements=_x(L)),
+    "isin(elements=, element=)": lambda L: L.isin(elements=_x(L), element=1.0, test_elements=_x(L)),
     "tensor_split(indices=) an int": lambda L: L.tensor_split(_x(L), indices=2),
     "tensor_split(indices=) a tensor": lambda L: L.tensor_split(_x(L), indices=L.tensor([1])),
     "tensor_split(sections=) a list": lambda L: L.tensor_split(_x(L), sections=[1]),
     "tensor_split(sections=) a float tensor": lambda L: L.tensor_split(
-        _x(L), sections=L.tensor(2.0)),
-    "tensor_split(indices=, sections=)": lambda L: L.tensor_split(_x(L), indices=[1],
-                                                                  sections=2),
+        _x(L), sections=L.tensor(2.0)
+    ),
+    "tensor_split(indices=, sections=)": lambda L: L.tensor_split(_x(L), indices=[1], sections=2),
     "tensor_split() without a split": lambda L: L.tensor_split(_x(L), dim=1),
     "tensor_split(indices=) of floats": lambda L: L.tensor_split(_x(L), indices=[1.0]),
     "expand(implicit=None)": lambda L: _x(L)[:1].expand(4, 3, implicit=None),
@@ -221,7 +239,7 @@ def _same_value(a, b):
         assert str(a.dtype) == str(b.dtype)
         assert tuple(a.shape) == tuple(b.shape)
         np.testing.assert_allclose(a.cpu().numpy(), b.numpy())
-    elif isinstance(a, tuple):   # a Size, or a tuple of results: element by element
+    elif isinstance(a, tuple):  # a Size, or a tuple of results: element by element
         assert isinstance(b, tuple) and len(a) == len(b)
         for x, y in zip(a, b, strict=True):
             _same_value(x, y)
@@ -249,8 +267,11 @@ def test_call_forms_pytorch_refuses(name):
 
 
 def test_refusal_messages_name_the_argument_and_the_fix():
-    with pytest.raises(TypeError, match=r"ones\(\): argument 'dtype' must be torch.dtype, "
-                                        r"not str \(write torch.float32"):
+    with pytest.raises(
+        TypeError,
+        match=r"ones\(\): argument 'dtype' must be torch.dtype, "
+        r"not str \(write torch.float32",
+    ):
         jtensor.ones(2, dtype="float32")
     with pytest.raises(TypeError, match="NumPy dtypes are not accepted"):
         jtensor.zeros(2, dtype=np.float64)
@@ -283,7 +304,11 @@ def test_aliases_reach_the_autograd_layer():
 
 def test_signatures_show_pytorch_names():
     assert list(inspect.signature(jtensor.Tensor.sum).parameters) == [
-        "input", "dim", "keepdim", "dtype"]
+        "input",
+        "dim",
+        "keepdim",
+        "dtype",
+    ]
     assert "out" in inspect.signature(jtensor.sum).parameters
 
 
@@ -292,8 +317,7 @@ def _stub_overloads(path, cls=None):
     tree = ast.parse(open(path).read())
     body = tree.body
     if cls is not None:
-        body = next(n for n in tree.body
-                    if isinstance(n, ast.ClassDef) and n.name == cls).body
+        body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls).body
     out = {}
     for node in body:
         if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
@@ -323,7 +347,7 @@ def _jtensor_keywords(fn):
             return None
         if p.kind is not p.POSITIONAL_ONLY:
             names.add(p.name)
-    if "self" in names:   # in-place ops name it ``self``; the parser takes ``input=`` too
+    if "self" in names:  # in-place ops name it ``self``; the parser takes ``input=`` too
         names.add("input")
     names.update(alias for alias, target in NUMPY_ALIASES.items() if target in names)
     return names
@@ -337,18 +361,24 @@ MISSING_KEYWORDS = {
     "torch.full": {"names"},
     # CUDA-only overloads: PyTorch's CPU build has no kernel for them (``torch.mm(a, b,
     # out_dtype=...)`` raises NotImplementedError: 'aten::mm.dtype' on the CPU backend).
-    "torch.mm": {"out_dtype"}, "torch.bmm": {"out_dtype"}, "torch.addmm": {"out_dtype"},
+    "torch.mm": {"out_dtype"},
+    "torch.bmm": {"out_dtype"},
+    "torch.addmm": {"out_dtype"},
     "torch.baddbmm": {"out_dtype"},
     # The stubs list ``out=`` on these methods; PyTorch's parser refuses it (as jtensor).
-    "Tensor.add": {"out"}, "Tensor.sub": {"out"}, "Tensor.mul": {"out"},
+    "Tensor.add": {"out"},
+    "Tensor.sub": {"out"},
+    "Tensor.mul": {"out"},
     "Tensor.floor_divide": {"out"},
 }
 
 
 def _keyword_gaps():
     gaps = {}
-    for prefix, stubs, owner, registered in (("torch.", TORCH_FUNCTIONS, jtensor, FUNCTIONS),
-                                             ("Tensor.", TORCH_METHODS, jtensor.Tensor, OPS)):
+    for prefix, stubs, owner, registered in (
+        ("torch.", TORCH_FUNCTIONS, jtensor, FUNCTIONS),
+        ("Tensor.", TORCH_METHODS, jtensor.Tensor, OPS),
+    ):
         for name, overloads in stubs.items():
             fn = getattr(owner, name, None)
             if fn is None or name not in registered:
@@ -364,17 +394,27 @@ def _keyword_gaps():
 
 def test_every_keyword_pytorch_accepts_is_accepted():
     gaps = _keyword_gaps()
-    new = {k: sorted(v - MISSING_KEYWORDS.get(k, set())) for k, v in gaps.items()
-           if v - MISSING_KEYWORDS.get(k, set())}
+    new = {
+        k: sorted(v - MISSING_KEYWORDS.get(k, set()))
+        for k, v in gaps.items()
+        if v - MISSING_KEYWORDS.get(k, set())
+    }
     assert not new, f"keywords PyTorch accepts that jtensor rejects: {new}"
-    closed = {k: sorted(v - gaps.get(k, set())) for k, v in MISSING_KEYWORDS.items()
-              if v - gaps.get(k, set())}
+    closed = {
+        k: sorted(v - gaps.get(k, set()))
+        for k, v in MISSING_KEYWORDS.items()
+        if v - gaps.get(k, set())
+    }
     assert not closed, f"listed as missing but now accepted (update the list): {closed}"
 
 
 def test_methods_take_separate_ints_exactly_where_pytorch_does():
-    pytorch = {name: args.vararg.arg for name, overloads in TORCH_METHODS.items()
-               for args in overloads if args.vararg is not None}
+    pytorch = {
+        name: args.vararg.arg
+        for name, overloads in TORCH_METHODS.items()
+        for args in overloads
+        if args.vararg is not None
+    }
     ours = {name for name in METHOD_VARARGS if name in OPS}
     theirs = {name for name in pytorch if name in OPS}
     assert ours == theirs
@@ -391,8 +431,9 @@ def test_methods_take_no_out():
             params = inspect.signature(fn).parameters
         except (TypeError, ValueError):
             continue
-        if "out" in params and not any("out" in {p.arg for p in a.kwonlyargs + a.args}
-                                       for a in TORCH_METHODS[name]):
+        if "out" in params and not any(
+            "out" in {p.arg for p in a.kwonlyargs + a.args} for a in TORCH_METHODS[name]
+        ):
             offenders.append(name)
     assert not offenders, f"methods that take out= though PyTorch's do not: {offenders}"
 
