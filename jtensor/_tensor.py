@@ -65,8 +65,12 @@ def fresh_tensor(cls, array, shape, dtype, device, backend):
     self._cached_array = array
     self._cached_generation = 0
     self._contiguous = True
-    self._version_counter = _VersionCounter()
+    counter = self._version_counter = _new_object(_VersionCounter)   # (no ``__init__`` frame)
+    counter.value = 0
     return self
+
+
+_new_object = object.__new__
 
 
 # ``Tensor._grad_dtype`` when never set: the gradient's dtype follows the tensor's.

@@ -300,7 +300,8 @@ def _run_lean(root, nr, grad, retain_graph):
                     buf = _call_pre_hooks(node, buf)
                 if node.__class__ is AccumulateGrad:
                     variable = node.variable
-                    if _still_a_leaf(variable) and variable._requires_grad:
+                    if (variable._grad_fn is None or _still_a_leaf(variable)) \
+                            and variable._requires_grad:
                         _accumulate(variable, buf[0], False)
                     variable = None
                 elif node._hooks or node.__class__.__name__ == "NotImplemented":
@@ -494,7 +495,8 @@ def _accumulate(leaf, g, create_graph):
                 leaf._grad = leaf.new_empty_strided(leaf._shape, leaf._stride).copy_(g)
             else:
                 leaf._grad = g.clone(memory_format=contiguous_format)
-        elif (not g._requires_grad and g._offset == 0 and _obeys_layout(g, leaf)
+        elif (not g._requires_grad and g._offset == 0
+              and (g._stride == leaf._stride or _obeys_layout(g, leaf))
               and sys.getrefcount(g) <= 3 and _unshared_storage(g)):
             # Nothing else can see this freshly computed gradient: keep it, as PyTorch
             # steals an unshared gradient instead of copying it.
@@ -525,7 +527,8 @@ def _accumulate(leaf, g, create_graph):
     else:
         with no_grad():
             old.add_(g)
-    _post_accumulate(leaf)
+    if "_post_accumulate_hooks" in leaf.__dict__:
+        _post_accumulate(leaf)
 
 
 def _obeys_layout(g, leaf):

@@ -418,6 +418,12 @@ class _Field:
     def __get__(self, node, owner=None):
         if node is None:
             return self
+        saved = node._saved
+        if saved is not None:
+            # (the commonest read, a saved tensor, without ``_ctx_value``'s call)
+            entry = saved.get(self.key)
+            if entry.__class__ is SavedTensor:
+                return entry.unpack(node)
         return _ctx_value(node, self.key)
 
 
@@ -473,10 +479,18 @@ def _flatten_grads(node, result):
     values = node._values
     if formula is not None and formula.list_input is None and len(result) <= len(meta):
         # The common shape of a result: one gradient per tensor input, most already of the
-        # input's shape and dtype (kept as they are: no copy, no cast).
-        out = [g if g is None or (g.__class__ is Tensor and m is not None and g._shape == m[0]
-                                  and g._dtype is m[1]) else _fit(g, m, node, k)
-               for k, (g, m) in enumerate(zip(result, meta, strict=False))]
+        # input's shape and dtype (kept as they are: no copy, no cast). (A loop, not a
+        # comprehension: one frame less per node.)
+        out = []
+        k = 0
+        for g in result:
+            m = meta[k]
+            out.append(g if g is None or (g.__class__ is Tensor and m is not None
+                                          and g._shape == m[0] and g._dtype is m[1])
+                       else _fit(g, m, node, k))
+            k += 1
+        if values is None or "__kept__" not in values:
+            return out
         return _on_edges(values, out)
     out = []
     k = 0
