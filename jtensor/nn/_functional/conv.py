@@ -129,6 +129,32 @@ def _columns(xp, x_arr, meta):
     return xp.ascontiguousarray(win).reshape((n * math.prod(out_sp),) + tuple(kernel) + (c,))
 
 
+def _columns_t(xp, x_arr, meta):
+    """(prod(kernel)*C, N*prod(out)) columns of the input, rows ordered (kernel offset,
+    channel): one copy per kernel offset of a (C, N, *out) strided block of the padded
+    channels-first input, each running over whole rows (``_columns`` gathers C elements at a
+    time). The weight rows of ``_weight_rows`` multiply them."""
+    pads, kernel, stride, dilation, _, out_sp, ct = meta
+    k = len(kernel)
+    n, c = x_arr.shape[:2]
+    xc = x_arr.transpose((1, 0) + tuple(range(2, k + 2)))   # (C, N, *spatial), a view
+    if any(a or b for a, b in pads):
+        sizes = xc.shape[2:]
+        padded = xp.zeros((c, n) + tuple(s + a + b for s, (a, b) in
+                                         zip(sizes, pads, strict=True)), dtype=ct)
+        padded[(slice(None), slice(None)) + tuple(slice(a, a + s) for (a, _), s in
+                                                  zip(pads, sizes, strict=True))] = xc
+    else:
+        padded = xc if xc.dtype == ct else xc.astype(ct)
+    ext = [s * (q - 1) + 1 for s, q in zip(stride, out_sp, strict=True)]
+    cols = xp.empty((math.prod(kernel), c, n) + tuple(out_sp), dtype=ct)
+    for i, offs in enumerate(itertools.product(*(range(q) for q in kernel))):
+        cols[i] = padded[(slice(None), slice(None)) + tuple(
+            slice(j * d, j * d + e, s)
+            for j, d, e, s in zip(offs, dilation, ext, stride, strict=True))]
+    return cols.reshape(math.prod(kernel) * c, -1)
+
+
 def _grouped_cols(xp, cols, groups):
     """(groups, M, prod(kernel)*Cg) contiguous columns of each group."""
     m, c = cols.shape[0], cols.shape[-1]
@@ -159,12 +185,18 @@ def _conv_forward_array(xp, x_arr, w_arr, b_arr, meta):
     groups, out_sp, ct = meta[4:]
     n, c = x_arr.shape[:2]
     o = w_arr.shape[0]
-    cols = _columns(xp, x_arr, meta)  # (M, kh, kw, C)
-    # Matmuls on C-contiguous operands (NumPy hands those to BLAS): one 2-d product,
-    # or one product batched over the groups.
     if groups == 1:
-        out = xp.matmul(cols.reshape(cols.shape[0], -1), _weight_rows(xp, w_arr, 0, o, ct).T)
-    elif groups == c:  # depthwise: one input channel per group, no gather needed
+        # (O, M) = weight rows @ columns: the output comes out channels-first, returned as
+        # an (N, *out, O) view of it.
+        out = xp.matmul(_weight_rows(xp, w_arr, 0, o, ct), _columns_t(xp, x_arr, meta))
+        if b_arr is not None:
+            out += b_arr.astype(ct, copy=False)[:, None]
+        k = len(out_sp)
+        return out.reshape((o, n) + tuple(out_sp)).transpose(tuple(range(1, k + 2)) + (0,))
+    cols = _columns(xp, x_arr, meta)  # (M, kh, kw, C)
+    # Matmuls on C-contiguous operands (NumPy hands those to BLAS): one product batched
+    # over the groups.
+    if groups == c:  # depthwise: one input channel per group, no gather needed
         out = xp.einsum("mkg,gok->mgo", cols.reshape(cols.shape[0], -1, c),
                         _grouped_weight(xp, w_arr, groups, ct)).reshape(cols.shape[0], o)
     else:
@@ -187,22 +219,34 @@ def _conv_backward_arrays(xp, g_arr, x_arr, w_arr, x_shape, meta, need_x, need_w
     o = g_arr.shape[1]
     og, cg = o // groups, c // groups
     m = n * math.prod(out_sp)
+    if groups == 1:
+        # The gradient as (O, M) rows (a copy of whole rows of the channels-first array),
+        # so the input's gradient columns come out as (K*C, M) rows: each kernel offset's
+        # block contiguous, and col2im's strided adds run over whole rows of the input.
+        gt = xp.ascontiguousarray(g_arr.transpose((1, 0) + tuple(range(2, k + 2))),
+                                  dtype=ct).reshape(o, m)
+        gw = dx = gb = None
+        if need_w:
+            gw = xp.matmul(gt, _columns_t(xp, x_arr, meta).T)
+            gw = gw.reshape((o,) + tuple(kernel) + (c,)).transpose(_to_first(k))
+        if need_x:
+            dcols = xp.matmul(_weight_rows(xp, w_arr, 0, o, ct).T, gt)   # (K*C, M)
+            dx = _col2im(xp, dcols.reshape((-1, c, n) + tuple(out_sp)), x_shape, meta, True)
+        if need_b:
+            gb = gt.sum(axis=1)
+        return dx, gw, gb
     gm = xp.ascontiguousarray(g_arr.transpose(_to_last(k)), dtype=ct).reshape(m, o)
     dx = gw = gb = None
     if need_w:
         cols = _columns(xp, x_arr, meta)
-        if groups == 1:
-            gw = xp.matmul(gm.T, cols.reshape(m, -1))
-        elif groups == c:
+        if groups == c:
             gw = xp.einsum("mgo,mkg->gok", gm.reshape(m, groups, og), cols.reshape(m, -1, c))
         else:
             gmt = xp.ascontiguousarray(gm.reshape(m, groups, og).transpose(1, 2, 0))
             gw = xp.matmul(gmt, _grouped_cols(xp, cols, groups))
         gw = gw.reshape((o,) + tuple(kernel) + (cg,)).transpose(_to_first(k))
     if need_x:
-        if groups == 1:
-            dcols = xp.matmul(gm, _weight_rows(xp, w_arr, 0, o, ct))
-        elif groups == c:
+        if groups == c:
             dcols = xp.einsum("mgo,gok->mkg", gm.reshape(m, groups, og),
                               _grouped_weight(xp, w_arr, groups, ct))
         else:
@@ -210,21 +254,38 @@ def _conv_backward_arrays(xp, g_arr, x_arr, w_arr, x_shape, meta, need_x, need_w
             dcols = xp.matmul(gmg, _grouped_weight(xp, w_arr, groups, ct))  # (g, M, K*Cg)
             dcols = dcols.reshape(groups, m, -1, cg).transpose(1, 2, 0, 3)
         dcols = dcols.reshape((n,) + tuple(out_sp) + tuple(kernel) + (c,))
-        sizes = tuple(x_shape[2:])
-        dxp = xp.zeros((n,) + tuple(s + a + b for s, (a, b) in zip(sizes, pads, strict=True))
-                       + (c,), dtype=ct)
-        ext = [s * (q - 1) + 1 for s, q in zip(stride, out_sp, strict=True)]
         lead = (slice(None),) * (k + 1)
-        # col2im: one strided add per kernel offset
-        for offs in itertools.product(*(range(q) for q in kernel)):
-            dst = (slice(None),) + tuple(
-                slice(i * d, i * d + e, s)
-                for i, d, e, s in zip(offs, dilation, ext, stride, strict=True))
-            dxp[dst] += dcols[lead + offs]
-        dx = dxp[_inner(pads, sizes)].transpose(_to_first(k))
+        dcols = [dcols[lead + offs] for offs in itertools.product(*(range(q) for q in kernel))]
+        dx = _col2im(xp, dcols, x_shape, meta, False)
     if need_b:
         gb = gm.sum(axis=0)
     return dx, gw, gb
+
+
+def _col2im(xp, per_offset, x_shape, meta, channels_first):
+    """The input's gradient (an (N, C, *spatial) view) from the gradient columns of each
+    kernel offset (``per_offset[i]``, offsets in row-major order), one strided add per
+    offset into the zero-padded input: blocks (C, N, *out) when ``channels_first``, else
+    (N, *out, C)."""
+    pads, kernel, stride, dilation = meta[:4]
+    k = len(kernel)
+    n, c = x_shape[:2]
+    sizes = tuple(x_shape[2:])
+    padded = tuple(s + a + b for s, (a, b) in zip(sizes, pads, strict=True))
+    dxp = xp.zeros(((c, n) + padded) if channels_first else ((n,) + padded + (c,)),
+                   dtype=meta[6])
+    out_sp = meta[5]
+    ext = [s * (q - 1) + 1 for s, q in zip(stride, out_sp, strict=True)]
+    lead = (slice(None),) * (2 if channels_first else 1)
+    for i, offs in enumerate(itertools.product(*(range(q) for q in kernel))):
+        dst = lead + tuple(slice(j * d, j * d + e, s)
+                           for j, d, e, s in zip(offs, dilation, ext, stride, strict=True))
+        dxp[dst] += per_offset[i]
+    if channels_first:
+        inner = (slice(None), slice(None)) + tuple(slice(a, a + s) for (a, _), s in
+                                                   zip(pads, sizes, strict=True))
+        return dxp[inner].transpose((1, 0) + tuple(range(2, k + 2)))
+    return dxp[_inner(pads, sizes)].transpose(_to_first(k))
 
 
 def _wrap_nchw(xp, arr, like, squeeze):
