@@ -105,6 +105,41 @@ def attention_workloads(libs, quick):
             ("attention", f"TransformerEncoder 2 layers, Adam step ({b}, {t}, {e})", enc_fns)]
 
 
+def cnn_workloads(libs, quick):
+    """A row for one SGD step of a small CNN (two 3x3 convolutions with ReLU and 2x2 max
+    pooling, then a linear layer; cross entropy), the shape of the CNN chapters' models."""
+    b, size = (8, 16) if quick else (64, 32)
+    rng = np.random.default_rng(9)
+    data = rng.standard_normal((b, 3, size, size)).astype(np.float32)
+    labels = rng.integers(0, 10, b)
+    mods = {name: lib for name, lib in libs.items() if lib is not None and hasattr(lib, "nn")}
+    fns, first = {}, None
+    for name, lib in mods.items():
+        nn = lib.nn
+        model = nn.Sequential(
+            nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(32 * (size // 4) ** 2, 10))
+        if first is None:
+            first = model
+        else:
+            _same_weights(first, model, lib)
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
+        x, y = lib.from_numpy(data.copy()), lib.from_numpy(labels.copy())
+
+        def step(model=model, opt=opt, x=x, y=y, F=lib.nn.functional):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fns[name] = step
+    if not fns:
+        return []
+    return [("training", f"SGD step, CNN conv-pool x2 + linear ({b}, 3, {size}, {size})", fns)]
+
+
 if __name__ == "__main__":
     import os
     import sys
@@ -123,7 +158,9 @@ if __name__ == "__main__":
         times = measure_together(fns, 0.2)
         print(title, {k: f"{v * 1e3:.3f} ms" for k, v in times.items()},
               f"jt/numpy {times['jtensor'] / times['numpy']:.2f}x")
-    for _group, title, fns in attention_workloads(libs, "--quick" in sys.argv):
+    for _group, title, fns in attention_workloads(libs, "--quick" in sys.argv) + cnn_workloads(
+        libs, "--quick" in sys.argv
+    ):
         times = measure_together(fns, 0.2)
         ratio = (f"jt/torch {times['jtensor'] / times['torch']:.2f}x" if "torch" in times
                  else "")

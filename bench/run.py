@@ -237,11 +237,12 @@ def training_workloads(libs, quick):
     if "jtensor" in fns:
         rows.append(("training", "SGD step, MLP 784-256-10, batch 128 (float32)", fns))
     try:
-        from nn_bench import attention_workloads, cross_entropy_workloads
+        from nn_bench import attention_workloads, cnn_workloads, cross_entropy_workloads
     except ImportError:
         return rows
     rows.extend(cross_entropy_workloads(libs, quick))
     rows.extend(attention_workloads(libs, quick))
+    rows.extend(cnn_workloads(libs, quick))
     return rows
 
 
