@@ -442,19 +442,19 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     """``out[i][j] = input[index[i][j]][j]`` (for dim 0): values picked along ``dim``."""
     _index_tensor(index, "gather")
     dim = _gather_check(input, dim, index, "gather")
-    ndim = input.dim()
-    for d in range(ndim):
-        if d != dim and index._shape[d] > input._shape[d]:
+    # A 0-d input or index counts as one element along one dim, as in PyTorch.
+    in_shape, index_shape = _nonempty(input._shape), _nonempty(index._shape)
+    for d in range(len(in_shape)):
+        if d != dim and index_shape[d] > in_shape[d]:
             raise TensorRuntimeError(
                 f"Size does not match at dimension {d} expected index {list(index._shape)} to "
                 f"be no larger than self {list(input._shape)} apart from dimension {dim}")
     xp = _xp(input)
-    idx = index._array().astype(np.int64)
-    size = input._shape[dim] if ndim else 1
+    idx = index._array().astype(np.int64).reshape(index_shape)
+    size = in_shape[dim]
     idx = _check_gather_bounds(input, idx, size, dim, "gather")
-    src = input._array() if ndim else input._array().reshape(1)
-    idx2 = idx if ndim else idx.reshape(-1)
-    idx2 = xp.where(idx2 < 0, idx2 + size, idx2)
+    src = input._array().reshape(in_shape)
+    idx2 = xp.where(idx < 0, idx + size, idx)
     values = src[_full_index(idx2, dim, xp)] if idx2.size else xp.empty(idx2.shape, src.dtype)
     result = _wrap(values.reshape(index._shape), input._dtype, input._storage.device)
     if out is not None:
@@ -466,34 +466,42 @@ _SCATTER_REDUCE = {"add": "add", "multiply": "multiply", "sum": "add", "prod": "
                    "amax": "maximum", "amin": "minimum", "mean": "mean"}
 
 
+def _nonempty(shape):
+    """PyTorch's ``ensure_nonempty_size`` for every dim: a 0-d tensor counts as one element
+    along one dim (gather and scatter accept a 0-d index, self or src beside 1-d ones)."""
+    return shape if shape else (1,)
+
+
 def _scatter_check(self, dim, index, src, name, value=None):
     _index_tensor(index, name, allow_int=False)
     ndim = self.dim()
     dim = wrap_dim(dim, ndim)
-    if index.dim() != ndim and not (builtins.max(index.dim(), 1) == builtins.max(ndim, 1)):
+    self_shape, index_shape = _nonempty(self._shape), _nonempty(index._shape)
+    if len(index_shape) != len(self_shape):
         raise TensorRuntimeError(
             "Index tensor must have the same number of dimensions as self tensor")
+    src_shape = None
     if src is not None:
         if src._dtype is not self._dtype:
             raise TensorRuntimeError(
                 f"{name}(): Expected self.dtype to be equal to src.dtype")
-        if index.dim() != src.dim() and index.numel():
+        src_shape = _nonempty(src._shape)
+        if len(index_shape) != len(src_shape) and index.numel():
             raise TensorRuntimeError(
                 "Index tensor must have the same number of dimensions as src tensor")
-    for d in range(ndim):
-        if index._shape[d] > self._shape[d] and d != dim:
+    for d in range(len(self_shape)):
+        if index_shape[d] > self_shape[d] and d != dim:
             raise TensorRuntimeError(
                 f"Expected index {list(index._shape)} to be no larger than self "
                 f"{list(self._shape)} apart from dimension {dim} and to be no larger size than "
                 f"src {list(src._shape) if src is not None else []}")
-        if src is not None and index._shape[d] > src._shape[d]:
+        if src is not None and index_shape[d] > src_shape[d]:
             raise TensorRuntimeError(
                 f"Expected index {list(index._shape)} to be no larger than self "
                 f"{list(self._shape)} apart from dimension {dim} and to be no larger size than "
                 f"src {list(src._shape)}")
-    size = self._shape[dim] if ndim else 1
-    idx = index._array().astype(np.int64).reshape(index._shape if ndim else (-1,))
-    return dim, _check_gather_bounds(self, idx, size, dim, name, write=True)
+    idx = index._array().astype(np.int64).reshape(index_shape)
+    return dim, _check_gather_bounds(self, idx, self_shape[dim], dim, name, write=True)
 
 
 def _scatter_into(target, dim, idx, src_array, reduce, include_self=True):

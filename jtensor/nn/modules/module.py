@@ -390,11 +390,12 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)`` (floating
-        tensors only), ``to(tensor)``, ``to(device, dtype, non_blocking)``. In place."""
+        tensors only), ``to(tensor)``, ``to(device, dtype, non_blocking)``, and
+        ``memory_format=`` (4-d and 5-d tensors only). In place."""
         from ..._dtypes import to_dtype
         from ..._ops.copies import _parse_to_args
 
-        dtype, device, _, _, non_blocking = _parse_to_args(args, kwargs)
+        dtype, device, _, memory_format, non_blocking = _parse_to_args(args, kwargs)
         if dtype is not None:
             dtype = to_dtype(dtype)
             if not (dtype.is_floating_point or dtype.is_complex):
@@ -403,6 +404,11 @@ class Module:
 
         def convert(t):
             try:
+                if memory_format is not None and t.dim() in (4, 5):
+                    # (PyTorch's: 4-d and 5-d tensors take the format, the rest keep theirs)
+                    return t.to(device=device, dtype=dtype if t.is_floating_point()
+                                or t.is_complex() else None, non_blocking=non_blocking,
+                                memory_format=memory_format)
                 if dtype is not None and (t.is_floating_point() or t.is_complex()):
                     return t.to(device=device, dtype=dtype, non_blocking=non_blocking)
                 return t.to(device=device, non_blocking=non_blocking) if device is not None else t
