@@ -104,3 +104,63 @@ def test_module_to_device_dtype_and_memory_format():
     seen = [_module_to(lib, MODULES["conv2d"], "channels_last", "cpu", lib.float64) for lib in LIBS]
     assert seen[0] == seen[1]
     assert seen[1][0] == (72, 1, 24, 8)
+
+
+NAMES = [
+    "linear",
+    "batch_norm",
+    "relu",
+    "dropout",
+    "layer_norm",
+    "conv2d",
+    "max_pool2d",
+    "cross_entropy",
+    "embedding",
+    "softmax",
+    "gelu",
+    "mse_loss",
+]
+
+
+def _calls_seen(lib):
+    """The ``nn.functional`` functions a few modules call, seen through patched ones (the
+    channels-last tutorial wraps them to check every call's layout)."""
+    F = lib.nn.functional
+    calls = []
+    saved = {n: getattr(F, n) for n in NAMES}
+
+    def spy(name, fn):
+        def wrapper(*args, **kwargs):
+            calls.append(name)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    for n, fn in saved.items():
+        setattr(F, n, spy(n, fn))
+    try:
+        nn = lib.nn
+        lib.manual_seed(0)
+        conv = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2))
+        conv(lib.randn(1, 1, 6, 6))
+        calls.append("|")
+        mlp = nn.Sequential(
+            nn.Linear(4, 4),
+            nn.BatchNorm1d(4),
+            nn.GELU(),
+            nn.Dropout(0.1),
+            nn.LayerNorm(4),
+            nn.Softmax(dim=1),
+        )
+        out = mlp(lib.randn(3, 4))
+        nn.CrossEntropyLoss()(out, lib.tensor([0, 1, 2]))
+        nn.MSELoss()(out, out.detach())
+        nn.Embedding(5, 2)(lib.tensor([1]))
+    finally:
+        for n, fn in saved.items():
+            setattr(F, n, fn)
+    return calls
+
+
+def test_modules_call_the_functional_they_find():
+    assert _calls_seen(jtensor) == _calls_seen(torch)

@@ -5,7 +5,7 @@
 import warnings
 
 from ..._api import ops as J
-from .._functional import activation as F
+from .. import functional as F  # (looked up per call: a patched F.<name> is seen)
 from .module import Module
 
 __all__ = ["ReLU", "LeakyReLU", "GELU", "Sigmoid", "Tanh", "SiLU", "ELU", "Softplus",
@@ -180,7 +180,7 @@ class _SoftmaxBase(Module):
             self.dim = None
 
     def forward(self, input):
-        return type(self)._fn(input, self.dim, _stacklevel=5)
+        return getattr(F, type(self)._fn)(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -189,19 +189,19 @@ class _SoftmaxBase(Module):
 class Softmax(_SoftmaxBase):
     """``softmax`` along ``dim``."""
 
-    _fn = staticmethod(F.softmax)
+    _fn = "softmax"   # (F.softmax, looked up per call)
 
 
 class LogSoftmax(_SoftmaxBase):
     """``log_softmax`` along ``dim``."""
 
-    _fn = staticmethod(F.log_softmax)
+    _fn = "log_softmax"   # (F.log_softmax, looked up per call)
 
 
 class Softmin(_SoftmaxBase):
     """``softmin`` along ``dim``."""
 
-    _fn = staticmethod(F.softmin)
+    _fn = "softmin"   # (F.softmin, looked up per call)
 
 
 class LogSigmoid(Module):

@@ -6,7 +6,7 @@ initialisation and reprs."""
 from ..._api import ops as J
 from ..._errors import TensorValueError
 from .. import init
-from .._functional import activation_more as F
+from .. import functional as F  # (looked up per call: a patched F.<name> is seen)
 from ..parameter import Parameter
 from .module import Module
 
@@ -42,7 +42,7 @@ class _Inplace(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return type(self)._function(input, inplace=self.inplace)
+        return getattr(F, type(self)._function)(input, inplace=self.inplace)
 
 
 class PReLU(Module):
@@ -70,7 +70,7 @@ class PReLU(Module):
 class SELU(_Inplace):
     """Scaled exponential linear unit (self-normalising networks)."""
 
-    _function = staticmethod(F.selu)
+    _function = "selu"   # (F.selu, looked up per call)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
@@ -108,19 +108,19 @@ class GLU(Module):
 class Hardswish(_Inplace):
     """``x * relu6(x + 3) / 6``."""
 
-    _function = staticmethod(F.hardswish)
+    _function = "hardswish"   # (F.hardswish, looked up per call)
 
 
 class Hardsigmoid(_Inplace):
     """``relu6(x + 3) / 6``."""
 
-    _function = staticmethod(F.hardsigmoid)
+    _function = "hardsigmoid"   # (F.hardsigmoid, looked up per call)
 
 
 class Mish(_Inplace):
     """``x * tanh(softplus(x))``."""
 
-    _function = staticmethod(F.mish)
+    _function = "mish"   # (F.mish, looked up per call)
 
 
 class Softsign(Module):
@@ -145,7 +145,7 @@ class _Shrink(Module):
         self.lambd = lambd
 
     def forward(self, input):
-        return type(self)._function(input, self.lambd)
+        return getattr(F, type(self)._function)(input, self.lambd)
 
     def extra_repr(self):
         return str(self.lambd)
@@ -154,13 +154,13 @@ class _Shrink(Module):
 class Softshrink(_Shrink):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
 
-    _function = staticmethod(F.softshrink)
+    _function = "softshrink"   # (F.softshrink, looked up per call)
 
 
 class Hardshrink(_Shrink):
     """``x`` where ``|x| > lambd``, else 0."""
 
-    _function = staticmethod(F.hardshrink)
+    _function = "hardshrink"   # (F.hardshrink, looked up per call)
 
 
 class Threshold(Module):

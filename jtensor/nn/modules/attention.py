@@ -4,7 +4,8 @@ path, which its fast path equals)."""
 from ..._errors import TensorValueError
 from ..._ops.creation import empty
 from .. import init
-from .._functional import attention as _F
+from .. import functional as _F  # (looked up per call: a patched F.<name> is seen)
+from .._functional.attention import _canonical_pair
 from ..parameter import Parameter
 from .linear import Linear
 from .module import Module
@@ -124,7 +125,7 @@ class MultiheadAttention(Module):
         """``(attn_output, attn_output_weights)``; the weights are None unless
         ``need_weights`` (head-averaged unless ``average_attn_weights=False``)."""
         is_batched = query.dim() == 3
-        key_padding_mask, attn_mask = _F._canonical_pair(
+        key_padding_mask, attn_mask = _canonical_pair(
             key_padding_mask, "key_padding_mask", attn_mask, "attn_mask", query.dtype
         )
         if self.batch_first and is_batched:

@@ -1,7 +1,7 @@
 """Distance modules: ``CosineSimilarity`` and ``PairwiseDistance`` (PyTorch's attributes:
 ``PairwiseDistance`` keeps ``p`` as ``norm``)."""
 
-from .._functional import distance as F
+from .. import functional as F  # (looked up per call: a patched F.<name> is seen)
 from .module import Module
 
 __all__ = ["CosineSimilarity", "PairwiseDistance"]

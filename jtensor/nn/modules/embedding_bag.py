@@ -1,7 +1,7 @@
 """``EmbeddingBag``: ``F.embedding_bag`` with a learnt ``(num_embeddings, embedding_dim)``
 weight, initialized as ``Embedding``'s (N(0, 1), the ``padding_idx`` row zeroed)."""
 
-from .._functional import embedding_bag as _F
+from .. import functional as _F  # (looked up per call: a patched F.<name> is seen)
 from .sparse import Embedding
 
 __all__ = ["EmbeddingBag"]

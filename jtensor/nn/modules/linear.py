@@ -6,7 +6,7 @@ from ..._ops.creation import empty
 from .. import init
 
 # Called through the module (``_F.linear``): autocast swaps the functional forms there.
-from .._functional import linear as _F
+from .. import functional as _F  # (looked up per call: a patched F.<name> is seen)
 from ..parameter import Parameter
 from ._params import _register_bias
 from .module import Module

@@ -2,7 +2,8 @@
 ``MSELoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``, ``KLDivLoss`` (thin wrappers over
 ``jtensor.nn.functional``; class weights are buffers, as in PyTorch)."""
 
-from .._functional import loss as F
+from .. import functional as F  # (looked up per call: a patched F.<name> is seen)
+from .._functional.loss import _legacy_reduction
 from .module import Module
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "MSELoss", "L1Loss",
@@ -16,7 +17,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            reduction = F._legacy_reduction(size_average, reduce, reduction)
+            reduction = _legacy_reduction(size_average, reduce, reduction)
         self.reduction = reduction
 
 

@@ -1,6 +1,6 @@
 """``PixelShuffle`` and ``PixelUnshuffle``."""
 
-from .._functional import vision as _F
+from .. import functional as _F  # (looked up per call: a patched F.<name> is seen)
 from .module import Module
 
 __all__ = ["PixelShuffle", "PixelUnshuffle"]

@@ -1,6 +1,6 @@
 """Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``."""
 
-from .._functional import pooling as _F
+from .. import functional as _F  # (looked up per call: a patched F.<name> is seen)
 from .module import Module
 
 __all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AvgPool1d", "AvgPool2d",
@@ -94,7 +94,7 @@ class _AvgPoolKd(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return type(self)._function(input, self.kernel_size, self.stride, self.padding,
+        return getattr(_F, type(self)._function)(input, self.kernel_size, self.stride, self.padding,
                                     self.ceil_mode, self.count_include_pad,
                                     self.divisor_override)
 
@@ -108,7 +108,7 @@ class AvgPool2d(_AvgPoolKd):
     torch.Size([1, 1, 2, 2])
     """
 
-    _function = staticmethod(_F.avg_pool2d)
+    _function = "avg_pool2d"   # (_F.avg_pool2d, looked up per call)
 
 
 class AvgPool3d(_AvgPoolKd):
@@ -119,7 +119,7 @@ class AvgPool3d(_AvgPoolKd):
     torch.Size([1, 1, 2, 2, 2])
     """
 
-    _function = staticmethod(_F.avg_pool3d)
+    _function = "avg_pool3d"   # (_F.avg_pool3d, looked up per call)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):

@@ -1,7 +1,7 @@
 """``AdaptiveMaxPool1d/2d/3d``, ``FractionalMaxPool2d/3d``, ``LPPool1d/2d/3d``,
 ``MaxUnpool1d/2d/3d``, ``Fold`` and ``Unfold`` with PyTorch's attributes and reprs."""
 
-from .._functional import pooling_more as F
+from .. import functional as F  # (looked up per call: a patched F.<name> is seen)
 from ..._errors import TensorValueError
 from .module import Module
 
@@ -31,7 +31,7 @@ class _AdaptiveMaxPoolNd(Module):
         self.return_indices = return_indices
 
     def forward(self, input):
-        return type(self)._function(input, self.output_size, self.return_indices)
+        return getattr(F, type(self)._function)(input, self.output_size, self.return_indices)
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
@@ -40,14 +40,14 @@ class _AdaptiveMaxPoolNd(Module):
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """The maximum over adaptive windows of a ``(N, C, L)`` input (``output_size`` L')."""
 
-    _function = staticmethod(F.adaptive_max_pool1d)
+    _function = "adaptive_max_pool1d"   # (F.adaptive_max_pool1d, looked up per call)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """The maximum over adaptive windows of a ``(N, C, H, W)`` input (``None`` in
     ``output_size`` keeps that input size)."""
 
-    _function = staticmethod(F.adaptive_max_pool2d)
+    _function = "adaptive_max_pool2d"   # (F.adaptive_max_pool2d, looked up per call)
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
@@ -59,7 +59,7 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     torch.Size([1, 2, 2, 4, 1])
     """
 
-    _function = staticmethod(F.adaptive_max_pool3d)
+    _function = "adaptive_max_pool3d"   # (F.adaptive_max_pool3d, looked up per call)
 
 
 class _LPPoolNd(Module):
@@ -73,7 +73,7 @@ class _LPPoolNd(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        return type(self)._function(
+        return getattr(F, type(self)._function)(
             input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
         )
 
@@ -87,13 +87,13 @@ class _LPPoolNd(Module):
 class LPPool1d(_LPPoolNd):
     """Power-average pooling ``(sum x**p) ** (1/p)`` over windows of a 1-d signal."""
 
-    _function = staticmethod(F.lp_pool1d)
+    _function = "lp_pool1d"   # (F.lp_pool1d, looked up per call)
 
 
 class LPPool2d(_LPPoolNd):
     """Power-average pooling ``(sum x**p) ** (1/p)`` over windows of an image."""
 
-    _function = staticmethod(F.lp_pool2d)
+    _function = "lp_pool2d"   # (F.lp_pool2d, looked up per call)
 
 
 class LPPool3d(_LPPoolNd):
@@ -105,7 +105,7 @@ class LPPool3d(_LPPoolNd):
     tensor([[[[[2.8284]]]]])
     """
 
-    _function = staticmethod(F.lp_pool3d)
+    _function = "lp_pool3d"   # (F.lp_pool3d, looked up per call)
 
 
 def _tuple(value, n):
@@ -200,7 +200,7 @@ class _FractionalMaxPoolNd(Module):
             raise TensorValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
 
     def forward(self, input):
-        return type(self)._function(
+        return getattr(F, type(self)._function)(
             input,
             self.kernel_size,
             self.output_size,
@@ -221,7 +221,7 @@ class FractionalMaxPool2d(_FractionalMaxPoolNd):
     """
 
     _n = 2
-    _function = staticmethod(F.fractional_max_pool2d)
+    _function = "fractional_max_pool2d"   # (F.fractional_max_pool2d, looked up per call)
 
 
 class FractionalMaxPool3d(_FractionalMaxPoolNd):
@@ -234,7 +234,7 @@ class FractionalMaxPool3d(_FractionalMaxPoolNd):
     """
 
     _n = 3
-    _function = staticmethod(F.fractional_max_pool3d)
+    _function = "fractional_max_pool3d"   # (F.fractional_max_pool3d, looked up per call)
 
 
 class Fold(Module):

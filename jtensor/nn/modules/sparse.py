@@ -2,7 +2,7 @@
 
 from ..._ops.creation import empty
 from .. import init
-from .._functional import embedding as _F
+from .. import functional as _F  # (looked up per call: a patched F.<name> is seen)
 from ..parameter import Parameter
 from .module import Module
 

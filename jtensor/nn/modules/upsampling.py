@@ -1,7 +1,7 @@
 """Resampling modules: ``Upsample``, ``UpsamplingNearest2d``, ``UpsamplingBilinear2d``
 (``F.interpolate`` with PyTorch's attributes and repr)."""
 
-from .._functional import upsampling as F
+from .. import functional as F  # (looked up per call: a patched F.<name> is seen)
 from .module import Module
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
