@@ -25,7 +25,7 @@ if "PYTHONPATH" not in os.environ:
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(1, os.path.dirname(__file__))
 import jtensor  # noqa: E402
-from nn_bench import _numpy_cross_entropy  # noqa: E402
+from nn_bench import _numpy_cross_entropy, sgd_step  # noqa: E402
 from run import _numpy_sgd_step, _numpy_small_backward  # noqa: E402
 
 try:
@@ -72,17 +72,7 @@ def _mlp_step(lib, x, y, init):
     with lib.no_grad():
         for p, v in zip(model.parameters(), init, strict=True):
             p.copy_(lib.from_numpy(v.copy()))
-    opt = lib.optim.SGD(model.parameters(), lr=0.01)
-    xb, yb = lib.from_numpy(x), lib.from_numpy(y)
-    F = lib.nn.functional
-
-    def step():
-        opt.zero_grad()
-        loss = F.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
-
-    return step
+    return sgd_step(lib, model, lib.from_numpy(x), lib.from_numpy(y))
 
 
 def _log_softmax_nll(lib, data, labels):

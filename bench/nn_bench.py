@@ -101,8 +101,24 @@ def attention_workloads(libs, quick):
             return loss
 
         mha_fns[name], enc_fns[name] = mha_step, enc_step
-    return [("attention", f"MultiheadAttention fwd+bwd ({b}, {t}, {e}), {heads} heads", mha_fns),
-            ("attention", f"TransformerEncoder 2 layers, Adam step ({b}, {t}, {e})", enc_fns)]
+    return [("model", f"MultiheadAttention fwd+bwd ({b}, {t}, {e}), {heads} heads", mha_fns),
+            ("model", f"TransformerEncoder 2 layers, Adam step ({b}, {t}, {e})", enc_fns)]
+
+
+def sgd_step(lib, model, x, y, lr=0.01):
+    """One SGD step of ``model`` on ``(x, y)`` with cross entropy, as a callable of no
+    arguments (``lib`` is jtensor or torch)."""
+    opt = lib.optim.SGD(model.parameters(), lr=lr)
+    F = lib.nn.functional
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
 
 
 def cnn_workloads(libs, quick):
@@ -124,20 +140,11 @@ def cnn_workloads(libs, quick):
             first = model
         else:
             _same_weights(first, model, lib)
-        opt = lib.optim.SGD(model.parameters(), lr=0.01)
-        x, y = lib.from_numpy(data.copy()), lib.from_numpy(labels.copy())
-
-        def step(model=model, opt=opt, x=x, y=y, F=lib.nn.functional):
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-
-        fns[name] = step
+        fns[name] = sgd_step(lib, model, lib.from_numpy(data.copy()),
+                             lib.from_numpy(labels.copy()))
     if not fns:
         return []
-    return [("training", f"SGD step, CNN conv-pool x2 + linear ({b}, 3, {size}, {size})", fns)]
+    return [("model", f"SGD step, CNN conv-pool x2 + linear ({b}, 3, {size}, {size})", fns)]
 
 
 if __name__ == "__main__":

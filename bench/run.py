@@ -203,6 +203,8 @@ def _numpy_sgd_step(params, x, y, lr):
 def training_workloads(libs, quick):
     """One SGD step of a 784-256-10 MLP on a batch of 128 (issue 4), and cross entropy
     forward+backward on (128, 10000) logits (from bench/nn_bench.py)."""
+    from nn_bench import attention_workloads, cnn_workloads, cross_entropy_workloads, sgd_step
+
     rows = []
     rng = np.random.default_rng(6)
     x = rng.standard_normal((128, 784)).astype(np.float32)
@@ -222,24 +224,9 @@ def training_workloads(libs, quick):
         with lib.no_grad():
             for p, v in zip(model.parameters(), init, strict=True):
                 p.copy_(lib.from_numpy(v.copy()))
-        opt = lib.optim.SGD(model.parameters(), lr=0.01)
-        xb, yb = lib.from_numpy(x), lib.from_numpy(y)
-        F = lib.nn.functional
-
-        def step(model=model, opt=opt, xb=xb, yb=yb, F=F):
-            opt.zero_grad()
-            loss = F.cross_entropy(model(xb), yb)
-            loss.backward()
-            opt.step()
-            return loss
-
-        fns[name] = step
+        fns[name] = sgd_step(lib, model, lib.from_numpy(x), lib.from_numpy(y))
     if "jtensor" in fns:
         rows.append(("training", "SGD step, MLP 784-256-10, batch 128 (float32)", fns))
-    try:
-        from nn_bench import attention_workloads, cnn_workloads, cross_entropy_workloads
-    except ImportError:
-        return rows
     rows.extend(cross_entropy_workloads(libs, quick))
     rows.extend(attention_workloads(libs, quick))
     rows.extend(cnn_workloads(libs, quick))
@@ -303,7 +290,9 @@ def autograd_workloads(libs, quick):
 TARGETS = {"small": ("torch", 3.0), "view": ("torch", 2.0), "call": ("torch", 3.0),
            "large": ("numpy", 1.05), "autograd-small": ("torch", 1.0),
            "autograd-large": ("numpy", 1.1), "training": ("numpy", 1.1),
-           "cross-entropy": ("numpy", 1.0)}
+           "cross-entropy": ("numpy", 1.0),
+           # Layers of real models beside PyTorch: issue 18's target for real programs.
+           "model": ("torch", 1.5)}
 
 
 def main():

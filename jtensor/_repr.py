@@ -270,18 +270,14 @@ def _dual_parts(t):
     return (t, None) if unpack is None else unpack(t)
 
 
-# Classes whose tensors print as ``tensor(...)`` besides ``Tensor`` (``nn.Parameter`` and
-# ``nn.Buffer`` add themselves; PyTorch's ``Buffer(t)`` is a plain tensor).
-PLAIN_REPR = set()
-
-
 def tensor_repr(t):
     """``repr(t)``: PyTorch's text for a dense tensor, suffixes included."""
     inp = t
     t, tangent = _dual_parts(inp)
     # A subclass's tensor prints under its class's name (``SubTensor([1., 2.])``), as
-    # PyTorch's; ``Parameter`` adds its own heading around ``tensor(...)``.
-    prefix = "tensor(" if inp.__class__ is _tensor_module.Tensor or inp.__class__ in PLAIN_REPR \
+    # PyTorch's; the plain classes (``Parameter`` adds its own heading; PyTorch's ``Buffer(t)``
+    # is a plain tensor) print ``tensor(...)``.
+    prefix = "tensor(" if inp.__class__ in _tensor_module.DENSE_CLASSES \
         else inp.__class__.__name__ + "("
     indent = len(prefix)
     suffixes = []

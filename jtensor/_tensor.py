@@ -710,9 +710,10 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         args = (self.detach().cpu().numpy().copy(), self._dtype.name, str(self.device),
                 self._requires_grad)
-        if self.__class__ is not Tensor and _hooks["subclass_takes_part"](self.__class__):
+        if self.__class__ not in DENSE_CLASSES:
             # A subclass's tensor comes back of its class with its own attributes, as
-            # PyTorch's ``_rebuild_from_type_v2``.
+            # PyTorch's ``_rebuild_from_type_v2`` (whether or not it takes part in
+            # ``__torch_function__``; jtensor's own subclasses have their own reduce).
             return (_rebuild_subclass, (self.__class__, args, _user_state(self)))
         return (_rebuild_tensor, args)
 
@@ -720,7 +721,7 @@ class Tensor:
         if id(self) in memo:
             return memo[id(self)]
         result = self.clone().detach().requires_grad_(self._requires_grad)
-        if self.__class__ is not Tensor and _hooks["subclass_takes_part"](self.__class__):
+        if self.__class__ not in DENSE_CLASSES:
             result.__class__ = self.__class__
             result.__dict__.update(copy.deepcopy(_user_state(self), memo))
         memo[id(self)] = result

@@ -251,16 +251,10 @@ def convert(ret, cls):
     return ret
 
 
-_NOWRAP = []
-
-
-def default_nowrap_functions():
-    """``torch.overrides.get_default_nowrap_functions()``: what the default handler returns
-    as it is: the getter of ``grad`` (PyTorch's ``_base`` and ``_grad`` getters are plain
-    attributes here)."""
-    if not _NOWRAP:
-        _NOWRAP.append({Tensor.grad.__get__})
-    return _NOWRAP[0]
+# ``torch.overrides.get_default_nowrap_functions()``: what the default handler returns as it
+# is, the getter of ``grad`` (PyTorch's ``_base`` and ``_grad`` getters are plain attributes
+# here).
+DEFAULT_NOWRAP = frozenset({Tensor.grad.__get__})
 
 
 def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -273,7 +267,7 @@ def __torch_function__(cls, func, types, args=(), kwargs=None):
         return NotImplemented
     with DisableTorchFunctionSubclass():
         ret = func(*args, **kwargs)
-        if func in default_nowrap_functions():
+        if func in DEFAULT_NOWRAP:
             return ret
         return convert(ret, cls)
 
@@ -304,16 +298,13 @@ def _make_subclass(cls, data, require_grad=False, **kwargs):
 
 
 def _data_class(tensor):
-    """The class of ``tensor.data``: ``tensor``'s own when it takes part in
-    ``__torch_function__`` and subclass dispatch is on, else ``Tensor``."""
-    cls = tensor.__class__
-    if _state.subclass or _state.everything or not _subclass_takes_part(cls):
-        return Tensor
-    return cls
+    """The class of ``tensor.data``: ``tensor``'s own while it takes part in
+    ``__torch_function__`` (PyTorch's default handler converts the getter's result), else
+    ``Tensor``."""
+    return tensor.__class__ if _overrides(tensor) else Tensor
 
 
 _tensor_hooks["data_class"] = _data_class
-_tensor_hooks["subclass_takes_part"] = _subclass_takes_part
 Tensor.__torch_function__ = classmethod(__torch_function__)
 Tensor.__init_subclass__ = classmethod(_init_subclass)
 Tensor._make_subclass = staticmethod(_make_subclass)

@@ -10,7 +10,7 @@ import sys
 import types
 
 from . import fft, linalg, special
-from ._torch_function import NO_OVERRIDE, _overrides, default_nowrap_functions, dispatch_to, \
+from ._torch_function import DEFAULT_NOWRAP, NO_OVERRIDE, _overrides, dispatch_to, \
     overloaded_arguments
 from ._tensor import Tensor
 from .nn import functional as _functional
@@ -49,7 +49,7 @@ def has_torch_function_variadic(*args):
 def get_default_nowrap_functions():
     """The functions whose results ``Tensor.__torch_function__`` returns without turning
     them into the subclass (the getter of ``grad``)."""
-    return set(default_nowrap_functions())
+    return set(DEFAULT_NOWRAP)
 
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):

@@ -16,8 +16,8 @@ from .. import _autocast, _dispatch, _dtypes
 from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, not_implemented
 from .._registry import FUNCTIONS, register, renamed
-from .._tensor import DENSE_CLASSES, Tensor
-from .._torch_function import NO_OVERRIDE, dispatch_subclasses
+from .._tensor import Tensor
+from .._torch_function import NO_OVERRIDE, PLAIN_ARGUMENTS, dispatch_subclasses
 
 
 _TRANSFORMS = _dispatch.transforms  # the function transforms in effect (forward AD, vmap)
@@ -162,13 +162,8 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
                                               else (compute, rule)))
     if reflected:
         def reflected_impl(self, other):
-            if _dispatch.subclass_dispatch and (
-                    self.__class__ not in DENSE_CLASSES
-                    or (other.__class__ not in DENSE_CLASSES and isinstance(other, Tensor))):
-                try:
-                    handled = dispatch_subclasses(None, reflected_impl, (self, other), {})
-                except TypeError:   # (every handler declined: Python reports the operator)
-                    return NotImplemented
+            if _dispatch.subclass_dispatch:
+                handled = _subclass_handled(reflected_impl, self, other)
                 if handled is not NO_OVERRIDE:
                     return handled
             if not is_operand(other):
@@ -227,10 +222,10 @@ def operator_method(fn, direct=None):
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
                 if _TRANSFORMS.active or _dispatch.profile_hook is not None:
                     return fn(self, other)  # the entry: transformed or timed
-                if _dispatch.subclass_dispatch and (
-                        self.__class__ not in DENSE_CLASSES
-                        or (other.__class__ not in DENSE_CLASSES and isinstance(other, Tensor))):
-                    return _call_entry(fn, self, other)   # maybe a tensor subclass's call
+                if _dispatch.subclass_dispatch:
+                    handled = _subclass_handled(getattr(Tensor, fn.__name__, fn), self, other)
+                    if handled is not NO_OVERRIDE:
+                        return handled
                 if (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) \
                         and _GRAD_MODE.record:
                     if _autocast.active:
@@ -250,28 +245,30 @@ def operator_method(fn, direct=None):
     def method(self, other):
         if not is_operand(other):
             return NotImplemented
-        return _call_entry(fn, self, _operand(other))
+        other = _operand(other)
+        if _dispatch.subclass_dispatch:
+            handled = _subclass_handled(getattr(Tensor, fn.__name__, fn), self, other)
+            if handled is not NO_OVERRIDE:
+                return handled
+        return fn(self, other)
 
     method.__name__ = method.__qualname__ = fn.__name__
     method.__doc__ = fn.__doc__
     return method
 
 
-def _call_entry(fn, self, other):
-    """``fn(self, other)`` for an operator. Once tensor subclasses dispatch, a call with one
-    of their tensors goes to its handler as the method ``Tensor.<name>`` (PyTorch hands
-    ``x + 1`` to ``__torch_function__`` as ``Tensor.add``), and a ``TypeError`` (every
-    handler declined) becomes ``NotImplemented`` so that Python tries the other operand and
+def _subclass_handled(func, self, other):
+    """An operator's call through a tensor subclass's ``__torch_function__`` (once subclasses
+    dispatch): ``NO_OVERRIDE`` when neither operand is of a class that may take part. PyTorch
+    hands ``x + 1`` to the handler as the method ``Tensor.add``; a ``TypeError`` (every
+    handler declined) becomes ``NotImplemented``, so that Python tries the other operand and
     then reports the operator, as PyTorch's operators do."""
-    if _dispatch.subclass_dispatch:
-        try:
-            handled = dispatch_subclasses(None, getattr(Tensor, fn.__name__, fn),
-                                          (self, other), {})
-        except TypeError:
-            return NotImplemented
-        if handled is not NO_OVERRIDE:
-            return handled
-    return fn(self, other)
+    if self.__class__ in PLAIN_ARGUMENTS and other.__class__ in PLAIN_ARGUMENTS:
+        return NO_OVERRIDE
+    try:
+        return dispatch_subclasses(None, func, (self, other), {})
+    except TypeError:
+        return NotImplemented
 
 
 # ------------------------------------------------------------------------------ checks

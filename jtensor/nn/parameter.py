@@ -1,6 +1,5 @@
 """``nn.Parameter``: a tensor that a Module registers as a learnable parameter."""
 
-from .._repr import PLAIN_REPR
 from .._tensor import DENSE_CLASSES, Tensor
 from .._torch_function import PLAIN_ARGUMENTS, _disabled_torch_function_impl
 
@@ -155,4 +154,3 @@ class UninitializedBuffer(_UninitializedMixin, Tensor):
 
 DENSE_CLASSES.update((Parameter, Buffer))
 PLAIN_ARGUMENTS.update((Parameter, Buffer))
-PLAIN_REPR.update((Parameter, Buffer, UninitializedParameter, UninitializedBuffer))

@@ -97,10 +97,21 @@ def _windows(xp, xh, out_sp, kernel, stride, dilation):
         + tuple(s * d for s, d in zip(sp, dilation, strict=True)) + (st[-1],), **extra)
 
 
+def _spatial(pads, sizes):
+    """The slices of the padded spatial dims that hold the unpadded input."""
+    return tuple(slice(a, a + s) for (a, _), s in zip(pads, sizes, strict=True))
+
+
 def _inner(pads, sizes):
     """The slices of a padded channels-last array that hold the unpadded input."""
-    return (slice(None),) + tuple(slice(a, a + s) for (a, _), s in
-                                  zip(pads, sizes, strict=True)) + (slice(None),)
+    return (slice(None),) + _spatial(pads, sizes) + (slice(None),)
+
+
+def _window(offsets, dilation, stride, out):
+    """The strided slices of a padded array (spatial dims last) seen by kernel offset
+    ``offsets``."""
+    return (Ellipsis,) + tuple(slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in
+                               zip(offsets, dilation, stride, out, strict=True))
 
 
 def _padded_nhwc(xp, x_arr, pads, ct):
@@ -142,16 +153,12 @@ def _columns_t(xp, x_arr, meta):
         sizes = xc.shape[2:]
         padded = xp.zeros((c, n) + tuple(s + a + b for s, (a, b) in
                                          zip(sizes, pads, strict=True)), dtype=ct)
-        padded[(slice(None), slice(None)) + tuple(slice(a, a + s) for (a, _), s in
-                                                  zip(pads, sizes, strict=True))] = xc
+        padded[(Ellipsis,) + _spatial(pads, sizes)] = xc
     else:
         padded = xc if xc.dtype == ct else xc.astype(ct)
-    ext = [s * (q - 1) + 1 for s, q in zip(stride, out_sp, strict=True)]
     cols = xp.empty((math.prod(kernel), c, n) + tuple(out_sp), dtype=ct)
     for i, offs in enumerate(itertools.product(*(range(q) for q in kernel))):
-        cols[i] = padded[(slice(None), slice(None)) + tuple(
-            slice(j * d, j * d + e, s)
-            for j, d, e, s in zip(offs, dilation, ext, stride, strict=True))]
+        cols[i] = padded[_window(offs, dilation, stride, out_sp)]
     return cols.reshape(math.prod(kernel) * c, -1)
 
 
@@ -275,16 +282,11 @@ def _col2im(xp, per_offset, x_shape, meta, channels_first):
     dxp = xp.zeros(((c, n) + padded) if channels_first else ((n,) + padded + (c,)),
                    dtype=meta[6])
     out_sp = meta[5]
-    ext = [s * (q - 1) + 1 for s, q in zip(stride, out_sp, strict=True)]
-    lead = (slice(None),) * (2 if channels_first else 1)
     for i, offs in enumerate(itertools.product(*(range(q) for q in kernel))):
-        dst = lead + tuple(slice(j * d, j * d + e, s)
-                           for j, d, e, s in zip(offs, dilation, ext, stride, strict=True))
-        dxp[dst] += per_offset[i]
+        window = _window(offs, dilation, stride, out_sp)   # (Ellipsis, *spatial slices)
+        dxp[window if channels_first else (slice(None),) + window[1:]] += per_offset[i]
     if channels_first:
-        inner = (slice(None), slice(None)) + tuple(slice(a, a + s) for (a, _), s in
-                                                   zip(pads, sizes, strict=True))
-        return dxp[inner].transpose((1, 0) + tuple(range(2, k + 2)))
+        return dxp[(Ellipsis,) + _spatial(pads, sizes)].transpose((1, 0) + tuple(range(2, k + 2)))
     return dxp[_inner(pads, sizes)].transpose(_to_first(k))
 
 

@@ -26,6 +26,7 @@ from ..._tensor import Tensor
 from ...autograd import function as _function
 from ._op import nn_op
 from .conv import (
+    _window,
     _compute_dtype,
     _creates_graph,
     _name_node,
@@ -144,12 +145,6 @@ def _inner(pads, sizes):
 def _pads_for(size, out, k, s, p, d):
     need = (out - 1) * s + d * (k - 1) + 1
     return (p, max(p, need - size - p))
-
-
-def _window(offsets, dilation, stride, out):
-    """The strided slices of the padded input seen by kernel offset ``offsets``."""
-    return (Ellipsis,) + tuple(slice(i * d, i * d + s * (o - 1) + 1, s) for i, d, s, o in
-                               zip(offsets, dilation, stride, out, strict=True))
 
 
 def _finish(xp, arr, channels_last, dtype, device):
