@@ -482,13 +482,11 @@ def _flatten_grads(node, result):
         # input's shape and dtype (kept as they are: no copy, no cast). (A loop, not a
         # comprehension: one frame less per node.)
         out = []
-        k = 0
-        for g in result:
+        for k, g in enumerate(result):
             m = meta[k]
             out.append(g if g is None or (g.__class__ is Tensor and m is not None
                                           and g._shape == m[0] and g._dtype is m[1])
                        else _fit(g, m, node, k))
-            k += 1
         if values is None or "__kept__" not in values:
             return out
         return _on_edges(values, out)
