@@ -242,18 +242,22 @@ class Function:
 
     @classmethod
     def _record(cls, args, kwargs):
-        """``forward`` and its node: ``(outputs, ctx)``."""
+        """``forward`` and its node: ``(outputs, ctx)``. (Loops, not comprehensions: each
+        of those is a frame of its own on every recorded call.)"""
         # One pass over the arguments: which are tensors, which need a gradient.
         positions, needs = [], []
         record = False
-        for i, a in enumerate(args):
+        i = 0
+        for a in args:
             if isinstance(a, Tensor):
                 positions.append(i)
                 need = a._requires_grad
                 needs.append(need)
-                record = record or need
+                if need:
+                    record = True
             else:
                 needs.append(False)
+            i += 1
         record = record and grad_mode.enabled
         node_cls = _NODE_CLASSES.get(cls)
         node = object.__new__(node_cls if node_cls is not None else _node_class(cls))
@@ -272,8 +276,10 @@ class Function:
         node._tensor_positions = positions
         node._num_args = len(args)
         node._needs = tuple(needs)
-        edges = [graph._grad_edge(args[i]) if needs[i] else _NO_EDGE for i in positions] \
-            if record else None
+        if record:
+            edges = []
+            for i in positions:
+                edges.append(graph._grad_edge(args[i]) if needs[i] else _NO_EDGE)
         previous = (grad_mode.enabled, grad_mode.inside)
         set_modes(False, previous[1])
         try:
@@ -289,27 +295,42 @@ class Function:
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         node.next_functions = tuple(edges)
-        node._input_meta = tuple((args[i]._shape, args[i]._dtype, args[i]._storage.device)
-                                 if isinstance(args[i], Tensor) else None for i in positions)
-        node._output_meta = tuple((o._shape, o._dtype, o._storage.device)
-                                  if isinstance(o, Tensor) else ((), None, None) for o in outs)
+        meta = []
+        for i in positions:
+            a = args[i]
+            meta.append((a._shape, a._dtype, a._storage.device) if isinstance(a, Tensor)
+                        else None)
+        node._input_meta = tuple(meta)
+        meta = []
+        for o in outs:
+            meta.append((o._shape, o._dtype, o._storage.device) if isinstance(o, Tensor)
+                        else ((), None, None))
+        node._output_meta = tuple(meta)
         node._num_outputs = len(outs)
         dirty = {id(t) for t in node._dirty} if node._dirty else ()
         non_diff = {id(t) for t in node._non_diff} if node._non_diff else ()
         fixed = []
-        for i, o in enumerate(outs):
+        i = 0
+        for o in outs:
             if isinstance(o, Tensor):
-                if id(o) not in dirty and any(o is args[k] for k in positions):
-                    # Returning an input unchanged: PyTorch gives back a view of it.
-                    o = Tensor._make(o._storage, o._shape, o._stride, o._offset, o._dtype,
-                                     version=o._version_counter)
+                if id(o) not in dirty:
+                    for k in positions:
+                        if o is args[k]:
+                            # Returning an input unchanged: PyTorch gives back a view of it.
+                            o = Tensor._make(o._storage, o._shape, o._stride, o._offset,
+                                             o._dtype, version=o._version_counter)
+                            break
                 if id(o) not in non_diff and o._dtype.category >= _dtypes.FLOATING:
                     if id(o) in dirty and o._base is not None:
                         graph._rebase_view(o, node)
                     else:
                         graph._set_history(o, node, i)
             fixed.append(o)
-        node._saved = {"saved_tensors": [_saved(t, fixed) for t in node._to_save]}
+            i += 1
+        saved = []
+        for t in node._to_save:
+            saved.append(_saved(t, fixed))
+        node._saved = {"saved_tensors": saved}
         node._to_save = ()
         return (fixed[0] if single else tuple(fixed)), node
 
