@@ -1500,11 +1500,17 @@ def _mark_unimplemented(op, args, kwargs, result):
     outputs = result if isinstance(result, tuple) else (result,)
     for o in outputs:
         if isinstance(o, Tensor) and _diff_dtype(o) and not any(o is a for a in args):
-            node = object.__new__(node_class("NotImplemented"))
-            Node.__init__(node, None)
-            node.next_functions = ()
-            node.metadata["op"] = op.name
-            _set_history(o, node, 0)
+            mark_unimplemented(o, op.name)
+
+
+def mark_unimplemented(t, op_name):
+    """Give ``t`` the history of an op PyTorch has no derivative for: a backward through it
+    raises "derivative for aten::<op_name> is not implemented"."""
+    node = object.__new__(node_class("NotImplemented"))
+    Node.__init__(node, None)
+    node.next_functions = ()
+    node.metadata["op"] = op_name
+    _set_history(t, node, 0)
 
 
 # ----------------------------------------------------------------------------- views

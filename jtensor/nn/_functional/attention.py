@@ -12,9 +12,17 @@ is ``-inf`` gives zeros, not NaN, and no gradient), dropout (``F.dropout``'s dra
 import math
 import warnings
 
+import numpy as np
+
+from ... import _dispatch
 from ..._api import ops as J
-from ..._dtypes import bfloat16, bool_, float16
+from ..._device import CPU_BACKEND
+from ..._dtypes import bfloat16, bool_, float16, float32, float64
 from ..._errors import TensorRuntimeError
+from ..._ops.reductions import fp_quiet
+from ..._tensor import DENSE_CLASSES, Tensor
+from ...autograd import graph as _graph
+from ...autograd.function import Function
 from ..._tensortypes import _CPP_NAMES
 from .activation import softmax
 from .dropout import dropout
@@ -137,6 +145,8 @@ def scaled_dot_product_attention(
     L, S = query.size(-2), key.size(-2)
     factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else float(scale)
     root = math.sqrt(abs(factor))
+    if _flash_node(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return _FlashAttention.apply(query, key, value, (attn_mask, is_causal, factor, scale))
     if enable_gqa:
         key, value = _gqa(query, key, value)
     if (query.dtype in _REDUCED and query.device.type == "cpu" and S <= _KV_BLOCK
@@ -163,6 +173,170 @@ def scaled_dot_product_attention(
             attn = dropout(attn, dropout_p, True)
         return J.matmul(attn, value)
     return _in_query_layout(J.matmul(attn, value), query, key, value)
+
+
+def _flash_node(query, key, value, attn_mask, dropout_p, enable_gqa):
+    """Whether the call is one of PyTorch's fused CPU kernel's that records a single
+    ``ScaledDotProductFlashAttentionForCpuBackward0`` node (recorded, plain eager autograd):
+    4-D float32/float64 CPU inputs of one head size and one batch size, as many heads in
+    each (or, with ``enable_gqa``, as many key as value heads, dividing the query's), no
+    dropout, no mask that requires grad (that one takes PyTorch's math path too). Elsewhere
+    the composed ops below record their own nodes, as PyTorch's math path does."""
+    if not _dispatch.grad_mode.enabled or _dispatch.transforms.active \
+            or not (query._requires_grad or key._requires_grad or value._requires_grad):
+        return False
+    if not _fused_path(query, key, value, dropout_p):
+        return False
+    for t in (query, key, value):
+        if t.__class__ not in DENSE_CLASSES or t._storage._backend is not CPU_BACKEND \
+                or t._dtype is not query._dtype:
+            return False
+    if query._dtype is not float32 and query._dtype is not float64:
+        return False
+    if attn_mask is not None and (attn_mask.__class__ not in DENSE_CLASSES
+                                  or attn_mask._requires_grad
+                                  or attn_mask._storage._backend is not CPU_BACKEND):
+        return False
+    qs, ks, vs = query._shape, key._shape, value._shape
+    if enable_gqa:
+        # (key and value of different head counts take PyTorch's math path)
+        if ks[1] != vs[1] or ks[1] == 0 or qs[1] % ks[1]:
+            return False
+    elif not qs[1] == ks[1] == vs[1]:
+        return False
+    return qs[0] == ks[0] == vs[0] and ks[2] == vs[2] and qs[3] == ks[3] == vs[3]
+
+
+def _heads(a, heads):
+    """``a`` (B, H, S, E) with each head repeated up to ``heads`` (GQA's repeat_interleave)."""
+    return a if a.shape[1] == heads else np.repeat(a, heads // a.shape[1], axis=1)
+
+
+def _sum_heads(a, heads):
+    """The gradient of ``_heads``: the repeated heads' gradients summed back to ``heads``."""
+    if a is None or a.shape[1] == heads:
+        return a
+    b, h, s, e = a.shape
+    return a.reshape(b, heads, h // heads, s, e).sum(axis=2)
+
+
+class _FlashAttention(Function):
+    """``scaled_dot_product_attention`` on the fused path as one node, PyTorch's
+    ``ScaledDotProductFlashAttentionForCpuBackward0`` (edges to query, key and value), on
+    the arrays: the math path's numbers (``q`` and ``k`` each scaled by ``sqrt(scale)``,
+    the mask added, a safe softmax, ``@ v``) without a node per step. The backward is
+    softmax attention's: ``dv = P^T g``, ``ds = P * (g v^T - rowsum(g * out))``,
+    ``dq = ds k * scale``, ``dk = ds^T q * scale``. As in PyTorch, that backward has no
+    derivative of its own (a double backward raises)."""
+
+    _node_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+
+    @staticmethod
+    def forward(ctx, query, key, value, extra):
+        attn_mask, is_causal, factor, scale = extra
+        L, S = query._shape[2], key._shape[2]
+        dtype = query._dtype
+        np_dtype = dtype.numpy
+        root = math.sqrt(abs(factor))
+        sign_root = np_dtype.type(-root if factor < 0 else root)
+        heads = query._shape[1]
+        q, k, v = query._array(), _heads(key._array(), heads), _heads(value._array(), heads)
+        bias = _bias_array(attn_mask, is_causal, L, S, np_dtype)
+        with fp_quiet():
+            qs = q * sign_root
+            ks = k * np_dtype.type(root)
+            scores = np.matmul(qs, ks.swapaxes(-1, -2))
+            if bias is not None:
+                scores += bias
+            top = scores.max(axis=-1, keepdims=True)
+            dead = top == -np.inf
+            if dead.any():   # (PyTorch's safe softmax: a row masked everywhere gives zeros)
+                scores = np.where(dead, 0, scores)
+                top = np.where(dead, 0, top)
+            scores -= top
+            p = np.exp(scores, out=scores)
+            total = p.sum(axis=-1, keepdims=True)
+            p /= total
+            if dead.any():
+                p = np.where(dead, 0, p)
+            out = np.matmul(p, v)
+            lse = (top + np.log(total))[..., 0]
+            if dead.any():
+                lse[dead[..., 0]] = 0
+        result = Tensor._from_array(_like_query(out, query), dtype, query.device)
+        ctx.fast = (p, qs, ks, v, sign_root, np_dtype.type(root))
+        ctx.dropout_p = 0.0
+        ctx.is_causal = bool(is_causal)
+        ctx.scale = scale
+        # (a row masked everywhere keeps 0, as PyTorch's kernel leaves it)
+        logsumexp = Tensor._from_array(lse, dtype, query.device)
+        saved_mask = None
+        if attn_mask is not None:
+            saved_mask = attn_mask if attn_mask._dtype is dtype else \
+                Tensor._from_array(_bias_array(attn_mask, False, L, S, np_dtype), dtype,
+                                   query.device)
+        ctx.save_for_backward(query, key, value, result, logsumexp, saved_mask)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        query, key, value, out = ctx.saved_tensors[:4]
+        need_q, need_k, need_v = ctx.needs_input_grad[:3]
+        p, qs, ks, v, sign_root, root = ctx.fast
+        g = grad._array()
+        if g.dtype != p.dtype:
+            g = g.astype(p.dtype)
+        with fp_quiet():
+            dv = np.matmul(p.swapaxes(-1, -2), g) if need_v else None
+            dq = dk = None
+            if need_q or need_k:
+                ds = np.matmul(g, v.swapaxes(-1, -2))
+                ds -= (g * out._array()).sum(axis=-1, keepdims=True)
+                ds *= p
+                if need_q:
+                    dq = np.matmul(ds, ks)
+                    dq *= sign_root
+                if need_k:
+                    dk = np.matmul(ds.swapaxes(-1, -2), qs)
+                    dk *= root
+        dk, dv = _sum_heads(dk, key._shape[1]), _sum_heads(dv, value._shape[1])
+        dtype, device = query._dtype, query.device
+        grads = tuple(None if a is None else Tensor._from_array(a, dtype, device)
+                      for a in (dq, dk, dv))
+        if _dispatch.grad_mode.enabled:
+            # create_graph: PyTorch has no derivative of this backward.
+            for t in grads:
+                if t is not None:
+                    _graph.mark_unimplemented(
+                        t, "_scaled_dot_product_flash_attention_for_cpu_backward")
+        return grads + (None,)
+
+
+def _bias_array(attn_mask, is_causal, L, S, np_dtype):
+    """``_score_bias`` on the arrays: a bool mask as 0 / -inf, a float one in the scores'
+    dtype, plus the causal mask; None when there is neither."""
+    bias = None
+    if attn_mask is not None:
+        m = attn_mask._array()
+        bias = np.where(m, np_dtype.type(0), np_dtype.type(-np.inf)) if m.dtype == np.bool_ \
+            else m.astype(np_dtype, copy=False)
+    if is_causal:
+        causal = np.where(np.tri(L, S, dtype=bool), np_dtype.type(0), np_dtype.type(-np.inf))
+        bias = causal if bias is None else bias + causal
+    return bias
+
+
+def _like_query(out, query):
+    """The output array laid out as ``_in_query_layout`` lays out the composed path's."""
+    if query._shape[3] != out.shape[3] or out.size == 0 or query.is_contiguous() \
+            or 0 in query._stride:
+        return out
+    stride = query._stride
+    order = sorted(range(4), key=lambda d: (-stride[d], d))
+    if order == [0, 1, 2, 3]:
+        return out
+    return np.ascontiguousarray(out.transpose(order)).transpose(
+        sorted(range(4), key=order.__getitem__))
 
 
 def _score_bias(attn_mask, is_causal, L, S, dtype, device):
