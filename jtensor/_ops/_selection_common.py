@@ -22,6 +22,7 @@ from .._layout import (
 )
 from .._out import resize_output
 from .._size import Size
+from .._device import CPU
 from .._tensor import Tensor, new_empty_tensor
 from .advanced_indexing import check_scalar_fits
 
@@ -32,7 +33,12 @@ def _xp(t):
 
 def _wrap(array, dtype, device, stride=None):
     """A new tensor holding ``array`` with ``stride`` (contiguous by default)."""
-    shape = Size(array.shape)
+    shape = array.shape
+    if device is CPU and (stride is None or tuple(stride) == contiguous_strides(shape)):
+        # (one copy, in C order and in the dtype: the commonest result, issue 18)
+        return Tensor._from_array(array.copy() if array.dtype == dtype.numpy
+                                  else array.astype(dtype.numpy, order="C"), dtype, CPU)
+    shape = Size(shape)
     if stride is None or tuple(stride) == contiguous_strides(shape):
         xp_contig = array if array.flags.c_contiguous else array.copy()
         if xp_contig.dtype != dtype.numpy:

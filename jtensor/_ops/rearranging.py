@@ -17,16 +17,18 @@ def _dims_arg(dims, fname, name="dims"):
     return int_list_arg(dims, fname, name)
 
 
+_ALL, _REVERSED = slice(None), slice(None, None, -1)
+
+
 def _flip_array(input, dims):
-    ndim = input.dim()
-    wrapped = [wrap_dim(d, ndim) for d in dims]
-    if len(set(wrapped)) != len(wrapped):
-        raise TensorRuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, "
-                                 f"but unique flip dims size={len(set(wrapped))}")
+    ndim = len(input._shape)
+    key = [_ALL] * ndim
+    for d in dims:
+        d = wrap_dim(d, ndim)
+        if key[d] is _REVERSED:   # (checked in order, as PyTorch's dim_list_to_bitset)
+            raise TensorRuntimeError(f"dim {d} appears multiple times in the list of dims")
+        key[d] = _REVERSED
     array = input._array()
-    key = [slice(None)] * ndim
-    for d in wrapped:
-        key[d] = slice(None, None, -1)
     return array[tuple(key)] if ndim else array
 
 
@@ -35,7 +37,8 @@ def flip(input, dims):
     """A copy with the order of elements reversed along ``dims`` (keeps a dense layout)."""
     dims = _dims_arg(dims, "flip")
     flipped = _flip_array(input, dims)
-    return _wrap(flipped, input._dtype, input._storage.device, _preserve(input))
+    return _wrap(flipped, input._dtype, input._storage.device,
+                 None if input.is_contiguous() else _preserve(input))
 
 
 @register("copy")

@@ -377,6 +377,10 @@ SPECS = [
         case(lambda lib, x: lib.flip(x.t(), (0, 1)), name="transposed-keeps-layout"),
         case(lambda lib, x: x.flip(-1), name="negative-dim"),
         case(lambda lib, x: x.flip((0, 0)), name="duplicate"),
+        # (PyTorch checks the dims in order: a repeat before an out-of-range dim raises first)
+        case(lambda lib, x: x.flip(0, -2, 5), name="duplicate-before-out-of-range"),
+        case(lambda lib, x: x.flip(5, 0, 0), name="out-of-range-before-duplicate"),
+        case(lambda lib, x: x[:, ::2].flip(1), name="strided-input"),
     ]),
     OpSpec("fliplr", [
         case(lambda lib, x: lib.fliplr(x.t())),
