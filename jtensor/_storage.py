@@ -59,8 +59,9 @@ class Storage:
         return self._data.shape[0]
 
     def data_ptr(self):
-        """Address of the first byte; equal for tensors that share this storage."""
-        return self._backend.data_ptr(self._data)
+        """Address of the first byte; equal for tensors that share this storage (0 for a
+        storage of no bytes, as PyTorch's null pointer)."""
+        return self._backend.data_ptr(self._data) if self.nbytes() else 0
 
     def element_size(self):
         return 1

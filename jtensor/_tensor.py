@@ -401,7 +401,10 @@ class Tensor:
         return TypedStorage(self._storage, self._dtype)
 
     def data_ptr(self):
-        """Address of this tensor's first element: the storage address plus the offset."""
+        """Address of this tensor's first element: the storage address plus the offset (0
+        for a tensor of no elements, as PyTorch's null pointer)."""
+        if 0 in self._shape:
+            return 0
         return self._storage.data_ptr() + self._offset * self._dtype.itemsize
 
     @property

@@ -28,7 +28,10 @@ def storage_key(tensor_or_storage):
     their storages have the same device and data pointer."""
     storage = (tensor_or_storage.untyped_storage() if is_tensor(tensor_or_storage)
                else tensor_or_storage)
-    return (str(storage.device), storage.data_ptr())
+    pointer = storage.data_ptr()
+    if not pointer:   # (every storage of no bytes has the null pointer: none is shared)
+        return (str(storage.device), "empty", id(tensor_or_storage))
+    return (str(storage.device), pointer)
 
 
 def storage_length(storage, itemsize):
