@@ -175,10 +175,10 @@ class _MaxPool2d(_function.Function):
         pads = tuple(_pads_for(*a) for a in zip(sizes, out_sp, kernel, stride, padding, dilation,
                                                 strict=True))
         dt = x.dtype
-        tiled = _tiled_max(xp, x, kernel, stride, padding, dilation, out_sp) \
+        fast = _fast_max(xp, x, kernel, stride, padding, dilation, out_sp, pads) \
             if input._dtype.is_floating_point else None
-        if tiled is not None:
-            best, indices = tiled
+        if fast is not None:
+            best, indices = fast
             return _MaxPool2d._done(ctx, input, xp, x, best, indices, channels_last, n)
         if input._dtype.is_floating_point:
             low = -np.inf
@@ -237,24 +237,35 @@ class _MaxPool2d(_function.Function):
         return _max_pool_scatter(ctx.pool, grad), None, None
 
 
-def _tiled_max(xp, x, kernel, stride, padding, dilation, out_sp):
-    """Max pooling whose windows tile the input (2-D, stride = kernel, no padding or
-    dilation: ``max_pool2d(x, 2)``): (values, flat input indices) as the general loop finds
-    them, PyTorch's ``val > max || isnan(val)`` in window order (the first maximum; the last
-    NaN), over strided views of the input (no copy of the windows, no ``argmax`` over a tiny
-    axis). None when the windows do not tile."""
-    if len(kernel) != 2 or tuple(stride) != tuple(kernel) or any(padding) \
-            or any(d != 1 for d in dilation):
+def _fast_max(xp, x, kernel, stride, padding, dilation, out_sp, pads):
+    """2-D max pooling as the general loop computes it, PyTorch's ``val > max || isnan(val)``
+    in window order (the first maximum; the last NaN): (values, flat input indices), over
+    one strided view of the input per kernel offset. Windows that tile the input
+    (``max_pool2d(x, 2)``) are views of the input itself; others (padding, overlapping
+    windows, dilation) of a copy padded with -inf. None where the general loop must decide:
+    not 2-D, or a padded input with a NaN, a -0.0 or a window whose maximum is -inf (the loop
+    then takes the window's first element inside the input)."""
+    if len(kernel) != 2 or not all(out_sp):
         return None
     (kh, kw), (ho, wo) = kernel, out_sp
     height, width = x.shape[-2:]
-    lead = x.shape[:-2]
-    if ho * kh > height or wo * kw > width or not ho or not wo:
-        return None
-    region = x[..., :ho * kh, :wo * kw]
-    windows = region.reshape(lead + (ho, kh, wo, kw))
-    views = [windows[..., :, k // kw, :, k % kw] for k in range(kh * kw)]
-    if len(views) > 1 and x.dtype in _EXACT_MAXIMUM and not _nan_or_negative_zero(xp, region):
+    count = kh * kw
+    tiles = tuple(stride) == tuple(kernel) and not any(padding) \
+        and all(d == 1 for d in dilation) and ho * kh <= height and wo * kw <= width
+    if tiles:
+        region = x[..., :ho * kh, :wo * kw]
+        windows = region.reshape(x.shape[:-2] + (ho, kh, wo, kw))
+        views = [windows[..., :, k // kw, :, k % kw] for k in range(count)]
+        exact = count > 1 and x.dtype in _EXACT_MAXIMUM and not _nan_or_negative_zero(xp, region)
+    else:
+        if count < 2 or count > 255 or x.dtype not in _EXACT_MAXIMUM \
+                or _nan_or_negative_zero(xp, x):
+            return None
+        padded = _padded(xp, x, pads, -np.inf, x.dtype)
+        views = [padded[_window((k // kw, k % kw), dilation, stride, out_sp)]
+                 for k in range(count)]
+        exact = True
+    if exact:
         # Without NaNs and negative zeros, ``maximum`` gives the loop's values (its only
         # choices between equal values are between identical bits), and the loop's index is
         # the first offset whose element equals the maximum: a count of the offsets that
@@ -263,23 +274,27 @@ def _tiled_max(xp, x, kernel, stride, padding, dilation, out_sp):
         best = xp.maximum(views[0], views[1])
         for v in views[2:]:
             xp.maximum(best, v, out=best)
+        if not tiles and bool((best == -np.inf).any()):
+            return None
         missing = xp.not_equal(views[0], best)
         arg = missing.astype(np.uint8)
         for v in views[1:-1]:
             missing &= xp.not_equal(v, best)
             arg += missing
-    else:
+    else:   # (tiles only: every offset is inside the input)
         best = views[0].copy()
         arg = xp.zeros(best.shape, np.int64)
-        for k in range(1, kh * kw):
+        for k in range(1, count):
             v = views[k]
             take = xp.greater(v, best)
             take |= xp.isnan(v)
             xp.copyto(best, v, where=take)
             xp.copyto(arg, k, where=take)
-    # The flat input index of each window's start, plus that of the chosen offset.
-    starts = xp.asarray((np.arange(ho) * (kh * width))[:, None] + np.arange(wo) * kw)
-    offsets = xp.asarray(np.array([(k // kw) * width + k % kw for k in range(kh * kw)]))
+    # The flat input index of each window's first offset, plus that of the chosen offset.
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    starts = xp.asarray((np.arange(ho) * sh - ph)[:, None] * width + (np.arange(wo) * sw - pw))
+    offsets = xp.asarray(np.array([(k // kw) * dh * width + (k % kw) * dw
+                                   for k in range(count)]))
     return best, xp.add(starts, offsets.take(arg))
 
 
