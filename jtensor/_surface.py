@@ -621,19 +621,45 @@ def to_sparse_coo(self):
     return self.to_sparse()
 
 
+class _UnsafeSplit(Function):
+    """``split``'s pieces as PyTorch's ``unsafe_split`` gives them: they share the input's
+    memory but are no views (no base, a version counter of their own, an in-place write is
+    not seen by the input's history), under one ``UnsafeSplitBackward0`` node (the pieces'
+    gradients concatenated, zeros for a piece that got none). ``how`` is ``(method,
+    argument, dim)`` of the split."""
+
+    _node_name = "UnsafeSplitBackward0"
+
+    @staticmethod
+    def forward(ctx, input, how):
+        method, argument, dim = how
+        ctx.dim = dim
+        return tuple(Tensor._make(p._storage, p._shape, p._stride, p._offset, p._dtype)
+                     for p in getattr(input, method)(argument, dim))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return _api.ops.cat(grads, ctx.dim), None
+
+
+class _UnsafeSplitWithSizes(_UnsafeSplit):
+    _node_name = "UnsafeSplitWithSizesBackward0"
+
+
 def unsafe_chunk(input, chunks, dim=0):
-    """``chunk`` without the views' version tracking in PyTorch; here the same views."""
-    return tuple(input.chunk(chunks, dim))
+    """``chunk``'s pieces, no views of ``input`` (PyTorch's ``UnsafeSplitBackward0``)."""
+    return _UnsafeSplit.apply(input, ("chunk", chunks, dim))
 
 
 def unsafe_split(input, split_size, dim=0):
-    """``split`` without the views' version tracking in PyTorch; here the same views."""
-    return tuple(input.split(split_size, dim))
+    """``split``'s pieces, no views of ``input`` (PyTorch's ``UnsafeSplitBackward0``)."""
+    return _UnsafeSplit.apply(input, ("split", split_size, dim))
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    """``split_with_sizes`` without the views' version tracking in PyTorch."""
-    return tuple(input.split_with_sizes(split_sizes, dim))
+    """``split_with_sizes``'s pieces, no views of ``input``
+    (``UnsafeSplitWithSizesBackward0``)."""
+    return _UnsafeSplitWithSizes.apply(input, ("split_with_sizes", split_sizes, dim))
 
 
 def nonzero_static(input, *, size, fill_value=-1):

@@ -255,3 +255,33 @@ def _diff_steps(input, parts, n, dim):
         result = hi.logical_xor(lo) if result.dtype is _dtypes.bool_ else hi - lo
         length -= 1
     return result
+
+
+def recorded_repeat_interleave(op, args, kwargs):
+    """A recorded ``repeat_interleave`` by a number of repeats: PyTorch's steps (``flatten``
+    when ``dim`` is None, ``unsqueeze(dim + 1)``, ``expand``, a contiguous clone, then
+    ``flatten(dim, dim + 1)``), so ``ViewBackward0 -> CloneBackward0 -> ExpandBackward0 ->
+    UnsqueezeBackward0``. None for a tensor of repeats (PyTorch's ``index_select``, the op's
+    own node) or for arguments the op itself must judge."""
+    values = op.backward.bind(args, kwargs)
+    input, repeats, dim = values.get("input"), values.get("repeats"), values.get("dim")
+    if input.__class__ not in DENSE_CLASSES or repeats is None or isinstance(repeats, Tensor) \
+            or values.get("output_size") is not None or repeats.__class__ is not int \
+            or repeats < 0 or (dim is not None and input.dim() == 0):
+        return None
+    if dim is not None:
+        try:
+            dim = wrap_dim(dim, input.dim())
+        except (IndexError, TypeError):
+            return None   # (the op raises its own error)
+    result = _dispatch.untraced(_repeat_steps, input, repeats, dim)
+    return _dispatch.notify(op, (input,), result)
+
+
+def _repeat_steps(input, repeats, dim):
+    if dim is None:
+        input, dim = input.flatten(), 0
+    widened = input.unsqueeze(dim + 1)
+    shape = list(widened.shape)
+    shape[dim + 1] = repeats
+    return widened.expand(shape).clone(memory_format=contiguous_format).flatten(dim, dim + 1)

@@ -14,6 +14,7 @@ from ..._api import ops as J
 from ..._errors import TensorNotImplementedError, wrap_dim
 from ..._ops.views import make_view
 from ..._tensor import DENSE_CLASSES
+from .._composites import recorded_repeat_interleave
 from . import _fast
 from ._core import derivative
 
@@ -205,6 +206,10 @@ def repeat_interleave_backward(ctx, g):
         zeros = J.zeros(base, dtype=g.dtype, device=g.device)
         grad = zeros.index_add(d, index, g)
     return grad.reshape(shape) if flat else grad
+
+
+# PyTorch's repeat_interleave by a number is a composite of views and a clone.
+J.repeat_interleave.op.backward.composite = recorded_repeat_interleave
 
 
 # ----------------------------------------------------------------------------- rearranging

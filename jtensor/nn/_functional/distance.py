@@ -18,6 +18,7 @@ from ..._errors import TensorRuntimeError
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ._op import nn_op
+from ._scalar_nodes import AddScalar
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist"]
 
@@ -80,7 +81,7 @@ class _Norm(Function):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``||x1 - x2 + eps||_p`` along the last dimension (inputs broadcast)."""
     ndim = max(x1.dim(), x2.dim())
-    diff = x1 - x2 + eps
+    diff = AddScalar.apply(x1 - x2, eps)   # (PyTorch's C++ adds eps as a Scalar)
     if ndim == 0:
         return _Norm.apply(diff.reshape(1), p, 0, False).reshape(())
     return _Norm.apply(diff, p, ndim - 1, keepdim)
@@ -96,9 +97,11 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         raise TensorRuntimeError(
             f"expected common dtype to be floating point, yet common dtype is {common._torch_name}"
         )
-    shape = broadcast_shapes(x1.shape, x2.shape)
-    a = (x1 if x1.dtype.is_floating_point else x1.to(common)).expand(shape)
-    b = (x2 if x2.dtype.is_floating_point else x2.to(common)).expand(shape)
+    a = x1 if x1.dtype.is_floating_point else x1.to(common)
+    b = x2 if x2.dtype.is_floating_point else x2.to(common)
+    if a.shape != b.shape:   # (PyTorch's expand_outplace: both expanded, or neither)
+        shape = broadcast_shapes(a.shape, b.shape)
+        a, b = a.expand(shape), b.expand(shape)
     na = _linalg.vector_norm(a, 2, dim=dim, keepdim=True).clone()
     nb = _linalg.vector_norm(b, 2, dim=dim, keepdim=True).clone()
     with no_grad():

@@ -40,6 +40,7 @@ from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
 from ...autograd import graph as _graph
 from ...autograd.function import Function
 from ._op import nn_op
+from ._scalar_nodes import DivScalar, MulScalar
 
 __all__ = ["cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "mse_loss", "l1_loss", "smooth_l1_loss",
@@ -582,37 +583,6 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _nll(input, target, weight, ignore_index, reduction)
 
 
-class _MulScalar(Function):
-    """``input * number`` recorded as PyTorch's ``mul.Scalar`` (``MulBackward1``, one edge):
-    what PyTorch's C++ losses record; Python's ``*`` gives ``MulBackward0`` in both."""
-
-    _node_name = "MulBackward1"
-
-    @staticmethod
-    def forward(ctx, input, number):
-        ctx.number = number
-        return input * number
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * ctx.number, None
-
-
-class _DivScalar(Function):
-    """``input / number`` recorded as PyTorch's ``div.Scalar`` (``DivBackward1``, one edge)."""
-
-    _node_name = "DivBackward1"
-
-    @staticmethod
-    def forward(ctx, input, number):
-        ctx.number = number
-        return input / number
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad / ctx.number, None
-
-
 class _MaskedFillZero(Function):
     """``input.masked_fill(mask, 0.0)`` with PyTorch's ``masked_fill.Scalar`` node
     (``MaskedFillBackward0``, one edge: the mask travels in a tuple, so no ``(None, 0)``)."""
@@ -719,8 +689,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         ret = smooth.sum()
     else:
         ret = smooth
-    return (_MulScalar.apply(nll, 1 - label_smoothing)
-            + _MulScalar.apply(ret, label_smoothing / n_classes))
+    return (MulScalar.apply(nll, 1 - label_smoothing)
+            + MulScalar.apply(ret, label_smoothing / n_classes))
 
 
 def _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_smoothing,
@@ -748,7 +718,7 @@ def _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_s
         if input.numel() == 0:
             return -_FillScalar.apply(prod.sum(), float("nan"))
         # PyTorch divides by the integer numel / C as a scalar (div.Scalar: DivBackward1).
-        return _DivScalar.apply(-prod.sum(), input.numel() // n_classes)
+        return DivScalar.apply(-prod.sum(), input.numel() // n_classes)
     if reduction == "sum":
         return -prod.sum()
     return -prod.sum(class_dim)

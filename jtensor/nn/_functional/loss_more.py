@@ -19,6 +19,7 @@ from ..._errors import TensorRuntimeError, TensorValueError
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ._op import nn_op
+from ._scalar_nodes import AddScalar, SubScalar, number_minus
 from .activation import logsigmoid
 from .distance import pairwise_distance
 from .loss import _check_reduction, _legacy_reduction, _reduce
@@ -69,12 +70,12 @@ def cosine_embedding_loss(
         )
     eps = 1e-12  # ATen's EPSILON: keeps the denominator off zero
     prod = (input1 * input2).sum(dim)
-    mag1 = (input1 * input1).sum(dim) + eps
-    mag2 = (input2 * input2).sum(dim) + eps
+    mag1 = AddScalar.apply((input1 * input1).sum(dim), eps)
+    mag2 = AddScalar.apply((input2 * input2).sum(dim), eps)
     cos = prod / (mag1 * mag2).sqrt()
     zeros = J.zeros_like(cos)
-    pos = 1 - cos
-    neg = (cos - margin).clamp_min(0)
+    pos = number_minus(1, cos)
+    neg = SubScalar.apply(cos, margin).clamp_min(0)
     out = J.where(target == 1, pos, zeros) + J.where(target == -1, neg, zeros)
     return _reduce(out, reduction)
 
@@ -91,7 +92,7 @@ def margin_ranking_loss(
             f"sizes: input1: {input1.size()}, input2: {input2.size()}, target: "
             f"{target.size()} "
         )
-    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    return _reduce(AddScalar.apply(-target * (input1 - input2), margin).clamp_min(0), reduction)
 
 
 @nn_op()
@@ -101,7 +102,7 @@ def hinge_embedding_loss(
     """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1``."""
     reduction = _reduction(size_average, reduce, reduction)
     zeros = J.zeros_like(input)
-    margin_clamp = (margin - input).clamp_min(0)
+    margin_clamp = number_minus(margin, input).clamp_min(0)
     out = J.where(target != 1, margin_clamp, zeros) + J.where(target != -1, input, zeros)
     return _reduce(out, reduction)
 
@@ -136,7 +137,8 @@ def triplet_margin_loss(
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = J.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce(J.clamp_min(margin + dist_pos - dist_neg, 0), reduction)
+    # (PyTorch's C++ adds the margin as a Scalar; the Python loss below does not)
+    return _reduce(J.clamp_min(AddScalar.apply(dist_pos, margin) - dist_neg, 0), reduction)
 
 
 @nn_op()
@@ -195,7 +197,7 @@ def poisson_nll_loss(
     if log_input:
         loss = J.exp(input) - target * input
     else:
-        loss = input - target * J.log(input + eps)
+        loss = input - target * J.log(AddScalar.apply(input, eps))
     if full:
         stirling = target * J.log(target) - target + 0.5 * J.log(2 * math.pi * target)
         loss = loss + stirling.masked_fill(target <= 1, 0)

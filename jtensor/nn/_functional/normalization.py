@@ -37,6 +37,7 @@ from ..._layout import (channels_last_strides, contiguous_strides, dense_strides
 from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
 from ...autograd.function import Function, _node_class
 from ._op import nn_op
+from ._scalar_nodes import AddScalar
 
 __all__ = ["batch_norm", "group_norm", "layer_norm", "normalize", "rms_norm"]
 
@@ -574,7 +575,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if _check_dtypes(input, weight):
         return rms_norm(input.float(), normalized_shape, _f32(weight), eps).to(input.dtype)
     dims = tuple(range(len(shape) - len(normalized_shape), len(shape)))
-    out = input * (input.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    # (PyTorch's C++ adds eps as a Scalar: AddBackward1)
+    out = input * AddScalar.apply(input.pow(2).mean(dims, keepdim=True), eps).rsqrt()
     if weight is not None:
         out = out * weight
     return out

@@ -19,7 +19,7 @@ from ._op import nn_op
 from .dropout import _check_p
 from .normalization import batch_norm
 from .padding import pad
-from .pooling import avg_pool2d
+from .pooling import avg_pool2d, avg_pool3d
 
 __all__ = [
     "instance_norm",
@@ -101,13 +101,18 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if input.numel() == 0:
         return input
     div = input.mul(input)
-    shape = tuple(input.shape)
-    # The channels as the height of a one-channel image: an average over a (size, 1) window,
-    # zero-padded across the channel ends (PyTorch pools 3-d inputs so, and deeper ones with
-    # avg_pool3d over (size, 1, 1), which is the same average).
-    div = div.reshape(shape[0], 1, shape[1], -1)
-    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
-    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1).reshape(shape)
+    # The channels as the height (depth) of a one-channel image: an average over a window of
+    # ``size`` channels, zero-padded across the channel ends. PyTorch's steps, so its nodes:
+    # a 3-d input is unsqueezed and pooled in 2-d, a deeper one viewed as 5-d (a view: a
+    # non-contiguous input raises, as there) and pooled in 3-d.
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        shape = tuple(input.shape)
+        div = div.view(shape[0], 1, shape[1], shape[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(shape)
     div = div.mul(alpha).add(k).pow(beta)
     return input / div
 

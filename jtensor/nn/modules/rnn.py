@@ -57,6 +57,9 @@ def _dropout(x, p):
 # ---------------------------------------------------------------------- cells (one step)
 def _rnn_step(mode, xi, h, c, w_hh, b_hh, w_hr):
     """One time step given ``xi`` = the input projection (with its bias). Returns (h, c)."""
+    # (PyTorch's cells split the gates with unsafe_chunk: UnsafeSplitBackward0)
+    from ..._surface import unsafe_chunk
+
     hh = _linear(h, w_hh, b_hh)
     if mode == "RNN_TANH":
         return J.tanh(xi + hh), None
@@ -64,15 +67,15 @@ def _rnn_step(mode, xi, h, c, w_hh, b_hh, w_hr):
         return J.relu(xi + hh), None
     if mode == "LSTM":
         gates = xi + hh
-        i, f, g, o = gates.chunk(4, 1)
+        i, f, g, o = unsafe_chunk(gates, 4, 1)
         c = J.sigmoid(f) * c + J.sigmoid(i) * J.tanh(g)
         h = J.sigmoid(o) * J.tanh(c)
         if w_hr is not None:
             h = J.matmul(h, w_hr.t())
         return h, c
     # GRU
-    xr, xz, xn = xi.chunk(3, 1)
-    hr, hz, hn = hh.chunk(3, 1)
+    xr, xz, xn = unsafe_chunk(xi, 3, 1)
+    hr, hz, hn = unsafe_chunk(hh, 3, 1)
     r = J.sigmoid(xr + hr)
     z = J.sigmoid(xz + hz)
     n = J.tanh(xn + r * hn)
