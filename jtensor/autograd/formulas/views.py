@@ -383,19 +383,81 @@ def _key_kind(shape, key, setting):
         elif k is Ellipsis:
             d += len(shape) - specified
         elif isinstance(k, slice):
-            n = shape[d] if d < len(shape) else 0
-            # PyTorch skips a slice only when its own start is 0 (not one that clamps to 0:
-            # ``x[-5:, ...]`` or ``empty[1:, ...]`` are sliced), its stop reaches the end
-            # and its step is 1.
-            start, stop, step = k.start, k.stop, k.step
-            if not ((start is None or start == 0) and (stop is None or stop >= n)
-                    and (step is None or step == 1)):
+            # (``x[-5:, ...]`` or ``empty[1:, ...]`` are sliced: see _noop_slice)
+            if not _noop_slice(k, shape[d] if d < len(shape) else 0):
                 last = "Slice"
             d += 1
         else:
             last = "Select"
             d += 1
     return False, last
+
+
+def _noop_slice(k, n):
+    """Whether slice ``k`` over a dim of ``n`` is one PyTorch skips when indexing: its own
+    start is 0 (not one that clamps to 0), its stop reaches the end and its step is 1."""
+    start, stop, step = k.start, k.stop, k.step
+    return (start is None or start == 0) and (stop is None or stop >= n) \
+        and (step is None or step == 1)
+
+
+def recorded_getitem(op, args, kwargs):
+    """A recorded basic key of several parts (``x[0, 1]``, ``x[None, :, ::2]``): PyTorch's
+    ``applySlicing``, one view op per part that does something, left to right (``select``
+    for an int, the slice for a slice that is no no-op, ``unsqueeze`` for None), so a node
+    each: ``SelectBackward0 -> SelectBackward0`` for ``x[0, 1]``. None (the op's own node)
+    for a key with at most one such part, a key with tensors, lists or bools, or one the op
+    must refuse."""
+    if kwargs or len(args) != 2:
+        return None
+    input, key = args
+    if key.__class__ is not tuple or input.__class__ not in DENSE_CLASSES:
+        return None
+    for k in key:
+        if not (k is None or k is Ellipsis or isinstance(k, slice)
+                or (_is_int(k) and not isinstance(k, Tensor))):
+            return None
+    shape = input._shape
+    specified = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if specified > len(shape) or sum(1 for k in key if k is Ellipsis) > 1:
+        return None   # (the op raises its own error)
+    steps = []
+    d = 0   # the dim of the result so far that the next part indexes
+    source = 0   # the input's dim it came from
+    for k in key:
+        if k is None:
+            steps.append(("unsqueeze", d))
+            d += 1
+        elif k is Ellipsis:
+            skipped = len(shape) - specified
+            d += skipped
+            source += skipped
+        elif isinstance(k, slice):
+            if not _noop_slice(k, shape[source]):
+                steps.append(("slice", d, k))
+            d += 1
+            source += 1
+        else:
+            i = k.__index__()
+            if not -shape[source] <= i < shape[source]:
+                return None   # (out of range: the op's IndexError)
+            steps.append(("select", d, i))
+            source += 1
+    if len(steps) < 2:
+        return None
+    result = _dispatch.untraced(_index_steps, input, steps)
+    return _dispatch.notify(op, (input,), result)
+
+
+def _index_steps(t, steps):
+    for step in steps:
+        if step[0] == "unsqueeze":
+            t = t.unsqueeze(step[1])
+        elif step[0] == "select":
+            t = t.select(step[1], step[2])
+        else:
+            t = t[(slice(None),) * step[1] + (step[2],)]
+    return t
 
 
 def _getitem_name(v):
@@ -559,3 +621,7 @@ def set_backward(ctx, g):
 
 nondifferentiable("resize_")
 nondifferentiable("resize_as_")
+
+
+# A basic key of several parts is PyTorch's chain of view ops, one node each (above).
+OPS["__getitem__"].backward.composite = recorded_getitem
