@@ -21,6 +21,7 @@ from .._layout import broadcast_shapes
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
 from .advanced_indexing import prepare_put
+from .views import _view_geometry
 from ._selection_common import (_check_tensor, _check_writable, _fill_value, _fresh, _preserve,
                                 _wrap, _write_out, _xp)
 
@@ -686,6 +687,9 @@ def take_along_dim(input, indices, dim=None, *, out=None):
             f"{indices._dtype._torch_name}")
     xp = _xp(input)
     if dim is None:
+        # PyTorch views both as 1-d: a layout no view can flatten raises, as there.
+        _view_geometry(input, (-1,))
+        _view_geometry(indices, (-1,))
         src = input._array().reshape(-1)
         idx = indices._array().reshape(-1)
         d = 0

@@ -285,3 +285,211 @@ def _repeat_steps(input, repeats, dim):
     shape = list(widened.shape)
     shape[dim + 1] = repeats
     return widened.expand(shape).clone(memory_format=contiguous_format).flatten(dim, dim + 1)
+
+
+# ------------------------------------------------ stacking, atleast_*d, ravel, sum_to_size
+# PyTorch writes these as composites of other ops: recorded, they leave those ops' nodes.
+
+def _atleast_steps(t, n):
+    """``atleast_{n}d`` of one tensor as PyTorch's steps: a 0-d tensor reshaped, a 1-d one
+    unsqueezed in front (and, for 3-d, at the end), a 2-d one at the end for 3-d."""
+    d = t.dim()
+    if d >= n:
+        return t
+    if d == 0:
+        return t.reshape((1,) * n)
+    if d == 1:
+        t = t.unsqueeze(0)
+    return t.unsqueeze(-1) if n == 3 else t
+
+
+def _plain_list(tensors):
+    return isinstance(tensors, (list, tuple)) and tensors \
+        and all(t.__class__ in DENSE_CLASSES for t in tensors)
+
+
+def _composed(op, inputs, body, *args):
+    """``body(*args)`` (public ops, each recording its node) out of the trace, which sees
+    one event for ``op``; None when a step raises (the op then raises its own error)."""
+    try:
+        result = _dispatch.untraced(body, *args)
+    except Exception:
+        return None
+    return _dispatch.notify(op, tuple(inputs), result)
+
+
+def recorded_atleast(op, args, kwargs):
+    """A recorded ``atleast_1d``/``2d``/``3d``: ``_atleast_steps`` for each tensor (one
+    given, several, or a list)."""
+    if kwargs or not args:
+        return None
+    single = len(args) == 1 and args[0].__class__ in DENSE_CLASSES
+    tensors = args if single or not isinstance(args[0], (list, tuple)) else args[0]
+    if not _plain_list(tensors):
+        return None
+    n = int(op.name[-2])
+    result = _composed(op, tensors, lambda: tuple(_atleast_steps(t, n) for t in tensors))
+    return result if result is None or not single else result[0]
+
+
+def _stacked(name, tensors):
+    if name == "column_stack":
+        tensors = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors]
+        name = "hstack"
+    n, dim = {"hstack": (1, None), "vstack": (2, 0), "row_stack": (2, 0),
+              "dstack": (3, 2)}[name]
+    parts = [_atleast_steps(t, n) for t in tensors]
+    if dim is None:
+        dim = 0 if parts[0].dim() == 1 else 1
+    return J.cat(parts, dim)
+
+
+def recorded_stacking(op, args, kwargs):
+    """A recorded ``hstack``/``vstack``/``row_stack``/``dstack``/``column_stack``:
+    PyTorch's ``cat`` of the inputs made at least 1-, 2- or 3-d (``column_stack``: 0-d and
+    1-d inputs reshaped to columns first), so ``CatBackward0`` over those steps' nodes."""
+    tensors = args[0] if args else kwargs.get("tensors")
+    if kwargs.get("out") is not None or len(args) > 1 or not _plain_list(tensors):
+        return None
+    return _composed(op, tensors, _stacked, op.name, tensors)
+
+
+def recorded_ravel(op, args, kwargs):
+    """A recorded ``ravel`` of a non-contiguous tensor: PyTorch's ``contiguous().view(-1)``
+    (``CloneBackward0``, then ``ViewBackward0``: a view of the copy)."""
+    input = args[0] if args else kwargs.get("input")
+    if input.__class__ not in DENSE_CLASSES or input.is_contiguous():
+        return None
+    return _composed(op, (input,), lambda: input.contiguous().view(-1))
+
+
+def recorded_sum_to_size(op, args, kwargs):
+    """A recorded ``sum_to_size`` that sums: PyTorch's ``sum_to`` (``sum`` over the dims to
+    reduce with ``keepdim``, ``SumBackward1``; then ``view`` to drop the leading ones)."""
+    input = args[0] if args else None
+    if kwargs or input.__class__ not in DENSE_CLASSES or len(args) < 2:
+        return None
+    try:
+        size = tuple(sizes_from_args(args[1:], "size"))
+    except (TypeError, RuntimeError):
+        return None
+    shape = tuple(input._shape)
+    lead = len(shape) - len(size)
+    if size == shape or lead < 0 or any(s != shape[lead + i] and s != 1
+                                        for i, s in enumerate(size)):
+        return None
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
+                                      if s == 1 and shape[lead + i] != 1)
+
+    def steps():
+        reduced = input.sum(dims, keepdim=True) if dims else input
+        return reduced.view(size) if lead else reduced
+
+    return _composed(op, (input,), steps)
+
+
+def recorded_broadcast_tensors(op, args, kwargs):
+    """A recorded ``broadcast_tensors``: each input not already of the common shape is
+    ``expand``ed to it (an ``ExpandBackward0`` each), the others handed back."""
+    if kwargs or not _plain_list(args):
+        return None
+    try:
+        shape = tuple(broadcast_shapes(*(t._shape for t in args)))
+    except (RuntimeError, ValueError):
+        return None
+    return _composed(op, args, lambda: tuple(t if tuple(t._shape) == shape else t.expand(shape)
+                                             for t in args))
+
+
+def recorded_meshgrid(op, args, kwargs):
+    """A recorded ``meshgrid``: PyTorch's ``view`` of each input along its own dim, then
+    ``expand`` to the grid (with ``indexing="xy"`` the first two inputs swap places, and
+    their grids swap back)."""
+    indexing = kwargs.get("indexing", "ij")
+    tensors = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    if set(kwargs) - {"indexing"} or indexing not in ("ij", "xy") or not _plain_list(tensors) \
+            or any(t.dim() > 1 for t in tensors):
+        return None
+    tensors = list(tensors)
+
+    def steps():
+        ts = tensors[:]
+        swap = indexing == "xy" and len(ts) >= 2
+        if swap:
+            ts[0], ts[1] = ts[1], ts[0]
+        shape = tuple(t.numel() for t in ts)
+        grids = []
+        for i, t in enumerate(ts):
+            view = [1] * len(ts)
+            view[i] = -1
+            grids.append(t.view(view).expand(shape))
+        if swap:
+            grids[0], grids[1] = grids[1], grids[0]
+        return tuple(grids)
+
+    return _composed(op, tensors, steps)
+
+
+def recorded_take_along_dim(op, args, kwargs):
+    """A recorded ``take_along_dim``: PyTorch's ``gather`` of the input ``expand``ed to the
+    broadcast of its shape with the indices' (each at its own size along ``dim``), or, with
+    no ``dim``, of both viewed as 1-d."""
+    values = op.backward.bind(args, kwargs)
+    input, indices, dim = values.get("input"), values.get("indices"), values.get("dim")
+    if values.get("out") is not None or input.__class__ not in DENSE_CLASSES \
+            or indices.__class__ not in DENSE_CLASSES or indices._dtype is not _dtypes.int64 \
+            or (dim is not None and input.dim() != indices.dim()):
+        return None
+
+    def steps():
+        if dim is None:
+            return input.view(-1).gather(0, indices.view(-1))
+        d = wrap_dim(dim, input.dim())
+        sizes = list(input._shape)
+        sizes[d] = indices._shape[d]
+        index = indices.expand(broadcast_shapes(tuple(sizes), indices._shape))
+        sizes = list(indices._shape)
+        sizes[d] = input._shape[d]
+        return input.expand(broadcast_shapes(tuple(sizes), input._shape)).gather(d, index)
+
+    return _composed(op, (input, indices), steps)
+
+
+def recorded_nanmean(op, args, kwargs):
+    """A recorded ``nanmean``: PyTorch's ``nansum`` divided by the count of numbers
+    (``DivBackward0`` over ``NansumBackward0``)."""
+    values = op.backward.bind(args, kwargs)
+    input = values.get("input")
+    if values.get("out") is not None or input.__class__ not in DENSE_CLASSES \
+            or not input.is_floating_point():
+        return None
+    dim, keepdim, dtype = values.get("dim"), values.get("keepdim", False), values.get("dtype")
+
+    def steps():
+        if dim is None:
+            count = input.isnan().logical_not().sum()
+            return input.nansum(dtype=dtype).div(count)
+        count = input.isnan().logical_not().sum(dim, keepdim)
+        return input.nansum(dim, keepdim, dtype=dtype).div(count)
+
+    return _composed(op, (input,), steps)
+
+
+def recorded_diagflat(op, args, kwargs):
+    """A recorded ``diagflat``: PyTorch's ``contiguous().view(-1).diag(offset)``."""
+    values = op.backward.bind(args, kwargs)
+    input, offset = values.get("input"), values.get("offset", 0)
+    if input.__class__ not in DENSE_CLASSES or offset.__class__ is not int:
+        return None
+    return _composed(op, (input,), lambda: input.contiguous().view(-1).diag(offset))
+
+
+def recorded_vecdot(op, args, kwargs):
+    """A recorded ``linalg.vecdot`` of batches: PyTorch's ``(x.conj() * y).sum(dim)``."""
+    values = op.backward.bind(args, kwargs)
+    x, y, dim = values.get("x"), values.get("y"), values.get("dim", -1)
+    if values.get("out") is not None or x.__class__ not in DENSE_CLASSES \
+            or y.__class__ not in DENSE_CLASSES or x._dtype is not y._dtype \
+            or (x.dim() == 1 and y.dim() == 1):   # (two vectors: vdot, the op's own node)
+        return None
+    return _composed(op, (x, y), lambda: (x.conj() * y).sum(dim))

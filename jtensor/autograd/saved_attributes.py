@@ -166,6 +166,7 @@ FUNCTION_SAVED = {
         "ignore_index:i=.ignore_index reduction:i=@reduction self=#0 target=#1 "
         "total_weight=#3 weight=#2"
     ),
+    "SafeSoftmaxBackward0": "dim:i=.dim result=#0",
     "ScaledDotProductFlashAttentionForCpuBackward0": (
         "attn_mask=#5 dropout_p:v=.dropout_p is_causal:v=.is_causal key=#1 logsumexp=#4 "
         "output=#3 query=#0 scale:v=.scale value=#2"

@@ -5,26 +5,17 @@ its C++ code records (``AddBackward1``, ``SubBackward1``; a number minus a tenso
 shapes, ``local_response_norm``'s 2-d and 3-d pooling. Node names (as a multiset over the
 graph), values and float64 gradients are compared with PyTorch."""
 
-import collections
-
 import numpy as np
 import pytest
 
 import jtensor
+from tests.harness.graphs import node_names
 
 torch = pytest.importorskip("torch")
 
 
-def _nodes(out):
-    seen, names, stack = set(), collections.Counter(), [out.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        names[type(fn).__name__] += 1
-        stack.extend(n for n, _ in fn.next_functions)
-    return sorted(names.items())
+def _nodes_of(out):
+    return sorted(node_names([out]).items())
 
 
 def _data(lib, *shape, seed=0):
@@ -79,7 +70,7 @@ def _run(lib, name):
     out = CASES[name](lib, lib.nn.functional, x, y)
     weight = lib.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape)))
     (out * weight).sum().backward()
-    return _nodes(out), out.detach().numpy(), x.grad.numpy()
+    return _nodes_of(out), out.detach().numpy(), x.grad.numpy()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -99,7 +90,7 @@ def test_rnn_cells_split_their_gates_unsafely(cell):
         lib.manual_seed(0)
         module = getattr(lib.nn, cell)(5, 3).double()
         out = module(_data(lib, 2, 5).requires_grad_())
-        found.append(_nodes(out[0] if isinstance(out, tuple) else out))
+        found.append(_nodes_of(out[0] if isinstance(out, tuple) else out))
     assert found[0] == found[1]
 
 

@@ -294,6 +294,11 @@ SPECS = [
     OpSpec("take_along_dim", [
         case(lambda lib, x: lib.take_along_dim(x, ix(lib, [[0], [2], [1]]), 1)),
         case(lambda lib, x: lib.take_along_dim(x, ix(lib, [0, 5])), name="flat"),
+        # without a dim, the input and the indices are viewed as 1-d: a transposed input and
+        # transposed indices raise, as in PyTorch
+        case(lambda lib, x: lib.take_along_dim(x.t(), ix(lib, [0, 5])), name="flat-transposed"),
+        case(lambda lib, x: lib.take_along_dim(x, ix(lib, [[0, 5], [1, 2]]).t()),
+             name="flat-transposed-indices"),
         case(lambda lib, x: x.take_along_dim(ix(lib, [[0, 1]]), 0), name="broadcast"),
         case(lambda lib, x: x.take_along_dim(x.argsort(1), 1), make=d34, name="with-argsort"),
     ]),

@@ -5,6 +5,7 @@ extras (``_ops/matrix_extras.py``). Node names are PyTorch's."""
 from ..._api import ops as J
 from ..._tensor import Tensor
 from ._core import conj, derivative, nondifferentiable
+from .._composites import recorded_diagflat, recorded_stacking
 from .shapes import vstack_backward
 from .views import _pieces_backward
 
@@ -68,6 +69,7 @@ def split_with_sizes_backward(ctx, *grads):
 
 # row_stack is vstack under another name: the same node
 derivative("row_stack", inputs=("tensors",), name="CatBackward0")(vstack_backward)
+J.row_stack.op.backward.composite = recorded_stacking
 
 nondifferentiable("unravel_index")
 
@@ -159,3 +161,6 @@ def gradient_backward(ctx, *grads):
         piece = _transposed_stencil(g, d, shape[d], step, edge_order)
         total = piece if total is None else total + piece
     return total
+
+# PyTorch's diagflat is contiguous().view(-1).diag(offset).
+J.diagflat.op.backward.composite = recorded_diagflat

@@ -16,7 +16,7 @@ singular values, and a loss invariant to the eigenvectors' signs (phases).
 import math
 
 from ... import linalg
-from .._composites import recorded_einsum, recorded_matmul, recorded_outer
+from .._composites import recorded_einsum, recorded_matmul, recorded_outer, recorded_vecdot
 from ..._api import ops as J
 from ..grad_mode import is_grad_enabled
 from . import _fast
@@ -1461,3 +1461,6 @@ nondifferentiable("linalg_ldl_factor", "linalg_ldl_factor_ex", "linalg_ldl_solve
 J.matmul.op.backward.composite = recorded_matmul
 J.outer.op.backward.composite = recorded_outer
 J.einsum.op.backward.composite = recorded_einsum
+
+# PyTorch's linalg.vecdot is (x.conj() * y).sum(dim).
+linalg.vecdot.op.backward.composite = recorded_vecdot

@@ -16,7 +16,7 @@ from ..._api import ops as J
 from ..._elementwise import run_compute
 from ..._tensor import Tensor
 from . import _fast
-from .._composites import recorded_diff
+from .._composites import recorded_diff, recorded_nanmean
 from ._core import derivative, nondifferentiable, saved_if
 
 
@@ -981,3 +981,6 @@ def chain_matmul_backward(ctx, g):
 
 # PyTorch's diff is narrow/sub steps, each recording its node (autograd/_composites).
 J.diff.op.backward.composite = recorded_diff
+
+# PyTorch's nanmean is nansum / count.
+J.nanmean.op.backward.composite = recorded_nanmean

@@ -9,6 +9,8 @@ shared evenly, zeros of prod) and node names agree. They use public jtensor ops 
 
 from ..._api import broadcast_shapes
 from ..._api import ops as J
+from ..._registry import OPS
+from .._composites import recorded_take_along_dim
 from ._core import derivative, nondifferentiable
 
 
@@ -414,3 +416,6 @@ def slice_scatter_backward(ctx, g):
 
 # Integer results. ``apply_``/``map_`` refuse tensors requiring grad in PyTorch.
 nondifferentiable("nonzero", "argwhere", "argsort", "apply_", "map_")
+
+# PyTorch's take_along_dim is expand + gather (or two views + gather).
+OPS["take_along_dim"].backward.composite = recorded_take_along_dim

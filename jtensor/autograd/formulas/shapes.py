@@ -13,8 +13,10 @@ import itertools
 from ..._api import ops as J
 from ..._errors import TensorNotImplementedError, wrap_dim
 from ..._ops.views import make_view
+from ..._registry import OPS
 from ..._tensor import DENSE_CLASSES
-from .._composites import recorded_repeat_interleave
+from .._composites import (recorded_atleast, recorded_meshgrid, recorded_ravel,
+                           recorded_repeat_interleave, recorded_stacking, recorded_sum_to_size)
 from . import _fast
 from ._core import derivative
 
@@ -208,7 +210,7 @@ def repeat_interleave_backward(ctx, g):
     return grad.reshape(shape) if flat else grad
 
 
-# PyTorch's repeat_interleave by a number is a composite of views and a clone.
+# PyTorch's composites of other ops (their nodes, not one of their own).
 J.repeat_interleave.op.backward.composite = recorded_repeat_interleave
 
 
@@ -436,3 +438,13 @@ def vander_backward(ctx, g):
 def unique_consecutive_backward(ctx, *grads):
     raise TensorNotImplementedError(
         "the derivative for 'unique_consecutive' is not implemented.")
+
+
+# PyTorch writes these as composites of other ops: recorded, they leave those ops' nodes.
+for _name in ("hstack", "vstack", "dstack", "column_stack"):   # (row_stack: extras)
+    getattr(J, _name).op.backward.composite = recorded_stacking
+for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+    getattr(J, _name).op.backward.composite = recorded_atleast
+J.ravel.op.backward.composite = recorded_ravel
+OPS["sum_to_size"].backward.composite = recorded_sum_to_size
+J.meshgrid.op.backward.composite = recorded_meshgrid

@@ -14,7 +14,7 @@ from ..._api import ops as J
 from ..._device import CPU_BACKEND
 from ..._tensor import DENSE_CLASSES, Tensor, plain_cpu_floats
 from ..._registry import OPS
-from .._composites import recorded_reshape
+from .._composites import recorded_broadcast_tensors, recorded_reshape
 from . import _fast
 from ._core import derivative, nondifferentiable
 
@@ -625,3 +625,4 @@ nondifferentiable("resize_as_")
 
 # A basic key of several parts is PyTorch's chain of view ops, one node each (above).
 OPS["__getitem__"].backward.composite = recorded_getitem
+OPS["broadcast_tensors"].backward.composite = recorded_broadcast_tensors

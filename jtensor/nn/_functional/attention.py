@@ -29,6 +29,7 @@ from .dropout import dropout
 from .linear import linear
 from .padding import pad
 from ._op import nn_op
+from ._scalar_nodes import MulScalar
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
@@ -154,25 +155,40 @@ def scaled_dot_product_attention(
         out = _fused_reduced(query, key, value, attn_mask, is_causal, factor, L, S)
         if out is not None:
             return _in_query_layout(out, query, key, value)
-    q = query * (-root if factor < 0 else root)
-    attn = J.matmul(q, key.transpose(-2, -1) * root)
+    # (PyTorch's math path scales by a Scalar: MulBackward1 nodes)
+    q = MulScalar.apply(query, -root if factor < 0 else root)
+    attn = J.matmul(q, MulScalar.apply(key.transpose(-2, -1), root))
     bias = _score_bias(attn_mask, is_causal, L, S, attn.dtype, query.device)
     if bias is not None:
         attn = attn + bias
-        # PyTorch's _safe_softmax: a row masked everywhere gives zeros (and no gradient).
-        dead = (attn == float("-inf")).all(-1, keepdim=True)
-        if bool(dead.any()):
-            attn = J.where(dead, 0.0, attn)
-            attn = J.where(dead, 0.0, softmax(attn, -1))
-        else:
-            attn = softmax(attn, -1)
-    else:
-        attn = softmax(attn, -1)
+    attn = _SafeSoftmax.apply(attn, -1)
     if not _fused_path(query, key, value, dropout_p):
         if dropout_p > 0.0:
             attn = dropout(attn, dropout_p, True)
         return J.matmul(attn, value)
     return _in_query_layout(J.matmul(attn, value), query, key, value)
+
+
+class _SafeSoftmax(Function):
+    """PyTorch's ``_safe_softmax`` (``SafeSoftmaxBackward0``), the math path's softmax: a
+    row masked everywhere (all -inf) gives zeros instead of NaN, and no gradient."""
+
+    _node_name = "SafeSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim):
+        out = softmax(input, dim)
+        dead = (input == float("-inf")).all(dim, keepdim=True)
+        if bool(dead.any()):
+            out = out.masked_fill(dead, 0.0)
+        ctx.dim = dim
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return out * (grad - (grad * out).sum(ctx.dim, keepdim=True)), None
 
 
 def _flash_node(query, key, value, attn_mask, dropout_p, enable_gqa):
