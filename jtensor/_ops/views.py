@@ -991,6 +991,20 @@ def tensor_split(input, tensor_indices_or_sections=None, dim=0, *, indices=None,
     """Split into ``sections`` near-equal views, or at the given ``indices`` (NumPy's
     array_split). Positionally the split argument may be either, or an int64 tensor
     (``tensor_indices_or_sections``): 0-d is a number of sections, 1-d the indices."""
+    dim, bounds = tensor_split_bounds(input, tensor_indices_or_sections, dim, indices, sections)
+    outputs = []
+    for start, length in bounds:
+        shape = list(input._shape)
+        shape[dim] = length
+        outputs.append(make_view(input, shape, input._stride,
+                                 input._offset + start * input._stride[dim]))
+    return tuple(outputs)
+
+
+def tensor_split_bounds(input, tensor_indices_or_sections=None, dim=0, indices=None,
+                        sections=None):
+    """``(dim, [(start, length), ...])``: where each of ``tensor_split``'s pieces starts
+    along ``dim`` and how long it is (the op's argument checks and errors included)."""
     ndim = input.dim()
     if ndim == 0:
         raise TensorRuntimeError(
@@ -1018,20 +1032,16 @@ def tensor_split(input, tensor_indices_or_sections=None, dim=0, *, indices=None,
             raise TensorRuntimeError(f"number of sections must be larger than 0, got {n}")
         base, extra = divmod(size, n)
         lengths = [base + 1] * extra + [base] * (n - extra)
-    else:
-        bounds = [builtins.min(builtins.max(int(i) if i >= 0 else int(i) + size, 0), size)
-                  for i in indices_or_sections]
-        # Starts may not be monotone; compute each piece from its own bounds.
-        starts = [0] + bounds
-        ends = bounds + [size]
-        outputs = []
-        for s, e in zip(starts, ends, strict=True):
-            shape = list(input._shape)
-            shape[dim] = builtins.max(e - s, 0)
-            outputs.append(make_view(input, shape, input._stride,
-                                     input._offset + s * input._stride[dim]))
-        return tuple(outputs)
-    return _pieces(input, dim, lengths)
+        bounds, start = [], 0
+        for length in lengths:
+            bounds.append((start, length))
+            start += length
+        return dim, bounds
+    ends = [builtins.min(builtins.max(int(i) if i >= 0 else int(i) + size, 0), size)
+            for i in indices_or_sections]
+    # Starts may not be monotone; each piece comes from its own bounds.
+    return dim, [(s, builtins.max(e - s, 0))
+                 for s, e in zip([0] + ends, ends + [size], strict=True)]
 
 
 @register("view")

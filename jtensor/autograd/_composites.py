@@ -27,7 +27,8 @@ from .._layout import broadcast_shapes, contiguous_strides, infer_size
 from .._ops.products import (_check_matmul, _check_tensors, check_einsum, einsum_arguments,
                              einsum_steps)
 from .._ops.statistics import check_diff
-from .._ops.views import _new_strides, sizes_from_args
+from .._ops.splitting import _split_spec
+from .._ops.views import _new_strides, sizes_from_args, tensor_split_bounds
 from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
 from .graph import Formula, _record_tensors
 
@@ -493,3 +494,25 @@ def recorded_vecdot(op, args, kwargs):
             or (x.dim() == 1 and y.dim() == 1):   # (two vectors: vdot, the op's own node)
         return None
     return _composed(op, (x, y), lambda: (x.conj() * y).sum(dim))
+
+
+def recorded_tensor_split(op, args, kwargs):
+    """A recorded ``tensor_split`` (``hsplit``, ``vsplit``, ``dsplit``): PyTorch's pieces,
+    each its own ``slice`` of the input (a ``SliceBackward0`` per piece, where ``split`` and
+    ``chunk`` share one ``SplitBackward0``)."""
+    values = op.backward.bind(args, kwargs)
+    input = values.get("input")
+    if input.__class__ not in DENSE_CLASSES or _dispatch.transforms.active:
+        return None   # (under a transform, the op's one node: its backward is batched)
+
+    def steps():
+        if op.name == "tensor_split":
+            dim, bounds = tensor_split_bounds(
+                input, values.get("tensor_indices_or_sections"), values.get("dim", 0),
+                values.get("indices"), values.get("sections"))
+        else:
+            dim, spec = _split_spec(op.name, input, values.get("indices"), values.get("sections"))
+            dim, bounds = tensor_split_bounds(input, spec, dim)
+        return tuple(input.narrow(dim, start, length) for start, length in bounds)
+
+    return _composed(op, (input,), steps)

@@ -5,7 +5,7 @@ extras (``_ops/matrix_extras.py``). Node names are PyTorch's."""
 from ..._api import ops as J
 from ..._tensor import Tensor
 from ._core import conj, derivative, nondifferentiable
-from .._composites import recorded_diagflat, recorded_stacking
+from .._composites import recorded_diagflat, recorded_stacking, recorded_tensor_split
 from .shapes import vstack_backward
 from .views import _pieces_backward
 
@@ -58,8 +58,9 @@ def _numpy_split_backward(name):
 
 
 for _name in ("hsplit", "vsplit", "dsplit"):
-    # PyTorch's are tensor_split, whose pieces are slices
+    # PyTorch's are tensor_split, whose pieces are slices (recorded: one node each)
     derivative(_name, multi_grad=True, name="SliceBackward0")(_numpy_split_backward(_name))
+    getattr(J, _name).op.backward.composite = recorded_tensor_split
 
 
 @derivative("split_with_sizes", multi_grad=True, name="SplitWithSizesBackward0")

@@ -14,7 +14,7 @@ from ..._api import ops as J
 from ..._device import CPU_BACKEND
 from ..._tensor import DENSE_CLASSES, Tensor, plain_cpu_floats
 from ..._registry import OPS
-from .._composites import recorded_broadcast_tensors, recorded_reshape
+from .._composites import recorded_broadcast_tensors, recorded_reshape, recorded_tensor_split
 from . import _fast
 from ._core import derivative, nondifferentiable
 
@@ -190,8 +190,14 @@ def select_backward(ctx, g):
 
 @derivative("narrow", name="SliceBackward0")
 def narrow_backward(ctx, g):
-    return _embed(g, ctx.input_meta(0)[0],
-                  lambda z: z.narrow(ctx.dim, ctx.start, ctx.length))
+    z = _zeros(g, ctx.input_meta(0)[0])
+    piece = z.narrow(ctx.dim, ctx.start, ctx.length)
+    if type(g) is not type(z):
+        # Batched under a transform (tensor_split's pieces in a Hessian): placed out of
+        # place, as the multi-view ops' pieces are.
+        return _placed_sum(z, [piece], [g])
+    piece.copy_(g)
+    return z
 
 
 @derivative("diagonal")
@@ -626,3 +632,4 @@ nondifferentiable("resize_as_")
 # A basic key of several parts is PyTorch's chain of view ops, one node each (above).
 OPS["__getitem__"].backward.composite = recorded_getitem
 OPS["broadcast_tensors"].backward.composite = recorded_broadcast_tensors
+OPS["tensor_split"].backward.composite = recorded_tensor_split
