@@ -121,6 +121,13 @@ FALLBACKS = {
     "more queries than keys": lambda L, q, k, v: L.nn.functional.scaled_dot_product_attention(
         L.cat([q, q], 2), k, v, is_causal=True
     ),
+    # PyTorch's fused kernel needs every last dim of stride 1
+    "value's last dim strided": lambda L, q, k, v: L.nn.functional.scaled_dot_product_attention(
+        q, k, L.cat([v, v], -1)[..., ::2]
+    ),
+    "query's last dim strided": lambda L, q, k, v: L.nn.functional.scaled_dot_product_attention(
+        L.cat([q, q], -1)[..., ::2], k, v
+    ),
 }
 
 
@@ -248,3 +255,21 @@ def test_float32_matches_pytorch():
     assert out[0][:2] == out[1][:2] == [True, True]
     for a, b in zip(out[0][2:], out[1][2:], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("which", ["value strided", "value of another head size"])
+def test_mask_with_causal_outside_the_fused_kernel_raises_as_in_pytorch(which):
+    found = []
+    for lib in LIBS:
+        q, k, v = _inputs(lib)
+        v = lib.cat([v, v], -1)[..., ::2] if which == "value strided" else lib.cat([v, v], -1)
+        mask = lib.ones(8, 8, dtype=lib.bool)
+
+        def call(lib=lib, q=q, k=k, v=v, mask=mask):
+            return lib.nn.functional.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, is_causal=True
+            )
+
+        found.append(_error(call))
+    assert found[0] == found[1]
+    assert found[1] is not None

@@ -413,42 +413,44 @@ def recorded_getitem(op, args, kwargs):
     for an int, the slice for a slice that is no no-op, ``unsqueeze`` for None), so a node
     each: ``SelectBackward0 -> SelectBackward0`` for ``x[0, 1]``. None (the op's own node)
     for a key with at most one such part, a key with tensors, lists or bools, or one the op
-    must refuse."""
+    must refuse. One pass over the key: every recorded tuple key comes here first."""
     if kwargs or len(args) != 2:
         return None
     input, key = args
-    if key.__class__ is not tuple or input.__class__ not in DENSE_CLASSES:
+    if key.__class__ is not tuple or len(key) < 2 or input.__class__ not in DENSE_CLASSES:
         return None
-    for k in key:
-        if not (k is None or k is Ellipsis or isinstance(k, slice)
-                or (_is_int(k) and not isinstance(k, Tensor))):
-            return None
     shape = input._shape
-    specified = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if specified > len(shape) or sum(1 for k in key if k is Ellipsis) > 1:
-        return None   # (the op raises its own error)
     steps = []
     d = 0   # the dim of the result so far that the next part indexes
     source = 0   # the input's dim it came from
+    ellipsis = False
     for k in key:
         if k is None:
             steps.append(("unsqueeze", d))
             d += 1
         elif k is Ellipsis:
+            if ellipsis:
+                return None   # (the op raises its own error)
+            ellipsis = True
+            specified = sum(1 for k in key if k is not None and k is not Ellipsis)
             skipped = len(shape) - specified
             d += skipped
             source += skipped
-        elif isinstance(k, slice):
+        elif source >= len(shape):
+            return None   # (too many indices, or an item the op judges)
+        elif k.__class__ is slice:
             if not _noop_slice(k, shape[source]):
                 steps.append(("slice", d, k))
             d += 1
             source += 1
-        else:
+        elif k.__class__ is int or (_is_int(k) and not isinstance(k, Tensor)):
             i = k.__index__()
             if not -shape[source] <= i < shape[source]:
                 return None   # (out of range: the op's IndexError)
             steps.append(("select", d, i))
             source += 1
+        else:
+            return None
     if len(steps) < 2:
         return None
     result = _dispatch.untraced(_index_steps, input, steps)

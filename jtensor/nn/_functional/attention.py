@@ -46,12 +46,15 @@ _MATH, _FLASH = 0, 1
 
 def _fused_path(query, key, value, dropout_p):
     """Whether PyTorch's CPU kernel for these inputs is its fused (flash) one, which takes an
-    ``attn_mask`` together with ``is_causal`` (both apply); its reference (math) path, used
-    for other ranks, with dropout and under ``sdpa_kernel(SDPBackend.MATH)``, refuses the
-    pair."""
+    ``attn_mask`` together with ``is_causal`` (both apply): 4-D inputs, no dropout, one head
+    size for the three, each last dim of stride 1 (PyTorch's ``sdp_utils`` checks). Its
+    reference (math) path, used otherwise and under ``sdpa_kernel(SDPBackend.MATH)``,
+    refuses the pair."""
     if allowed_backends is not None and _FLASH not in allowed_backends:
         return False
-    return query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0
+    return query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0 \
+        and query.size(-1) == key.size(-1) == value.size(-1) \
+        and query.stride(-1) == key.stride(-1) == value.stride(-1) == 1
 
 
 def _check_backends(query, key, value, dropout_p):
@@ -194,9 +197,9 @@ class _SafeSoftmax(Function):
 def _flash_node(query, key, value, attn_mask, dropout_p, enable_gqa):
     """Whether the call is one of PyTorch's fused CPU kernel's that records a single
     ``ScaledDotProductFlashAttentionForCpuBackward0`` node (recorded, plain eager autograd):
-    4-D float32/float64 CPU inputs of one head size and one batch size, as many heads in
-    each (or, with ``enable_gqa``, as many key as value heads, dividing the query's), no
-    dropout, no mask that requires grad (that one takes PyTorch's math path too). Elsewhere
+    ``_fused_path``'s inputs, float32/float64 on the CPU, of one batch size, as many heads
+    in each (or, with ``enable_gqa``, as many key as value heads, dividing the query's), no
+    mask that requires grad (that one takes PyTorch's math path too). Elsewhere
     the composed ops below record their own nodes, as PyTorch's math path does."""
     if not _dispatch.grad_mode.enabled or _dispatch.transforms.active \
             or not (query._requires_grad or key._requires_grad or value._requires_grad):
@@ -220,7 +223,7 @@ def _flash_node(query, key, value, attn_mask, dropout_p, enable_gqa):
             return False
     elif not qs[1] == ks[1] == vs[1]:
         return False
-    return qs[0] == ks[0] == vs[0] and ks[2] == vs[2] and qs[3] == ks[3] == vs[3]
+    return qs[0] == ks[0] == vs[0] and ks[2] == vs[2]
 
 
 def _heads(a, heads):
@@ -266,25 +269,25 @@ class _FlashAttention(Function):
                 scores += bias
             top = scores.max(axis=-1, keepdims=True)
             dead = top == -np.inf
-            if dead.any():   # (PyTorch's safe softmax: a row masked everywhere gives zeros)
+            masked_rows = bool(dead.any())
+            if masked_rows:   # (PyTorch's safe softmax: a row masked everywhere gives zeros)
                 scores = np.where(dead, 0, scores)
                 top = np.where(dead, 0, top)
             scores -= top
             p = np.exp(scores, out=scores)
             total = p.sum(axis=-1, keepdims=True)
             p /= total
-            if dead.any():
+            if masked_rows:
                 p = np.where(dead, 0, p)
             out = np.matmul(p, v)
             lse = (top + np.log(total))[..., 0]
-            if dead.any():
+            if masked_rows:   # (their logsumexp stays 0, as PyTorch's kernel leaves it)
                 lse[dead[..., 0]] = 0
-        result = Tensor._from_array(_like_query(out, query), dtype, query.device)
+        result = Tensor._from_array(_like_query(out, query, key, value), dtype, query.device)
         ctx.fast = (p, qs, ks, v, sign_root, np_dtype.type(root))
         ctx.dropout_p = 0.0
         ctx.is_causal = bool(is_causal)
         ctx.scale = scale
-        # (a row masked everywhere keeps 0, as PyTorch's kernel leaves it)
         logsumexp = Tensor._from_array(lse, dtype, query.device)
         saved_mask = None
         if attn_mask is not None:
@@ -342,14 +345,10 @@ def _bias_array(attn_mask, is_causal, L, S, np_dtype):
     return bias
 
 
-def _like_query(out, query):
+def _like_query(out, query, key, value):
     """The output array laid out as ``_in_query_layout`` lays out the composed path's."""
-    if query._shape[3] != out.shape[3] or out.size == 0 or query.is_contiguous() \
-            or 0 in query._stride:
-        return out
-    stride = query._stride
-    order = sorted(range(4), key=lambda d: (-stride[d], d))
-    if order == [0, 1, 2, 3]:
+    order = _query_order(out.size, query, key, value)
+    if order is None:
         return out
     return np.ascontiguousarray(out.transpose(order)).transpose(
         sorted(range(4), key=order.__getitem__))
@@ -397,16 +396,21 @@ def _in_query_layout(out, query, key, value):
     heads split off by ``x.view(B, L, H, D).transpose(1, 2)`` it is (B, L, H, D) in memory, so
     ``out.transpose(1, 2).view(B, L, H * D)`` works (the SDPA tutorial's attention module
     does this). Other calls take the math path, whose output is contiguous."""
-    if (query.dim() != 4 or out.numel() == 0 or query.is_contiguous()
-            or query.device.type != "cpu"  # CUDA's kernels: not checked on a GPU yet
-            or any(t.stride(-1) != 1 for t in (query, key, value))
-            or value.size(-1) != query.size(-1) or 0 in query.stride()):
-        return out
-    order = sorted(range(4), key=lambda d: (-query.stride(d), d))
-    if order == [0, 1, 2, 3]:
+    order = _query_order(out.numel(), query, key, value)
+    if order is None or query.device.type != "cpu":   # (CUDA's kernels: not checked on a GPU)
         return out
     back = sorted(range(4), key=order.__getitem__)
     return out.permute(order).contiguous().permute(back)
+
+
+def _query_order(numel, query, key, value):
+    """The query's dims from the largest stride down, where the fused kernel's output
+    follows them and they are not already row-major; None otherwise."""
+    if numel == 0 or query.is_contiguous() or not _fused_path(query, key, value, 0.0) \
+            or 0 in query._stride:
+        return None
+    order = sorted(range(4), key=lambda d: (-query._stride[d], d))
+    return None if order == [0, 1, 2, 3] else order
 
 
 # ----------------------------------------------------------- multi_head_attention_forward
