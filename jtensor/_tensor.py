@@ -73,6 +73,15 @@ def fresh_tensor(cls, array, shape, dtype, device, backend):
 _new_object = object.__new__
 
 
+def valid_array(t):
+    """``t``'s cached backend array while it is valid (for another tensor of exactly
+    ``t``'s elements and layout to start with), else None."""
+    array = t._cached_array
+    if array is not None and t._cached_generation == t._storage._generation:
+        return array
+    return None
+
+
 # ``Tensor._grad_dtype`` when never set: the gradient's dtype follows the tensor's.
 _FOLLOWS_DTYPE = object()
 

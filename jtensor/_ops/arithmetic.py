@@ -16,7 +16,8 @@ from .. import _autocast, _dispatch, _dtypes
 from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, not_implemented
 from .._registry import FUNCTIONS, register, renamed
-from .._tensor import Tensor
+from .._device import CPU_BACKEND
+from .._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
 from .._torch_function import NO_OVERRIDE, PLAIN_ARGUMENTS, dispatch_subclasses
 
 
@@ -211,6 +212,10 @@ def operator_method(fn, direct=None):
     if direct is not None:
         compute, rule = direct
         op = fn.op
+        # The NumPy ufunc of a named kernel whose result keeps a float operand's dtype:
+        # ``_same_layout`` may compute a recorded call on the arrays.
+        ufunc = getattr(np, compute, None) if compute.__class__ is str and \
+            rule in (PROMOTE, SAME_AS_INPUT, FLOAT) else None
 
         def run(input, other):
             result = elementwise(op, compute, (input, other), rule=rule)
@@ -232,7 +237,9 @@ def operator_method(fn, direct=None):
                         return fn(self, other)   # the op's cast policy first
                     # Recorded as the op's entry would (same node, same saved values), minus
                     # the argument parsing the operator does not need.
-                    return _dispatch.autograd_operator(op, run, self, other)
+                    return _dispatch.autograd_operator(
+                        op, run, self, other,
+                        None if ufunc is None else _same_layout(ufunc, self, other))
                 return run(self, other)
             if not is_operand(other):
                 return NotImplemented
@@ -255,6 +262,32 @@ def operator_method(fn, direct=None):
     method.__name__ = method.__qualname__ = fn.__name__
     method.__doc__ = fn.__doc__
     return method
+
+
+def _same_layout(ufunc, a, b):
+    """A recorded operator's result computed on the arrays (issue 18), where ``_fast``
+    would compute it with the same ufunc: two plain contiguous CPU float32/float64 tensors
+    of one shape, strides and dtype, and nothing listening (no trace or autograd hook).
+    None for anything else (the operator then runs its element-wise path)."""
+    if b.__class__ not in DENSE_CLASSES or a.__class__ not in DENSE_CLASSES \
+            or not (a._contiguous or (a._contiguous is None and a.is_contiguous())) \
+            or not (b._contiguous or (b._contiguous is None and b.is_contiguous())) \
+            or a._dtype is not b._dtype or a._dtype not in ARRAY_FLOATS \
+            or a._shape != b._shape or a._stride != b._stride \
+            or a._storage._backend is not CPU_BACKEND or b._storage._backend is not CPU_BACKEND \
+            or a._creation_meta is not None or b._creation_meta is not None \
+            or _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
+        return None
+    x, y = a._array(), b._array()
+    try:
+        r = ufunc(x, y)
+    except RuntimeWarning:   # (warnings made errors: redone quietly, as ``run_compute``)
+        with np.errstate(all="ignore"):
+            r = ufunc(x, y)
+    shape = a._shape
+    if not shape:
+        r = np.asarray(r)   # (a NumPy scalar from a 0-d computation)
+    return fresh_tensor(Tensor, r, shape, a._dtype, a._storage.device, CPU_BACKEND)
 
 
 def _subclass_handled(func, self, other):

@@ -22,7 +22,7 @@ from .._layout import contiguous_strides, infer_size, view_strides
 from .._argparse import int_arg, int_list_arg
 from .._registry import register, renamed
 from .._size import Size
-from .._tensor import Tensor
+from .._tensor import Tensor, valid_array
 
 
 def make_view(input, shape, stride, offset, dtype=None):
@@ -483,7 +483,13 @@ def _t_layout(input, name="t"):
 def t(input):
     """Transpose a tensor of at most 2 dims (0-d and 1-d come back unchanged, as views)."""
     shape, stride = _t_layout(input)
-    return make_view(input, shape, stride, input._offset)
+    view = make_view(input, shape, stride, input._offset)
+    if len(shape) == 2:
+        array = valid_array(input)
+        if array is not None:
+            # (``linear``'s ``weight.t()`` is read at once: its array is the transpose)
+            view._cached_array = array.T
+    return view
 
 
 def _move_one_dim(input, source, destination):

@@ -17,7 +17,7 @@ from .. import _dtypes
 from .. import _autocast, _dispatch
 from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
-from .._tensor import _FOLLOWS_DTYPE, Tensor, fresh_tensor
+from .._tensor import _FOLLOWS_DTYPE, Tensor, fresh_tensor, valid_array
 from . import graph
 from .._layout import contiguous_strides
 from .._ops.copies import copy_with_strides
@@ -501,7 +501,8 @@ def _accumulate(leaf, g, create_graph):
             # Nothing else can see this freshly computed gradient: keep it, as PyTorch
             # steals an unshared gradient instead of copying it.
             leaf._grad = g if g._base is None else \
-                Tensor._make(g._storage, g._shape, g._stride, 0, g._dtype)
+                Tensor._make(g._storage, g._shape, g._stride, 0, g._dtype, array=valid_array(g),
+                             contiguous=g._contiguous)
         elif g._stride != leaf._stride and not g._requires_grad and _obeys_layout(g, leaf) \
                 and sys.getrefcount(g) <= 3:
             # PyTorch would keep this gradient (it counts the references to the tensor, not

@@ -21,7 +21,7 @@ from .._api import ops as J
 from .._dispatch import grad_mode, set_modes
 from .._errors import TensorRuntimeError
 from .._layout import broadcastable_to
-from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
+from .._tensor import DENSE_CLASSES, Tensor, contiguous_format, valid_array
 
 _sequence = itertools.count()
 
@@ -132,7 +132,8 @@ class SavedTensor:
             self.had_history = False
             self.tensor = Tensor._make(tensor._storage, tensor._shape, tensor._stride,
                                        tensor._offset, tensor._dtype,
-                                       version=tensor._version_counter)
+                                       version=tensor._version_counter,
+                                       array=valid_array(tensor), contiguous=tensor._contiguous)
         else:
             # A non-view input with a history (only those can be detached in place).
             self.had_history = tensor._grad_fn is not None and tensor._base is None
@@ -211,7 +212,8 @@ class SavedTensor:
                 "afterwards. Use an out-of-place op, or clone() before writing.)")
         if self.is_output and self.requires_grad:
             alias = Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype,
-                                 version=t._version_counter)
+                                 version=t._version_counter, array=valid_array(t),
+                                 contiguous=t._contiguous)
             alias._requires_grad = True
             alias._grad_fn = node
             alias._output_nr = self.output_nr
@@ -702,6 +704,7 @@ class Formula:
         self.save_by_node = {k: frozenset(v) for k, v in (save_by_node or {}).items()}
         self.selective = bool(self.save_for or self.save_by_node)
         self._unneeded = {}
+        self._plans = {}   # (needs, node class) -> ``save_plan``
         if self.save_by_node:
             self.unneeded = self._unneeded_by_node
         self.multi_grad = multi_grad
@@ -780,6 +783,19 @@ class Formula:
         if skip is None:
             skip = self._unneeded[needs] = frozenset(self._skipped(needs))
         return skip
+
+    def save_plan(self, needs, node):
+        """``(names, result)``: the inputs a call with ``needs`` saves, in ``save_order``,
+        and whether it saves its result (``unneeded`` applied once per needs and node
+        class, not per call)."""
+        key = (needs, node.__class__)
+        plan = self._plans.get(key)
+        if plan is None:
+            skip = self.unneeded(needs, node)
+            plan = self._plans[key] = (
+                tuple(k for k in self.save_order if k != "result" and k not in skip),
+                self.saves_result and "result" not in skip)
+        return plan
 
     def _unneeded_by_node(self, needs, node=None):
         """``unneeded`` for a formula standing for several of PyTorch's nodes that save
@@ -1013,14 +1029,17 @@ def _grad_edge(v):
     return (node if node is not None else accumulator_of(v), 0)
 
 
-def record_operator(op, run, a, b):
+def record_operator(op, run, a, b, result=None):
     """``record_call`` for ``a <op> b`` from a Tensor operator (issue 18): with two tensors,
     ``_record_tensors`` records it without parsing or binding; anything else (a number
-    operand) takes ``record_call``."""
+    operand) takes ``record_call``. ``result``: the operator computed it already, on the
+    arrays of two plain tensors of one layout (only the node is left to make)."""
     formula = op.backward
     if b.__class__ in DENSE_CLASSES and formula.__class__ is Formula \
             and formula.tensor_call == 2 \
             and not anomaly.enabled and a._creation_meta is None and b._creation_meta is None:
+        if result is not None:
+            return record_result(op, formula, (a, b), result)
         return _record_tensors(op, formula, run, (a, b))
     return record_call(op, run, (a, b), {})
 
@@ -1049,6 +1068,22 @@ def _record_tensors(op, formula, impl, args):
     ``x.sum(0, False)``: the commonest calls, issue 18), with no keywords: the same node,
     edges, saved tensors and history, without the general binding and loops over
     parameters. ``_tensor_args`` checked the arguments."""
+    flags = grad_mode.__dict__
+    flags["inside"] = True
+    flags["record"] = False
+    try:
+        result = impl(*args)
+    finally:
+        flags["inside"] = False
+        flags["record"] = grad_mode.enabled
+    return record_result(op, formula, args, result)
+
+
+def record_result(op, formula, args, result):
+    """The node of a ``_record_tensors`` call that has run (``args`` as there), or of an
+    operator whose result was computed on the arrays. The inputs' edges are taken after
+    the op ran: it is out of place and the inputs are no views that need a refresh
+    (``_creation_meta`` is None), so their history is what it was before."""
     a = args[0]
     need_a = a._requires_grad
     meta_a = (a._shape, a._dtype, a._storage.device, a._stride, a._offset)
@@ -1076,14 +1111,6 @@ def _record_tensors(op, formula, impl, args):
     if len(args) > len(meta):
         for name, v in zip(formula.positional[len(meta):], args[len(meta):], strict=False):
             values[name] = stored[name] = v
-    flags = grad_mode.__dict__
-    flags["inside"] = True
-    flags["record"] = False
-    try:
-        result = impl(*args)
-    finally:
-        flags["inside"] = False
-        flags["record"] = grad_mode.enabled
     if result.__class__ is not Tensor:   # (several outputs: ``x.sort()``)
         return _finish_plain(op, formula, args, values, edges, meta, needs, None, result)
     for v in args:
@@ -1093,13 +1120,12 @@ def _record_tensors(op, formula, impl, args):
     stored["__needs__"] = values["__needs__"]
     node._values = stored
     saved = node._saved = {}
-    skip = formula.unneeded(needs, node) if formula.selective else ()
-    for k in formula.save_order:   # (in its declared order, as ``_split_values``)
-        if k != "result" and k not in skip:
-            saved[k] = SavedTensor(values[k])
+    names, saves_result = formula.save_plan(values["__needs__"], node)
+    for k in names:
+        saved[k] = SavedTensor(values[k])
     if result._dtype.category >= _dtypes.FLOATING:
         _give_history(result, node, op.kind == "view")
-    if formula.saves_result and "result" not in skip:
+    if saves_result:
         saved["result"] = SavedTensor(result, is_output=True)
     return result
 

@@ -9,6 +9,8 @@ import pytest
 import jtensor
 from jtensor.autograd import graph
 
+from ..harness.graphs import record_and_describe
+
 
 def _data():
     rng = np.random.default_rng(3)  # the same leaves for both paths
@@ -32,31 +34,8 @@ CASES = {
 }
 
 
-def _describe(t):
-    node = t.grad_fn
-    edges = [(n.name() if n is not None else None, nr) for n, nr in node.next_functions]
-    saved = {k: getattr(node, k) for k in dir(node) if k.startswith("_saved_")}
-    saved = {
-        k: (tuple(v.shape), v.detach().numpy().tobytes()) if isinstance(v, jtensor.Tensor) else v
-        for k, v in saved.items()
-    }
-    return node.name(), edges, saved
-
-
 def _record(case):
-    leaves = _data()
-    packed = []
-
-    def pack(t):
-        packed.append((tuple(t.shape), t.detach().numpy().tobytes()))
-        return t
-
-    with jtensor.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = CASES[case](*leaves)
-    described = _describe(out)
-    out.sum().backward()
-    grads = [None if t.grad is None else t.grad.numpy().tobytes() for t in leaves]
-    return out.detach().numpy().tobytes(), described, packed, grads
+    return record_and_describe(CASES[case], _data())
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -1,0 +1,112 @@
+"""``a + b`` and ``a * b`` between two plain contiguous CPU float tensors of one layout, one
+of them requiring grad, compute on the arrays inside the operator (``_same_layout``) and
+leave only the node to ``graph.record_result`` (issue 18). The result, the node, its edges,
+what it saves (in PyTorch's order, as pack hooks see it) and the gradients must be those of
+the element-wise path the operator takes otherwise."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import jtensor
+from jtensor._ops import arithmetic
+
+from ..harness.graphs import record_and_describe
+
+
+def _leaves(dtype):
+    rng = np.random.default_rng(5)  # the same leaves for both paths
+    x = jtensor.tensor(rng.standard_normal((2, 3)), dtype=dtype, requires_grad=True)
+    y = jtensor.tensor(rng.standard_normal((2, 3)), dtype=dtype, requires_grad=True)
+    c = jtensor.tensor(rng.standard_normal((2, 3)), dtype=dtype)
+    p = jtensor.nn.Parameter(jtensor.tensor(rng.standard_normal((2, 3)), dtype=dtype))
+    z = jtensor.tensor(rng.standard_normal(()), dtype=dtype, requires_grad=True)
+    return x, y, c, p, z
+
+
+CASES = {
+    "mul": lambda x, y, c, p, z: x * y,
+    "add": lambda x, y, c, p, z: x + y,
+    "mul-constant-right": lambda x, y, c, p, z: x * c,
+    "mul-constant-left": lambda x, y, c, p, z: c * x,
+    "add-constant": lambda x, y, c, p, z: c + y,
+    "square": lambda x, y, c, p, z: x * x,
+    "parameter": lambda x, y, c, p, z: p * x + p,
+    "zero-dim": lambda x, y, c, p, z: z * z + z,
+    "chain": lambda x, y, c, p, z: (x * y + x) * c,
+}
+
+
+def _record(case, dtype):
+    made = []
+
+    def make(*leaves):
+        out = CASES[case](*leaves)
+        made.append((out.dtype, out.is_contiguous(), out._base is None))
+        return out
+
+    recorded = record_and_describe(make, _leaves(dtype))
+    assert made == [(dtype, True, True)]
+    return recorded
+
+
+def _counting(monkeypatch):
+    taken = []
+    real = arithmetic._same_layout
+
+    def counting(ufunc, a, b):
+        result = real(ufunc, a, b)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(arithmetic, "_same_layout", counting)
+    return taken
+
+
+@pytest.mark.parametrize("dtype", [jtensor.float32, jtensor.float64], ids=str)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_lane_equals_the_elementwise_path(case, dtype, monkeypatch):
+    taken = _counting(monkeypatch)
+    lane = _record(case, dtype)
+    assert taken and all(taken), "every operator here was expected to take the lane"
+    monkeypatch.setattr(arithmetic, "_same_layout", lambda ufunc, a, b: None)
+    assert _record(case, dtype) == lane
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x, y: x.t() * y.t(),  # not contiguous
+        lambda x, y: x * y[0],  # broadcast
+        lambda x, y: x.double() * y.double().float(),  # float64 times float32
+        lambda x, y: x.half() * y.half(),  # not float32/float64
+        lambda x, y: x * 2,  # a number
+    ],
+    ids=["transposed", "broadcast", "mixed-dtypes", "half", "number"],
+)
+def test_other_operands_keep_the_elementwise_path(make, monkeypatch):
+    taken = _counting(monkeypatch)
+    x, y, *_ = _leaves(jtensor.float32)
+    out = make(x, y)
+    assert out.requires_grad
+    assert not any(taken)
+
+
+def test_the_lane_stays_quiet_where_warnings_are_errors():
+    x = jtensor.tensor([1e38, 1.0], requires_grad=True)
+    big = jtensor.tensor([1e38, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = x * big  # overflows to inf, as in PyTorch, without a warning
+    assert out.detach().tolist() == [float("inf"), 2.0]
+    assert out.grad_fn.name() == "MulBackward0"
+
+
+def test_a_trace_hook_keeps_the_elementwise_path(monkeypatch):
+    seen = []
+    monkeypatch.setattr(jtensor._dispatch, "trace_hook", lambda *a, **k: seen.append(a))
+    taken = _counting(monkeypatch)
+    x, y, *_ = _leaves(jtensor.float32)
+    x * y
+    assert not any(taken)
