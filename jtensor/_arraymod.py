@@ -130,7 +130,7 @@ def multi_dot(xp, arrays, native=True):
     if len(mats) == 2:
         result = mats[0] @ mats[1]
     else:
-        order = _chain_order([m.shape[0] for m in mats] + [mats[-1].shape[1]])
+        order = chain_order([m.shape[0] for m in mats] + [mats[-1].shape[1]])
         result = _chain_product(mats, order, 0, len(mats) - 1)
     if first_vector and last_vector:
         return result.reshape(())
@@ -141,7 +141,7 @@ def multi_dot(xp, arrays, native=True):
     return result
 
 
-def _chain_order(p):
+def chain_order(p):
     """The split table of the classic matrix-chain dynamic program (NumPy's tie-breaking:
     the first cheapest split)."""
     n = len(p) - 1

@@ -22,7 +22,8 @@ from .. import _dtypes
 from .._dispatch import check_inplace, check_same_device, untraced
 from .._elementwise import _write_into, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim
-from .._layout import broadcast_shapes, dense_strides_like, numel
+from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
+                       elementwise_output_strides, numel, view_strides)
 from .._registry import register, renamed
 from .._tensor import Tensor, new_empty_tensor, plain_cpu_floats
 from .reductions import (TensorNotImplementedError, _c_name, _emit, _xp, check_out, check_tensor,
@@ -525,10 +526,43 @@ def kron(input, other, *, out=None):
     device = _check_tensors("kron", ("input", input), ("other", other))
     dtype = result_dtype([input, other])
     check_out(out, "kron")
+    stride = None if out is not None else kron_shapes(input, other)[3]
     xp = input._storage._backend.xp
     with fp_quiet():
         r = xp.kron(_work(input, dtype), _work(other, dtype))
+    if stride is not None and tuple(stride) != contiguous_strides(r.shape):
+        return _with_strides(xp, r, dtype, device, tuple(stride))
     return _finish_product(kron.op, (input, other), xp, r, dtype, device, out)
+
+
+def kron_shapes(input, other):
+    """ATen's ``kron`` shapes: ``input`` seen as (a0, 1, a1, 1, ...), ``other`` as (1, b0,
+    1, b1, ...) (the one with fewer dims padded with leading 1s), the result's shape (a0 *
+    b0, a1 * b1, ...) and its strides. PyTorch multiplies the two views and reads the
+    product with ``_unsafe_view``, a view: the result has the strides of the product's
+    layout (TensorIterator's, following the inputs), and where that layout cannot be
+    flattened (a transposed ``input``) PyTorch raises ``view``'s error, as this does."""
+    n = max(input.dim(), other.dim())
+    sa = (1,) * (n - input.dim()) + tuple(input._shape)
+    sb = (1,) * (n - other.dim()) + tuple(other._shape)
+    a_shape, b_shape, product, result = [], [], [], []
+    for x, y in zip(sa, sb, strict=True):
+        a_shape += [x, 1]
+        b_shape += [1, y]
+        product += [x, y]
+        result.append(x * y)
+    strides = elementwise_output_strides(tuple(product), [
+        (tuple(a_shape), view_strides(input._shape, input._stride, a_shape)),
+        (tuple(b_shape), view_strides(other._shape, other._stride, b_shape))])
+    result_stride = view_strides(product, strides, result)
+    if result_stride is None:
+        raise TensorRuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
+            f"(kron multiplies its inputs seen as {a_shape} and {b_shape}: the product, laid "
+            f"out like input of stride {list(input._stride)}, has stride {list(strides)} "
+            f"and cannot be viewed as {result})")
+    return a_shape, b_shape, result, result_stride
 
 
 # ---------------------------------------------------------------------- tensordot

@@ -10,6 +10,7 @@ float16/bfloat16 are accumulated in float32 and rounded back.
 import builtins
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -17,7 +18,8 @@ from .._arraymod import accumulate, ufunc_at
 from .. import _dtypes
 from .._dispatch import Post, check_inplace, check_same_device
 from .._elementwise import result_dtype
-from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
+from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
+                      user_stacklevel, wrap_dim)
 from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
                        elementwise_output_strides)
 from .._out import resize_output
@@ -601,6 +603,28 @@ def _cov_weights(weights, kind, name, num_obs, xp):
     return array
 
 
+DOF_WARNING = ("cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+               "number of observations.")
+
+
+def cov_weights(name, num_obs, fweights, aweights, dtype):
+    """``cov``'s weights (their checks and errors, in PyTorch's order): the product of
+    ``fweights`` and ``aweights`` as a flat array of the observations' real ``dtype``, or
+    None without weights."""
+    w = None
+    if fweights is not None:
+        w = _cov_weights(fweights, "fweights", name, num_obs, _xp(fweights))
+    if aweights is not None:
+        aw = _cov_weights(aweights, "aweights", name, num_obs, _xp(aweights))
+        w = aw if w is None else w * aw
+    if w is None:
+        return None
+    w = w.astype(np.dtype(dtype).type(0).real.dtype)
+    if not bool(w.sum() != 0):
+        raise TensorRuntimeError("cov(): weights sum to zero, can't be normalized")
+    return w
+
+
 def _cov_array(name, input, correction, fweights, aweights):
     check_tensor(input, name)
     if input.dim() > 2:
@@ -614,18 +638,10 @@ def _cov_array(name, input, correction, fweights, aweights):
     if a.ndim < 2:
         a = a.reshape(1, -1)
     num_obs = a.shape[1]
-    w = None
-    inputs = [input]
-    if fweights is not None:
-        w = _cov_weights(fweights, "fweights", name, num_obs, xp)
-        inputs.append(fweights)
-    if aweights is not None:
-        aw = _cov_weights(aweights, "aweights", name, num_obs, xp)
-        w = aw if w is None else w * aw
-        inputs.append(aweights)
+    w = cov_weights(name, num_obs, fweights, aweights, a.dtype)
+    inputs = [input] + [t for t in (fweights, aweights) if t is not None]
     with quiet():
         if w is not None:
-            w = w.astype(a.dtype if a.dtype.kind != "c" else a.real.dtype)
             w_sum = w.sum()
             avg = (a * w).sum(axis=1) / w_sum
         else:
@@ -643,7 +659,10 @@ def _cov_array(name, input, correction, fweights, aweights):
             norm = w_sum - correction * (w * aw_).sum() / w_sum
         if not isinstance(norm, (int, float, np.generic)):
             norm = norm.item()  # CuPy's sums are 0-d device arrays, not NumPy scalars
-        norm = max(0, norm)
+        if not norm > 0:   # (NaN too: PyTorch's ``le(0)`` is false there, and warns not)
+            if norm <= 0:
+                warnings.warn(DOF_WARNING, UserWarning, stacklevel=user_stacklevel())
+                norm = 0
         centered = a - avg[:, None]
         weighted = centered * w if w is not None else centered
         c = xp.matmul(centered, xp.conj(weighted).T) / a.real.dtype.type(norm)

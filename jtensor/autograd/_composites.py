@@ -18,15 +18,17 @@ Without recording, each op stays one array computation (the same values).
 """
 
 import math
+import warnings
 
 from .. import _dispatch, _dtypes
 from .._api import ops as J
+from .._arraymod import chain_order
 from .._dispatch import OpDef, grad_mode
-from .._errors import wrap_dim
-from .._layout import broadcast_shapes, contiguous_strides, infer_size
+from .._errors import user_stacklevel, wrap_dim
+from .._layout import broadcast_shapes, contiguous_strides, infer_size, view_strides
 from .._ops.products import (_check_matmul, _check_tensors, check_einsum, einsum_arguments,
                              einsum_steps)
-from .._ops.statistics import check_diff
+from .._ops.statistics import DOF_WARNING, check_diff, cov_weights
 from .._ops.splitting import _split_spec
 from .._ops.views import _new_strides, sizes_from_args, tensor_split_bounds
 from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
@@ -57,11 +59,16 @@ def should_fold(t1, t2, has_out):
 
 
 def _unsafe_view_impl(input, shape):
-    """ATen's ``_unsafe_view``: ``input`` (a contiguous tensor nobody else holds, fresh from
-    an op) seen with another shape, as a new tensor rather than a view of it (no base, a
-    version counter of its own)."""
-    return Tensor._make(input._storage, shape, contiguous_strides(shape), input._offset,
-                        input._dtype)
+    """ATen's ``_unsafe_view``: ``input`` (most often a tensor nobody else holds, fresh from
+    an op) seen with another shape, with ``view``'s strides and error, as a new tensor
+    rather than a view of it (no base, a version counter of its own)."""
+    if input.is_contiguous():
+        stride = contiguous_strides(shape)
+    else:
+        stride = view_strides(input._shape, input._stride, shape)
+        if stride is None:
+            input.view(shape)   # (raises view's error, naming the shapes)
+    return Tensor._make(input._storage, shape, tuple(stride), input._offset, input._dtype)
 
 
 def _unsafe_view_backward(ctx, g):
@@ -516,3 +523,334 @@ def recorded_tensor_split(op, args, kwargs):
         return tuple(input.narrow(dim, start, length) for start, length in bounds)
 
     return _composed(op, (input,), steps)
+
+
+# ---------------------------------------------------------------------- products and integrals
+# PyTorch composes these from other ops (ATen's CompositeImplicitAutograd kernels): recorded,
+# each step leaves its node. Without recording each op stays one array computation.
+
+def _dense(*tensors):
+    return all(t.__class__ in DENSE_CLASSES for t in tensors)
+
+
+def recorded_kron(op, args, kwargs):
+    """A recorded ``kron``: ATen's ``_unsafe_view``s of both inputs (a0, 1, a1, 1, ...) and
+    (1, b0, 1, b1, ...), their product, and its ``_unsafe_view`` to the result's shape."""
+    from .._ops.products import kron_shapes
+
+    values = op.backward.bind(args, kwargs)
+    input, other = values.get("input"), values.get("other")
+    if values.get("out") is not None or not _dense(input, other):
+        return None
+    try:
+        a_shape, b_shape, result, _ = kron_shapes(input, other)
+    except RuntimeError:
+        return None   # (the op raises it)
+    return _composed(op, (input, other), lambda: unsafe_view(
+        unsafe_view(input, a_shape) * unsafe_view(other, b_shape), result))
+
+
+def tensordot_steps(a, b, dims_a, dims_b):
+    """ATen's ``tensordot``: size-1 contracted dims summed first (keepdim), both operands
+    permuted (free dims, then contracted ones for ``a``; contracted, then free for ``b``),
+    reshaped to matrices, one ``mm``, reshaped to the free dims."""
+    t1, t2, csize = a, b, 1
+    for d1, d2 in zip(dims_a, dims_b, strict=True):
+        s1, s2 = a.shape[d1], b.shape[d2]
+        if s2 == 1:
+            t1 = t1.sum(d1, True)
+        elif s1 == 1:
+            t2 = t2.sum(d2, True)
+        else:
+            csize *= s1
+    contracted_a = {wrap_dim(d, a.dim()) for d in dims_a}
+    contracted_b = {wrap_dim(d, b.dim()) for d in dims_b}
+    free_a = [i for i in range(a.dim()) if i not in contracted_a]
+    free_b = [i for i in range(b.dim()) if i not in contracted_b]
+    sizes = [t1.shape[i] for i in free_a] + [t2.shape[i] for i in free_b]
+    size1 = math.prod(t1.shape[i] for i in free_a)
+    size2 = math.prod(t2.shape[i] for i in free_b)
+    t1, t2 = t1.permute(free_a + list(dims_a)), t2.permute(list(dims_b) + free_b)
+    if size1 == 1 and size2 == 1:
+        # A full contraction: one ``dot`` of the flattened operands where both permuted
+        # ones are contiguous, else a product of the squeezed ones, summed.
+        if t1.is_contiguous() and t2.is_contiguous():
+            return reshape_steps(t1.flatten().dot(t2.flatten()), sizes)
+        return reshape_steps((t1.squeeze() * t2.squeeze()).sum(dtype=t1.dtype), sizes)
+    return reshape_steps(reshape_steps(t1, (size1, csize)).mm(reshape_steps(t2, (csize, size2))),
+                         sizes)
+
+
+def recorded_tensordot(op, args, kwargs):
+    """A recorded ``tensordot``: ``tensordot_steps`` with PyTorch's dim lists (an int
+    ``dims`` contracts ``a``'s last ``dims`` dims, numbered from the end, with ``b``'s
+    first)."""
+    values = op.backward.bind(args, kwargs)
+    a, b, dims = values.get("a"), values.get("b"), values.get("dims", 2)
+    if values.get("out") is not None or not _dense(a, b) or a._dtype is not b._dtype:
+        return None
+    if dims.__class__ is int:
+        if not 0 <= dims <= min(a.dim(), b.dim()):
+            return None
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    elif isinstance(dims, (list, tuple)) and len(dims) == 2:
+        dims_a, dims_b = ([d] if d.__class__ is int else list(d) for d in dims)
+        if len(dims_a) != len(dims_b) or not all(
+                x.__class__ is int for x in dims_a + dims_b):
+            return None
+    else:
+        return None
+    return _composed(op, (a, b), tensordot_steps, a, b, dims_a, dims_b)
+
+
+def recorded_inner(op, args, kwargs):
+    """A recorded ``inner``: ``input * other`` when one is 0-d, else ATen's
+    ``tensordot(input, other, [-1], [-1])``."""
+    values = op.backward.bind(args, kwargs)
+    input, other = values.get("input"), values.get("other")
+    if values.get("out") is not None or not _dense(input, other):
+        return None
+    if input.dim() == 0 or other.dim() == 0:
+        return _composed(op, (input, other), lambda: input * other)
+    if input.shape[-1] != other.shape[-1] or input._dtype is not other._dtype:
+        return None
+    return _composed(op, (input, other), tensordot_steps, input, other, [-1], [-1])
+
+
+def recorded_matrix_power(op, args, kwargs):
+    """A recorded ``matrix_power``/``linalg.matrix_power``: ATen's steps (a contiguous
+    clone filled with the identity for ``n = 0``, ``linalg.inv`` first for ``n < 0``, a
+    clone for 1, then products by the binary decomposition of ``n``)."""
+    from .. import linalg
+
+    values = op.backward.bind(args, kwargs)
+    a, n = values.get("input"), values.get("n")
+    if values.get("out") is not None or not _dense(a) or n.__class__ is not int \
+            or a.dim() < 2 or a.shape[-1] != a.shape[-2]:
+        return None
+
+    def steps(a=a, n=n):
+        if n == 0:
+            eye = J.eye(a.shape[-1], dtype=a.dtype, device=a.device)
+            return a.clone(memory_format=contiguous_format).copy_(eye)
+        if n == -1:
+            return linalg.inv(a)
+        if n < 0:
+            a, n = linalg.inv(a), -n
+        if n == 1:
+            return a.clone(memory_format=contiguous_format)
+        if n == 2:
+            return a.matmul(a)
+        if n == 3:
+            return a.matmul(a).matmul(a)
+        z = result = None
+        while n > 0:
+            bit, n = n % 2, n // 2
+            z = a if z is None else z.matmul(z)
+            if bit:
+                result = z if result is None else result.matmul(z)
+        return result
+
+    return _composed(op, (a,), steps)
+
+
+def multi_dot_steps(tensors):
+    """ATen's ``linalg.multi_dot``: a 1-D first tensor as a row (``unsqueeze(0)``), a 1-D
+    last one as a column (``unsqueeze(-1)``), ``mm``s in the cheapest order (three
+    matrices by ATen's two-way cost comparison), and a ``view`` to the result's shape."""
+    mats = list(tensors)
+    shape = []
+    if mats[0].dim() == 1:
+        mats[0] = mats[0].unsqueeze(0)
+    else:
+        shape.append(mats[0].shape[0])
+    if mats[-1].dim() == 1:
+        mats[-1] = mats[-1].unsqueeze(-1)
+    else:
+        shape.append(mats[-1].shape[1])
+    if len(mats) == 2:
+        return mats[0].mm(mats[1]).view(shape)
+    if len(mats) == 3:
+        a, b = mats[0].shape[0], mats[1].shape[0]
+        c, d = mats[2].shape[0], mats[2].shape[1]
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            return mats[0].mm(mats[1].mm(mats[2])).view(shape)
+        return mats[0].mm(mats[1]).mm(mats[2]).view(shape)
+    split = chain_order([m.shape[0] for m in mats] + [mats[-1].shape[1]])   # (ATen's too)
+
+    def chain(i, j):
+        if i == j:
+            return mats[i]
+        return chain(i, split[i][j]).mm(chain(split[i][j] + 1, j))
+
+    return chain(0, len(mats) - 1).view(shape)
+
+
+def recorded_multi_dot(op, args, kwargs):
+    """A recorded ``linalg.multi_dot`` or ``chain_matmul`` (of two matrices or more):
+    ``multi_dot_steps``."""
+    values = op.backward.bind(args, kwargs)
+    tensors = values.get("tensors", values.get("matrices"))
+    if values.get("out") is not None or not _plain_list(tensors) or len(tensors) < 2 \
+            or any(t._dtype is not tensors[0]._dtype for t in tensors) \
+            or any(t.dim() != 2 for t in tensors[1:-1]) \
+            or not 1 <= tensors[0].dim() <= 2 or not 1 <= tensors[-1].dim() <= 2:
+        return None
+    if op.name == "chain_matmul" and any(t.dim() != 2 for t in tensors):
+        return None
+    return _composed(op, tensors, multi_dot_steps, tensors)
+
+
+def trapezoid_steps(y, x, dx, dim, cumulative):
+    """ATen's trapezoid rules. With sample points ``x`` (viewed along ``dim`` when 1-D, or
+    with leading 1s): ``dx = x[1:] - x[:-1]`` along ``dim``, then ``((left + right) *
+    dx).sum(dim) / 2`` (``cumsum`` for the running integral). With a spacing ``dx``:
+    ``(y.sum(dim) - (y[0] + y[-1]) * 0.5) * dx``, or ``(dx / 2 * (left + right)).cumsum``."""
+    from ._scalar_nodes import DivScalar, MulScalar
+
+    d = wrap_dim(dim, y.dim())
+    n = y.shape[d]
+    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    if x is None:
+        # (C++'s ``tensor * double``: the Scalar overloads, ``MulBackward1``)
+        if cumulative:
+            return MulScalar.apply(left + right, dx / 2.0).cumsum(d)
+        ends = MulScalar.apply(y.select(d, 0) + y.select(d, -1), 0.5)
+        return MulScalar.apply(y.sum(d) - ends, dx)
+    if x.dim() == 1:
+        sizes = [1] * y.dim()
+        sizes[d] = x.shape[0]
+        x = x.view(sizes)
+    elif x.dim() < y.dim():
+        x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+    m = x.shape[d]
+    spacing = x.narrow(d, 1, m - 1) - x.narrow(d, 0, m - 1)
+    product = (left + right) * spacing
+    return DivScalar.apply(product.cumsum(d) if cumulative else product.sum(d), 2.0)
+
+
+def recorded_trapezoid(op, args, kwargs):
+    """A recorded ``trapezoid``/``trapz``/``cumulative_trapezoid``: ``trapezoid_steps``
+    (the op itself keeps its checks, errors and the empty case)."""
+    values = op.backward.bind(args, kwargs)
+    y, x, dx, dim = values.get("y"), values.get("x"), values.get("dx"), values.get("dim", -1)
+    if not _dense(y) or (x is not None and (not _dense(x) or dx is not None)) \
+            or y.dim() == 0 or dim.__class__ is not int or not -y.dim() <= dim < y.dim() \
+            or y._dtype is _dtypes.bool_ or (x is not None and x._dtype is _dtypes.bool_):
+        return None
+    if dx is None:
+        dx = 1.0
+    if dx.__class__ not in (int, float):
+        return None
+    cumulative = op.name == "cumulative_trapezoid"
+    d = wrap_dim(dim, y.dim())
+    if y.shape[d] == 0 or (x is not None and x.dim() == 1 and x.shape[0] != y.shape[d]):
+        return None
+    return _composed(op, (y,) if x is None else (y, x), trapezoid_steps, y, x, float(dx), d,
+                     cumulative)
+
+
+def cov_steps(input, correction, fweights, aweights):
+    """ATen's ``cov`` step by step (the weighted mean, the centred observations, one ``mm``
+    with their transpose, divided by the normalisation and squeezed); with PyTorch's
+    warning where the degrees of freedom are not positive."""
+    from ._scalar_nodes import MulScalar, SubScalar
+
+    x = input.view(1, -1) if input.dim() < 2 else input
+    n = x.shape[1]
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    w_sum = w.sum() if w is not None else J.scalar_tensor(n, dtype=_dtypes.int64,
+                                                          device=x.device)
+    avg = (x * w if w is not None else x).sum(1) / w_sum
+    if w is None:
+        norm = J.scalar_tensor(n - correction, dtype=_dtypes.int64, device=x.device)
+    elif correction == 0:
+        norm = w_sum
+    elif aweights is None:
+        norm = SubScalar.apply(w_sum, correction)
+    else:
+        norm = w_sum - MulScalar.apply((w * aweights).sum(), correction) / w_sum
+    if bool(norm.le(0)):
+        warnings.warn(DOF_WARNING, UserWarning, stacklevel=user_stacklevel())
+        norm = norm.detach().zero_() if norm.requires_grad else norm.zero_()
+    x = x - avg.unsqueeze(1)
+    c = x.mm((x * w if w is not None else x).t().conj())
+    return J.true_divide(c, norm).squeeze()
+
+
+def recorded_cov(op, args, kwargs):
+    """A recorded ``cov`` of real floating observations: ``cov_steps`` (after the op's
+    own checks of the weights, which raise its errors)."""
+    values = op.backward.bind(args, kwargs)
+    input = values.get("input")
+    correction = values.get("correction", 1)
+    fweights, aweights = values.get("fweights"), values.get("aweights")
+    if not _dense(input) or not input.is_floating_point() or input.dim() > 2 \
+            or correction.__class__ is not int:
+        return None
+    for w in (fweights, aweights):
+        if w is not None and (not _dense(w) or w.is_complex()):
+            return None
+    n = input.numel() if input.dim() < 2 else input.shape[1]
+    if n == 1 and (fweights is None) != (aweights is None):
+        return None   # (ATen zeroes the input there: the op's own node)
+    cov_weights("cov", n, fweights, aweights, input._dtype.numpy)   # (the weights' errors)
+    return _composed(op, (input,), cov_steps, input, correction, fweights, aweights)
+
+
+def recorded_corrcoef(op, args, kwargs):
+    """A recorded ``corrcoef`` of real floating observations: ATen's ``cov``, divided by
+    the standard deviations as a column and as a row, clipped to [-1, 1] (``c / c`` for
+    one variable)."""
+    values = op.backward.bind(args, kwargs)
+    input = values.get("input")
+    if not _dense(input) or not input.is_floating_point() or input.dim() > 2:
+        return None
+
+    def steps():
+        c = J.cov(input)
+        if c.dim() == 0:
+            return c / c
+        std = c.diagonal().sqrt()
+        c = c / std.view(-1, 1)
+        c = c / std.view(1, -1)
+        return c.clip(-1, 1)
+
+    return _composed(op, (input,), steps)
+
+
+def setitem_value(args):
+    """``x[key] = value`` with a basic key, recorded: PyTorch's ``copy_to`` views a value
+    of another shape without its leading 1s (``ViewBackward0``) and expands it to the
+    selection's shape where they still differ (``ExpandBackward0``) before the copy; a
+    value of the selection's shape, or a 0-d CPU one (``fill_``), goes as it is. Returns the
+    arguments the write goes on with (the given ones where a step would raise: the write
+    raises its own error)."""
+    from .._ops.indexing import _is_basic
+    from .._ops.views import basic_index
+
+    if len(args) != 3:
+        return args
+    input, key, value = args
+    if not isinstance(value, Tensor) or not value._requires_grad or not _is_basic(key) \
+            or not isinstance(input, Tensor):
+        return args
+    shape = value._shape
+    if value.dim() == 0 and value.device.type == "cpu":
+        return args
+    try:
+        target = tuple(basic_index(input, key)[0])
+        if tuple(shape) == target:
+            return args
+        first = next((i for i, s in enumerate(shape) if s != 1), len(shape))
+        viewed = _dispatch.untraced(_view_and_expand, value, shape[first:], target)
+    except (RuntimeError, IndexError, TypeError):
+        return args
+    return input, key, viewed
+
+
+def _view_and_expand(value, shape, target):
+    viewed = value.view(shape)
+    return viewed if tuple(viewed._shape) == target else viewed.expand(target)

@@ -679,6 +679,10 @@ class Formula:
         # autograd records (``matmul``), the call made of those ops, each recording its own
         # node (None: this call is the op's own node).
         self.composite = None
+        # ``prepare(args)``: the arguments a recorded call goes on with, after steps PyTorch
+        # records before the op's own node (``x[key] = v`` views and expands ``v`` to the
+        # selection first); None for most ops.
+        self.prepare = None
         # Inputs that get no edge at all when they are absent (None): parameters of another
         # of PyTorch's overloads (``max(x)`` has one edge, not one per ``dim``/``other``).
         # Given as names, or as ``no_edge_if_absent(values)`` choosing per call
@@ -1265,10 +1269,13 @@ def _split_values(values, save, old_self, skip=(), wrapped=()):
 def record_call(op, impl, args, kwargs):
     """The slow path of a differentiable op: run it, then record one node for the call."""
     formula = op.backward
-    if formula.__class__ is Formula and formula.composite is not None:
-        result = formula.composite(op, args, kwargs)
-        if result is not None:
-            return result
+    if formula.__class__ is Formula:
+        if formula.composite is not None:
+            result = formula.composite(op, args, kwargs)
+            if result is not None:
+                return result
+        if formula.prepare is not None:
+            args = formula.prepare(args)
     if not kwargs and formula.__class__ is Formula and formula.tensor_call and \
             formula.plain and not anomaly.enabled and _tensor_args(formula, args):
         return _record_tensors(op, formula, impl, args)

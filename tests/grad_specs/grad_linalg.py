@@ -97,7 +97,8 @@ GRADS = [
       [(2, 1), (2, 2, 3), (2, 3, 2)]),
     G("trace", lambda lib, a: lib.trace(a), [(3, 3)]),
     G("trace", lambda lib, a: a.trace(), [(2, 4)]),
-    G("kron", lambda lib, a, b: lib.kron(a, b), [(2, 3), (2, 2)]),
+    # (layouts: tests/ops/test_kron_layouts.py; PyTorch refuses an overlapping input)
+    G("kron", lambda lib, a, b: lib.kron(a, b), [(2, 3), (2, 2)], variants=False),
     G("kron", lambda lib, a, b: lib.kron(a, b), [(3,), (2, 2)]),
     G("tensordot", lambda lib, a, b: lib.tensordot(a, b), [(2, 2, 3), (2, 3, 2)]),
     G("tensordot", lambda lib, a, b: lib.tensordot(a, b, dims=([1, 0], [0, 2])),

@@ -340,6 +340,12 @@ def cov_cases():
              "aweights-int-error"),
         case(lambda lib, x: lib.cov(x, aweights=lib.tensor([1.0, -2, 3, 1])), x34,
              "aweights-negative-error"),
+        case(lambda lib, x: lib.cov(x, fweights=lib.tensor([0, 0, 0, 0])), x34,
+             "fweights-sum-zero-error"),
+        case(lambda lib, x: lib.cov(x, aweights=lib.tensor([0.0, 0.0, 0.0, 0.0])), x34,
+             "aweights-sum-zero-error"),
+        case(lambda lib, x: lib.cov(x, fweights=w4(lib), aweights=lib.tensor([0.0, 1, 0, 0])),
+             x34, "weights-product-zero-error"),
     ]
 
 

@@ -16,7 +16,9 @@ singular values, and a loss invariant to the eigenvectors' signs (phases).
 import math
 
 from ... import linalg
-from .._composites import recorded_einsum, recorded_matmul, recorded_outer, recorded_vecdot
+from .._composites import (recorded_einsum, recorded_kron, recorded_matmul, recorded_matrix_power,
+                           recorded_multi_dot, recorded_outer, recorded_tensordot,
+                           recorded_vecdot)
 from ..._api import ops as J
 from ..grad_mode import is_grad_enabled
 from . import _fast
@@ -1464,3 +1466,10 @@ J.einsum.op.backward.composite = recorded_einsum
 
 # PyTorch's linalg.vecdot is (x.conj() * y).sum(dim).
 linalg.vecdot.op.backward.composite = recorded_vecdot
+
+# ATen composes these from other ops: recorded, each step leaves its node.
+J.kron.op.backward.composite = recorded_kron
+J.tensordot.op.backward.composite = recorded_tensordot
+J.matrix_power.op.backward.composite = recorded_matrix_power
+linalg.matrix_power.op.backward.composite = recorded_matrix_power
+linalg.multi_dot.op.backward.composite = recorded_multi_dot

@@ -16,7 +16,8 @@ from ..._api import ops as J
 from ..._elementwise import run_compute
 from ..._tensor import Tensor
 from . import _fast
-from .._composites import recorded_diff, recorded_nanmean
+from .._composites import (recorded_corrcoef, recorded_cov, recorded_diff, recorded_inner,
+                           recorded_multi_dot, recorded_nanmean, recorded_trapezoid)
 from ._core import derivative, nondifferentiable, saved_if
 
 
@@ -984,3 +985,11 @@ J.diff.op.backward.composite = recorded_diff
 
 # PyTorch's nanmean is nansum / count.
 J.nanmean.op.backward.composite = recorded_nanmean
+
+# ATen composes these from other ops: recorded, each step leaves its node.
+for _name in ("trapezoid", "trapz", "cumulative_trapezoid"):
+    getattr(J, _name).op.backward.composite = recorded_trapezoid
+J.cov.op.backward.composite = recorded_cov
+J.corrcoef.op.backward.composite = recorded_corrcoef
+J.inner.op.backward.composite = recorded_inner
+J.chain_matmul.op.backward.composite = recorded_multi_dot

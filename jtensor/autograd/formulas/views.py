@@ -14,7 +14,8 @@ from ..._api import ops as J
 from ..._device import CPU_BACKEND
 from ..._tensor import DENSE_CLASSES, Tensor, plain_cpu_floats
 from ..._registry import OPS
-from .._composites import recorded_broadcast_tensors, recorded_reshape, recorded_tensor_split
+from .._composites import (recorded_broadcast_tensors, recorded_reshape, recorded_tensor_split,
+                           setitem_value)
 from . import _fast
 from ._core import derivative, nondifferentiable
 
@@ -633,5 +634,7 @@ nondifferentiable("resize_as_")
 
 # A basic key of several parts is PyTorch's chain of view ops, one node each (above).
 OPS["__getitem__"].backward.composite = recorded_getitem
+# PyTorch views and expands a written value to the selection first.
+OPS["__setitem__"].backward.prepare = setitem_value
 OPS["broadcast_tensors"].backward.composite = recorded_broadcast_tensors
 OPS["tensor_split"].backward.composite = recorded_tensor_split

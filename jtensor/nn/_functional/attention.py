@@ -29,7 +29,7 @@ from .dropout import dropout
 from .linear import linear
 from .padding import pad
 from ._op import nn_op
-from ._scalar_nodes import MulScalar
+from ...autograd._scalar_nodes import MulScalar
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 

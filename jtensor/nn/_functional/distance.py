@@ -18,7 +18,7 @@ from ..._errors import TensorRuntimeError
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ._op import nn_op
-from ._scalar_nodes import AddScalar
+from ...autograd._scalar_nodes import AddScalar
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist"]
 

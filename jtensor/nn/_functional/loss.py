@@ -40,7 +40,7 @@ from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
 from ...autograd import graph as _graph
 from ...autograd.function import Function
 from ._op import nn_op
-from ._scalar_nodes import DivScalar, MulScalar
+from ...autograd._scalar_nodes import DivScalar, MulScalar
 
 __all__ = ["cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "mse_loss", "l1_loss", "smooth_l1_loss",

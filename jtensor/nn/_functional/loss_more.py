@@ -19,7 +19,7 @@ from ..._errors import TensorRuntimeError, TensorValueError
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ._op import nn_op
-from ._scalar_nodes import AddScalar, SubScalar, number_minus
+from ...autograd._scalar_nodes import AddScalar, SubScalar, number_minus
 from .activation import logsigmoid
 from .distance import pairwise_distance
 from .loss import _check_reduction, _legacy_reduction, _reduce

@@ -37,7 +37,7 @@ from ..._layout import (channels_last_strides, contiguous_strides, dense_strides
 from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
 from ...autograd.function import Function, _node_class
 from ._op import nn_op
-from ._scalar_nodes import AddScalar
+from ...autograd._scalar_nodes import AddScalar
 
 __all__ = ["batch_norm", "group_norm", "layer_norm", "normalize", "rms_norm"]
 

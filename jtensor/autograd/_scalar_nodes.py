@@ -9,8 +9,8 @@ tensor in that C++ code is ``empty_like(t).fill_(number).sub_(t)`` (``SubBackwar
 first edge is None), which ``number_minus`` writes the same way.
 """
 
-from ..._api import ops as J
-from ...autograd.function import Function
+from .._api import ops as J
+from .function import Function
 
 
 class AddScalar(Function):
