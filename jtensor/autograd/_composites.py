@@ -269,10 +269,17 @@ def recorded_repeat_interleave(op, args, kwargs):
     """A recorded ``repeat_interleave`` by a number of repeats: PyTorch's steps (``flatten``
     when ``dim`` is None, ``unsqueeze(dim + 1)``, ``expand``, a contiguous clone, then
     ``flatten(dim, dim + 1)``), so ``ViewBackward0 -> CloneBackward0 -> ExpandBackward0 ->
-    UnsqueezeBackward0``. None for a tensor of repeats (PyTorch's ``index_select``, the op's
-    own node) or for arguments the op itself must judge."""
+    UnsqueezeBackward0``. A tensor of repeats without ``dim`` flattens first, then takes the
+    op's own node (PyTorch's ``index_select``); None for arguments the op must judge."""
     values = op.backward.bind(args, kwargs)
     input, repeats, dim = values.get("input"), values.get("repeats"), values.get("dim")
+    if isinstance(repeats, Tensor) and dim is None and input.__class__ in DENSE_CLASSES \
+            and input.dim() != 1 and repeats.__class__ in DENSE_CLASSES:
+        # A tensor of repeats over the flattened input: ``flatten`` (a view), then the
+        # op along dim 0 (its ``index_select`` node).
+        size = values.get("output_size")
+        return _composed(op, (input,), lambda: J.repeat_interleave(
+            input.flatten(), repeats, dim=0, output_size=size))
     if input.__class__ not in DENSE_CLASSES or repeats is None or isinstance(repeats, Tensor) \
             or values.get("output_size") is not None or repeats.__class__ is not int \
             or repeats < 0 or (dim is not None and input.dim() == 0):

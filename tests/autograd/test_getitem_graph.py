@@ -1,6 +1,8 @@
 """A basic key of several parts records PyTorch's chain of view nodes, one per part that
 does something, left to right (``x[0, 1]``: ``SelectBackward0 -> SelectBackward0``): the
-same chain, geometry, base, versions and gradient as PyTorch."""
+same chain, geometry, base, versions and gradient as PyTorch. Index tensors beside them
+join one ``index`` after the view parts (``x[1:, idx]``: ``IndexBackward0 ->
+SliceBackward0``)."""
 
 import numpy as np
 import pytest
@@ -34,10 +36,21 @@ KEYS = {
     "int, slice, None, ellipsis": (0, slice(1, 2), None, Ellipsis),
     "out of range": (5, 0),
     "too many indices": (0, 0, 0, 0),
+    "slice, index": lambda lib: (slice(1, None), lib.tensor([2, 0])),
+    "int, index": lambda lib: (0, lib.tensor([2, 0, 2])),
+    "index, slice": lambda lib: (lib.tensor([1, 0]), slice(1, 3)),
+    "full slice, index": lambda lib: (slice(None), lib.tensor([0, 2])),
+    "None, index": lambda lib: (None, lib.tensor([1])),
+    "index, None, int": lambda lib: (lib.tensor([1, 0]), None, 2),
+    "slice, index, int": lambda lib: (slice(0, 1), lib.tensor([[0, 1]]), 3),
+    "index, full slice, index": lambda lib: (lib.tensor([0, 1]), slice(None), lib.tensor([3, 1])),
+    "index out of range after a slice": lambda lib: (slice(1, None), lib.tensor([0, 3])),
+    "int32 index after an int": lambda lib: (1, lib.tensor([2, 1], dtype=lib.int32)),
 }
 
 
 def _facts(lib, key):
+    key = key(lib) if callable(key) else key
     x = lib.arange(24.0, requires_grad=True)
     base = x.reshape(2, 3, 4) * 1
     try:

@@ -90,11 +90,9 @@ DIFFERENT = {
         ],
         _PENDING,
     ),
-    "__getitem__": "a basic part before an advanced index (PyTorch slices first)",
     "conv2d": "padding='same' with an even kernel (PyTorch pads explicitly first)",
     "conv3d": "padding='same' with an even kernel (PyTorch pads explicitly first)",
     "pad": "circular padding (PyTorch: slices and copies into them)",
-    "repeat_interleave": "a tensor of repeats (PyTorch flattens with a view first)",
 }
 
 

@@ -408,13 +408,18 @@ def _noop_slice(k, n):
         and (step is None or step == 1)
 
 
+_INDEX_DTYPES = (_dtypes.int64, _dtypes.int32)
+
+
 def recorded_getitem(op, args, kwargs):
     """A recorded basic key of several parts (``x[0, 1]``, ``x[None, :, ::2]``): PyTorch's
     ``applySlicing``, one view op per part that does something, left to right (``select``
     for an int, the slice for a slice that is no no-op, ``unsqueeze`` for None), so a node
     each: ``SelectBackward0 -> SelectBackward0`` for ``x[0, 1]``. None (the op's own node)
     for a key with at most one such part, a key with tensors, lists or bools, or one the op
-    must refuse. One pass over the key: every recorded tuple key comes here first."""
+    must refuse. Integer index tensors (``x[1:, idx]``, ``x[0, idx]``) join one ``index``
+    after the view parts (``IndexBackward0 -> SliceBackward0``), as in PyTorch. One pass
+    over the key: every recorded tuple key comes here first."""
     if kwargs or len(args) != 2:
         return None
     input, key = args
@@ -422,6 +427,7 @@ def recorded_getitem(op, args, kwargs):
         return None
     shape = input._shape
     steps = []
+    indices = []   # (dim after the view parts, index tensor)
     d = 0   # the dim of the result so far that the next part indexes
     source = 0   # the input's dim it came from
     ellipsis = False
@@ -450,15 +456,22 @@ def recorded_getitem(op, args, kwargs):
                 return None   # (out of range: the op's IndexError)
             steps.append(("select", d, i))
             source += 1
+        elif k.__class__ in DENSE_CLASSES and k._dtype in _INDEX_DTYPES and k._shape \
+                and not k._requires_grad:
+            # An index tensor: PyTorch keeps it for one ``index`` after the view parts,
+            # at the dim it reaches there.
+            indices.append((d, k))
+            d += 1
+            source += 1
         else:
             return None
-    if len(steps) < 2:
+    if len(steps) < (1 if indices else 2):
         return None
-    result = _dispatch.untraced(_index_steps, input, steps)
+    result = _dispatch.untraced(_index_steps, input, steps, indices)
     return _dispatch.notify(op, (input,), result)
 
 
-def _index_steps(t, steps):
+def _index_steps(t, steps, indices=()):
     for step in steps:
         if step[0] == "unsqueeze":
             t = t.unsqueeze(step[1])
@@ -466,6 +479,11 @@ def _index_steps(t, steps):
             t = t.select(step[1], step[2])
         else:
             t = t[(slice(None),) * step[1] + (step[2],)]
+    if indices:
+        key = [slice(None)] * (indices[-1][0] + 1)
+        for d, index in indices:
+            key[d] = index
+        t = t[tuple(key)]   # (``IndexBackward0``)
     return t
 
 
