@@ -418,6 +418,14 @@ def gather_index(view, info):
     return out
 
 
+_INDEX_KINDS = (_dtypes.int64, _dtypes.int32)
+
+
+def _row_major(index):
+    """Whether an index tensor is contiguous (PyTorch's result then is contiguous too)."""
+    return index._contiguous if index._contiguous is not None else index.is_contiguous()
+
+
 def _fast_getitem(input, key):
     """``x[idx]`` with one integer index tensor (rows of a contiguous ``x``: a batch, an
     embedding-style lookup) and ``x[mask]`` with a boolean mask over ``x``'s leading dims,
@@ -433,6 +441,8 @@ def _fast_getitem(input, key):
         return None
     kind = key._dtype
     source = input._array()
+    if not _row_major(key):
+        return None   # (PyTorch lays the result out like a strided index: the general path)
     if kind is _dtypes.bool_ or kind is _dtypes.uint8:
         if kind is _dtypes.uint8 or key._shape != input._shape[:len(key._shape)]:
             return None   # (uint8 masks warn: the general path)
@@ -449,11 +459,50 @@ def _fast_getitem(input, key):
     return Tensor._from_array(np.ascontiguousarray(values), input._dtype, input.device)
 
 
+def _fast_tuple_getitem(input, key):
+    """``x[:, idx]``, ``x[rows, cols]``, ``x[idx, :]``: a tuple key of full slices around one
+    run of integer index tensors (of one or more dims, broadcasting together) over a
+    contiguous CPU ``x``, as one NumPy indexing; None (nothing done) for anything else,
+    including an index out of range or shapes that do not broadcast (the general path
+    words PyTorch's errors). Adjacent index tensors place their dims where they stand, as
+    in PyTorch, whose result is contiguous here too."""
+    if input.__class__ not in DENSE_CLASSES or input._storage._backend is not CPU_BACKEND \
+            or not (input._contiguous if input._contiguous is not None
+                    else input.is_contiguous()) or len(key) > len(input._shape):
+        return None
+    items = []
+    run = 0   # 0: before the index tensors, 1: among them, 2: after them
+    for k in key:
+        if k.__class__ is slice:
+            if k.start is not None or k.stop is not None or k.step is not None:
+                return None
+            if run == 1:
+                run = 2
+            items.append(k)
+        elif k.__class__ in DENSE_CLASSES and k._dtype in _INDEX_KINDS and k._shape \
+                and k._storage._backend is CPU_BACKEND and run < 2 and _row_major(k):
+            run = 1
+            items.append(k._array())
+        else:
+            return None
+    if run == 0:
+        return None
+    try:
+        values = input._array()[tuple(items)]
+    except IndexError:
+        return None
+    return Tensor._from_array(np.ascontiguousarray(values), input._dtype, input.device)
+
+
 def advanced_getitem(input, key):
     """``input[key]`` for keys with tensors, lists or bools: a copy (or a view when the key
     turns out to hold only 0-d integer tensors, which PyTorch treats as ints)."""
     if key.__class__ in DENSE_CLASSES:
         fast = _fast_getitem(input, key)
+        if fast is not None:
+            return fast
+    elif key.__class__ is tuple:
+        fast = _fast_tuple_getitem(input, key)
         if fast is not None:
             return fast
     shape, stride, offset, indices = apply_slicing(input, key)
