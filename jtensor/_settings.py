@@ -112,13 +112,14 @@ def get_float32_matmul_precision():
 _warned = set()
 
 
-def warn_once(key, message, category=UserWarning):
+def warn_once(key, message, category=UserWarning, stacklevel=3):
     """PyTorch's ``TORCH_WARN_ONCE``: the first time in the process only, unless
-    ``set_warn_always(True)``."""
+    ``set_warn_always(True)``. ``stacklevel`` counts from the caller of this function, as
+    ``warnings.warn``'s from its own caller."""
     if key in _warned and not _state["warn_always"]:
         return
     _warned.add(key)
-    warnings.warn(message, category, stacklevel=3)
+    warnings.warn(message, category, stacklevel=stacklevel)
 
 
 def set_warn_always(b):

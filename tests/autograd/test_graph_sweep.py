@@ -90,8 +90,6 @@ DIFFERENT = {
         ],
         _PENDING,
     ),
-    "conv2d": "padding='same' with an even kernel (PyTorch pads explicitly first)",
-    "conv3d": "padding='same' with an even kernel (PyTorch pads explicitly first)",
     "pad": "circular padding (PyTorch: slices and copies into them)",
 }
 

@@ -24,8 +24,9 @@ import numpy as np
 
 from ..._api import ops as J
 from ..._dispatch import grad_mode, transforms
-from ..._errors import TensorRuntimeError, TensorTypeError
+from ..._errors import TensorRuntimeError, TensorTypeError, user_stacklevel
 from ..._layout import channels_last_strides, is_channels_last
+from ..._settings import warn_once
 from ..._tensor import Tensor
 from ...autograd import function as _function
 from ._op import nn_op
@@ -483,6 +484,21 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
                 total = d * (k - 1)
                 pads.append((total // 2, total - total // 2))
             pads = tuple(pads)
+            if any(a != b for a, b in pads):
+                # PyTorch's _convolution_mode: one more on the right as a zero-padded copy
+                # of the input (ConstantPadNdBackward0), then symmetric padding.
+                warn_once("conv-same-asymmetric",
+                          "Using padding='same' with even kernel lengths and odd dilation may "
+                          "require a zero-padded copy of the input be created",
+                          stacklevel=user_stacklevel() + 1)
+                extra = []
+                for a, b in reversed(pads):
+                    extra += [0, b - a]
+                from .padding import pad   # (padding.py imports this module)
+
+                input = pad(input, extra, mode="constant", value=0.0)
+                shape = tuple(input._shape)
+                pads = tuple((a, a) for a, _ in pads)
         else:
             raise TensorRuntimeError(f"Invalid padding string: '{padding}'")
     else:
