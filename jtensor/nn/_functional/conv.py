@@ -235,11 +235,15 @@ def _conv_backward_arrays(xp, g_arr, x_arr, w_arr, x_shape, meta, need_x, need_w
                                   dtype=ct).reshape(o, m)
         gw = dx = gb = None
         if need_w:
-            gw = xp.matmul(gt, _columns_t(xp, x_arr, meta).T)
+            # (as (columns @ g^T)^T: BLAS takes the long inner dim better this way round)
+            gw = xp.matmul(_columns_t(xp, x_arr, meta), gt.T).T
             gw = gw.reshape((o,) + tuple(kernel) + (c,)).transpose(_to_first(k))
         if need_x:
-            dcols = xp.matmul(_weight_rows(xp, w_arr, 0, o, ct).T, gt)   # (K*C, M)
-            dx = _col2im(xp, dcols.reshape((-1, c, n) + tuple(out_sp)), x_shape, meta, True)
+            dx = _input_grad_by_correlation(xp, g_arr, w_arr, x_shape, meta)
+            if dx is None:
+                dcols = xp.matmul(_weight_rows(xp, w_arr, 0, o, ct).T, gt)   # (K*C, M)
+                dx = _col2im(xp, dcols.reshape((-1, c, n) + tuple(out_sp)), x_shape, meta,
+                             True)
         if need_b:
             gb = gt.sum(axis=1)
         return dx, gw, gb
@@ -268,6 +272,33 @@ def _conv_backward_arrays(xp, g_arr, x_arr, w_arr, x_shape, meta, need_x, need_w
     if need_b:
         gb = gm.sum(axis=0)
     return dx, gw, gb
+
+
+def _input_grad_by_correlation(xp, g_arr, w_arr, x_shape, meta):
+    """The input's gradient of a stride-1 convolution (groups 1) as a convolution itself:
+    the output gradient, padded by the kernel's reach less the forward padding on each
+    side, correlated with the kernel flipped in space and with its two channel axes swapped
+    (the same dilation). One column build and one product, where ``_col2im`` adds a strided
+    block per kernel offset. An (N, C, *spatial) view; None for strides other than 1, a
+    padding beyond the kernel's reach or fewer input channels than output channels
+    (``_col2im`` then)."""
+    pads, kernel, stride, dilation, _, _, ct = meta
+    n, c = x_shape[:2]
+    if any(s != 1 for s in stride) or c < g_arr.shape[1]:
+        return None   # (fewer input channels than output ones: col2im's product is smaller)
+    grad_pads = []
+    for (a, b), q, d in zip(pads, kernel, dilation, strict=True):
+        reach = (q - 1) * d
+        if a > reach or b > reach:
+            return None
+        grad_pads.append((reach - a, reach - b))
+    k = len(kernel)
+    spatial = tuple(x_shape[2:])
+    flipped = w_arr[(slice(None), slice(None)) + (slice(None, None, -1),) * k]
+    rows = _weight_rows(xp, flipped.swapaxes(0, 1), 0, c, ct)   # (C, K*O)
+    cols = _columns_t(xp, g_arr, (tuple(grad_pads), kernel, (1,) * k, dilation, 1, spatial, ct))
+    dx = xp.matmul(rows, cols)   # (C, N * prod(spatial))
+    return dx.reshape((c, n) + spatial).transpose((1, 0) + tuple(range(2, k + 2)))
 
 
 def _col2im(xp, per_offset, x_shape, meta, channels_first):
