@@ -6,9 +6,11 @@ keys with tensors, lists or bools are advanced indexing and copy.
 
 import numpy as np
 
-from .._dispatch import Post
+from .. import _dtypes
+from .._device import CPU_BACKEND
+from .._dispatch import Post, check_inplace
 from .._registry import register
-from .._tensor import Tensor
+from .._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor
 from .views import _VIEW_GEOMETRY, _remembered, basic_index, make_view
 
 
@@ -92,11 +94,38 @@ def getitem(input, key):
     return advanced_getitem(input, key)
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_INF = float("inf")
+
+
+def _fast_fill(input, i, value):
+    """``x[i] = 0.5`` (an element, or a row filled) into a plain contiguous CPU float32 or
+    float64 tensor that is no view and needs no gradient, decided in a few checks: one NumPy
+    write, after ``check_inplace`` (an inference tensor's refusal). False (nothing written)
+    for anything else, an index out of range and a value float32 cannot hold included (the
+    general path raises PyTorch's errors, a leaf's or a view's included)."""
+    dtype = input._dtype
+    if input.__class__ not in DENSE_CLASSES or dtype not in ARRAY_FLOATS \
+            or input._requires_grad or input._base is not None \
+            or input._storage._backend is not CPU_BACKEND or not input._shape \
+            or not -input._shape[0] <= i < input._shape[0] \
+            or not (input._contiguous if input._contiguous is not None
+                    else input.is_contiguous()) \
+            or (dtype is _dtypes.float32 and abs(value) > _FLOAT32_MAX and value != _INF
+                and value != -_INF):   # (a finite value float32 cannot hold: the error)
+        return False
+    check_inplace(input)
+    input._array()[i] = value
+    return True
+
+
 @register("inplace", name="__setitem__", method="__setitem__", function=False,
           post=Post(inputs=_setitem_inputs, modified=_setitem_written,
                     outputs=lambda result, input, key, value: input))
 def setitem(input, key, value):
     """Write ``value`` (broadcast, cast) into the selected elements of ``input``."""
+    if key.__class__ is int and value.__class__ is float and _fast_fill(input, key, value):
+        return
     if _is_basic(key):
         shape, stride, offset = basic_index(input, key)
         target = make_view(input, shape, stride, offset)

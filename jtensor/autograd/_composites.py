@@ -30,7 +30,8 @@ from .._ops.products import (_check_matmul, _check_tensors, check_einsum, einsum
                              einsum_steps)
 from .._ops.statistics import DOF_WARNING, check_diff, cov_weights
 from .._ops.splitting import _split_spec
-from .._ops.views import _new_strides, sizes_from_args, tensor_split_bounds
+from .._ops.indexing import _is_basic
+from .._ops.views import _new_strides, basic_index, sizes_from_args, tensor_split_bounds
 from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
 from .graph import Formula, _record_tensors
 
@@ -835,18 +836,13 @@ def setitem_value(args):
     value of the selection's shape, or a 0-d CPU one (``fill_``), goes as it is. Returns the
     arguments the write goes on with (the given ones where a step would raise: the write
     raises its own error)."""
-    from .._ops.indexing import _is_basic
-    from .._ops.views import basic_index
-
     if len(args) != 3:
         return args
     input, key, value = args
-    if not isinstance(value, Tensor) or not value._requires_grad or not _is_basic(key) \
-            or not isinstance(input, Tensor):
+    if not isinstance(value, Tensor) or not value._requires_grad or not isinstance(input, Tensor) \
+            or (not value._shape and value._storage.device.type == "cpu") or not _is_basic(key):
         return args
     shape = value._shape
-    if value.dim() == 0 and value.device.type == "cpu":
-        return args
     try:
         target = tuple(basic_index(input, key)[0])
         if tuple(shape) == target:
