@@ -833,14 +833,15 @@ def setitem_value(args):
     """``x[key] = value`` with a basic key, recorded: PyTorch's ``copy_to`` views a value
     of another shape without its leading 1s (``ViewBackward0``) and expands it to the
     selection's shape where they still differ (``ExpandBackward0``) before the copy; a
-    value of the selection's shape, or a 0-d CPU one (``fill_``), goes as it is. Returns the
-    arguments the write goes on with (the given ones where a step would raise: the write
-    raises its own error)."""
+    value of the selection's shape, or a 0-d one, goes as it is (PyTorch fills from a 0-d
+    CPU value, ``FillBackward3``; jtensor's write fills from a 0-d value on any device and
+    names its node so). Returns the arguments the write goes on with (the given ones where
+    a step would raise: the write raises its own error)."""
     if len(args) != 3:
         return args
     input, key, value = args
     if not isinstance(value, Tensor) or not value._requires_grad or not isinstance(input, Tensor) \
-            or (not value._shape and value._storage.device.type == "cpu") or not _is_basic(key):
+            or not value._shape or not _is_basic(key):
         return args
     shape = value._shape
     try:
