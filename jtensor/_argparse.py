@@ -66,7 +66,7 @@ class _Plan:
     """What the parser knows about one entry point: its parameters and which rules apply."""
 
     __slots__ = ("op", "name", "params", "names", "defaults", "var", "var_keyword", "fold",
-                 "required", "recorded", "dropped_out")
+                 "required", "recorded", "dropped_out", "kinds")
 
     def __init__(self, op, impl, fold, method_form):
         self.op = op
@@ -86,6 +86,9 @@ class _Plan:
         self.required = [p.name for p in self.params if p.default is p.empty
                          and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         self.recorded = op.kind in RECORDED_KINDS
+        # (name, kind) of each parameter, for ``_rebind``'s loop (``Parameter.kind`` is a
+        # property: six reads cost a microsecond there)
+        self.kinds = tuple((p.name, p.kind) for p in self.params)
 
 
 # ------------------------------------------------------------------ typed arguments
@@ -214,22 +217,31 @@ def _rebind(plan, entry, values, var, extra, kwargs):
             raise TensorTypeError(f"{name}() got multiple values for argument '{target}' (given "
                             f"as '{target}' and as its NumPy name '{key}')")
         values[target] = value
-    missing = [n for n in plan.required if values.get(n, _MISSING) is _MISSING]
+    missing = None
+    for n in plan.required:   # (a loop, not a comprehension: no frame when none is missing)
+        if values.get(n, _MISSING) is _MISSING:
+            missing = [m for m in plan.required if values.get(m, _MISSING) is _MISSING]
+            break
     if missing:
         listed = " and ".join(f"'{n}'" for n in missing)
         raise TensorTypeError(f"{name}() missing {len(missing)} required argument"
                         f"{'s' if len(missing) > 1 else ''}: {listed}")
     positional, keywords = [], {}
-    for p in plan.params:
-        if p.kind is p.POSITIONAL_OR_KEYWORD:
-            positional.append(values[p.name])
-        elif p.kind is p.VAR_POSITIONAL:
+    for pname, kind in plan.kinds:
+        if kind is _POSITIONAL_OR_KEYWORD:
+            positional.append(values[pname])
+        elif kind is _VAR_POSITIONAL:
             positional.extend(var)
-        elif p.kind is p.KEYWORD_ONLY:
-            value = values.get(p.name, _MISSING)
+        elif kind is _KEYWORD_ONLY:
+            value = values.get(pname, _MISSING)
             if value is not _MISSING:
-                keywords[p.name] = value
+                keywords[pname] = value
     return entry(*positional, **keywords)
+
+
+_POSITIONAL_OR_KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
+_KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
 
 
 def operands(args, kwargs):
