@@ -421,9 +421,9 @@ def gather_index(view, info):
 _INDEX_KINDS = (_dtypes.int64, _dtypes.int32)
 
 
-def _row_major(index):
-    """Whether an index tensor is contiguous (PyTorch's result then is contiguous too)."""
-    return index._contiguous if index._contiguous is not None else index.is_contiguous()
+def _row_major(t):
+    """Whether ``t`` is contiguous (read from the cached flag when it is set)."""
+    return t._contiguous if t._contiguous is not None else t.is_contiguous()
 
 
 def _fast_getitem(input, key):
@@ -435,14 +435,11 @@ def _fast_getitem(input, key):
     if key.__class__ not in DENSE_CLASSES or input.__class__ not in DENSE_CLASSES \
             or not key._shape or not input._shape \
             or key._storage._backend is not CPU_BACKEND \
-            or input._storage._backend is not CPU_BACKEND \
-            or not (input._contiguous if input._contiguous is not None
-                    else input.is_contiguous()):
+            or input._storage._backend is not CPU_BACKEND or not _row_major(input) \
+            or not _row_major(key):   # (a strided index: PyTorch lays the result out like it)
         return None
     kind = key._dtype
     source = input._array()
-    if not _row_major(key):
-        return None   # (PyTorch lays the result out like a strided index: the general path)
     if kind is _dtypes.bool_ or kind is _dtypes.uint8:
         if kind is _dtypes.uint8 or key._shape != input._shape[:len(key._shape)]:
             return None   # (uint8 masks warn: the general path)
@@ -467,8 +464,7 @@ def _fast_tuple_getitem(input, key):
     words PyTorch's errors). Adjacent index tensors place their dims where they stand, as
     in PyTorch, whose result is contiguous here too."""
     if input.__class__ not in DENSE_CLASSES or input._storage._backend is not CPU_BACKEND \
-            or not (input._contiguous if input._contiguous is not None
-                    else input.is_contiguous()) or len(key) > len(input._shape):
+            or not _row_major(input) or len(key) > len(input._shape):
         return None
     items = []
     run = 0   # 0: before the index tensors, 1: among them, 2: after them

@@ -26,6 +26,7 @@ from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
                        elementwise_output_strides, numel, view_strides)
 from .._registry import register, renamed
 from .._tensor import Tensor, new_empty_tensor, plain_cpu_floats
+from .views import view_size_error
 from .reductions import (TensorNotImplementedError, _c_name, _emit, _xp, check_out, check_tensor,
                          fp_quiet, launch_kernel, wrap_result, write_out)
 
@@ -556,12 +557,10 @@ def kron_shapes(input, other):
         (tuple(b_shape), view_strides(other._shape, other._stride, b_shape))])
     result_stride = view_strides(product, strides, result)
     if result_stride is None:
-        raise TensorRuntimeError(
-            "view size is not compatible with input tensor's size and stride (at least one "
-            "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
-            f"(kron multiplies its inputs seen as {a_shape} and {b_shape}: the product, laid "
+        raise view_size_error(product, strides, result, (
+            f"kron multiplies its inputs seen as {a_shape} and {b_shape}: the product, laid "
             f"out like input of stride {list(input._stride)}, has stride {list(strides)} "
-            f"and cannot be viewed as {result})")
+            f"and cannot be viewed as {result}"))
     return a_shape, b_shape, result, result_stride
 
 

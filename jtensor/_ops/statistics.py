@@ -659,10 +659,9 @@ def _cov_array(name, input, correction, fweights, aweights):
             norm = w_sum - correction * (w * aw_).sum() / w_sum
         if not isinstance(norm, (int, float, np.generic)):
             norm = norm.item()  # CuPy's sums are 0-d device arrays, not NumPy scalars
-        if not norm > 0:   # (NaN too: PyTorch's ``le(0)`` is false there, and warns not)
-            if norm <= 0:
-                warnings.warn(DOF_WARNING, UserWarning, stacklevel=user_stacklevel())
-                norm = 0
+        if norm <= 0:   # (not a NaN: PyTorch's ``le(0)`` is false there, and it warns not)
+            warnings.warn(DOF_WARNING, UserWarning, stacklevel=user_stacklevel())
+            norm = 0
         centered = a - avg[:, None]
         weighted = centered * w if w is not None else centered
         c = xp.matmul(centered, xp.conj(weighted).T) / a.real.dtype.type(norm)

@@ -200,12 +200,21 @@ def _view_geometry(input, shape):
     stride = _new_strides(input, shape)
     if stride is None:
         emit("view_failed", input=input, shape=tuple(shape))  # for jtensor.trace's pitfalls
-        raise TensorRuntimeError(
-            "view size is not compatible with input tensor's size and stride (at least one "
-            "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
-            f"(input shape {list(input._shape)}, stride {list(input._stride)}; requested "
-            f"shape {list(shape)})")
+        raise view_size_error(input._shape, input._stride, shape)
     return tuple(shape), tuple(stride)
+
+
+def view_size_error(shape, stride, requested, detail=None):
+    """PyTorch's error for a view that strides (shape, stride) cannot give ``requested``
+    (``view``, and the ``_unsafe_view`` of ATen's composites), naming the layouts, or
+    ``detail`` where the caller can say more."""
+    if detail is None:
+        detail = (f"input shape {list(shape)}, stride {list(stride)}; requested shape "
+                  f"{list(requested)}")
+    return TensorRuntimeError(
+        "view size is not compatible with input tensor's size and stride (at least one "
+        "dimension spans across two contiguous subspaces). Use .reshape(...) instead. "
+        f"({detail})")
 
 
 def _view_dtype(input, new):

@@ -27,11 +27,12 @@ from .._dispatch import OpDef, grad_mode
 from .._errors import user_stacklevel, wrap_dim
 from .._layout import broadcast_shapes, contiguous_strides, infer_size, view_strides
 from .._ops.products import (_check_matmul, _check_tensors, check_einsum, einsum_arguments,
-                             einsum_steps)
+                             einsum_steps, kron_shapes)
 from .._ops.statistics import DOF_WARNING, check_diff, cov_weights
 from .._ops.splitting import _split_spec
 from .._ops.indexing import _is_basic
-from .._ops.views import _new_strides, basic_index, sizes_from_args, tensor_split_bounds
+from .._ops.views import (_new_strides, basic_index, sizes_from_args, tensor_split_bounds,
+                          view_size_error)
 from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
 from .graph import Formula, _record_tensors
 
@@ -68,7 +69,7 @@ def _unsafe_view_impl(input, shape):
     else:
         stride = view_strides(input._shape, input._stride, shape)
         if stride is None:
-            input.view(shape)   # (raises view's error, naming the shapes)
+            raise view_size_error(input._shape, input._stride, shape)
     return Tensor._make(input._storage, shape, tuple(stride), input._offset, input._dtype)
 
 
@@ -544,8 +545,6 @@ def _dense(*tensors):
 def recorded_kron(op, args, kwargs):
     """A recorded ``kron``: ATen's ``_unsafe_view``s of both inputs (a0, 1, a1, 1, ...) and
     (1, b0, 1, b1, ...), their product, and its ``_unsafe_view`` to the result's shape."""
-    from .._ops.products import kron_shapes
-
     values = op.backward.bind(args, kwargs)
     input, other = values.get("input"), values.get("other")
     if values.get("out") is not None or not _dense(input, other):
