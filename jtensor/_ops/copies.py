@@ -39,6 +39,7 @@ from .._tensor import (
     channels_last_3d,
     contiguous_format,
     fill_uninitialized,
+    fresh_tensor,
     new_empty_tensor,
     preserve_format,
 )
@@ -140,6 +141,17 @@ def strides_for_format(input, memory_format, shape=None):
 
 def copy_with_strides(input, strides, dtype=None, device=None, non_blocking=False):
     """A new tensor with ``input``'s values laid out with ``strides`` (no bookkeeping)."""
+    if device is None and input.__class__ in DENSE_CLASSES \
+            and input._storage._backend is CPU_BACKEND \
+            and (input._contiguous or (input._contiguous is None and input.is_contiguous())) \
+            and (dtype is None or not input._dtype.is_complex) \
+            and tuple(strides) == contiguous_strides(input._shape):
+        # A contiguous copy of a contiguous CPU tensor (``clone()``, ``x.float()``): the
+        # array's copy, or its cast, is the result.
+        a = input._array()
+        dtype = dtype or input._dtype
+        return fresh_tensor(Tensor, a.copy() if dtype is input._dtype else cast_array(
+            a, dtype.numpy), input._shape, dtype, input._storage.device, CPU_BACKEND)
     dtype = dtype or input._dtype
     device = device or input._storage.device
     if non_blocking and device.type == "cpu" and input._storage.device.type == "cuda":
@@ -390,6 +402,14 @@ def to(input, *args, **kwargs):
     >>> x.to(torch.float32) is x, x.to(torch.float32, copy=True) is x
     (True, False)
     """
+    if not kwargs and len(args) == 1 and args[0].__class__ is _dtypes.dtype:
+        # ``x.to(torch.float32)``, ``x.float()``: the commonest call, decided in few checks.
+        if args[0] is input._dtype:
+            return input
+        if input.__class__ in DENSE_CLASSES and input._storage._backend is CPU_BACKEND:
+            # (a contiguous tensor is dense: preserve_format keeps its strides)
+            return copy_with_strides(input, input._stride if input._contiguous else
+                                     dense_strides_like(input._shape, input._stride), args[0])
     dtype, device, copy, memory_format, non_blocking = _parse_to_args(args, kwargs)
     dtype = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     device = input._storage.device if device is None else to_device(device)
@@ -410,6 +430,8 @@ def to(input, *args, **kwargs):
 
 def _cast_method(name, dtype):
     def cast(self, *, memory_format=preserve_format):
+        if memory_format is preserve_format:
+            return to(self, dtype)
         return to(self, dtype, memory_format=memory_format)
 
     cast.__name__ = cast.__qualname__ = name

@@ -159,12 +159,16 @@ def _alias_numpy(ndarray):
     else:
         # A size-1 dim may carry any (even negative) NumPy stride; PyTorch keeps it as is.
         stride = tuple(s // itemsize for s in ndarray.strides)
-        extent = 1 + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
-        first = ndarray[(0,) * ndarray.ndim + (None,)]
-        # The storage spans from the first element to the last one the array reaches.
-        flat = np.lib.stride_tricks.as_strided(
-            first.view(np.uint8), shape=(extent * itemsize,), strides=(1,),
-            writeable=ndarray.flags.writeable)
+        if ndarray.flags.c_contiguous:
+            # The storage is the array's own bytes, in order (a view: no copy).
+            flat = ndarray.reshape(-1).view(np.uint8)
+        else:
+            extent = 1 + sum((n - 1) * s for n, s in zip(shape, stride, strict=True))
+            first = ndarray[(0,) * ndarray.ndim + (None,)]
+            # The storage spans from the first element to the last one the array reaches.
+            flat = np.lib.stride_tricks.as_strided(
+                first.view(np.uint8), shape=(extent * itemsize,), strides=(1,),
+                writeable=ndarray.flags.writeable)
     return Tensor._make(Storage(flat, CPU), shape, stride, 0, dtype, array=ndarray)
 
 

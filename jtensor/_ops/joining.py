@@ -237,6 +237,10 @@ def concatenate(tensors, dim=0, *, out=None):
 FAST_STACK = True
 
 
+# Elements per tensor up to which ``_stack_arrays`` gathers rows of one storage by offsets.
+_GATHER_MAX = 128
+
+
 def _stack_arrays(tensors, d):
     """``stack`` of equally shaped ``tensors`` along the new dim ``d`` as one ``np.stack``,
     when they are plain CPU tensors of one dtype with standard contiguous strides (what the
@@ -251,14 +255,15 @@ def _stack_arrays(tensors, d):
     if len(shape) == 3 and _suggest_channels_last(_unsqueezed(first, d)):
         return None   # (the general path's output would be channels-last)
     storage = first._storage
-    if d == 0 and all(t._storage is storage for t in tensors):
-        # Rows of one tensor (``TensorDataset``'s samples): one gather from the storage by
-        # the rows' offsets, instead of an array view per row.
+    count = 1
+    for size in shape:
+        count *= size
+    if d == 0 and count <= _GATHER_MAX and all(t._storage is storage for t in tensors):
+        # Small rows of one tensor (``TensorDataset``'s samples): one gather from the
+        # storage by the rows' offsets, instead of an array view per row. (Longer rows copy
+        # faster through ``np.stack``.)
         data = storage._data
         flat = np.ndarray((data.shape[0] // dtype.itemsize,), dtype.numpy, data)
-        count = 1
-        for size in shape:
-            count *= size
         offsets = np.fromiter((t._offset for t in tensors), np.intp, len(tensors))
         rows = flat[offsets[:, None] + np.arange(count)].reshape((len(tensors),) + shape)
         return Tensor._from_array(rows, dtype, storage.device)

@@ -242,26 +242,46 @@ def _not_for(kernel, dtype):
 
 # ---------------------------------------------------------------------- sum, prod, mean
 _FAST_SUM = (_dtypes.float32, _dtypes.float64)
+_INT_SUM = (_dtypes.bool_, _dtypes.uint8, _dtypes.int8, _dtypes.int16, _dtypes.int32,
+            _dtypes.int64)
+
+
+def _plain_axes(input, dim, keepdim, dtype, out, dtypes):
+    """The array axes of a common reduction call (``loss.sum()``, ``g.sum(0)``,
+    ``x.mean(1)``): no ``dtype`` or ``out``, a bool ``keepdim``, no dim or one valid int
+    dim, a plain tensor of one of ``dtypes`` with at least one dim, on a backend that
+    computes at once. None for any other call (the general path takes it)."""
+    if keepdim.__class__ is not bool or dtype is not None or out is not None \
+            or input.__class__ is not Tensor or input._dtype not in dtypes \
+            or input._storage._backend.deferred:
+        return None
+    n = len(input._shape)
+    if dim is None:
+        return tuple(range(n)) if n else None
+    if dim.__class__ is int and -n <= dim < n:
+        return (dim % n,)
+    return None
 
 
 def _sum_like(op, name, fn, input, dim, keepdim, dtype, out):
-    if keepdim.__class__ is bool and dtype is None and out is None and name == "sum" \
-            and input.__class__ is Tensor and input._dtype in _FAST_SUM and input._shape \
-            and (dim is None or (dim.__class__ is int
-                                 and -len(input._shape) <= dim < len(input._shape))) \
-            and not input._storage._backend.deferred:
-        # The common calls (``loss.sum()``, ``g.sum(0)`` of a bias gradient), decided in a
-        # few checks: the array method over the same axes as below, no error-state switch
-        # (a float sum only overflows, a warning jtensor's filter drops; where warnings are
-        # errors it is redone silenced).
+    axes = _plain_axes(input, dim, keepdim, dtype, out, _FAST_SUM + _INT_SUM) \
+        if name == "sum" else None
+    if axes is not None:
+        # The common calls, decided in a few checks: the array method over the same axes as
+        # below, no error-state switch (a float sum only overflows, a warning jtensor's
+        # filter drops; where warnings are errors it is redone silenced). Bools and
+        # integers (``(pred == y).sum()``) sum exactly in int64, wrapping as PyTorch's.
         a = input._array()
-        axes = tuple(range(len(input._shape))) if dim is None else (dim % len(input._shape),)
+        xp = input._storage._backend.xp
+        if input._dtype in _INT_SUM:
+            return wrap_result(xp, a.sum(axis=axes, keepdims=keepdim, dtype=np.int64),
+                               _dtypes.int64, input.device)
         try:
             r = a.sum(axis=axes, keepdims=keepdim)
         except RuntimeWarning:
             with np.errstate(all="ignore"):
                 r = a.sum(axis=axes, keepdims=keepdim)
-        return wrap_result(input._storage._backend.xp, r, input._dtype, input.device)
+        return wrap_result(xp, r, input._dtype, input.device)
     check_tensor(input, name)
     keepdim = _check_keepdim(keepdim, name)
     dims = reduce_dims(input, dim, name)
@@ -332,11 +352,26 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
     The mean of zero elements is NaN.
     """
+    axes = _plain_axes(input, dim, keepdim, dtype, out, _FAST_SUM)
+    if axes is not None and input.numel():
+        # The common calls (``loss.mean()``, ``x.mean(0)``): the same sum over the same
+        # axes and the same division as below.
+        a = input._array()
+        count = 1
+        for axis in axes:
+            count *= input._shape[axis]
+        try:
+            r = a.sum(axis=axes, keepdims=keepdim) / a.dtype.type(count)
+        except RuntimeWarning:
+            with np.errstate(all="ignore"):
+                r = a.sum(axis=axes, keepdims=keepdim) / a.dtype.type(count)
+        return wrap_result(input._storage._backend.xp, r, input._dtype, input.device)
     check_tensor(input, "mean")
     keepdim = _check_keepdim(keepdim, "mean")
+    # (PyTorch refuses an integer input before it reads ``dim``)
+    result = _mean_dtype(input, dtype, "mean")
     dims = reduce_dims(input, dim, "mean")
     check_out(out, "mean")
-    result = _mean_dtype(input, dtype, "mean")
     xp = _xp(input)
     if out is None and input._storage._backend.deferred:
         work = (_dtypes.float32 if result in _LOW else result).numpy
@@ -390,7 +425,42 @@ def _no_identity_check(input, dims, name, dim_given):
                 f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
+# dtypes whose max/min along a dim ``_extreme_last_dim`` computes on the array itself
+_FAST_EXTREME = (_dtypes.float32, _dtypes.float64, _dtypes.int64, _dtypes.int32)
+
+
+def _extreme_last_dim(name, input, dim, keepdim):
+    """``max``/``min`` along the last dim of a plain contiguous CPU float32/float64/int
+    tensor of at least 2 dims (``out.max(1)`` of a batch of logits): the indices as below,
+    the values picked by their flat positions (``take_along_axis`` costs three times the
+    search on such sizes). None (nothing done) for anything else."""
+    shape = input._shape
+    nd = len(shape)
+    if nd < 2 or input.__class__ is not Tensor or input._dtype not in _FAST_EXTREME \
+            or not (dim == nd - 1 or dim == -1) or not shape[-1] \
+            or input._storage._backend.xp is not np \
+            or not (input._contiguous or (input._contiguous is None and input.is_contiguous())):
+        return None
+    a = input._array()
+    indices = a.argmax(axis=-1) if name == "max" else a.argmin(axis=-1)
+    n = shape[-1]
+    flat = np.arange(0, a.size, n)
+    flat += indices.reshape(-1)
+    values = a.reshape(-1)[flat].reshape(indices.shape)
+    if indices.dtype != np.int64:
+        indices = indices.astype(np.int64)
+    if keepdim:
+        values, indices = values[..., None], indices[..., None]
+    device = input._storage.device
+    return getattr(return_types, name)(Tensor._from_array(values, input._dtype, device),
+                                       Tensor._from_array(indices, _dtypes.int64, device))
+
+
 def _extreme_with_dim(op, name, input, dim, keepdim, out):
+    if out is None and dim.__class__ is int and keepdim.__class__ is bool:
+        result = _extreme_last_dim(name, input, dim, keepdim)
+        if result is not None:
+            return result
     if isinstance(dim, (tuple, list)):
         raise TensorTypeError(
             f"{name}() received an invalid combination of arguments - got "
@@ -573,15 +643,25 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 
 def _arg_extreme(op, name, input, dim, keepdim, out):
+    if out is None and dim.__class__ is int and keepdim.__class__ is bool \
+            and input.__class__ is Tensor and input._dtype in _FAST_EXTREME \
+            and -len(input._shape) <= dim < len(input._shape) \
+            and input._storage._backend.xp is np and input.numel():
+        # The common call (``logits.argmax(1)``): the array method along that dim.
+        a = input._array()
+        r = a.argmax(axis=dim, keepdims=keepdim) if name == "argmax" else \
+            a.argmin(axis=dim, keepdims=keepdim)
+        return wrap_result(np, r, _dtypes.int64, input._storage.device)
     check_tensor(input, name)
     keepdim = _check_keepdim(keepdim, name)
     if dim is not None and isinstance(dim, (tuple, list)):
         raise TensorTypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
-    dims = reduce_dims(input, dim, name)
+    # (PyTorch refuses the dtype before it reads ``dim``)
     if input._dtype is _dtypes.bool_:
         raise TensorRuntimeError(f"{name}(): does not support bool input")
     if input._dtype.is_complex:
         raise TensorRuntimeError(f"{name}(): does not support complex input")
+    dims = reduce_dims(input, dim, name)
     if input.numel() == 0:
         if dim is None:
             raise TensorIndexError(

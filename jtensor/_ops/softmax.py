@@ -5,15 +5,50 @@ computed in float32 and rounded back, as PyTorch's CPU kernels do; softmax subtr
 row maximum first so huge logits do not overflow. Results are fresh contiguous tensors.
 """
 
+import numpy as np
+
 from .. import _dtypes
+from .._device import CPU_BACKEND
 from .._errors import TensorTypeError, wrap_dim
 from .._registry import register
+from .._tensor import ARRAY_FLOATS, Tensor, fresh_tensor
 from .products import _not_for, _work
 from .reductions import _xp, check_out, check_tensor, fp_quiet, wrap_result, write_out
 
 
 # ---------------------------------------------------------------------- softmax
+_MAX = np.maximum.reduce
+_SUM = np.add.reduce
+
+
+def _softmax_arrays(a, axis, log):
+    """The general path's computation below on a float32/float64 host array ``a`` of at
+    least one dim and one element, with the ufuncs called directly and the exponentials
+    and the quotient written into the shifted array (the same operations, fewer arrays)."""
+    shifted = np.subtract(a, _MAX(a, axis=axis, keepdims=True))
+    if log:
+        lse = np.log(_SUM(np.exp(shifted), axis=axis, keepdims=True))
+        return np.subtract(shifted, lse, out=shifted)
+    np.exp(shifted, out=shifted)
+    return np.divide(shifted, _SUM(shifted, axis=axis, keepdims=True), out=shifted)
+
+
 def _softmax(op, name, log, input, dim, dtype, out=None):
+    if out is None and dtype is None and dim.__class__ is int and input.__class__ is Tensor \
+            and input._dtype in ARRAY_FLOATS and input._shape \
+            and -len(input._shape) <= dim < len(input._shape) \
+            and input._storage._backend is CPU_BACKEND and input.numel():
+        # The common call (``F.softmax(scores, dim=-1)``), decided in a few checks.
+        a = input._array()
+        try:
+            r = _softmax_arrays(a, dim % len(input._shape), log)
+        except RuntimeWarning:   # (warnings made errors: redone quietly, as below)
+            with fp_quiet():
+                r = _softmax_arrays(a, dim % len(input._shape), log)
+        if not r.flags.c_contiguous:   # (the layout of a transposed input)
+            r = np.ascontiguousarray(r)
+        return fresh_tensor(Tensor, r, input._shape, input._dtype, input._storage.device,
+                            CPU_BACKEND)
     check_tensor(input, name)
     if dim is None:
         raise TensorTypeError(f"{name}(): argument 'dim' must be int, not NoneType")

@@ -1,0 +1,253 @@
+"""The plain-call fast paths of the calls a training loop makes every step (issue 18):
+``out.max(1)``, ``logits.argmax(1)``, ``loss.mean()``, ``(pred == y).sum()``, ``x.float()``,
+``x.clone()``, ``torch.from_numpy(batch)``, ``softmax``, ``relu``, ``sigmoid`` and ``stack``.
+
+Each computes on the arrays where a few checks say the general path would; every case here
+is compared with PyTorch bit for bit (values, dtype, shape, strides, sharing) over layouts
+the fast paths take and layouts they leave to the general path."""
+
+import zlib
+
+import numpy as np
+import pytest
+
+import jtensor
+from jtensor._ops import joining
+
+torch = pytest.importorskip("torch")
+
+
+def _bits(t):
+    a = np.ascontiguousarray(t.detach().numpy())
+    return a.dtype.str, a.shape, a.reshape(-1).view(np.uint8).tobytes()
+
+
+def _same(expected, got):
+    assert str(got.dtype) == str(expected.dtype)
+    assert tuple(got.shape) == tuple(expected.shape)
+    assert got.stride() == expected.stride()
+    assert _bits(got) == _bits(expected)
+
+
+def _special_floats(rng, a):
+    flat = a.reshape(-1)
+    flat[rng.random(flat.size) < 0.1] = np.nan
+    flat[rng.random(flat.size) < 0.1] = -0.0
+    flat[rng.random(flat.size) < 0.05] = np.inf
+    flat[rng.random(flat.size) < 0.05] = -np.inf
+    return a
+
+
+def _cases(seed, count, dtypes):
+    """(numpy array, layout) pairs: random shapes, dtypes with special values, and views
+    (transposed, sliced, a size-1 dim with an odd stride) that some fast paths refuse."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        nd = int(rng.integers(1, 4))
+        shape = tuple(int(s) for s in rng.integers(1, 6, nd))
+        dtype = dtypes[int(rng.integers(len(dtypes)))]
+        if dtype in ("float32", "float64"):
+            a = _special_floats(rng, (rng.standard_normal(shape) * 3).astype(dtype))
+        elif dtype == "bool":
+            a = rng.random(shape) < 0.5
+        else:
+            a = rng.integers(-100, 100, shape).astype(dtype)
+        layout = ["contiguous", "transposed", "sliced"][int(rng.integers(3))]
+        yield a, layout, rng
+
+
+def _view(lib, a, layout):
+    t = lib.from_numpy(a.copy())
+    if layout == "transposed" and t.dim() >= 2:
+        return t.transpose(0, 1)
+    if layout == "sliced":
+        return t[..., ::2]
+    return t
+
+
+def _outcome(fn, lib, t, *extra):
+    try:
+        return fn(lib, t, *extra), None
+    except (RuntimeError, IndexError, TypeError) as e:
+        return None, type(e).__name__
+
+
+REDUCTIONS = {
+    "max(dim)": lambda lib, t, d, k: lib.max(t, d, k),
+    "min(dim)": lambda lib, t, d, k: t.min(d, keepdim=k),
+    "argmax(dim)": lambda lib, t, d, k: t.argmax(d, k),
+    "argmin(dim)": lambda lib, t, d, k: lib.argmin(t, dim=d, keepdim=k),
+    "mean(dim)": lambda lib, t, d, k: t.mean(d, k),
+    "mean()": lambda lib, t, d, k: t.mean(),
+    "sum(dim)": lambda lib, t, d, k: t.sum(d, k),
+    "sum()": lambda lib, t, d, k: t.sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reductions_match_pytorch(name):
+    fn = REDUCTIONS[name]
+    dtypes = ["float32", "float64", "int64", "int32", "bool", "uint8"]
+    for a, layout, rng in _cases(zlib.crc32(name.encode()), 150, dtypes):
+        dim = int(rng.integers(-a.ndim - 1, a.ndim + 1))  # (out of range now and then)
+        keep = bool(rng.integers(2))
+        expected, e_err = _outcome(fn, torch, _view(torch, a, layout), dim, keep)
+        got, g_err = _outcome(fn, jtensor, _view(jtensor, a, layout), dim, keep)
+        assert g_err == e_err, (name, a.shape, a.dtype, dim, layout)
+        if e_err is None and "sum" in name and a.dtype.kind == "f":
+            # (float sums add in another order than PyTorch's vectorised kernel: the last
+            # bit may differ, so values are compared to rounding and layouts exactly)
+            assert got.stride() == expected.stride() and str(got.dtype) == str(expected.dtype)
+            np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
+        elif e_err is None and "mean" in name:
+            assert got.stride() == expected.stride() and str(got.dtype) == str(expected.dtype)
+            np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-5)
+        elif e_err is None:
+            for x, y in zip(
+                expected if isinstance(expected, tuple) else (expected,),
+                got if isinstance(got, tuple) else (got,),
+                strict=True,
+            ):
+                _same(x, y)
+
+
+def test_max_with_dim_returns_the_first_of_equal_maxima_and_nan():
+    for lib in (torch, jtensor):
+        t = lib.tensor([[1.0, 3.0, 3.0], [float("nan"), 2.0, float("nan")], [-0.0, 0.0, -1.0]])
+        values, indices = t.max(1)
+        assert indices.tolist() == [1, 0, 0]
+        assert str(values[2].item()) == "-0.0"
+    _same(
+        torch.tensor([[2, 7], [9, 9]]).max(-1, keepdim=True)[0],
+        jtensor.tensor([[2, 7], [9, 9]]).max(-1, keepdim=True)[0],
+    )
+
+
+def test_integer_mean_is_refused_before_its_dim_is_read():
+    for lib in (torch, jtensor):
+        with pytest.raises(RuntimeError, match="mean"):
+            lib.arange(6).reshape(2, 3).mean(5)
+
+
+CASTS = {
+    "float()": lambda lib, t: t.float(),
+    "double()": lambda lib, t: t.double(),
+    "long()": lambda lib, t: t.long(),
+    "to(float16)": lambda lib, t: t.to(lib.float16),
+    "to(bool)": lambda lib, t: t.to(lib.bool),
+    "to(same)": lambda lib, t: t.to(t.dtype),
+    "clone()": lambda lib, t: t.clone(),
+    "contiguous()": lambda lib, t: t.contiguous(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASTS))
+def test_casts_and_copies_match_pytorch(name):
+    fn = CASTS[name]
+    for a, layout, _ in _cases(
+        zlib.crc32(name.encode()), 60, ["float32", "float64", "int64", "bool"]
+    ):
+        if a.dtype.kind == "f":
+            a = np.nan_to_num(a, nan=1.5, posinf=7.0, neginf=-7.0)  # (no C-cast of inf to int)
+        t, j = _view(torch, a, layout), _view(jtensor, a, layout)
+        expected, got = fn(torch, t), fn(jtensor, j)
+        _same(expected, got)
+        assert (got is j) == (expected is t)
+        if got is not j:
+            assert got.data_ptr() != j.data_ptr()
+
+
+def test_copy_keeps_the_odd_stride_of_a_size_one_dim():
+    base_t = torch.zeros(3, 4)
+    base_j = jtensor.zeros(3, 4)
+    t = base_t.as_strided((3, 1, 4), (4, 99, 1))
+    j = base_j.as_strided((3, 1, 4), (4, 99, 1))
+    for fn in (lambda x: x.clone(), lambda x: x.double(), lambda x: x.to(x.dtype, copy=True)):
+        _same(fn(t), fn(j))
+
+
+def test_a_cast_result_is_new_memory_and_the_input_is_untouched():
+    j = jtensor.arange(6.0).reshape(2, 3)
+    f = j.double()
+    f[0, 0] = 100.0
+    assert j[0, 0].item() == 0.0 and j._version == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "uint8"])
+@pytest.mark.parametrize("shape", [(), (1,), (5,), (3, 4), (2, 1, 3)])
+def test_from_numpy_shares_contiguous_arrays(dtype, shape):
+    a = np.asarray(np.arange(int(np.prod(shape))).reshape(shape) % 3).astype(dtype)
+    t, j = torch.from_numpy(a), jtensor.from_numpy(a)
+    _same(t, j)
+    assert j.untyped_storage().nbytes() == t.untyped_storage().nbytes()
+    if a.size:
+        j.view(-1)[-1] = 1
+        assert a.reshape(-1)[-1] == 1  # (the tensor writes into the array)
+
+
+def test_from_numpy_of_read_only_and_odd_size_one_strides():
+    a = np.arange(12.0).reshape(3, 1, 4)
+    odd = np.lib.stride_tricks.as_strided(a, (3, 1, 4), (32, 8, 8))
+    assert odd.flags.c_contiguous
+    _same(torch.from_numpy(odd), jtensor.from_numpy(odd))
+    ro = np.arange(6.0)
+    ro.flags.writeable = False
+    with pytest.warns(UserWarning, match="not writable"):
+        j = jtensor.from_numpy(ro)
+    assert j.tolist() == ro.tolist()
+
+
+def _softmax(lib, t, dim, log):
+    return lib.log_softmax(t, dim) if log else lib.nn.functional.softmax(t, dim=dim)
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_softmax_matches_pytorch(log):
+    for a, layout, rng in _cases(7 if log else 8, 120, ["float32", "float64"]):
+        if rng.random() < 0.5:
+            a = np.nan_to_num(a, nan=0.5, posinf=30.0, neginf=-30.0)
+        dim = int(rng.integers(-a.ndim, a.ndim))
+        expected = _softmax(torch, _view(torch, a, layout), dim, log)
+        got = _softmax(jtensor, _view(jtensor, a, layout), dim, log)
+        assert got.stride() == expected.stride() and str(got.dtype) == str(expected.dtype)
+        # (exp and log round as NumPy's and PyTorch's SIMD kernels do: the last bit may
+        # differ; NaN and infinity placement may not)
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=2e-6, atol=1e-7)
+
+
+def test_relu_keeps_negative_zero_and_nan_bits():
+    for dtype in ("float32", "float64", "int64", "int32"):
+        for a, layout, _ in _cases(11, 40, [dtype]):
+            _same(torch.relu(_view(torch, a, layout)), jtensor.relu(_view(jtensor, a, layout)))
+            _same(
+                torch.nn.functional.relu(torch.tensor(a[(0,) * a.ndim])),
+                jtensor.nn.functional.relu(jtensor.tensor(a[(0,) * a.ndim])),
+            )
+
+
+def test_sigmoid_computes_the_formula_in_one_buffer():
+    from jtensor._ops import unary
+
+    rng = np.random.default_rng(4)
+    for dtype in ("float32", "float64"):
+        a = _special_floats(rng, (rng.standard_normal((7, 5)) * 20).astype(dtype))
+        with np.errstate(all="ignore"):
+            reference = 1 / (1 + np.exp(-a))
+        got = jtensor.sigmoid(jtensor.from_numpy(a.copy())).numpy()
+        assert got.tobytes() == reference.tobytes()
+        assert unary._sigmoid(np, a[0, 0]).tobytes() == reference[0, 0].tobytes()
+        x = jtensor.from_numpy(a.copy())
+        assert jtensor.sigmoid(x.t()).stride() == torch.sigmoid(torch.from_numpy(a).t()).stride()
+
+
+@pytest.mark.parametrize("count", [2, 9])
+@pytest.mark.parametrize("row", [3, joining._GATHER_MAX, joining._GATHER_MAX + 1, 700])
+def test_stack_of_rows_of_one_tensor(count, row):
+    for lib in (torch, jtensor):
+        base = lib.arange(float(count * row)).reshape(count, row)
+        rows = [base[i] for i in range(count)][::-1]
+        result = lib.stack(rows)
+        assert result.tolist() == base.flip(0).tolist()
+        assert result.stride() == (row, 1)
+        result[0, 0] = -1.0
+        assert base[count - 1, 0].item() == (count - 1) * row  # (a copy)
