@@ -270,6 +270,11 @@ def bind_operands(args, kwargs):
 
 
 # ------------------------------------------------------------------- entry points
+# Argument classes that never carry a gradient: an entry skips ``_wants_grad`` for them.
+_PLAIN_SCALARS = frozenset({int, bool, float, str, type(None), dtype, device, layout,
+                            memory_format})
+
+
 def _wants_grad(values, Tensor):
     for a in values:
         if isinstance(a, Tensor):
@@ -343,7 +348,7 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
                  "_DT": dtype, "_DEV": device, "_LAY": layout, "_MF": memory_format,
                  "_GEN": TYPES["generator"], "_AC": _autocast,
                  "_TR": _dispatch_module.transforms, "_CT": _dispatch_module.call_transformed,
-                 "_CN": _dispatch_module.CONTINUE,
+                 "_CN": _dispatch_module.CONTINUE, "_SC": _PLAIN_SCALARS,
                  "run": impl if op.post is None else _generated_runner(plan, impl)}
     signature, positional, keywords, checks = [], [], [], []
     star_done = False
@@ -376,8 +381,7 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
             positional.append(p.name)
             if checked:
                 checks.append(f"({p.name}._requires_grad if {p.name}.__class__ is T else "
-                              f"({p.name}.__class__ is not int and {p.name} is not None and "
-                              f"_w(({p.name},), T)))")
+                              f"({p.name}.__class__ not in _SC and _w(({p.name},), T)))")
         elif p.kind is p.VAR_POSITIONAL:
             signature.append("*" + p.name)
             star_done = True
@@ -392,8 +396,7 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
             signature.append(p.name + default)
             keywords.append(p.name)
             if checked:
-                checks.append(f"({p.name} is not None and {p.name}.__class__ is not int and "
-                              f"_w(({p.name},), T))")
+                checks.append(f"({p.name}.__class__ not in _SC and _w(({p.name},), T))")
         else:
             signature.append("**" + p.name)
             var_keyword = p.name
