@@ -613,6 +613,11 @@ class Tensor:
         return bool(self.item())
 
     def _scalar_conversion(self, kind):
+        if not self._shape and self.__class__ in DENSE_CLASSES \
+                and self._storage._backend is _CPU_BACKEND \
+                and self._dtype.category != _dtypes.COMPLEX:
+            # ``int(y[i])``, ``float(loss)``: a 0-d real CPU tensor's element, read at once.
+            return kind(self.item())
         if self.numel() != 1:
             raise TensorValueError(
                 f"only one element tensors can be converted to Python scalars (this tensor "
@@ -621,6 +626,8 @@ class Tensor:
         if isinstance(value, complex) and kind is not complex:
             if kind is bool:
                 return bool(value)
+            if value.imag == 0:   # (PyTorch converts a complex number that is real)
+                return kind(value.real)
             raise TensorRuntimeError(
                 f"value cannot be converted to type {'double' if kind is float else 'int64_t'} "
                 f"without overflow (complex value {value}; take .real or abs() first)")
@@ -653,6 +660,10 @@ class Tensor:
 
     def item(self):
         """The single element as a Python number (a synchronisation point on CUDA)."""
+        if not self._shape and self.__class__ in DENSE_CLASSES \
+                and self._storage._backend is _CPU_BACKEND and self._dtype is not _dtypes.bfloat16:
+            # (a 0-d CPU tensor, the common case: ``loss.item()``)
+            return self._array().item()
         if self.numel() != 1:
             raise TensorRuntimeError(
                 f"a Tensor with {self.numel()} elements cannot be converted to Scalar")

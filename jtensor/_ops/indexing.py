@@ -119,12 +119,35 @@ def _fast_fill(input, i, value):
     return True
 
 
+def _fast_row_copy(input, i, value):
+    """``x[i] = v`` (``outputs[t] = output`` in a decoder loop) where ``x`` is a plain
+    contiguous CPU tensor that is no view, no leaf requiring grad and not ``v``'s storage,
+    and ``v`` a plain CPU tensor of its dtype and exactly the row's shape: one NumPy write
+    after ``check_inplace``, as the general path's copy (no broadcast, cast or overlap to
+    check). False (nothing written) for anything else, and where ``i`` is out of range."""
+    shape = input._shape
+    if value.__class__ not in DENSE_CLASSES or input.__class__ not in DENSE_CLASSES \
+            or not shape or not -shape[0] <= i < shape[0] or value._shape != shape[1:] \
+            or value._dtype is not input._dtype or input._base is not None \
+            or input._creation_meta is not None \
+            or (input._requires_grad and input._grad_fn is None) \
+            or input._storage._backend is not CPU_BACKEND \
+            or value._storage._backend is not CPU_BACKEND or value._storage is input._storage \
+            or not (input._contiguous if input._contiguous is not None
+                    else input.is_contiguous()):
+        return False
+    check_inplace(input)
+    input._array()[i] = value._array()
+    return True
+
+
 @register("inplace", name="__setitem__", method="__setitem__", function=False,
           post=Post(inputs=_setitem_inputs, modified=_setitem_written,
                     outputs=lambda result, input, key, value: input))
 def setitem(input, key, value):
     """Write ``value`` (broadcast, cast) into the selected elements of ``input``."""
-    if key.__class__ is int and value.__class__ is float and _fast_fill(input, key, value):
+    if key.__class__ is int and (_fast_fill(input, key, value) if value.__class__ is float
+                                 else _fast_row_copy(input, key, value)):
         return
     if _is_basic(key):
         shape, stride, offset = basic_index(input, key)

@@ -322,6 +322,17 @@ class SparseCOOTensor(Tensor):
         """This tensor on the CPU."""
         return self.to("cpu")
 
+    def item(self):
+        """The single element of a one-element sparse tensor, as PyTorch reads it: the sum
+        of its stored values (duplicates of an uncoalesced one add up; bools sum to an int),
+        and the int 0 when nothing is stored."""
+        if self.numel() != 1:
+            raise TensorRuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        if self._nnz() == 0:
+            return 0
+        return self._values().sum().item()
+
     def to_dense(self, dtype=None, *, masked_grad=None):
         """The dense tensor: duplicate entries are summed (differentiable w.r.t. values)."""
         if dtype is not None:

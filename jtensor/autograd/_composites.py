@@ -840,8 +840,9 @@ def setitem_value(args):
         return args
     input, key, value = args
     if not isinstance(value, Tensor) or not value._requires_grad or not isinstance(input, Tensor) \
-            or not value._shape or not _is_basic(key):
-        return args
+            or not value._shape \
+            or (key.__class__ is int and value._shape == input._shape[1:]) or not _is_basic(key):
+        return args   # (``x[i] = row``: the value has the selection's shape already)
     shape = value._shape
     try:
         target = tuple(basic_index(input, key)[0])

@@ -6,6 +6,7 @@ Each computes on the arrays where a few checks say the general path would; every
 is compared with PyTorch bit for bit (values, dtype, shape, strides, sharing) over layouts
 the fast paths take and layouts they leave to the general path."""
 
+import warnings
 import zlib
 
 import numpy as np
@@ -251,3 +252,44 @@ def test_stack_of_rows_of_one_tensor(count, row):
         assert result.stride() == (row, 1)
         result[0, 0] = -1.0
         assert base[count - 1, 0].item() == (count - 1) * row  # (a copy)
+
+
+SCALAR_DTYPES = ["float32", "float64", "float16", "bfloat16", "int8", "uint8", "int64", "bool"]
+
+
+@pytest.mark.parametrize("dtype", SCALAR_DTYPES + ["complex64"])
+def test_scalar_conversions_match_pytorch(dtype):
+    def read(lib):
+        values = lib.tensor([[2.75, -1.5], [0.0, 3.25]]).to(getattr(lib, dtype))
+        out = []
+        for t in (values[1, 1], values[0][0], values.sum(), values[:1, :1]):
+            for convert in (lambda x: x.item(), int, float, bool, complex):
+                try:
+                    v = convert(t)
+                    out.append((type(v).__name__, v))
+                except (RuntimeError, TypeError, ValueError) as e:
+                    out.append(type(e).__name__)
+        return out
+
+    assert read(jtensor) == read(torch)
+
+
+def test_sparse_item_matches_pytorch():
+    def read(lib):
+        out = []
+        for dtype in ("float32", "int64", "bool", "complex64"):
+            dt = getattr(lib, dtype)
+            empty = lib.sparse_coo_tensor(
+                lib.zeros(1, 0, dtype=lib.long), lib.zeros(0, dtype=dt), (1,)
+            )
+            twice = lib.sparse_coo_tensor(lib.tensor([[0, 0]]), lib.tensor([1.5, 2.0]).to(dt), (1,))
+            out += [repr(empty.item()), repr(twice.item())]
+        try:
+            lib.tensor([[0.0, 1.0]]).to_sparse().item()
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (PyTorch's note on sparse invariant checks)
+        assert read(jtensor) == read(torch)
