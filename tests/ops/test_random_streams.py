@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import jtensor
+from jtensor import _mt19937
 
 torch = pytest.importorskip("torch")
 
@@ -79,8 +80,9 @@ CASES = {
     "randn-3d": lambda L: L.randn(2, 3, 5),
     "normal_-transposed": lambda L: L.empty(4, 20).t().normal_(),
     "uniform_-transposed": lambda L: L.empty(5, 6).t().uniform_(-1, 2),
-    "normal_-channels-last": lambda L: L.empty(2, 3, 4, 4).to(
-        memory_format=L.channels_last).normal_(),
+    "normal_-channels-last": lambda L: (
+        L.empty(2, 3, 4, 4).to(memory_format=L.channels_last).normal_()
+    ),
     "randn_like-transposed": lambda L: L.randn_like(L.empty(4, 5).t()),
     "rand_like": lambda L: L.rand_like(L.empty(3, 4, dtype=L.float64)),
     "randint_like": lambda L: L.randint_like(L.empty(3, 4, dtype=L.int32), -3, 9),
@@ -115,9 +117,11 @@ CASES = {
     "normal-transposed-mean": lambda L: L.normal(L.rand(4, 5).t(), 1.0),
     "multinomial-replacement": lambda L: L.multinomial(L.tensor([0.1, 0.2, 0.3, 0.4]), 10, True),
     "multinomial-rows": lambda L: L.multinomial(
-        L.tensor([[0.1, 0.2, 0.3, 0.4], [1.0, 0, 3, 2]]), 7, True),
+        L.tensor([[0.1, 0.2, 0.3, 0.4], [1.0, 0, 3, 2]]), 7, True
+    ),
     "multinomial-no-replacement": lambda L: L.multinomial(
-        L.tensor([[0.1, 0.2, 0.3, 0.4], [1.0, 0, 3, 2]]), 3),
+        L.tensor([[0.1, 0.2, 0.3, 0.4], [1.0, 0, 3, 2]]), 3
+    ),
     "multinomial-one": lambda L: L.multinomial(L.rand(5, 50), 1),
     "multinomial-one-replacement": lambda L: L.multinomial(L.rand(5, 50), 1, True),
     "multinomial-double": lambda L: L.multinomial(L.rand(50, dtype=L.float64), 20),
@@ -245,24 +249,32 @@ INIT = {
     "Dropout": lambda L: L.nn.Dropout(0.5)(L.ones(5, 8)),
     "dropout-transposed": lambda L: L.nn.functional.dropout(L.ones(3, 4).t(), 0.5),
     "dropout-channels-last": lambda L: L.nn.functional.dropout(
-        L.ones(2, 3, 4, 4).to(memory_format=L.channels_last), 0.3),
+        L.ones(2, 3, 4, 4).to(memory_format=L.channels_last), 0.3
+    ),
     "dropout2d": lambda L: L.nn.functional.dropout2d(L.ones(2, 6, 3, 3), 0.5),
     "dropout1d": lambda L: L.nn.functional.dropout1d(L.ones(2, 6, 3), 0.5),
     "RandomSampler": lambda L: list(L.utils.data.RandomSampler(range(20))),
     "RandomSampler-generator": lambda L: list(
-        L.utils.data.RandomSampler(range(20), generator=L.Generator().manual_seed(3))),
+        L.utils.data.RandomSampler(range(20), generator=L.Generator().manual_seed(3))
+    ),
     "RandomSampler-replacement": lambda L: list(
-        L.utils.data.RandomSampler(range(20), replacement=True, num_samples=40)),
+        L.utils.data.RandomSampler(range(20), replacement=True, num_samples=40)
+    ),
     "SubsetRandomSampler": lambda L: list(L.utils.data.SubsetRandomSampler([3, 5, 7, 9])),
     "WeightedRandomSampler": lambda L: list(
-        L.utils.data.WeightedRandomSampler([0.1, 0.5, 0.4], 10)),
+        L.utils.data.WeightedRandomSampler([0.1, 0.5, 0.4], 10)
+    ),
     "random_split": lambda L: [list(s) for s in L.utils.data.random_split(range(10), [3, 7])],
     "random_split-fractions": lambda L: [
-        list(s) for s in L.utils.data.random_split(
-            range(10), [0.3, 0.7], generator=L.Generator().manual_seed(42))],
+        list(s)
+        for s in L.utils.data.random_split(
+            range(10), [0.3, 0.7], generator=L.Generator().manual_seed(42)
+        )
+    ],
     "DataLoader-shuffle": lambda L: [
         [b.tolist() for b in L.utils.data.DataLoader(L.arange(10), batch_size=4, shuffle=True)]
-        for _ in range(2)],
+        for _ in range(2)
+    ],
 }
 
 
@@ -287,10 +299,10 @@ def _train(L, steps=20):
     x = L.randn(64, 6, dtype=L.float64)
     y = (x[:, :1] * 2 - x[:, 1:2]).tanh()
     model = L.nn.Sequential(
-        L.nn.Linear(6, 16), L.nn.ReLU(), L.nn.Dropout(0.2), L.nn.Linear(16, 1)).double()
+        L.nn.Linear(6, 16), L.nn.ReLU(), L.nn.Dropout(0.2), L.nn.Linear(16, 1)
+    ).double()
     opt = L.optim.SGD(model.parameters(), lr=0.1)
-    loader = L.utils.data.DataLoader(
-        L.utils.data.TensorDataset(x, y), batch_size=16, shuffle=True)
+    loader = L.utils.data.DataLoader(L.utils.data.TensorDataset(x, y), batch_size=16, shuffle=True)
     losses = []
     while len(losses) < steps:
         for xb, yb in loader:
@@ -324,7 +336,8 @@ class _Draws:
         import random
 
         return self.lib.tensor(
-            [float(self.lib.rand(1).item()), random.random(), float(np.random.rand())])
+            [float(self.lib.rand(1).item()), random.random(), float(np.random.rand())]
+        )
 
 
 def test_dataloader_workers_are_seeded_as_pytorch():
@@ -335,3 +348,18 @@ def test_dataloader_workers_are_seeded_as_pytorch():
     jtensor.manual_seed(7)
     torch.manual_seed(7)
     assert fn(jtensor) == fn(torch)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345, 2**32 - 1, 2**32, 67280421310721, 2**63 + 5])
+def test_seeding_in_c_gives_init_genrand_state(seed):
+    # ``seed_state`` lets NumPy's C seeding set the words; they must be ``init_genrand``'s
+    # (``seeded_key``, the loop it replaced), at position 624, and draw as PyTorch's.
+    bitgen = np.random.MT19937(0)
+    _mt19937.seed_state(bitgen, seed)
+    state = bitgen.state["state"]
+    assert state["pos"] == _mt19937.N
+    assert np.array_equal(state["key"], _mt19937.seeded_key(seed))
+    expected = torch.Generator().manual_seed(seed)
+    got = jtensor.Generator().manual_seed(seed)
+    assert jtensor.rand(5, generator=got).tolist() == torch.rand(5, generator=expected).tolist()
+    assert bytes(got.get_state().tolist()) == bytes(expected.get_state().tolist())
