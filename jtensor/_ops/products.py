@@ -19,13 +19,14 @@ import numpy as np
 
 
 from .. import _dtypes
+from .._device import CPU_BACKEND
 from .._dispatch import check_inplace, check_same_device, untraced
 from .._elementwise import _write_into, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim
 from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
                        elementwise_output_strides, numel, view_strides)
 from .._registry import register, renamed
-from .._tensor import Tensor, new_empty_tensor, plain_cpu_floats
+from .._tensor import Tensor, fresh_tensor, new_empty_tensor, plain_cpu_floats
 from .views import view_size_error
 from .reductions import (TensorNotImplementedError, _c_name, _emit, _xp, check_out, check_tensor,
                          fp_quiet, launch_kernel, wrap_result, write_out)
@@ -225,6 +226,17 @@ def _launch_product(op, a, b, device, out, base=None, beta=1, alpha=1):
                                                  y.astype(work, copy=False)), beta, alpha))
 
 
+def _plain_matrix_product(a, b):
+    """``a @ b`` of two plain CPU float32/float64 matrices of one dtype whose inner sizes
+    agree (every check below passes): the one product ``_product`` makes, in a fresh
+    tensor. None (nothing done) for anything else."""
+    if not plain_cpu_floats(a, b) or a._dtype is not b._dtype or len(a._shape) != 2 \
+            or len(b._shape) != 2 or a._shape[1] != b._shape[0]:
+        return None
+    r = run_compute(np, "matmul", (a._array(), b._array()))
+    return fresh_tensor(Tensor, r, r.shape, a._dtype, a._storage.device, CPU_BACKEND)
+
+
 @register("copy")
 def matmul(input, other, *, out=None):
     """Matrix product with NumPy/PyTorch rank rules: 1-D·1-D is a dot product (0-d), a 1-D
@@ -235,6 +247,10 @@ def matmul(input, other, *, out=None):
     >>> (torch.ones(10, 3, 4) @ torch.ones(4, 5)).shape
     torch.Size([10, 3, 5])
     """
+    if out is None:
+        fast = _plain_matrix_product(input, other)
+        if fast is not None:
+            return fast
     device = _check_tensors("matmul", ("input", input), ("other", other))
     _check_matmul(input, other)
     _check_product_out(out, "matmul", input._dtype)
@@ -264,6 +280,10 @@ Tensor.__rmatmul__ = _rmatmul_operator
 @register("copy")
 def mm(input, mat2, *, out=None):
     """Product of two matrices (2-D only; see ``matmul`` for other ranks)."""
+    if out is None:
+        fast = _plain_matrix_product(input, mat2)
+        if fast is not None:
+            return fast
     device = _check_tensors("mm", ("input", input), ("mat2", mat2))
     if input.dim() != 2:
         raise TensorRuntimeError("self must be a matrix")

@@ -293,3 +293,36 @@ def test_sparse_item_matches_pytorch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (PyTorch's note on sparse invariant checks)
         assert read(jtensor) == read(torch)
+
+
+@pytest.mark.parametrize("op", ["matmul", "mm", "@"])
+def test_matrix_products_match_pytorch(op):
+    rng = np.random.default_rng(zlib.crc32(op.encode()))
+
+    def call(lib, a, b):
+        return a @ b if op == "@" else getattr(lib, op)(a, b)
+
+    for _ in range(60):
+        m, k, n = (int(s) for s in rng.integers(0, 6, 3))
+        dtype = ["float32", "float64", "int64"][int(rng.integers(3))]
+        a = (rng.standard_normal((m, k)) * 4).astype(dtype)
+        b = (rng.standard_normal((k + int(rng.random() < 0.1), n)) * 4).astype(dtype)
+        if rng.random() < 0.3:
+            b = np.ascontiguousarray(b.T).T  # (a transposed operand)
+        results = []
+        for lib in (torch, jtensor):
+            x, y = lib.from_numpy(a.copy()), lib.from_numpy(b)
+            try:
+                results.append(call(lib, x, y))
+            except RuntimeError as e:
+                results.append(type(e).__name__ + str(e)[:30])
+        expected, got = results
+        if isinstance(expected, str):
+            assert got == expected
+            continue
+        assert got.stride() == expected.stride() and str(got.dtype) == str(expected.dtype)
+        # (the product NumPy makes of these operands, as the general path's)
+        assert got.numpy().tobytes() == np.matmul(a, b).tobytes()
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-4)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        call(jtensor, jtensor.ones(2, 3), jtensor.ones(3, 2, dtype=jtensor.float64))
