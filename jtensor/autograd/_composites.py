@@ -447,6 +447,44 @@ def recorded_meshgrid(op, args, kwargs):
     return _composed(op, tensors, steps)
 
 
+def recorded_cartesian_prod(op, args, kwargs):
+    """A recorded ``cartesian_prod`` of two or more 1-D tensors: ATen's ``meshgrid`` of
+    them (``indexing="ij"``), each grid flattened (a copy of the expanded grid), stacked
+    along dim 1."""
+    if kwargs or len(args) < 2 or not _plain_list(args) or any(t.dim() != 1 for t in args):
+        return None
+
+    def steps():
+        grids = J.meshgrid(*args, indexing="ij")
+        return J.stack([g.flatten() for g in grids], 1)
+
+    return _composed(op, args, steps)
+
+
+def recorded_combinations(op, args, kwargs):
+    """A recorded ``combinations`` of a 1-D tensor: ATen's ``meshgrid`` of ``r`` copies
+    of it, each grid's elements where the indices increase (``<=`` with replacement)
+    picked by ``masked_select``, the picks stacked along dim 1."""
+    values = op.backward.bind(args, kwargs)
+    input, r = values.get("input"), values.get("r", 2)
+    with_replacement = values.get("with_replacement", False)
+    if not _dense(input) or input.dim() != 1 or r.__class__ is not int or r < 1 \
+            or with_replacement.__class__ is not bool:
+        return None
+    n = input.shape[0]
+
+    def steps():
+        grids = J.meshgrid(*([input] * r), indexing="ij")
+        # (ATen's _triu_mask: integer grids, nothing recorded)
+        index = J.meshgrid(*([J.arange(n, device=input.device)] * r), indexing="ij")
+        mask = J.ones((n,) * r, dtype=_dtypes.bool_, device=input.device)
+        for lower, upper in zip(index, index[1:], strict=False):
+            mask &= (lower <= upper) if with_replacement else (lower < upper)
+        return J.stack([g.masked_select(mask) for g in grids], 1)
+
+    return _composed(op, (input,), steps)
+
+
 def recorded_take_along_dim(op, args, kwargs):
     """A recorded ``take_along_dim``: PyTorch's ``gather`` of the input ``expand``ed to the
     broadcast of its shape with the indices' (each at its own size along ``dim``), or, with

@@ -73,9 +73,7 @@ DIFFERENT = {
     **dict.fromkeys(
         [
             "bilinear",
-            "cartesian_prod",
             "cdist",
-            "combinations",
             "gradient",
             "linalg_matrix_norm",
             "linalg_norm",

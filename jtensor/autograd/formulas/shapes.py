@@ -15,8 +15,9 @@ from ..._errors import TensorNotImplementedError, wrap_dim
 from ..._ops.views import make_view
 from ..._registry import OPS
 from ..._tensor import DENSE_CLASSES
-from .._composites import (recorded_atleast, recorded_meshgrid, recorded_ravel,
-                           recorded_repeat_interleave, recorded_stacking, recorded_sum_to_size)
+from .._composites import (recorded_atleast, recorded_cartesian_prod, recorded_combinations,
+                           recorded_meshgrid, recorded_ravel, recorded_repeat_interleave,
+                           recorded_stacking, recorded_sum_to_size)
 from . import _fast
 from ._core import derivative
 
@@ -448,3 +449,5 @@ for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
 J.ravel.op.backward.composite = recorded_ravel
 OPS["sum_to_size"].backward.composite = recorded_sum_to_size
 J.meshgrid.op.backward.composite = recorded_meshgrid
+J.cartesian_prod.op.backward.composite = recorded_cartesian_prod
+J.combinations.op.backward.composite = recorded_combinations
