@@ -416,17 +416,21 @@ def _batch_norm_layout(x, params):
 
 def _check_dtypes(input, *params):
     """PyTorch's CPU rule: parameters share the input's dtype, except that float16/bfloat16
-    inputs may take float32 parameters. Returns whether to compute in float32 (low-precision
+    inputs may take float32 parameters (its message names Float for a float32 or half input,
+    "share same datatype" for any other). Returns whether to compute in float32 (low-precision
     inputs are normalized in float32 and the result cast back, as PyTorch accumulates)."""
-    low = str(input.dtype) in ("torch.float16", "torch.bfloat16")
+    dtype = input.dtype
+    low = dtype is _dtypes.float16 or dtype is _dtypes.bfloat16
     for p in params:
-        if p is None or p.dtype == input.dtype:
+        if p is None or p.dtype is dtype:
             continue
-        if low and str(p.dtype) == "torch.float32":
+        if low and p.dtype is _dtypes.float32:
             continue
-        if low:
+        if low or dtype is _dtypes.float32:
+            # (PyTorch's message whenever the input is float32 or a half type)
             raise TensorRuntimeError(
-                "mixed dtype (CPU): expect parameter to have scalar type of Float")
+                f"mixed dtype (CPU): expect parameter to have scalar type of Float (the input "
+                f"is {dtype}, a parameter {p.dtype})")
         raise TensorRuntimeError(
             f"mixed dtype (CPU): all inputs must share same datatype. Got input {input.dtype} "
             f"and a parameter of {p.dtype}; convert them to one dtype.")
