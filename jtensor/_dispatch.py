@@ -215,17 +215,32 @@ def returned_input(result, input, *args, **kwargs):
 def untraced(body, *args, **kwargs):
     """``body(*args, **kwargs)`` with this thread's trace recorder detached: a call that the
     trace shows as one op (an nn functional, a composite ``matmul``) keeps the ops it is
-    made of out of it. A recorder of another thread keeps listening to its own thread."""
+    made of out of it. A recorder of another thread keeps listening to its own thread, and
+    this recorder keeps counting the ops of other threads meanwhile (``_others_only``)."""
     global trace_hook
     hook = trace_hook
     if hook is None or getattr(getattr(hook, "__self__", hook), "_thread", None) \
             != threading.get_ident():
         return body(*args, **kwargs)
-    trace_hook = None
+    trace_hook = _others_only(hook)
     try:
         return body(*args, **kwargs)
     finally:
         trace_hook = hook
+
+
+def _others_only(hook):
+    """``hook`` for the ops of every thread but the one that called (the recording thread,
+    inside an ``untraced`` body). The wrapper has no ``_thread``: an ``untraced`` nested in
+    the body runs its body as it is."""
+    thread = threading.get_ident()
+    get_ident = threading.get_ident
+
+    def others(op, inputs, outputs, modified=None, info=None):
+        if get_ident() != thread:
+            hook(op, inputs, outputs, modified, info)
+
+    return others
 
 
 def notify(op, inputs, outputs, modified=None, info=None):

@@ -247,11 +247,12 @@ class Recorder:
 
     def _admit(self, kind):
         """Count an event; False when it is not to be recorded in detail."""
-        if self._busy:
-            return False
         trace = self.trace
         if threading.get_ident() != self._thread:
+            # (counted even while the recording thread reads values: ``_busy`` is its own)
             trace.other_threads += 1
+            return False
+        if self._busy:
             return False
         if trace._count >= self.max_ops:
             trace.dropped[kind] += 1
@@ -266,11 +267,11 @@ class Recorder:
         if self._pending is not None:
             self._complete_pending()
         # _admit, inlined: this runs on every op.
-        if self._busy:
-            return
         trace = self.trace
         if get_ident() != self._thread:
             trace.other_threads += 1
+            return
+        if self._busy:
             return
         if trace._count >= self.max_ops:
             trace.dropped[op.kind] += 1

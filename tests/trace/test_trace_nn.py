@@ -46,11 +46,16 @@ def test_cnn_training_step_records_each_op_once_in_order():
         loss = _step(conv, fc, opt, x, y)
     names = [e.name for e in t.ops()]
     # The forward: exactly these six events, in order (nothing from inside the ops).
-    assert names[:len(CNN_OPS)] == CNN_OPS
-    forward = t.ops()[:len(CNN_OPS)]
+    assert names[: len(CNN_OPS)] == CNN_OPS
+    forward = t.ops()[: len(CNN_OPS)]
     assert [e.grad_fn for e in forward] == [
-        "ConvolutionBackward0", "MaxPool2DWithIndicesBackward0", "ReluBackward0",
-        "ViewBackward0", "AddmmBackward0", "NllLossBackward0"]
+        "ConvolutionBackward0",
+        "MaxPool2DWithIndicesBackward0",
+        "ReluBackward0",
+        "ViewBackward0",
+        "AddmmBackward0",
+        "NllLossBackward0",
+    ]
     assert {e.op_kind for e in forward} == {"nn", "elementwise", "view"}
     conv_event = forward[0]
     assert [s.ref() for s in conv_event.inputs] == [x, conv.weight, conv.bias]
@@ -59,8 +64,7 @@ def test_cnn_training_step_records_each_op_once_in_order():
     ce = forward[-1]
     assert ce.outputs[0].ref() is loss and ce.inputs[1].ref() is y
     # Then backward and the optimizer step: every node ran, every parameter was updated.
-    assert [e.name for e in t.backward_steps()][:2] == ["NllLossBackward0",
-                                                       "LogSoftmaxBackward0"]
+    assert [e.name for e in t.backward_steps()][:2] == ["NllLossBackward0", "LogSoftmaxBackward0"]
     ran = {e.name for e in t.backward_steps()}
     assert {"ConvolutionBackward0", "MaxPool2DWithIndicesBackward0", "AddmmBackward0"} <= ran
     assert len(t.ops(name="add_", kind="in-place")) == 4  # SGD: one update per parameter
@@ -91,28 +95,33 @@ def test_tensortrace_magic_shows_the_cnn_ops():
     try:
         conv, fc, opt, x, y = _cnn()
         ip.user_ns.update(conv=conv, fc=fc, opt=opt, x=x, y=y, F=F, torch=jtensor)
-        cell = ("%%tensortrace --text\n"
-                "h = F.conv2d(x, conv.weight, conv.bias, padding=1)\n"
-                "h = F.max_pool2d(h, 2)\n"
-                "h = F.relu(h)\n"
-                "h = torch.flatten(h, 1)\n"
-                "logits = F.linear(h, fc.weight, fc.bias)\n"
-                "loss = F.cross_entropy(logits, y)\n"
-                "opt.zero_grad()\n"
-                "loss.backward()\n"
-                "opt.step()\n")
+        cell = (
+            "%%tensortrace --text\n"
+            "h = F.conv2d(x, conv.weight, conv.bias, padding=1)\n"
+            "h = F.max_pool2d(h, 2)\n"
+            "h = F.relu(h)\n"
+            "h = torch.flatten(h, 1)\n"
+            "logits = F.linear(h, fc.weight, fc.bias)\n"
+            "loss = F.cross_entropy(logits, y)\n"
+            "opt.zero_grad()\n"
+            "loss.backward()\n"
+            "opt.step()\n"
+        )
         with capture_output() as captured:
             result = ip.run_cell(cell)
         assert result.success, result.error_in_exec
         text = captured.stdout
-        rows = [line.split()[1] for line in text.splitlines()
-                if line.strip() and line.split()[0].isdigit()]
-        assert rows[:len(CNN_OPS)] == CNN_OPS, text
+        rows = [
+            line.split()[1]
+            for line in text.splitlines()
+            if line.strip() and line.split()[0].isdigit()
+        ]
+        assert rows[: len(CNN_OPS)] == CNN_OPS, text
         assert "x, conv.weight, conv.bias -> t1 [2, 4, 8, 8]" in text  # h, reassigned
         assert "grad_fn=ConvolutionBackward0" in text
         assert "-> loss [] float32" in text and "grad_fn=NllLossBackward0" in text
         for hidden in ("addmm", "log_softmax", "nll_loss", "unsqueeze", "mm"):
-            assert hidden not in rows[:len(CNN_OPS)]
+            assert hidden not in rows[: len(CNN_OPS)]
     finally:
         ip.run_line_magic("unload_ext", "jtensor")
 
@@ -126,8 +135,12 @@ def _x(*shape, grad=False):
 
 def _rnn_weights(gates, input_size, hidden):
     """w_ih, w_hh, b_ih, b_hh of one layer (w_ih requires grad)."""
-    return [_x(gates * hidden, input_size, grad=True), _x(gates * hidden, hidden),
-            _x(gates * hidden), _x(gates * hidden)]
+    return [
+        _x(gates * hidden, input_size, grad=True),
+        _x(gates * hidden, hidden),
+        _x(gates * hidden),
+        _x(gates * hidden),
+    ]
 
 
 def _p(*shape):
@@ -158,12 +171,18 @@ CALLS = {
     "logsigmoid": lambda: (F.logsigmoid, (_x(3, 4, grad=True),), {}),
     "softmin": lambda: (F.softmin, (_x(3, 4, grad=True), 1), {}),
     "one_hot": lambda: (F.one_hot, (jtensor.tensor([0, 2, 1]), 3), {}),
-    "cross_entropy": lambda: (F.cross_entropy, (_x(3, 4, grad=True), jtensor.tensor([0, 3, 1])),
-                              {"label_smoothing": 0.1}),
+    "cross_entropy": lambda: (
+        F.cross_entropy,
+        (_x(3, 4, grad=True), jtensor.tensor([0, 3, 1])),
+        {"label_smoothing": 0.1},
+    ),
     "nll_loss": lambda: (F.nll_loss, (_x(3, 4, grad=True), jtensor.tensor([0, 3, 1])), {}),
     "binary_cross_entropy": lambda: (F.binary_cross_entropy, (_p(3, 4), _p(3, 4)), {}),
-    "binary_cross_entropy_with_logits": lambda: (F.binary_cross_entropy_with_logits,
-                                                 (_x(3, 4, grad=True), _p(3, 4)), {}),
+    "binary_cross_entropy_with_logits": lambda: (
+        F.binary_cross_entropy_with_logits,
+        (_x(3, 4, grad=True), _p(3, 4)),
+        {},
+    ),
     "mse_loss": lambda: (F.mse_loss, (_x(3, 4, grad=True), _x(3, 4)), {}),
     "l1_loss": lambda: (F.l1_loss, (_x(3, 4, grad=True), _x(3, 4)), {}),
     "smooth_l1_loss": lambda: (F.smooth_l1_loss, (_x(3, 4, grad=True), _x(3, 4)), {}),
@@ -172,8 +191,11 @@ CALLS = {
     "linear": lambda: (F.linear, (_x(2, 3, 4), _x(5, 4, grad=True), _x(5)), {}),
     "bilinear": lambda: (F.bilinear, (_x(3, 2), _x(3, 4), _x(5, 2, 4, grad=True)), {}),
     "layer_norm": lambda: (F.layer_norm, (_x(3, 4, grad=True), (4,)), {}),
-    "batch_norm": lambda: (F.batch_norm, (_x(4, 3, grad=True), jtensor.zeros(3),
-                                          jtensor.ones(3)), {"training": True}),
+    "batch_norm": lambda: (
+        F.batch_norm,
+        (_x(4, 3, grad=True), jtensor.zeros(3), jtensor.ones(3)),
+        {"training": True},
+    ),
     "group_norm": lambda: (F.group_norm, (_x(2, 4, 3, grad=True), 2), {}),
     "rms_norm": lambda: (F.rms_norm, (_x(3, 4, grad=True), (4,)), {}),
     "normalize": lambda: (F.normalize, (_x(3, 4, grad=True),), {}),
@@ -184,32 +206,79 @@ CALLS = {
     "dropout3d": lambda: (F.dropout3d, (_x(2, 3, 2, 2, 2), 0.5), {}),
     "pixel_shuffle": lambda: (F.pixel_shuffle, (_x(1, 8, 2, 2, grad=True), 2), {}),
     "pixel_unshuffle": lambda: (F.pixel_unshuffle, (_x(1, 2, 4, 4, grad=True), 2), {}),
-    "conv_transpose2d": lambda: (F.conv_transpose2d, (_x(1, 4, 3, 3, grad=True), _x(4, 2, 3, 3)),
-                                 {"stride": 2}),
+    "conv_transpose2d": lambda: (
+        F.conv_transpose2d,
+        (_x(1, 4, 3, 3, grad=True), _x(4, 2, 3, 3)),
+        {"stride": 2},
+    ),
     "conv_transpose1d": lambda: (F.conv_transpose1d, (_x(1, 4, 3, grad=True), _x(4, 2, 3)), {}),
-    "scaled_dot_product_attention": lambda: (F.scaled_dot_product_attention,
-                                             (_x(2, 3, 4, grad=True), _x(2, 5, 4), _x(2, 5, 3)),
-                                             {"is_causal": True}),
+    "scaled_dot_product_attention": lambda: (
+        F.scaled_dot_product_attention,
+        (_x(2, 3, 4, grad=True), _x(2, 5, 4), _x(2, 5, 3)),
+        {"is_causal": True},
+    ),
     # the recurrent ops (jtensor.lstm...: what nn.LSTM/GRU/RNN and their cells call)
-    "lstm": lambda: (jtensor.lstm, (_x(4, 2, 3), (_x(1, 2, 5), _x(1, 2, 5)),
-                                    _rnn_weights(4, 3, 5), True, 1, 0.0, True, False, False),
-                     {}),
-    "gru": lambda: (jtensor.gru, (_x(6, 3), jtensor.tensor([3, 2, 1]), _x(1, 3, 5),
-                                  _rnn_weights(3, 3, 5), True, 1, 0.0, True, False), {}),
-    "rnn_tanh": lambda: (jtensor.rnn_tanh, (_x(2, 4, 3), _x(1, 2, 5), _rnn_weights(1, 3, 5),
-                                            True, 1, 0.0, True, False, True), {}),
-    "rnn_relu": lambda: (jtensor.rnn_relu, (_x(4, 2, 3), _x(1, 2, 5), _rnn_weights(1, 3, 5),
-                                            True, 1, 0.0, True, False, False), {}),
-    "lstm_cell": lambda: (jtensor.lstm_cell, (_x(2, 3), (_x(2, 5), _x(2, 5)),
-                                              *_rnn_weights(4, 3, 5)), {}),
+    "lstm": lambda: (
+        jtensor.lstm,
+        (
+            _x(4, 2, 3),
+            (_x(1, 2, 5), _x(1, 2, 5)),
+            _rnn_weights(4, 3, 5),
+            True,
+            1,
+            0.0,
+            True,
+            False,
+            False,
+        ),
+        {},
+    ),
+    "gru": lambda: (
+        jtensor.gru,
+        (
+            _x(6, 3),
+            jtensor.tensor([3, 2, 1]),
+            _x(1, 3, 5),
+            _rnn_weights(3, 3, 5),
+            True,
+            1,
+            0.0,
+            True,
+            False,
+        ),
+        {},
+    ),
+    "rnn_tanh": lambda: (
+        jtensor.rnn_tanh,
+        (_x(2, 4, 3), _x(1, 2, 5), _rnn_weights(1, 3, 5), True, 1, 0.0, True, False, True),
+        {},
+    ),
+    "rnn_relu": lambda: (
+        jtensor.rnn_relu,
+        (_x(4, 2, 3), _x(1, 2, 5), _rnn_weights(1, 3, 5), True, 1, 0.0, True, False, False),
+        {},
+    ),
+    "lstm_cell": lambda: (
+        jtensor.lstm_cell,
+        (_x(2, 3), (_x(2, 5), _x(2, 5)), *_rnn_weights(4, 3, 5)),
+        {},
+    ),
     "gru_cell": lambda: (jtensor.gru_cell, (_x(2, 3), _x(2, 5), *_rnn_weights(3, 3, 5)), {}),
-    "rnn_tanh_cell": lambda: (jtensor.rnn_tanh_cell, (_x(2, 3), _x(2, 5),
-                                                      *_rnn_weights(1, 3, 5)), {}),
-    "rnn_relu_cell": lambda: (jtensor.rnn_relu_cell, (_x(2, 3), _x(2, 5),
-                                                      *_rnn_weights(1, 3, 5)), {}),
-    "pack_padded_sequence": lambda: (jtensor.nn.utils.rnn.pack_padded_sequence,
-                                     (_x(4, 3, 2, grad=True), [2, 4, 1]),
-                                     {"enforce_sorted": False}),
+    "rnn_tanh_cell": lambda: (
+        jtensor.rnn_tanh_cell,
+        (_x(2, 3), _x(2, 5), *_rnn_weights(1, 3, 5)),
+        {},
+    ),
+    "rnn_relu_cell": lambda: (
+        jtensor.rnn_relu_cell,
+        (_x(2, 3), _x(2, 5), *_rnn_weights(1, 3, 5)),
+        {},
+    ),
+    "pack_padded_sequence": lambda: (
+        jtensor.nn.utils.rnn.pack_padded_sequence,
+        (_x(4, 3, 2, grad=True), [2, 4, 1]),
+        {"enforce_sorted": False},
+    ),
 }
 CALLS.update(MORE_CALLS)  # issue 15's added ops (tests/trace/nn_calls_more.py)
 CALLS.update(CALLS_3D)  # the 3-d layers and last gaps (tests/trace/nn_calls_3d.py)
@@ -230,7 +299,7 @@ def test_one_event_per_nn_call(name):
     (event,) = [e for e in events if e.op_kind is not None]
     assert event.op_kind == "nn"
     outs = out if isinstance(out, tuple) else (out,)
-    assert [s.ref() for s in event.outputs[:len(outs)]] == list(outs)
+    assert [s.ref() for s in event.outputs[: len(outs)]] == list(outs)
     got = outs[0].grad_fn
     assert event.grad_fn == (None if got is None else got.name())
     assert event.outputs[0].grad_fn == event.grad_fn
@@ -238,10 +307,16 @@ def test_one_event_per_nn_call(name):
     assert [s.ref() for s in event.inputs] == tensors
 
 
-@pytest.mark.parametrize("call", [lambda x: F.elu_(x), lambda x: F.leaky_relu(x, inplace=True),
-                                  lambda x: F.hardtanh(x, inplace=True),
-                                  lambda x: F.silu(x, inplace=True),
-                                  lambda x: F.dropout(x, 0.5, inplace=True)])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: F.elu_(x),
+        lambda x: F.leaky_relu(x, inplace=True),
+        lambda x: F.hardtanh(x, inplace=True),
+        lambda x: F.silu(x, inplace=True),
+        lambda x: F.dropout(x, 0.5, inplace=True),
+    ],
+)
 def test_inplace_nn_ops_write_once(call):
     x = jtensor.randn(3, 4)
     with jtensor.trace.record() as t:
@@ -269,8 +344,8 @@ def test_nested_nn_ops_report_only_the_outer_call():
     x = jtensor.randn(2, 3, 8, requires_grad=True)
     target = jtensor.zeros(2, 8, dtype=jtensor.int64)
     with jtensor.trace.record() as t:
-        F.max_pool1d(x, 2)          # max_pool2d inside
-        F.relu6(x)                  # hardtanh inside
+        F.max_pool1d(x, 2)  # max_pool2d inside
+        F.relu6(x)  # hardtanh inside
         F.cross_entropy(x, target)  # nll_loss inside
     assert [e.name for e in t.ops()] == ["max_pool1d", "relu6", "cross_entropy"]
 
@@ -312,6 +387,38 @@ def test_other_threads_keep_the_hook():
     assert not errors
     assert [e.name for e in t.ops()] == ["max_pool2d"] * 20
     assert t.other_threads >= 20
+    assert _dispatch.trace_hook is None
+
+
+def test_other_threads_are_counted_while_a_body_runs_untraced():
+    """While the recording thread runs a functional's body (its ops out of the trace), the
+    ops of another thread still reach the recorder and are counted: the hook is swapped for
+    one that hears other threads only, not removed. (The other thread runs exactly inside
+    that window here; the test above only overlaps the two at random.)"""
+    x = jtensor.randn(4, 4)
+    started, finished = threading.Event(), threading.Event()
+
+    def other():
+        started.wait(30)
+        for _ in range(10):
+            x.exp()
+        finished.set()
+
+    thread = threading.Thread(target=other)
+    with jtensor.trace.record() as t:
+        thread.start()
+
+        def body():
+            x.sin()  # (the recording thread's own op: not recorded)
+            started.set()
+            assert finished.wait(30)
+            return x.cos()
+
+        _dispatch.untraced(body)
+        thread.join()
+        x.sum()
+    assert [e.name for e in t.ops()] == ["sum"]
+    assert t.other_threads == 10
     assert _dispatch.trace_hook is None
 
 

@@ -6,9 +6,9 @@
 ``autograd.Function`` (a fast raw-array kernel with an explicit backward) or a composition
 of public ops. The registered implementation
 
-- runs the body with the recording thread's trace hook detached (``_dispatch.trace_hook`` is
-  ``None`` meanwhile, restored in ``finally``), so the ops it uses (views, casts, the ops of
-  a composite, a nested functional) report nothing;
+- runs the body with the recording thread's trace hook detached (``_dispatch.untraced``:
+  meanwhile the hook hears other threads only, restored in ``finally``), so the ops it uses
+  (views, casts, the ops of a composite, a nested functional) report nothing;
 - ends in ``_dispatch.finish(op, tensors of the call, result)``: the recorder gets exactly
   one event named after the functional, whose outputs already carry their autograd node
   (the body built it).
