@@ -613,12 +613,7 @@ class Tensor:
         return bool(self.item())
 
     def _scalar_conversion(self, kind):
-        if not self._shape and self.__class__ in DENSE_CLASSES \
-                and self._storage._backend is _CPU_BACKEND \
-                and self._dtype.category != _dtypes.COMPLEX:
-            # ``int(y[i])``, ``float(loss)``: a 0-d real CPU tensor's element, read at once.
-            return kind(self.item())
-        if self.numel() != 1:
+        if self._shape and self.numel() != 1:   # (a 0-d tensor has its one element)
             raise TensorValueError(
                 f"only one element tensors can be converted to Python scalars (this tensor "
                 f"has {self.numel()} elements)")

@@ -409,7 +409,7 @@ def to(input, *args, **kwargs):
         if input.__class__ in DENSE_CLASSES and input._storage._backend is CPU_BACKEND:
             # (a contiguous tensor is dense: preserve_format keeps its strides)
             return copy_with_strides(input, input._stride if input._contiguous else
-                                     dense_strides_like(input._shape, input._stride), args[0])
+                                     strides_for_format(input, preserve_format), args[0])
     dtype, device, copy, memory_format, non_blocking = _parse_to_args(args, kwargs)
     dtype = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     device = input._storage.device if device is None else to_device(device)

@@ -643,14 +643,13 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 
 def _arg_extreme(op, name, input, dim, keepdim, out):
-    if out is None and dim.__class__ is int and keepdim.__class__ is bool \
-            and input.__class__ is Tensor and input._dtype in _FAST_EXTREME \
-            and -len(input._shape) <= dim < len(input._shape) \
-            and input._storage._backend.xp is np and input.numel():
+    axes = _plain_axes(input, dim, keepdim, None, out, _FAST_EXTREME) \
+        if dim is not None else None
+    if axes is not None and input._storage._backend.xp is np and input.numel():
         # The common call (``logits.argmax(1)``): the array method along that dim.
         a = input._array()
-        r = a.argmax(axis=dim, keepdims=keepdim) if name == "argmax" else \
-            a.argmin(axis=dim, keepdims=keepdim)
+        r = a.argmax(axis=axes[0], keepdims=keepdim) if name == "argmax" else \
+            a.argmin(axis=axes[0], keepdims=keepdim)
         return wrap_result(np, r, _dtypes.int64, input._storage.device)
     check_tensor(input, name)
     keepdim = _check_keepdim(keepdim, name)

@@ -262,16 +262,23 @@ def _sigmoid(xp, a):
     one = _ONES.get(a.dtype) if xp is np and a.ndim else None
     if one is None:
         return 1 / (1 + xp.exp(-a))
-    # (a 0-d one of the array's dtype: NumPy converts a Python number on every call)
     e = np.negative(a)
     np.exp(e, out=e)
     np.add(e, one, out=e)
     return np.divide(one, e, out=e)
 
 
-_ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
-for _one in _ONES.values():
-    _one.flags.writeable = False
+def _constants(value, types):
+    """Read-only 0-d arrays of ``value``, one per NumPy dtype of ``types`` (an operand of
+    the array's own dtype: NumPy converts a Python number on every ufunc call)."""
+    table = {}
+    for t in types:
+        table[np.dtype(t)] = constant = np.full((), value, t)
+        constant.flags.writeable = False
+    return table
+
+
+_ONES = _constants(1, (np.float32, np.float64))
 
 
 _FLOATING_MATH = (
@@ -298,7 +305,7 @@ _FLOATING_MATH = (
     ("asinh", "arcsinh", ("arcsinh",), "Inverse hyperbolic sine."),
     ("acosh", "arccosh", ("arccosh",), "Inverse hyperbolic cosine (nan below 1)."),
     ("atanh", "arctanh", ("arctanh",), "Inverse hyperbolic tangent (nan outside [-1, 1])."),
-    ("sigmoid", lambda xp, a: _sigmoid(xp, a), (), "The logistic ``1 / (1 + exp(-x))``."),
+    ("sigmoid", _sigmoid, (), "The logistic ``1 / (1 + exp(-x))``."),
 )
 
 for _name, _compute, _aliases, _doc in _FLOATING_MATH:
@@ -533,11 +540,8 @@ def _relu(xp, a):
     return zero_where(xp, xp.less(a, 0), a)
 
 
-# 0-d zeros of each NumPy dtype ``_relu`` meets (read-only, made once).
-_ZEROS = {}
-for _t in (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64):
-    _ZEROS[np.dtype(_t)] = np.zeros((), _t)
-    _ZEROS[np.dtype(_t)].flags.writeable = False
+_ZEROS = _constants(0, (np.float16, np.float32, np.float64, np.int8, np.int16, np.int32,
+                        np.int64))
 
 
 @register("elementwise")
