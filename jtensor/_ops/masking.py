@@ -87,7 +87,8 @@ def _masked_fill_fast(input, mask, value):
     if mask._shape == input._shape:
         shape = input._shape
     elif len(mask._shape) <= len(input._shape) and all(
-            m == 1 or m == i for m, i in zip(mask._shape[::-1], input._shape, strict=False)):
+            m == 1 or m == i for m, i in zip(mask._shape[::-1], input._shape[::-1],
+                                             strict=False)):
         shape = input._shape
     else:
         return None

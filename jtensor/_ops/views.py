@@ -187,6 +187,19 @@ def _remembered(key, compute, *args):
     return hit
 
 
+def reshape_views(input, shape):
+    """Whether ``input.reshape(shape)`` (``shape`` a tuple of ints, one may be -1) is a view:
+    a remembered view geometry answers at once (``_reshape`` remembers each view it takes);
+    an impossible shape is left to the op's error (False)."""
+    if (input._shape, input._stride, shape) in _VIEW_GEOMETRY:
+        return True
+    try:
+        shape = infer_size(shape, input.numel())
+    except RuntimeError:
+        return False
+    return _new_strides(input, shape) is not None
+
+
 def _view_shape(input, shape):
     """``input`` viewed as ``shape`` (a tuple of ints, one may be -1), or PyTorch's error."""
     hit = _VIEW_GEOMETRY.get((input._shape, input._stride, shape))

@@ -31,8 +31,8 @@ from .._ops.products import (_check_matmul, _check_tensors, check_einsum, einsum
 from .._ops.statistics import DOF_WARNING, check_diff, cov_weights
 from .._ops.splitting import _split_spec
 from .._ops.indexing import _is_basic
-from .._ops.views import (_new_strides, basic_index, sizes_from_args, tensor_split_bounds,
-                          view_size_error)
+from .._ops.views import (_new_strides, basic_index, reshape_views, sizes_from_args,
+                          tensor_split_bounds, view_size_error)
 from .._tensor import DENSE_CLASSES, Tensor, contiguous_format
 from .graph import Formula, _record_tensors
 
@@ -95,7 +95,8 @@ def unsafe_view(t, shape):
 def reshape_steps(t, shape):
     """PyTorch's ``reshape`` step by step: a view where the strides allow it, else a
     contiguous clone (``CloneBackward0``) and its ``_unsafe_view``."""
-    if t.is_contiguous() or _new_strides(t, tuple(shape)) is not None:
+    shape = tuple(shape)
+    if reshape_views(t, shape):
         return t.reshape(shape)
     return _clone_and_view(t, shape)
 
@@ -119,12 +120,13 @@ def matmul_steps(tensor1, tensor2):
             output = unsafe_view(folded.mm(t2), output_shape + [t2.shape[1]])
             return output.mT.contiguous() if transpose else output
         return unsafe_view(folded.mv(t2), output_shape)
-    n = tensor1.shape[-2] if d1 > 1 else 1
-    m1 = tensor1.shape[-1]
-    batch1 = tuple(tensor1.shape[:max(d1 - 2, 0)])
-    m2 = tensor2.shape[-2] if d2 > 1 else tensor2.shape[0]
-    p = tensor2.shape[-1] if d2 > 1 else 1
-    batch2 = tuple(tensor2.shape[:max(d2 - 2, 0)])
+    shape1, shape2 = tensor1._shape, tensor2._shape
+    n = shape1[-2] if d1 > 1 else 1
+    m1 = shape1[-1]
+    batch1 = shape1[:max(d1 - 2, 0)]
+    m2 = shape2[-2] if d2 > 1 else shape2[0]
+    p = shape2[-1] if d2 > 1 else 1
+    batch2 = shape2[:max(d2 - 2, 0)]
     if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
         # A batch of one that requires grad is squeezed away (its gradient then needs no
         # sum over a broadcast batch).
@@ -132,7 +134,7 @@ def matmul_steps(tensor1, tensor2):
             return _steps_or_product(tensor1.squeeze(0), tensor2)
         if batch2[0] == 1 and tensor2.requires_grad:
             return _steps_or_product(tensor1, tensor2.squeeze(0))
-    output_shape = list(broadcast_shapes(batch1, batch2))
+    output_shape = list(batch1 if batch1 == batch2 else broadcast_shapes(batch1, batch2))
     count = math.prod(output_shape)
     expanded1 = reshape_steps(tensor1.expand(*output_shape, n, m1), (count, n, m1))
     if d2 == 1:
@@ -198,6 +200,12 @@ def recorded_reshape(op, args, kwargs):
     contiguous = input._contiguous   # (known for most tensors: no call)
     if contiguous or (contiguous is None and input.is_contiguous()):
         return None   # (a view: the op's own node)
+    if op.name == "reshape" and not kwargs and len(args) == 2:
+        try:
+            if reshape_views(input, sizes_from_args((args[1],))):
+                return None   # (a view: the op's own node)
+        except (RuntimeError, TypeError):
+            return None   # (the op raises its own error)
     values = op.backward.bind(args, kwargs)
     try:
         if op.name == "reshape":

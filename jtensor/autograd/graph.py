@@ -771,6 +771,17 @@ class Formula:
             self.plain and 1 <= len(self.inputs) <= 3
             and self.inputs == tuple(self.positional[:len(self.inputs)])
             and self.save <= {*self.inputs, "result"}) else 0
+        # An op taking its sizes as ``*args`` (``view``, ``expand``, ``repeat``): a call of
+        # one plain tensor and integer sizes records as a one-tensor call does
+        # (``_tensor_args``, ``record_result``), its sizes bound as ``bind`` binds them. (Integer
+        # sizes never ask ``view`` for a dtype: its output is then differentiable.)
+        self.sizes_call = (self.var_positional is not None and self.self_name is None
+                           and self.positional == ["input"] and self.inputs == ("input",)
+                           and op.kind in ("view", "copy") and not self.hands_back
+                           and not self.checks_arguments_first
+                           and self.save <= {"input", "result"})
+        if self.sizes_call:
+            self.tensor_call = 1
         # Per number of positional arguments, a function pairing them with their names
         # (made on first use): a third of ``dict(zip(...))``'s cost on every recorded call.
         self._binders = {}
@@ -832,6 +843,14 @@ class Formula:
         binder = self._binders[count] = eval(f"lambda args: {{{pairs}}}")  # noqa: S307
         return binder
 
+    def var_rest(self, args):
+        """The arguments a call passes to the ``*args`` parameter: one list or tuple of
+        them stands for them all (``meshgrid([a, b])`` is ``meshgrid(a, b)``)."""
+        rest = args[len(self.positional):]
+        if len(rest) == 1 and (rest[0].__class__ is list or rest[0].__class__ is tuple):
+            rest = rest[0]
+        return rest
+
     def bind(self, args, kwargs):
         """The call's arguments by parameter name (``input`` for an in-place op's ``self``)."""
         if self.plain_bind:
@@ -844,12 +863,8 @@ class Formula:
             return values
         # strict=False: fewer args than parameters (defaults) or more (*args, taken below).
         values = dict(zip(self.positional, args, strict=False))
-        n = len(self.positional)
         if self.var_positional is not None:
-            rest = args[n:]
-            if len(rest) == 1 and (rest[0].__class__ is list or rest[0].__class__ is tuple):
-                rest = rest[0]  # ``meshgrid([a, b])`` is ``meshgrid(a, b)``
-            values[self.var_positional] = rest
+            values[self.var_positional] = self.var_rest(args)
         if kwargs:
             values.update(kwargs)
         if self.self_name is not None and self.self_name != "input":
@@ -1052,6 +1067,8 @@ def _tensor_args(formula, args):
     """Whether ``_record_tensors`` may record a call of ``formula``'s op with ``args``: its
     tensor inputs first (no view whose history may need a refresh), then at most as many
     options as the op has parameters, none of them a tensor or a list of tensors."""
+    if formula.sizes_call:
+        return _sizes_args(args)
     n = formula.tensor_call
     if len(args) < n or len(args) > len(formula.positional):
         return False
@@ -1062,6 +1079,23 @@ def _tensor_args(formula, args):
                 return False
         elif isinstance(v, Tensor) or ((v.__class__ is list or v.__class__ is tuple)
                                        and any(isinstance(x, Tensor) for x in v)):
+            return False
+    return True
+
+
+def _sizes_args(args):
+    """``_tensor_args`` for a ``Formula.sizes_call`` op: a plain strided tensor, then integer
+    sizes (or one list or tuple of them, a ``Size`` too)."""
+    if not args:
+        return False
+    v = args[0]
+    if v.__class__ not in DENSE_CLASSES or v._creation_meta is not None:
+        return False
+    rest = args[1:]
+    if len(rest) == 1 and isinstance(rest[0], (list, tuple)):
+        rest = rest[0]
+    for n in rest:
+        if n.__class__ is not int:
             return False
     return True
 
@@ -1112,7 +1146,10 @@ def record_result(op, formula, args, result):
             needs += (need_c,)
             values[names[2]] = c
     stored = {}
-    if len(args) > len(meta):
+    if formula.sizes_call:
+        values[formula.var_positional] = stored[formula.var_positional] = \
+            formula.var_rest(args)
+    elif len(args) > len(meta):
         for name, v in zip(formula.positional[len(meta):], args[len(meta):], strict=False):
             values[name] = stored[name] = v
     if result.__class__ is not Tensor:   # (several outputs: ``x.sort()``)
@@ -1277,7 +1314,8 @@ def record_call(op, impl, args, kwargs):
         if formula.prepare is not None:
             args = formula.prepare(args)
     if not kwargs and formula.__class__ is Formula and formula.tensor_call and \
-            formula.plain and not anomaly.enabled and _tensor_args(formula, args):
+            (formula.plain or formula.sizes_call) and not anomaly.enabled \
+            and _tensor_args(formula, args):
         return _record_tensors(op, formula, impl, args)
     if formula.__class__ is Formula and formula.plain and not anomaly.enabled and \
             (not kwargs or kwargs.get("out") is None):

@@ -97,7 +97,12 @@ def test_the_fast_paths_are_taken(monkeypatch):
     x.masked_fill(_mask(jtensor, (3, 4)), 0.0)
     jtensor.where(_mask(jtensor, (3, 4)), x, 0.0)
     x.masked_fill(_mask(jtensor, (3, 4)), jtensor.tensor(1.0))
-    assert fill == [True, False]
+    # An attention mask of the last two dims, and one of a row, broadcast over the input.
+    _x(jtensor, (2, 3, 4)).masked_fill(_mask(jtensor, (3, 4)), float("-inf"))
+    _x(jtensor, (2, 3, 4)).masked_fill(_mask(jtensor, (1, 4)), 0.0)
+    # A mask that does not broadcast to the input's shape (the result grows): general path.
+    _x(jtensor, (1, 4)).masked_fill(_mask(jtensor, (3, 4)), 2.0)
+    assert fill == [True, False, True, True, False]
     assert where == [True]
 
 

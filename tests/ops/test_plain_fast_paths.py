@@ -295,6 +295,19 @@ def test_sparse_item_matches_pytorch():
         assert read(jtensor) == read(torch)
 
 
+def _both_products(call, a, b, message_chars=None):
+    """``call(lib, a, b)`` under PyTorch, then jtensor: each result, or a RuntimeError's
+    class name and message (its first ``message_chars`` characters)."""
+    results = []
+    for lib in (torch, jtensor):
+        x, y = lib.from_numpy(a.copy()), lib.from_numpy(b)
+        try:
+            results.append(call(lib, x, y))
+        except RuntimeError as e:
+            results.append(type(e).__name__ + str(e)[:message_chars])
+    return results
+
+
 @pytest.mark.parametrize("op", ["matmul", "mm", "@"])
 def test_matrix_products_match_pytorch(op):
     rng = np.random.default_rng(zlib.crc32(op.encode()))
@@ -309,14 +322,7 @@ def test_matrix_products_match_pytorch(op):
         b = (rng.standard_normal((k + int(rng.random() < 0.1), n)) * 4).astype(dtype)
         if rng.random() < 0.3:
             b = np.ascontiguousarray(b.T).T  # (a transposed operand)
-        results = []
-        for lib in (torch, jtensor):
-            x, y = lib.from_numpy(a.copy()), lib.from_numpy(b)
-            try:
-                results.append(call(lib, x, y))
-            except RuntimeError as e:
-                results.append(type(e).__name__ + str(e)[:30])
-        expected, got = results
+        expected, got = _both_products(call, a, b, 30)
         if isinstance(expected, str):
             assert got == expected
             continue
@@ -326,3 +332,48 @@ def test_matrix_products_match_pytorch(op):
         np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-4)
     with pytest.raises(RuntimeError, match="same dtype"):
         call(jtensor, jtensor.ones(2, 3), jtensor.ones(3, 2, dtype=jtensor.float64))
+
+
+@pytest.mark.parametrize("op", ["matmul", "bmm", "@"])
+def test_batched_products_match_pytorch(op):
+    # Attention's ``q @ k.transpose(-2, -1)`` under no_grad: ``bmm`` and ``matmul`` of two
+    # batches of one size are one NumPy product; other batch sizes (a batch of one that
+    # broadcasts, a mismatch) and mixed ranks keep the general path and its errors.
+    rng = np.random.default_rng(zlib.crc32(b"batched" + op.encode()))
+
+    def call(lib, a, b):
+        return a @ b if op == "@" else getattr(lib, op)(a, b)
+
+    for _ in range(60):
+        batch, m, k, n = (int(s) for s in rng.integers(0, 5, 4))
+        other_batch = batch if rng.random() < 0.7 else int(rng.integers(0, 3))
+        dtype = ["float32", "float64", "int64"][int(rng.integers(3))]
+        a = (rng.standard_normal((batch, m, k)) * 4).astype(dtype)
+        b = (rng.standard_normal((other_batch, k + int(rng.random() < 0.1), n)) * 4).astype(dtype)
+        if rng.random() < 0.3:
+            b = np.ascontiguousarray(b.transpose(0, 2, 1)).transpose(0, 2, 1)
+        if rng.random() < 0.2 and other_batch:
+            b = b[0]  # (a matrix: matmul folds the batch, bmm refuses)
+        expected, got = _both_products(call, a, b)
+        if isinstance(expected, str):
+            assert got == expected
+            continue
+        assert tuple(got.shape) == tuple(expected.shape)
+        assert got.stride() == expected.stride() and str(got.dtype) == str(expected.dtype)
+        if b.ndim == 3 and b.shape[0] == batch:
+            assert got.numpy().tobytes() == np.matmul(a, b).tobytes()
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-4)
+
+
+def test_batched_products_take_the_fast_path(monkeypatch):
+    from jtensor._ops import products
+    from tests.harness.spies import fast_path_spy
+
+    taken = fast_path_spy(monkeypatch, products, "_plain_matrix_product")
+    q, k = jtensor.ones(2, 3, 4), jtensor.ones(2, 5, 4)
+    q @ k.transpose(-2, -1)
+    jtensor.bmm(q, k.mT)
+    q @ jtensor.ones(1, 4, 5)  # a broadcast batch: the general path
+    with pytest.raises(TypeError):
+        jtensor.matmul(q, [[1.0]])  # declined before any attribute of the list is read
+    assert taken == [True, True, False, False]

@@ -13,6 +13,7 @@ from ... import _dispatch, _dtypes
 from ..._api import ops as J
 from ..._device import CPU_BACKEND
 from ..._tensor import DENSE_CLASSES, Tensor, plain_cpu_floats
+from ..._ops.views import reshape_views, sizes_from_args
 from ..._registry import OPS
 from .._composites import (recorded_broadcast_tensors, recorded_reshape, recorded_tensor_split,
                            setitem_value)
@@ -62,9 +63,8 @@ def _reshape_call_name(v):
     x = v["input"]
     if x._contiguous or (x._contiguous is None and x.is_contiguous()):
         return "ViewBackward0"   # (the shape is not needed to tell)
-    from ..._ops.views import sizes_from_args
-
-    return _reshape_name(x, sizes_from_args((v["shape"],)))
+    return "ReshapeAliasBackward0" if reshape_views(x, sizes_from_args((v["shape"],))) \
+        else "UnsafeViewBackward0"
 
 
 def _flatten_call_name(v):
