@@ -31,6 +31,11 @@ def ufunc_at(xp, name, target, key, values, native=True):
     """
     if xp is not np and name in _MINMAX and target.dtype not in _EXACT_MINMAX_AT:
         return _minmax_at_by_keys(xp, name, target, key, values)
+    if native and xp is np and key.__class__ is np.ndarray and key.ndim == 1 \
+            and key.dtype.kind in "iu" and target.ndim >= 2 and target.flags.c_contiguous \
+            and target.size // max(target.shape[0], 1) > 1 \
+            and key.size * (target.size // max(target.shape[0], 1)) >= 256:
+        return _at_rows_by_elements(name, target, key, values)
     if native:
         try:
             return getattr(xp, name).at(target, key, values)
@@ -53,6 +58,19 @@ def ufunc_at(xp, name, target, key, values, native=True):
         positions, values = positions[keep], values[keep]
     if not in_place:
         target[...] = work.reshape(target.shape)
+
+
+def _at_rows_by_elements(name, target, rows, values):
+    """NumPy's ``<name>.at(target, rows, values)`` for whole rows (``rows``: one int index
+    per row of the C-contiguous ``target``, an embedding's or ``index_add``'s) as ``at`` of
+    one flat position per element: each element still takes its values in index order (the
+    same bits), and NumPy's one-dimensional ``at`` is several times faster than the
+    row-wise one (a (65, 64) embedding gradient of 256 lookups: 142 -> 32 us)."""
+    width = target.size // target.shape[0]
+    positions = rows.astype(np.intp, copy=False)[:, None] * width
+    positions = positions + np.arange(width, dtype=np.intp)
+    values = np.broadcast_to(values, rows.shape + target.shape[1:])
+    getattr(np, name).at(target.reshape(-1), positions.reshape(-1), values.reshape(-1))
 
 
 _MINMAX = ("maximum", "minimum")

@@ -56,7 +56,7 @@ def _index_vector(index, dim, name, vector_message):
         raise TensorTypeError(
             f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
     if index.dim() > 1:
-        raise TensorIndexError(vector_message)
+        raise TensorIndexError(vector_message() if callable(vector_message) else vector_message)
     return index._array().reshape(-1).astype(np.int64)
 
 
@@ -75,8 +75,9 @@ def _bounds(tensor, name, idx, bad, size, make_error, write):
 
 
 def _check_index_dtype(index, message):
+    """``message``: the error's text, or a function making it (formatted only on failure)."""
     if index._dtype not in (_dtypes.int64, _dtypes.int32):
-        raise TensorRuntimeError(message)
+        raise TensorRuntimeError(message() if callable(message) else message)
 
 
 @register("copy", post=Post(check_devices=("input", "index")))
@@ -188,11 +189,12 @@ def _index_add_checks(self, dim, index, source, name):
     """``index_add``'s checks in PyTorch's order (``index_func_meta_impl``, then the CPU
     kernel's bounds check); a 0-d ``self`` or ``source`` counts as one slice."""
     dim = wrap_dim(dim, self.dim())
-    idx = _index_vector(index, dim, name, f"{name}(): Index is supposed to be a vector, but "
-                        f"got dim: {index.dim() if isinstance(index, Tensor) else '?'} with "
-                        f"size: {list(getattr(index, '_shape', ()))}")
-    _check_index_dtype(index, f"{name}(): Expected dtype int32/int64 for index but got: "
-                              f"{index._dtype._torch_name}")
+    idx = _index_vector(index, dim, name, lambda: (
+        f"{name}(): Index is supposed to be a vector, but got dim: "
+        f"{index.dim() if isinstance(index, Tensor) else '?'} with size: "
+        f"{list(getattr(index, '_shape', ()))}"))
+    _check_index_dtype(index, lambda: f"{name}(): Expected dtype int32/int64 for index but "
+                                      f"got: {index._dtype._torch_name}")
     _check_tensor(source, name, "source")
     if source._dtype is not self._dtype:
         raise TensorRuntimeError(
@@ -260,9 +262,9 @@ def _index_add_into(target, dim, idx, source, alpha, expected):
         # A NumPy scalar, not a 0-d NumPy array: CuPy takes scalars but refuses host arrays.
         src = src * np.asarray(alpha).astype(target._dtype.numpy)[()]
     view = arr if target.dim() else arr.reshape(1)
-    moved = xp.moveaxis(view, dim, 0)
-    ufunc_at(xp, "add", moved, idx,
-             xp.moveaxis(src, dim, 0).astype(target._dtype.numpy, copy=False))
+    if dim:
+        view, src = xp.moveaxis(view, dim, 0), xp.moveaxis(src, dim, 0)
+    ufunc_at(xp, "add", view, idx, src.astype(target._dtype.numpy, copy=False))
 
 
 @register("copy")

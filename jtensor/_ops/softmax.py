@@ -13,7 +13,8 @@ from .._errors import TensorTypeError, wrap_dim
 from .._registry import register
 from .._tensor import ARRAY_FLOATS, Tensor, fresh_tensor
 from .products import _not_for, _work
-from .reductions import _xp, check_out, check_tensor, fp_quiet, wrap_result, write_out
+from .reductions import (_xp, check_out, check_tensor, fp_quiet, last_axis_max, wrap_result,
+                         write_out)
 
 
 # ---------------------------------------------------------------------- softmax
@@ -25,7 +26,8 @@ def _softmax_arrays(a, axis, log):
     """The general path's computation below on a float32/float64 host array ``a`` of at
     least one dim and one element, with the ufuncs called directly and the exponentials
     and the quotient written into the shifted array (the same operations, fewer arrays)."""
-    shifted = np.subtract(a, _MAX(a, axis=axis, keepdims=True))
+    top = last_axis_max(a) if axis == a.ndim - 1 else _MAX(a, axis=axis, keepdims=True)
+    shifted = np.subtract(a, top)
     if log:
         lse = np.log(_SUM(np.exp(shifted), axis=axis, keepdims=True))
         return np.subtract(shifted, lse, out=shifted)

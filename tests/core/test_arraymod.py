@@ -91,3 +91,45 @@ def test_the_emulated_device_refuses_what_cupy_refuses():
     xp.add.at(a, [0, 0], 1.0)  # what CuPy has works
     assert a.tolist() == [2.0, 0.0, 0.0]
     assert xp.add(a, 1).tolist() == [3.0, 1.0, 1.0] and xp.fft is np.fft
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "subtract"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_ufunc_at_of_whole_rows_is_numpys_to_the_bit(name, dtype):
+    # Whole rows by one int index each (an embedding's gradient, ``index_add``) go through
+    # one flat position per element: every element still takes its values in index order.
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        shape = (int(rng.integers(1, 9)), *rng.integers(1, 40, int(rng.integers(1, 3))))
+        a = (rng.standard_normal(shape) * 3).astype(dtype)
+        rows = rng.integers(-shape[0], shape[0], size=int(rng.integers(0, 60)))
+        if rng.random() < 0.5:
+            rows = rows.astype(np.int32)
+        values = (rng.standard_normal((rows.size, *shape[1:])) * 3).astype(dtype)
+        if rng.random() < 0.2:
+            values = values[:1]  # (broadcast over the rows)
+        if rng.random() < 0.2:
+            values = np.float32(1.5) if dtype != "int64" else 3
+        want, got = a.copy(), a.copy()
+        getattr(np, name).at(want, rows, values)
+        am.ufunc_at(np, name, got, rows, values)
+        assert got.tobytes() == want.tobytes()
+
+
+def test_ufunc_at_of_rows_out_of_range_raises_numpys_error():
+    for bad in (4, -5):
+        target = np.zeros((4, 100))
+        with pytest.raises(IndexError):
+            am.ufunc_at(np, "add", target, np.array([0, bad, 1]), 1.0)
+
+
+def test_ufunc_at_takes_rows_by_elements_where_it_pays(monkeypatch):
+    taken = []
+    real = am._at_rows_by_elements
+    monkeypatch.setattr(am, "_at_rows_by_elements", lambda *a: taken.append(a[1].shape) or real(*a))
+    am.ufunc_at(np, "add", np.zeros((65, 64)), np.arange(256) % 65, 1.0)
+    am.ufunc_at(np, "add", np.zeros((65, 1)), np.arange(256) % 65, 1.0)  # one column
+    am.ufunc_at(np, "add", np.zeros((5, 3)), np.arange(4), 1.0)  # few elements
+    am.ufunc_at(np, "add", np.zeros((64, 65)).T, np.arange(256) % 65, 1.0)  # not C order
+    am.ufunc_at(np, "add", np.zeros((65, 64)), (np.arange(4),), 1.0)  # a tuple key
+    assert taken == [(65, 64)]

@@ -377,3 +377,32 @@ def test_batched_products_take_the_fast_path(monkeypatch):
     with pytest.raises(TypeError):
         jtensor.matmul(q, [[1.0]])  # declined before any attribute of the list is read
     assert taken == [True, True, False, False]
+
+
+def test_last_axis_max_is_numpys_max():
+    # Many short rows take argmax and a pick; a row's NaN still wins (its max is NaN).
+    from jtensor._ops.reductions import last_axis_max
+
+    rng = np.random.default_rng(5)
+    for shape in [(256, 32), (8, 4, 32, 32), (128, 10), (4, 10), (16, 1), (3, 600), (40, 513)]:
+        for dtype in ("float32", "float64"):
+            a = _special_floats(rng, rng.standard_normal(shape).astype(dtype))
+            got = last_axis_max(a)
+            assert got.shape == shape[:-1] + (1,) and got.dtype == a.dtype
+            np.testing.assert_array_equal(got, np.max(a, axis=-1, keepdims=True))
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+def test_softmax_of_attention_scores_matches_pytorch(log):
+    rng = np.random.default_rng(21 + log)
+    for shape in [(8, 32, 32), (2, 4, 16, 16), (256, 65), (64, 3)]:
+        for dtype in ("float32", "float64"):
+            a = (rng.standard_normal(shape) * 4).astype(dtype)
+            a[np.broadcast_to(np.triu(np.ones(shape[-2:], bool), 1), shape)] = -np.inf  # causal
+            if rng.random() < 0.5:
+                a.reshape(-1, shape[-1])[1, 0] = np.nan
+            expected = _softmax(torch, torch.from_numpy(a.copy()), -1, log)
+            got = _softmax(jtensor, jtensor.from_numpy(a.copy()), -1, log)
+            # (log_softmax subtracts a log-sum-exp of about 1 whose last bit may differ)
+            atol = 2 * np.finfo(dtype).eps
+            np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=2e-6, atol=atol)
