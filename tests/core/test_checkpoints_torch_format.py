@@ -626,3 +626,29 @@ def test_torch_serialization_namespace():
     ):
         assert hasattr(torch.serialization, name) and callable(getattr(s, name)), name
     assert s.save is jtensor.save and s.load is jtensor.load
+
+
+def test_whole_attention_model_loads_under_the_globals_pytorch_names():
+    # A transformer saved whole is loaded with ``weights_only=True`` by listing its classes;
+    # ``MultiheadAttention.out_proj``'s class lives in ``nn.modules.linear`` (a tutorial's
+    # list spells it so), and the checkpoint names it there, as PyTorch's does.
+    names = []
+    for lib in (jtensor, torch):
+        lib.manual_seed(0)
+        model = lib.nn.MultiheadAttention(4, 2)
+        assert type(model.out_proj) is lib.nn.modules.linear.NonDynamicallyQuantizableLinear
+        raw = _to_bytes(lib, model)
+        unsafe = lib.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(raw))
+        names.append(sorted(n.split(".", 1)[1] for n in unsafe))
+        allowed = [
+            lib.nn.MultiheadAttention,
+            lib.nn.modules.linear.NonDynamicallyQuantizableLinear,
+            collections.OrderedDict,
+            set,
+        ]
+        with lib.serialization.safe_globals(allowed):
+            loaded = lib.load(io.BytesIO(raw), weights_only=True)
+        x = lib.ones(3, 1, 4)
+        assert loaded(x, x, x)[0].tolist() == model(x, x, x)[0].tolist()
+    assert names[0] == names[1]
+    assert "nn.modules.linear.NonDynamicallyQuantizableLinear" in names[0]

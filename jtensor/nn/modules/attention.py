@@ -7,15 +7,10 @@ from .. import init
 from .. import functional as _F  # (looked up per call: a patched F.<name> is seen)
 from .._functional.attention import _canonical_pair
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """``Linear`` under the name PyTorch gives ``MultiheadAttention.out_proj`` (it shows in
-    ``repr``)."""
 
 
 class MultiheadAttention(Module):

@@ -49,6 +49,13 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """``Linear`` under the name PyTorch gives ``MultiheadAttention.out_proj``: it shows in
+    ``repr``, and a checkpoint of a whole model names it (``torch.load``'s
+    ``safe_globals`` list lists it as ``nn.modules.linear.NonDynamicallyQuantizableLinear``).
+    Not in ``__all__``, as in PyTorch."""
+
+
 class Bilinear(Module):
     """``y = x1^T A x2 + b`` with ``weight`` ``(out_features, in1_features, in2_features)``;
     weight and bias drawn from U(-1/sqrt(in1_features), 1/sqrt(in1_features))."""
