@@ -1121,54 +1121,80 @@ def record_result(op, formula, args, result):
     """The node of a ``_record_tensors`` call that has run (``args`` as there), or of an
     operator whose result was computed on the arrays. The inputs' edges are taken after
     the op ran: it is out of place and the inputs are no views that need a refresh
-    (``_creation_meta`` is None), so their history is what it was before."""
-    a = args[0]
-    need_a = a._requires_grad
-    meta_a = (a._shape, a._dtype, a._storage.device, a._stride, a._offset)
-    if formula.tensor_call == 1:
-        edges = [_grad_edge(a) if need_a else _NO_EDGE]
-        meta = (meta_a,)
-        needs = (need_a,)
-        values = {formula.inputs[0]: a}
-    else:
-        b = args[1]
-        need_b = b._requires_grad
-        edges = [_grad_edge(a) if need_a else _NO_EDGE, _grad_edge(b) if need_b else _NO_EDGE]
-        meta = (meta_a, (b._shape, b._dtype, b._storage.device, b._stride, b._offset))
-        needs = (need_a, need_b)
-        names = formula.inputs
-        values = {names[0]: a, names[1]: b}
-        if formula.tensor_call == 3:   # (``bias.addmm(x, w.t())``: a linear layer)
-            c = args[2]
-            need_c = c._requires_grad
-            edges.append(_grad_edge(c) if need_c else _NO_EDGE)
-            meta += ((c._shape, c._dtype, c._storage.device, c._stride, c._offset),)
-            needs += (need_c,)
-            values[names[2]] = c
-    stored = {}
-    if formula.sizes_call:
-        values[formula.var_positional] = stored[formula.var_positional] = \
-            formula.var_rest(args)
-    elif len(args) > len(meta):
-        for name, v in zip(formula.positional[len(meta):], args[len(meta):], strict=False):
-            values[name] = stored[name] = v
+    (``_creation_meta`` is None), so their history is what it was before. (The node's
+    fields are set here, as ``_new_node`` sets them: this is the hottest path of
+    recording.)"""
     if result.__class__ is not Tensor:   # (several outputs: ``x.sort()``)
-        return _finish_plain(op, formula, args, values, edges, meta, needs, None, result)
+        return _record_results(op, formula, args, result)
     for v in args:
         if result is v:
             return result
-    node = _new_node(formula, values, edges, meta, needs, None)
-    stored["__needs__"] = values["__needs__"]
+    count = formula.tensor_call
+    a = args[0]
+    need_a = a._requires_grad
+    meta_a = (a._shape, a._dtype, a._storage.device, a._stride, a._offset)
+    if count == 1:
+        edges = (_grad_edge(a) if need_a else _NO_EDGE,)
+        meta = (meta_a,)
+        needs = (need_a,)
+    else:
+        b = args[1]
+        need_b = b._requires_grad
+        meta_b = (b._shape, b._dtype, b._storage.device, b._stride, b._offset)
+        if count == 2:
+            edges = (_grad_edge(a) if need_a else _NO_EDGE,
+                     _grad_edge(b) if need_b else _NO_EDGE)
+            meta = (meta_a, meta_b)
+            needs = (need_a, need_b)
+        else:   # (3: ``bias.addmm(x, w.t())``, a linear layer)
+            c = args[2]
+            need_c = c._requires_grad
+            edges = (_grad_edge(a) if need_a else _NO_EDGE,
+                     _grad_edge(b) if need_b else _NO_EDGE,
+                     _grad_edge(c) if need_c else _NO_EDGE)
+            meta = (meta_a, meta_b,
+                    (c._shape, c._dtype, c._storage.device, c._stride, c._offset))
+            needs = (need_a, need_b, need_c)
+    stored = {}
+    if formula.sizes_call:
+        stored[formula.var_positional] = formula.var_rest(args)
+    elif len(args) > count:
+        for name, v in zip(formula.positional[count:], args[count:], strict=False):
+            stored[name] = v
+    cls = formula.cls
+    if cls is None:   # (a node name that depends on the call: ``reshape``'s)
+        values = dict(zip(formula.inputs, args, strict=False))
+        values.update(stored)
+        cls = _class_for(formula, values)
+    node = _make_node(formula, cls, meta)
+    node.next_functions = edges
+    stored["__needs__"] = needs
     node._values = stored
     saved = node._saved = {}
-    names, saves_result = formula.save_plan(values["__needs__"], node)
+    names, saves_result = formula.save_plan(needs, node)
     for k in names:
-        saved[k] = SavedTensor(values[k])
+        saved[k] = SavedTensor(args[formula.inputs.index(k)])
     if result._dtype.category >= _dtypes.FLOATING:
         _give_history(result, node, op.kind == "view")
     if saves_result:
         saved["result"] = SavedTensor(result, is_output=True)
     return result
+
+
+def _record_results(op, formula, args, result):
+    """``record_result`` for a call with several outputs (``x.sort()``)."""
+    count = formula.tensor_call
+    edges = [_grad_edge(v) if v._requires_grad else _NO_EDGE for v in args[:count]]
+    meta = tuple((v._shape, v._dtype, v._storage.device, v._stride, v._offset)
+                 for v in args[:count])
+    needs = tuple(v._requires_grad for v in args[:count])
+    values = dict(zip(formula.inputs, args[:count], strict=True))
+    if formula.sizes_call:
+        values[formula.var_positional] = formula.var_rest(args)
+    else:
+        for name, v in zip(formula.positional[count:], args[count:], strict=False):
+            values[name] = v
+    return _finish_plain(op, formula, args, values, edges, meta, needs, None, result)
 
 
 def _record_plain(op, formula, impl, args, kwargs):
@@ -1242,23 +1268,34 @@ def _finish_plain(op, formula, args, values, edges, meta, needs, scalars, result
 _NOT_PLAIN = object()
 
 
-def _new_node(formula, values, edges, meta, needs, scalars):
-    """The node of one recorded call (its fields set directly: no constructor chain on the
-    hottest path of recording), with ``_input_edges``' findings."""
-    cls = formula.cls
-    if cls is None:
-        cls = node_class(formula.name(values))
-        if cls not in formula._fielded:
-            _give_fields(cls, formula.field_names)
-            formula._fielded.add(cls)
+def _class_for(formula, values):
+    """The node class of a call of ``formula`` whose node name depends on the call
+    (``reshape``'s, ``sum``'s), given its arguments by name."""
+    cls = node_class(formula.name(values))
+    if cls not in formula._fielded:
+        _give_fields(cls, formula.field_names)
+        formula._fielded.add(cls)
+    return cls
+
+
+def _make_node(formula, cls, meta):
+    """A node of class ``cls`` for a call of ``formula`` with inputs ``meta`` (its fields
+    set directly: no constructor chain on the hottest path of recording)."""
     node = object.__new__(cls)
     node._freed = False
     node._formula = formula
     node._seq = next(_sequence)
     node._num_outputs = 1
     if anomaly.enabled:
-        node._stack = "".join(traceback.format_stack()[:-2])
-    node._input_meta = tuple(meta)
+        node._stack = "".join(traceback.format_stack()[:-3])
+    node._input_meta = meta
+    return node
+
+
+def _new_node(formula, values, edges, meta, needs, scalars):
+    """The node of one recorded call (its fields set directly: no constructor chain on the
+    hottest path of recording), with ``_input_edges``' findings."""
+    node = _make_node(formula, formula.cls or _class_for(formula, values), tuple(meta))
     values["__needs__"] = tuple(needs)
     if scalars is not None:
         # The formula still returns one gradient per declared input (``__kept__`` picks the
