@@ -235,8 +235,22 @@ def test_plain_backward_still_refuses_a_gradient_that_is_no_broadcast():
         lambda x, w: x.exp(),
         lambda x, w: x @ w.t(),
         lambda x, w: (x + w).sum(0),
+        lambda x, w: x.softmax(-1),
+        lambda x, w: x.softmax(0),
+        lambda x, w: x.log_softmax(1),
     ],
-    ids=["tanh", "sigmoid", "relu", "mul", "exp", "mm", "add_sum"],
+    ids=[
+        "tanh",
+        "sigmoid",
+        "relu",
+        "mul",
+        "exp",
+        "mm",
+        "add_sum",
+        "softmax",
+        "softmax0",
+        "log_softmax",
+    ],
 )
 def test_plain_backward_equals_the_recorded_formula_bit_for_bit(fn, dtype):
     # A plain backward computes some gradients on the arrays; create_graph=True (and vjp
