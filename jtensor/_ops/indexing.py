@@ -56,10 +56,25 @@ def _setitem_written(result, input, key, value):
     return None if key is False or (isinstance(key, np.bool_) and not key) else input
 
 
+# The dtypes of a 0-d tensor that indexes as the int it holds (uint8 and bool index as masks).
+_INT_INDEX = (_dtypes.int64, _dtypes.int32, _dtypes.int16, _dtypes.int8)
+
+
+def _as_int_key(key):
+    """A 0-d CPU integer tensor key (``dC[ix]`` with ``ix = X[k, j]``) as the Python int it
+    holds: PyTorch's indexing selects with it as with that int (a view, ``SelectBackward0``).
+    Any other key as it is."""
+    if not key._shape and key._dtype in _INT_INDEX and key._storage._backend is CPU_BACKEND:
+        return int(key._array())
+    return key
+
+
 @register("view", name="__getitem__", method="__getitem__", function=False,
           post=Post(inputs=_getitem_inputs))
 def getitem(input, key):
     """Basic keys give a view; advanced keys (tensors, lists, bools) give a copy."""
+    if key.__class__ in DENSE_CLASSES:
+        key = _as_int_key(key)
     if key.__class__ is int and input._shape and -input._shape[0] <= key < input._shape[0]:
         # x[i], the most common key, without the general key parser.
         offset = input._offset + (key if key >= 0 else key + input._shape[0]) * input._stride[0]
@@ -132,10 +147,19 @@ def _fast_row_copy(input, i, value):
             or input._creation_meta is not None \
             or (input._requires_grad and input._grad_fn is None) \
             or input._storage._backend is not CPU_BACKEND \
-            or value._storage._backend is not CPU_BACKEND or value._storage is input._storage \
+            or value._storage._backend is not CPU_BACKEND \
             or not (input._contiguous if input._contiguous is not None
                     else input.is_contiguous()):
         return False
+    if value._storage is input._storage:
+        # ``x[i] += v``: Python writes the row view back onto itself. Nothing to copy (the
+        # version still moves, as PyTorch's copy onto the same memory bumps it); any other
+        # view of the same storage takes the general path's overlap checks.
+        if value._offset != input._offset + (i % shape[0]) * input._stride[0] \
+                or value._stride != input._stride[1:]:
+            return False
+        check_inplace(input)
+        return True
     check_inplace(input)
     input._array()[i] = value._array()
     return True
@@ -146,6 +170,8 @@ def _fast_row_copy(input, i, value):
                     outputs=lambda result, input, key, value: input))
 def setitem(input, key, value):
     """Write ``value`` (broadcast, cast) into the selected elements of ``input``."""
+    if key.__class__ in DENSE_CLASSES:
+        key = _as_int_key(key)
     if key.__class__ is int and (_fast_fill(input, key, value) if value.__class__ is float
                                  else _fast_row_copy(input, key, value)):
         return

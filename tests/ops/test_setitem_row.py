@@ -72,6 +72,26 @@ def _outcome(lib, case):
         elif case == "int rows":
             x = lib.zeros(2, 3, dtype=lib.int64)
             x[1] = lib.tensor([1, 2, 3])
+        elif case == "row added in place":  # x[i] += v: the row view written back onto itself
+            x = lib.arange(6.0).view(3, 2).clone()
+            x[1] += lib.ones(2)
+            x[-1] += x[0]
+        elif case == "0-d tensor keys":  # an int held in a 0-d tensor indexes as that int
+            x = lib.zeros(4, 2)
+            for dtype in ("int64", "int32", "int16", "int8"):
+                i = lib.tensor(-3, dtype=getattr(lib, dtype))
+                x[i] += lib.ones(2)
+                x[lib.tensor(3)] = x[i] * 2
+        elif case == "0-d tensor key out of range":
+            x = lib.zeros(4, 2)
+            x[lib.tensor(4)] += 1.0
+        elif case == "0-d tensor key into a leaf":
+            x = lib.zeros(4, 2, requires_grad=True)
+            x[lib.tensor(1)] = lib.ones(2)
+        elif case == "0-d mask keys":  # uint8 and bool 0-d tensors index as masks
+            x = lib.zeros(2, 2)
+            x[lib.tensor(True)] = lib.ones(2, 2)
+            x[lib.tensor(0, dtype=lib.uint8)] = lib.full((2, 2), 3.0)
         else:
             raise AssertionError(case)
     except (RuntimeError, IndexError) as e:
@@ -92,6 +112,11 @@ CASES = [
     "wrong shape",
     "0-d into a vector",
     "int rows",
+    "row added in place",
+    "0-d tensor keys",
+    "0-d tensor key out of range",
+    "0-d tensor key into a leaf",
+    "0-d mask keys",
 ]
 
 
@@ -117,5 +142,25 @@ def test_the_fast_path_takes_only_its_case(monkeypatch):
     x[1] = jtensor.ones(1, 2)  # a broadcast: general path
     x[2] = jtensor.ones(2, dtype=jtensor.float64)  # a cast: general path
     x.t()[0] = jtensor.ones(3)  # a view: general path
-    assert taken == [True, False, False, False]
-    assert x.tolist() == [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+    x[jtensor.tensor(1)] += jtensor.ones(2)  # a 0-d key, the row written back: taken
+    x[0] = x[1]  # another row of the target: general path
+    assert taken == [True, False, False, False, True, False]
+    assert x.tolist() == [[2.0, 2.0], [2.0, 2.0], [1.0, 1.0]]
+
+
+def test_a_0d_tensor_key_reads_a_view_as_an_int_does():
+    outcomes = []
+    for lib in (jtensor, torch):
+        x = lib.arange(6.0).view(3, 2).requires_grad_()
+        h = x * 1
+        rows = [h[lib.tensor(i, dtype=lib.int32)] for i in (-1, 0)]
+        (rows[0] * 2 + rows[1]).sum().backward()
+        outcomes.append(
+            (
+                [r._base is h for r in rows],
+                [r.grad_fn.name() for r in rows],
+                x.grad.tolist(),
+                h[lib.tensor(1, dtype=lib.uint8)].shape,  # a mask: a new leading dim
+            )
+        )
+    assert outcomes[0] == outcomes[1]
