@@ -12,10 +12,13 @@ import heapq
 import itertools
 import sys
 
+import numpy as np
+
 
 from .. import _dtypes
 from .. import _autocast, _dispatch
 from .._dispatch import grad_mode, set_modes
+from .._device import CPU_BACKEND
 from .._errors import TensorRuntimeError
 from .._tensor import _FOLLOWS_DTYPE, Tensor, fresh_tensor, valid_array
 from . import graph
@@ -358,9 +361,30 @@ def _buffer_add(nbuf, nr, g, plain):
     elif (old.__class__ is not Tensor or g.__class__ is not Tensor) and _sparse_in(old, g):
         nbuf[nr] = _buffer_add_sparse(old, g)
     elif plain and old._dtype is g._dtype and old._shape == g._shape:
-        nbuf[nr] = _fast.add(old, g)
+        if old is not g and sys.getrefcount(old) <= 3 and _summable_in_place(old, g):
+            # Only this buffer holds the running sum (PyTorch's InputBuffer adds in place
+            # then too): ``old += g`` on the arrays, the same sum without a new array.
+            target = old._array()
+            np.add(target, g._array(), out=target)
+        else:
+            nbuf[nr] = _fast.add(old, g)
     else:
         nbuf[nr] = old + g
+
+
+def _summable_in_place(old, g):
+    """Whether a gradient buffer's running sum ``old`` (held by nothing but the buffer) may
+    take ``g`` in place: a plain CPU tensor that owns its whole storage (no view of it, no
+    other tensor on it: the storage's references are ``old``'s and the call's) as one
+    writable C-contiguous array, ``g`` a CPU tensor too."""
+    if old.__class__ is not Tensor or g.__class__ is not Tensor or old._base is not None \
+            or old._offset or old._storage._backend is not CPU_BACKEND \
+            or g._storage._backend is not CPU_BACKEND or old._storage is g._storage \
+            or sys.getrefcount(old._storage) > 2:
+        return False
+    target = old._array()
+    return target.flags.c_contiguous and target.flags.writeable \
+        and target.size * target.itemsize == old._storage.nbytes()
 
 
 def _captures_of(captures, node, n):

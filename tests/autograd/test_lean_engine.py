@@ -103,3 +103,66 @@ def test_watched_calls_take_the_general_loop(monkeypatch):
         (a * b).sum().backward()
     jtensor.autograd.backward([(a * b).sum(), (a + b).sum()])
     assert calls == []
+
+
+def _summed_gradients(lib, case):
+    """Gradients summed in a node's buffer from several edges, in cases where the running
+    sum must not be written in place (someone else holds it) and where it may."""
+    stash = []
+    x = lib.tensor([1.0, -2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    w = lib.tensor([0.5, 1.5, -1.0], dtype=lib.float64, requires_grad=True)
+    seed = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+    if case == "a weight used at every step":  # an RNN's weight: a running sum per step
+        h = x
+        for _ in range(6):
+            h = (h * w).tanh() + x
+        h.backward(seed)
+    elif case == "one gradient to two edges":  # AddBackward hands the same tensor twice
+        (x + x).backward(seed)
+    elif case == "the caller's gradient passed through":
+        y = x * 1.0
+        (y + y + y).backward(seed)
+    elif case == "a hook keeps the sum":
+        t = x + 0.0
+        t.register_hook(lambda g: stash.append(g))
+        ((t * w) + t + t * 2).backward(seed)
+    elif case == "retained graph":
+        y = (x * w + x * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+    grads = [None if t.grad is None else t.grad.tolist() for t in (x, w)]
+    return grads, seed.tolist(), [g.tolist() for g in stash]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "a weight used at every step",
+        "one gradient to two edges",
+        "the caller's gradient passed through",
+        "a hook keeps the sum",
+        "retained graph",
+    ],
+)
+def test_buffers_summed_in_place_only_when_nobody_else_holds_them(case, monkeypatch):
+    torch = pytest.importorskip("torch")
+    got = _summed_gradients(jtensor, case)
+    monkeypatch.setattr(engine, "_summable_in_place", lambda old, g: False)
+    assert got == _summed_gradients(jtensor, case)  # the same sums, bit for bit
+    expected = _summed_gradients(torch, case)
+    # (tanh's backward rounds as PyTorch's in all but the last bit of some elements)
+    for mine, theirs in zip(got[0], expected[0], strict=True):
+        assert (mine is None) == (theirs is None)
+        if mine is not None:
+            np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-14)
+    assert got[1:] == expected[1:]  # what the caller and the hook hold is untouched
+
+
+def test_a_running_sum_is_added_in_place(monkeypatch):
+    taken = []
+    real = engine._summable_in_place
+    monkeypatch.setattr(
+        engine, "_summable_in_place", lambda o, g: taken.append(real(o, g)) or taken[-1]
+    )
+    _summed_gradients(jtensor, "a weight used at every step")
+    assert taken and all(taken)
