@@ -11,6 +11,7 @@ each node drops its saved tensors as soon as it has run.
 import heapq
 import itertools
 import sys
+from heapq import heappush
 
 import numpy as np
 
@@ -328,16 +329,19 @@ def _hand_on(node, out_grads, buffers, dependencies, ready, pushed, plain):
     nexts = node.next_functions
     if len(out_grads) != len(nexts):
         out_grads = (tuple(out_grads) + (None,) * len(nexts))[:len(nexts)]
-    for (nxt, nr), g in zip(nexts, out_grads, strict=True):
+    i = 0
+    for nxt, nr in nexts:
+        g = out_grads[i]
+        i += 1
         if nxt is None:
             continue
         if g is not None:
             nbuf = buffers.get(nxt)
             if nbuf is None:
-                count = nxt._num_outputs
-                if count == 1 and nr == 0:
+                if nr == 0 and nxt._num_outputs == 1:
                     buffers[nxt] = [g]
                 else:
+                    count = nxt._num_outputs
                     nbuf = buffers[nxt] = [None] * (count if count > nr else nr + 1)
                     nbuf[nr] = g
             else:
@@ -347,7 +351,7 @@ def _hand_on(node, out_grads, buffers, dependencies, ready, pushed, plain):
             dependencies[nxt] = left
         else:
             del dependencies[nxt]
-            heapq.heappush(ready, (-nxt._seq, next(pushed), nxt))
+            heappush(ready, (-nxt._seq, next(pushed), nxt))
 
 
 def _buffer_add(nbuf, nr, g, plain):

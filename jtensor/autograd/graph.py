@@ -785,6 +785,10 @@ class Formula:
         # Per number of positional arguments, a function pairing them with their names
         # (made on first use): a third of ``dict(zip(...))``'s cost on every recorded call.
         self._binders = {}
+        # ``save_plan``'s answer when it depends on nothing (no input's need decides what is
+        # saved): read without the call on the recording fast path.
+        self.fixed_plan = None if self.selective else (
+            tuple(k for k in self.save_order if k != "result"), self.saves_result)
 
     def unneeded(self, needs, node=None):
         """The saved names no gradient of this call reads (``needs``: whether each input
@@ -1171,7 +1175,8 @@ def record_result(op, formula, args, result):
     stored["__needs__"] = needs
     node._values = stored
     saved = node._saved = {}
-    names, saves_result = formula.save_plan(needs, node)
+    plan = formula.fixed_plan
+    names, saves_result = plan if plan is not None else formula.save_plan(needs, node)
     for k in names:
         saved[k] = SavedTensor(args[formula.inputs.index(k)])
     if result._dtype.category >= _dtypes.FLOATING:
