@@ -430,16 +430,13 @@ def _radius(m):
     t += _LOG_P64[1]
     y = m  # m's buffer holds the float steps from here on
     for p in _LOG_P64[2:]:
-        y[...] = t
-        t[...] = y
-        t *= x64
+        y[...] = t   # (rounded to float)
+        np.multiply(y, x64, out=t)   # (y exact in double, the product rounded once)
         t += p
     y[...] = t
     y *= x
-    t[...] = y
-    x64[...] = z
-    t *= x64
-    x64[...] = e * _K_LOG_Q1
+    np.multiply(y, z, out=t, dtype=_F64)   # (both exact in double: the contraction's product)
+    np.multiply(e, _K_LOG_Q1, out=x64)   # (rounded to float, then exact in double)
     t += x64
     y[...] = t
     # The remaining contractions have exact products (z/2; e has 5 bits, the constant 9), so
