@@ -292,6 +292,15 @@ def suggest_memory_format(shape, stride):
     return "contiguous_format"
 
 
+def suggests_channels_last(shape, stride):
+    """Whether ``suggest_memory_format`` says channels-last (``channels_last`` for 4 dims,
+    ``channels_last_3d`` for 5): the layout PyTorch's convolutions, poolings, interpolations
+    and joins give their result. The stride order decides, not exact density (a sliced
+    channels-last tensor suggests it), and the batch dim's stride counts (an unsqueezed
+    ``(C, H, W)`` image permuted from ``(H, W, C)`` suggests contiguous)."""
+    return suggest_memory_format(shape, stride) != "contiguous_format"
+
+
 def broadcast_shapes(*shapes):
     """The shape all inputs broadcast to, or PyTorch's ``RuntimeError`` naming the clash."""
     ndim = max((len(s) for s in shapes), default=0)

@@ -17,8 +17,7 @@ from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import (
     contiguous_strides,
     dense_strides_like,
-    is_channels_last,
-    is_contiguous,
+    suggests_channels_last,
 )
 from .._out import resize_output
 from .._size import Size
@@ -102,5 +101,5 @@ def _check_writable(t):
 
 
 def _suggest_channels_last(t):
-    return t.dim() == 4 and is_channels_last(t._shape, t._stride) and \
-        not is_contiguous(t._shape, t._stride)
+    """``suggests_channels_last`` of ``t``'s layout (``cat``, ``stack``, ``roll``)."""
+    return suggests_channels_last(t._shape, t._stride)

@@ -25,7 +25,7 @@ import numpy as np
 from ..._api import ops as J
 from ..._dispatch import grad_mode, transforms
 from ..._errors import TensorRuntimeError, TensorTypeError, user_stacklevel
-from ..._layout import channels_last_strides, is_channels_last
+from ..._layout import channels_last_strides, suggests_channels_last
 from ..._settings import warn_once
 from ..._tensor import Tensor
 from ...autograd import function as _function
@@ -567,8 +567,7 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
         dilation = (1,) + dilation
         out = (1,) + out
     channels_last = nd >= 2 and any(
-        is_channels_last(t._shape, t._stride) and not t.is_contiguous()
-        for t in (input, weight))
+        suggests_channels_last(t._shape, t._stride) for t in (input, weight))
     ct = _compute_dtype(input)
     meta = (pads, tuple(kernel), stride, dilation, groups, out, ct)
     return _Convolution.apply(input, weight, bias, meta, nd == 1, batched, channels_last)

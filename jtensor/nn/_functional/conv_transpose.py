@@ -12,7 +12,7 @@ differentiable ``_Convolution``/``_ConvolutionBackward``, so every order works.
 
 from ..._dtypes import bfloat16, float16, float32, float64
 from ..._errors import TensorRuntimeError
-from ..._layout import is_channels_last
+from ..._layout import suggests_channels_last
 from .conv import (
     _as4d,
     _compute_dtype,
@@ -221,7 +221,7 @@ def _transposed(input, weight, bias, stride, padding, output_padding, groups, di
     )
     out_shape = (input.shape[0], weight.shape[1] * groups) + lead + out
     channels_last = nd >= 2 and any(
-        is_channels_last(t._shape, t._stride) and not t.is_contiguous() for t in (input, weight)
+        suggests_channels_last(t._shape, t._stride) for t in (input, weight)
     )
     return _ConvTranspose.apply(input, weight, bias, meta, out_shape, nd == 1, channels_last)
 

@@ -21,7 +21,7 @@ import types
 import numpy as np
 
 from ..._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
-from ..._layout import is_channels_last
+from ..._layout import suggests_channels_last
 from ..._tensor import Tensor
 from ...autograd import function as _function
 from ._op import nn_op
@@ -61,9 +61,9 @@ def _tuple2(value, name, default=None, n=2, op="max_pool2d"):
 
 
 def _is_cl(t, dims=4):
-    """Whether ``t`` is ``dims``-d, channels_last (4-d) or channels_last_3d (5-d) and not
-    also contiguous: the ops whose output keeps that memory format."""
-    return t.dim() == dims and is_channels_last(t._shape, t._stride) and not t.is_contiguous()
+    """Whether ``t`` is ``dims``-d and suggests channels_last (4-d) or channels_last_3d (5-d):
+    the ops whose output then takes that memory format."""
+    return t.dim() == dims and suggests_channels_last(t._shape, t._stride)
 
 
 def _out_size(size, k, s, p, d, ceil_mode):

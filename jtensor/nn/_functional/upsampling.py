@@ -22,7 +22,7 @@ from ... import _dtypes
 from ..._api import ops as J
 from ..._errors import TensorRuntimeError, TensorTypeError, TensorValueError, not_implemented
 from ..._errors import TensorNotImplementedError
-from ..._layout import is_channels_last
+from ..._layout import suggests_channels_last
 from ..._tensor import channels_last, channels_last_3d
 from ...autograd.function import Function
 from ._op import nn_op
@@ -180,11 +180,7 @@ def _resample(input, mode, output_size, scales, align_corners):
     if mode in ("nearest", "nearest-exact"):
         indices = [J.tensor(m.argmax(1), device=input.device) for m in mats]
     out = _node(mode, nd).apply(input, matrices, indices)
-    if (
-        input.dim() in (4, 5)
-        and not input.is_contiguous()
-        and is_channels_last(tuple(input.shape), input.stride())
-    ):
+    if input.dim() in (4, 5) and suggests_channels_last(input._shape, input._stride):
         # PyTorch's kernels keep a channels-last input's layout
         fmt = channels_last if input.dim() == 4 else channels_last_3d
         out = out.contiguous(memory_format=fmt)
