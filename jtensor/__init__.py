@@ -43,6 +43,7 @@ from .cuda import AcceleratorError, OutOfMemoryError  # noqa: E402,F401 (torch's
 from . import cpu  # noqa: E402,F401 (torch.cpu: the host device, its buffer cache)
 from . import accelerator, backends, version  # noqa: E402,F401 (device-selection idioms)
 from . import distributions  # noqa: E402,F401 (torch.distributions after import torch)
+from . import distributed  # noqa: E402,F401 (torch.distributed after import torch)
 from . import func  # noqa: E402,F401 (torch.func)
 from . import profiler  # noqa: E402,F401 (torch.profiler)
 from . import overrides  # noqa: E402,F401 (torch.overrides: __torch_function__'s helpers)
