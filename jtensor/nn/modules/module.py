@@ -87,6 +87,9 @@ class Module:
         setter(self, "_forward_pre_hooks", OrderedDict())
         setter(self, "_forward_hooks", OrderedDict())
         setter(self, "_backward_hooks", OrderedDict())
+        # Whether ``_backward_hooks`` holds full hooks (True), the deprecated ones of
+        # ``register_backward_hook`` (False), or none yet (None): one module takes one kind.
+        setter(self, "_is_full_backward_hook", None)
 
     # ------------------------------------------------------------------ forward
     def forward(self, *args, **kwargs):
@@ -101,7 +104,8 @@ class Module:
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
-        if self._backward_hooks and grad_mode.enabled:
+        full = self._backward_hooks and self.__dict__.get("_is_full_backward_hook") is not False
+        if full and grad_mode.enabled:
             from ._hooks import call_with_backward_hooks
 
             output = call_with_backward_hooks(self, args, kwargs)
@@ -111,6 +115,10 @@ class Module:
             result = hook(self, args, output)
             if result is not None:
                 output = result
+        if self._backward_hooks and not full:
+            from ._hooks import attach_node_hooks
+
+            attach_node_hooks(self, args, output)
         return output
 
     # ------------------------------------------------------------------ registration
@@ -557,9 +565,24 @@ class Module:
         self._forward_hooks[handle.id] = hook
         return handle
 
+    def register_backward_hook(self, hook):
+        """The deprecated backward hook: ``hook(module, grad_input, grad_output)`` runs as a
+        hook of the node that made the module's output, so ``grad_input`` are that node's
+        input gradients (all of the module's only where its forward is one op, as
+        ``ReLU``'s); it may return replacements. A ``FutureWarning`` says when they are not
+        the module's (``register_full_backward_hook`` gives the documented behaviour)."""
+        return self._add_backward_hook(hook, full=False)
+
     def register_full_backward_hook(self, hook):
         """``hook(module, grad_input, grad_output)`` when the gradients with respect to the
         module's tensor inputs are computed; may return replacement ``grad_input``."""
+        return self._add_backward_hook(hook, full=True)
+
+    def _add_backward_hook(self, hook, full):
+        """Register a backward hook of one kind; a module takes hooks of one kind only."""
+        if self.__dict__.get("_is_full_backward_hook") is (not full):
+            raise RuntimeError(_BOTH_HOOK_KINDS)
+        object.__setattr__(self, "_is_full_backward_hook", full)
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         return handle
@@ -587,6 +610,10 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+_BOTH_HOOK_KINDS = ("Cannot use both regular backward hooks and full backward hooks on a "
+                    "single Module. Please use only one of them.")
 
 
 def _type_name(value):
