@@ -31,11 +31,8 @@ def ufunc_at(xp, name, target, key, values, native=True):
     """
     if xp is not np and name in _MINMAX and target.dtype not in _EXACT_MINMAX_AT:
         return _minmax_at_by_keys(xp, name, target, key, values)
-    if native and xp is np and key.__class__ is np.ndarray and key.ndim == 1 \
-            and key.dtype.kind in "iu" and target.ndim >= 2 and target.flags.c_contiguous \
-            and target.size // max(target.shape[0], 1) > 1 \
-            and key.size * (target.size // max(target.shape[0], 1)) >= 256:
-        return _at_rows_by_elements(name, target, key, values)
+    if native and xp is np and _at_rows_by_elements(name, target, key, values):
+        return None
     if native:
         try:
             return getattr(xp, name).at(target, key, values)
@@ -61,16 +58,24 @@ def ufunc_at(xp, name, target, key, values, native=True):
 
 
 def _at_rows_by_elements(name, target, rows, values):
-    """NumPy's ``<name>.at(target, rows, values)`` for whole rows (``rows``: one int index
-    per row of the C-contiguous ``target``, an embedding's or ``index_add``'s) as ``at`` of
-    one flat position per element: each element still takes its values in index order (the
-    same bits), and NumPy's one-dimensional ``at`` is several times faster than the
-    row-wise one (a (65, 64) embedding gradient of 256 lookups: 142 -> 32 us)."""
+    """NumPy's ``<name>.at(target, rows, values)`` for whole rows (``rows``: a 1-d array of
+    one int index per row of the C-contiguous ``target``, an embedding's or ``index_add``'s)
+    as ``at`` of one flat position per element: each element still takes its values in index
+    order (the same bits), and NumPy's one-dimensional ``at`` is several times faster than
+    the row-wise one (a (65, 64) embedding gradient of 256 lookups: 142 -> 32 us). False
+    (nothing done) for other keys, rows of one element, or fewer than 256 elements written,
+    where the row-wise call is as fast."""
+    if rows.__class__ is not np.ndarray or rows.ndim != 1 or rows.dtype.kind not in "iu" \
+            or target.ndim < 2 or not target.shape[0] or not target.flags.c_contiguous:
+        return False
     width = target.size // target.shape[0]
+    if width < 2 or rows.size * width < 256:
+        return False
     positions = rows.astype(np.intp, copy=False)[:, None] * width
     positions = positions + np.arange(width, dtype=np.intp)
     values = np.broadcast_to(values, rows.shape + target.shape[1:])
     getattr(np, name).at(target.reshape(-1), positions.reshape(-1), values.reshape(-1))
+    return True
 
 
 _MINMAX = ("maximum", "minimum")

@@ -17,7 +17,6 @@ from .._errors import TensorRuntimeError, TensorTypeError
 from .._layout import (
     contiguous_strides,
     dense_strides_like,
-    suggests_channels_last,
 )
 from .._out import resize_output
 from .._size import Size
@@ -98,8 +97,3 @@ def _fill_value(value, dtype, name):
 def _check_writable(t):
     check_inplace(t)
     check_no_internal_overlap(t)
-
-
-def _suggest_channels_last(t):
-    """``suggests_channels_last`` of ``t``'s layout (``cat``, ``stack``, ``roll``)."""
-    return suggests_channels_last(t._shape, t._stride)

@@ -11,13 +11,13 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import check_same_device
 from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
-from .._layout import channels_last_strides, contiguous_strides
+from .._layout import channels_last_strides, contiguous_strides, suggests_channels_last
 from .._registry import register
 from .._size import Size
 from .._device import CPU_BACKEND
 from .._tensor import DENSE_CLASSES, Tensor, new_empty_tensor
 from .views import make_view
-from ._selection_common import _suggest_channels_last, _wrap, _write_out, _xp
+from ._selection_common import _wrap, _write_out, _xp
 
 
 # ---------------------------------------------------------------------- repeat / tile
@@ -153,7 +153,7 @@ def _cat_compute(tensors, dim, name="cat"):
     shape = list(ref._shape)
     shape[dim] = builtins.sum(t._shape[dim] for _, t in kept)
     shape = Size(shape)
-    if all(_suggest_channels_last(t) for _, t in kept):
+    if all(suggests_channels_last(t._shape, t._stride) for _, t in kept):
         stride = channels_last_strides(shape)
     else:
         stride = None
@@ -252,8 +252,10 @@ def _stack_arrays(tensors, d):
         if t.__class__ not in DENSE_CLASSES or t._storage._backend is not CPU_BACKEND \
                 or t._dtype is not dtype or t._stride != strides:
             return None
-    if len(shape) == 3 and _suggest_channels_last(_unsqueezed(first, d)):
-        return None   # (the general path's output would be channels-last)
+    if len(shape) == 3:
+        row = _unsqueezed(first, d)
+        if suggests_channels_last(row._shape, row._stride):
+            return None   # (the general path's output would be channels-last)
     storage = first._storage
     count = 1
     for size in shape:

@@ -226,15 +226,16 @@ def _launch_product(op, a, b, device, out, base=None, beta=1, alpha=1):
                                                  y.astype(work, copy=False)), beta, alpha))
 
 
-def _plain_matrix_product(a, b, ndim=2):
-    """``a @ b`` of two plain CPU float32/float64 ``ndim``-D tensors of one dtype, matrices
-    (``ndim`` 2) or batches of them of one batch size (3: ``bmm``'s operands), whose inner
-    sizes agree (every check below passes): the one product ``_product`` makes, in a fresh
-    tensor. None (nothing done) for anything else."""
+def _plain_matrix_product(a, b, ranks=(2,)):
+    """``a @ b`` of two plain CPU float32/float64 tensors of one dtype and one rank in
+    ``ranks``: matrices (2) or batches of them of one batch size (3, ``bmm``'s operands),
+    whose inner sizes agree (every check below passes): the one product ``_product`` makes,
+    in a fresh tensor. None (nothing done) for anything else, a non-tensor included."""
     if not plain_cpu_floats(a, b):
         return None
     sa, sb = a._shape, b._shape
-    if len(sa) != ndim or len(sb) != ndim or sa[-1] != sb[-2] \
+    ndim = len(sa)
+    if ndim not in ranks or len(sb) != ndim or sa[-1] != sb[-2] \
             or (ndim == 3 and sa[0] != sb[0]) or a._dtype is not b._dtype:
         return None
     r = run_compute(np, "matmul", (a._array(), b._array()))
@@ -251,9 +252,8 @@ def matmul(input, other, *, out=None):
     >>> (torch.ones(10, 3, 4) @ torch.ones(4, 5)).shape
     torch.Size([10, 3, 5])
     """
-    ndim = len(input._shape)
-    if out is None and (ndim == 2 or ndim == 3):
-        fast = _plain_matrix_product(input, other, ndim)
+    if out is None:
+        fast = _plain_matrix_product(input, other, (2, 3))
         if fast is not None:
             return fast
     device = _check_tensors("matmul", ("input", input), ("other", other))
@@ -340,7 +340,7 @@ def _check_bmm(b1, b2):
 def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors with equal batch sizes (no broadcasting)."""
     if out is None:
-        fast = _plain_matrix_product(input, mat2, 3)
+        fast = _plain_matrix_product(input, mat2, (3,))
         if fast is not None:
             return fast
     device = _check_tensors("bmm", ("input", input), ("mat2", mat2))

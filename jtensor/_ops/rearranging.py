@@ -5,11 +5,10 @@ Conventions (layouts, validation before writing, ``finish``): see ``_selection_c
 """
 
 from .._errors import TensorRuntimeError, wrap_dim
-from .._layout import channels_last_strides
+from .._layout import channels_last_strides, suggests_channels_last
 from .._argparse import int_list_arg
 from .._registry import register
-from ._selection_common import (_check_writable, _fresh, _preserve, _suggest_channels_last,
-                                _wrap, _write_out, _xp)
+from ._selection_common import _check_writable, _fresh, _preserve, _wrap, _write_out, _xp
 
 
 # ---------------------------------------------------------------------- reordering
@@ -77,7 +76,7 @@ def roll(input, shifts, dims=None):
         input._array().copy()
     if input.numel() == 0:
         stride = _preserve(input)
-    elif _suggest_channels_last(input):
+    elif suggests_channels_last(input._shape, input._stride):
         stride = channels_last_strides(input._shape)
     else:
         stride = None

@@ -376,7 +376,9 @@ def test_batched_products_take_the_fast_path(monkeypatch):
     q @ jtensor.ones(1, 4, 5)  # a broadcast batch: the general path
     with pytest.raises(TypeError):
         jtensor.matmul(q, [[1.0]])  # declined before any attribute of the list is read
-    assert taken == [True, True, False, False]
+    with pytest.raises(TypeError, match="must be Tensor, not list"):
+        jtensor.matmul([[1.0]], q)  # (PyTorch's TypeError, as for the second argument)
+    assert taken == [True, True, False, False, False]
 
 
 def test_last_axis_max_is_numpys_max():

@@ -49,22 +49,14 @@ def _fit_trailing(g, shape):
 def _reshape_name(input, shape):
     """PyTorch's node for a reshape: ``view`` of a contiguous input, ``_reshape_alias`` of a
     viewable non-contiguous one, ``clone`` + ``_unsafe_view`` otherwise."""
-    from ..._layout import infer_size
-    from ..._ops.views import _new_strides
-
-    if input.is_contiguous():
-        return "ViewBackward0"
-    shape = infer_size(tuple(shape), input.numel())
-    return "ReshapeAliasBackward0" if _new_strides(input, shape) is not None else \
+    if input._contiguous or (input._contiguous is None and input.is_contiguous()):
+        return "ViewBackward0"   # (the shape is not needed to tell)
+    return "ReshapeAliasBackward0" if reshape_views(input, tuple(shape)) else \
         "UnsafeViewBackward0"
 
 
 def _reshape_call_name(v):
-    x = v["input"]
-    if x._contiguous or (x._contiguous is None and x.is_contiguous()):
-        return "ViewBackward0"   # (the shape is not needed to tell)
-    return "ReshapeAliasBackward0" if reshape_views(x, sizes_from_args((v["shape"],))) \
-        else "UnsafeViewBackward0"
+    return _reshape_name(v["input"], sizes_from_args((v["shape"],)))
 
 
 def _flatten_call_name(v):
