@@ -28,7 +28,7 @@ from .._errors import (
 from .._out import resize_output
 from .._registry import OPS, register
 from .._size import Size
-from .._tensor import Tensor, new_empty_tensor
+from .._tensor import Tensor, fresh_tensor, new_empty_tensor
 from .views import sizes_from_args
 
 _LOW = (_dtypes.float16, _dtypes.bfloat16)
@@ -244,6 +244,7 @@ def _not_for(kernel, dtype):
 _FAST_SUM = (_dtypes.float32, _dtypes.float64)
 _INT_SUM = (_dtypes.bool_, _dtypes.uint8, _dtypes.int8, _dtypes.int16, _dtypes.int32,
             _dtypes.int64)
+_SUMMED = _FAST_SUM + _INT_SUM
 
 
 def _plain_axes(input, dim, keepdim, dtype, out, dtypes):
@@ -264,24 +265,35 @@ def _plain_axes(input, dim, keepdim, dtype, out, dtypes):
 
 
 def _sum_like(op, name, fn, input, dim, keepdim, dtype, out):
-    axes = _plain_axes(input, dim, keepdim, dtype, out, _FAST_SUM + _INT_SUM) \
-        if name == "sum" else None
+    axes = _plain_axes(input, dim, keepdim, dtype, out, _SUMMED) if name == "sum" else None
     if axes is not None:
         # The common calls, decided in a few checks: the array method over the same axes as
         # below, no error-state switch (a float sum only overflows, a warning jtensor's
         # filter drops; where warnings are errors it is redone silenced). Bools and
         # integers (``(pred == y).sum()``) sum exactly in int64, wrapping as PyTorch's.
         a = input._array()
-        xp = input._storage._backend.xp
+        storage = input._storage
+        backend = storage._backend
+        xp = backend.xp
         if input._dtype in _INT_SUM:
             return wrap_result(xp, a.sum(axis=axes, keepdims=keepdim, dtype=np.int64),
-                               _dtypes.int64, input.device)
+                               _dtypes.int64, storage.device)
+        # (NumPy's ``ndarray.sum`` is this reduction behind a Python frame)
+        reduce = np.add.reduce if xp is np else a.sum
         try:
-            r = a.sum(axis=axes, keepdims=keepdim)
+            r = reduce(a, axis=axes, keepdims=keepdim) if xp is np else \
+                reduce(axis=axes, keepdims=keepdim)
         except RuntimeWarning:
             with np.errstate(all="ignore"):
-                r = a.sum(axis=axes, keepdims=keepdim)
-        return wrap_result(xp, r, input._dtype, input.device)
+                r = reduce(a, axis=axes, keepdims=keepdim) if xp is np else \
+                    reduce(axis=axes, keepdims=keepdim)
+        if xp is np:
+            if r.__class__ is not np.ndarray:   # (a full sum: NumPy's scalar, made 0-d)
+                r = np.asarray(r)
+            if r.flags.c_contiguous:   # (of the input's dtype, which a float sum keeps)
+                return fresh_tensor(Tensor, r, r.shape, input._dtype, storage.device,
+                                    backend)
+        return wrap_result(xp, r, input._dtype, storage.device)
     check_tensor(input, name)
     keepdim = _check_keepdim(keepdim, name)
     dims = reduce_dims(input, dim, name)

@@ -124,6 +124,28 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                          allow_unused, accumulate)
 
 
+def loss_backward(t, retain_graph):
+    """``t.backward()`` with no arguments, the call of every training step: for a 0-d
+    float32/float64 output of a node (a loss), with nobody watching, the implicit gradient
+    1 and ``_run_lean`` straight away; ``run_backward`` (its checks and errors) for
+    anything else."""
+    fn = t._grad_fn
+    if fn is not None and LEAN and not t._shape and t._view_version is None and t._requires_grad \
+            and t._dtype in _LOSS_DTYPES and not (_autocast.active and _autocast.state.depth) \
+            and not _dispatch.transforms.active and _dispatch.event_hook is None \
+            and _dispatch.profile_hook is None and not graph.anomaly.enabled:
+        storage = t._storage
+        backend = storage._backend
+        dtype = t._dtype
+        one = fresh_tensor(Tensor, backend.xp.array(1, dtype=dtype.numpy), (), dtype,
+                           storage.device, backend)
+        return _run_lean(fn, t._output_nr, one, bool(retain_graph))
+    return run_backward((t,), [None], retain_graph, False)
+
+
+_LOSS_DTYPES = (_dtypes.float32, _dtypes.float64)
+
+
 def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, allow_unused,
                   accumulate):
     if retain_graph is None:

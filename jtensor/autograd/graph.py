@@ -422,11 +422,22 @@ class _Field:
             return self
         saved = node._saved
         if saved is not None:
-            # (the commonest read, a saved tensor, without ``_ctx_value``'s call)
-            entry = saved.get(self.key)
+            # (the commonest reads, a saved tensor or an argument of the call, without
+            # ``_ctx_value``'s call: its order, a saved name first)
+            key = self.key
+            entry = saved.get(key, _NOT_SAVED)
             if entry.__class__ is SavedTensor:
                 return entry.unpack(node)
+            if entry is _NOT_SAVED:
+                values = node._values
+                if values is not None:
+                    entry = values.get(key, _NOT_SAVED)
+                    if entry is not _NOT_SAVED:
+                        return entry
         return _ctx_value(node, self.key)
+
+
+_NOT_SAVED = object()
 
 
 def _give_fields(cls, names):
@@ -718,6 +729,16 @@ class Formula:
             frozenset(nondiff_outputs)
         if name is None:
             name = "".join(p.capitalize() for p in op.name.strip("_").split("_")) + "Backward0"
+        # ``name`` may also be ``(option, name_if_none, name_otherwise)``: the node's name
+        # depends only on whether that argument is None (``sum(x)`` is SumBackward0,
+        # ``sum(x, 0)`` SumBackward1), which the recorder reads from the call's options
+        # without binding it (issue 18).
+        self.name_option = None
+        if name.__class__ is tuple:
+            option, if_none, otherwise = name
+            self.name_option = option
+            self.option_classes = (node_class(otherwise), node_class(if_none))
+            name = lambda values: if_none if values.get(option) is None else otherwise  # noqa: E731
         self.name = name
         self.cls = node_class(name) if isinstance(name, str) else None
         impl = op.impl
@@ -735,9 +756,10 @@ class Formula:
         self.field_names = (frozenset(sig.parameters) | self.save | frozenset(self.inputs)
                             | {"result"})
         self._fielded = set()   # the node classes given those names (``_new_node``)
-        if self.cls is not None:
-            _give_fields(self.cls, self.field_names)
-            self._fielded.add(self.cls)
+        for cls in ((self.cls,) if self.cls is not None else
+                    self.option_classes if self.name_option is not None else ()):
+            _give_fields(cls, self.field_names)
+            self._fielded.add(cls)
         if op.kind == "inplace" and self.positional:
             # In-place forms name their first argument ``self``; formulas say ``input``.
             self.self_name = self.positional[0]
@@ -1166,7 +1188,9 @@ def record_result(op, formula, args, result):
         for name, v in zip(formula.positional[count:], args[count:], strict=False):
             stored[name] = v
     cls = formula.cls
-    if cls is None:   # (a node name that depends on the call: ``reshape``'s)
+    if cls is None and formula.name_option is not None:   # (``sum``'s: by one option)
+        cls = formula.option_classes[stored.get(formula.name_option) is None]
+    elif cls is None:   # (a node name that depends on the call: ``reshape``'s)
         values = dict(zip(formula.inputs, args, strict=False))
         values.update(stored)
         cls = _class_for(formula, values)

@@ -4,7 +4,7 @@ import weakref
 
 from .._errors import TensorRuntimeError
 from .._tensor import Tensor
-from .engine import run_backward
+from .engine import loss_backward
 from .graph import _Handle
 
 
@@ -14,7 +14,7 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     vector-Jacobian product). Saved tensors are freed unless ``retain_graph=True``."""
     if gradient is None and inputs is None and not create_graph:
         # ``loss.backward()``: what ``autograd.backward`` would pass on, without its layers.
-        return run_backward((self,), [None], retain_graph, False)
+        return loss_backward(self, retain_graph)
     from ._backward import backward as _backward
 
     _backward(self, None if gradient is None else [gradient], retain_graph, create_graph,

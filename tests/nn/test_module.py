@@ -76,6 +76,30 @@ def test_module_walks_modes_and_repr_match_pytorch():
     assert _observe(jnn, jtensor) == _observe(tnn, torch)
 
 
+def _blank_line_reprs(nn):
+    class Inner(nn.Module):
+        def __init__(self, text):
+            super().__init__()
+            self.text = text
+
+        def extra_repr(self):
+            return self.text
+
+    class Outer(nn.Module):
+        def __init__(self, text):
+            super().__init__()
+            self.net = Inner(text)
+            self.seq = nn.Sequential(Inner(text), nn.ReLU())
+
+    return [repr(Outer(t)) for t in ("a\nb\n", "a\n\nb", "a\n   \nb", "one line")]
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch (the oracle) is not installed")
+def test_nested_repr_leaves_blank_lines_empty():
+    # (an ``extra_repr`` ending in a newline, as MAML's learner writes it)
+    assert _blank_line_reprs(jnn) == _blank_line_reprs(tnn)
+
+
 def _errors(nn, lib):
     results = {}
 
@@ -116,8 +140,10 @@ def test_parameter_is_a_leaf_sharing_memory():
     t[0] = 5
     assert p[0].item() == 5.0
     assert type(p * 2) is jtensor.Tensor
-    assert repr(jnn.Parameter(jtensor.ones(2))) == \
-        "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
+    assert (
+        repr(jnn.Parameter(jtensor.ones(2)))
+        == "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
+    )
 
 
 def test_forward_hooks_and_full_backward_hook():
@@ -128,7 +154,8 @@ def test_forward_hooks_and_full_backward_hook():
     lin.register_forward_pre_hook(lambda m, args: (args[0] * 10,))
     h = lin.register_forward_hook(lambda m, args, out: out + 1)
     lin.register_full_backward_hook(
-        lambda m, gi, go: seen.update(gi=[g.tolist() for g in gi], go=[g.tolist() for g in go]))
+        lambda m, gi, go: seen.update(gi=[g.tolist() for g in gi], go=[g.tolist() for g in go])
+    )
     x = jtensor.tensor([1.0, 1.0], requires_grad=True)
     y = lin(x)
     assert y.tolist() == [21.0, 31.0]
@@ -163,11 +190,22 @@ def _container_operators(lib):
     twice = 2 * nn.Sequential(nn.ReLU(), nn.Tanh())
     thrice = nn.Sequential(nn.ReLU())
     thrice *= 3
-    seen += [list(both._modules), both[0] is seq[0], list(seq._modules), list(twice._modules),
-             twice[0] is twice[2], list(thrice._modules), seq.pop(-1).__class__.__name__,
-             len(seq)]
-    for bad in (lambda: seq + [nn.ReLU()], lambda: seq * 0, lambda: seq * 1.5,
-                lambda: nn.Sequential() + nn.ModuleList()):
+    seen += [
+        list(both._modules),
+        both[0] is seq[0],
+        list(seq._modules),
+        list(twice._modules),
+        twice[0] is twice[2],
+        list(thrice._modules),
+        seq.pop(-1).__class__.__name__,
+        len(seq),
+    ]
+    for bad in (
+        lambda: seq + [nn.ReLU()],
+        lambda: seq * 0,
+        lambda: seq * 1.5,
+        lambda: nn.Sequential() + nn.ModuleList(),
+    ):
         try:
             bad()
             seen.append("ok")

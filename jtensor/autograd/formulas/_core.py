@@ -55,11 +55,13 @@ def derivative(names, inputs=("input",), save=(), name=None, multi_grad=False,
     """Register ``backward(ctx, grad)`` for the op(s) ``names``.
 
     ``name``: the node's class name (default ``<Op>Backward0``), or ``name(values)`` (a dict
-    of the call's arguments) to choose per call. ``multi_grad``: ``backward(ctx, *grads)``
-    receives one gradient per output (None for unused ones). ``nondiff_outputs``: indices of
-    outputs that never require grad (``max``'s indices are integer anyway). ``save_for``:
-    for a saved name, the inputs whose gradients read it; a call saves it only when one of
-    them needs a gradient, as PyTorch's generated code does (names not listed always are);
+    of the call's arguments) to choose per call, or ``(option, name_if_none, name_otherwise)``
+    where only whether that argument is None decides (the recorder's cheapest choice).
+    ``multi_grad``: ``backward(ctx, *grads)`` receives one gradient per output (None for
+    unused ones). ``nondiff_outputs``: indices of outputs that never require grad (``max``'s
+    indices are integer anyway). ``save_for``: for a saved name, the inputs whose gradients
+    read it; a call saves it only when one of them needs a gradient, as PyTorch's generated
+    code does (names not listed always are);
     ``result<i>`` is output ``i`` of several (``{"result0": ()}``: never saved).
     ``save_by_node``: node name -> the only names a node of that name saves, where one
     formula stands for several of PyTorch's nodes that save different values. Whatever the

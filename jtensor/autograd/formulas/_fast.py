@@ -12,7 +12,10 @@ import numpy as np
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode, transforms
 from ..._elementwise import contiguous_result_shape, run_compute, zero_where
-from ..._tensor import Tensor, plain_cpu_floats
+from ... import _dtypes
+from ..._tensor import Tensor, fresh_tensor, plain_cpu_floats
+
+_COMPLEX = _dtypes.COMPLEX
 
 
 def plain():
@@ -28,9 +31,9 @@ def _arr(x):
 def same_kind(g, *operands):
     """Whether NumPy's result dtype for ``g`` with ``operands`` is PyTorch's: real floating
     tensors of ``g``'s dtype, or Python floats and ints."""
-    if g.is_complex():
-        return False
     dtype = g._dtype
+    if dtype.category == _COMPLEX:
+        return False
     for x in operands:
         if isinstance(x, Tensor):
             if x._dtype is not dtype:
@@ -45,8 +48,7 @@ def mul(a, b):
     float tensors with float tensors or Python numbers)."""
     if a.__class__ is Tensor and b.__class__ is Tensor:   # (the common case, unpacked)
         storage = a._storage
-        return Tensor._from_array(storage._backend.xp.multiply(a._array(), b._array()),
-                                  a._dtype, storage.device)
+        return _wrap(storage._backend.xp.multiply(a._array(), b._array()), a._dtype, storage)
     t = a if isinstance(a, Tensor) else b
     xp = t._storage._backend.xp
     return Tensor._from_array(xp.multiply(_arr(a), _arr(b)), device=t.device)
@@ -54,27 +56,44 @@ def mul(a, b):
 
 def add(a, b):
     storage = a._storage
-    return Tensor._from_array(storage._backend.xp.add(a._array(), b._array()), a._dtype,
-                              storage.device)
+    return _wrap(storage._backend.xp.add(a._array(), b._array()), a._dtype, storage)
+
+
+def _wrap(r, dtype, storage):
+    """``Tensor._from_array(r, dtype, storage.device)`` for the result ``r`` of a ufunc on
+    arrays of ``storage``'s backend: a fresh C-contiguous NumPy array of ``dtype`` (the
+    common case) becomes the tensor directly."""
+    if r.__class__ is np.ndarray and r.dtype == dtype.numpy and r.shape \
+            and r.flags.c_contiguous:
+        return fresh_tensor(Tensor, r, r.shape, dtype, storage.device, storage._backend)
+    return Tensor._from_array(r, dtype, storage.device)
 
 
 def expand(g, shape):
     """A stride-0 broadcast of ``g`` to ``shape`` (``g`` has as many or fewer dims)."""
-    lead = len(shape) - len(g._shape)
-    stride = [0] * lead
-    for size, target, st in zip(g._shape, shape[lead:], g._stride, strict=True):
-        stride.append(0 if size == 1 and target != 1 else st)
-    shape, stride = tuple(shape), tuple(stride)
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
+    if g._shape:
+        lead = len(shape) - len(g._shape)
+        stride = [0] * lead
+        for size, target, st in zip(g._shape, shape[lead:], g._stride, strict=True):
+            stride.append(0 if size == 1 and target != 1 else st)
+        stride = tuple(stride)
+        byte_strides = None
+    else:   # (a full sum's 0-d gradient, the commonest: every stride 0)
+        stride = byte_strides = (0,) * len(shape)
     array = None
-    if g._storage._backend is CPU_BACKEND and g._offset == 0:
+    storage = g._storage
+    if storage._backend is CPU_BACKEND and g._offset == 0:
         source = g._array()
         if source.flags.c_contiguous:
-            # The expanded array over ``g``'s own (a sum's 0-d gradient, most often): its
-            # storage need not make the byte view ``_array`` would go through.
-            itemsize = source.itemsize
-            array = np.ndarray(shape, source.dtype, source, 0,
-                               tuple(s * itemsize for s in stride))
-    return Tensor._make(g._storage, shape, stride, g._offset, g._dtype, array=array)
+            # The expanded array over ``g``'s own: its storage need not make the byte view
+            # ``_array`` would go through.
+            if byte_strides is None:
+                itemsize = source.itemsize
+                byte_strides = tuple(s * itemsize for s in stride)
+            array = np.ndarray(shape, source.dtype, source, 0, byte_strides)
+    return Tensor._make(storage, shape, stride, g._offset, g._dtype, array=array)
 
 
 def dense_copy(g):

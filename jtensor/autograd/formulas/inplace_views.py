@@ -22,7 +22,7 @@ def unsqueeze__backward(ctx, g):
 
 
 @derivative("squeeze_",
-            name=lambda v: "SqueezeBackward3" if v.get("dim") is None else "SqueezeBackward4")
+            name=("dim", "SqueezeBackward3", "SqueezeBackward4"))
 def squeeze__backward(ctx, g):
     return g.reshape(ctx.input_meta(0)[0])
 

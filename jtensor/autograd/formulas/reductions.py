@@ -155,7 +155,7 @@ def nansum_backward(ctx, g):
     return g.expand(x.shape) * x.isnan().logical_not()
 
 
-@derivative("mean", name=lambda v: "MeanBackward0" if v.get("dim") is None else "MeanBackward1")
+@derivative("mean", name=("dim", "MeanBackward0", "MeanBackward1"))
 def mean_backward(ctx, g):
     shape = ctx.input_meta(0)[0]
     dims = _reduced(ctx.dim, len(shape))
@@ -180,7 +180,7 @@ def nanmean_backward(ctx, g):
 
 
 @derivative("prod", save=("input", "result"),
-            name=lambda v: "ProdBackward0" if v.get("dim") is None else "ProdBackward1")
+            name=("dim", "ProdBackward0", "ProdBackward1"))
 def prod_backward(ctx, g):
     x = ctx.input
     if x.dim() == 0:

@@ -58,8 +58,7 @@ def zero_backward(ctx, g):
     return _zeros(g)
 
 
-@derivative("round", name=lambda v: "RoundBackward0" if v.get("decimals") is None
-            else "RoundBackward1")
+@derivative("round", name=("decimals", "RoundBackward0", "RoundBackward1"))
 def round_backward(ctx, g):
     return _zeros(g)
 

@@ -46,7 +46,9 @@ def _addindent(text, spaces):
     lines = text.split("\n")
     if len(lines) == 1:
         return text
-    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+    # (blank lines, whitespace-only ones too, stay empty, as PyTorch's)
+    return lines[0] + "\n" + "\n".join(" " * spaces + line if line.strip() else ""
+                                        for line in lines[1:])
 
 
 class Module:
