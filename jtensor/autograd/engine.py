@@ -404,13 +404,18 @@ def _summable_in_place(old, g):
     other tensor on it: the storage's references are ``old``'s and the call's) as one
     writable C-contiguous array, ``g`` a CPU tensor too."""
     if old.__class__ is not Tensor or g.__class__ is not Tensor or old._base is not None \
-            or old._offset or old._storage._backend is not CPU_BACKEND \
-            or g._storage._backend is not CPU_BACKEND or old._storage is g._storage \
-            or sys.getrefcount(old._storage) > 2:
+            or old._offset:
+        return False
+    storage = old._storage
+    # (references to the storage: ``old``'s, this frame's and the call's argument)
+    if storage._backend is not CPU_BACKEND or g._storage._backend is not CPU_BACKEND \
+            or storage is g._storage or sys.getrefcount(storage) > 3:
         return False
     target = old._array()
-    return target.flags.c_contiguous and target.flags.writeable \
-        and target.size * target.itemsize == old._storage.nbytes()
+    flags = target.flags
+    # (the storage's size read off its array: a fresh result's byte view is not made yet)
+    whole = storage._source if storage._bytes is None else storage._bytes
+    return flags.c_contiguous and flags.writeable and target.nbytes == whole.nbytes
 
 
 def _captures_of(captures, node, n):

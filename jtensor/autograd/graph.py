@@ -492,14 +492,28 @@ def _flatten_grads(node, result):
     values = node._values
     if formula is not None and formula.list_input is None and len(result) <= len(meta):
         # The common shape of a result: one gradient per tensor input, most already of the
-        # input's shape and dtype (kept as they are: no copy, no cast). (A loop, not a
-        # comprehension: one frame less per node.)
-        out = []
-        for k, g in enumerate(result):
-            m = meta[k]
+        # input's shape and dtype (kept as they are: no copy, no cast); a result where all
+        # fit is handed on as it is.
+        k = 0
+        for g in result:
+            if g is not None:
+                m = meta[k]
+                if g.__class__ is not Tensor or m is None or g._shape != m[0] \
+                        or g._dtype is not m[1]:
+                    break
+            k += 1
+        else:
+            out = result
+            if values is None or "__kept__" not in values:
+                return out
+            return _on_edges(values, out)
+        out = list(result[:k])
+        for i in range(k, len(result)):
+            g = result[i]
+            m = meta[i]
             out.append(g if g is None or (g.__class__ is Tensor and m is not None
                                           and g._shape == m[0] and g._dtype is m[1])
-                       else _fit(g, m, node, k))
+                       else _fit(g, m, node, i))
         if values is None or "__kept__" not in values:
             return out
         return _on_edges(values, out)
