@@ -264,36 +264,50 @@ def _plain_axes(input, dim, keepdim, dtype, out, dtypes):
     return None
 
 
+def _plain_sum(input, axes, keepdim, count=None):
+    """The float sum over ``axes`` of a common call (``_plain_axes`` found them), divided by
+    ``count`` when given (a mean): NumPy's reduction with no error-state switch (a float sum
+    only overflows, a warning jtensor's filter drops; where warnings are errors it is
+    redone silenced), a fresh C-contiguous result taken as the tensor's own."""
+    a = input._array()
+    storage = input._storage
+    backend = storage._backend
+    xp = backend.xp
+    try:
+        # (NumPy's ``ndarray.sum`` is this reduction behind a Python frame)
+        r = np.add.reduce(a, axes, None, None, keepdim) if xp is np else \
+            a.sum(axis=axes, keepdims=keepdim)
+        if count is not None:
+            r = r / a.dtype.type(count)
+    except RuntimeWarning:
+        with np.errstate(all="ignore"):
+            r = _summed(xp, a, axes, keepdim, count)
+    if xp is np:
+        if r.__class__ is not np.ndarray:   # (a full reduction: NumPy's scalar, made 0-d)
+            r = np.asarray(r)
+        if r.flags.c_contiguous:   # (of the input's dtype, which a float sum keeps)
+            return fresh_tensor(Tensor, r, r.shape, input._dtype, storage.device, backend)
+    return wrap_result(xp, r, input._dtype, storage.device)
+
+
+def _summed(xp, a, axes, keepdim, count):
+    """``_plain_sum``'s arithmetic, redone where warnings are errors."""
+    r = np.add.reduce(a, axes, None, None, keepdim) if xp is np else \
+        a.sum(axis=axes, keepdims=keepdim)
+    return r if count is None else r / a.dtype.type(count)
+
+
 def _sum_like(op, name, fn, input, dim, keepdim, dtype, out):
     axes = _plain_axes(input, dim, keepdim, dtype, out, _SUMMED) if name == "sum" else None
     if axes is not None:
-        # The common calls, decided in a few checks: the array method over the same axes as
-        # below, no error-state switch (a float sum only overflows, a warning jtensor's
-        # filter drops; where warnings are errors it is redone silenced). Bools and
-        # integers (``(pred == y).sum()``) sum exactly in int64, wrapping as PyTorch's.
-        a = input._array()
-        storage = input._storage
-        backend = storage._backend
-        xp = backend.xp
+        # The common calls, decided in a few checks: the same reduction over the same axes
+        # as below. Bools and integers (``(pred == y).sum()``) sum exactly in int64,
+        # wrapping as PyTorch's.
         if input._dtype in _INT_SUM:
-            return wrap_result(xp, a.sum(axis=axes, keepdims=keepdim, dtype=np.int64),
-                               _dtypes.int64, storage.device)
-        # (NumPy's ``ndarray.sum`` is this reduction behind a Python frame)
-        reduce = np.add.reduce if xp is np else a.sum
-        try:
-            r = reduce(a, axis=axes, keepdims=keepdim) if xp is np else \
-                reduce(axis=axes, keepdims=keepdim)
-        except RuntimeWarning:
-            with np.errstate(all="ignore"):
-                r = reduce(a, axis=axes, keepdims=keepdim) if xp is np else \
-                    reduce(axis=axes, keepdims=keepdim)
-        if xp is np:
-            if r.__class__ is not np.ndarray:   # (a full sum: NumPy's scalar, made 0-d)
-                r = np.asarray(r)
-            if r.flags.c_contiguous:   # (of the input's dtype, which a float sum keeps)
-                return fresh_tensor(Tensor, r, r.shape, input._dtype, storage.device,
-                                    backend)
-        return wrap_result(xp, r, input._dtype, storage.device)
+            return wrap_result(input._storage._backend.xp,
+                               input._array().sum(axis=axes, keepdims=keepdim, dtype=np.int64),
+                               _dtypes.int64, input.device)
+        return _plain_sum(input, axes, keepdim)
     check_tensor(input, name)
     keepdim = _check_keepdim(keepdim, name)
     dims = reduce_dims(input, dim, name)
@@ -368,16 +382,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if axes is not None and input.numel():
         # The common calls (``loss.mean()``, ``x.mean(0)``): the same sum over the same
         # axes and the same division as below.
-        a = input._array()
         count = 1
         for axis in axes:
             count *= input._shape[axis]
-        try:
-            r = a.sum(axis=axes, keepdims=keepdim) / a.dtype.type(count)
-        except RuntimeWarning:
-            with np.errstate(all="ignore"):
-                r = a.sum(axis=axes, keepdims=keepdim) / a.dtype.type(count)
-        return wrap_result(input._storage._backend.xp, r, input._dtype, input.device)
+        return _plain_sum(input, axes, keepdim, count)
     check_tensor(input, "mean")
     keepdim = _check_keepdim(keepdim, "mean")
     # (PyTorch refuses an integer input before it reads ``dim``)

@@ -173,3 +173,19 @@ def test_lane_errors_are_pytorchs():
         v = lib.ones(3, requires_grad=True) * 2
         with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
             v.backward()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_overflowing_sums_where_warnings_are_errors(dtype):
+    # The fast sum and mean compute with NumPy's error state as it is: where warnings are
+    # errors, an overflow is redone silenced and gives PyTorch's inf, raising nothing.
+    import warnings
+
+    big = 3e38 if dtype == "float32" else 1.7e308
+    found = []
+    for lib in (jtensor, torch):
+        x = lib.tensor([[big, big], [big, -big]], dtype=getattr(lib, dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            found.append([t.tolist() for t in (x.sum(), x.mean(), x.sum(1), x.mean(0, True))])
+    assert found[0] == found[1]
