@@ -99,6 +99,29 @@ def type_name(value):
     return f"{module.partition('.')[0]}.{kind.__name__}"
 
 
+def signature_type_name(value):
+    """The type of ``value`` as PyTorch's "invalid combination of arguments" messages name
+    it: ``int``, ``NoneType``, ``Tensor``, ``torch.dtype``, ``torch.Size``."""
+    kind = type(value)
+    module = kind.__module__
+    if module == "builtins" or any(c.__name__ == "Tensor" and c.__module__.startswith("jtensor")
+                                   for c in kind.__mro__):
+        return kind.__name__   # (a tensor of any class: ``Tensor``, ``Parameter``)
+    if module.startswith("jtensor"):
+        return f"torch.{kind.__name__}"   # (torch.dtype, torch.device, torch.Size, ...)
+    return f"{module}.{kind.__name__}"
+
+
+def invalid_combination(name, args, kwargs, signatures):
+    """PyTorch's ``TypeError`` for a call that matches none of an op's overloads
+    (``signatures``: their parameter lists, as PyTorch prints them)."""
+    got = [signature_type_name(a) for a in args] + \
+        [f"{k}={signature_type_name(v)}" for k, v in kwargs.items()]
+    return TensorTypeError(
+        f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), "
+        "but expected one of:\n" + "".join(f" * {s}\n" for s in signatures))
+
+
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 

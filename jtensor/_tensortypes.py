@@ -17,7 +17,8 @@ import numpy as np
 
 from . import _dtypes
 from ._device import device as _device_type
-from ._errors import TensorRuntimeError, TensorTypeError
+from ._errors import (TensorRuntimeError, TensorTypeError, invalid_combination,
+                      signature_type_name)
 from ._ops.creation import _alias_numpy, _copy_tensor, _new, _shape_args, tensor
 from ._size import Size
 from ._tensor import Tensor, strided
@@ -37,30 +38,19 @@ _TYPES = {
 }
 
 _SIGNATURES = (
-    " * (*, torch.device device = None)\n"
-    " * (torch.Storage storage)\n"
-    " * (Tensor other)\n"
-    " * (tuple of ints size, *, torch.device device = None)\n"
-    " * (object data, *, torch.device device = None)\n"
+    "(*, torch.device device = None)",
+    "(torch.Storage storage)",
+    "(Tensor other)",
+    "(tuple of ints size, *, torch.device device = None)",
+    "(object data, *, torch.device device = None)",
 )
 
 
-def _type_name(obj):
-    kind = type(obj)
-    module = kind.__module__
-    if module == "builtins" or isinstance(obj, Tensor):
-        return kind.__name__
-    if module.startswith("jtensor"):
-        return f"torch.{kind.__name__}"  # torch.dtype, torch.device, ...
-    return f"{module}.{kind.__name__}"
+_type_name = signature_type_name
 
 
 def _invalid_combination(args, kwargs):
-    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
-    return TensorTypeError(
-        f"new() received an invalid combination of arguments - got ({', '.join(got)}), but "
-        f"expected one of:\n{_SIGNATURES}"
-    )
+    return invalid_combination("new", args, kwargs, _SIGNATURES)
 
 
 def _is_int(a):

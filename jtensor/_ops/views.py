@@ -17,7 +17,7 @@ import warnings
 from .. import _dispatch, _dtypes
 from .._dispatch import Post, check_inplace, emit, returned_input
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
-                       TensorValueError, stacklevel, wrap_dim)
+                       TensorValueError, invalid_combination, stacklevel, wrap_dim)
 from .._layout import contiguous_strides, infer_size, view_strides
 from .._argparse import int_arg, int_list_arg
 from .._registry import register, renamed
@@ -135,8 +135,18 @@ def view(input, *size, dtype=None):
                 return _view_shape(input, size)
             if isinstance(first, (_dtypes.dtype, type)):
                 dtype = first
+            elif not isinstance(first, (list, tuple, numbers.Integral)) \
+                    and not hasattr(first, "__index__"):
+                # (``x.view(None)``, ``x.view(2.5)``: neither a size nor a dtype)
+                raise _view_overloads(size, None)
+        elif not size:   # (``x.view()``: neither overload)
+            raise _view_overloads(size, None)
         if dtype is None:
             return _view_shape(input, sizes_from_args(size))
+    elif size:
+        # A size and ``dtype=`` together (``x.view((3, 2), dtype=torch.int32)``): PyTorch
+        # has no such overload, and taking one of them would drop the other.
+        raise _view_overloads(size, dtype)
     if dtype.__class__ is _dtypes.dtype and dtype.itemsize == input._dtype.itemsize:
         out = make_view(input, input._shape, input._stride, input._offset, dtype)
     else:
@@ -149,6 +159,12 @@ def view(input, *size, dtype=None):
     out._creation_meta = None
     out._requires_grad = False
     return out
+
+
+def _view_overloads(size, dtype):
+    """``view``'s ``TypeError`` for arguments that fit neither of its overloads."""
+    return invalid_combination("view", size, {} if dtype is None else {"dtype": dtype},
+                               ("(torch.dtype dtype)", "(tuple of ints size)"))
 
 
 def view_reinterprets(values):
