@@ -189,6 +189,27 @@ class SavedTensor:
     def unpack(self, node):
         if self.unpack_hook is not None:
             return self._unpack_hooked(node)
+        t = self.values(node)
+        if self.is_output and self.requires_grad:
+            alias = Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype,
+                                 version=t._version_counter, array=valid_array(t),
+                                 contiguous=t._contiguous)
+            alias._requires_grad = True
+            alias._grad_fn = node
+            alias._output_nr = self.output_nr
+            if t._fw_grads is not None:
+                # Forward AD gave the output a tangent (on this alias too): the formula
+                # sees it, so a double backward under a dual level carries tangents.
+                alias._fw_grads = t._fw_grads
+            return alias
+        return t
+
+    def values(self, node):
+        """The saved tensor for a formula that only reads its values (a backward that
+        records nothing): ``unpack``'s checks, without the alias that gives a saved output
+        its node back (an unpack hook's result as ``unpack`` gives it)."""
+        if self.unpack_hook is not None:
+            return self._unpack_hooked(node)
         t = self.tensor
         if self.had_history and t._grad_fn is None:
             raise TensorRuntimeError(
@@ -210,18 +231,6 @@ class SavedTensor:
                 "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False). "
                 f"(It was saved by {node.name()} for backward; an in-place op wrote into it "
                 "afterwards. Use an out-of-place op, or clone() before writing.)")
-        if self.is_output and self.requires_grad:
-            alias = Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype,
-                                 version=t._version_counter, array=valid_array(t),
-                                 contiguous=t._contiguous)
-            alias._requires_grad = True
-            alias._grad_fn = node
-            alias._output_nr = self.output_nr
-            if t._fw_grads is not None:
-                # Forward AD gave the output a tangent (on this alias too): the formula
-                # sees it, so a double backward under a dual level carries tangents.
-                alias._fw_grads = t._fw_grads
-            return alias
         return t
 
     def _unpack_hooked(self, node):

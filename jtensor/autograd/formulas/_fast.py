@@ -14,6 +14,7 @@ from ..._dispatch import grad_mode, transforms
 from ..._elementwise import contiguous_result_shape, run_compute, zero_where
 from ... import _dtypes
 from ..._tensor import Tensor, fresh_tensor, plain_cpu_floats
+from ..graph import SavedTensor
 
 _COMPLEX = _dtypes.COMPLEX
 
@@ -22,6 +23,17 @@ def plain():
     """True when this backward pass records nothing and runs under no function transform
     (so raw arithmetic is equivalent: under ``vmap`` the ops must see batched tensors)."""
     return not grad_mode.enabled and not transforms.active
+
+
+def saved(ctx, key):
+    """``ctx.<key>`` for an array formula of a plain pass (see ``plain``), which reads the
+    saved tensor's values only: checked as ``ctx.<key>`` checks it, without the alias that
+    gives a saved output its node back (``SavedTensor.values``)."""
+    saved = ctx._saved
+    entry = saved.get(key) if saved is not None else None
+    if entry.__class__ is SavedTensor:
+        return entry.values(ctx)
+    return getattr(ctx, key)
 
 
 def _arr(x):

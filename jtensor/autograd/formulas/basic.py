@@ -44,7 +44,9 @@ def sum_backward(ctx, g):
 
 @derivative("sigmoid", save=("result",))
 def sigmoid_backward(ctx, g):
-    return _backward_ops.sigmoid_backward(g, ctx.result)   # (its own op, recorded too)
+    # (its own op, recorded too; a plain pass reads the saved output's values only)
+    result = _fast.saved(ctx, "result") if _fast.plain() else ctx.result
+    return _backward_ops.sigmoid_backward(g, result)
 
 
 @derivative("view", nondiff_outputs=lambda values: (0,) if view_reinterprets(values) else ())

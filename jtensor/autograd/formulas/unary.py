@@ -184,7 +184,9 @@ def cosh_backward(ctx, g):
 
 @derivative("tanh", save=("result",))
 def tanh_backward(ctx, g):
-    return _backward_ops.tanh_backward(g, ctx.result)   # (its own op, recorded too)
+    # (its own op, recorded too; a plain pass reads the saved output's values only)
+    result = _fast.saved(ctx, "result") if _fast.plain() else ctx.result
+    return _backward_ops.tanh_backward(g, result)
 
 
 def asinh_backward(ctx, g):
@@ -296,7 +298,7 @@ def erfinv_backward(ctx, g):
 def relu_backward(ctx, g):
     # threshold_backward(grad, result, 0): 0 where result <= 0 (NaN passes the gradient).
     if _fast.plain():
-        fast = _fast.threshold_grad(g, ctx.result)
+        fast = _fast.threshold_grad(g, _fast.saved(ctx, "result"))
         if fast is not None:
             return fast
     return J.where(ctx.result <= 0, J.zeros((), dtype=g.dtype, device=g.device), g)
