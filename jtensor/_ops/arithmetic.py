@@ -159,8 +159,10 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
         impl_inplace = _define(name + "_", impl_inplace, "inplace",
                                tuple(a + "_" for a in aliases), function=False)
     for attr in ((operator,) if operator else ()) + tuple(extra_operators):
-        setattr(Tensor, attr, operator_method(impl, None if check is not None or tensor_other
-                                              else (compute, rule)))
+        # (a check that reads both operands' dtypes only, as sub's, runs in the operator)
+        direct = None if (check is not None and check is not _refuse_bool_subtraction) \
+            or tensor_other else (compute, rule, check)
+        setattr(Tensor, attr, operator_method(impl, direct))
     if reflected:
         def reflected_impl(self, other):
             if _dispatch.subclass_dispatch:
@@ -205,12 +207,13 @@ def operator_method(fn, direct=None):
     """``Tensor.__op__``: numbers and tensors only; anything else gives ``NotImplemented`` so
     Python falls back (``t == None`` is ``False``, ``t + None`` a ``TypeError``).
 
-    ``direct``: ``(compute, rule)`` for ops with no argument checks, so ``a + b`` with a tensor
-    or a plain number goes straight to the element-wise runner (the hottest path there is);
-    the method then ends the call as the op's entry does (the hooks, when one listens).
+    ``direct``: ``(compute, rule, check)`` for ops whose arguments need no checks but
+    ``check(a, b)`` (None: none), so ``a + b`` with a tensor or a plain number goes straight
+    to the element-wise runner (the hottest path there is); the method then ends the call
+    as the op's entry does (the hooks, when one listens).
     """
     if direct is not None:
-        compute, rule = direct
+        compute, rule, check = direct
         op = fn.op
         # The NumPy ufunc of a named kernel whose result keeps a float operand's dtype:
         # ``_same_layout`` may compute a recorded call on the arrays.
@@ -225,6 +228,8 @@ def operator_method(fn, direct=None):
 
         def method(self, other):
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
+                if check is not None:
+                    check(self, other)
                 if _TRANSFORMS.active or _dispatch.profile_hook is not None:
                     return fn(self, other)  # the entry: transformed or timed
                 if _dispatch.subclass_dispatch:
@@ -608,7 +613,8 @@ def true_divide_(self, other):
 true_divide = renamed(div, true_divide)
 true_divide_ = renamed(div_, true_divide_, function=False)
 for _attr in ("__truediv__", "__div__"):
-    setattr(Tensor, _attr, operator_method(div))
+    # (``x / y`` has no rounding mode: true division, the runner's NumPy ufunc)
+    setattr(Tensor, _attr, operator_method(div, ("true_divide", FLOAT, None)))
 for _attr in ("__itruediv__", "__idiv__"):
     setattr(Tensor, _attr, operator_method(div_))
 

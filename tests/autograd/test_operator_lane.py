@@ -35,7 +35,38 @@ CASES = {
     "parameter": lambda x, y, c, p, z: p * x + p,
     "zero-dim": lambda x, y, c, p, z: z * z + z,
     "chain": lambda x, y, c, p, z: (x * y + x) * c,
+    "sub": lambda x, y, c, p, z: x - y,
+    "sub-constant-left": lambda x, y, c, p, z: c - y,
+    "div": lambda x, y, c, p, z: x / y,
+    "div-constant-right": lambda x, y, c, p, z: x / c,
+    "sub-div-chain": lambda x, y, c, p, z: (x - y) / (p + c),
 }
+
+# The operators and the functions whose entries they stand for (the same nodes, saved
+# values and gradients either way).
+FUNCTION_FORMS = {
+    "x - y": (lambda x, y: x - y, lambda x, y: jtensor.sub(x, y)),
+    "x / y": (lambda x, y: x / y, lambda x, y: jtensor.div(x, y)),
+    "x - 2": (lambda x, y: x - 2, lambda x, y: jtensor.sub(x, 2)),
+    "x / 2.5": (lambda x, y: x / 2.5, lambda x, y: jtensor.div(x, 2.5)),
+    "x - y[0]": (lambda x, y: x - y[0], lambda x, y: jtensor.sub(x, y[0])),
+    "x.t() / y.t()": (lambda x, y: x.t() / y.t(), lambda x, y: jtensor.div(x.t(), y.t())),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FUNCTION_FORMS))
+def test_operators_record_as_their_functions(form):
+    operator, function = FUNCTION_FORMS[form]
+    recorded = [record_and_describe(f, _leaves(jtensor.float64)[:2]) for f in (operator, function)]
+    assert recorded[0] == recorded[1]
+
+
+def test_bool_subtraction_is_refused_by_the_operator():
+    flags = jtensor.tensor([True, False])
+    with pytest.raises(RuntimeError, match="with two bool tensors is not supported"):
+        flags - flags
+    with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+        jtensor.ones(2) - flags
 
 
 def _record(case, dtype):
