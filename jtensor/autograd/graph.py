@@ -1166,6 +1166,32 @@ def _record_tensors(op, formula, impl, args):
     return record_result(op, formula, args, result)
 
 
+_OPERAND_NUMBERS = (int, float)
+
+
+def _record_number(op, formula, impl, args):
+    """``_record_plain`` for a binary op's call with a plain tensor and a Python number
+    (``x * 2.0``, ``x ** 2``, ``loss / n``): the same node, edges and saved values, the
+    number's edge (or, for PyTorch's Scalar overloads, its absence) known without a pass
+    over the inputs."""
+    a, b = args
+    values = formula.bind(args, None)
+    need_a = a._requires_grad
+    edges = [_grad_edge(a) if need_a else _NO_EDGE, _NO_EDGE]
+    meta = [(a._shape, a._dtype, a._storage.device, a._stride, a._offset), None]
+    scalars = [1] if formula.inputs[1] in formula.scalar_names else None
+    flags = grad_mode.__dict__
+    flags["inside"] = True
+    flags["record"] = False
+    try:
+        result = impl(a, b)
+    finally:
+        flags["inside"] = False
+        flags["record"] = grad_mode.enabled
+    return _finish_plain(op, formula, args, values, edges, meta, [need_a, False], scalars,
+                         result)
+
+
 def record_result(op, formula, args, result):
     """The node of a ``_record_tensors`` call that has run (``args`` as there), or of an
     operator whose result was computed on the arrays. The inputs' edges are taken after
@@ -1403,9 +1429,12 @@ def record_call(op, impl, args, kwargs):
         if formula.prepare is not None:
             args = formula.prepare(args)
     if not kwargs and formula.__class__ is Formula and formula.tensor_call and \
-            (formula.plain or formula.sizes_call) and not anomaly.enabled \
-            and _tensor_args(formula, args):
-        return _record_tensors(op, formula, impl, args)
+            (formula.plain or formula.sizes_call) and not anomaly.enabled:
+        if _tensor_args(formula, args):
+            return _record_tensors(op, formula, impl, args)
+        if formula.tensor_call == 2 and len(args) == 2 and args[1].__class__ in _OPERAND_NUMBERS \
+                and args[0].__class__ in DENSE_CLASSES and args[0]._creation_meta is None:
+            return _record_number(op, formula, impl, args)
     if formula.__class__ is Formula and formula.plain and not anomaly.enabled and \
             (not kwargs or kwargs.get("out") is None):
         result = _record_plain(op, formula, impl, args, kwargs)

@@ -141,3 +141,42 @@ def test_a_trace_hook_keeps_the_elementwise_path(monkeypatch):
     x, y, *_ = _leaves(jtensor.float32)
     x * y
     assert not any(taken)
+
+
+# A plain tensor with a Python number (``_record_number``): the node, its edges (an edge
+# for a wrapped number, none for a Scalar overload's exponent), what it saves and the
+# gradients as ``_record_plain`` makes them.
+NUMBER_CASES = {
+    "x * 2.0": lambda x: x * 2.0,
+    "x * 3": lambda x: x * 3,
+    "2 * x": lambda x: 2 * x,
+    "x + 1": lambda x: x + 1,
+    "x - 0.5": lambda x: x - 0.5,
+    "x / 4": lambda x: x / 4,
+    "x ** 2": lambda x: x**2,
+    "x ** 0.5": lambda x: x.abs() ** 0.5,
+    "x ** 3.5": lambda x: x.abs() ** 3.5,
+    "x.pow(-1)": lambda x: x.pow(-1),
+    "torch.mul(x, 2)": lambda x: jtensor.mul(x, 2),
+    "x.sub(1)": lambda x: x.sub(1),
+    "x.div(3.0)": lambda x: x.div(3.0),
+}
+
+
+@pytest.mark.parametrize("dtype", [jtensor.float32, jtensor.float64], ids=str)
+@pytest.mark.parametrize("case", sorted(NUMBER_CASES))
+def test_number_operands_record_as_the_general_path(case, dtype, monkeypatch):
+    from jtensor.autograd import graph
+
+    taken = []
+    real = graph._record_number
+
+    def counting(*args):
+        taken.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(graph, "_record_number", counting)
+    lane = record_and_describe(NUMBER_CASES[case], _leaves(dtype)[:1])
+    assert taken
+    monkeypatch.setattr(graph, "_OPERAND_NUMBERS", ())  # every call takes _record_plain
+    assert record_and_describe(NUMBER_CASES[case], _leaves(dtype)[:1]) == lane
