@@ -163,6 +163,95 @@ def _columns_t(xp, x_arr, meta):
     return cols.reshape(math.prod(kernel) * c, -1)
 
 
+# OpenBLAS serves products of m*n*k below this from its "direct" and small-matrix sgemm/dgemm
+# kernels, which round differently from its blocked driver; at or above it every product runs
+# that driver, where an output column depends only on its own column of the right operand
+# (each element is the same sequence of K-blocked sums). So a product of at least this size,
+# cut into column blocks that each are at least this size too, gives the same bits.
+_BLOCKED_GEMM = 28 * 512 * 512
+
+
+# The fewest elements a sample range's columns hold (4 MB of float32, within the last-level
+# cache): fewer, larger ranges where one sample's columns are small, so that the per-range
+# Python steps (one copy per kernel offset) stay few.
+_CHUNK_ELEMENTS = 1 << 20
+
+
+def _sample_chunks(xp, n, r, kc, p, work=None):
+    """``[(n0, n1), ...]`` sample ranges covering ``range(n)`` for an (r, kc) @ (kc, n*p)
+    product split by samples (p columns each): every range's product at least
+    ``_BLOCKED_GEMM`` (so every block, and the whole product, takes OpenBLAS's blocked driver
+    and the split changes no bit) and its working array (``work`` elements a sample, the
+    (kc, p) columns by default) at least ``_CHUNK_ELEMENTS``; None when the batch is too
+    small for two such ranges, or off NumPy."""
+    if xp is not np:
+        return None
+    per_sample = max(r * kc * p, 1)
+    work = kc * p if work is None else work
+    nb = max(-(-_BLOCKED_GEMM // per_sample), -(-_CHUNK_ELEMENTS // max(work, 1)))
+    if n < 2 * nb:
+        return None
+    starts = list(range(0, n - nb + 1, nb))
+    return list(zip(starts, starts[1:] + [n], strict=True))   # the last one takes the rest
+
+
+def _chunk_columns(xp, x_arr, meta, chunks):
+    """For each sample range ``(n0, n1)`` of ``chunks``: ``(n0, n1, cols)``, ``cols`` the
+    columns ``n0*P:n1*P`` of ``_columns_t`` (P = prod(out)), built in a padded-input buffer
+    and a columns buffer reused from one range to the next (cache-sized, where the whole
+    columns are a fresh array of every sample's)."""
+    pads, kernel, stride, dilation, _, out_sp, ct = meta
+    k = len(kernel)
+    c = x_arr.shape[1]
+    sizes = tuple(x_arr.shape[2:])
+    most = max(n1 - n0 for n0, n1 in chunks)
+    kk, p = math.prod(kernel), math.prod(out_sp)
+    padded = any(a or b for a, b in pads)
+    if padded:   # (samples, C, *padded): the borders stay zero from one range to the next
+        pbuf = xp.zeros((most, c) + tuple(s + a + b for s, (a, b) in
+                                          zip(sizes, pads, strict=True)), dtype=ct)
+        inner = (slice(None), slice(None)) + _spatial(pads, sizes)
+    cbuf = xp.empty(kk * c * most * p, dtype=ct)
+    windows = [_window(offs, dilation, stride, out_sp)
+               for offs in itertools.product(*(range(q) for q in kernel))]
+    to_cn = (1, 0) + tuple(range(2, k + 2))
+    for n0, n1 in chunks:
+        size = n1 - n0
+        if padded:
+            src = pbuf[:size]
+            src[inner] = x_arr[n0:n1]
+        else:
+            src = x_arr[n0:n1]
+        src = src.transpose(to_cn)   # (C, size, *padded)
+        cols = cbuf[:kk * c * size * p].reshape((kk, c, size) + tuple(out_sp))
+        for i, window in enumerate(windows):
+            cols[i] = src[window]
+        yield n0, n1, cols.reshape(kk * c, size * p)
+
+
+def _chunked_product(xp, rows, x_arr, meta, chunks, channels_last, bias=None):
+    """``rows @ _columns_t(x_arr, meta)`` (plus ``bias[:, None]``) computed one sample range
+    at a time (bit for bit the same, see ``_sample_chunks``) straight into a fresh
+    (N, R, *out) array, or (N, *out, R) when ``channels_last``; returned as an (N, *out, R)
+    view."""
+    out_sp, ct = meta[5], meta[6]
+    n, r, p = x_arr.shape[0], rows.shape[0], math.prod(out_sp)
+    out = xp.empty((n, p, r) if channels_last else (n, r, p), dtype=ct)
+    for n0, n1, cols in _chunk_columns(xp, x_arr, meta, chunks):
+        size = n1 - n0
+        direct = size == 1 and not channels_last
+        res = xp.matmul(rows, cols, out=out[n0] if direct else None)
+        if bias is not None:
+            res += bias
+        if channels_last:
+            out[n0:n1] = res.reshape(r, size, p).transpose(1, 2, 0)
+        elif not direct:
+            out[n0:n1] = res.reshape(r, size, p).transpose(1, 0, 2)
+    if channels_last:
+        return out.reshape((n,) + tuple(out_sp) + (r,))
+    return out.reshape((n, r) + tuple(out_sp)).transpose(_to_last(len(out_sp)))
+
+
 def _grouped_cols(xp, cols, groups):
     """(groups, M, prod(kernel)*Cg) contiguous columns of each group."""
     m, c = cols.shape[0], cols.shape[-1]
@@ -188,12 +277,20 @@ def _as4d(arr, squeeze):
     return arr[:, :, None, :] if squeeze else arr
 
 
-def _conv_forward_array(xp, x_arr, w_arr, b_arr, meta):
-    """(N, *out, O) array (compute dtype) of the convolution of the channels-first arrays."""
+def _conv_forward_array(xp, x_arr, w_arr, b_arr, meta, channels_last=False):
+    """(N, *out, O) array (compute dtype) of the convolution of the channels-first arrays
+    (a view of a contiguous channels-last array when ``channels_last`` and it is made by
+    sample ranges, of a channels-first one otherwise)."""
     groups, out_sp, ct = meta[4:]
     n, c = x_arr.shape[:2]
     o = w_arr.shape[0]
     if groups == 1:
+        kc, p = c * math.prod(meta[1]), math.prod(out_sp)
+        chunks = _sample_chunks(xp, n, o, kc, p)
+        if chunks is not None:
+            bias = None if b_arr is None else b_arr.astype(ct, copy=False)[:, None]
+            return _chunked_product(xp, _weight_rows(xp, w_arr, 0, o, ct), x_arr, meta,
+                                    chunks, channels_last, bias)
         # (O, M) = weight rows @ columns: the output comes out channels-first, returned as
         # an (N, *out, O) view of it.
         out = xp.matmul(_weight_rows(xp, w_arr, 0, o, ct), _columns_t(xp, x_arr, meta))
@@ -241,9 +338,20 @@ def _conv_backward_arrays(xp, g_arr, x_arr, w_arr, x_shape, meta, need_x, need_w
         if need_x:
             dx = _input_grad_by_correlation(xp, g_arr, w_arr, x_shape, meta)
             if dx is None:
-                dcols = xp.matmul(_weight_rows(xp, w_arr, 0, o, ct).T, gt)   # (K*C, M)
-                dx = _col2im(xp, dcols.reshape((-1, c, n) + tuple(out_sp)), x_shape, meta,
-                             True)
+                rows_t = _weight_rows(xp, w_arr, 0, o, ct).T   # (K*C, O)
+                p = math.prod(out_sp)
+                chunks = _sample_chunks(xp, n, rows_t.shape[0], o, p, rows_t.shape[0] * p)
+                if chunks is None:
+                    dcols = xp.matmul(rows_t, gt)   # (K*C, M)
+                    dx = _col2im(xp, dcols.reshape((-1, c, n) + tuple(out_sp)), x_shape,
+                                 meta, True)
+                else:   # by sample ranges (the same bits, see _sample_chunks)
+                    dx = xp.empty(tuple(x_shape), dtype=ct)
+                    for n0, n1 in chunks:
+                        dcols = xp.matmul(rows_t, gt[:, n0 * p:n1 * p])
+                        size = n1 - n0
+                        dx[n0:n1] = _col2im(xp, dcols.reshape((-1, c, size) + tuple(out_sp)),
+                                            (size, c) + tuple(x_shape[2:]), meta, True)
         if need_b:
             gb = gt.sum(axis=1)
         return dx, gw, gb
@@ -296,7 +404,11 @@ def _input_grad_by_correlation(xp, g_arr, w_arr, x_shape, meta):
     spatial = tuple(x_shape[2:])
     flipped = w_arr[(slice(None), slice(None)) + (slice(None, None, -1),) * k]
     rows = _weight_rows(xp, flipped.swapaxes(0, 1), 0, c, ct)   # (C, K*O)
-    cols = _columns_t(xp, g_arr, (tuple(grad_pads), kernel, (1,) * k, dilation, 1, spatial, ct))
+    g_meta = (tuple(grad_pads), kernel, (1,) * k, dilation, 1, spatial, ct)
+    chunks = _sample_chunks(xp, n, c, rows.shape[1], math.prod(spatial))
+    if chunks is not None:   # by sample ranges (the same bits, see _sample_chunks)
+        return _chunked_product(xp, rows, g_arr, g_meta, chunks, False).transpose(_to_first(k))
+    cols = _columns_t(xp, g_arr, g_meta)
     dx = xp.matmul(rows, cols)   # (C, N * prod(spatial))
     return dx.reshape((c, n) + spatial).transpose((1, 0) + tuple(range(2, k + 2)))
 
@@ -369,8 +481,8 @@ class _Convolution(_function.Function):
         xp = _xp(input)
         x_arr = _as4d(input._array(), squeeze)
         w_arr = _as4d(weight._array(), squeeze)
-        out = _conv_forward_array(xp, x_arr, w_arr,
-                                  None if bias is None else bias._array(), meta)
+        out = _conv_forward_array(xp, x_arr, w_arr, None if bias is None else bias._array(),
+                                  meta, channels_last and not squeeze)
         if channels_last and not squeeze:
             return _wrap_channels_last(xp, out, input._dtype, input.device)
         out = out.transpose(_to_first(out.ndim - 2))
