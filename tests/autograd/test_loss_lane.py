@@ -10,6 +10,7 @@ import pytest
 
 import jtensor
 from jtensor.autograd import engine
+from tests.harness.spies import fast_path_spy
 
 torch = pytest.importorskip("torch")
 
@@ -113,16 +114,8 @@ def test_full_sum_is_a_fresh_zero_dim_tensor():
 
 
 def _general_calls(monkeypatch):
-    """Counts the calls that leave the lane for ``run_backward``."""
-    calls = []
-    real = engine.run_backward
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(engine, "run_backward", counting)
-    return calls
+    """One entry per call that leaves the lane for ``run_backward``."""
+    return fast_path_spy(monkeypatch, engine, "run_backward")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

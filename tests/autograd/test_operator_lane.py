@@ -13,6 +13,7 @@ import jtensor
 from jtensor._ops import arithmetic
 
 from ..harness.graphs import record_and_describe
+from ..harness.spies import fast_path_spy
 
 
 def _leaves(dtype):
@@ -168,15 +169,8 @@ NUMBER_CASES = {
 def test_number_operands_record_as_the_general_path(case, dtype, monkeypatch):
     from jtensor.autograd import graph
 
-    taken = []
-    real = graph._record_number
-
-    def counting(*args):
-        taken.append(1)
-        return real(*args)
-
-    monkeypatch.setattr(graph, "_record_number", counting)
+    taken = fast_path_spy(monkeypatch, graph, "_record_number")
     lane = record_and_describe(NUMBER_CASES[case], _leaves(dtype)[:1])
-    assert taken
+    assert taken and all(taken)
     monkeypatch.setattr(graph, "_OPERAND_NUMBERS", ())  # every call takes _record_plain
     assert record_and_describe(NUMBER_CASES[case], _leaves(dtype)[:1]) == lane
