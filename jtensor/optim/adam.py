@@ -184,7 +184,7 @@ def _adam_arrays(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_t, beta1
             max_exp_avg_sq._version_counter.value += 1
             v = v_max
         # denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-        denom = np.sqrt(v)
+        denom = np.sqrt(v, out=np.empty_like(v))   # (an array for a 0-d parameter too)
         np.divide(denom, number(bias_correction2_sqrt), out=denom)
         np.add(denom, number(eps), out=denom)
         addc_into(p, number(-step_size), m, denom, True, scratch)  # param.addcdiv_(...)

@@ -140,7 +140,7 @@ def _rmsprop_arrays(param, grad, square_avg, grad_avg, buf, step_t, lr, alpha, e
             addc_into(avg, number(-1), ga, ga, False, scratch)    #     grad_avg, grad_avg, -1)
             np.sqrt(avg, out=avg)                                 # .sqrt_()
         else:
-            avg = np.sqrt(v)
+            avg = np.sqrt(v, out=np.empty_like(v))   # (an array for a 0-d parameter too)
         np.add(avg, number(eps), out=avg)                         # avg.add_(eps)
         if b is not None:
             np.multiply(b, number(momentum), out=b)               # buf.mul_(momentum)

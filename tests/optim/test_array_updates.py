@@ -29,14 +29,14 @@ CONFIGS = [
     ("RMSprop", {"lr": 0.01, "alpha": 0.3, "centered": True, "momentum": 0.5}),
 ]
 
-SHAPES = [(3, 5), (5,), (1,)]
+SHAPES = [(3, 5), (5,), (1,), ()]  # (a 0-d parameter too: a GP's noise scale)
 
 
 def _grads(step, dtype):
     gen = np.random.default_rng(step)
     grads = []
     for shape in SHAPES:
-        g = gen.standard_normal(shape) * 10.0 ** gen.integers(-3, 3, shape)
+        g = np.asarray(gen.standard_normal(shape) * 10.0 ** gen.integers(-3, 3, shape))
         g.flat[0] = 0.0 if step % 2 else -1e-30  # a zero, a subnormal-scale value
         grads.append(jtensor.from_numpy(g.astype(dtype)))
     return grads
@@ -45,7 +45,7 @@ def _grads(step, dtype):
 def _run(name, kwargs, dtype, steps=5):
     gen = np.random.default_rng(0)
     params = [
-        jtensor.nn.Parameter(jtensor.from_numpy(gen.standard_normal(s).astype(dtype)))
+        jtensor.nn.Parameter(jtensor.from_numpy(np.asarray(gen.standard_normal(s)).astype(dtype)))
         for s in SHAPES
     ]
     opt = getattr(jtensor.optim, name)(params, **kwargs)
@@ -77,7 +77,7 @@ def test_array_update_follows_torch(name, kwargs):
     def trajectory(lib):
         gen = np.random.default_rng(0)
         params = [
-            lib.nn.Parameter(lib.from_numpy(gen.standard_normal(s).astype("float64")))
+            lib.nn.Parameter(lib.from_numpy(np.asarray(gen.standard_normal(s)).astype("float64")))
             for s in SHAPES
         ]
         opt = getattr(lib.optim, name)(params, **kwargs)
