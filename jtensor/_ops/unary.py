@@ -690,17 +690,33 @@ def _clamp_compute(has_min, has_max):
     return lambda xp, a, hi: xp.minimum(a, hi)
 
 
+def clamp_bounds(name, lo, hi):
+    """A clamp's bounds as the overload they call: PyTorch has clamp(Tensor, Tensor?,
+    Tensor?) and clamp(Tensor, Number?, Number?) only, and its argument parser takes a 0-d
+    tensor that does not require grad for a Number (``clamp(x, 0, c_max)``, ``c_max`` a
+    0-d tensor: ClampBackward1, the Number overload). Any other mix is refused."""
+    if lo is None or hi is None or isinstance(lo, Tensor) == isinstance(hi, Tensor):
+        return lo, hi
+    bounds = []
+    for bound in (lo, hi):
+        if isinstance(bound, Tensor):
+            if bound._shape or bound._requires_grad:
+                raise TensorTypeError(
+                    f"{name}() received an invalid combination of arguments - got (Tensor, "
+                    f"{type(lo).__name__}, {type(hi).__name__}): min and max must both be "
+                    "tensors or both be numbers (a 0-d tensor that does not require grad "
+                    "counts as a number).")
+            bound = bound.item()
+        bounds.append(bound)
+    return tuple(bounds)
+
+
 def _clamp(op, name, input, lo, hi, out=None, inplace=None):
     _check_tensor(name, input)
     if lo is None and hi is None:
         raise TensorRuntimeError(
             f"torch.{name.rstrip('_')}: At least one of 'min' or 'max' must not be None")
-    if lo is not None and hi is not None and isinstance(lo, Tensor) != isinstance(hi, Tensor):
-        # PyTorch has clamp(Tensor, Tensor?, Tensor?) and clamp(Tensor, Number?, Number?) only.
-        raise TensorTypeError(
-            f"{name}() received an invalid combination of arguments - got (Tensor, "
-            f"{type(lo).__name__}, {type(hi).__name__}): min and max must both be tensors or "
-            "both be numbers.")
+    lo, hi = clamp_bounds(name, lo, hi)
     values = [input] + [v if isinstance(v, Tensor) else _as_number(v, name)
                         for v in (lo, hi) if v is not None]
     promoted = result_dtype(values)

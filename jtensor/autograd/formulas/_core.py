@@ -109,6 +109,9 @@ def finalize():
                 else:
                     # (What it saves too: ``x.mul_(c)`` with a constant ``c`` saves ``c``
                     # only, as ``x * c`` does.)
+                    # (and the overload rules: ``x.clamp_(0)`` is the Number overload, whose
+                    # absent bound has no edge, and a 0-d bound beside a number is one)
                     op.backward = Formula(op, f.backward, f.inputs, f.save_order, f.name,
                                           f.multi_grad, f.nondiff_outputs, f.save_for,
-                                          f.save_by_node)
+                                          f.save_by_node, f.no_edge_if_absent)
+                    op.backward.prepare = f.prepare

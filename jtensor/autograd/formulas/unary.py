@@ -18,6 +18,8 @@ from . import _fast
 from . import _backward_ops
 from ._core import conj as _c
 from ._core import derivative
+from ..._ops.unary import clamp_bounds
+from ..._registry import OPS
 
 _LN2 = 0.6931471805599453
 _LN10 = 2.3025850929940456
@@ -372,6 +374,17 @@ def clamp_backward(ctx, g):
     else:
         gx = g
     return gx, glo, ghi
+
+
+def _clamp_scalar_bounds(args):
+    """A recorded clamp's arguments with a 0-d bound beside a number taken as a number, as
+    the op takes them (``clamp_bounds``): the node is the Number overload's."""
+    if len(args) < 3:
+        return args
+    return (args[0], *clamp_bounds("clamp", args[1], args[2]), *args[3:])
+
+
+OPS["clamp"].backward.prepare = _clamp_scalar_bounds
 
 
 @derivative("clamp_min", inputs=("input", "min"), save=("input", "min"),
