@@ -37,6 +37,18 @@ def _operand(x):
     return x
 
 
+# The ops PyTorch's argument parser lets take two numbers (its "numbers as tensors" list):
+# the first becomes a 0-d tensor of the number's default dtype, which gives the result
+# dtype of two wrapped numbers.
+_NUMBERS_AS_TENSORS = frozenset({"add", "sub", "mul", "div", "floor_divide"})
+
+
+def number_tensor(x):
+    """A Python number as the 0-d CPU tensor of its default dtype (``torch.tensor(x)``'s)."""
+    dtype = promoted(x)
+    return Tensor._from_array(np.asarray(x, dtype=dtype.numpy), dtype)
+
+
 def as_operand(op_name, x, argname, position, tensor_only=False):
     """Validate one argument: a Tensor, or (unless ``tensor_only``) a Python/NumPy number."""
     if isinstance(x, Tensor):
@@ -114,10 +126,12 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
                            tensor_only=first_is_self or not scalar_input or tensor_other)
         other = as_operand(name, other, "other", 2, tensor_only=tensor_other)
         if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-            raise TensorTypeError(
-                f"{name}() received an invalid combination of arguments: at least one of input "
-                f"and other must be a Tensor, got {type(input).__name__} and "
-                f"{type(other).__name__}")
+            if name not in _NUMBERS_AS_TENSORS:
+                raise TensorTypeError(
+                    f"{name}() received an invalid combination of arguments: at least one of input "
+                    f"and other must be a Tensor, got {type(input).__name__} and "
+                    f"{type(other).__name__}")
+            input = number_tensor(input)   # (``torch.add(1.5, 2.5)``: a 0-d result)
         if check is not None:
             check(input, other)
         return input, other
@@ -579,6 +593,8 @@ def div(input, other, *, rounding_mode=None, out=None):
     (result in the promoted dtype; integer division by zero raises, as in PyTorch)."""
     input = as_operand("div", input, "input", 1)
     other = as_operand("div", other, "other", 2)
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = number_tensor(input)   # (``torch.div(3, 2)``: see _NUMBERS_AS_TENSORS)
     compute, rule = _div_setup(input, other, rounding_mode)
     if rounding_mode is None:
         compute = _quiet_true_divide
