@@ -65,13 +65,13 @@ def _legacy_reduction(size_average, reduce, reduction):
     arguments override ``reduction`` when given."""
     if size_average is None and reduce is None:
         return reduction
-    warnings.warn("size_average and reduce args will be deprecated, please use "
-                  "reduction='mean' (or 'sum'/'none') instead.", stacklevel=3)
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    legacy = "none" if not reduce else "mean" if size_average else "sum"
+    # (naming the reduction the arguments amount to, as PyTorch's warning does)
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{legacy}' instead.", stacklevel=3)
+    return legacy
 
 
 def _check_reduction(reduction, batchmean=False):
