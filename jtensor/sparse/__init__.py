@@ -18,6 +18,7 @@ from .. import _dtypes, _sparse
 from .._sparse import sparse_coo, sparse_coo_empty, sparse_coo_tensor
 from .._sparse.matmul import addmm, mm
 from .._sparse.reductions import sum
+from .._size import Size
 
 __all__ = [
     "DoubleTensor",
@@ -60,19 +61,40 @@ class check_sparse_tensor_invariants:
         _sparse._CHECK_INVARIANTS[0] = self.saved
 
 
+_WARNED = set()
+
+
+def _legacy_message(args):
+    """PyTorch's deprecation warning for a legacy sparse constructor call: it names the
+    generic ``torch.sparse.SparseTensor`` form the arguments fit, whatever the typed name."""
+    if not args:
+        return ("torch.sparse.SparseTensor() is deprecated.  Please use "
+                "torch.sparse_coo_tensor((0,), dtype=).")
+    if (len(args) == 1 and isinstance(args[0], (tuple, list))) \
+            or all(isinstance(a, int) for a in args):
+        form, new = "shape, *, device=", "shape, dtype=, device="
+    elif len(args) == 2:
+        form, new = "indices, values, *, device=", "indices, values, dtype=, device="
+    else:
+        form, new = "indices, values, shape, *, device=", "indices, values, shape, dtype=, device="
+    return (f"torch.sparse.SparseTensor({form}) is deprecated.  Please use "
+            f"torch.sparse_coo_tensor({new}).")
+
+
 def _legacy(dtype, name):
     def construct(*args, device=None):
-        warnings.warn(
-            f"torch.sparse.{name}(indices, values, shape, *, device=) is deprecated.  Please "
-            "use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).",
-            UserWarning,
-            stacklevel=2,
-        )
-        if (
-            len(args) == 1
-            and isinstance(args[0], (tuple, list))
-            and all(isinstance(a, int) for a in args[0])
-        ):
+        message = _legacy_message(args)
+        if message not in _WARNED:   # (PyTorch warns once a process for each form)
+            _WARNED.add(message)
+            warnings.warn(message, UserWarning, stacklevel=2)
+        if not args:   # (an empty sparse vector, shape (0,))
+            return sparse_coo_empty((0,), dtype=dtype, device=device)
+        if len(args) == 1 and isinstance(args[0], (tuple, list)):
+            if args[0].__class__ is not Size:   # (PyTorch reads another sequence as data)
+                raise TypeError(
+                    "torch.sparse.SparseTensor(sequence) only accepts sizes.  Please use "
+                    "torch.sparse_coo_tensor() or construct a strided tensor and convert it to "
+                    "sparse via to_sparse.")
             return sparse_coo_empty(args[0], dtype=dtype, device=device)
         if args and all(isinstance(a, int) for a in args):
             return sparse_coo_empty(args, dtype=dtype, device=device)

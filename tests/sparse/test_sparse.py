@@ -60,14 +60,19 @@ def _compare(ours, theirs, what="result"):
             assert ours._nnz() == theirs._nnz(), f"{what}: nnz"
             assert ours.sparse_dim() == theirs.sparse_dim()
             assert ours.dense_dim() == theirs.dense_dim()
-            np.testing.assert_array_equal(_np(ours._indices()), _np(theirs._indices()),
-                                          err_msg=f"{what}: indices")
-            np.testing.assert_allclose(_np(ours._values()), _np(theirs._values()),
-                                       rtol=1e-6, atol=1e-7, err_msg=f"{what}: values")
+            np.testing.assert_array_equal(
+                _np(ours._indices()), _np(theirs._indices()), err_msg=f"{what}: indices"
+            )
+            np.testing.assert_allclose(
+                _np(ours._values()),
+                _np(theirs._values()),
+                rtol=1e-6,
+                atol=1e-7,
+                err_msg=f"{what}: values",
+            )
             assert repr(ours) == repr(theirs), f"{what}: repr\n{ours!r}\n{theirs!r}"
         else:
-            np.testing.assert_allclose(_np(ours), _np(theirs), rtol=1e-6, atol=1e-7,
-                                       err_msg=what)
+            np.testing.assert_allclose(_np(ours), _np(theirs), rtol=1e-6, atol=1e-7, err_msg=what)
             if theirs.grad_fn is not None:
                 assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__, what
         return
@@ -81,8 +86,9 @@ def check(case, message=True, extra=None):
     theirs, their_err = _run(case, torch)
     if their_err is not None:
         assert our_err is not None, f"PyTorch raised {their_err!r}, jtensor returned {ours!r}"
-        assert isinstance(our_err, type(their_err)), \
+        assert isinstance(our_err, type(their_err)), (
             f"PyTorch raised {type(their_err).__name__}, jtensor {our_err!r}"
+        )
         if message:
             first = str(their_err).split("\n")[0].split(" (Triggered")[0]
             assert first.split(".")[0].lower() in str(our_err).lower(), f"{our_err} vs {their_err}"
@@ -95,7 +101,7 @@ def check(case, message=True, extra=None):
 
 I2 = [[0, 1, 1], [2, 0, 2]]
 V3 = [3.0, 4.0, 5.0]
-DUP_I = [[1, 0, 1], [2, 0, 2]]   # (1, 2) twice: uncoalesced
+DUP_I = [[1, 0, 1], [2, 0, 2]]  # (1, 2) twice: uncoalesced
 DUP_V = [1.0, 2.0, 3.0]
 HYB_I = [[1, 0, 1]]
 HYB_V = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
@@ -125,8 +131,9 @@ CONSTRUCTION = {
     "bad_dense_size": lambda L, sp: sp(L.tensor(I2), L.ones(3, 2), (2, 3, 4)),
     "bad_dense_len": lambda L, sp: sp(L.tensor(I2), L.ones(3, 2), (2, 3)),
     "bad_negative_inferred": lambda L, sp: sp([[0, -1, 1], [2, 0, 2]], V3),
-    "bad_negative_checked": lambda L, sp: sp([[0, -1, 1], [2, 0, 2]], V3, (2, 3),
-                                             check_invariants=True),
+    "bad_negative_checked": lambda L, sp: sp(
+        [[0, -1, 1], [2, 0, 2]], V3, (2, 3), check_invariants=True
+    ),
     "bad_out_of_bounds_checked": lambda L, sp: sp(I2, V3, (2, 2), check_invariants=True),
     "bad_scalar_values": lambda L, sp: sp(I2, L.tensor(3.0), (2, 3)),
     "bad_int_requires_grad": lambda L, sp: sp(I2, [1, 2, 3], (2, 3), requires_grad=True),
@@ -158,9 +165,22 @@ def _t_(L, sp):
 
 
 def _metadata(s):
-    return (s.sparse_dim(), s.dense_dim(), s._nnz(), tuple(s.shape), s.size(1), str(s.dtype),
-            s.is_sparse, str(s.layout), s.dim(), s.ndim, s.numel(), len(s), s.is_contiguous(),
-            str(s.device))
+    return (
+        s.sparse_dim(),
+        s.dense_dim(),
+        s._nnz(),
+        tuple(s.shape),
+        s.size(1),
+        str(s.dtype),
+        s.is_sparse,
+        str(s.layout),
+        s.dim(),
+        s.ndim,
+        s.numel(),
+        len(s),
+        s.is_contiguous(),
+        str(s.device),
+    )
 
 
 def _twice(s):
@@ -184,12 +204,15 @@ METHODS = {
     "coalesce": lambda L, sp: _dup(L, sp).coalesce(),
     "coalesce_hybrid": lambda L, sp: _hyb(L, sp).coalesce(),
     "coalesce_bool": lambda L, sp: sp(DUP_I, [True, False, True], (2, 3)).coalesce(),
-    "coalesce_3d": lambda L, sp: sp([[1, 0, 1, 0], [0, 2, 0, 2], [3, 1, 3, 0]],
-                                    [1.0, 2.0, 3.0, 4.0], (2, 3, 4)).coalesce(),
+    "coalesce_3d": lambda L, sp: sp(
+        [[1, 0, 1, 0], [0, 2, 0, 2], [3, 1, 3, 0]], [1.0, 2.0, 3.0, 4.0], (2, 3, 4)
+    ).coalesce(),
     "coalesce_empty": lambda L, sp: sp(L.zeros(2, 0, dtype=L.long), L.zeros(0), (2, 3)).coalesce(),
     "coalesce_is_idempotent": lambda L, sp: _is_idempotent(_dup(L, sp).coalesce()),
-    "is_coalesced": lambda L, sp: (_dup(L, sp).is_coalesced(),
-                                   _dup(L, sp).coalesce().is_coalesced()),
+    "is_coalesced": lambda L, sp: (
+        _dup(L, sp).is_coalesced(),
+        _dup(L, sp).coalesce().is_coalesced(),
+    ),
     "indices_uncoalesced": lambda L, sp: _dup(L, sp).indices(),
     "values_uncoalesced": lambda L, sp: _dup(L, sp).values(),
     "indices_coalesced": lambda L, sp: _dup(L, sp).coalesce().indices(),
@@ -207,20 +230,24 @@ METHODS = {
     "to_sparse": lambda L, sp: L.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(),
     "to_sparse_1": lambda L, sp: L.tensor([[0.0, 1.0], [2.0, 0.0], [0.0, 0.0]]).to_sparse(1),
     "to_sparse_3d": lambda L, sp: (L.arange(24.0).reshape(2, 3, 4) % 5 == 0).float().to_sparse(),
-    "to_sparse_3d_2": lambda L, sp: (L.arange(24.0).reshape(2, 3, 4) % 7 == 0).float()
-    .to_sparse(2),
+    "to_sparse_3d_2": lambda L, sp: (L.arange(24.0).reshape(2, 3, 4) % 7 == 0).float().to_sparse(2),
     "to_sparse_int": lambda L, sp: L.tensor([[0, 3], [0, 0]]).to_sparse(),
     "to_sparse_0d": lambda L, sp: L.tensor(3.0).to_sparse(),
     "to_sparse_all_zero": lambda L, sp: L.zeros(2, 3).to_sparse(),
-    "to_sparse_coalesced": lambda L, sp: L.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse()
-    .is_coalesced(),
+    "to_sparse_coalesced": lambda L, sp: (
+        L.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse().is_coalesced()
+    ),
     "to_sparse_too_many": lambda L, sp: L.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(3),
     "to_sparse_zero": lambda L, sp: L.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse(0),
     "to_sparse_on_sparse": lambda L, sp: _dup(L, sp).to_sparse(),
     "to_sparse_on_sparse_other_dim": lambda L, sp: _dup(L, sp).to_sparse(1),
     "dense_to_dense": lambda L, sp: L.ones(2, 3).to_dense(),
-    "dense_sparse_dim": lambda L, sp: (L.ones(2, 3).sparse_dim(), L.ones(2, 3).dense_dim(),
-                                       L.ones(2, 3).is_sparse, str(L.ones(2).layout)),
+    "dense_sparse_dim": lambda L, sp: (
+        L.ones(2, 3).sparse_dim(),
+        L.ones(2, 3).dense_dim(),
+        L.ones(2, 3).is_sparse,
+        str(L.ones(2).layout),
+    ),
     "roundtrip": lambda L, sp: L.tensor([[0.0, 1.5], [-2.0, 0.0]]).to_sparse().to_dense(),
     "double": lambda L, sp: _dup(L, sp).double(),
     "to_dtype": lambda L, sp: _dup(L, sp).to(L.float64),
@@ -235,12 +262,12 @@ METHODS = {
     "add_coalesced": lambda L, sp: _dup_b(L, sp).coalesce() + _dup(L, sp).coalesce(),
     "add_self": lambda L, sp: _twice(_dup(L, sp)),
     "add_alpha": lambda L, sp: _dup(L, sp).add(_dup_b(L, sp), alpha=2),
-    "add_alpha_coalesced": lambda L, sp: _dup(L, sp).coalesce().add(_dup_b(L, sp).coalesce(),
-                                                                    alpha=2),
+    "add_alpha_coalesced": lambda L, sp: (
+        _dup(L, sp).coalesce().add(_dup_b(L, sp).coalesce(), alpha=2)
+    ),
     "add_promotes": lambda L, sp: sp(I2, V3, (2, 3)) + sp(I2, L.tensor(V3).double(), (2, 3)),
     "add_empty": lambda L, sp: sp(L.zeros(2, 0, dtype=L.long), L.zeros(0), (2, 3)) + _dup(L, sp),
-    "add_to_empty": lambda L, sp: _dup(L, sp) + sp(L.zeros(2, 0, dtype=L.long), L.zeros(0),
-                                                   (2, 3)),
+    "add_to_empty": lambda L, sp: _dup(L, sp) + sp(L.zeros(2, 0, dtype=L.long), L.zeros(0), (2, 3)),
     "add_hybrid": lambda L, sp: _hyb(L, sp) + sp([[2]], [[1.0, 1.0]], (3, 2)),
     "add_size_mismatch": lambda L, sp: _dup(L, sp) + sp(I2, V3, (3, 3)),
     "sub": lambda L, sp: _dup(L, sp) - _dup_b(L, sp),
@@ -270,7 +297,8 @@ METHODS = {
     "sum_dtype": lambda L, sp: L.sparse.sum(_hyb(L, sp), dtype=L.float64),
     "sum_int": lambda L, sp: L.sparse.sum(sp([[1, 0, 1]], [1, 2, 3], (3,))),
     "sum_3d_middle": lambda L, sp: L.sparse.sum(
-        sp([[1, 0, 1, 0], [0, 2, 0, 2], [3, 1, 3, 0]], [1.0, 2.0, 3.0, 4.0], (2, 3, 4)), 1),
+        sp([[1, 0, 1, 0], [0, 2, 0, 2], [3, 1, 3, 0]], [1.0, 2.0, 3.0, 4.0], (2, 3, 4)), 1
+    ),
     "sum_bad_dim": lambda L, sp: L.sparse.sum(_dup(L, sp), 2),
     "sum_repeated_dim": lambda L, sp: L.sparse.sum(_dup(L, sp), (0, 0)),
     "sum_dense_refused": lambda L, sp: L.sparse.sum(L.ones(2)),
@@ -279,20 +307,24 @@ METHODS = {
     "mm_coalesced": lambda L, sp: L.sparse.mm(_dup(L, sp).coalesce(), L.ones(3, 4)),
     "mm_dense_sparse": lambda L, sp: L.sparse.mm(L.arange(4.0).reshape(2, 2), _dup(L, sp)),
     "mm_dense_dense": lambda L, sp: L.sparse.mm(L.ones(2, 3), L.ones(3, 2)),
-    "mm_empty": lambda L, sp: L.sparse.mm(sp(L.zeros(2, 0, dtype=L.long), L.zeros(0), (2, 3)),
-                                          L.ones(3, 2)),
+    "mm_empty": lambda L, sp: L.sparse.mm(
+        sp(L.zeros(2, 0, dtype=L.long), L.zeros(0), (2, 3)), L.ones(3, 2)
+    ),
     "mm_bad_inner": lambda L, sp: L.sparse.mm(_dup(L, sp), L.ones(2, 2)),
     "mm_bad_dtype": lambda L, sp: L.sparse.mm(_dup(L, sp), L.ones(3, 2, dtype=L.float64)),
     "mm_bad_vector": lambda L, sp: L.sparse.mm(_dup(L, sp), L.ones(3)),
     "addmm": lambda L, sp: L.sparse.addmm(L.ones(2, 2), _dup(L, sp), L.ones(3, 2)),
-    "addmm_beta_alpha": lambda L, sp: L.sparse.addmm(L.ones(2, 2), _dup(L, sp), L.ones(3, 2),
-                                                     beta=2, alpha=0.5),
+    "addmm_beta_alpha": lambda L, sp: L.sparse.addmm(
+        L.ones(2, 2), _dup(L, sp), L.ones(3, 2), beta=2, alpha=0.5
+    ),
     "addmm_broadcast": lambda L, sp: L.sparse.addmm(L.ones(2), _dup(L, sp), L.ones(3, 2)),
-    "addmm_beta0_ignores_nan": lambda L, sp: L.sparse.addmm(L.full((2, 2), float("nan")),
-                                                            _dup(L, sp), L.ones(3, 2), beta=0),
+    "addmm_beta0_ignores_nan": lambda L, sp: L.sparse.addmm(
+        L.full((2, 2), float("nan")), _dup(L, sp), L.ones(3, 2), beta=0
+    ),
     # the legacy constructor of the seed
     "legacy_FloatTensor": lambda L, sp: L.sparse.FloatTensor(
-        L.tensor([[0, 1, 1], [2, 0, 2]]), L.tensor([3.0, 4.0, 5.0]), L.Size([2, 3])).to_dense(),
+        L.tensor([[0, 1, 1], [2, 0, 2]]), L.tensor([3.0, 4.0, 5.0]), L.Size([2, 3])
+    ).to_dense(),
     "dense_op_refused": lambda L, sp: _dup(L, sp).exp(),
     "view_refused": lambda L, sp: _dup(L, sp).view(6),
 }
@@ -301,8 +333,11 @@ METHODS = {
 @needs_torch
 @pytest.mark.parametrize("name", sorted(METHODS))
 def test_method_matches_torch(name):
-    check(METHODS[name], message=not name.endswith("refused") or name in (
-        "add_sparse_dense_refused", "to_dense_dtype_refused", "sum_dense_refused"))
+    check(
+        METHODS[name],
+        message=not name.endswith("refused")
+        or name in ("add_sparse_dense_refused", "to_dense_dtype_refused", "sum_dense_refused"),
+    )
 
 
 # ---------------------------------------------------------------------- autograd
@@ -404,8 +439,9 @@ def test_sparse_mm_double_backward():
     idx = jtensor.tensor([[1, 0, 1], [2, 0, 2]])
     v = jtensor.tensor([1.0, -2.0, 0.5], dtype=jtensor.float64, requires_grad=True)
     d = jtensor.randn(3, 2, dtype=jtensor.float64, requires_grad=True)
-    assert gradgradcheck(lambda a, b: jtensor.sparse.mm(J_SPARSE_COO_TENSOR(idx, a, (2, 3)), b),
-                         (v, d))
+    assert gradgradcheck(
+        lambda a, b: jtensor.sparse.mm(J_SPARSE_COO_TENSOR(idx, a, (2, 3)), b), (v, d)
+    )
 
 
 # ---------------------------------------------------------------------- jtensor-only checks
@@ -422,7 +458,7 @@ def test_jtensor_only_basics():
     c = s.coalesce()
     assert c.is_coalesced()
     assert c.indices().tolist() == [[0, 1], [0, 2]]
-    assert c.values().tolist() == [2.0, 4.0]       # duplicates summed
+    assert c.values().tolist() == [2.0, 4.0]  # duplicates summed
     assert s.to_dense().tolist() == [[2.0, 0.0, 0.0], [0.0, 0.0, 4.0]]
     assert (s.to_dense() == c.to_dense()).all()
     with pytest.raises(RuntimeError, match="len\\(size\\) == sparse_dim \\+ dense_dim"):
@@ -433,8 +469,10 @@ def test_jtensor_only_basics():
         sp([[0, -1]], [1.0, 2.0])
     with pytest.raises(RuntimeError, match="size is inconsistent"):
         sp([[0, 3]], [1.0, 2.0], (3,), check_invariants=True)
-    with jtensor.sparse.check_sparse_tensor_invariants(), \
-            pytest.raises(RuntimeError, match="size is inconsistent"):
+    with (
+        jtensor.sparse.check_sparse_tensor_invariants(),
+        pytest.raises(RuntimeError, match="size is inconsistent"),
+    ):
         sp([[0, 3]], [1.0, 2.0], (3,))
     assert not jtensor.sparse.check_sparse_tensor_invariants.is_enabled()
     # Unchecked invalid indices give a clear error when used, not a wrong answer.
@@ -444,7 +482,8 @@ def test_jtensor_only_basics():
         s.exp()
 
 
-def test_seed_examples():
+def test_seed_examples(monkeypatch):
+    monkeypatch.setattr(jtensor.sparse, "_WARNED", set())  # (PyTorch warns once a form)
     i = jtensor.tensor([[0, 1, 1], [2, 0, 2]])
     v = jtensor.tensor([3.0, 4.0, 5.0])
     with pytest.warns(UserWarning, match="deprecated"):
@@ -454,7 +493,7 @@ def test_seed_examples():
     h = J_SPARSE_COO_TENSOR([[1, 0, 1]], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], (3, 2))
     assert h.sparse_dim() + h.dense_dim() == len(h.shape)
     assert tuple(h._indices().shape) == (h.sparse_dim(), h._nnz())
-    assert tuple(h._values().shape) == (h._nnz(),) + tuple(h.shape[h.sparse_dim():])
+    assert tuple(h._values().shape) == (h._nnz(),) + tuple(h.shape[h.sparse_dim() :])
     assert h.sparse_dim() >= 1
 
 
@@ -478,8 +517,12 @@ def test_coalesce_random_against_numpy():
         if shape[2] == 1:
             pass
         s2 = J_SPARSE_COO_TENSOR(jtensor.tensor(idx), jtensor.tensor(vals[:, 0]), shape[:2])
-        np.testing.assert_allclose(jtensor.sparse.mm(s2, jtensor.tensor(d)).numpy(),
-                                   dense[..., 0] @ d, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(
+            jtensor.sparse.mm(s2, jtensor.tensor(d)).numpy(),
+            dense[..., 0] @ d,
+            rtol=1e-10,
+            atol=1e-12,
+        )
         np.testing.assert_allclose((s + s).to_dense().numpy(), 2 * dense)
         np.testing.assert_allclose((c + s).to_dense().numpy(), 2 * dense)
 
@@ -490,11 +533,12 @@ MATMUL = {
     "mm_method": lambda L, sp: _dup(L, sp).mm(L.ones(3, 2)),
     "matmul_vector": lambda L, sp: _dup(L, sp) @ L.arange(3.0),
     "vector_matmul": lambda L, sp: L.arange(2.0) @ _dup(L, sp),
-    "values_alias_not_differentiable": lambda L, sp: sp(DUP_I, L.tensor(DUP_V,
-                                                                        requires_grad=True),
-                                                        (2, 3))._values().requires_grad,
-    "values_differentiable": lambda L, sp: sp(DUP_I, L.tensor(DUP_V, requires_grad=True),
-                                              (2, 3)).coalesce().values().requires_grad,
+    "values_alias_not_differentiable": lambda L, sp: (
+        sp(DUP_I, L.tensor(DUP_V, requires_grad=True), (2, 3))._values().requires_grad
+    ),
+    "values_differentiable": lambda L, sp: (
+        sp(DUP_I, L.tensor(DUP_V, requires_grad=True), (2, 3)).coalesce().values().requires_grad
+    ),
 }
 
 
@@ -524,8 +568,7 @@ MERGE = {  # cases that tell PyTorch's two-pointer merge apart from concatenatio
     "b_a3": lambda L, sp: _mb(L, sp) + _ma3(L, sp),
     "a3_a3": lambda L, sp: _twice(_ma3(L, sp)),
     "ca3_cb": lambda L, sp: _ma3(L, sp).coalesce() + _mb(L, sp).coalesce(),
-    "out_of_bounds_unchecked": lambda L, sp: sp([[0, 5], [0, 2]], [1.0, 2.0], (3, 3))
-    + _mb(L, sp),
+    "out_of_bounds_unchecked": lambda L, sp: sp([[0, 5], [0, 2]], [1.0, 2.0], (3, 3)) + _mb(L, sp),
 }
 
 
@@ -659,8 +702,9 @@ def test_hybrid_mm_refused_like_torch():
 MASK = {
     "uncoalesced": lambda L, sp: L.arange(6.0).reshape(2, 3).sparse_mask(_dup(L, sp)),
     "coalesced": lambda L, sp: L.arange(6.0).reshape(2, 3).sparse_mask(_c(L, sp)),
-    "hybrid": lambda L, sp: L.arange(6.0).reshape(2, 3).sparse_mask(
-        sp([[1, 0]], [[1.0, 2, 3], [4, 5, 6]], (2, 3))),
+    "hybrid": lambda L, sp: (
+        L.arange(6.0).reshape(2, 3).sparse_mask(sp([[1, 0]], [[1.0, 2, 3], [4, 5, 6]], (2, 3)))
+    ),
     "float64": lambda L, sp: L.arange(6.0).reshape(2, 3).double().sparse_mask(_dup(L, sp)),
     "empty": lambda L, sp: L.ones(2, 3).sparse_mask(sp((2, 3))),
     "bad_size": lambda L, sp: L.ones(2, 3).sparse_mask(sp([[0]], [1.0], (3,))),
@@ -690,12 +734,14 @@ def test_hybrid_gradcheck():
     x = jtensor.randn(4, 3, dtype=jtensor.float64, requires_grad=True)
 
     def f(values, dense):
-        s = J_SPARSE_COO_TENSOR(idx, values, (4, 3))   # hybrid: 1 sparse + 1 dense dim
-        return (s.to_dense().sum(0)
-                + jtensor.sparse.sum(s, 1).to_dense().sum()
-                + jtensor.sparse.sum(s, 0)
-                + dense.to_sparse(1).to_dense().sum(0)
-                + dense.sparse_mask(s).to_dense().sum(0))
+        s = J_SPARSE_COO_TENSOR(idx, values, (4, 3))  # hybrid: 1 sparse + 1 dense dim
+        return (
+            s.to_dense().sum(0)
+            + jtensor.sparse.sum(s, 1).to_dense().sum()
+            + jtensor.sparse.sum(s, 0)
+            + dense.to_sparse(1).to_dense().sum(0)
+            + dense.sparse_mask(s).to_dense().sum(0)
+        )
 
     assert gradcheck(f, (v, x))
 
@@ -704,12 +750,58 @@ def test_sparse_mm_row_with_many_entries():
     # One row holding 300 entries takes the reduceat branch of the gather kernel.
     rng = np.random.default_rng(4)
     nnz = 300
-    idx = np.stack([np.where(np.arange(nnz) < 290, 7, rng.integers(0, 1000, nnz)),
-                    rng.integers(0, 1000, nnz)])
+    idx = np.stack(
+        [np.where(np.arange(nnz) < 290, 7, rng.integers(0, 1000, nnz)), rng.integers(0, 1000, nnz)]
+    )
     vals = rng.standard_normal(nnz)
     d = rng.standard_normal((1000, 5))
     dense = np.zeros((1000, 1000))
     np.add.at(dense, (idx[0], idx[1]), vals)
     s = J_SPARSE_COO_TENSOR(jtensor.tensor(idx), jtensor.tensor(vals), (1000, 1000))
-    np.testing.assert_allclose(jtensor.sparse.mm(s, jtensor.tensor(d)).numpy(), dense @ d,
-                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        jtensor.sparse.mm(s, jtensor.tensor(d)).numpy(), dense @ d, rtol=1e-10, atol=1e-10
+    )
+
+
+LEGACY_FORMS = {
+    "jtensor.sparse.DoubleTensor(i, v.double(), jtensor.Size([2, 2]))": (
+        "torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  Please "
+        "use torch.sparse_coo_tensor(indices, values, shape, dtype=, device=)."
+    ),
+    "jtensor.sparse.FloatTensor(2, 3)": (
+        "torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
+        "torch.sparse_coo_tensor(shape, dtype=, device=)."
+    ),
+    "jtensor.sparse.FloatTensor(i, v)": (
+        "torch.sparse.SparseTensor(indices, values, *, device=) is deprecated.  Please use "
+        "torch.sparse_coo_tensor(indices, values, dtype=, device=)."
+    ),
+    "jtensor.sparse.FloatTensor()": (
+        "torch.sparse.SparseTensor() is deprecated.  Please use "
+        "torch.sparse_coo_tensor((0,), dtype=)."
+    ),
+}
+
+
+def test_legacy_constructors_warn_once_a_form(monkeypatch):
+    # PyTorch's messages name the generic form the arguments fit, whatever the typed class,
+    # once a process for each form (the second call of a form is silent).
+    import warnings
+
+    monkeypatch.setattr(jtensor.sparse, "_WARNED", set())
+    operands = {
+        "jtensor": jtensor,
+        "i": jtensor.tensor([[0, 1], [1, 0]]),
+        "v": jtensor.tensor([1.0, 2.0]),
+    }
+    for _ in range(2):
+        for call, message in LEGACY_FORMS.items():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                eval(call, operands)
+            texts = [str(w.message) for w in caught]
+            assert texts == ([message] if _ == 0 else [])
+    assert tuple(jtensor.sparse.FloatTensor(jtensor.Size([2, 3])).shape) == (2, 3)
+    assert tuple(jtensor.sparse.FloatTensor().shape) == (0,)
+    with pytest.raises(TypeError, match="only accepts sizes"):
+        jtensor.sparse.FloatTensor((2, 3))
