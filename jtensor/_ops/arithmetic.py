@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from .. import _autocast, _dispatch, _dtypes
+from .._blas import axpy
 from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, not_implemented
 from .._registry import FUNCTIONS, register, renamed
@@ -105,7 +106,19 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
         if alpha_value == 1 and not isinstance(alpha_value, bool):
             return run
 
+        # ``a + alpha * b`` is one fused multiply-add an element in PyTorch's kernel (``sub``
+        # adds ``-alpha``): BLAS's axpy gives those bits where the operands are two float
+        # arrays of one dtype and shape (``_blas``); else ``b * alpha`` then the op.
+        fused = alpha_value if compute == "add" else -alpha_value \
+            if compute == "subtract" else None
+
         def with_alpha(xp, a, b):
+            if fused is not None and xp is np and a.__class__ is np.ndarray \
+                    and b.__class__ is np.ndarray and a.shape == b.shape \
+                    and a.flags.c_contiguous and b.flags.c_contiguous:
+                r = a.copy()
+                if axpy(fused, b, r):
+                    return r
             with quiet():
                 # ``b`` may arrive as a Python number on the fast path (``add(t, 2, alpha=3)``).
                 b = b * xp.asarray(alpha_value).astype(b.dtype) if hasattr(b, "dtype") else \
@@ -114,6 +127,11 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
 
         if type(compute) is str:
             def into(xp, a, b, out):
+                if fused is not None and xp is np and a.__class__ is np.ndarray \
+                        and b.__class__ is np.ndarray and a.shape == b.shape == out.shape \
+                        and a.ctypes.data == out.ctypes.data and a.strides == out.strides \
+                        and not np.shares_memory(b, out) and axpy(fused, b, out):
+                    return   # (``self.add_(other, alpha=a)``: ``self`` is ``out``)
                 b = b * xp.asarray(alpha_value).astype(b.dtype) if hasattr(b, "dtype") else \
                     b * alpha_value
                 getattr(xp, compute)(a, b, out=out)
@@ -732,6 +750,15 @@ def _lerp_rule(weight):
 def _lerp(xp, start, end, weight):
     # PyTorch's formula: exact at both ends (weight 0 gives start, weight 1 gives end).
     diff = end - start
+    if xp is np and not getattr(weight, "ndim", 0) and start.shape == end.shape \
+            and start.flags.c_contiguous and diff.flags.c_contiguous:
+        # A number weight: PyTorch's kernel is one fused multiply-add, ``start + w * diff``
+        # or ``end + (w - 1) * diff`` (_blas.axpy gives those bits).
+        w = float(weight)
+        small = abs(w) < 0.5
+        r = np.array(start if small else end)
+        if axpy(w if small else w - 1, np.asarray(diff), r):   # (0-d: NumPy's scalar)
+            return r
     small = xp.abs(weight) < 0.5
     return xp.where(small, start + weight * diff, end - diff * (1 - weight))
 

@@ -11,6 +11,7 @@ from itertools import chain
 import numpy as np
 
 from .. import _dispatch
+from .._blas import axpy as _axpy
 from .._device import CPU_BACKEND
 from .._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor
 from ..autograd import grad_mode as _grad_mode
@@ -211,14 +212,16 @@ def _add_(t, other, alpha=1):
             # array calls (``g * alpha`` in ``g``'s dtype, then the add into ``t``'s memory)
             # and its version bump, without the op's entry and argument checks (issue 18).
             target, scaled = arrays
-            if alpha != 1:   # (add_ adds the operand itself when alpha is 1)
+            if alpha == 1:   # (add_ adds the operand itself when alpha is 1)
+                _write(np.add, target, scaled)
+            elif not _axpy(alpha, scaled, target):   # (one rounding: PyTorch's bits)
                 scale = np.asarray(alpha, target.dtype)
                 try:
                     scaled = scaled * scale
                 except RuntimeWarning:   # warnings made errors (-W error): redo it silenced
                     with np.errstate(all="ignore"):
                         scaled = scaled * scale
-            _write(np.add, target, scaled)
+                _write(np.add, target, scaled)
             t._version_counter.value += 1
             return t
     return t.add_(other, alpha=alpha)
@@ -302,7 +305,10 @@ def decayed_grad(g, p, weight_decay, maximize):
     if maximize:
         g = np.negative(g)
     if weight_decay != 0:
-        g = g + p * np.asarray(weight_decay, p.dtype)
+        decayed = np.array(g)   # (grad.add(param, alpha=wd): one rounding, _blas.axpy)
+        if not _axpy(weight_decay, p, decayed):
+            decayed = g + p * np.asarray(weight_decay, p.dtype)
+        g = decayed
     return g
 
 
@@ -311,12 +317,19 @@ def lerp_into(start, end, weight, scratch):
     dtype): the lerp op's numbers (``start + weight * (end - start)`` for ``|weight| < 0.5``,
     else ``end - (end - start) * (1 - weight)``), with ``scratch`` as its temporary."""
     np.subtract(end, start, out=scratch)
+    # PyTorch's vectorised lerp is one fused multiply-add: ``start + weight * diff``, or
+    # ``end + (weight - 1) * diff`` (_blas.axpy gives those bits)
     if np.abs(weight) < 0.5:
-        np.multiply(scratch, weight, out=scratch)
-        np.add(start, scratch, out=start)
+        if not _axpy(weight, scratch, start):
+            np.multiply(scratch, weight, out=scratch)
+            np.add(start, scratch, out=start)
     else:
-        np.multiply(scratch, 1 - weight, out=scratch)
-        np.subtract(end, scratch, out=start)
+        base = np.array(end)
+        if _axpy(weight - 1, scratch, base):
+            start[...] = base
+        else:
+            np.multiply(scratch, 1 - weight, out=scratch)
+            np.subtract(end, scratch, out=start)
 
 
 def addc_into(target, value, a, b, divide, scratch):

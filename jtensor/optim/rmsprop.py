@@ -3,6 +3,7 @@
 
 import numpy as np
 
+from .._blas import axpy as _axpy
 from .optimizer import (
     Optimizer,
     _apply_weight_decay,
@@ -146,8 +147,9 @@ def _rmsprop_arrays(param, grad, square_avg, grad_avg, buf, step_t, lr, alpha, e
             np.multiply(b, number(momentum), out=b)               # buf.mul_(momentum)
             addc_into(b, number(1), g, avg, True, scratch)        # .addcdiv_(grad, avg)
             buf._version_counter.value += 2
-            np.multiply(b, number(-lr), out=scratch)              # param.add_(buf, alpha=-lr)
-            np.add(p, scratch, out=p)
+            if not _axpy(-lr, b, p):                              # param.add_(buf, alpha=-lr)
+                np.multiply(b, number(-lr), out=scratch)
+                np.add(p, scratch, out=p)
         else:
             addc_into(p, number(-lr), g, avg, True, scratch)      # param.addcdiv_(grad, avg, ...)
         param._version_counter.value += 1

@@ -1,0 +1,73 @@
+"""``axpy`` (``y += alpha * x``) from the OpenBLAS that NumPy's wheels ship with.
+
+PyTorch's CPU ``add(input, other, alpha=a)`` (and so ``sub`` with an alpha, ``add_``, and
+every SGD step, ``p.add_(grad, alpha=-lr)``) computes ``input + a * other`` as one fused
+multiply-add per element: one rounding. NumPy has no fused multiply-add, and ``other * a``
+then ``input + that`` rounds twice, so about one element in ten (float32 or float64) came out
+one unit in the last place away from PyTorch's, and a training run drifted from PyTorch's
+step by step. OpenBLAS's ``saxpy``/``daxpy`` kernels are fused multiply-adds too: the same
+bits as PyTorch's kernel, in one pass instead of two.
+
+The library is NumPy's own, already loaded (``numpy.libs/libscipy_openblas64_*`` on Linux,
+``numpy/.dylibs`` on macOS): it is found on first use, and where it is not (a NumPy built
+against another BLAS) ``axpy`` answers False and the callers compute with NumPy as before.
+"""
+
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+_FUNCTIONS = None   # dtype -> the ctypes function, once looked up ({} when there is none)
+
+
+def _load():
+    """The axpy functions of NumPy's bundled OpenBLAS, by dtype ({} when not found)."""
+    base = os.path.dirname(np.__file__)
+    patterns = (os.path.join(base + ".libs", "libscipy_openblas64_*"),
+                os.path.join(base, ".dylibs", "libscipy_openblas64_*"),
+                os.path.join(base, ".libs", "libscipy_openblas64_*"))
+    for pattern in patterns:
+        for path in sorted(glob.glob(pattern)):
+            try:
+                lib = ctypes.CDLL(path)
+                single, double = lib.scipy_cblas_saxpy64_, lib.scipy_cblas_daxpy64_
+            except (OSError, AttributeError):
+                continue
+            functions = {}
+            for dtype, fn, scalar in ((np.dtype(np.float32), single, ctypes.c_float),
+                                      (np.dtype(np.float64), double, ctypes.c_double)):
+                # (n, alpha, x, incx, y, incy): the 64-bit integer interface
+                fn.argtypes = (ctypes.c_int64, scalar, ctypes.c_void_p, ctypes.c_int64,
+                               ctypes.c_void_p, ctypes.c_int64)
+                fn.restype = None
+                functions[dtype] = fn
+            return functions
+    return {}
+
+
+def axpy(alpha, x, y):
+    """``y += alpha * x`` in place, one rounding an element (``alpha`` rounded to the arrays'
+    dtype first, as PyTorch converts a Scalar), for C-contiguous float32/float64 arrays of one
+    dtype and size, ``y`` writable and not overlapping ``x``. False, having done nothing,
+    when there is no such BLAS function or the arrays are not of that kind."""
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        _FUNCTIONS = _load()
+    fn = _FUNCTIONS.get(y.dtype)
+    if fn is None or x.dtype != y.dtype or x.size != y.size or y.__class__ is not np.ndarray \
+            or x.__class__ is not np.ndarray or not x.flags.c_contiguous \
+            or not y.flags.c_contiguous or not y.flags.writeable:
+        return False
+    if y.size:
+        fn(y.size, alpha, x.ctypes.data, 1, y.ctypes.data, 1)
+    return True
+
+
+def available():
+    """Whether ``axpy`` has its BLAS function (for the tests' reasons)."""
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        _FUNCTIONS = _load()
+    return bool(_FUNCTIONS)
