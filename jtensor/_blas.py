@@ -47,15 +47,19 @@ def _load():
     return {}
 
 
+def _functions():
+    global _FUNCTIONS
+    if _FUNCTIONS is None:
+        _FUNCTIONS = _load()
+    return _FUNCTIONS
+
+
 def axpy(alpha, x, y):
     """``y += alpha * x`` in place, one rounding an element (``alpha`` rounded to the arrays'
     dtype first, as PyTorch converts a Scalar), for C-contiguous float32/float64 arrays of one
     dtype and size, ``y`` writable and not overlapping ``x``. False, having done nothing,
     when there is no such BLAS function or the arrays are not of that kind."""
-    global _FUNCTIONS
-    if _FUNCTIONS is None:
-        _FUNCTIONS = _load()
-    fn = _FUNCTIONS.get(y.dtype)
+    fn = (_FUNCTIONS if _FUNCTIONS is not None else _functions()).get(y.dtype)
     if fn is None or x.dtype != y.dtype or x.size != y.size or y.__class__ is not np.ndarray \
             or x.__class__ is not np.ndarray or not x.flags.c_contiguous \
             or not y.flags.c_contiguous or not y.flags.writeable:
@@ -67,7 +71,4 @@ def axpy(alpha, x, y):
 
 def available():
     """Whether ``axpy`` has its BLAS function (for the tests' reasons)."""
-    global _FUNCTIONS
-    if _FUNCTIONS is None:
-        _FUNCTIONS = _load()
-    return bool(_FUNCTIONS)
+    return bool(_functions())

@@ -112,10 +112,12 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
         fused = alpha_value if compute == "add" else -alpha_value \
             if compute == "subtract" else None
 
+        def fusable(xp, a, b):   # (two NumPy arrays of one shape: axpy checks the rest)
+            return fused is not None and xp is np and a.__class__ is np.ndarray \
+                and b.__class__ is np.ndarray and a.shape == b.shape
+
         def with_alpha(xp, a, b):
-            if fused is not None and xp is np and a.__class__ is np.ndarray \
-                    and b.__class__ is np.ndarray and a.shape == b.shape \
-                    and a.flags.c_contiguous and b.flags.c_contiguous:
+            if fusable(xp, a, b) and a.flags.c_contiguous and b.flags.c_contiguous:
                 r = a.copy()
                 if axpy(fused, b, r):
                     return r
@@ -127,10 +129,9 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
 
         if type(compute) is str:
             def into(xp, a, b, out):
-                if fused is not None and xp is np and a.__class__ is np.ndarray \
-                        and b.__class__ is np.ndarray and a.shape == b.shape == out.shape \
-                        and a.ctypes.data == out.ctypes.data and a.strides == out.strides \
-                        and not np.shares_memory(b, out) and axpy(fused, b, out):
+                if fusable(xp, a, b) and a.shape == out.shape and a.strides == out.strides \
+                        and a.ctypes.data == out.ctypes.data and not np.shares_memory(b, out) \
+                        and axpy(fused, b, out):
                     return   # (``self.add_(other, alpha=a)``: ``self`` is ``out``)
                 b = b * xp.asarray(alpha_value).astype(b.dtype) if hasattr(b, "dtype") else \
                     b * alpha_value
@@ -191,9 +192,10 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
         impl_inplace = _define(name + "_", impl_inplace, "inplace",
                                tuple(a + "_" for a in aliases), function=False)
     for attr in ((operator,) if operator else ()) + tuple(extra_operators):
-        # (a check that reads both operands' dtypes only, as sub's, runs in the operator)
-        direct = None if (check is not None and check is not _refuse_bool_subtraction) \
-            or tensor_other else (compute, rule, check)
+        # (an operator's operands need no parsing; the op's check, reading both operands,
+        # runs in the operator. Ops whose kernel depends on the operands (pow's ``select``)
+        # or that want a tensor ``other`` take their entry.)
+        direct = None if tensor_other or select is not None else (compute, rule, check)
         setattr(Tensor, attr, operator_method(impl, direct))
     if reflected:
         def reflected_impl(self, other):
@@ -260,14 +262,14 @@ def operator_method(fn, direct=None):
 
         def method(self, other):
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
-                if check is not None:
-                    check(self, other)
                 if _TRANSFORMS.active or _dispatch.profile_hook is not None:
                     return fn(self, other)  # the entry: transformed or timed
                 if _dispatch.subclass_dispatch:
                     handled = _subclass_handled(getattr(Tensor, fn.__name__, fn), self, other)
                     if handled is not NO_OVERRIDE:
                         return handled
+                if check is not None:   # (where the op's own checks run: after dispatch)
+                    check(self, other)
                 if (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)) \
                         and _GRAD_MODE.record:
                     if _autocast.active:

@@ -274,11 +274,7 @@ def _plain_sum(input, axes, keepdim, count=None):
     backend = storage._backend
     xp = backend.xp
     try:
-        # (NumPy's ``ndarray.sum`` is this reduction behind a Python frame)
-        r = np.add.reduce(a, axes, None, None, keepdim) if xp is np else \
-            a.sum(axis=axes, keepdims=keepdim)
-        if count is not None:
-            r = r / a.dtype.type(count)
+        r = _summed(xp, a, axes, keepdim, count)
     except RuntimeWarning:
         with np.errstate(all="ignore"):
             r = _summed(xp, a, axes, keepdim, count)
@@ -291,7 +287,8 @@ def _plain_sum(input, axes, keepdim, count=None):
 
 
 def _summed(xp, a, axes, keepdim, count):
-    """``_plain_sum``'s arithmetic, redone where warnings are errors."""
+    """``_plain_sum``'s arithmetic (NumPy's ``ndarray.sum`` is this reduction behind a
+    Python frame)."""
     r = np.add.reduce(a, axes, None, None, keepdim) if xp is np else \
         a.sum(axis=axes, keepdims=keepdim)
     return r if count is None else r / a.dtype.type(count)

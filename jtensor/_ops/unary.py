@@ -24,7 +24,8 @@ from .._argparse import int_arg
 from .._dispatch import check_inplace
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, _fast, elementwise,
                             result_dtype, zero_where)
-from .._errors import TensorNotImplementedError, TensorRuntimeError, TensorTypeError
+from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
+                      invalid_combination)
 from .._registry import FUNCTIONS, define, register
 from .._tensor import Tensor, new_empty_tensor
 from .views import make_view
@@ -690,7 +691,11 @@ def _clamp_compute(has_min, has_max):
     return lambda xp, a, hi: xp.minimum(a, hi)
 
 
-def clamp_bounds(name, lo, hi):
+_CLAMP_OVERLOADS = ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+                    "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
+
+
+def clamp_bounds(name, input, lo, hi):
     """A clamp's bounds as the overload they call: PyTorch has clamp(Tensor, Tensor?,
     Tensor?) and clamp(Tensor, Number?, Number?) only, and its argument parser takes a 0-d
     tensor that does not require grad for a Number (``clamp(x, 0, c_max)``, ``c_max`` a
@@ -701,11 +706,7 @@ def clamp_bounds(name, lo, hi):
     for bound in (lo, hi):
         if isinstance(bound, Tensor):
             if bound._shape or bound._requires_grad:
-                raise TensorTypeError(
-                    f"{name}() received an invalid combination of arguments - got (Tensor, "
-                    f"{type(lo).__name__}, {type(hi).__name__}): min and max must both be "
-                    "tensors or both be numbers (a 0-d tensor that does not require grad "
-                    "counts as a number).")
+                raise invalid_combination(name, (input, lo, hi), {}, _CLAMP_OVERLOADS)
             bound = bound.item()
         bounds.append(bound)
     return tuple(bounds)
@@ -716,7 +717,7 @@ def _clamp(op, name, input, lo, hi, out=None, inplace=None):
     if lo is None and hi is None:
         raise TensorRuntimeError(
             f"torch.{name.rstrip('_')}: At least one of 'min' or 'max' must not be None")
-    lo, hi = clamp_bounds(name, lo, hi)
+    lo, hi = clamp_bounds(name, input, lo, hi)
     values = [input] + [v if isinstance(v, Tensor) else _as_number(v, name)
                         for v in (lo, hi) if v is not None]
     promoted = result_dtype(values)

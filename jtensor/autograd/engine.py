@@ -72,12 +72,7 @@ def _make_grads(outputs, grad_outputs):
                     raise TensorRuntimeError(
                         f"grad can be implicitly created only for real scalar outputs but got "
                         f"{out._dtype}")
-                # The implicit gradient 1 (no op call: PyTorch's engine makes it silently).
-                storage = out._storage
-                backend = storage._backend
-                one = backend.xp.array(1, dtype=out._dtype.numpy) if not out._shape else \
-                    backend.xp.ones(out._shape, dtype=out._dtype.numpy)
-                g = fresh_tensor(Tensor, one, out._shape, out._dtype, storage.device, backend)
+                g = _implicit_one(out)
         elif isinstance(g, Tensor):
             if g._shape != out._shape:
                 from .._size import Size as _Size
@@ -134,13 +129,18 @@ def loss_backward(t, retain_graph):
             and t._dtype in _LOSS_DTYPES and not (_autocast.active and _autocast.state.depth) \
             and not _dispatch.transforms.active and _dispatch.event_hook is None \
             and _dispatch.profile_hook is None and not graph.anomaly.enabled:
-        storage = t._storage
-        backend = storage._backend
-        dtype = t._dtype
-        one = fresh_tensor(Tensor, backend.xp.array(1, dtype=dtype.numpy), (), dtype,
-                           storage.device, backend)
-        return _run_lean(fn, t._output_nr, one, bool(retain_graph))
+        return _run_lean(fn, t._output_nr, _implicit_one(t), bool(retain_graph))
     return run_backward((t,), [None], retain_graph, False)
+
+
+def _implicit_one(out):
+    """The implicit gradient 1 of a one-element output (no op call: PyTorch's engine makes
+    it silently), of its shape, dtype and device."""
+    storage = out._storage
+    backend = storage._backend
+    one = backend.xp.array(1, dtype=out._dtype.numpy) if not out._shape else \
+        backend.xp.ones(out._shape, dtype=out._dtype.numpy)
+    return fresh_tensor(Tensor, one, out._shape, out._dtype, storage.device, backend)
 
 
 _LOSS_DTYPES = (_dtypes.float32, _dtypes.float64)

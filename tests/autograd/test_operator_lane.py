@@ -174,3 +174,22 @@ def test_number_operands_record_as_the_general_path(case, dtype, monkeypatch):
     assert taken and all(taken)
     monkeypatch.setattr(graph, "_OPERAND_NUMBERS", ())  # every call takes _record_plain
     assert record_and_describe(NUMBER_CASES[case], _leaves(dtype)[:1]) == lane
+
+
+def _subclass_subtraction(lib):
+    class Handled(lib.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func.__name__ in ("__sub__", "sub"):
+                return "handled"
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    flags = lib.tensor([True, False]).as_subclass(Handled)
+    return flags - flags, flags - 1
+
+
+def test_subclass_sees_the_operator_before_its_checks():
+    # A subclass's __torch_function__ gets ``a - b`` before sub's bool refusal runs, as the
+    # op's entry (and PyTorch) gives it.
+    torch = pytest.importorskip("torch")
+    assert _subclass_subtraction(jtensor) == _subclass_subtraction(torch)

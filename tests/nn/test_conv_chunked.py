@@ -42,91 +42,23 @@ def _spy(monkeypatch):
     return fast_path_spy(monkeypatch, conv_mod, "_sample_chunks")
 
 
+def _case(name, fn, xs, ws, kwargs, bias=True, dtype=jtensor.float32, channels_last=False):
+    return (name, fn, xs, ws, kwargs, bias, dtype, channels_last)
+
+
+PAD1 = {"padding": 1}
 CASES = [
-    # name, fn, x shape, w shape, kwargs, bias, dtype, channels_last
-    (
-        "pad1",
-        JF.conv2d,
-        (9, 64, 24, 24),
-        (64, 64, 3, 3),
-        {"padding": 1},
-        True,
-        jtensor.float32,
-        False,
-    ),
-    ("valid", JF.conv2d, (9, 64, 24, 24), (48, 64, 3, 3), {}, True, jtensor.float32, False),
-    (
-        "channels_last",
-        JF.conv2d,
-        (9, 64, 24, 24),
-        (64, 64, 3, 3),
-        {"padding": 1},
-        True,
-        jtensor.float32,
-        True,
-    ),
-    (
-        "float64",
-        JF.conv2d,
-        (9, 64, 24, 24),
-        (64, 64, 3, 3),
-        {"padding": 1},
-        False,
-        jtensor.float64,
-        False,
-    ),
-    (
-        "float16",
-        JF.conv2d,
-        (9, 64, 24, 24),
-        (64, 64, 3, 3),
-        {"padding": 1},
-        True,
-        jtensor.float16,
-        False,
-    ),
+    _case("pad1", JF.conv2d, (9, 64, 24, 24), (64, 64, 3, 3), PAD1),
+    _case("valid", JF.conv2d, (9, 64, 24, 24), (48, 64, 3, 3), {}),
+    _case("channels_last", JF.conv2d, (9, 64, 24, 24), (64, 64, 3, 3), PAD1, channels_last=True),
+    _case("float64", JF.conv2d, (9, 64, 24, 24), (64, 64, 3, 3), PAD1, False, jtensor.float64),
+    _case("float16", JF.conv2d, (9, 64, 24, 24), (64, 64, 3, 3), PAD1, dtype=jtensor.float16),
     # fewer input channels than output ones: the col2im input gradient
-    (
-        "col2im",
-        JF.conv2d,
-        (10, 32, 24, 24),
-        (96, 32, 3, 3),
-        {"padding": 1},
-        True,
-        jtensor.float32,
-        False,
-    ),
-    (
-        "strided",
-        JF.conv2d,
-        (10, 64, 30, 30),
-        (64, 64, 3, 3),
-        {"padding": 1, "stride": 2},
-        True,
-        jtensor.float32,
-        False,
-    ),
-    (
-        "dilated",
-        JF.conv2d,
-        (9, 64, 24, 24),
-        (64, 64, 3, 3),
-        {"padding": 2, "dilation": 2},
-        True,
-        jtensor.float32,
-        False,
-    ),
-    ("conv1d", JF.conv1d, (9, 64, 600), (64, 64, 9), {"padding": 4}, True, jtensor.float32, False),
-    (
-        "transpose",
-        JF.conv_transpose2d,
-        (10, 64, 24, 24),
-        (64, 32, 3, 3),
-        {"padding": 1},
-        True,
-        jtensor.float32,
-        False,
-    ),
+    _case("col2im", JF.conv2d, (10, 32, 24, 24), (96, 32, 3, 3), PAD1),
+    _case("strided", JF.conv2d, (10, 64, 30, 30), (64, 64, 3, 3), {"padding": 1, "stride": 2}),
+    _case("dilated", JF.conv2d, (9, 64, 24, 24), (64, 64, 3, 3), {"padding": 2, "dilation": 2}),
+    _case("conv1d", JF.conv1d, (9, 64, 600), (64, 64, 9), {"padding": 4}),
+    _case("transpose", JF.conv_transpose2d, (10, 64, 24, 24), (64, 32, 3, 3), PAD1),
 ]
 
 

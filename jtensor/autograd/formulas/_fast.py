@@ -26,12 +26,12 @@ def plain():
 
 
 def saved(ctx, key):
-    """``ctx.<key>`` for an array formula of a plain pass (see ``plain``), which reads the
-    saved tensor's values only: checked as ``ctx.<key>`` checks it, without the alias that
-    gives a saved output its node back (``SavedTensor.values``)."""
+    """``ctx.<key>`` for a formula that reads the saved tensor's values only: in a plain pass
+    (see ``plain``) checked as ``ctx.<key>`` checks it, without the alias that gives a saved
+    output its node back (``SavedTensor.values``); ``ctx.<key>`` itself in a recording one."""
     saved = ctx._saved
     entry = saved.get(key) if saved is not None else None
-    if entry.__class__ is SavedTensor:
+    if entry.__class__ is SavedTensor and plain():
         return entry.values(ctx)
     return getattr(ctx, key)
 

@@ -45,8 +45,7 @@ def sum_backward(ctx, g):
 @derivative("sigmoid", save=("result",))
 def sigmoid_backward(ctx, g):
     # (its own op, recorded too; a plain pass reads the saved output's values only)
-    result = _fast.saved(ctx, "result") if _fast.plain() else ctx.result
-    return _backward_ops.sigmoid_backward(g, result)
+    return _backward_ops.sigmoid_backward(g, _fast.saved(ctx, "result"))
 
 
 @derivative("view", nondiff_outputs=lambda values: (0,) if view_reinterprets(values) else ())

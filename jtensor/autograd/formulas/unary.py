@@ -187,8 +187,7 @@ def cosh_backward(ctx, g):
 @derivative("tanh", save=("result",))
 def tanh_backward(ctx, g):
     # (its own op, recorded too; a plain pass reads the saved output's values only)
-    result = _fast.saved(ctx, "result") if _fast.plain() else ctx.result
-    return _backward_ops.tanh_backward(g, result)
+    return _backward_ops.tanh_backward(g, _fast.saved(ctx, "result"))
 
 
 def asinh_backward(ctx, g):
@@ -381,7 +380,7 @@ def _clamp_scalar_bounds(args):
     the op takes them (``clamp_bounds``): the node is the Number overload's."""
     if len(args) < 3:
         return args
-    return (args[0], *clamp_bounds("clamp", args[1], args[2]), *args[3:])
+    return (args[0], *clamp_bounds("clamp", *args[:3]), *args[3:])
 
 
 OPS["clamp"].backward.prepare = _clamp_scalar_bounds
