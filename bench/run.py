@@ -27,6 +27,20 @@ except ImportError:  # the PyTorch column is left empty without it
     torch = None
 
 
+def _matched_threads():
+    """With ``OPENBLAS_NUM_THREADS`` set (jtensor's and NumPy's BLAS threads), PyTorch gets
+    as many intra-op threads, so that no column has more cores than the others; the count,
+    or None where the variable is not set (each library then uses its defaults)."""
+    value = os.environ.get("OPENBLAS_NUM_THREADS")
+    if torch is None or not value or not value.isdigit() or int(value) < 1:
+        return None
+    torch.set_num_threads(int(value))
+    return int(value)
+
+
+_THREADS = _matched_threads()
+
+
 def calls_per_run(fn, min_time):
     """How many calls make one timed run last about ``min_time / 5`` seconds."""
     number = 1
@@ -331,8 +345,9 @@ def main():
     def fmt_ratio(r):
         return "-" if r is None else f"{r:.2f}x"
 
+    threads = _THREADS if _THREADS is not None else "each library's default"
     print(f"jtensor {jtensor.__version__}, NumPy {np.__version__}, "
-          f"PyTorch {torch.__version__ if torch else 'not installed'}")
+          f"PyTorch {torch.__version__ if torch else 'not installed'}; threads: {threads}")
     print("| group | workload | jtensor | PyTorch | NumPy | jt/torch | jt/numpy | target | met |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in results:
