@@ -717,6 +717,11 @@ class Formula:
         # records before the op's own node (``x[key] = v`` views and expands ``v`` to the
         # selection first); None for most ops.
         self.prepare = None
+        # ``lean(op, formula, impl, args, kwargs)``: for an op whose general recording path
+        # is long, its commonest calls recorded directly (``x[0]``, ``x[:, 1:]``: a basic key
+        # of one part, through ``record_single``); None for any other call, which then takes
+        # the general path.
+        self.lean = None
         # Inputs that get no edge at all when they are absent (None): parameters of another
         # of PyTorch's overloads (``max(x)`` has one edge, not one per ``dim``/``other``).
         # Given as names, or as ``no_edge_if_absent(values)`` choosing per call
@@ -1149,20 +1154,27 @@ def _sizes_args(args):
     return True
 
 
+def _run_unrecorded(impl, args):
+    """``impl(*args)`` with recording off for the ops it calls (``_run_inside``, with this
+    thread's flags set in its own dict of the thread-local: ``record`` was on to get here,
+    so grad mode was enabled and ``inside`` off; an op never leaves grad mode switched)."""
+    flags = grad_mode.__dict__
+    flags["inside"] = True
+    flags["record"] = False
+    try:
+        return impl(*args)
+    finally:
+        flags["inside"] = False
+        flags["record"] = grad_mode.enabled
+
+
 def _record_tensors(op, formula, impl, args):
     """``_record_plain`` for a call whose arguments are its formula's one or two tensor
     inputs, in order, then options that are no tensors (``x.sum()``, ``x.exp()``, ``a * b``,
     ``x.sum(0, False)``: the commonest calls, issue 18), with no keywords: the same node,
     edges, saved tensors and history, without the general binding and loops over
     parameters. ``_tensor_args`` checked the arguments."""
-    flags = grad_mode.__dict__
-    flags["inside"] = True
-    flags["record"] = False
-    try:
-        result = impl(*args)
-    finally:
-        flags["inside"] = False
-        flags["record"] = grad_mode.enabled
+    result = _run_unrecorded(impl, args)
     return record_result(op, formula, args, result)
 
 
@@ -1180,16 +1192,36 @@ def _record_number(op, formula, impl, args):
     edges = [_grad_edge(a) if need_a else _NO_EDGE, _NO_EDGE]
     meta = [(a._shape, a._dtype, a._storage.device, a._stride, a._offset), None]
     scalars = [1] if formula.inputs[1] in formula.scalar_names else None
-    flags = grad_mode.__dict__
-    flags["inside"] = True
-    flags["record"] = False
-    try:
-        result = impl(a, b)
-    finally:
-        flags["inside"] = False
-        flags["record"] = grad_mode.enabled
+    result = _run_unrecorded(impl, args)
     return _finish_plain(op, formula, args, values, edges, meta, [need_a, False], scalars,
                          result)
+
+
+def record_single(op, formula, impl, args, values):
+    """``record_call`` for a call whose one tensor argument is ``values["input"]``, a plain
+    strided tensor that is no view needing a refresh, for an op whose formula saves no
+    tensor of such a call and names its node from ``values`` (a basic ``x[key]``, issue 18):
+    the same node, edge, stored values and history as the general path, taken as it takes
+    them (after the op ran), without its per-call cases."""
+    input = values["input"]
+    result = _run_unrecorded(impl, args)
+    if result is input:   # (an input handed back keeps its own history)
+        return result
+    need = input._requires_grad
+    node = _make_node(formula, formula.cls or _class_for(formula, values),
+                      ((input._shape, input._dtype, input._storage.device, input._stride,
+                        input._offset),))
+    node.next_functions = (_grad_edge(input) if need else _NO_EDGE,)
+    stored = {}
+    for k, v in values.items():
+        if v is not input:
+            stored[k] = v
+    stored["__needs__"] = (need,)
+    node._values = stored
+    node._saved = {}
+    if result._dtype.category >= _dtypes.FLOATING:
+        _give_history(result, node, op.kind == "view")
+    return result
 
 
 def record_result(op, formula, args, result):
@@ -1428,6 +1460,10 @@ def record_call(op, impl, args, kwargs):
                 return result
         if formula.prepare is not None:
             args = formula.prepare(args)
+        if formula.lean is not None and not anomaly.enabled:
+            result = formula.lean(op, formula, impl, args, kwargs)
+            if result is not None:
+                return result
     if not kwargs and formula.__class__ is Formula and formula.tensor_call and \
             (formula.plain or formula.sizes_call) and not anomaly.enabled:
         if _tensor_args(formula, args):

@@ -18,6 +18,7 @@ from ..._registry import OPS
 from .._composites import (recorded_broadcast_tensors, recorded_reshape, recorded_tensor_split,
                            setitem_value)
 from . import _fast
+from ..graph import record_single
 from ._core import derivative, nondifferentiable
 
 _FULL = slice(None)
@@ -463,6 +464,31 @@ def recorded_getitem(op, args, kwargs):
     return _dispatch.notify(op, (input,), result)
 
 
+def lean_getitem(op, formula, impl, args, kwargs):
+    """How a recorded ``x[key]`` starts (the formula's ``lean``): a basic key of several parts
+    that do something is ``recorded_getitem``'s chain of view nodes; one of at most one such
+    part (``x[0]``, ``x[:, 1:]``, ``x[..., None]``), on a plain tensor that is no view needing
+    a refresh, is the op's own node, recorded by ``record_single`` (issue 18: a loop reading
+    ``x[t]`` step by step). None for anything else: the general path, with its checks and
+    errors."""
+    if kwargs or len(args) != 2:
+        return None
+    input, key = args
+    kind = key.__class__
+    if kind is tuple:
+        chained = recorded_getitem(op, args, kwargs)
+        if chained is not None:
+            return chained
+        for k in key:
+            if k.__class__ not in _BASIC_ITEMS:
+                return None
+    elif kind is not int and kind is not slice:
+        return None
+    if input.__class__ not in DENSE_CLASSES or input._creation_meta is not None:
+        return None
+    return record_single(op, formula, impl, args, {"input": input, "key": key})
+
+
 def _index_steps(t, steps, indices=()):
     for step in steps:
         if step[0] == "unsqueeze":
@@ -643,7 +669,7 @@ nondifferentiable("resize_as_")
 
 
 # A basic key of several parts is PyTorch's chain of view ops, one node each (above).
-OPS["__getitem__"].backward.composite = recorded_getitem
+OPS["__getitem__"].backward.lean = lean_getitem
 # PyTorch views and expands a written value to the selection first.
 OPS["__setitem__"].backward.prepare = setitem_value
 OPS["broadcast_tensors"].backward.composite = recorded_broadcast_tensors
