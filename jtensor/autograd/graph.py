@@ -719,8 +719,8 @@ class Formula:
         self.prepare = None
         # ``lean(op, formula, impl, args, kwargs)``: for an op whose general recording path
         # is long, its commonest calls recorded directly (``x[0]``, ``x[:, 1:]``: a basic key
-        # of one part, through ``record_single``); None for any other call, which then takes
-        # the general path.
+        # of one part, through ``record_single``); ``DECLINED`` for any other call, which
+        # then takes the general path.
         self.lean = None
         # Inputs that get no edge at all when they are absent (None): parameters of another
         # of PyTorch's overloads (``max(x)`` has one edge, not one per ``dim``/``other``).
@@ -1224,6 +1224,34 @@ def record_single(op, formula, impl, args, values):
     return result
 
 
+def record_write(op, formula, impl, args, values):
+    """``record_call`` for an in-place write of the tensor ``values["value"]`` into
+    ``values["input"]`` (a basic ``x[key] = v``, issue 18: a loop filling ``out[t]`` step by
+    step), for a formula that saves nothing: the target is a plain floating tensor that is no
+    view, the value a plain tensor of another storage that is no view needing a refresh. The
+    same node, edges (taken after the write, as the general path takes them), stored values
+    and history as the general path's in-place case, without its per-call cases."""
+    target, value = values["input"], values["value"]
+    before = (target._shape, target._dtype, target._storage.device, target._stride,
+              target._offset)
+    result = _run_unrecorded(impl, args)
+    edge = edge_of(target)
+    need = value._requires_grad
+    node = _make_node(formula, formula.cls or _class_for(formula, values),
+                      (before, (value._shape, value._dtype, value._storage.device,
+                                value._stride, value._offset)))
+    node.next_functions = (edge, _grad_edge(value) if need else _NO_EDGE)
+    stored = {}
+    for k, v in values.items():
+        if v is not target and v is not value:
+            stored[k] = v
+    stored["__needs__"] = (edge[0] is not None, need)
+    node._values = stored
+    node._saved = {}
+    _set_history(target, node, 0)
+    return result
+
+
 def record_result(op, formula, args, result):
     """The node of a ``_record_tensors`` call that has run (``args`` as there), or of an
     operator whose result was computed on the arrays. The inputs' edges are taken after
@@ -1376,6 +1404,9 @@ def _finish_plain(op, formula, args, values, edges, meta, needs, scalars, result
 
 
 _NOT_PLAIN = object()
+# What a formula's ``lean`` answers for a call it leaves to the general path (None is a
+# result: ``x[key] = v`` returns it).
+DECLINED = object()
 
 
 def _class_for(formula, values):
@@ -1462,7 +1493,7 @@ def record_call(op, impl, args, kwargs):
             args = formula.prepare(args)
         if formula.lean is not None and not anomaly.enabled:
             result = formula.lean(op, formula, impl, args, kwargs)
-            if result is not None:
+            if result is not DECLINED:
                 return result
     if not kwargs and formula.__class__ is Formula and formula.tensor_call and \
             (formula.plain or formula.sizes_call) and not anomaly.enabled:

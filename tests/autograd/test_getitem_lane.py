@@ -9,6 +9,7 @@ import pytest
 import jtensor
 from jtensor._registry import OPS
 from jtensor.autograd.formulas import views as view_formulas
+from jtensor.autograd.graph import DECLINED
 
 from ..harness.graphs import record_and_describe
 from ..harness.spies import fast_path_spy
@@ -42,8 +43,10 @@ def _general_path(monkeypatch):
 
     def chained_only(op, formula, impl, args, kwargs):
         if not kwargs and len(args) == 2 and args[1].__class__ is tuple:
-            return view_formulas.recorded_getitem(op, args, kwargs)
-        return None
+            chained = view_formulas.recorded_getitem(op, args, kwargs)
+            if chained is not None:
+                return chained
+        return DECLINED
 
     monkeypatch.setattr(OPS["__getitem__"].backward, "lean", chained_only)
 

@@ -18,7 +18,7 @@ from ..._registry import OPS
 from .._composites import (recorded_broadcast_tensors, recorded_reshape, recorded_tensor_split,
                            setitem_value)
 from . import _fast
-from ..graph import record_single
+from ..graph import DECLINED, record_single, record_write
 from ._core import derivative, nondifferentiable
 
 _FULL = slice(None)
@@ -469,24 +469,48 @@ def lean_getitem(op, formula, impl, args, kwargs):
     that do something is ``recorded_getitem``'s chain of view nodes; one of at most one such
     part (``x[0]``, ``x[:, 1:]``, ``x[..., None]``), on a plain tensor that is no view needing
     a refresh, is the op's own node, recorded by ``record_single`` (issue 18: a loop reading
-    ``x[t]`` step by step). None for anything else: the general path, with its checks and
-    errors."""
+    ``x[t]`` step by step). ``DECLINED`` for anything else: the general path, with its
+    checks and errors."""
     if kwargs or len(args) != 2:
-        return None
+        return DECLINED
     input, key = args
-    kind = key.__class__
-    if kind is tuple:
+    if key.__class__ is tuple:
         chained = recorded_getitem(op, args, kwargs)
         if chained is not None:
             return chained
+    if not _basic_key(key):
+        return DECLINED
+    if input.__class__ not in DENSE_CLASSES or input._creation_meta is not None:
+        return DECLINED
+    return record_single(op, formula, impl, args, {"input": input, "key": key})
+
+
+def _basic_key(key):
+    """Whether ``key`` is an int, a slice or a tuple of ints, slices, None and Ellipsis."""
+    kind = key.__class__
+    if kind is tuple:
         for k in key:
             if k.__class__ not in _BASIC_ITEMS:
-                return None
-    elif kind is not int and kind is not slice:
-        return None
-    if input.__class__ not in DENSE_CLASSES or input._creation_meta is not None:
-        return None
-    return record_single(op, formula, impl, args, {"input": input, "key": key})
+                return False
+        return True
+    return kind is int or kind is slice
+
+
+def lean_setitem(op, formula, impl, args, kwargs):
+    """A recorded ``x[key] = v`` (the formula's ``lean``, after ``setitem_value`` shaped the
+    value) with a basic key, a tensor value of another storage that is no view needing a
+    refresh, and a plain floating target that is no view (``out[t] = h``, issue 18):
+    ``record_write``. ``DECLINED`` for anything else: the general path."""
+    if kwargs or len(args) != 3:
+        return DECLINED
+    target, key, value = args
+    if target.__class__ not in DENSE_CLASSES or target._base is not None \
+            or target._creation_meta is not None or target._view_version is not None \
+            or target._dtype.category < _dtypes.FLOATING \
+            or value.__class__ not in DENSE_CLASSES or value._creation_meta is not None \
+            or value._storage is target._storage or not _basic_key(key):
+        return DECLINED
+    return record_write(op, formula, impl, args, {"input": target, "key": key, "value": value})
 
 
 def _index_steps(t, steps, indices=()):
@@ -672,5 +696,6 @@ nondifferentiable("resize_as_")
 OPS["__getitem__"].backward.lean = lean_getitem
 # PyTorch views and expands a written value to the selection first.
 OPS["__setitem__"].backward.prepare = setitem_value
+OPS["__setitem__"].backward.lean = lean_setitem
 OPS["broadcast_tensors"].backward.composite = recorded_broadcast_tensors
 OPS["tensor_split"].backward.composite = recorded_tensor_split
