@@ -94,6 +94,10 @@ from ._repr import get_printoptions, printoptions, set_printoptions  # noqa: E40
 from ._dtypes import can_cast, promote_types, result_type  # noqa: E402,F401
 from ._api import broadcast_shapes  # noqa: E402,F401
 from . import functional  # noqa: E402,F401 (torch.functional, after every op is registered)
+from ._ops.arithmetic import install_deprecated_overloads as _install  # noqa: E402
+
+_install()   # (``p.add_(-lr, grad)``: after every op and layout kernel is registered)
+del _install
 
 
 def is_floating_point(input):

@@ -8,7 +8,9 @@ before computing (bool subtraction, dtypes a kernel lacks, integer division by z
 same builtin exception type PyTorch raises, before anything is written.
 """
 
+import functools
 import numbers
+import warnings
 
 import numpy as np
 
@@ -849,3 +851,63 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     """In-place ``addcdiv``."""
     self, tensor1, tensor2, value = _addc_args("addcdiv_", self, tensor1, tensor2, value, True)
     return _addc(addcdiv_.op, (self, tensor1, tensor2), value, True, inplace=self)
+
+
+# ------------------------------------------------------- PyTorch's deprecated overloads
+
+# Whether a deprecated overload has warned yet: PyTorch's parser warns once a process, for
+# the first such call of any of them.
+_DEPRECATED_WARNED = []
+
+
+def _deprecated_overload(entry, name, scalar, tensors):
+    """The method ``entry`` that also takes PyTorch's deprecated overload with the number
+    first: older code's ``p.data.add_(-lr, grad)`` (``add_(Number alpha, Tensor other)``)
+    and ``buf.addcmul_(1 - beta, g, g)``. A call of that form (the number, then the tensors,
+    positionally, without the keyword) warns as PyTorch does, once a process, and is the
+    current overload's call; any other call goes to ``entry`` unchanged."""
+    count = 2 + len(tensors)   # (self, the number, the tensors)
+    names = ", ".join(f"Tensor {t}" for t in tensors)
+    message = (f"This overload of {name} is deprecated:\n\t{name}(Number {scalar}, {names})\n"
+               f"Consider using one of the following signatures instead:\n\t{name}({names}, "
+               f"*, Number {scalar} = 1)")
+    # (PyTorch's parser takes a number for ``add``'s and ``sub``'s ``other`` there too:
+    # ``x.add_(2, 3)`` adds 6; ``addcmul``'s tensors must be tensors)
+    loose = len(tensors) == 1
+
+    def call(*args, **kwargs):
+        if len(args) == count and scalar not in kwargs and _is_number(args[1]) \
+                and all(isinstance(t, Tensor) or (loose and _is_number(t)) for t in args[2:]):
+            if not _DEPRECATED_WARNED:
+                _DEPRECATED_WARNED.append(True)
+                warnings.warn(message, UserWarning, stacklevel=2)
+            kwargs[scalar] = args[1]
+            return entry(args[0], *args[2:], **kwargs)
+        return entry(*args, **kwargs)
+
+    functools.update_wrapper(call, entry)
+    return call
+
+
+def _is_number(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+
+
+def install_deprecated_overloads():
+    """Give the methods ``add``, ``sub``, ``addcmul``, ``addcdiv`` and their in-place forms
+    PyTorch's deprecated number-first overloads (called once every op and layout kernel is
+    registered). The entry, compiled now, names the wrapper as itself (``_self``): it is what
+    ``__torch_function__`` handlers receive as ``func``, so ``func is Tensor.add_`` holds, as
+    in PyTorch. A layout kernel arriving later rebuilds the method (``_registry._build``),
+    which then takes the current overloads only."""
+    from .._argparse import _compile_now
+
+    for name, scalar, tensors in (("add", "alpha", ("other",)), ("sub", "alpha", ("other",)),
+                                  ("addcmul", "value", ("tensor1", "tensor2")),
+                                  ("addcdiv", "value", ("tensor1", "tensor2"))):
+        for method in (name, name + "_"):
+            entry = getattr(Tensor, method)
+            _compile_now(entry)
+            wrapper = _deprecated_overload(entry, method, scalar, tensors)
+            entry.__globals__["_self"] = wrapper
+            setattr(Tensor, method, wrapper)

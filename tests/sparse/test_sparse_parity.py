@@ -815,4 +815,6 @@ def test_dense_entries_carry_no_layout_step():
         assert "_L0" not in getattr(FUNCTIONS[name], "__globals__", {}), name
     for attr in ("t", "view", "select", "transpose", "exp"):
         assert "_L0" not in getattr(getattr(jtensor.Tensor, attr), "__globals__", {}), attr
-    assert jtensor.Tensor.add_.__globals__["_L0"] is jtensor._sparse.SparseCOOTensor
+    # (the method's entry, behind PyTorch's deprecated ``add_(Number, Tensor)`` overload)
+    entry = jtensor.Tensor.add_.__wrapped__
+    assert entry.__globals__["_L0"] is jtensor._sparse.SparseCOOTensor
