@@ -718,8 +718,8 @@ class Formula:
         # selection first); None for most ops.
         self.prepare = None
         # ``lean(op, formula, impl, args, kwargs)``: for an op whose general recording path
-        # is long, its commonest calls recorded directly (``x[0]``, ``x[:, 1:]``: a basic key
-        # of one part, through ``record_single``); ``DECLINED`` for any other call, which
+        # is long, its commonest calls recorded directly (``x[0]`` through ``record_single``,
+        # ``out[t] = h`` through ``record_write``); ``DECLINED`` for any other call, which
         # then takes the general path.
         self.lean = None
         # Inputs that get no edge at all when they are absent (None): parameters of another

@@ -29,6 +29,8 @@ KEYS = {
     "no-op slices": (slice(None), slice(None)),
     "row range then ellipsis": (slice(1, 2), Ellipsis),
     "empty slice": slice(5, 9),
+    "lone None": None,
+    "lone ellipsis": Ellipsis,
 }
 
 

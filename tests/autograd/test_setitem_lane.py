@@ -22,6 +22,8 @@ CASES = {
     "whole": ((4, 3), (Ellipsis,), (4, 3), False),
     "new axis": ((4, 3), (None, 1), (1, 3), False),
     "into a non-leaf": ((4, 3), 0, (3,), True),
+    "lone ellipsis": ((4, 3), Ellipsis, (4, 3), False),
+    "lone None": ((4, 3), None, (1, 4, 3), False),
 }
 
 

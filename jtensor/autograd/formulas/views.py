@@ -310,8 +310,7 @@ class _Key:
 
     def __init__(self, key, advanced, on_node=False):
         self.saved = None
-        if key.__class__ in _BASIC_ITEMS or (
-                key.__class__ is tuple and all(k.__class__ in _BASIC_ITEMS for k in key)):
+        if _basic_key(key):
             self.key = key   # ints, slices, None, Ellipsis: nothing to save or rebuild
             return
         if key.__class__ in DENSE_CLASSES and advanced and on_node:
@@ -467,9 +466,9 @@ def recorded_getitem(op, args, kwargs):
 def lean_getitem(op, formula, impl, args, kwargs):
     """How a recorded ``x[key]`` starts (the formula's ``lean``): a basic key of several parts
     that do something is ``recorded_getitem``'s chain of view nodes; one of at most one such
-    part (``x[0]``, ``x[:, 1:]``, ``x[..., None]``), on a plain tensor that is no view needing
-    a refresh, is the op's own node, recorded by ``record_single`` (issue 18: a loop reading
-    ``x[t]`` step by step). ``DECLINED`` for anything else: the general path, with its
+    part (``x[0]``, ``x[:, 1:]``, ``x[None]``, ``x[...]``), on a plain tensor that is no
+    view needing a refresh, is the op's own node, recorded by ``record_single`` (issue 18: a
+    loop reading ``x[t]`` step by step). ``DECLINED`` for anything else: the general path, with its
     checks and errors."""
     if kwargs or len(args) != 2:
         return DECLINED
@@ -486,14 +485,13 @@ def lean_getitem(op, formula, impl, args, kwargs):
 
 
 def _basic_key(key):
-    """Whether ``key`` is an int, a slice or a tuple of ints, slices, None and Ellipsis."""
-    kind = key.__class__
-    if kind is tuple:
+    """Whether ``key`` is an int, a slice, None, Ellipsis or a tuple of them."""
+    if key.__class__ is tuple:
         for k in key:
             if k.__class__ not in _BASIC_ITEMS:
                 return False
         return True
-    return kind is int or kind is slice
+    return key.__class__ in _BASIC_ITEMS
 
 
 def lean_setitem(op, formula, impl, args, kwargs):
