@@ -264,3 +264,56 @@ def test_plain_backward_equals_the_recorded_formula_bit_for_bit(fn, dtype):
     (plain,) = jtensor.autograd.grad(fn(x, w), x, g)
     (recorded,) = jtensor.autograd.grad(fn(x, w), x, g, create_graph=True)
     assert plain.cpu().numpy().tobytes() == recorded.detach().cpu().numpy().tobytes()
+
+
+def _addmm_case(lib, needs, bias_shape, layout, plain):
+    """addmm with default alpha and beta (a linear layer's node), some inputs needing a
+    gradient; the gradients of those that do, from a plain or a create_graph pass."""
+    gen = np.random.default_rng(7)
+    vals = [gen.standard_normal(s).astype("float32") for s in (bias_shape, (4, 3), (5, 3))]
+    bias, a, w = (lib.from_numpy(v.copy()) for v in vals)
+    b = w.t() if layout == "columns" else w.t().contiguous()
+    leaves = [t.requires_grad_() for t, n in zip((bias, a, b), needs, strict=True) if n]
+    out = lib.addmm(bias, a, b)
+    g = lib.from_numpy(gen.standard_normal((4, 5)).astype("float32"))
+    grads = lib.autograd.grad(out, leaves, g, create_graph=not plain)
+    return [x.detach() for x in grads]
+
+
+NEEDS = [(True, False, True), (False, True, False), (True, True, True), (False, False, True)]
+
+
+@pytest.mark.parametrize("needs", NEEDS, ids=str)
+@pytest.mark.parametrize("bias_shape", [(5,), (1, 5), (4, 5), (4, 1), ()], ids=str)
+@pytest.mark.parametrize("layout", ["rows", "columns"])
+def test_linear_node_gradients_on_the_arrays(needs, bias_shape, layout):
+    # The plain pass of addmm with alpha = beta = 1 computes all its gradients on the arrays
+    # at once: the values, shapes and layouts of the formula in public ops and of PyTorch.
+    fast = _addmm_case(jtensor, needs, bias_shape, layout, True)
+    slow = _addmm_case(jtensor, needs, bias_shape, layout, False)
+    theirs = _addmm_case(torch, needs, bias_shape, layout, True)
+    for f, s, t in zip(fast, slow, theirs, strict=True):
+        assert (tuple(f.shape), f.stride(), f.dtype) == (tuple(s.shape), s.stride(), s.dtype)
+        assert jtensor.equal(f, s)
+        assert (tuple(f.shape), f.stride()) == (tuple(t.shape), t.stride())
+        np.testing.assert_allclose(f.numpy(), t.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_linear_node_checks_its_saved_operands_as_torch():
+    # The array pass reads the saved operands through the same version check.
+    def run(lib):
+        x = lib.ones(2, 3)
+        lin = lib.nn.Linear(3, 2)
+        h = x * 1
+        out = lin(h)
+        h.add_(1)
+        messages = []
+        try:
+            out.sum().backward()
+        except RuntimeError as exc:
+            messages.append(str(exc).split(" Hint")[0])
+        return messages, lin.weight.grad
+
+    (mine, grad), (theirs, tgrad) = _both(run)
+    assert mine == theirs and len(mine) == 1
+    assert grad is None and tgrad is None

@@ -65,6 +65,21 @@ def test_axpy_refuses_what_it_cannot_take():
     assert not _blas.axpy(0.5, b, frozen)
 
 
+@fused
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_axpy_reads_a_read_only_operand(dtype):
+    # A read-only ``x`` exports no writable buffer: its address comes the other way.
+    a, b = _pair((9,), dtype)
+    ro = b.copy()
+    ro.flags.writeable = False
+    y1, y2 = a.copy(), a.copy()
+    assert _blas.axpy(-0.25, ro, y1) and _blas.axpy(-0.25, b, y2)
+    assert y1.tobytes() == y2.tobytes()
+    expected = torch.from_numpy(a).add(torch.from_numpy(b), alpha=-0.25)
+    assert y1.tobytes() == expected.numpy().tobytes()
+    assert ro.tobytes() == b.tobytes()
+
+
 SGD_CONFIGS = [
     {"lr": 0.1},
     {"lr": 0.05, "momentum": 0.9},

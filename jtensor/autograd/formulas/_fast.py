@@ -151,6 +151,49 @@ def mm_grad(left, right, left_t, right_t, transpose_result, dtype):
     return Tensor._from_array(r.T if transpose_result else r, dtype, left._storage.device)
 
 
+def addmm_grads(node, g, need_i, need_1, need_2):
+    """``addmm``'s gradients for alpha = beta = 1 (a linear layer's node) in a plain pass on
+    the arrays, each already of its input's shape and layout (``linalg._mat1_grad`` and
+    ``_mat2_grad``'s layout rule): the bias gradient summed over the broadcast rows as
+    ``graph._fit`` sums it, the matrices' as ``mm_grad`` multiplies them. The same array
+    calls as the general formula, without its per-input lookups and the fitting pass. None
+    when it does not apply."""
+    if not plain() or not plain_cpu_floats(g) or len(g._shape) != 2:
+        return None
+    meta = node._input_meta
+    gi = None
+    if need_i:
+        gi = g if meta[0][0] == g._shape else sum_to(g, meta[0][0])
+        if gi is None or gi._dtype is not meta[0][1]:
+            return None
+    grads = [gi, None, None]
+    for k, need, name in ((1, need_1, "mat2"), (2, need_2, "mat1")):
+        if need:
+            saved = node._saved
+            entry = saved.get(name) if saved is not None else None
+            if entry.__class__ is not SavedTensor:
+                return None
+            grads[k] = product_grad(g, entry.values(node), meta[k], k == 1)
+            if grads[k] is None:
+                return None
+    return grads
+
+
+def product_grad(g, other, meta, first):
+    """The gradient of a product's first (``first``) or second matrix on the arrays
+    (``mm_grad``), in the layout ``meta`` (the input's metadata) records: for a column-major
+    input (a transposed contiguous matrix, as ``linear``'s ``weight.t()``) the transposed
+    product is computed and transposed back, so the gradient is column-major too (PyTorch's
+    mm_mat1/mm_mat2_backward). None when ``mm_grad`` does not apply."""
+    shape, stride = meta[0], meta[3]
+    column = len(shape) == 2 and stride[0] == 1 and stride[1] == shape[0]
+    if first:
+        operands = (other, g, False, True) if column else (g, other, False, True)
+    else:
+        operands = (g, other, True, False) if column else (other, g, True, False)
+    return mm_grad(*operands, column, g._dtype)
+
+
 def sum_to(g, shape):
     """``graph.sum_to`` on the arrays for a CPU float32/float64 gradient (the bias gradient
     of a broadcast add, summed over the batch): the public ``sum``'s array call over the
@@ -168,12 +211,19 @@ def sum_to(g, shape):
         elif s != gshape[lead + i]:
             return None   # not a broadcast of ``shape``: the caller's error
     a = g._array()
+    # (``ndarray.sum`` is this reduction behind a Python frame of NumPy's)
     try:
-        r = a.sum(axis=tuple(axes), keepdims=True)
+        r = _ADD_REDUCE(a, tuple(axes), None, None, True)
     except RuntimeWarning:
         with np.errstate(all="ignore"):
-            r = a.sum(axis=tuple(axes), keepdims=True)
-    return Tensor._from_array(r.reshape(shape), g._dtype, g._storage.device)
+            r = _ADD_REDUCE(a, tuple(axes), None, None, True)
+    r = r.reshape(shape)
+    if r.__class__ is not np.ndarray or not r.flags.c_contiguous:
+        return Tensor._from_array(r, g._dtype, g._storage.device)
+    return fresh_tensor(Tensor, r, shape, g._dtype, g._storage.device, CPU_BACKEND)
+
+
+_ADD_REDUCE = np.add.reduce
 
 
 # Whether the formulas below (tanh, sigmoid, sub, div, mean, a full max or min) and

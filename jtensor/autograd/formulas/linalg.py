@@ -142,14 +142,10 @@ def _mat2_grad(g, mat1, meta2):
 def _product_grad(g, other, meta, first):
     """The gradient of a product's first (``first``) or second matrix, in the layout
     ``meta`` records; on the arrays in a plain pass (``_fast.mm_grad``)."""
-    column = _column_major(meta)
-    if first:
-        operands = (other, g, False, True) if column else (g, other, False, True)
-    else:
-        operands = (g, other, True, False) if column else (other, g, True, False)
-    fast = _fast.mm_grad(*operands, column, g._dtype)
+    fast = _fast.product_grad(g, other, meta, first)
     if fast is not None:
         return fast
+    column = _column_major(meta)
     if first:
         return _conj(other).mm(g.t()).t() if column else g.mm(_mh(other))
     return g.t().mm(_conj(other)).t() if column else _mh(other).mm(g)
@@ -207,6 +203,12 @@ def mv_backward(ctx, g):
             save_for={"mat1": ("mat2",), "mat2": ("mat1",)})
 def addmm_backward(ctx, g):
     need_i, need_1, need_2 = ctx.needs_input_grad
+    values = ctx._values
+    if "alpha" not in values and "beta" not in values:
+        # (alpha and beta 1: every linear layer) on the arrays in a plain pass
+        grads = _fast.addmm_grads(ctx, g, need_i, need_1, need_2)
+        if grads is not None:
+            return grads
     return (_scale(g, ctx.beta) if need_i else None,
             _scale(_mat1_grad(g, ctx.mat2, ctx.input_meta(1)), ctx.alpha) if need_1 else None,
             _scale(_mat2_grad(g, ctx.mat1, ctx.input_meta(2)), ctx.alpha) if need_2 else None)
