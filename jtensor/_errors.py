@@ -8,9 +8,12 @@ RuntimeError`` or ``type(e) is RuntimeError`` behave the same. The names below s
 error is raised, which of PyTorch's situations it is.
 """
 
+import contextlib
 import math
 import os
+import re
 import sys
+import warnings
 
 TensorRuntimeError = RuntimeError
 TensorIndexError = IndexError
@@ -155,3 +158,28 @@ def stacklevel(level):
         frame = frame.f_back
         k += 1
     return k
+
+
+@contextlib.contextmanager
+def ignoring_warnings(category=Warning, message=None):
+    """Ignore the warnings of ``category`` (whose text starts with ``message``, when given)
+    raised inside the block, as ``warnings.catch_warnings()`` with a filter would, without
+    making Python forget which warnings it has already shown.
+
+    ``catch_warnings`` and ``simplefilter`` signal that the filters changed, and that signal
+    empties every module's record of the warnings shown: a warning the default action prints
+    once per line then prints again after every op that silenced NumPy this way (a program
+    calling ``torch.tensor(t)`` in a loop saw PyTorch's one copy-construct warning 13 times).
+    The filter is put first in the filters list itself for the block: Python reads that list
+    on every warning, so it applies, and the records stay valid."""
+    entry = ("ignore", None if message is None else re.compile(re.escape(message), re.I),
+             category, None, 0)
+    filters = warnings.filters
+    filters.insert(0, entry)
+    try:
+        yield
+    finally:
+        try:
+            filters.remove(entry)
+        except ValueError:   # (the block replaced the list: catch_warnings restored it)
+            pass

@@ -24,6 +24,7 @@ from . import _api, _dtypes, linalg
 from . import return_types as _return_types
 from ._errors import (
     TensorNotImplementedError,
+    ignoring_warnings,
     TensorRuntimeError,
     TensorTypeError,
     TensorValueError,
@@ -904,9 +905,8 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
             f"bytes) must not be greater than actual buffer length ({nbytes} bytes)"
         )
     array = np.frombuffer(view, dtype=np.uint8, count=count * itemsize, offset=offset)
-    with warnings.catch_warnings():
-        # The buffer's own warning (above, once) replaces from_numpy's for a read-only array.
-        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+    # The buffer's own warning (above, once) replaces from_numpy's for a read-only array.
+    with ignoring_warnings(message="The given NumPy array is not writable"):
         result = _api.ops.from_numpy(array.view(dtype.numpy))
     return result.requires_grad_() if requires_grad else result
 

@@ -15,7 +15,8 @@ from .. import _tensor as _tensor_module
 from .._device import CPU, CPU_BACKEND, backend_for, resolve_device
 from .._dispatch import Post, emit
 from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
-                       TensorValueError, check_storage_size, stacklevel, user_stacklevel)
+                       TensorValueError, check_storage_size, ignoring_warnings, stacklevel,
+                       user_stacklevel)
 from .._layout import contiguous_strides, dense_strides_like
 from .._out import resize_output
 from .._argparse import int_arg
@@ -657,16 +658,14 @@ def _fill(out, value):
             value = np.asarray(value, dtype=np.int64).astype(out._dtype.numpy)
     backend = out._storage._backend
     if backend.deferred:   # a fill kernel, queued
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"), ignoring_warnings():
             value = np.asarray(value).astype(out._dtype.numpy)
         backend.launch("fill_", np.copyto, out._array_nowait(), value)
         return
     if (value == 0 or value == 1) and value.__class__ in (int, float, bool):
         out._array()[...] = value  # zeros/ones: nothing to overflow, nothing to warn about
         return
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with np.errstate(all="ignore"), ignoring_warnings():
         out._array()[...] = value
 
 

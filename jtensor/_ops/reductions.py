@@ -19,6 +19,7 @@ from .. import _dtypes, return_types
 from .._dispatch import Post
 from .._errors import (
     TensorIndexError,
+    ignoring_warnings,
     TensorNotImplementedError,
     TensorRuntimeError,
     TensorTypeError,
@@ -38,10 +39,8 @@ _LOW = (_dtypes.float16, _dtypes.bfloat16)
 @contextlib.contextmanager
 def quiet():
     """Silence NumPy's warnings for 0/0, log(0)...: the IEEE results are PyTorch's."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        with np.errstate(all="ignore"):
-            yield
+    with ignoring_warnings(RuntimeWarning), np.errstate(all="ignore"):
+        yield
 
 
 def fp_quiet():
