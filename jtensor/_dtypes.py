@@ -399,6 +399,11 @@ _CONVERT_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32"
                   "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
+# dtype -> its largest finite value (floating) or its (min, max) (integral), for
+# ``check_scalar_fits``
+_LARGEST = {}
+
+
 def check_scalar_fits(value, dtype):
     """PyTorch's checked conversion of a number argument (``clamp``'s bounds, ``pow``'s
     exponent) to ``dtype``: a finite value beyond the dtype's largest magnitude raises
@@ -411,17 +416,23 @@ def check_scalar_fits(value, dtype):
         return
     if dtype.category == FLOATING:
         if math.isfinite(value):
-            info = finfo(dtype)
-            if abs(value) > info.max:
+            largest = _LARGEST.get(dtype)
+            if largest is None:   # (finfo builds an object: once a dtype)
+                largest = _LARGEST[dtype] = finfo(dtype).max
+            if abs(value) > largest:
                 raise TensorRuntimeError(f"value cannot be converted to type {name} without "
                                          f"overflow (the largest {dtype} is "
-                                         f"{info.max:g}, got {value!r})")
+                                         f"{largest:g}, got {value!r})")
         return
     if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
         raise OverflowError("int too big to convert")
-    info = np.iinfo(dtype.numpy)
-    low = info.min if info.min < 0 else -math.inf
-    if not low <= value <= info.max:
+    bounds = _LARGEST.get(dtype)
+    if bounds is None:
+        info = np.iinfo(dtype.numpy)
+        bounds = _LARGEST[dtype] = (int(info.min), int(info.max))
+    smallest, largest = bounds
+    low = smallest if smallest < 0 else -math.inf
+    if not low <= value <= largest:
         raise TensorRuntimeError(f"value cannot be converted to type {name} without overflow "
-                                 f"({dtype} holds {info.min} to {info.max}, got "
+                                 f"({dtype} holds {smallest} to {largest}, got "
                                  f"{value!r})")

@@ -526,6 +526,11 @@ def _scalar_array(backend, value, np_dtype, dtype=None):
     """A Python number as an operand of ``np_dtype``, wrapping like a C cast would: a 0-d
     array on the CPU; on a device, a NumPy scalar, which CuPy passes to the kernel as an
     argument (a 0-d device array would cost an allocation and a host-to-device copy)."""
+    return number_operand(backend.xp, value, np_dtype, dtype)
+
+
+def number_operand(xp, value, np_dtype, dtype=None):
+    """``_scalar_array`` for the array module ``xp`` (a kernel's number parameter)."""
     if dtype is not None and value.__class__ is not bool:
         # PyTorch casts a wrapped number to the op's dtype first: ``half + 1/3`` adds
         # half(1/3), and ``half % 0.1`` divides by half(0.1) (computed in float32 after).
@@ -536,7 +541,7 @@ def _scalar_array(backend, value, np_dtype, dtype=None):
     except OverflowError:
         with np.errstate(over="ignore"):
             array = np.asarray(value).astype(np_dtype)
-    return array if backend.xp is np else array[()]
+    return array if xp is np else array[()]
 
 
 def _write_into(target, computed):

@@ -22,8 +22,8 @@ import numpy as np
 from .. import _dtypes
 from .._argparse import int_arg
 from .._dispatch import check_inplace
-from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, _fast, elementwise,
-                            result_dtype, zero_where)
+from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, _fast, _number_dtype,
+                            elementwise, number_operand, result_dtype, zero_where)
 from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
                       invalid_combination)
 from .._registry import FUNCTIONS, define, register
@@ -683,12 +683,15 @@ def round_(input, *, decimals=None):
 # ------------------------------------------------------------------------ clamp
 
 def _clamp_compute(has_min, has_max):
+    # min(max(x, lo), hi): when lo > hi every element becomes hi; a NaN element or bound
+    # gives NaN. A bound equal to the element leaves the element (PyTorch's kernels keep
+    # ``x`` unless ``x < lo``: ``clamp(-0.0, min=0)`` is -0.0): the bound is the first
+    # operand, as NumPy's vector loops hand back the second of two equal operands.
     if has_min and has_max:
-        # min(max(x, lo), hi): when lo > hi every element becomes hi; nan propagates.
-        return lambda xp, a, lo, hi: xp.minimum(xp.maximum(a, lo), hi)
+        return lambda xp, a, lo, hi: xp.minimum(hi, xp.maximum(lo, a))
     if has_min:
-        return lambda xp, a, lo: xp.maximum(a, lo)
-    return lambda xp, a, hi: xp.minimum(a, hi)
+        return lambda xp, a, lo: xp.maximum(lo, a)
+    return lambda xp, a, hi: xp.minimum(hi, a)
 
 
 _CLAMP_OVERLOADS = ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
@@ -735,7 +738,29 @@ def _clamp(op, name, input, lo, hi, out=None, inplace=None):
             # PyTorch converts number bounds to the computation's dtype, checked.
             _dtypes.check_scalar_fits(_as_number(bound, name), promoted)
     compute = _clamp_compute(lo is not None, hi is not None)
-    return _run(op, compute, tuple(values), out=out, inplace=inplace, rule=PROMOTE)
+    if tensor_bounds:
+        return _run(op, compute, tuple(values), out=out, inplace=inplace, rule=PROMOTE)
+    # PyTorch's Scalar overload is a unary kernel with the bounds as its parameters: the
+    # result is laid out as the input alone decides (a number operand of ``add`` takes part
+    # in that choice; these do not), in the dtype the bounds promote it to.
+    unary = _with_bounds(compute, values[1:], _number_dtype(op, False, promoted))
+    if promoted is input._dtype:
+        return _run(op, unary, (input,), out=out, inplace=inplace, rule=PROMOTE)
+    return _run(op, unary, (input,), out=out, inplace=inplace, rule=PROMOTE,
+                result_dtype_override=promoted)
+
+
+def _with_bounds(compute, bounds, low):
+    """``compute(xp, a, *bounds)`` as a unary computation: the number bounds converted to
+    the computation's dtype as the element-wise ops convert a number operand (a float one
+    beside a float32/float64 array as it is: NumPy rounds it to the array's dtype)."""
+
+    def unary(xp, a):
+        if low is None and a.dtype.kind == "f" and a.dtype.itemsize >= 4:
+            return compute(xp, a, *bounds)
+        return compute(xp, a, *[number_operand(xp, v, a.dtype, low) for v in bounds])
+
+    return unary
 
 
 @register("elementwise", aliases=("clip",))

@@ -1433,6 +1433,10 @@ def _make_node(formula, cls, meta):
     return node
 
 
+# (edge count, positions of the Scalar arguments) -> the positions of the edges kept
+_KEPT = {}
+
+
 def _new_node(formula, values, edges, meta, needs, scalars):
     """The node of one recorded call (its fields set directly: no constructor chain on the
     hottest path of recording), with ``_input_edges``' findings."""
@@ -1441,7 +1445,10 @@ def _new_node(formula, values, edges, meta, needs, scalars):
     if scalars is not None:
         # The formula still returns one gradient per declared input (``__kept__`` picks the
         # edges' ones in ``_flatten_grads``); ``_input_meta`` stays indexed by input.
-        kept = tuple(i for i in range(len(edges)) if i not in scalars)
+        key = (len(edges), tuple(scalars))
+        kept = _KEPT.get(key)
+        if kept is None:
+            kept = _KEPT[key] = tuple(i for i in range(key[0]) if i not in scalars)
         values["__kept__"] = kept
         edges = [edges[i] for i in kept]
     node.next_functions = tuple(edges)

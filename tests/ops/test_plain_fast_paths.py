@@ -408,3 +408,49 @@ def test_softmax_of_attention_scores_matches_pytorch(log):
             # (log_softmax subtracts a log-sum-exp of about 1 whose last bit may differ)
             atol = 2 * np.finfo(dtype).eps
             np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=2e-6, atol=atol)
+
+
+BOUNDS = [(0, 1), (-1.5, 0.25), (0.3, -0.3), (float("nan"), 1.0), (-2, float("inf")), (1e-45, 2)]
+CLAMPS = {
+    "clamp(lo, hi)": lambda t, lo, hi: t.clamp(lo, hi),
+    "clamp(min=lo)": lambda t, lo, hi: t.clamp(min=lo),
+    "clip(max=hi)": lambda t, lo, hi: t.clip(max=hi),
+    "clamp_min(lo)": lambda t, lo, hi: t.clamp_min(lo),
+    "clamp_(lo, hi)": lambda t, lo, hi: t.clone().clamp_(lo, hi),
+}
+
+
+@pytest.mark.parametrize("form", sorted(CLAMPS))
+@pytest.mark.parametrize("bounds", BOUNDS, ids=str)
+def test_clamp_with_number_bounds_matches_pytorch(bounds, form):
+    # Number bounds are the parameters of a unary kernel in PyTorch: the result keeps the
+    # element where it equals a bound (signed zeros), NaN bounds give NaN, and the layout is
+    # the one the input alone decides (a size-1 dim's odd stride included).
+    lo, hi = bounds
+    fn = CLAMPS[form]
+    dtypes = ["float32", "float64", "int64", "uint8", "float16"]
+    for a, layout, _ in _cases(11, 40, dtypes):
+        got, got_err = _outcome(lambda lib, t: fn(t, lo, hi), jtensor, _view(jtensor, a, layout))
+        want, want_err = _outcome(lambda lib, t: fn(t, lo, hi), torch, _view(torch, a, layout))
+        assert got_err == want_err
+        if want is not None:
+            _same(want, got)
+
+
+def test_clamp_with_number_bounds_keeps_signed_zeros_and_odd_strides():
+    def run(lib):
+        x = lib.tensor([-0.0, 0.0, 1.0, -2.0, float("nan")])
+        odd = lib.arange(12.0).reshape(3, 4)[:1].as_strided((1, 4), (7, 1))
+        return (
+            x.clamp(0, 1),
+            x.clamp(min=0.0),
+            x.clamp(max=-0.0),
+            x.clamp(-0.0, 0.0),
+            odd.clamp(2, 3),
+            lib.arange(4.0).reshape(4, 1).t().clamp(min=1),
+            lib.linspace(-1, 1, 7).to(lib.bfloat16).clamp(-0.3, 0.1).float(),
+            lib.arange(-3, 3).to(lib.uint8).clamp(min=-1, max=200),
+        )
+
+    for got, want in zip(run(jtensor), run(torch), strict=True):
+        _same(want, got)

@@ -10,6 +10,7 @@ shared evenly, zeros of prod) and node names agree. They use public jtensor ops 
 from ..._api import broadcast_shapes
 from ..._api import ops as J
 from ..._registry import OPS
+from ..._tensor import Tensor
 from .._composites import recorded_take_along_dim
 from ._core import derivative, nondifferentiable
 
@@ -74,8 +75,6 @@ def _index_fill_name(values):
 
 
 def _is_tensor(v):
-    from ..._tensor import Tensor
-
     return isinstance(v, Tensor)
 
 

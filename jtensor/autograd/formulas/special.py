@@ -11,6 +11,7 @@ from ..._api import ops as J
 from ..._dtypes import finfo
 from ..._errors import TensorNotImplementedError
 from ..._ops.special import special_i0e, special_i1e, special_xlog1py, special_zeta
+from ..._tensor import Tensor
 from ._core import derivative, nondifferentiable
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -68,8 +69,6 @@ def entr_backward(ctx, g):
 
 def _scalar_suffix(values, first="input", second="other"):
     """PyTorch's overload number: 0 for two tensors, 1 for a number first, 2 for second."""
-    from ..._tensor import Tensor
-
     if not isinstance(values[first], Tensor):
         return 1
     if not isinstance(values[second], Tensor):
