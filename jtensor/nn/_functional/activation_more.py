@@ -364,18 +364,20 @@ def _check_lambd(lambd, dtype):
 
 
 class _Shrink(Function):
-    """Soft or hard shrinkage: the gradient passes where ``|x| > lambd``."""
+    """Soft or hard shrinkage: 0 inside ``[-lambd, lambd]``, the gradient passes where
+    ``|x| > lambd``. A NaN stays NaN, and gets no gradient.
+
+    (PyTorch's vector loop, which computes all but the tail of a tensor, is followed here:
+    its scalar loop over the last few elements returns ``x * 0`` inside, a negative zero for
+    ``-0.0``, and passes a NaN's gradient.)"""
 
     @staticmethod
     def forward(ctx, input, lambd, soft):
         ctx.lambd = lambd
         ctx.save_for_backward(input)
-        keep = input.abs() > lambd
-        if soft:
-            value = input - J.where(input > 0, lambd, -lambd).to(input.dtype)
-        else:
-            value = input
-        return J.where(keep, value, J.zeros_like(input))
+        inside = input.abs() <= lambd
+        value = J.where(input > lambd, input - lambd, input + lambd) if soft else input
+        return J.where(inside, J.zeros_like(input), value)
 
     @staticmethod
     def backward(ctx, grad):
@@ -426,14 +428,15 @@ class _Threshold(Function):
 
     @staticmethod
     def forward(ctx, input, threshold, value):
+        # PyTorch's kernel replaces ``x <= threshold``: a NaN is kept, its gradient passes.
         ctx.threshold = threshold
         ctx.save_for_backward(input)
-        return J.where(input > threshold, input, J.full_like(input, value))
+        return J.where(input <= threshold, J.full_like(input, value), input)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return J.where(x > ctx.threshold, grad, J.zeros_like(grad)), None, None
+        return J.where(x <= ctx.threshold, J.zeros_like(grad), grad), None, None
 
 
 class _ThresholdInplace(Function):
@@ -443,7 +446,7 @@ class _ThresholdInplace(Function):
 
     @staticmethod
     def forward(ctx, input, threshold, value):
-        keep = input > threshold
+        keep = ~(input <= threshold)   # (a NaN is kept: see _Threshold)
         ctx.keep = keep
         input.copy_(J.where(keep, input, J.full_like(input, value)))
         ctx.mark_dirty(input)
