@@ -6,6 +6,7 @@ and ``bucketize``.
 Conventions (layouts, validation before writing, ``finish``): see ``_selection_common``.
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -34,16 +35,34 @@ def _sort_arrays(input, dim, descending, xp):
     work = array.astype(np.float32) if input._dtype is _dtypes.bfloat16 else array
     if descending:
         n = work.shape[dim]
-        rev = xp.flip(work, axis=dim)
-        order = xp.argsort(rev, axis=dim, kind="stable")
-        order = xp.flip(order, axis=dim)
+        # (reversed along ``dim`` by a slice: ``flip``'s view, without its Python frames)
+        backwards = (slice(None),) * dim + (slice(None, None, -1),)
+        order = xp.argsort(work[backwards], axis=dim, kind="stable")[backwards]
         indices = (n - 1) - order
     else:
         indices = xp.argsort(work, axis=dim, kind="stable")
-    values = xp.take_along_axis(array, indices, axis=dim)
+    values = _take_along(xp, array, indices, dim)
     if not input.dim():
         values, indices = values.reshape(()), indices.reshape(())
     return values, indices.astype(np.int64)
+
+
+def _take_along(xp, array, indices, dim):
+    """``take_along_axis(array, indices, dim)``: for NumPy, one indexing of the rows viewed
+    as (rows, n) (NumPy's function builds its index in Python, several times the cost for
+    the small tensors of a sampling loop); a C-contiguous result either way."""
+    if xp is not np or array.ndim == 0:
+        return xp.take_along_axis(array, indices, axis=dim)
+    if array.ndim == 1:
+        return array[indices]
+    rows = array.swapaxes(dim, -1)
+    picks = indices.swapaxes(dim, -1)
+    lead = rows.shape[:-1]
+    count = math.prod(lead)
+    taken = rows.reshape(count, rows.shape[-1])[
+        np.arange(count)[:, None], picks.reshape(count, picks.shape[-1])]
+    taken = taken.reshape(lead + (picks.shape[-1],))
+    return taken if dim == array.ndim - 1 else np.ascontiguousarray(taken.swapaxes(dim, -1))
 
 
 def _sort_impl(input, dim, descending):

@@ -86,3 +86,30 @@ def test_k_must_be_an_int(k):
             with pytest.raises(TypeError, match=re.escape(msg)):
                 getattr(lib, name)(lib.ones(3), k=k)
     assert jtensor.topk(jtensor.arange(5.0), k=jtensor.tensor(2)).indices.tolist() == [4, 3]
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("layout", ["contiguous", "permuted"])
+def test_sort_and_topk_along_each_dim_of_a_batch(dim, layout):
+    # The values are gathered by the sorted indices along ``dim`` (one indexing of the rows
+    # viewed as a matrix): the values, indices, shapes and strides of PyTorch's, ties and
+    # signed zeros included.
+    gen = np.random.default_rng(5)
+    data = gen.integers(-3, 4, (3, 4, 5)).astype("float32")
+    data[0, 0, :2] = [0.0, -0.0]
+    found = []
+    for lib in (jtensor, torch):
+        x = lib.from_numpy(data.copy())
+        if layout == "permuted":
+            x = x.permute(2, 0, 1)
+        results = []
+        for descending in (False, True):
+            s = x.sort(dim=dim, descending=descending, stable=True)
+            results += [s.values, s.indices]
+        for largest in (False, True):
+            t = x.topk(2, dim, largest=largest)
+            results += [t.values, t.indices]
+        found.append(
+            [(tuple(r.shape), r.stride(), np.asarray(r.numpy()).tobytes()) for r in results]
+        )
+    assert found[0] == found[1]
