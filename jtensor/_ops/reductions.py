@@ -757,6 +757,12 @@ def _var_core(name, input, dim, unbiased, keepdim, correction):
         raise TensorRuntimeError("std and var only support floating point and complex dtypes")
     xp = _xp(input)
     a = _work_array(input)
+    if xp is np and a.dtype.kind == "f" and input._dtype.itemsize <= 4:
+        # PyTorch's CPU kernel accumulates float16, bfloat16 and float32 in double: the
+        # statistics are the float64 ones rounded (std: the float64 square root rounded),
+        # which a float32 two-pass computation misses by an ulp about half the time, and
+        # overflows past (the std of 1e30s is finite).
+        a = a.astype(np.float64)
     axes = _axes(input, dims)
     n = _reduced_count(input, dims)
     dof = builtins.max(0, n - correction)
