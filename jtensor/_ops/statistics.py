@@ -216,8 +216,10 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
         counts = end_pos - start_pos + 1
         best = xp.argmax(counts, axis=1)  # first maximum in sorted order: the smallest value
         r = xp.arange(rows)
-        values = s[r, best]
-        indices = order[r, end_pos[r, best]].astype(np.int64)
+        last = end_pos[r, best]
+        # (the value at the index reported: of equal values, -0.0 and 0.0, the one there)
+        values = s[r, last]
+        indices = order[r, last].astype(np.int64)
     shape = rest
     if keepdim:
         shape = tuple(input._shape[:d]) + (1,) + tuple(input._shape[d + 1:])

@@ -57,3 +57,22 @@ def test_ties_and_nans_match_pytorch(name, dtype):
     assert len(mine) == len(theirs)
     for m, t in zip(mine, theirs, strict=True):
         assert _bits(m) == _bits(t), (m, t)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [0.0, -0.0, 1.0, 1.0],
+        [-0.0, 0.0, 2.0],
+        [1.0, -0.0, 3.0, 0.0, 3.0],
+        [[0.0, -0.0], [-0.0, 0.0]],
+    ],
+    ids=str,
+)
+def test_mode_reports_the_element_at_its_index(values):
+    # Of equal values (-0.0 and 0.0) mode reports the one at the index it gives.
+    found = []
+    for lib in (jtensor, torch):
+        m = lib.tensor(values).mode()
+        found.append((_bits(m.values), m.indices.tolist()))
+    assert found[0] == found[1]
