@@ -151,8 +151,10 @@ def child(mode, program):
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 PACKAGE = re.compile(r"(?<![\w.])jtensor\.")
+# (a number may end a sentence: a dot after it that no digit follows is not part of it)
 NUMBER = re.compile(
-    r"(?<![\w.])[-+]?(?:nan|inf|(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)(?![\w.])"
+    r"(?<![\w.])[-+]?(?:nan|inf|(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)"
+    r"(?!\w|\.\d)"
 )
 
 

@@ -186,9 +186,9 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
         return inplace
     if out is not None:
         check_no_partial_overlap(out, tensors)
-        _write_out(out, computed, shape, tensors, values)
+        _write_out(out, computed, shape, tensors, _layout_operands(op, tensors, values))
         return out
-    strides = _output_strides(tensors, values, shape)
+    strides = _output_strides(tensors, _layout_operands(op, tensors, values), shape)
     if computed.shape != tuple(shape):
         computed = backend.xp.broadcast_to(computed, tuple(shape))
     if strides is None or strides == contiguous_strides(shape):
@@ -205,8 +205,27 @@ def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,
     return output
 
 
+# Ops whose Python-number operands are their kernel's parameters in PyTorch (a unary kernel:
+# ``x ** 2``, ``float_power(x, 2)``, ``lerp(a, b, 0.5)``), not operands of its
+# TensorIterator: the result is laid out by the tensors alone. (A number beside ``add``'s
+# tensor is a wrapped 0-d operand, which takes part in that choice.) A number base
+# (``2 ** x``) gives a contiguous result.
+_NUMBER_PARAMETERS = frozenset(
+    name + suffix for name in ("pow", "float_power", "lerp") for suffix in ("", "_"))
+
+
+def _layout_operands(op, tensors, values):
+    """The operands whose layouts decide a new result's (``_output_strides``' ``values``;
+    none: contiguous)."""
+    if op.name not in _NUMBER_PARAMETERS or len(tensors) == len(values):
+        return values
+    return tensors if isinstance(values[0], Tensor) else ()
+
+
 def _output_strides(tensors, values, shape):
     """The layout of a new result (``None``: contiguous), as TensorIterator picks it."""
+    if not values:
+        return None
     if len(tensors) == 1 and len(values) == 1 and tensors[0]._shape == shape and \
             tensors[0].is_contiguous():
         return None  # same layout as the only input: contiguous
@@ -225,12 +244,12 @@ def _launch(op, compute, tensors, values, np_work, result, shape, inplace, out, 
         target = inplace
     elif out is not None:
         check_no_partial_overlap(out, tensors)
-        _resize_out(out, shape, tensors, values)
+        _resize_out(out, shape, tensors, _layout_operands(op, tensors, values))
         check_no_internal_overlap(out)
         target = out
     else:
         target = new_empty_tensor(shape, result, device, stride=_output_strides(
-            tensors, values, shape))
+            tensors, _layout_operands(op, tensors, values), shape))
     arrays = [_operand(v, backend) if isinstance(v, Tensor)
               else _scalar_array(backend, v, np_work, _number_dtype(op, i == 0, compute_dtype))
               for i, v in enumerate(values)]

@@ -454,3 +454,33 @@ def test_clamp_with_number_bounds_keeps_signed_zeros_and_odd_strides():
 
     for got, want in zip(run(jtensor), run(torch), strict=True):
         _same(want, got)
+
+
+NUMBER_PARAMETER_OPS = {
+    "x ** 2": lambda lib, x: x**2,
+    "2 ** x (contiguous)": lambda lib, x: 2**x,
+    "float_power(2, x) (contiguous)": lambda lib, x: lib.float_power(2, x),
+    "pow(x, 0.5)": lambda lib, x: x.pow(0.5),
+    "float_power(x, 2)": lambda lib, x: lib.float_power(x, 2),
+    "lerp(x, y, 0.5)": lambda lib, x: lib.lerp(x, x * 0, 0.5),
+    "x.clone().pow_(2)": lambda lib, x: x.clone().pow_(2),
+    "x * 2 (an operand)": lambda lib, x: x * 2,
+    "pow(x, 0-d tensor) (an operand)": lambda lib, x: lib.pow(x, lib.tensor(2.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMBER_PARAMETER_OPS))
+def test_number_parameters_take_no_part_in_the_layout(name):
+    # PyTorch's pow, float_power and lerp take a Python number as their kernel's parameter
+    # (a unary kernel): a size-1 dim's odd stride does not carry into the result, as it
+    # does where the number is a wrapped operand (``x * 2``) or a 0-d tensor. A number base
+    # gives a contiguous result.
+    fn = NUMBER_PARAMETER_OPS[name]
+
+    def run(lib):
+        column = lib.arange(4.0).reshape(4, 1).t()  # (1, 4) with strides (1, 1)
+        lifted = lib.arange(8.0).reshape(1, 4, 2).transpose(0, 1)  # (4, 1, 2), (2, 8, 1)
+        return [fn(lib, column), fn(lib, lifted), fn(lib, lib.arange(6.0).reshape(2, 3).t())]
+
+    for got, want in zip(run(jtensor), run(torch), strict=True):
+        _same(want, got)

@@ -127,6 +127,14 @@ def test_numbers_that_differ_slightly_are_rounding():
     assert (v.category, v.detail) == ("same up to random numbers", "rounding only (1e-4)")
 
 
+def test_a_number_ending_a_sentence_is_a_number():
+    v = verdict("The final loss is 0.6175.\n", "The final loss is 0.6175003.\n")
+    assert (v.category, v.detail) == ("same up to random numbers", "rounding only (1e-4)")
+    # (a version string is still text)
+    v = verdict("numpy 1.26.4\n", "numpy 1.26.5\n")
+    assert v.category == "different"
+
+
 def test_other_numbers_in_the_same_layout_are_random_numbers():
     v = verdict(
         "tensor([ 0.5000, -1.2500])\nshape torch.Size([2])\n",
