@@ -404,6 +404,16 @@ _CONVERT_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32"
 _LARGEST = {}
 
 
+def check_int_scalar(value):
+    """PyTorch's parsing of a Python int as a Scalar argument: a 64-bit integer, signed or
+    unsigned (``x + 2**63`` is taken, and wraps in int64), else Python's OverflowError with
+    PyTorch's words (``x * 10**20`` raises, whatever the tensor's dtype)."""
+    if value >= 1 << 64:
+        raise OverflowError("int too big to convert")
+    if value < -(1 << 63):
+        raise OverflowError("can't convert negative int to unsigned")
+
+
 def check_scalar_fits(value, dtype):
     """PyTorch's checked conversion of a number argument (``clamp``'s bounds, ``pow``'s
     exponent) to ``dtype``: a finite value beyond the dtype's largest magnitude raises
@@ -414,6 +424,8 @@ def check_scalar_fits(value, dtype):
     name = _CONVERT_NAMES.get(dtype.name)
     if name is None or value.__class__ is bool or isinstance(value, complex):
         return
+    if value.__class__ is int:
+        check_int_scalar(value)
     if dtype.category == FLOATING:
         if math.isfinite(value):
             largest = _LARGEST.get(dtype)
@@ -424,8 +436,6 @@ def check_scalar_fits(value, dtype):
                                          f"overflow (the largest {dtype} is "
                                          f"{largest:g}, got {value!r})")
         return
-    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
-        raise OverflowError("int too big to convert")
     bounds = _LARGEST.get(dtype)
     if bounds is None:
         info = np.iinfo(dtype.numpy)

@@ -53,6 +53,9 @@ def result_dtype(inputs):
 
 
 def _as_number(x, name):
+    if x.__class__ is int:
+        _dtypes.check_int_scalar(x)
+        return x
     if isinstance(x, _NUMBER_TYPES):
         return x
     if isinstance(x, np.generic):

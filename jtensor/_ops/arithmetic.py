@@ -57,6 +57,9 @@ def as_operand(op_name, x, argname, position, tensor_only=False):
     if isinstance(x, Tensor):
         return x
     if not tensor_only:
+        if x.__class__ is int:
+            _dtypes.check_int_scalar(x)
+            return x
         if isinstance(x, _NUMBERS):
             return x
         if isinstance(x, np.generic) and not isinstance(x, (np.void, np.str_, np.bytes_)):
@@ -232,6 +235,7 @@ def _define(name, impl, kind, aliases, function=True):
 
 
 _DIRECT_OPERANDS = (float, int)
+_INT_LOW, _INT_HIGH = -(1 << 63), 1 << 64   # (the Python ints a Scalar argument takes)
 _GRAD_MODE = _dispatch.grad_mode
 
 
@@ -264,6 +268,8 @@ def operator_method(fn, direct=None):
 
         def method(self, other):
             if isinstance(other, Tensor) or other.__class__ in _DIRECT_OPERANDS:
+                if other.__class__ is int and not _INT_LOW <= other < _INT_HIGH:
+                    _dtypes.check_int_scalar(other)   # (PyTorch's OverflowError)
                 if _TRANSFORMS.active or _dispatch.profile_hook is not None:
                     return fn(self, other)  # the entry: transformed or timed
                 if _dispatch.subclass_dispatch:
@@ -359,7 +365,11 @@ def _check_alpha(a, b, alpha, name="add"):
     if alpha.__class__ is int:
         if alpha == 1:
             return
+        _dtypes.check_int_scalar(alpha)
         if isinstance(a, Tensor) and a._dtype.category != _dtypes.BOOL:
+            if not -(1 << 63) <= alpha < 1 << 63:
+                # (past int64: PyTorch converts alpha to the result's type, checked)
+                _dtypes.check_scalar_fits(alpha, promoted(a, b))
             return  # an int alpha suits every non-bool result
     if not isinstance(alpha, (numbers.Number, Tensor)):
         raise TensorTypeError(
