@@ -733,13 +733,12 @@ def _clamp(op, name, input, lo, hi, out=None, inplace=None):
                   "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu")
         raise _not_implemented(kernel, promoted)
     _check_exact_out(out, promoted)
-    for bound in (lo, hi):
-        if bound is not None and not isinstance(bound, Tensor):
-            # PyTorch converts number bounds to the computation's dtype, checked.
-            _dtypes.check_scalar_fits(_as_number(bound, name), promoted)
     compute = _clamp_compute(lo is not None, hi is not None)
-    if tensor_bounds:
+    if tensor_bounds:   # (``clamp_bounds``: the bounds are all tensors or all numbers)
         return _run(op, compute, tuple(values), out=out, inplace=inplace, rule=PROMOTE)
+    for bound in values[1:]:
+        # PyTorch converts number bounds to the computation's dtype, checked.
+        _dtypes.check_scalar_fits(bound, promoted)
     # PyTorch's Scalar overload is a unary kernel with the bounds as its parameters: the
     # result is laid out as the input alone decides (a number operand of ``add`` takes part
     # in that choice; these do not), in the dtype the bounds promote it to.

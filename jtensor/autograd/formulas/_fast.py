@@ -167,9 +167,9 @@ def addmm_grads(node, g, need_i, need_1, need_2):
         if gi is None or gi._dtype is not meta[0][1]:
             return None
     grads = [gi, None, None]
+    saved = node._saved
     for k, need, name in ((1, need_1, "mat2"), (2, need_2, "mat1")):
         if need:
-            saved = node._saved
             entry = saved.get(name) if saved is not None else None
             if entry.__class__ is not SavedTensor:
                 return None
