@@ -711,8 +711,9 @@ class Tensor:
         """
         array = np.asarray(array)
         if array.dtype == np.bool_:
-            array = array.astype(np.uint8)
-        return Tensor._from_array(np.ascontiguousarray(array) if array.ndim else array)
+            array = array.astype(np.uint8)   # (order "K": the array's layout kept)
+        # PyTorch's ``from_numpy``: NumPy's result as it is, strides included.
+        return Tensor._from_array(array)
 
     def __dlpack__(self, stream=None, **kwargs):
         if self._requires_grad:

@@ -17,7 +17,7 @@ import numpy as np
 from .. import _autocast, _dispatch, _dtypes
 from .._blas import axpy
 from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype, run_compute
-from .._errors import TensorRuntimeError, TensorTypeError, not_implemented
+from .._errors import TensorRuntimeError, TensorTypeError, not_implemented, type_name
 from .._registry import FUNCTIONS, register, renamed
 from .._device import CPU_BACKEND
 from .._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
@@ -29,15 +29,27 @@ _NUMBERS = (bool, int, float, complex)
 
 
 def is_operand(x):
-    """Whether an operator should handle ``x`` (else it returns ``NotImplemented``)."""
-    return isinstance(x, (Tensor, numbers.Number, np.generic, np.ndarray))
+    """Whether an operator should handle ``x`` (else it returns ``NotImplemented``): a tensor
+    or a number (a NumPy scalar included).
+
+    A NumPy array is not one. PyTorch's operators decline it, so Python hands ``t + array``
+    to the array's reflected operator: NumPy computes it, with NumPy's promotion, from
+    ``t.__array__()`` (which refuses a tensor that requires grad), and ``__array_wrap__``
+    makes the result a tensor. ``array + t`` is declined both ways: a ``TypeError``. Only
+    ``t == array`` (``equality_operator``) and ``array / t`` compute."""
+    return isinstance(x, (Tensor, numbers.Number, np.generic))
 
 
-def _operand(x):
-    # ``t + ndarray`` works in PyTorch (the array acts as a tensor, a 0-d one as a number).
-    if isinstance(x, np.ndarray):
-        return x.item() if x.ndim == 0 else Tensor._from_array(np.array(x))
-    return x
+def _array_operand(x):
+    """A NumPy array as PyTorch's ``t == array`` takes it: a 0-d one as its number, any
+    other as a tensor of its dtype (a copy). None for an array no tensor can hold
+    (strings, objects): the operator then declines it."""
+    if x.ndim == 0 and x.dtype.kind in "biufc":
+        return x.item()
+    try:
+        return Tensor._from_array(np.array(x))
+    except TypeError:
+        return None
 
 
 # The ops PyTorch's argument parser lets take two numbers (its "numbers as tensors" list):
@@ -69,7 +81,7 @@ def as_operand(op_name, x, argname, position, tensor_only=False):
     kind = "Tensor" if tensor_only else "Tensor or Number"
     raise TensorTypeError(
         f"{op_name}(): argument '{argname}' (position {position}) must be {kind}, not "
-        f"{type(x).__name__}")
+        f"{type_name(x)}")
 
 
 def promoted(*values):
@@ -90,7 +102,7 @@ def _call(xp, compute, arrays):
 def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
               inplace_operator=None, check=None, alpha=False, inplace=True, aliases=(),
               tensor_other=False, scalar_input=True, extra_operators=(), select=None,
-              commutes=False):
+              commutes=False, array_operand=False):
     """Define ``name`` (function and method) and ``name_`` (in place) from one ``compute``.
 
     ``reflected``: the ``__rop__`` name (computes ``compute(other, self)``); ``alpha``: accept
@@ -102,6 +114,8 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
     depend on whether an operand is a number or a tensor (pow); the default is ``compute``.
     ``commutes``: the reflected operator is PyTorch's ``self.op(other)`` (``2 * x`` is
     ``mul(x, 2)``: ``x``'s edge comes first in ``next_functions``, and in the trace event).
+    ``array_operand``: the operator computes with a NumPy array operand (``t == array``, the
+    only one PyTorch's operators take; see ``is_operand``).
     """
 
     # ``compute`` goes to the runner as it is (a name or a callable): no wrapper per call.
@@ -201,7 +215,7 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
         # runs in the operator. Ops whose kernel depends on the operands (pow's ``select``)
         # or that want a tensor ``other`` take their entry.)
         direct = None if tensor_other or select is not None else (compute, rule, check)
-        setattr(Tensor, attr, operator_method(impl, direct))
+        setattr(Tensor, attr, operator_method(impl, direct, array_operand))
     if reflected:
         def reflected_impl(self, other):
             if _dispatch.subclass_dispatch:
@@ -210,7 +224,7 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
                     return handled
             if not is_operand(other):
                 return NotImplemented
-            other = as_operand(name, _operand(other), "other", 1)
+            other = as_operand(name, other, "other", 1)
             if check is not None:
                 check(other, self)
             first, second = (self, other) if commutes else (other, self)
@@ -243,14 +257,15 @@ def _tensors(a, b):
     return tuple(x for x in (a, b) if isinstance(x, Tensor))
 
 
-def operator_method(fn, direct=None):
+def operator_method(fn, direct=None, array_operand=False):
     """``Tensor.__op__``: numbers and tensors only; anything else gives ``NotImplemented`` so
     Python falls back (``t == None`` is ``False``, ``t + None`` a ``TypeError``).
 
     ``direct``: ``(compute, rule, check)`` for ops whose arguments need no checks but
     ``check(a, b)`` (None: none), so ``a + b`` with a tensor or a plain number goes straight
     to the element-wise runner (the hottest path there is); the method then ends the call
-    as the op's entry does (the hooks, when one listens).
+    as the op's entry does (the hooks, when one listens). ``array_operand``: a NumPy array
+    operand is computed with as ``_array_operand`` takes it, not declined.
     """
     if direct is not None:
         compute, rule, check = direct
@@ -289,8 +304,11 @@ def operator_method(fn, direct=None):
                         None if ufunc is None else _same_layout(ufunc, self, other))
                 return run(self, other)
             if not is_operand(other):
-                return NotImplemented
-            return fn(self, _operand(other))
+                other = _array_operand(other) if array_operand and \
+                    isinstance(other, np.ndarray) else None
+                if other is None:
+                    return NotImplemented
+            return fn(self, other)
 
         method.__name__ = method.__qualname__ = fn.__name__
         method.__doc__ = fn.__doc__
@@ -298,8 +316,10 @@ def operator_method(fn, direct=None):
 
     def method(self, other):
         if not is_operand(other):
-            return NotImplemented
-        other = _operand(other)
+            other = _array_operand(other) if array_operand and isinstance(other, np.ndarray) \
+                else None
+            if other is None:
+                return NotImplemented
         if _dispatch.subclass_dispatch:
             handled = _subclass_handled(getattr(Tensor, fn.__name__, fn), self, other)
             if handled is not NO_OVERRIDE:
@@ -670,9 +690,16 @@ for _attr in ("__itruediv__", "__idiv__"):
 def _rtruediv(self, other):
     # PyTorch's ``number / x`` is ``x.reciprocal() * number``: two ops, rounded twice, and a
     # graph of MulBackward0 over ReciprocalBackward0.
+    if isinstance(other, np.ndarray):
+        # ``array / x`` too, where ``*`` declines the array: NumPy multiplies the reciprocal
+        # (``is_operand``), and a TypeError of NumPy's declines the division.
+        try:
+            return FUNCTIONS["reciprocal"](self) * other
+        except TypeError:
+            return NotImplemented
     if not is_operand(other):
         return NotImplemented
-    return mul(FUNCTIONS["reciprocal"](self), _operand(other))
+    return mul(FUNCTIONS["reciprocal"](self), other)
 
 
 Tensor.__rtruediv__ = Tensor.__rdiv__ = _rtruediv

@@ -24,7 +24,8 @@ from .views import _check_tensor
 
 # ------------------------------------------------------------------------- comparisons
 
-eq, eq_ = binary_op("eq", "equal", BOOL_RESULT, operator="__eq__", scalar_input=False)
+eq, eq_ = binary_op("eq", "equal", BOOL_RESULT, operator="__eq__", scalar_input=False,
+                    array_operand=True)
 ne, ne_ = binary_op("ne", "not_equal", BOOL_RESULT, operator="__ne__", scalar_input=False,
                     aliases=("not_equal",))
 lt, lt_ = binary_op("lt", "less", BOOL_RESULT, operator="__lt__", scalar_input=False,
