@@ -25,6 +25,7 @@ these forms; ordinary calls pay one empty-dict check.
 """
 
 import inspect
+import numbers
 import types
 
 from . import _autocast, _errors, _torch_function
@@ -525,7 +526,10 @@ def _generated_entry(plan, impl, Tensor, layouts=()):
             body += f"    _r = impl({call})\n"
         body += _post_code(post, plan, namespace, call)
         source = f"def entry({', '.join(signature)}):\n" + body
-    source = _guarded(source, namespace, passed)
+    required = {p.name for p in params if p.default is p.empty}
+    tensors = [(name, i + 1) for i, name in enumerate(positional)
+               if name in _TENSOR_PARAMETERS and name in required]
+    source = _guarded(source, namespace, passed, tensors)
     if _DEBUG_SOURCES is not None:
         _DEBUG_SOURCES[op.name] = source
     return _deferred(source, f"<entry of {op.name}>", "entry", namespace)
@@ -577,17 +581,33 @@ def compile_all():
         _compile_now(fn)
 
 
-def _guarded(source, namespace, passed):
+def _guarded(source, namespace, passed, tensors=()):
     """Wrap an entry's body so that NumPy's allocation failures leave as PyTorch's
     ``RuntimeError`` (``MemoryError``; a ``ValueError`` for an array past NumPy's maximum
     size), and a call refused with a ``TypeError`` goes to an argument's
     ``__torch_function__`` when one has it (``_torch_function``; ``passed``: the call's
-    arguments). A ``try`` costs nothing until something is raised."""
+    arguments). A ``try`` costs nothing until something is raised.
+
+    ``tensors``: ``(name, position)`` of the op's required tensor parameters
+    (``_TENSOR_PARAMETERS``). PyTorch's parser refuses anything but a tensor (or, where the
+    op takes one, a number) there before the op runs; jtensor's ops read their tensors'
+    fields without that check on the way, so an op given a NumPy array or a list there
+    fails somewhere inside. Whatever it raised then (an ``AttributeError`` on
+    ``ndarray._shape``, a ``TypeError`` of an inner op, an error about another argument), the
+    call leaves as PyTorch's ``TypeError`` naming the argument. Checked only on that way
+    out: a call that succeeds pays nothing."""
     head, body = source.split("\n", 1)
+    check = ""
+    if tensors:
+        listed = ", ".join(f"({name!r}, {position}, {name})" for name, position in tensors)
+        check = (f"_x = _nt(op.name, ({listed},))\n"
+                 "        if _x is not None:\n"
+                 "            raise _x from None\n")
     namespace["_oom"] = _errors.out_of_memory
     namespace["_big"] = _errors.too_large
     namespace["_tf"] = _torch_function.dispatch
     namespace["_NOTF"] = _torch_function.NO_OVERRIDE
+    namespace["_nt"] = _not_a_tensor
     inner = "".join("    " + line + "\n" if line else "\n" for line in body.split("\n"))
     return (head + "\n    try:\n" + inner.rstrip() + "\n"
             "    except MemoryError as _e:\n"
@@ -595,13 +615,35 @@ def _guarded(source, namespace, passed):
             "    except ValueError as _e:\n"
             "        _x = _big(_e)\n"
             "        if _x is None:\n"
-            "            raise\n"
-            "        raise _x from None\n"
+            + ("            raise\n" if not check else "            " + check.replace(
+                "\n        ", "\n            ") + "            raise\n")
+            + "        raise _x from None\n"
             "    except TypeError:\n"
             f"        _o = _tf(op, _self, {passed})\n"
             "        if _o is _NOTF:\n"
-            "            raise\n"
-            "        return _o\n")
+            + ("" if not check else "            " + check.replace("\n        ", "\n            "))
+            + "            raise\n"
+            "        return _o\n"
+            + ("" if not check else
+               "    except (AttributeError, RuntimeError, IndexError):\n"
+               "        " + check + "        raise\n"))
+
+
+# The parameter names that stand for an op's tensors in PyTorch's signatures, checked on an
+# entry's way out with an error (``_guarded``).
+_TENSOR_PARAMETERS = frozenset({"input", "self", "x1", "x2", "input1", "input2", "target"})
+
+
+def _not_a_tensor(name, given):
+    """PyTorch's ``TypeError`` for the first of ``given`` (``(parameter, position, value)``
+    of an op's tensor parameters) whose value is neither a tensor nor a number, or None
+    when there is none (the op's own error stands)."""
+    for parameter, position, value in given:
+        if not isinstance(value, (Tensor, numbers.Number)):
+            return TensorTypeError(
+                f"{name}(): argument '{'input' if parameter == 'self' else parameter}' "
+                f"(position {position}) must be Tensor, not {type_name(value)}")
+    return None
 
 
 # Parameters that never count as an op's inputs in its trace event (ints and int lists in

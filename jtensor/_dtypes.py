@@ -219,7 +219,7 @@ def scalar_dtype(value):
         return _state["default"]
     if isinstance(value, complex):
         return default_complex_dtype()
-    raise TensorTypeError(f"expected a Python number, got {type(value).__name__}")
+    raise TensorTypeError(f"expected a Python number, got {type_name(value)}")
 
 
 def _combine_categories(higher, lower):
@@ -298,7 +298,7 @@ def result_type(tensor, other):
         if number is None:
             raise TensorTypeError(
                 f"result_type(): argument '{name}' (position {position}) must be Tensor or "
-                f"Number, not {type(value).__name__}")
+                f"Number, not {type_name(value)}")
         scalars.append(number)
     return result_type_of(sized, zero_dim, scalars)
 

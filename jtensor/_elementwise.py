@@ -14,7 +14,7 @@ import numpy as np
 from . import _dtypes
 from ._dispatch import (check_inplace, check_no_internal_overlap, check_no_partial_overlap,
                         check_same_device)
-from ._errors import TensorRuntimeError, TensorTypeError
+from ._errors import TensorRuntimeError, TensorTypeError, type_name
 from ._layout import broadcast_shapes, contiguous_strides, elementwise_output_strides
 from ._out import resize_output
 from ._size import Size
@@ -64,7 +64,7 @@ def _as_number(x, name):
         return complex(x) if isinstance(x, numbers.Complex) and not isinstance(
             x, numbers.Real) else float(x)
     raise TensorTypeError(
-        f"{name}(): expected a Tensor or a number as argument, but got {type(x).__name__}")
+        f"{name}(): expected a Tensor or a number as argument, but got {type_name(x)}")
 
 
 def elementwise(op, compute, inputs, *, out=None, inplace=None, rule=PROMOTE,

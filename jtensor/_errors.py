@@ -93,13 +93,18 @@ def wrap_dim(dim, ndim):
 
 
 def type_name(value):
-    """The type of ``value`` as PyTorch's messages name it: ``str``, ``numpy.int64``,
-    ``Tensor``."""
+    """The type of ``value`` as PyTorch's messages name it, CPython's ``tp_name``: a class
+    written in Python by its name (``Tensor``, ``Fraction``, a user's ``Foo``), a builtin by
+    its name (``str``, ``NoneType``), any other type of an extension module with its module
+    (``numpy.ndarray``, ``numpy.float64``, ``collections.OrderedDict``)."""
     kind = type(value)
     module = kind.__module__
-    if module == "builtins" or module.startswith("jtensor"):
+    if kind.__flags__ & _HEAP_TYPE or module == "builtins":
         return kind.__name__
-    return f"{module.partition('.')[0]}.{kind.__name__}"
+    return f"{module}.{kind.__name__}"
+
+
+_HEAP_TYPE = 1 << 9   # (Py_TPFLAGS_HEAPTYPE: a class created at run time, by a class statement)
 
 
 def signature_type_name(value):

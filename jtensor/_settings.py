@@ -12,7 +12,7 @@ import math
 import warnings
 
 from . import _dispatch, _dtypes
-from ._errors import TensorRuntimeError, TensorTypeError
+from ._errors import TensorRuntimeError, TensorTypeError, type_name
 from ._storage import Storage, TypedStorage
 from ._tensor import Tensor
 
@@ -33,10 +33,10 @@ def use_deterministic_algorithms(mode, *, warn_only=False):
     op has none). Every jtensor CPU kernel already is deterministic."""
     if not isinstance(mode, bool):
         raise TensorTypeError("_set_deterministic_algorithms(): argument 'mode' (position 1) "
-                              f"must be bool, not {type(mode).__name__}")
+                              f"must be bool, not {type_name(mode)}")
     if not isinstance(warn_only, bool):
         raise TensorTypeError("_set_deterministic_algorithms(): argument 'warn_only' must be "
-                              f"bool, not {type(warn_only).__name__}")
+                              f"bool, not {type_name(warn_only)}")
     _state["deterministic"] = mode
     _state["warn_only"] = warn_only   # kept as given, even with mode False (as PyTorch)
     _sync_fill()
@@ -47,7 +47,7 @@ def set_fill_uninitialized_memory(fill):
     mode fills ``empty``'s memory and ``resize_``'s new elements (NaN, the largest integer,
     True) instead of leaving whatever bytes were there (default True)."""
     if not isinstance(fill, bool):
-        raise TensorTypeError(f"expected a bool, but got {type(fill).__name__}")
+        raise TensorTypeError(f"expected a bool, but got {type_name(fill)}")
     _state["fill"] = fill
     _sync_fill()
 
@@ -81,7 +81,7 @@ def set_deterministic_debug_mode(debug_mode):
                 f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
     else:
         raise TensorTypeError(
-            f"debug_mode must be str or int, but got {type(debug_mode).__name__}")
+            f"debug_mode must be str or int, but got {type_name(debug_mode)}")
     use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
 
 
@@ -174,7 +174,7 @@ def is_signed(input):
     """Whether ``input``'s dtype is signed (every floating and complex dtype is)."""
     if not isinstance(input, Tensor):
         raise TensorTypeError(f"is_signed(): argument 'input' (position 1) must be Tensor, not "
-                              f"{type(input).__name__}")
+                              f"{type_name(input)}")
     return input.is_signed()
 
 

@@ -28,6 +28,7 @@ from ._errors import (
     TensorRuntimeError,
     TensorTypeError,
     TensorValueError,
+    type_name,
 )
 from ._layout import _dimension_order
 from ._size import Size
@@ -124,7 +125,7 @@ def _reduction(fname, value, position):
     if isinstance(value, bool) or not isinstance(value, int):
         raise TensorTypeError(
             f"{fname}(): argument 'reduction' (position {position}) must be "
-            f"int, not {type(value).__name__}"
+            f"int, not {type_name(value)}"
         )
     return _REDUCTIONS.get(value, "none")
 
@@ -731,7 +732,7 @@ def is_inference(input):
     if not isinstance(input, Tensor):
         raise TensorTypeError(
             "is_inference(): argument 'input' (position 1) must be Tensor, "
-            f"not {type(input).__name__}"
+            f"not {type_name(input)}"
         )
     return input.is_inference()
 
@@ -741,7 +742,7 @@ def _method_form(name):
         if not isinstance(input, Tensor):
             raise TensorTypeError(
                 f"{name}(): argument 'input' (position 1) must be Tensor, "
-                f"not {type(input).__name__}"
+                f"not {type_name(input)}"
             )
         return getattr(input, name)(*args, **kwargs)
 
@@ -808,7 +809,7 @@ def set_flush_denormal(mode):
     if not isinstance(mode, bool):
         raise TensorTypeError(
             f"set_flush_denormal(): argument 'mode' (position 1) must be bool, not "
-            f"{type(mode).__name__}"
+            f"{type_name(mode)}"
         )
     return False
 
@@ -1067,7 +1068,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
     if not isinstance(input, Tensor):
         raise TensorTypeError(
             f"histogramdd(): argument 'input' (position 1) must be Tensor, "
-            f"not {type(input).__name__}"
+            f"not {type_name(input)}"
         )
     if not input.is_floating_point():
         raise TensorNotImplementedError(
@@ -1133,7 +1134,7 @@ def binomial(count, prob, generator=None):
     for name, t in (("count", count), ("prob", prob)):
         if not isinstance(t, Tensor):
             raise TensorTypeError(
-                f"binomial(): argument '{name}' must be Tensor, not {type(t).__name__}"
+                f"binomial(): argument '{name}' must be Tensor, not {type_name(t)}"
             )
         if not t.is_floating_point():
             raise TensorValueError(

@@ -16,7 +16,7 @@ from . import _device as _device_layer
 from . import _dispatch, _dtypes
 from ._device import CPU, CPU_BACKEND as _CPU_BACKEND, backend_for
 from ._errors import (TensorRuntimeError, TensorTypeError, TensorValueError, stacklevel,
-                      wrap_dim)
+                      wrap_dim, type_name)
 from ._layout import (_contiguous_strides, contiguous_strides, is_channels_last, is_contiguous,
                       is_non_overlapping_and_dense)
 from ._size import Size
@@ -450,7 +450,7 @@ class Tensor:
         if not isinstance(requires_grad, bool):
             raise TensorTypeError(
                 f"requires_grad_(): argument 'requires_grad' must be bool, not "
-                f"{type(requires_grad).__name__}")
+                f"{type_name(requires_grad)}")
         if self._grad_fn is not None and not requires_grad:
             raise TensorRuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -548,7 +548,7 @@ class Tensor:
             raise TensorRuntimeError("grad_dtype can only be set on leaf tensors.")
         if value is not None and not isinstance(value, _dtypes.dtype):
             raise TensorRuntimeError(
-                f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+                f"grad_dtype must be a torch.dtype or None, but got {type_name(value)}")
         grad = self._grad
         if value is not None and grad is not None and grad._dtype is not value:
             name = _dtypes.CPP_NAMES.get(grad._dtype.name, grad._dtype.name)
@@ -584,7 +584,7 @@ class Tensor:
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
-            raise TensorTypeError(f"data must be a Tensor, got {type(value).__name__}")
+            raise TensorTypeError(f"data must be a Tensor, got {type_name(value)}")
         self._storage = value._storage
         self._dtype = value._dtype
         self._set_metadata(value._shape, value._stride, value._offset)

@@ -8,7 +8,7 @@ count can be set once, before any other call reads it.
 
 import os
 
-from ._errors import TensorRuntimeError
+from ._errors import TensorRuntimeError, type_name
 
 __all__ = [
     "get_num_interop_threads",
@@ -31,7 +31,7 @@ _state = {"intra": None, "interop": None, "interop_set": False}
 
 def _check(name, n):
     if isinstance(n, bool) or not isinstance(n, int):
-        raise TensorRuntimeError(f"{name} expects an int, but got {type(n).__name__}")
+        raise TensorRuntimeError(f"{name} expects an int, but got {type_name(n)}")
     if n <= 0:
         raise TensorRuntimeError(f"{name} expects a positive integer")
 

@@ -31,6 +31,7 @@ from ._dtypes import dtype as _dtype_class
 from ._size import Size
 from ._tensor import Tensor
 from ._tensor import _hooks as _tensor_hooks
+from ._errors import type_name
 
 NO_OVERRIDE = object()
 
@@ -285,11 +286,11 @@ def _make_subclass(cls, data, require_grad=False, **kwargs):
     ``data``'s storage, metadata and version counter, with no history (a leaf), requiring
     grad as asked (what ``Parameter.__new__`` does in PyTorch)."""
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
-        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        raise TypeError(f"cls must be a type (got {type_name(cls)})")
     if not isinstance(data, Tensor):
         raise TypeError(
             f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
-            f"{type(data).__name__}")
+            f"{type_name(data)}")
     out = data.detach()
     out.__class__ = cls
     if require_grad:

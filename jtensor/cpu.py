@@ -29,7 +29,7 @@ whatever the platform's allocator does.
 import ctypes
 import os
 
-from ._errors import TensorTypeError, TensorValueError
+from ._errors import TensorTypeError, TensorValueError, type_name
 
 __all__ = [
     "current_device",
@@ -121,7 +121,7 @@ def set_cache_limit(nbytes):
     if isinstance(nbytes, bool) or not isinstance(nbytes, int):
         raise TensorTypeError(
             f"set_cache_limit(): nbytes must be an int (a number of bytes), got "
-            f"{type(nbytes).__name__}"
+            f"{type_name(nbytes)}"
         )
     if nbytes < 0:
         raise TensorValueError(f"set_cache_limit(): nbytes must be >= 0, got {nbytes}")

@@ -6,7 +6,7 @@ PyTorch's ``torch._C._fft`` names them); this module gives them torch.fft's name
 """
 
 from ._api import ops as _J
-from ._errors import TensorTypeError as _TypeError
+from ._errors import TensorTypeError as _TypeError, type_name as _type_name
 from ._ops.spectral import (
     fft,
     fft2,
@@ -39,7 +39,7 @@ def _shift(name, input, dim, sign):
     if not isinstance(input, _Tensor):
         raise _TypeError(
             f"fft_{name}(): argument 'input' (position 1) must be Tensor, not "
-            f"{type(input).__name__}"
+            f"{_type_name(input)}"
         )
     if dim is None:
         dims = list(range(input.dim()))

@@ -93,7 +93,7 @@ import math as _math  # noqa: E402
 
 from ._api import ops as _J  # noqa: E402
 from ._dtypes import bool_ as _bool  # noqa: E402
-from ._errors import TensorRuntimeError as _RuntimeError  # noqa: E402
+from ._errors import TensorRuntimeError as _RuntimeError, type_name as _type_name  # noqa: E402
 from ._tensor import Tensor as _Tensor  # noqa: E402
 
 
@@ -119,7 +119,7 @@ def vander(x, N=None):
     (``N`` defaults to n), as PyTorch builds it (ones, then a cumulative product)."""
     if not isinstance(x, _Tensor):
         raise TypeError(f"linalg_vander(): argument 'x' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
+                        f"{_type_name(x)}")
     if x.dtype is _bool:
         raise _RuntimeError("linalg.vander supports floating point, complex, and integer "
                             "tensors, but got Bool")
@@ -186,7 +186,7 @@ def cond(input, p=None, *, out=None):
     A = input
     if not isinstance(A, _Tensor):
         raise TypeError(f"linalg_cond(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(A).__name__}")
+                        f"{_type_name(A)}")
     if isinstance(p, bool) or not _builtins.any(
             p == q and type(p) is not bool for q in _COND_ORDERS if (q is None) == (p is None)):
         raise _RuntimeError(f"linalg.cond got an invalid norm type: {p}")

@@ -36,7 +36,7 @@ import numpy as np
 
 from . import _C, _argparse
 from ._device import to_device
-from ._errors import TensorRuntimeError, TensorTypeError
+from ._errors import TensorRuntimeError, TensorTypeError, type_name
 from ._mt19937 import DEFAULT_SEED, STATE_BYTES, Engine
 
 _MASK64 = (1 << 64) - 1
@@ -47,7 +47,7 @@ def _seed_int(seed):
     try:
         seed = int(seed)
     except (TypeError, ValueError):
-        raise TensorTypeError(f"manual_seed expected an int, got {type(seed).__name__}") from None
+        raise TensorTypeError(f"manual_seed expected an int, got {type_name(seed)}") from None
     if not -(1 << 63) <= seed <= _MASK64:
         raise TensorRuntimeError(
             f"Overflow when unpacking long: seed must be within [-0x8000_0000_0000_0000, "
@@ -100,7 +100,7 @@ class Generator:
 
         if not isinstance(new_state, Tensor):
             raise TensorTypeError(
-                f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+                f"expected a torch.ByteTensor, but got {type_name(new_state)}")
         if new_state._dtype is not _dtypes.uint8:
             raise TensorTypeError(
                 f"expected a torch.ByteTensor, but got a tensor of dtype {new_state._dtype}")
@@ -189,7 +189,7 @@ def _rng(generator, device=None):
         return default_generator._engine
     if not isinstance(generator, Generator):
         raise TensorTypeError(
-            f"generator must be a torch.Generator, got {type(generator).__name__}")
+            f"generator must be a torch.Generator, got {type_name(generator)}")
     return generator._engine
 
 

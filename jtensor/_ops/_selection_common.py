@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes
 from .._elementwise import _as_number
 from .._dispatch import check_inplace, check_no_internal_overlap
-from .._errors import TensorRuntimeError, TensorTypeError
+from .._errors import TensorRuntimeError, TensorTypeError, type_name
 from .._layout import (
     contiguous_strides,
     dense_strides_like,
@@ -61,13 +61,13 @@ def _preserve(t):
 def _check_tensor(x, name, arg):
     if not isinstance(x, Tensor):
         raise TensorTypeError(
-            f"{name}(): argument '{arg}' must be Tensor, not {type(x).__name__}")
+            f"{name}(): argument '{arg}' must be Tensor, not {type_name(x)}")
 
 
 def _write_out(out, result, name):
     """Copy ``result`` into ``out=``: same dtype required, resized when the shape differs."""
     if not isinstance(out, Tensor):
-        raise TensorTypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        raise TensorTypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
     if out._dtype is not result._dtype:
         raise TensorRuntimeError(
             f"Expected out tensor to have dtype {result._dtype}, but got {out._dtype} instead")

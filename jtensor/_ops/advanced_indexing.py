@@ -17,7 +17,7 @@ from .. import _dtypes
 from .._device import backend_for, data_dependent_sync, index_out_of_range
 from .._dispatch import check_inplace
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError, stacklevel,
-                       user_stacklevel)
+                       user_stacklevel, type_name)
 from .._layout import (broadcast_shapes, broadcastable_to, contiguous_strides,
                        dense_strides_like, elementwise_output_strides,
                        is_non_overlapping_and_dense, view_strides)
@@ -195,7 +195,7 @@ def apply_slicing(input, key):
 def _invalid_index(obj):
     return TensorIndexError(
         "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-        f"valid indices (got {type(obj).__name__})")
+        f"valid indices (got {type_name(obj)})")
 
 
 def _unsqueeze(shape, stride, dim):

@@ -167,7 +167,7 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
             if name not in _NUMBERS_AS_TENSORS:
                 raise TensorTypeError(
                     f"{name}() received an invalid combination of arguments: at least one of input "
-                    f"and other must be a Tensor, got {type(input).__name__} and "
+                    f"and other must be a Tensor, got {type_name(input)} and "
                     f"{type(other).__name__}")
             input = number_tensor(input)   # (``torch.add(1.5, 2.5)``: a 0-d result)
         if check is not None:
@@ -393,7 +393,7 @@ def _check_alpha(a, b, alpha, name="add"):
             return  # an int alpha suits every non-bool result
     if not isinstance(alpha, (numbers.Number, Tensor)):
         raise TensorTypeError(
-            f"{name}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+            f"{name}(): argument 'alpha' must be Number, not {type_name(alpha)}")
     result = promoted(a, b)
     if isinstance(alpha, bool):
         if result is not _dtypes.bool_:

@@ -13,7 +13,7 @@ import numbers
 from .. import _dtypes
 from .._dispatch import Post, check_same_device
 from .._elementwise import BOOL_RESULT, elementwise, result_dtype
-from .._errors import TensorRuntimeError, TensorTypeError
+from .._errors import TensorRuntimeError, TensorTypeError, type_name
 from .._layout import broadcast_shapes
 from .._registry import register
 from .._tensor import Tensor
@@ -362,7 +362,7 @@ def _isin_side(value, scalar, name, scalar_name):
         return scalar.item()
     if not isinstance(scalar, numbers.Number):
         raise TensorTypeError(f"isin(): argument '{scalar_name}' must be Number, not "
-                              f"{type(scalar).__name__}")
+                              f"{type_name(scalar)}")
     return scalar
 
 
@@ -385,7 +385,7 @@ def isin(elements=None, test_elements=None, *, element=None, test_element=None,
     for x in (elements, test_elements):
         if not isinstance(x, (Tensor, numbers.Number)):
             raise TensorTypeError(
-                f"isin(): expected a Tensor or a number, but got {type(x).__name__}")
+                f"isin(): expected a Tensor or a number, but got {type_name(x)}")
     tensors = [x for x in (elements, test_elements) if isinstance(x, Tensor)]
     device = check_same_device(tensors)
     for x in (elements, test_elements):

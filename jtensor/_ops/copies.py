@@ -18,7 +18,7 @@ from .._device import CPU, CPU_BACKEND, is_pinned, to_device
 from .._dispatch import (Post, check_inplace, check_no_internal_overlap, notify,
                          returned_input)
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
-                       stacklevel, wrap_dim)
+                       stacklevel, wrap_dim, type_name)
 from .._layout import (
     broadcast_shapes,
     broadcast_strides,
@@ -114,7 +114,7 @@ def _check_memory_format(memory_format, name):
     if not isinstance(memory_format, _memory_format_type):
         raise TensorTypeError(
             f"{name}(): argument 'memory_format' must be torch.memory_format, not "
-            f"{type(memory_format).__name__}")
+            f"{type_name(memory_format)}")
 
 
 def strides_for_format(input, memory_format, shape=None):
@@ -468,7 +468,7 @@ def _type_as(self, other):
     if not isinstance(other, Tensor):
         raise TensorTypeError(
             f"type_as(): argument 'other' (position 1) must be Tensor, not "
-            f"{type(other).__name__}")
+            f"{type_name(other)}")
     return to(self, other._storage.device, other._dtype)
 
 
@@ -485,7 +485,7 @@ def copy_(self, other, non_blocking=False):
     """
     if not isinstance(non_blocking, bool):
         raise TensorTypeError(
-            f"copy_(): argument 'non_blocking' must be bool, not {type(non_blocking).__name__}")
+            f"copy_(): argument 'non_blocking' must be bool, not {type_name(non_blocking)}")
     check_inplace(self)
     if isinstance(other, Tensor):
         shape = broadcast_shapes(tuple(self._shape), tuple(other._shape))
@@ -512,7 +512,7 @@ def copy_(self, other, non_blocking=False):
         source = _number_array(self._storage._backend.xp, other)
     else:
         raise TensorTypeError(
-            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type_name(other)}")
     if other is not self:
         self._array()[...] = cast_array(source, self._dtype.numpy)
     return self
@@ -584,7 +584,7 @@ def resize_as_(input, the_template, *, memory_format=None):
     if not isinstance(the_template, Tensor):
         raise TensorTypeError(
             f"resize_as_(): argument 'the_template' (position 1) must be Tensor, not "
-            f"{type(the_template).__name__}")
+            f"{type_name(the_template)}")
     if memory_format is preserve_format:
         name = suggest_memory_format(the_template._shape, the_template._stride)
         memory_format = {"channels_last": channels_last,
@@ -656,7 +656,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
                     f"{offset})")
     else:
         raise TensorTypeError(
-            f"set_(): argument 'source' must be Tensor or Storage, not {type(source).__name__}")
+            f"set_(): argument 'source' must be Tensor or Storage, not {type_name(source)}")
     check_inplace(self)
     if isinstance(source, Storage) and size is not None:
         grow_storage(storage, storage_extent(shape, strides, offset) * itemsize)
@@ -671,7 +671,7 @@ def is_set_to(self, tensor):
     if not isinstance(tensor, Tensor):
         raise TensorTypeError(
             f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
-            f"{type(tensor).__name__}")
+            f"{type_name(tensor)}")
     same = (self._storage is tensor._storage and self._offset == tensor._offset
             and tuple(self._shape) == tuple(tensor._shape)
             and tuple(self._stride) == tuple(tensor._stride))

@@ -16,7 +16,7 @@ from .._device import CPU, CPU_BACKEND, backend_for, resolve_device
 from .._dispatch import Post, emit
 from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
                        TensorValueError, check_storage_size, ignoring_warnings, stacklevel,
-                       user_stacklevel)
+                       user_stacklevel, type_name)
 from .._layout import contiguous_strides, dense_strides_like
 from .._out import resize_output
 from .._argparse import int_arg
@@ -107,7 +107,7 @@ def _resize_out(out, shape, stride=None):
 
 def _check_out(out, dtype, name):
     if not isinstance(out, Tensor):
-        raise TensorTypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        raise TensorTypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
     if dtype is not None and _dtypes.to_dtype(dtype) is not out._dtype:
         raise TensorRuntimeError(
             f"dtype {_dtypes.to_dtype(dtype)._torch_name} does not match dtype of out parameter "
@@ -249,9 +249,16 @@ def _nested_shape(data):
     return shape
 
 
-def _flatten(data, shape, dim, out, numpy_kinds=None):
-    """Collect the leaves of ``data`` (checked against ``shape``) into ``out``; the classes
-    of NumPy scalar leaves go into the set ``numpy_kinds``."""
+def _flatten(data, shape, dim, out, numpy_kinds, dtype):
+    """Collect the leaves of ``data`` (checked against ``shape``) into ``out``, for a tensor
+    of ``dtype``; the classes of NumPy scalar leaves go into the set ``numpy_kinds``.
+
+    As in PyTorch, the shape is read along first elements, where a tensor is a leaf
+    (``[t[0], t[1]]`` of a matrix ``t`` has shape (2,), and its leaves are rows). A tensor
+    met where the shape has dims left is a sequence of its rows (``[[1., 2.], t[0]]``); one
+    at a leaf must hold a single element, read as ``dtype`` reads a number: ``float()``
+    (ValueError) for a floating or complex dtype, ``__index__`` (TypeError, also for one
+    floating element) for an integral or bool one."""
     if dim == len(shape):
         if _is_sequence(data):
             raise TensorTypeError(
@@ -260,9 +267,22 @@ def _flatten(data, shape, dim, out, numpy_kinds=None):
         if isinstance(data, np.ndarray):
             raise TensorTypeError("len() of unsized object")
         if isinstance(data, Tensor):
-            if data.numel() != 1:
+            count = data.numel()
+            if count == 1 and dtype.category <= _dtypes.INTEGRAL < data._dtype.category:
                 raise TensorTypeError(
-                    "only integer tensors of a single element can be converted to an index")
+                    "only integer tensors of a single element can be converted to an index "
+                    f"(a {data._dtype._torch_name} tensor met where a {dtype._torch_name} "
+                    "number was expected)")
+            if count != 1:
+                if dtype.category <= _dtypes.INTEGRAL:
+                    raise TensorTypeError(
+                        "only integer tensors of a single element can be converted to an "
+                        f"index (a tensor of {count} elements met where a number was "
+                        "expected: use torch.stack to join tensors)")
+                raise TensorValueError(
+                    "only one element tensors can be converted to Python scalars (a tensor "
+                    f"of {count} elements met where a number was expected: use torch.stack "
+                    "to join tensors)")
             data = data.item()
         elif isinstance(data, np.generic):
             if numpy_kinds is not None:
@@ -270,10 +290,19 @@ def _flatten(data, shape, dim, out, numpy_kinds=None):
             data = data.item()
         out.append(data)
         return
+    if isinstance(data, Tensor) and data._shape:
+        # (a tensor where the data has dims left: its rows)
+        if data._shape[0] != shape[dim]:
+            raise TensorValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                                   f"(got {data._shape[0]})")
+        data = data.detach()
+        for i in range(data._shape[0]):
+            _flatten(data[i], shape, dim + 1, out, numpy_kinds, dtype)
+        return
     if not _is_sequence(data):
         raise TensorTypeError(
             f"not a sequence: expected a sequence of length {shape[dim]} at dim {dim}, got "
-            f"{type(data).__name__}")
+            f"{type_name(data)}")
     if len(data) != shape[dim]:
         raise TensorValueError(
             f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
@@ -281,7 +310,7 @@ def _flatten(data, shape, dim, out, numpy_kinds=None):
         out.extend(data.reshape(-1).tolist())
         return
     for item in _items(data):
-        _flatten(item, shape, dim + 1, out, numpy_kinds)
+        _flatten(item, shape, dim + 1, out, numpy_kinds, dtype)
 
 
 def _values_to_array(values, shape, dtype):
@@ -398,7 +427,7 @@ def array_from_data(data, dtype=None):
     shape = _nested_shape(data)
     values = []
     kinds = set()
-    _flatten(data, shape, 0, values, kinds)
+    _flatten(data, shape, 0, values, kinds, dtype)
     if kinds and dtype.category <= _dtypes.INTEGRAL:
         _check_numpy_leaves(kinds, dtype)
     return _values_to_array(values, shape, dtype), dtype
@@ -529,7 +558,7 @@ def _from_dlpack_impl(obj):
     if not hasattr(obj, "__dlpack__"):
         raise TensorTypeError(
             f"from_dlpack() expects an object with __dlpack__ (a tensor or an array), got "
-            f"{type(obj).__name__}")
+            f"{type_name(obj)}")
     device_type, _index = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else (1, 0)
     if int(device_type) != 1:
         raise TensorRuntimeError(
@@ -582,7 +611,7 @@ def _legacy_tensor(args, dtype, device):
     if len(args) == 1:
         data = args[0]
         if isinstance(data, (float, complex, bool)):
-            raise TensorTypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+            raise TensorTypeError(f"new(): data must be a sequence (got {type_name(data)})")
         if isinstance(data, np.ndarray):
             return _copy_tensor(_alias_numpy(data), dtype, device or CPU)
         array, dtype = array_from_data(data, dtype)
@@ -599,7 +628,7 @@ def _shape_args(size, name, legacy=False):
     if len(size) == 1 and isinstance(size[0], (float, str)):
         raise TensorTypeError(
             f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
-            f"{type(size[0]).__name__}")
+            f"{type_name(size[0])}")
     shape = sizes_from_args(size, "size")
     for s in shape:
         if s > 0x7FFFFFFFFFFFFFFF:
@@ -617,9 +646,9 @@ def _shape_args(size, name, legacy=False):
 
 def _sequence_size(size, name):
     """``size`` given as one tuple/list/Size (``full``, ``new_full``, ``randint``)."""
-    if isinstance(size, int) or not hasattr(size, "__iter__"):
+    if isinstance(size, (int, Tensor, np.ndarray)) or not hasattr(size, "__iter__"):
         raise TensorTypeError(
-            f"{name}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+            f"{name}(): argument 'size' must be tuple of ints, not {type_name(size)}")
     return _shape_args((tuple(size),), name)
 
 
@@ -762,7 +791,7 @@ def _scalar_value(value, name, arg=None):
         return value.item()
     if not isinstance(value, (bool, int, float, complex)):
         raise TensorTypeError(
-            f"{name}(): argument must be a number, not {type(value).__name__}")
+            f"{name}(): argument must be a number, not {type_name(value)}")
     return value
 
 
@@ -826,7 +855,7 @@ def _like(op, input, fill, dtype, device, requires_grad, memory_format, inputs=N
     if not isinstance(input, Tensor):
         raise TensorTypeError(
             f"{op.name}(): argument 'input' (position 1) must be Tensor, not "
-            f"{type(input).__name__}")
+            f"{type_name(input)}")
     d = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     check_requires_grad(d, requires_grad)
     dev = input._storage.device if device is None else resolve_device(device)

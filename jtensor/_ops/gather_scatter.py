@@ -16,7 +16,7 @@ from .. import _dtypes
 from .._arraymod import ufunc_at
 from .._device import index_out_of_range
 from .._dispatch import Post, check_inplace, check_same_device
-from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim
+from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, wrap_dim, type_name
 from .._layout import broadcast_shapes
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
@@ -29,7 +29,7 @@ from ._selection_common import (_check_tensor, _check_writable, _fill_value, _fr
 def _index_tensor(index, name, allow_int=True):
     if not isinstance(index, Tensor):
         raise TensorTypeError(
-            f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+            f"{name}(): argument 'index' must be Tensor, not {type_name(index)}")
     allowed = (_dtypes.int64, _dtypes.int32) if allow_int else (_dtypes.int64,)
     if index._dtype not in allowed:
         if allow_int:
@@ -54,7 +54,7 @@ def _index_vector(index, dim, name, vector_message):
     most one dim (``IndexError``), then int32/int64; returns it as a flat int64 array."""
     if not isinstance(index, Tensor):
         raise TensorTypeError(
-            f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+            f"{name}(): argument 'index' must be Tensor, not {type_name(index)}")
     if index.dim() > 1:
         raise TensorIndexError(vector_message() if callable(vector_message) else vector_message)
     return index._array().reshape(-1).astype(np.int64)
@@ -126,7 +126,7 @@ def _launch_index_select(input, dim, index):
     reported at the next synchronisation, as a device-side assert is on a GPU."""
     if not isinstance(index, Tensor):
         raise TensorTypeError(
-            f"index_select(): argument 'index' must be Tensor, not {type(index).__name__}")
+            f"index_select(): argument 'index' must be Tensor, not {type_name(index)}")
     if index.dim() > 1:
         raise TensorIndexError("index_select(): Index is supposed to be a vector")
     _check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
@@ -367,7 +367,7 @@ def _put_indices(self, indices, values, name):
     if not isinstance(indices, (tuple, list)):
         raise TensorTypeError(
             f"{name}(): argument 'indices' must be tuple of Tensors, not "
-            f"{type(indices).__name__}")
+            f"{type_name(indices)}")
     _check_tensor(values, name, "values")
     if len(indices) > self.dim():
         raise TensorIndexError(
@@ -376,7 +376,7 @@ def _put_indices(self, indices, values, name):
     for d, t in enumerate(indices):
         if not isinstance(t, Tensor):
             raise TensorTypeError(
-                f"expected Tensor as element {d} in argument 1, but got {type(t).__name__}")
+                f"expected Tensor as element {d} in argument 1, but got {type_name(t)}")
         recorded[d] = t
     return recorded
 

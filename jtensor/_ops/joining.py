@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import check_same_device
-from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
+from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim, type_name
 from .._layout import channels_last_strides, contiguous_strides, suggests_channels_last
 from .._registry import register
 from .._size import Size
@@ -111,12 +111,12 @@ def _tensor_list(tensors, name):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TensorTypeError(
             f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-            f"{type(tensors).__name__}")
+            f"{type_name(tensors)}")
     tensors = list(tensors)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TensorTypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+                f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
     return tensors
 
 

@@ -22,6 +22,7 @@ from .._errors import (
     TensorRuntimeError,
     TensorTypeError,
     wrap_dim,
+    type_name,
 )
 from .._layout import broadcast_shapes
 from .._out import resize_output
@@ -39,7 +40,7 @@ def _xp(t):
 def _check_tensor(name, x, arg="A"):
     if not isinstance(x, Tensor):
         raise TensorTypeError(f"{name}(): argument '{arg}' must be Tensor, not "
-                              f"{type(x).__name__}")
+                              f"{type_name(x)}")
 
 
 def _check_float(name, t, half=False):
@@ -464,7 +465,7 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out
     _check_tensor("linalg_vector_norm", x, "input")
     if not isinstance(ord, (int, float)) or isinstance(ord, bool):
         raise TensorTypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not "
-                              f"{type(ord).__name__}")
+                              f"{type_name(ord)}")
     work, out_dtype = _norm_dtype("linalg.vector_norm", x, dtype)
     axes = _dims(dim, x.dim())
     if x.dim() == 0:
@@ -653,7 +654,7 @@ def slogdet(input, *, out=None):
     if out is not None:
         if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
             raise TensorTypeError(
-                f"slogdet(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+                f"slogdet(): argument 'out' must be tuple of Tensors, not {type_name(out)}")
         if len(out) != 2:
             raise TensorTypeError(f"expected tuple of 2 elements but got {len(out)}")
         if isinstance(input, Tensor):
@@ -1088,7 +1089,7 @@ def _matrix_power_impl(A, n):
     _check_tensor("linalg_matrix_power", A, "input")
     if not isinstance(n, int) or isinstance(n, bool):
         raise TensorTypeError(f"linalg_matrix_power(): argument 'n' must be int, not "
-                              f"{type(n).__name__}")
+                              f"{type_name(n)}")
     _check_matrix(name, A)
     if n < 0:
         _check_float("linalg.inv", A)
@@ -2382,7 +2383,7 @@ def _finish_out(out, result, name):
         return _write_single_out(out, result, name)
     if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
         raise TensorTypeError(
-            f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+            f"{name}(): argument 'out' must be tuple of Tensors, not {type_name(out)}")
     if len(out) != len(result):
         raise TensorTypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
     for o, r in zip(out, result, strict=True):

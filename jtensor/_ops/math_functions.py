@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _dtypes, return_types
 from .._elementwise import FLOAT, INTEGRAL_ONLY, PROMOTE, _write_out, result_dtype
-from .._errors import TensorRuntimeError, TensorTypeError
+from .._errors import TensorRuntimeError, TensorTypeError, type_name
 from .._layout import elementwise_output_strides
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
@@ -495,7 +495,7 @@ def _polygamma_compute(n):
 def _polygamma_check(name, n, input):
     _check_tensor(name, input)
     if isinstance(n, bool) or not isinstance(n, int):
-        raise TensorTypeError(f"{name}(): argument 'n' must be int, not {type(n).__name__}")
+        raise TensorTypeError(f"{name}(): argument 'n' must be int, not {type_name(n)}")
     if n < 0:
         raise TensorRuntimeError(f"polygamma(n, x) does not support negative n, got n={n}.")
     if input._dtype.category == _dtypes.COMPLEX:
@@ -541,7 +541,7 @@ def _mvlgamma_compute(p):
 def _mvlgamma_check(name, input, p):
     _check_tensor(name, input)
     if isinstance(p, bool) or not isinstance(p, int):  # argument types are checked first
-        raise TensorTypeError(f"{name}(): argument 'p' must be int, not {type(p).__name__}")
+        raise TensorTypeError(f"{name}(): argument 'p' must be int, not {type_name(p)}")
     if input._dtype is _dtypes.bool_:
         raise TensorRuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtypes
 from .._device import to_device
 from .._dispatch import check_same_device
-from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
+from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim, type_name
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
 from ._selection_common import _wrap, _write_out, _xp
@@ -82,7 +82,7 @@ def block_diag(*tensors):
         if not isinstance(t, Tensor):
             raise TensorTypeError(
                 f"block_diag(): argument 'tensors' (position {i + 1}) must be Tensor, not "
-                f"{type(t).__name__}")
+                f"{type_name(t)}")
     if not tensors:
         out = new_empty_tensor((1, 0), _dtypes.get_default_dtype(), to_device(None))
         return out

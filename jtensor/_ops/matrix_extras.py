@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dispatch, _dtypes
 from .._device import resolve_device
 from .._dispatch import check_inplace
-from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim
+from .._errors import TensorRuntimeError, TensorTypeError, wrap_dim, type_name
 from .._registry import register
 from .._tensor import Tensor
 from .arithmetic import _check_alpha, _refuse_bool_subtraction, sub
@@ -33,7 +33,7 @@ def diagflat(input, offset=0):
     _check_tensor(input, "diagflat")
     if isinstance(offset, bool) or not isinstance(offset, numbers.Integral):
         raise TensorTypeError(
-            f"diagflat(): argument 'offset' (position 2) must be int, not {type(offset).__name__}"
+            f"diagflat(): argument 'offset' (position 2) must be int, not {type_name(offset)}"
         )
     offset = int(offset)
     xp = input._storage._backend.xp
@@ -113,7 +113,7 @@ def scalar_tensor(
         s = s.item()
     if not isinstance(s, (numbers.Number, np.generic)):
         raise TensorTypeError(
-            f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}"
+            f"scalar_tensor(): argument 's' (position 1) must be Number, not {type_name(s)}"
         )
     d = _dtypes.get_default_dtype() if dtype is None else _dtypes.to_dtype(dtype)
     if isinstance(s, (complex, np.complexfloating)) and d.category != _dtypes.COMPLEX:
@@ -142,7 +142,7 @@ def rsub(input, other, *, alpha=1):
     """
     if not isinstance(input, Tensor):
         raise TensorTypeError(
-            f"rsub(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+            f"rsub(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
     if isinstance(other, Tensor):
         _refuse_bool_subtraction(other, input)
@@ -177,7 +177,7 @@ def _gradient_spacings(input, spacing, dims, dim_given):
     if not isinstance(spacing, (list, tuple)):
         raise TensorTypeError(
             "gradient(): argument 'spacing' must be a number, a list of numbers or a list of "
-            f"tensors, not {type(spacing).__name__}"
+            f"tensors, not {type_name(spacing)}"
         )
     count = len(spacing)
     if not dim_given and count != input.dim():
@@ -197,12 +197,12 @@ def _gradient_spacings(input, spacing, dims, dim_given):
     for i, s in enumerate(spacing):
         if tensors and not isinstance(s, Tensor):
             raise TensorTypeError(
-                f"expected Tensor as element {i} in argument 1, but got {type(s).__name__} "
+                f"expected Tensor as element {i} in argument 1, but got {type_name(s)} "
                 "(spacing is a list of numbers or a list of coordinate tensors)"
             )
         if not tensors and not isinstance(s, (numbers.Number, np.generic)):
             raise TensorTypeError(
-                f"gradient(): each spacing must be a number or a 1-D tensor, not {type(s).__name__}"
+                f"gradient(): each spacing must be a number or a 1-D tensor, not {type_name(s)}"
             )
     out = []
     for s, d in zip(spacing, dims, strict=True):

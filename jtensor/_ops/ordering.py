@@ -16,7 +16,7 @@ from .._argparse import int_arg
 from .._device import data_dependent_sync
 from .._elementwise import result_dtype
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError, not_implemented,
-                       wrap_dim)
+                       wrap_dim, type_name)
 from .._layout import contiguous_strides
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
@@ -81,15 +81,15 @@ def _check_sort_args(name, dim, descending, stable):
     if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
         raise TensorTypeError(
             f"{name}() received an invalid combination of arguments: 'dim' must be int, not "
-            f"{type(dim).__name__} ({dim!r}); pass stable= and descending= as keywords")
+            f"{type_name(dim)} ({dim!r}); pass stable= and descending= as keywords")
     if not isinstance(descending, bool):
         raise TensorTypeError(
             f"{name}() received an invalid combination of arguments: 'descending' must be "
-            f"bool, not {type(descending).__name__} ({descending!r})")
+            f"bool, not {type_name(descending)} ({descending!r})")
     if stable is not None and not isinstance(stable, bool):
         raise TensorTypeError(
             f"{name}() received an invalid combination of arguments: 'stable' must be bool, "
-            f"not {type(stable).__name__} ({stable!r})")
+            f"not {type_name(stable)} ({stable!r})")
     return int(dim)
 
 

@@ -22,7 +22,7 @@ from .. import _dtypes
 from .._device import CPU_BACKEND
 from .._dispatch import check_inplace, check_same_device, untraced
 from .._elementwise import _write_into, result_dtype, run_compute
-from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim
+from .._errors import TensorRuntimeError, TensorTypeError, stacklevel, wrap_dim, type_name
 from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
                        elementwise_output_strides, numel, view_strides)
 from .._registry import register, renamed
@@ -43,7 +43,7 @@ def _check_tensors(name, *pairs):
         if not isinstance(x, Tensor):
             raise TensorTypeError(
                 f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
-                f"{type(x).__name__}")
+                f"{type_name(x)}")
     return check_same_device([x for _, x in pairs])
 
 
@@ -538,7 +538,7 @@ def trace(input):
     """Sum of the main diagonal of a 2-D tensor (integers sum to int64)."""
     if not isinstance(input, Tensor):
         raise TensorTypeError(f"trace(): argument 'input' must be Tensor, not "
-                              f"{type(input).__name__}")
+                              f"{type_name(input)}")
     if input.dim() != 2:
         raise TensorRuntimeError(
             f"trace: expected a matrix, but got tensor with dim {input.dim()}")
@@ -974,7 +974,7 @@ def check_einsum(equation, operands):
     operand's labels, the output's labels)``."""
     if not isinstance(equation, str):
         raise TensorTypeError(
-            f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
+            f"einsum(): argument 'equation' must be str, not {type_name(equation)}")
     for i, t in enumerate(operands):
         if not isinstance(t, Tensor):
             raise TensorTypeError(

@@ -18,7 +18,7 @@ from .. import _dtypes
 from .. import _mt19937 as _mt
 from .._device import CPU
 from .._dispatch import check_inplace
-from .._errors import TensorRuntimeError, TensorTypeError
+from .._errors import TensorRuntimeError, TensorTypeError, type_name
 from .._layout import numel as _numel
 from .._registry import register
 from .._size import Size
@@ -221,7 +221,7 @@ def _int_arg(value, name, position):
     if isinstance(value, (bool, float, complex)) or not hasattr(value, "__index__"):
         raise TensorTypeError(
             f"randint(): argument '{name}' (position {position}) must be int, not "
-            f"{type(value).__name__}")
+            f"{type_name(value)}")
     return value.__index__()
 
 
@@ -331,7 +331,7 @@ def _random_like(op, input, sample, dtype, device, requires_grad, memory_format,
 
     if not isinstance(input, Tensor):
         raise TensorTypeError(
-            f"{op.name}(): argument 'input' must be Tensor, not {type(input).__name__}")
+            f"{op.name}(): argument 'input' must be Tensor, not {type_name(input)}")
     d = input._dtype if dtype is None else _dtypes.to_dtype(dtype)
     check_requires_grad(d, requires_grad)
     dev = input._storage.device if device is None else resolve_device(device)

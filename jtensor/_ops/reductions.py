@@ -25,6 +25,7 @@ from .._errors import (
     TensorTypeError,
     wrap_dim,
     stacklevel,
+    type_name,
 )
 from .._out import resize_output
 from .._registry import OPS, register
@@ -54,13 +55,13 @@ def check_tensor(x, name, arg="input", position=1):
     if not isinstance(x, Tensor):
         raise TensorTypeError(
             f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
-            f"{type(x).__name__}")
+            f"{type_name(x)}")
 
 
 def _check_keepdim(keepdim, name):
     if not isinstance(keepdim, (bool, np.bool_)):
         raise TensorTypeError(
-            f"{name}(): argument 'keepdim' must be bool, not {type(keepdim).__name__}")
+            f"{name}(): argument 'keepdim' must be bool, not {type_name(keepdim)}")
     return bool(keepdim)
 
 
@@ -140,7 +141,7 @@ def check_out(out, name, dtype=None, message=None):
     if out is None:
         return
     if not isinstance(out, Tensor):
-        raise TensorTypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        raise TensorTypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
     if dtype is not None and out._dtype is not dtype:
         raise TensorRuntimeError(message or (
             f"Expected out tensor to have dtype {_c_name(dtype)}"
@@ -349,7 +350,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     check_tensor(input, "prod")
     if isinstance(dim, (tuple, list)):
         raise TensorTypeError(
-            f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+            f"prod(): argument 'dim' must be int, not {type_name(dim)}")
     return _sum_like(prod.op, "prod", "prod", input, dim, keepdim, dtype, out)
 
 
@@ -647,7 +648,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     keepdim = _check_keepdim(keepdim, "aminmax")
     if dim is not None and not isinstance(dim, int):
         raise TensorTypeError(
-            f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+            f"aminmax(): argument 'dim' must be int, not {type_name(dim)}")
     dims = reduce_dims(input, dim, "aminmax")
     if input._dtype.is_complex:
         raise _not_for("aminmax_cpu", input._dtype)
@@ -687,7 +688,7 @@ def _arg_extreme(op, name, input, dim, keepdim, out):
     check_tensor(input, name)
     keepdim = _check_keepdim(keepdim, name)
     if dim is not None and isinstance(dim, (tuple, list)):
-        raise TensorTypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+        raise TensorTypeError(f"{name}(): argument 'dim' must be int, not {type_name(dim)}")
     # (PyTorch refuses the dtype before it reads ``dim``)
     if input._dtype is _dtypes.bool_:
         raise TensorRuntimeError(f"{name}(): does not support bool input")
@@ -864,7 +865,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
                                      "or 'nuc'")
     elif not isinstance(p, (int, float)) or isinstance(p, bool):
         raise TensorTypeError(f"norm(): argument 'p' must be a number or str, not "
-                              f"{type(p).__name__}")
+                              f"{type_name(p)}")
     compute_dtype = _dtypes.to_dtype(dtype) if dtype is not None else input._dtype
     if input._dtype.category < _dtypes.FLOATING:
         raise TensorRuntimeError(
@@ -1063,7 +1064,7 @@ def _median(op, name, input, dim, keepdim, out):
     else:
         if isinstance(dim, (tuple, list)):
             raise TensorTypeError(f"{name}(): argument 'dim' must be int, not "
-                                  f"{type(dim).__name__}")
+                                  f"{type_name(dim)}")
         d = wrap_dim(dim, input.dim())
         if input._dtype is _dtypes.bool_ or input._dtype.is_complex:
             raise _not_for("median_out", input._dtype)

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._argparse import int_arg, int_list_arg
-from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
+from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, type_name
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
 from .creation import _finalize, _place, check_requires_grad
@@ -41,7 +41,7 @@ def _check_input(name, input):
     if not isinstance(input, Tensor):
         raise TensorTypeError(
             f"fft_{name}(): argument 'input' (position 1) must be Tensor, "
-            f"not {type(input).__name__}"
+            f"not {type_name(input)}"
         )
 
 
@@ -51,7 +51,7 @@ def _norm(norm, name="fft"):
         return "backward"
     if not isinstance(norm, str):
         raise TensorTypeError(
-            f"fft_{name}(): argument 'norm' must be str, not {type(norm).__name__}"
+            f"fft_{name}(): argument 'norm' must be str, not {type_name(norm)}"
         )
     if norm not in _NORMS:
         raise TensorRuntimeError(
@@ -149,7 +149,7 @@ def _check_out(name, out, complex_result):
         return
     if not isinstance(out, Tensor):
         raise TensorTypeError(
-            f"fft_{name}(): argument 'out' must be Tensor, not {type(out).__name__}"
+            f"fft_{name}(): argument 'out' must be Tensor, not {type_name(out)}"
         )
     category = out._dtype.category
     if complex_result and category != _dtypes.COMPLEX:
@@ -582,7 +582,7 @@ def _frequencies(name, n, d, out, dtype, device, requires_grad, onesided):
         d = d.item()
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TensorTypeError(
-            f"fft_{name}(): argument 'd' (position 2) must be float, not {type(d).__name__}"
+            f"fft_{name}(): argument 'd' (position 2) must be float, not {type_name(d)}"
         )
     if dtype is None:
         dtype = out._dtype if out is not None else _dtypes.get_default_dtype()

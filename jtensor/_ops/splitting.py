@@ -7,7 +7,7 @@ under its other name) and ``unravel_index`` (flat indices to coordinates).
 import numpy as np
 
 from .. import _dtypes
-from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim
+from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, wrap_dim, type_name
 from .._registry import register
 from .._tensor import Tensor
 from .joining import _stack_variant
@@ -50,7 +50,7 @@ def _split_spec(name, input, indices, sections):
     if n is None:
         raise TensorTypeError(
             f"{name}(): argument 'sections' must be int or a sequence of "
-            f"ints, not {type(spec).__name__}"
+            f"ints, not {type_name(spec)}"
         )
     size = input._shape[dim]
     if n > 0 and size % n == 0:
@@ -106,7 +106,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     if isinstance(split_sizes, (int, Tensor)) or not hasattr(split_sizes, "__iter__"):
         raise TensorTypeError(
             "split_with_sizes(): argument 'split_sizes' must be tuple of ints, not "
-            f"{type(split_sizes).__name__}"
+            f"{type_name(split_sizes)}"
         )
     sizes = [_split_int(s) for s in split_sizes]
     if any(s is None for s in sizes):
@@ -151,7 +151,7 @@ def unravel_index(indices, shape):
     """
     if not isinstance(indices, Tensor):
         raise TensorTypeError(
-            f"unravel_index(): 'indices' must be a Tensor, not {type(indices).__name__}"
+            f"unravel_index(): 'indices' must be a Tensor, not {type_name(indices)}"
         )
     if indices._dtype.category != _dtypes.INTEGRAL:
         raise TensorTypeError(f"expected 'indices' to be integer dtype, but got {indices._dtype}")

@@ -19,7 +19,7 @@ from .. import _dtypes
 from .._dispatch import Post, check_inplace, check_same_device
 from .._elementwise import result_dtype
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
-                      user_stacklevel, wrap_dim)
+                      user_stacklevel, wrap_dim, type_name)
 from .._layout import (broadcast_shapes, contiguous_strides, dense_strides_like,
                        elementwise_output_strides)
 from .._out import resize_output
@@ -65,7 +65,7 @@ def _quantile(op, name, input, q, dim, keepdim, interpolation, out, ignore_nan):
         # Argument types are checked before any value, as PyTorch's parser does.
         raise TensorTypeError(
             f"{name}() received an invalid combination of arguments: q must be float or "
-            f"Tensor, not {type(q).__name__}")
+            f"Tensor, not {type_name(q)}")
     if input._dtype not in (_dtypes.float32, _dtypes.float64):
         raise TensorRuntimeError(f"{name}() input tensor must be either float or double dtype")
     if isinstance(q, Tensor):
@@ -77,7 +77,7 @@ def _quantile(op, name, input, q, dim, keepdim, interpolation, out, ignore_nan):
     elif not isinstance(q, numbers.Real):
         raise TensorTypeError(
             f"{name}() received an invalid combination of arguments: q must be float or "
-            f"Tensor, not {type(q).__name__}")
+            f"Tensor, not {type_name(q)}")
     if interpolation not in _INTERPOLATIONS:
         raise TensorRuntimeError(
             f"{name}() interpolation must be one of linear, lower, higher, midpoint or "
@@ -399,7 +399,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
         if not isinstance(bins, numbers.Integral) or isinstance(bins, bool):
             raise TensorTypeError(
                 f"histogram(): argument 'bins' must be int or Tensor, not "
-                f"{type(bins).__name__}")
+                f"{type_name(bins)}")
         if bins <= 0:
             raise TensorRuntimeError(
                 f"torch.histogramdd(): bins must be > 0, but got {bins} for dimension 0")

@@ -25,7 +25,7 @@ from .._dispatch import check_inplace
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, _fast, _number_dtype,
                             elementwise, number_operand, result_dtype, zero_where)
 from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
-                      invalid_combination)
+                      invalid_combination, type_name)
 from .._registry import FUNCTIONS, define, register
 from .._tensor import Tensor, new_empty_tensor
 from .views import make_view
@@ -79,7 +79,7 @@ def _check_exact_out(out, expected):
 def _check_tensor(name, input):
     if not isinstance(input, Tensor):
         raise TensorTypeError(
-            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}")
 
 
 def _run(op, compute, inputs, out=None, inplace=None, rule=PROMOTE, **kwargs):
@@ -590,7 +590,7 @@ def _check_float_arg(name, argname, position, value):
     if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
         raise TensorTypeError(
             f"{name}(): argument '{argname}' (position {position}) must be float, not "
-            f"{type(value).__name__}")
+            f"{type_name(value)}")
 
 
 @register("elementwise")

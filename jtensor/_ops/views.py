@@ -17,7 +17,7 @@ import warnings
 from .. import _dispatch, _dtypes
 from .._dispatch import Post, check_inplace, emit, returned_input
 from .._errors import (TensorIndexError, TensorRuntimeError, TensorTypeError,
-                       TensorValueError, invalid_combination, stacklevel, wrap_dim)
+                       TensorValueError, invalid_combination, stacklevel, wrap_dim, type_name)
 from .._layout import contiguous_strides, infer_size, view_strides
 from .._argparse import int_arg, int_list_arg
 from .._registry import register, renamed
@@ -96,16 +96,23 @@ _INPUT_ONLY_COPIES = Post(inputs=("input",), info=_copied)
 
 def sizes_from_args(args, name="size"):
     """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))``; a
-    lone size may be any integer PyTorch takes as one (a 0-d integer tensor, a NumPy int)."""
+    lone size may be any integer PyTorch takes as one (an integer tensor of one element, a 0-d
+    NumPy array, a NumPy int). A tensor or NumPy array of sizes is refused, as PyTorch
+    refuses it."""
     if len(args) == 1 and args[0].__class__ is not int:
         first = args[0]
         if first.__class__ is tuple or first.__class__ is Size or first.__class__ is list:
             args = first
         elif first.__class__ is bool or isinstance(first, (float, str)):
             raise TensorTypeError(f"{name} must be a sequence of ints, not "
-                                  f"{type(first).__name__} ({first!r})")
-        elif not (isinstance(first, numbers.Integral)
-                  or (isinstance(first, Tensor) and not first._shape)):
+                                  f"{type_name(first)} ({first!r})")
+        elif isinstance(first, Tensor) or hasattr(first, "ndim"):
+            # (a tensor of one element is one int to PyTorch's parser; an array only 0-d)
+            if (first.numel() != 1) if isinstance(first, Tensor) else first.ndim:
+                raise TensorTypeError(
+                    f"{name} must be a tuple of ints, not {type_name(first)} (write "
+                    f"tuple({name}.tolist()) to use its values)")
+        elif not isinstance(first, numbers.Integral):
             args = first
     for a in args:
         if a.__class__ is not int:
@@ -687,7 +694,7 @@ def expand(input, *size, implicit=False):
     """
     if implicit.__class__ is not bool:
         raise TensorTypeError(f"expand(): argument 'implicit' must be bool, not "
-                              f"{type(implicit).__name__}")
+                              f"{type_name(implicit)}")
     return _expand(input, sizes_from_args(size))
 
 
@@ -748,7 +755,7 @@ def broadcast_tensors(*tensors):
         if not isinstance(t, Tensor):
             raise TensorTypeError(
                 f"broadcast_tensors(): expected Tensor as element {i} in argument 0, but got "
-                f"{type(t).__name__}")
+                f"{type_name(t)}")
     from .._layout import broadcast_shapes
 
     shape = broadcast_shapes(*(t._shape for t in tensors))
@@ -1185,7 +1192,7 @@ def _check_tensor(x, name, arg="input", position=1):
     if not isinstance(x, Tensor):
         raise TensorTypeError(
             f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
-            f"{type(x).__name__}")
+            f"{type_name(x)}")
 
 
 def _tensor_args(tensors, name):
@@ -1197,7 +1204,7 @@ def _tensor_args(tensors, name):
         if not isinstance(t, Tensor):
             raise TensorTypeError(
                 f"{name}(): expected Tensor as element {i} in argument 0, but got "
-                f"{type(t).__name__}")
+                f"{type_name(t)}")
     return tensors
 
 
@@ -1208,7 +1215,7 @@ def _index(value, name, arg):
         return value.__index__()
     except AttributeError:
         raise TensorTypeError(
-            f"{name}(): argument '{arg}' must be int, not {type(value).__name__}") from None
+            f"{name}(): argument '{arg}' must be int, not {type_name(value)}") from None
 
 
 # ---------------------------------------- ravel, atleast_*d, adjoint, resolve_conj/neg

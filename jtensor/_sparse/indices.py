@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
+from .._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, type_name
 from .._tensor import Tensor
 
 
@@ -66,7 +66,7 @@ def _int_arg(value, name):
         return operator.index(value)
     except TypeError:
         raise TensorTypeError(
-            f"{name} must be an integer, got {type(value).__name__} ({value!r})"
+            f"{name} must be an integer, got {type_name(value)} ({value!r})"
         ) from None
 
 

@@ -17,6 +17,7 @@ from .._errors import (
     TensorRuntimeError,
     TensorTypeError,
     TensorValueError,
+    type_name,
 )
 from .._ops.creation import tensor as _tensor, zeros as _zeros
 from .._tensor import Tensor, sparse_coo
@@ -859,7 +860,7 @@ class SparseCOOTensor(Tensor):
         if not isinstance(index, Tensor):
             raise TensorTypeError(
                 f"index_select(): argument 'index' (position 2) must be Tensor, not "
-                f"{type(index).__name__}"
+                f"{type_name(index)}"
             )
         if (
             isinstance(index, SparseCOOTensor)
@@ -989,5 +990,5 @@ def _index_item(item):
     except TypeError:
         raise TensorIndexError(
             "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-            f"are valid indices (got {type(item).__name__})"
+            f"are valid indices (got {type_name(item)})"
         ) from None

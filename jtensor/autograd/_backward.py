@@ -7,6 +7,7 @@ import warnings
 from .._api import ops as J
 from .._tensor import Tensor
 from .engine import run_backward
+from .._errors import type_name
 
 
 def _as_tuple(x, what):
@@ -18,7 +19,7 @@ def _as_tuple(x, what):
         return tuple(x)
     except TypeError:
         raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, got "
-                        f"{type(x).__name__}") from None
+                        f"{type_name(x)}") from None
 
 
 def _grads_for(outputs, grad_outputs):

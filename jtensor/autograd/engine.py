@@ -20,7 +20,7 @@ from .. import _dtypes
 from .. import _autocast, _dispatch
 from .._dispatch import grad_mode, set_modes
 from .._device import CPU_BACKEND
-from .._errors import TensorRuntimeError
+from .._errors import TensorRuntimeError, type_name
 from .._tensor import _FOLLOWS_DTYPE, Tensor, fresh_tensor, valid_array
 from . import graph
 from .._layout import contiguous_strides
@@ -87,7 +87,7 @@ def _make_grads(outputs, grad_outputs):
                     f"{g._dtype} and output[{i}] has a dtype of {out._dtype}.")
         else:
             raise TypeError(
-                f"gradients can be either Tensors or None, but got {type(g).__name__}")
+                f"gradients can be either Tensors or None, but got {type_name(g)}")
         grads.append(g)
     return grads
 
@@ -168,7 +168,7 @@ def _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, all
     if inputs is not None:
         for k, t in enumerate(inputs):
             if not isinstance(t, Tensor):
-                raise TypeError(f"inputs to grad must be Tensors, got {type(t).__name__}")
+                raise TypeError(f"inputs to grad must be Tensors, got {type_name(t)}")
             if not t._requires_grad:
                 raise TensorRuntimeError(
                     f"One of the differentiated Tensors (input {k}) does not require grad")

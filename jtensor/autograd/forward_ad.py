@@ -27,7 +27,7 @@ has its own tangents, and the inner level's rules run on the ops of the outer on
 from typing import NamedTuple
 
 from .. import _dispatch
-from .._errors import TensorRuntimeError, TensorValueError
+from .._errors import TensorRuntimeError, TensorValueError, type_name
 from .. import _tensor as _tensor_module
 from .._tensor import Tensor
 from .forward import direct as _direct  # noqa: F401 (registers the direct rules)
@@ -166,11 +166,11 @@ def make_dual(tensor, tangent, *, level=None):
         )
     if not isinstance(tensor, Tensor):
         raise TypeError(
-            f"make_dual(): argument 'tensor' must be Tensor, not {type(tensor).__name__}"
+            f"make_dual(): argument 'tensor' must be Tensor, not {type_name(tensor)}"
         )
     if not isinstance(tangent, Tensor):
         raise TypeError(
-            f"make_dual(): argument 'tangent' must be Tensor, not {type(tangent).__name__}"
+            f"make_dual(): argument 'tangent' must be Tensor, not {type_name(tangent)}"
         )
     if not (tensor.is_floating_point() or tensor.is_complex()):
         raise TensorValueError(

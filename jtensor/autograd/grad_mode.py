@@ -7,6 +7,7 @@ decorators; ``set_grad_enabled(False)`` called plainly also switches the mode at
 import functools
 
 from .._dispatch import grad_mode
+from .._errors import type_name
 
 
 def is_grad_enabled():
@@ -93,7 +94,7 @@ class set_grad_enabled(_GradModeContext):
     def __init__(self, mode):
         if not isinstance(mode, bool):
             raise TypeError(
-                f"set_grad_enabled() expects a bool, got {type(mode).__name__} ({mode!r})")
+                f"set_grad_enabled() expects a bool, got {type_name(mode)} ({mode!r})")
         self._previous = grad_mode.enabled
         self._target = mode
         grad_mode.enabled = mode
@@ -163,7 +164,7 @@ class inference_mode:
                 self.mode = True
                 self._fn = mode
                 return
-            raise TypeError(f"inference_mode() expects a bool, got {type(mode).__name__}")
+            raise TypeError(f"inference_mode() expects a bool, got {type_name(mode)}")
         self.mode = mode
         self._fn = None
 

@@ -8,7 +8,7 @@ PyTorch.
 
 import warnings
 
-from .._errors import TensorTypeError
+from .._errors import TensorTypeError, type_name
 from .._tensor import Tensor
 
 
@@ -33,7 +33,7 @@ class Variable(metaclass=VariableMeta):
             data = empty(0)
         elif not isinstance(data, Tensor):
             raise TensorTypeError(
-                f"Variable data has to be a tensor, but got {type(data).__name__}"
+                f"Variable data has to be a tensor, but got {type_name(data)}"
             )
         out = data.detach()
         if requires_grad:

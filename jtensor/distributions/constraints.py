@@ -9,7 +9,7 @@ PyTorch's, since they appear in the messages of argument validation.
 """
 
 from .._api import ops as J
-from .._errors import TensorIndexError, TensorTypeError, TensorValueError
+from .._errors import TensorIndexError, TensorTypeError, TensorValueError, type_name
 
 __all__ = [
     "Constraint",
@@ -118,7 +118,7 @@ class _IndependentConstraint(Constraint):
 
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
         if not isinstance(base_constraint, Constraint):
-            raise TensorTypeError(f"Expected a Constraint, got {type(base_constraint).__name__}")
+            raise TensorTypeError(f"Expected a Constraint, got {type_name(base_constraint)}")
         if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
             raise TensorValueError(
                 "reinterpreted_batch_ndims must be a non-negative int, got "
@@ -158,7 +158,7 @@ class MixtureSameFamilyConstraint(Constraint):
 
     def __init__(self, base_constraint):
         if not isinstance(base_constraint, Constraint):
-            raise TensorTypeError(f"Expected a Constraint, got {type(base_constraint).__name__}")
+            raise TensorTypeError(f"Expected a Constraint, got {type_name(base_constraint)}")
         self.base_constraint = base_constraint
         super().__init__()
 

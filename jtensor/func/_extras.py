@@ -8,7 +8,7 @@ replaces mutations by out-of-place ops and copies the results back into mutated 
 what a caller observes is the same).
 """
 
-from .._errors import TensorRuntimeError
+from .._errors import TensorRuntimeError, type_name
 from .._tensor import Tensor
 from . import _pytree
 from ._forward import jvp
@@ -27,7 +27,7 @@ def linearize(func, *primals):
                 f"Expected the tangents {t_spec} to have the same argspec as the primals {spec}")
         for i, (p, t) in enumerate(zip(flat_p, flat_t, strict=True)):
             if not isinstance(t, Tensor):
-                raise TensorRuntimeError(f"tangent:{i} is a {type(t).__name__}, not a Tensor")
+                raise TensorRuntimeError(f"tangent:{i} is a {type_name(t)}, not a Tensor")
             if t.shape != p.shape:
                 raise TensorRuntimeError(
                     f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the "

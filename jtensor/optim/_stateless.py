@@ -5,6 +5,7 @@ import contextlib
 from collections import defaultdict
 
 from .._tensor import Tensor
+from .._errors import type_name
 
 __all__ = ["swap_in_optimizer_params_and_state"]
 
@@ -20,7 +21,7 @@ def _check_state(state):
     if not isinstance(state, dict):
         _fail(
             f"{_NAME} requires swapin_optim_state['state'] to be a dict mapping packed "
-            f"parameter ids to per-param state dicts, got {type(state).__name__}."
+            f"parameter ids to per-param state dicts, got {type_name(state)}."
         )
     if any(isinstance(k, Tensor) for k in state):
         _fail(f"{_NAME} requires optimizer.state_dict()-style state keyed by packed parameter ids.")
@@ -66,7 +67,7 @@ def _prepare(optimizer, swapin_parameters, swapin_optim_state):
     if not isinstance(groups, list):
         _fail(
             f"{_NAME} requires swapin_optim_state['param_groups'] to be a list of "
-            f"param-group dicts, got {type(groups).__name__}."
+            f"param-group dicts, got {type_name(groups)}."
         )
     if len(optimizer.param_groups) != len(groups):
         _fail(

@@ -14,6 +14,7 @@ from weakref import ref
 from .._dispatch import emit
 from .._tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
+from .._errors import type_name
 
 __all__ = [
     "ChainedScheduler",
@@ -685,7 +686,7 @@ class MultiplicativeLR(_LambdaScheduler):
         self._init_lr_lambdas(optimizer, lr_lambda)
         for fn in self.lr_lambdas:
             if not callable(fn):
-                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+                raise TypeError(f"lr_lambda should be a function, but got {type_name(fn)}")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):

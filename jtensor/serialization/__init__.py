@@ -34,7 +34,7 @@ import numpy as np
 from .._device import CPU, device
 from .._dtypes import dtype as _dtype_class
 from .._dtypes import uint8
-from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError
+from .._errors import TensorRuntimeError, TensorTypeError, TensorValueError, type_name
 from .._size import Size
 from .._storage import Storage, TypedStorage
 from .._tensor import Tensor, layout
@@ -527,7 +527,7 @@ def _read_all(f, mmap):
         raise TensorValueError("f must be a file path in order to use the mmap argument")
     if not hasattr(f, "read"):
         raise TensorTypeError(
-            f"load(): expected a path or a binary file object, got {type(f).__name__}"
+            f"load(): expected a path or a binary file object, got {type_name(f)}"
         )
     data = f.read()
     if not isinstance(data, bytes):

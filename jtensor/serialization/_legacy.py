@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._device import CPU, device
-from .._errors import TensorRuntimeError, TensorTypeError
+from .._errors import TensorRuntimeError, TensorTypeError, type_name
 from .._size import Size
 from .._storage import Storage, TypedStorage
 from . import _rebuild
@@ -168,7 +168,7 @@ def place(storage, location, map_location):
             raise TensorTypeError(f"map_location returned {type(result).__name__}, not a storage")
     else:
         raise TensorTypeError(
-            f"map_location should be a str, device, dict or callable, got {type(where).__name__}"
+            f"map_location should be a str, device, dict or callable, got {type_name(where)}"
         )
     try:
         dev = device(target)

@@ -4,6 +4,7 @@ import weakref
 
 from . import data  # noqa: E402,F401 (torch.utils.data.DataLoader after import torch)
 from . import deterministic  # noqa: E402,F401 (torch.utils.deterministic.fill_...)
+from .._errors import type_name
 
 
 def swap_tensors(t1, t2):
@@ -18,7 +19,7 @@ def swap_tensors(t1, t2):
 
     for name, t in (("t1", t1), ("t2", t2)):
         if not isinstance(t, Tensor):
-            raise TypeError(f"swap_tensors(): {name} must be a Tensor, not {type(t).__name__}")
+            raise TypeError(f"swap_tensors(): {name} must be a Tensor, not {type_name(t)}")
         if weakref.getweakrefs(t):
             raise TensorRuntimeError(
                 f"Cannot swap {name} because it has weakref associated with it")

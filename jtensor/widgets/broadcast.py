@@ -5,6 +5,7 @@ from ._read import is_tensor, user_names
 from ._svg import (BAD, GRID, INK, MUTED, Svg, colour, error_note, paragraph, shape_text,
                    tint, wrap)
 from .strides import _ints
+from .._errors import type_name
 
 
 def _contiguous_strides(shape):
@@ -49,7 +50,7 @@ class BroadcastView(Visual):
                 self.inputs.append((shape, _contiguous_strides(shape)))
             else:
                 raise TypeError(f"BroadcastView() argument {k} must be a Tensor or a shape "
-                                f"(tuple of ints), not {type(item).__name__}")
+                                f"(tuple of ints), not {type_name(item)}")
         if names is None:
             found = user_names(list(tensors_or_shapes), None, depth=1)
             # Shapes written inline have no name: call them a, b, c as PyTorch's message does.

@@ -6,6 +6,7 @@ from ..autograd.saved_attributes import function_tensor_names
 from ._base import Visual
 from ._read import caller_namespace, is_tensor, storage_key, tensor_values, tensors_by_name
 from ._svg import BAD, GRID, INK, MUTED, Svg, colour, number, paragraph, shape_text, tint, wrap
+from .._errors import type_name
 
 CHAR_W = 6.4
 LINE_H = 14
@@ -76,7 +77,7 @@ class GradGraph(Visual):
 
     def __init__(self, tensor, max_nodes=40, depth=None, names=None):
         if not is_tensor(tensor):
-            raise TypeError(f"GradGraph() takes a Tensor, not {type(tensor).__name__}")
+            raise TypeError(f"GradGraph() takes a Tensor, not {type_name(tensor)}")
         self.tensor = tensor
         self.max_nodes = int(max_nodes)
         if names is None:

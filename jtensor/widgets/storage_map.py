@@ -7,6 +7,7 @@ from ._read import (is_tensor, storage_key, storage_length, storage_values, tens
 from ._strip import draw_grid, draw_strip
 from ._svg import (BAD, INK, MUTED, Svg, colour, error_note, number, paragraph, shape_text,
                    wrap)
+from .._errors import type_name
 
 
 class StorageMap(Visual):
@@ -35,7 +36,7 @@ class StorageMap(Visual):
         for k, t in enumerate(tensors):
             if not is_tensor(t):
                 raise TypeError(f"StorageMap() argument {k} must be a Tensor, not "
-                                f"{type(t).__name__}")
+                                f"{type_name(t)}")
         self.tensors = list(tensors)
         self.names = user_names(self.tensors, names, depth=1)
         self.selected = None  # (tensor number, index tuple)

@@ -5,6 +5,7 @@ from ._geometry import extent, overlaps
 from ._read import is_storage, is_tensor, storage_length, storage_values, user_names
 from ._strip import draw_grid, draw_strip
 from ._svg import BAD, MUTED, Svg, colour, paragraph, shape_text, wrap
+from .._errors import type_name
 
 
 def _ints(text, what):
@@ -63,7 +64,7 @@ class StrideExplorer(Visual):
             self.from_storage = True
         else:
             raise TypeError("StrideExplorer() takes a Tensor or a storage "
-                            f"(tensor.untyped_storage()), not {type(tensor_or_storage).__name__}")
+                            f"(tensor.untyped_storage()), not {type_name(tensor_or_storage)}")
         self.name = name if name is not None else user_names([tensor_or_storage], None,
                                                              depth=1)[0]
         if self.name.startswith("tensor "):

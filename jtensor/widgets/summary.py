@@ -7,6 +7,7 @@ import numpy as np
 from ._base import Visual
 from ._read import is_tensor, tensor_values
 from ._svg import BAD, GRID, INK, MUTED, Svg, colour, number, paragraph, shape_text, wrap
+from .._errors import type_name
 
 # Chunks keep the float64 temporaries small; the histogram looks at most SAMPLE elements
 # (an evenly spaced subset, so the same tensor always gives the same picture).
@@ -54,7 +55,7 @@ class TensorSummary(Visual):
 
     def __init__(self, tensor, bins=32, name=None, log=False):
         if not is_tensor(tensor):
-            raise TypeError(f"summary() takes a Tensor, not {type(tensor).__name__}")
+            raise TypeError(f"summary() takes a Tensor, not {type_name(tensor)}")
         self.name = name
         self.shape = tuple(tensor.shape)
         self.dtype = tensor.dtype

@@ -6,6 +6,7 @@ import re
 
 from ._base import Visual
 from ._svg import BAD, MUTED, PALETTE, esc, paragraph, wrap
+from .._errors import type_name
 
 ROW_LIMIT = 200
 KINDS = ("allocation", "view", "copy", "in-place", "transfer", "sync", "launch",
@@ -16,7 +17,7 @@ def _check_trace(trace):
     if not (hasattr(trace, "events") and hasattr(trace, "name_of")
             and hasattr(trace, "summary")):
         raise TypeError("expected a trace from jtensor.trace.record() (or %%tensortrace), got "
-                        f"{type(trace).__name__}")
+                        f"{type_name(trace)}")
     if not getattr(trace, "stopped", True):
         raise RuntimeError("the trace is still recording; show it after the `with` block "
                            "(or after trace.stop())")

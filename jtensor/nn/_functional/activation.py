@@ -26,7 +26,8 @@ from ..._api import ops as J
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode
 from ..._elementwise import _SAME_SIZE_INT
-from ..._errors import TensorRuntimeError, TensorValueError, not_implemented
+from ..._errors import (TensorRuntimeError, TensorTypeError, TensorValueError, not_implemented,
+                        type_name)
 from ..._layout import contiguous_strides
 from ..._ops.unary import _FLOATING_MATH, _blockwise, _erf64
 from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
@@ -156,12 +157,12 @@ def _array_backward(compute, g, x, *params):
 # ------------------------------------------------------------------------------- relu
 def relu(input, inplace=False):
     """``max(x, 0)`` element-wise (``inplace=True`` overwrites ``input``)."""
-    return input.relu_() if inplace else J.relu(input)
+    return J.relu_(input) if inplace else J.relu(input)
 
 
 def relu_(input):
     """In-place ``relu``."""
-    return input.relu_()
+    return J.relu_(input)
 
 
 # ------------------------------------------------------------------------- hardtanh
@@ -646,6 +647,9 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def one_hot(tensor, num_classes=-1):
     """``int64`` tensor with a trailing class dimension holding 1 at each index.
     ``num_classes=-1`` uses ``max(tensor) + 1``."""
+    if not isinstance(tensor, Tensor):
+        raise TensorTypeError(f"one_hot(): argument 'input' (position 1) must be Tensor, not "
+                              f"{type_name(tensor)}")
     if tensor.dtype != _dtypes.int64:
         raise TensorRuntimeError(
             f"one_hot is only applicable to index tensor of type LongTensor (got "

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..._api import ops as J
 from ..._dispatch import grad_mode, transforms
-from ..._errors import TensorRuntimeError, TensorTypeError, user_stacklevel
+from ..._errors import TensorRuntimeError, TensorTypeError, user_stacklevel, type_name
 from ..._layout import channels_last_strides, suggests_channels_last
 from ..._settings import warn_once
 from ..._tensor import Tensor
@@ -572,13 +572,13 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
     name = f"conv{nd}d"
     if not isinstance(input, Tensor):
         raise TensorTypeError(f"{name}() argument 'input' (position 1) must be Tensor, not "
-                              f"{type(input).__name__}")
+                              f"{type_name(input)}")
     if not isinstance(weight, Tensor):
         raise TensorTypeError(f"{name}() argument 'weight' (position 2) must be Tensor, not "
-                              f"{type(weight).__name__}")
+                              f"{type_name(weight)}")
     if bias is not None and not isinstance(bias, Tensor):
         raise TensorTypeError(f"{name}() argument 'bias' (position 3) must be Tensor, not "
-                              f"{type(bias).__name__}")
+                              f"{type_name(bias)}")
     dim = input.dim()
     if dim not in (nd + 1, nd + 2):
         raise TensorRuntimeError(

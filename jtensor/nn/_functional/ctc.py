@@ -26,6 +26,7 @@ from ..._errors import (
     TensorNotImplementedError,
     TensorRuntimeError,
     TensorTypeError,
+    type_name,
 )
 from ..._tensor import Tensor
 from ...autograd.function import Function
@@ -169,7 +170,7 @@ def _lengths(values, name):
         return np.asarray([int(v) for v in values], dtype=np.int64).reshape(-1)
     raise TensorTypeError(
         f"ctc_loss(): argument '{name}' must be a tuple of ints or a Tensor, not "
-        f"{type(values).__name__}"
+        f"{type_name(values)}"
     )
 
 
@@ -243,7 +244,7 @@ def ctc_loss(
         # PyTorch's two overloads take both lengths as tensors or both as int sequences
         raise TensorTypeError(
             f"ctc_loss(): input_lengths and target_lengths must both be tuples of ints or "
-            f"both Tensors, got {type(input_lengths).__name__} and "
+            f"both Tensors, got {type_name(input_lengths)} and "
             f"{type(target_lengths).__name__}"
         )
     in_len = _lengths(input_lengths, "input_lengths")

@@ -11,7 +11,7 @@ whose derivative is the same pad (``ReflectionPad2DBackwardBackward0``...).
 
 import numpy as np
 
-from ..._errors import TensorRuntimeError, TensorTypeError
+from ..._errors import TensorRuntimeError, TensorTypeError, type_name
 from ..._tensor import Tensor
 from ...autograd import function as _function
 from ._op import nn_op
@@ -196,7 +196,7 @@ def pad(input, pad, mode="constant", value=None):
     """
     if not isinstance(input, Tensor):
         raise TensorTypeError(f"pad(): argument 'input' (position 1) must be Tensor, not "
-                              f"{type(input).__name__}")
+                              f"{type_name(input)}")
     pad = [int(p) for p in pad]
     if len(pad) % 2:
         raise TensorRuntimeError("Padding length must be divisible by 2")

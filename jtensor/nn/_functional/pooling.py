@@ -20,7 +20,7 @@ import types
 
 import numpy as np
 
-from ..._errors import TensorIndexError, TensorRuntimeError, TensorTypeError
+from ..._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, type_name
 from ..._layout import suggests_channels_last
 from ..._tensor import Tensor
 from ...autograd import function as _function
@@ -78,7 +78,7 @@ def _out_size(size, k, s, p, d, ceil_mode):
 def _check_input(name, input, n=2):
     if not isinstance(input, Tensor):
         raise TensorTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                              f"{type(input).__name__}")
+                              f"{type_name(input)}")
     if input.dim() not in (n + 1, n + 2) or (n == 2 and any(s == 0 for s in input._shape[-3:])):
         raise TensorRuntimeError(
             f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input, got a "
@@ -659,7 +659,7 @@ def _adaptive_avg(name, input, output_size, n):
     """The checks and the call of ``adaptive_avg_pool{n}d`` (n = 2 or 3)."""
     if not isinstance(input, Tensor):
         raise TensorTypeError(f"{name}(): argument 'input' (position 1) must be "
-                              f"Tensor, not {type(input).__name__}")
+                              f"Tensor, not {type_name(input)}")
     if input.dim() not in (n + 1, n + 2):
         raise TensorRuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
                                  f"{list(input._shape)}")
@@ -738,7 +738,7 @@ def _one(value, default=None):
 def _check_1d(name, input):
     if not isinstance(input, Tensor):
         raise TensorTypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                              f"{type(input).__name__}")
+                              f"{type_name(input)}")
     if input.dim() not in (2, 3):
         raise TensorRuntimeError(
             f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for "

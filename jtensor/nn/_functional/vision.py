@@ -10,7 +10,7 @@ contiguous or (for a channels_last 4-d input) channels_last, as PyTorch's CPU ke
 
 import operator
 
-from ..._errors import TensorRuntimeError, TensorTypeError
+from ..._errors import TensorRuntimeError, TensorTypeError, type_name
 from ..._layout import suggest_memory_format
 from ..._tensor import channels_last
 from ...autograd.function import Function
@@ -22,7 +22,7 @@ __all__ = ["pixel_shuffle", "pixel_unshuffle"]
 def _check_factor(name, what, factor):
     if isinstance(factor, bool) or not hasattr(factor, "__index__"):
         raise TensorTypeError(
-            f"{name}(): argument '{what}' (position 2) must be int, not {type(factor).__name__}"
+            f"{name}(): argument '{what}' (position 2) must be int, not {type_name(factor)}"
         )
     factor = operator.index(factor)
     if factor <= 0:

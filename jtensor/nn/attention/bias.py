@@ -26,7 +26,7 @@ query's device."""
 import warnings
 from enum import IntEnum, auto
 
-from ..._errors import TensorRuntimeError, TensorValueError
+from ..._errors import TensorRuntimeError, TensorValueError, type_name
 from ..._registry import layout_kernel, register_layout
 from ..._tensor import Tensor
 from ..._torch_function import _disabled_torch_function_impl
@@ -70,7 +70,7 @@ class CausalBias(Tensor):
 
     def __init__(self, variant, seq_len_q, seq_len_kv):
         if not isinstance(variant, CausalVariant):
-            raise AssertionError(f"variant must be a CausalVariant, got {type(variant).__name__}")
+            raise AssertionError(f"variant must be a CausalVariant, got {type_name(variant)}")
         self.variant = variant
         self.seq_len_q = seq_len_q
         self.seq_len_kv = seq_len_kv

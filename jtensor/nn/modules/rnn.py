@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from ... import _dtypes
-from ..._errors import TensorIndexError, TensorRuntimeError, TensorValueError
+from ..._errors import TensorIndexError, TensorRuntimeError, TensorValueError, type_name
 from ..._tensor import Tensor
 from ..._dispatch import grad_mode as _grad_mode
 from ..._api import ops as J
@@ -592,18 +592,18 @@ class RNNBase(Module):
                 f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
                 f"num_layers={num_layers}", stacklevel=2)
         if not isinstance(bias, bool):
-            raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
+            raise TypeError(f"bias should be of type bool, got: {type_name(bias)}")
         if not isinstance(batch_first, bool):
             raise TypeError(
-                f"batch_first should be of type bool, got: {type(batch_first).__name__}")
+                f"batch_first should be of type bool, got: {type_name(batch_first)}")
         if not isinstance(input_size, int):
             raise TypeError(
-                f"input_size should be of type int, got: {type(input_size).__name__}")
+                f"input_size should be of type int, got: {type_name(input_size)}")
         if input_size <= 0:
             raise TensorValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
             raise TypeError(
-                f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+                f"hidden_size should be of type int, got: {type_name(hidden_size)}")
         if hidden_size <= 0:
             raise TensorValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
@@ -744,7 +744,7 @@ class RNNBase(Module):
         else:
             if not isinstance(input, Tensor):
                 raise TypeError(f"{name}: expected a Tensor or PackedSequence as input, got "
-                                f"{type(input).__name__}")
+                                f"{type_name(input)}")
             batch_sizes = None
             sorted_indices = unsorted_indices = None
             if input.dim() not in (2, 3):

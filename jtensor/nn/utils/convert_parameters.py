@@ -2,7 +2,7 @@
 and back (second-order optimizers, evolution strategies, hypernetworks)."""
 
 from ..._api import ops as J
-from ..._errors import TensorTypeError
+from ..._errors import TensorTypeError, type_name
 from ..._tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
@@ -36,7 +36,7 @@ def vector_to_parameters(vec, parameters):
     """Give each parameter, in order, the next ``numel`` values of ``vec`` (its ``.data``
     becomes a view of ``vec``)."""
     if not isinstance(vec, Tensor):
-        raise TensorTypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+        raise TensorTypeError(f"expected torch.Tensor, but got: {type_name(vec)}")
     if isinstance(parameters, Tensor):
         parameters = [parameters]
     param_device = None

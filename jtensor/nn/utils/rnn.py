@@ -20,6 +20,7 @@ from ..._errors import TensorIndexError, TensorRuntimeError, TensorTypeError, Te
 from ..._tensor import Tensor
 from ...autograd.function import Function, _node_class
 from .._functional._op import nn_op
+from ..._errors import type_name
 
 __all__ = [
     "PackedSequence",
@@ -237,7 +238,7 @@ sorted_indices=tensor([2, 0, 1]), unsorted_indices=tensor([1, 2, 0]))
     """
     if not isinstance(input, Tensor):
         raise TensorTypeError(
-            f"pack_padded_sequence(): input must be a Tensor, not {type(input).__name__}")
+            f"pack_padded_sequence(): input must be a Tensor, not {type_name(input)}")
     lengths = _lengths_tensor(lengths)
     if input.dim() < 2:
         raise TensorRuntimeError(
@@ -285,7 +286,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     """
     if not isinstance(sequence, PackedSequence):
         raise TensorTypeError(
-            f"pad_packed_sequence(): expected a PackedSequence, got {type(sequence).__name__}")
+            f"pad_packed_sequence(): expected a PackedSequence, got {type_name(sequence)}")
     batch_sizes = sequence.batch_sizes.numpy().astype(np.int64)
     max_seq_length = len(batch_sizes)
     if total_length is not None:
