@@ -5,11 +5,21 @@ building array views over storage bytes, copies and synchronization. Ops call th
 ``xp`` instead of NumPy directly so that the CUDA backend slots in without touching them.
 """
 
+import re
 import weakref
 
 import numpy as np
 
 from ._errors import TensorRuntimeError, TensorTypeError
+
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")
+_PLAIN_TYPES = frozenset({"cpu", "cuda", "meta"})   # (the common strings: no parsing)
+
+# The device types PyTorch's device strings name, in the order its refusal of any other
+# lists them; jtensor runs cpu, cuda and meta.
+_PYTORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep",
+                         "hip", "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta",
+                         "hpu", "mtia", "privateuseone")
 
 
 class device:
@@ -26,18 +36,29 @@ class device:
             type, index = "cuda", type
         if not isinstance(type, str):
             raise TensorTypeError(f"device() expects a string or an int, got {type!r}")
-        if ":" in type:
-            if index is not None:
-                raise TensorRuntimeError(
-                    f"type (string) must not include an index because index was passed "
-                    f"explicitly: {type}")
-            type, _, text = type.partition(":")
-            if not text.isdigit():
-                raise TensorRuntimeError(f"Invalid device string: '{type}:{text}'")
-            index = int(text)
+        if type not in _PLAIN_TYPES:
+            # PyTorch's grammar: letters and underscores, then ``:`` and an index without a
+            # leading zero
+            if not type:
+                raise TensorRuntimeError("Device string must not be empty")
+            parsed = _DEVICE_STRING.fullmatch(type)
+            if parsed is None:
+                raise TensorRuntimeError(f"Invalid device string: '{type}'")
+            if parsed.group(2) is not None:
+                if index is not None:
+                    raise TensorRuntimeError(
+                        f"type (string) must not include an index because index was passed "
+                        f"explicitly: {type}")
+                index = int(parsed.group(2))
+            type = parsed.group(1)
         if type not in ("cpu", "cuda", "meta"):
+            if type in _PYTORCH_DEVICE_TYPES:
+                raise TensorRuntimeError(
+                    f"jtensor has no {type} device: its device types are cpu, cuda (through "
+                    f"CuPy) and meta (got the device string: {type})")
             raise TensorRuntimeError(
-                f"Expected one of cpu, cuda, meta device type at start of device string: {type}")
+                f"Expected one of {', '.join(_PYTORCH_DEVICE_TYPES)} device type at start of "
+                f"device string: {type}")
         if index is not None and index < 0:
             raise TensorRuntimeError(f"Device index must not be negative, got {index}")
         self.type = type

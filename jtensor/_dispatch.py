@@ -321,15 +321,14 @@ def check_inplace(tensor):
         if base is not None:  # a view given requires_grad_() itself: PyTorch names the view
             raise TensorRuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation. (Write into a clone() instead, or under torch.no_grad().)")
+                "operation.")
         raise TensorRuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation. "
-            "(Use torch.no_grad() for updates such as optimizer steps, or clone() first.)")
+            "a leaf Variable that requires grad is being used in an in-place operation.")
     if base is not None and base._requires_grad and base._grad_fn is None:
         emit("inplace_refused", tensor=tensor, base=base)  # for jtensor.trace's pitfalls
         raise TensorRuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place "
-            "operation. (Write into a clone() instead, or under torch.no_grad().)")
+            "operation.")
 
 
 def check_no_internal_overlap(tensor):

@@ -334,6 +334,8 @@ def _fast(op, compute, inputs, rule):
     """
     first = inputs[0]
     if not isinstance(first, Tensor):
+        if len(inputs) == 2 and first.__class__ in _FAST_SCALARS and compute.__class__ is str:
+            return _fast_number_first(compute, first, inputs[1], rule)
         return None
     dtype = first._dtype
     result = _FAST_RESULT.get((rule, dtype))
@@ -384,6 +386,27 @@ def _fast(op, compute, inputs, rule):
         computed = run_compute(xp, compute, (first._array(), b))
     else:
         return None
+    return _fast_result(computed, shape, result, storage)
+
+
+def _fast_number_first(compute, number, tensor, rule):
+    """``_fast`` for a number then a tensor (``1 - x``: the reflected operators of a
+    kernel NumPy names) under the conditions ``_fast`` puts on a number beside a tensor."""
+    if not isinstance(tensor, Tensor):
+        return None
+    dtype = tensor._dtype
+    result = _FAST_RESULT.get((rule, dtype))
+    shape = tensor._shape
+    storage = tensor._storage
+    if result is None or dtype not in _FAST_FLOATS or storage._backend.deferred \
+            or tensor._stride != contiguous_strides(shape):
+        return None
+    computed = run_compute(storage._backend.xp, compute, (number, tensor._array()))
+    return _fast_result(computed, shape, result, storage)
+
+
+def _fast_result(computed, shape, result, storage):
+    """The tensor of a fast path's computed array: ``result``'s dtype, C-contiguous."""
     if computed.dtype != result.numpy:
         computed = computed.astype(result.numpy)
     if computed.shape != shape:

@@ -750,9 +750,12 @@ class Tensor:
         return _hooks["repr"](self)
 
     def __format__(self, spec):
-        if not self._shape:
+        # PyTorch's: a plain 0-d tensor formats its number (``f"{loss:.4f}"``); anything else
+        # (more elements, a Parameter, the meta device) is ``object.__format__``, which takes
+        # no format spec (``f"{t:.2f}"`` is a TypeError) and gives ``str(t)`` without one.
+        if not self._shape and self.__class__ is Tensor and self._storage.device.type != "meta":
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        return object.__format__(self, spec)
 
     def __setstate__(self, state):  # pragma: no cover - pickling goes through __reduce_ex__
         raise TensorRuntimeError("Tensor state must be restored through __reduce_ex__")

@@ -229,8 +229,20 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
                 check(other, self)
             first, second = (self, other) if commutes else (other, self)
             if self._requires_grad or _TRANSFORMS.active or _dispatch.profile_hook is not None:
-                # the entry: recorded (``2 - x`` is RsubBackward1), transformed or timed
+                if self._requires_grad and _GRAD_MODE.record and not _TRANSFORMS.active \
+                        and _dispatch.profile_hook is None and not _autocast.active \
+                        and self.__class__ in DENSE_CLASSES:
+                    # Recorded as the entry would record it (``2 - x`` is RsubBackward1),
+                    # without parsing again what was checked above (issue 18).
+                    if commutes:
+                        return _dispatch.autograd_operator(impl.op, reflected_run, first,
+                                                           second)
+                    return _dispatch.autograd_call(impl.op, reflected_run, (first, second), {})
+                # the entry: transformed, timed or cast first
                 return impl(first, second)
+            return reflected_run(first, second)
+
+        def reflected_run(first, second):
             result = elementwise(impl.op, run if select is None else select(first, second),
                                  (first, second), rule=rule)
             if _dispatch.trace_hook is not None or _dispatch.autograd_hook is not None:
