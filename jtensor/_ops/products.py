@@ -413,8 +413,8 @@ def mv(input, vec, *, out=None):
             f"vector + matrix @ vector expected, got 1, {input.dim()}, {vec.dim()}")
     if input._dtype is not vec._dtype:
         raise TensorRuntimeError(
-            f"addmv input tensors must have the same dtype, but got {_name(input._dtype)}, "
-            f"{_name(vec._dtype)}, and {_name(input._dtype)}")
+            f"addmv input tensors must have the same dtype, but got {_name(vec._dtype)}, "
+            f"{_name(input._dtype)}, and {_name(vec._dtype)}")   # (its result has vec's)
     _refuse_bool("addmv_impl_cpu", input._dtype)
     rows, cols = input._shape
     if cols != vec._shape[0]:
@@ -496,10 +496,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise TensorRuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
     if mat2.dim() != 2:
         raise TensorRuntimeError(f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
+    # (PyTorch's order: the added tensor's dtype, then the matrices', then their shapes; the
+    # message of a float64 batch into a float32 layer is this one)
+    if input._dtype is not mat2._dtype:
+        raise TensorRuntimeError(
+            f"self and mat2 must have the same dtype, but got {_name(input._dtype)} and "
+            f"{_name(mat2._dtype)}")
     if mat1._dtype is not mat2._dtype:
         raise TensorRuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_c_name(mat1._dtype)} != "
-            f"{_c_name(mat2._dtype)}")
+            f"mat1 and mat2 must have the same dtype, but got {_name(mat1._dtype)} and "
+            f"{_name(mat2._dtype)}")
     (r1, c1), (r2, c2) = mat1._shape, mat2._shape
     if c1 != r2:
         raise _matrix_mismatch(r1, c1, r2, c2)

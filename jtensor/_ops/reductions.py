@@ -148,14 +148,7 @@ def check_out(out, name, dtype=None, message=None):
             f", but got {_c_name(out._dtype)} instead"))
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
-def _c_name(dtype):
-    return _C_NAMES[dtype.name]
+_c_name = _dtypes.c_name
 
 
 def write_out(out, array):

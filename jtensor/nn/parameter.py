@@ -3,6 +3,7 @@
 from .._tensor import DENSE_CLASSES, Tensor
 from .._torch_function import PLAIN_ARGUMENTS, _disabled_torch_function_impl
 from .._errors import type_name
+from .._ops.creation import check_requires_grad
 
 
 class Parameter(Tensor):
@@ -27,6 +28,7 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, not {type_name(data)}")
+        check_requires_grad(data._dtype, requires_grad)   # (PyTorch's _make_subclass words)
         self = Tensor._make(data._storage, data._shape, data._stride, data._offset,
                             data._dtype, version=data._version_counter,
                             array=data._cached_array)

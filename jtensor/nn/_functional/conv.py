@@ -24,6 +24,7 @@ import numpy as np
 
 from ..._api import ops as J
 from ..._dispatch import grad_mode, transforms
+from ..._dtypes import c_name
 from ..._errors import TensorRuntimeError, TensorTypeError, user_stacklevel, type_name
 from ..._layout import channels_last_strides, suggests_channels_last
 from ..._settings import warn_once
@@ -588,14 +589,16 @@ def _check_and_run(input, weight, bias, stride, padding, dilation, groups, nd):
         raise TensorRuntimeError(
             f"weight should have at least three dimensions and be {nd + 2}-D for {name}, but "
             f"got weight of size {list(weight._shape)}")
+    # (PyTorch's CPU kernel compares the bias first, then the weight, in these words)
+    if bias is not None and bias._dtype != input._dtype:
+        raise TensorRuntimeError(f"Input type ({c_name(input._dtype)}) and bias type "
+                                 f"({c_name(bias._dtype)}) should be the same")
+    if input._dtype != weight._dtype:
+        raise TensorRuntimeError(f"expected scalar type {input._dtype._torch_name} but found "
+                                 f"{weight._dtype._torch_name}")
     if not input._dtype.is_floating_point:
         raise TensorRuntimeError(f"{name}: expected a floating-point input, got {input.dtype}; "
                                  f"convert it with .float()")
-    if input._dtype != weight._dtype or (bias is not None and bias._dtype != input._dtype):
-        other = weight if input._dtype != weight._dtype else bias
-        raise TensorRuntimeError(
-            f"Input type ({input.dtype}) and {'weight' if other is weight else 'bias'} type "
-            f"({other.dtype}) should be the same: cast them with .to(dtype)")
     if input.device != weight.device:
         raise TensorRuntimeError(f"Input ({input.device}) and weight ({weight.device}) must be "
                                  f"on the same device")
