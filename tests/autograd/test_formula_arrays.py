@@ -1,7 +1,8 @@
 """Formulas that compute on the arrays in a plain backward pass (issue 18: tanh, sigmoid,
-sub, div, mean, a full max/min, ``x[key]`` with a basic key, one index tensor or a mask)
-must give the public ops' gradients bit for bit (``_fast.FORMULA_ARRAYS`` off), signed zeros
-and NaNs included, and PyTorch's values; ``create_graph`` and other layouts keep the ops."""
+sub, div (a tensor divisor too), mean, std over dims, a full max/min, ``x[key]`` with a basic
+key, one index tensor or a mask) must give the public ops' gradients bit for bit
+(``_fast.FORMULA_ARRAYS`` off), signed zeros and NaNs included, and PyTorch's values;
+``create_graph`` and other layouts keep the ops."""
 
 import numpy as np
 import pytest
@@ -41,6 +42,15 @@ CASES = {
         lambda L, d: _values(L, (3, 4), d, 6),
         lambda L, x: x / (x.detach().abs() + 0.5),
     ),
+    "div_broadcast_divisor": (
+        lambda L, d: _values(L, (5, 3), d, 22),
+        lambda L, x: x / (x.sum(0, keepdim=True) + 10),
+    ),
+    "div_both_same_shape": (lambda L, d: _values(L, (3, 4), d, 23), lambda L, x: x / (x * x + 1)),
+    "div_row_by_matrix": (
+        lambda L, d: _values(L, (4, 3), d, 24),
+        lambda L, x: x[:1] / (x.abs() + 0.5),
+    ),
     "mean": (lambda L, d: _values(L, (3, 4), d, 7), lambda L, x: x.mean()),
     "mean_dim": (lambda L, d: _values(L, (3, 4), d, 8), lambda L, x: x.mean(1)),
     "mean_keepdim": (lambda L, d: _values(L, (2, 3, 4), d, 9), lambda L, x: x.mean((0, 2), True)),
@@ -59,6 +69,17 @@ CASES = {
         lambda L, x: x[L.tensor([1, 1, 3], dtype=L.int32)],
     ),
     "mask": (lambda L, d: _values(L, (3, 4), d, 15), lambda L, x: x[x.detach() > 0]),
+    "std_batch": (lambda L, d: _values(L, (32, 6), d, 18), lambda L, x: x.std(0, keepdim=True)),
+    "std_dim": (lambda L, d: _values(L, (3, 5, 4), d, 19), lambda L, x: x.std(1)),
+    "std_dims_biased": (
+        lambda L, d: _values(L, (3, 5, 4), d, 20),
+        lambda L, x: x.std((0, 2), correction=0),
+    ),
+    "std_vector": (lambda L, d: _values(L, (9,), d, 21), lambda L, x: x.std(0)),
+    "std_constant_rows": (
+        lambda L, d: L.tensor([[1.0, 2.0, 3.0], [1.0, 5.0, 3.0]], dtype=getattr(L, d)),
+        lambda L, x: x.std(0, keepdim=True),
+    ),
     "row_mask": (
         lambda L, d: _values(L, (3, 4), d, 16),
         lambda L, x: x[L.tensor([True, False, True])],

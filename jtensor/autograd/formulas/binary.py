@@ -14,7 +14,10 @@ backward raises.
 import cmath
 import math
 
+import numpy as np
+
 from ..._api import ops as J
+from ..._elementwise import contiguous_result_shape, run_compute
 from ..._tensor import Tensor
 from . import _fast
 from ._core import derivative, nondifferentiable
@@ -85,6 +88,10 @@ def div_backward(ctx, g):
     if ctx.rounding_mode is not None:
         return _zeros(ctx, g, 0), _zeros(ctx, g, 1)
     b = ctx.other
+    if need_b:
+        fast = _div_grads_arrays(g, ctx.input, b, need_a)
+        if fast is not None:
+            return fast
     ga = None
     if need_a:
         ga = _fast.divided(g, b) if not need_b else None
@@ -93,6 +100,26 @@ def div_backward(ctx, g):
     # ``a`` is read (and version-checked) only for ``b``'s gradient, as PyTorch saves it.
     gb = _neg(g) * _conj((ctx.input / b) / b) if need_b else None
     return ga, gb
+
+
+def _div_grads_arrays(g, a, b, need_a):
+    """``div``'s gradients for a tensor divisor (``(x - mean) / std``, which may broadcast) in
+    a plain pass, as the arrays of the public ops above compute them: ``g / b`` and
+    ``(g * -1) * ((a / b) / b)``, each step's result contiguous as the op's would be (issue
+    18). None when it does not apply (then the ops run)."""
+    if not isinstance(b, Tensor) or not isinstance(a, Tensor):
+        return None
+    found = _fast.arrays(g, a, b)
+    if found is None or contiguous_result_shape(a, b) is None \
+            or contiguous_result_shape(g, b) is None:
+        return None
+    ga_, aa, ba = found
+    quotient = run_compute(np, "divide", (run_compute(np, "divide", (aa, ba)), ba))
+    negated = np.multiply(ga_, _fast.number(-1, ga_))
+    gb = _fast.wrap(run_compute(np, "multiply", (negated, quotient)), g)
+    if not need_a:
+        return None, gb
+    return _fast.wrap(run_compute(np, "divide", (ga_, ba)), g), gb
 
 
 @derivative("floor_divide", inputs=("input", "other"), name="NotImplemented")

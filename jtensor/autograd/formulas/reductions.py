@@ -321,7 +321,40 @@ def var_backward(ctx, g):
 @derivative("std", save=("input", "result"))
 def std_backward(ctx, g):
     dim, correction = _correction(ctx.dim, ctx.unbiased, ctx.correction)
-    return _var_backward(_std_grad(g, ctx.result), ctx.input, dim, correction, ctx.keepdim)
+    x, result = ctx.input, ctx.result
+    fast = _std_backward_arrays(g, x, result, dim, correction, ctx.keepdim)
+    if fast is not None:
+        return fast
+    return _var_backward(_std_grad(g, result), x, dim, correction, ctx.keepdim)
+
+
+def _std_backward_arrays(g, x, result, dim, correction, keepdim):
+    """``std``'s backward over given dims (a batch norm written by hand: ``x.std(0,
+    keepdim=True)``) in a plain pass, as the arrays of the public ops below compute it:
+    ``g / (result * 2)`` zeroed where the deviation is 0, then ``factor * g * (x - mean)``
+    (issue 18: 8 recorded-path ops become array calls). None when it does not apply."""
+    ndim = x.dim()
+    if ndim == 0 or dim is None:
+        return None
+    dims = _reduced(dim, ndim, empty_means_all=False)
+    dof = _numel(x.shape, dims) - correction
+    found = _fast.arrays(g, result) if dims and dof > 0 else None
+    xs = _fast.arrays(x) if found is not None else None
+    if xs is None or x._dtype is not g._dtype:
+        return None
+    ga, ra = found
+    xa = xs[0]
+    doubled = run_compute(np, "multiply", (ra, _fast.number(2, ra)))
+    scaled = np.asarray(run_compute(np, "divide", (ga, doubled)))   # (0-d: a NumPy scalar)
+    scaled[ra == 0] = 0   # (masked_fill: a fresh array)
+    if not keepdim and ndim > 1:
+        shape = list(x._shape)
+        for d in dims:
+            shape[d] = 1
+        scaled = scaled.reshape(shape)
+    scaled = run_compute(np, "multiply", (scaled, _fast.number(2.0 / dof, ra)))
+    centred = run_compute(np, "subtract", (xa, x.mean(dims, keepdim=True)._array()))
+    return _fast.wrap(run_compute(np, "multiply", (scaled, centred)), x)
 
 
 def _mean_part(g, x, dim, keepdim):
