@@ -148,10 +148,14 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
 
         if type(compute) is str:
             def into(xp, a, b, out):
-                if fusable(xp, a, b) and a.shape == out.shape and a.strides == out.strides \
-                        and a.ctypes.data == out.ctypes.data and not np.shares_memory(b, out) \
+                # (``self.add_(other, alpha=a)``: ``self`` is ``out``, most often its very
+                # array; ``ndarray.ctypes`` and an exact overlap test only where needed)
+                if fusable(xp, a, b) and (a is out or (
+                        a.shape == out.shape and a.strides == out.strides
+                        and a.ctypes.data == out.ctypes.data)) \
+                        and not (np.may_share_memory(b, out) and np.shares_memory(b, out)) \
                         and axpy(fused, b, out):
-                    return   # (``self.add_(other, alpha=a)``: ``self`` is ``out``)
+                    return
                 b = b * xp.asarray(alpha_value).astype(b.dtype) if hasattr(b, "dtype") else \
                     b * alpha_value
                 getattr(xp, compute)(a, b, out=out)
@@ -394,6 +398,9 @@ def _is_bool(x):
 
 
 def _check_alpha(a, b, alpha, name="add"):
+    if alpha.__class__ is float and isinstance(a, Tensor) \
+            and a._dtype.category >= _dtypes.FLOATING:
+        return   # (a floating or complex result, whatever ``b`` is: a float alpha suits it)
     if alpha.__class__ is int:
         if alpha == 1:
             return
