@@ -441,8 +441,7 @@ class Tensor:
     def requires_grad(self, value):
         if value and self._dtype.category < _dtypes.FLOATING:
             raise TensorRuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients "
-                f"(got {self._dtype})")
+                "only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(bool(value))
 
     def requires_grad_(self, requires_grad=True):
@@ -458,9 +457,7 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if requires_grad and self._dtype.category < _dtypes.FLOATING:
             # PyTorch's wording here (complex dtypes qualify too, as the setter says).
-            raise TensorRuntimeError(
-                "only Tensors of floating point dtype can require gradients "
-                f"(got {self._dtype}; complex dtypes can too)")
+            raise TensorRuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = requires_grad
         if self._derived_grad:
             self._derived_grad = False  # the user's own flag from now on

@@ -43,8 +43,7 @@ def check_requires_grad(dtype, requires_grad):
     """PyTorch's refusal of ``requires_grad=True`` for integer and bool dtypes (checked first)."""
     if requires_grad and dtype.category < _dtypes.FLOATING:
         raise TensorRuntimeError(
-            "Only Tensors of floating point and complex dtype can require gradients "
-            f"(got dtype={dtype}); pass a floating dtype or requires_grad=False")
+            "Only Tensors of floating point and complex dtype can require gradients")
 
 
 def _data_input(data, *args, **kwargs):

@@ -136,9 +136,7 @@ def sparse_coo_tensor(
     if requires_grad:
         if vals._dtype.category < _dtypes.FLOATING:
             raise TensorRuntimeError(
-                f"Only Tensors of floating point and complex dtype can require gradients "
-                f"(the values are {vals._dtype._torch_name}; pass float values)"
-            )
+                "Only Tensors of floating point and complex dtype can require gradients")
         vals = vals.detach().requires_grad_(True)
     elif vals.requires_grad:
         # Built from values with history: a non-leaf, as PyTorch's
