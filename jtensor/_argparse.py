@@ -597,12 +597,14 @@ def _guarded(source, namespace, passed, tensors=()):
     call leaves as PyTorch's ``TypeError`` naming the argument. Checked only on that way
     out: a call that succeeds pays nothing."""
     head, body = source.split("\n", 1)
-    check = ""
-    if tensors:
-        listed = ", ".join(f"({name!r}, {position}, {name})" for name, position in tensors)
-        check = (f"_x = _nt(op.name, ({listed},))\n"
-                 "        if _x is not None:\n"
-                 "            raise _x from None\n")
+    listed = ", ".join(f"({name!r}, {position}, {name})" for name, position in tensors)
+
+    def check(indent):   # (raising PyTorch's TypeError for a non-tensor; nothing without any)
+        if not tensors:
+            return ""
+        return (f"{indent}_x = _nt(op.name, ({listed},))\n"
+                f"{indent}if _x is not None:\n"
+                f"{indent}    raise _x from None\n")
     namespace["_oom"] = _errors.out_of_memory
     namespace["_big"] = _errors.too_large
     namespace["_tf"] = _torch_function.dispatch
@@ -615,18 +617,16 @@ def _guarded(source, namespace, passed, tensors=()):
             "    except ValueError as _e:\n"
             "        _x = _big(_e)\n"
             "        if _x is None:\n"
-            + ("            raise\n" if not check else "            " + check.replace(
-                "\n        ", "\n            ") + "            raise\n")
-            + "        raise _x from None\n"
+            + check(" " * 12) + "            raise\n"
+            "        raise _x from None\n"
             "    except TypeError:\n"
             f"        _o = _tf(op, _self, {passed})\n"
             "        if _o is _NOTF:\n"
-            + ("" if not check else "            " + check.replace("\n        ", "\n            "))
-            + "            raise\n"
+            + check(" " * 12) + "            raise\n"
             "        return _o\n"
-            + ("" if not check else
+            + ("" if not tensors else
                "    except (AttributeError, RuntimeError, IndexError):\n"
-               "        " + check + "        raise\n"))
+               + check(" " * 8) + "        raise\n"))
 
 
 # The parameter names that stand for an op's tensors in PyTorch's signatures, checked on an

@@ -13,7 +13,7 @@ import numpy as np
 from ._errors import TensorRuntimeError, TensorTypeError
 
 _DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")
-_PLAIN_TYPES = frozenset({"cpu", "cuda", "meta"})   # (the common strings: no parsing)
+_PLAIN_TYPES = frozenset({"cpu", "cuda", "meta"})   # (jtensor's device types)
 
 # The device types PyTorch's device strings name, in the order its refusal of any other
 # lists them; jtensor runs cpu, cuda and meta.
@@ -51,7 +51,7 @@ class device:
                         f"explicitly: {type}")
                 index = int(parsed.group(2))
             type = parsed.group(1)
-        if type not in ("cpu", "cuda", "meta"):
+        if type not in _PLAIN_TYPES:
             if type in _PYTORCH_DEVICE_TYPES:
                 raise TensorRuntimeError(
                     f"jtensor has no {type} device: its device types are cpu, cuda (through "

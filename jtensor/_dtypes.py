@@ -103,17 +103,10 @@ def from_numpy_dtype(np_dtype):
         ) from None
 
 
-# The C++ type of each dtype as PyTorch's kernels name it in some messages ("Input type
-# (double) and bias type (float) should be the same").
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
 def c_name(dtype):
-    """``dtype``'s C++ type name in PyTorch's kernel messages (``double``, ``long int``)."""
-    return _C_NAMES[dtype.name]
+    """``dtype``'s C++ type name in PyTorch's kernel messages (``double``, ``long int``:
+    ``CPP_NAMES``)."""
+    return CPP_NAMES[dtype.name]
 
 
 def to_dtype(value):

@@ -36,7 +36,7 @@ def is_operand(x):
     to the array's reflected operator: NumPy computes it, with NumPy's promotion, from
     ``t.__array__()`` (which refuses a tensor that requires grad), and ``__array_wrap__``
     makes the result a tensor. ``array + t`` is declined both ways: a ``TypeError``. Only
-    ``t == array`` (``equality_operator``) and ``array / t`` compute."""
+    ``t == array`` (``binary_op(array_operand=True)``) and ``array / t`` compute."""
     return isinstance(x, (Tensor, numbers.Number, np.generic))
 
 
@@ -172,7 +172,7 @@ def binary_op(name, compute, rule=PROMOTE, *, operator=None, reflected=None,
                 raise TensorTypeError(
                     f"{name}() received an invalid combination of arguments: at least one of input "
                     f"and other must be a Tensor, got {type_name(input)} and "
-                    f"{type(other).__name__}")
+                    f"{type_name(other)}")
             input = number_tensor(input)   # (``torch.add(1.5, 2.5)``: a 0-d result)
         if check is not None:
             check(input, other)
