@@ -115,7 +115,8 @@ def infer_size(shape, total):
         elif s >= 0:
             known *= s
         else:
-            raise TensorRuntimeError(f"invalid shape dimension {s}")
+            raise TensorRuntimeError(
+                f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
     if total == known or (infer_at is not None and known > 0 and total % known == 0):
         if infer_at is None:
             return tuple(shape)

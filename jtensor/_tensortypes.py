@@ -103,7 +103,7 @@ class tensortype(type):
                 )
             return first._alias()  # an alias (AliasBackward0), as PyTorch's FloatTensor(other)
         if len(args) == 1 and isinstance(first, Size):
-            return _new(_shape_args(args, cls.__name__, legacy=True), dtype, device)
+            return _new(_shape_args(args, cls.__name__), dtype, device)
         if _is_int(first):
             bad = next((i for i, a in enumerate(args) if not _is_int(a)), None)
             if bad is not None:
@@ -112,7 +112,7 @@ class tensortype(type):
                     f'error "type must be tuple of ints,but got {_type_name(args[bad])}"'
                 )
             shape = tuple(int(a) for a in args)
-            return _new(_shape_args(shape, cls.__name__, legacy=True), dtype, device)
+            return _new(_shape_args(shape, cls.__name__), dtype, device)
         if len(args) > 1:
             raise _invalid_combination(args, {})
         if isinstance(first, str):

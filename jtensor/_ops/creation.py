@@ -604,9 +604,9 @@ def _legacy_tensor(args, dtype, device):
     if len(args) == 1 and isinstance(args[0], Tensor):
         return _from_dlpack_impl(args[0])  # an alias, as PyTorch's Tensor(other)
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return _new(_shape_args(args, "Tensor", legacy=True), dtype, device)
+        return _new(_shape_args(args, "Tensor"), dtype, device)
     if len(args) == 1 and isinstance(args[0], Size):
-        return _new(_shape_args(args, "Tensor", legacy=True), dtype, device)
+        return _new(_shape_args(args, "Tensor"), dtype, device)
     if len(args) == 1:
         data = args[0]
         if isinstance(data, (float, complex, bool)):
@@ -619,7 +619,7 @@ def _legacy_tensor(args, dtype, device):
 
 
 # ---------------------------------------------------------------------- shape factories
-def _shape_args(size, name, legacy=False):
+def _shape_args(size, name):
     from .views import sizes_from_args
 
     if len(size) == 0:
@@ -635,11 +635,11 @@ def _shape_args(size, name, legacy=False):
                 f"{name}(): argument 'size' failed to unpack the object: {s} overflows the "
                 "int64 a size must fit in")
         if s < 0:
-            if legacy:
+            if name == "zeros":  # (PyTorch's zeros checks the size before the allocator)
                 raise TensorRuntimeError(
-                    f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+                    f"zeros: Dimension size must be non-negative. (got size {list(shape)})")
             raise TensorRuntimeError(
-                f"{name}: Dimension size must be non-negative. (got size {list(shape)})")
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     return Size(shape)
 
 

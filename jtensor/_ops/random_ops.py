@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtypes
 from .. import _mt19937 as _mt
-from .._device import CPU
+from .._device import CPU, _default_device
 from .._dispatch import check_inplace
 from .._errors import TensorRuntimeError, TensorTypeError, type_name
 from .._layout import numel as _numel
@@ -142,6 +142,7 @@ def _integers(eng, n, low, high_exclusive, dtype):
 
 # ---------------------------------------------------------------------- factories
 _INT64_MAX = (1 << 63) - 1
+_INT64_MIN = -(1 << 63)
 
 
 def _plain_shape(size):
@@ -264,6 +265,22 @@ def _check_random_bounds(low, high, dtype, kernel_name="random_"):
                     "please fix the code in advance", UserWarning, stacklevel=4)
 
 
+def _randint_fast(low, high, size, generator):
+    """``randint(low, high, size)`` (plain ints, a tuple of plain ints, int64 on the default
+    CPU device) as the general path draws it, without its parsing; None for any other call
+    (the general path then checks and draws)."""
+    if (low.__class__ is not int or high.__class__ is not int
+            or not _INT64_MIN <= low < high <= _INT64_MAX + 1
+            or _default_device[0] is not CPU):
+        return None
+    shape = _plain_shape((size,)) if size.__class__ in (tuple, Size) else None
+    if shape is None:
+        return None
+    rng = _rng(generator)
+    values = _mt.random_from_to(rng, _numel(shape), high - low, low).reshape(shape)
+    return Tensor._from_array(values, _dtypes.int64, CPU)
+
+
 @register("factory", method=False)
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
             layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -271,6 +288,12 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
 
     The dtype is int64 unless ``dtype=`` says otherwise (floating dtypes are allowed).
     """
+    if (len(args) == 3 and low is None and high is None and size is None and out is None
+            and dtype is None and device is None and requires_grad is False and layout is None
+            and pin_memory is False):
+        fast = _randint_fast(args[0], args[1], args[2], generator)
+        if fast is not None:
+            return fast
     args = list(args)
     if size is None and args and not isinstance(args[-1], (int, float, Tensor)):
         size = args.pop()

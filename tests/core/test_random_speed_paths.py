@@ -350,3 +350,77 @@ def test_scalar_normal_path(n):
             L.normal(2.0, 3.0, (n,)),
         ]
     )
+
+
+# ---------------------------------------------------------------------- randint's plain call
+_RANDINT_BOUNDS = [
+    (0, 1),
+    (0, 27),
+    (-5, 5),
+    (0, 20000),
+    (0, 2**28 - 1),
+    (0, 2**28),
+    (3, 2**28 + 3),
+    (-(2**62), 2**62),
+    (-(2**63), 2**63 - 1),
+    (-(2**63), -(2**63) + 1),
+]
+
+
+@pytest.mark.parametrize(("low", "high"), _RANDINT_BOUNDS)
+def test_randint_plain_call_matches_general_path(low, high):
+    """``randint(low, high, size)`` (the fast path) and the same call with ``dtype=int64``
+    (the general path): the same bits and the same engine state afterwards."""
+    for size in [(32,), (4, 3), (), (0,), jtensor.Size([2, 5])]:
+        for gen in [None, jtensor.Generator().manual_seed(7)]:
+            jtensor.manual_seed(11)
+            if gen is not None:
+                gen.manual_seed(7)
+            fast = jtensor.randint(low, high, size, generator=gen)
+            state = (gen or jtensor.default_generator).get_state()
+            jtensor.manual_seed(11)
+            if gen is not None:
+                gen.manual_seed(7)
+            plain = jtensor.randint(low, high, size, generator=gen, dtype=jtensor.int64)
+            assert fast.dtype is jtensor.int64 and fast.shape == plain.shape
+            assert fast.stride() == plain.stride() and not fast.requires_grad
+            assert np.array_equal(fast.numpy(), plain.numpy())
+            after = (gen or jtensor.default_generator).get_state()
+            assert np.array_equal(state.numpy(), after.numpy())
+
+
+@pytest.mark.parametrize(("low", "high"), _RANDINT_BOUNDS)
+def test_randint_plain_call_matches_torch(low, high):
+    _same_as_torch(
+        lambda L: [
+            L.randint(low, high, (32,)),
+            L.randint(low, high, (3, 4)),
+            L.randint(low, high, ()),
+            L.randint(low, high, L.Size([5])),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "same_words"),
+    [
+        ((5, 5, (3,)), True),
+        ((6, 5, (3,)), True),
+        ((0, 5, (-1,)), True),
+        ((0, 5, [3]), True),
+        # PyTorch lists every signature; jtensor names the argument at fault.
+        ((0.0, 5, (3,)), False),
+        ((0, 5, (2.0,)), False),
+    ],
+)
+def test_randint_unusual_calls_as_torch(args, same_words):
+    """Calls the fast path declines take the general path: its results and its errors."""
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for L in (jtensor, torch):
+        L.manual_seed(3)
+        try:
+            outcomes.append(L.randint(*args).tolist())
+        except Exception as e:  # noqa: BLE001 - the type and words are what is compared
+            outcomes.append((type(e).__name__, str(e).split("\n")[0] if same_words else ""))
+    assert outcomes[0] == outcomes[1]
