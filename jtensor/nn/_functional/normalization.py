@@ -72,9 +72,10 @@ class _NativeNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, dims, pshape, eps, stats, update=None, layout=None,
                 split=None):
-        if stats is None and update is None and split is None and ARRAY_PATHS \
-                and ctx._function is _NativeNorm:
-            out = _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout)
+        if stats is None and update is None and ARRAY_PATHS and (
+                ctx._function is _NativeNorm if split is None
+                else ctx._function is _NativeGroupNorm):
+            out = _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split)
             if out is not None:
                 return out
         xs = _work_view(x, split, layout)
@@ -109,12 +110,19 @@ class _NativeNorm(Function):
         # xhat is kept when it is not the (user-visible) output; otherwise recomputed.
         _keep(ctx, x, weight, bias, mean, rstd, xhat if affine else None, dims, pshape, eps,
               stats is not None, split, layout)
-        return _restride(out, tuple(x.shape), layout.output)
+        out = _restride(out, tuple(x.shape), layout.output)
+        if out._base is not None:
+            # (group norm's output viewed back from the split shape: a fresh tensor to the
+            # caller, as PyTorch's kernel writes, over the same elements)
+            out = Tensor._make(out._storage, out._shape, out._stride, out._offset, out._dtype)
+        return out
 
     @staticmethod
     def backward(ctx, g):
         saved = ctx.saved_tensors   # (unpacked once: a saved-tensors hook sees one unpack)
-        if ARRAY_PATHS and not grad_mode.enabled and ctx._function is _NativeNorm:
+        if ARRAY_PATHS and not grad_mode.enabled and (
+                ctx._function is _NativeNorm if ctx.split is None
+                else ctx._function is _NativeGroupNorm):
             grads = _array_backward(ctx, g, saved)
             if grads is not None:
                 return grads
@@ -194,16 +202,18 @@ def _plain(t, dtype):
             and (t._contiguous if t._contiguous is not None else t.is_contiguous()))
 
 
-def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout):
-    """Layer norm's forward on the arrays when nothing listens and every tensor is a plain
-    contiguous CPU float32/float64 tensor (``x`` with its standard strides, the output's):
-    the array calls of the general path's public ops, in their order (``mean`` is a sum
-    divided by the count in the dtype, ``rsqrt`` is ``reciprocal(sqrt)``, the in-place ops
-    write into their target), then the same saved tensors and options. Returns the output,
+def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None):
+    """Layer norm's (or, with ``split``, group norm's) forward on the arrays when nothing
+    listens and every tensor is a plain contiguous CPU float32/float64 tensor (``x`` with its
+    standard strides, the output's): the array calls of the general path's public ops, in
+    their order (``mean`` is a sum divided by the count in the dtype, ``rsqrt`` is
+    ``reciprocal(sqrt)``, the in-place ops write into their target), on ``x`` viewed as
+    ``split`` for group norm, then the same saved tensors and options. Returns the output,
     or None (nothing done) for anything else."""
     dtype = x._dtype
     if dtype not in ARRAY_FLOATS or eps.__class__ not in _EPS_TYPES \
-            or x._stride != layout.output or not _plain(x, dtype) or _listened():
+            or x._stride != layout.output or not _plain(x, dtype) or _listened() \
+            or x._stride != contiguous_strides(x._shape):   # (the result's strides)
         return None
     w = b = None
     if weight is not None:
@@ -215,10 +225,11 @@ def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout):
             return None
         b = bias._array().reshape(pshape)
     shape = x._shape
+    work = shape if split is None else split
     count = 1
     for d in dims:
-        count *= shape[d]
-    a = x._array()
+        count *= work[d]
+    a = x._array() if split is None else x._array().reshape(split)
     try:
         mean, rstd, xhat, out = _norm_arrays(a, w, b, dims, a.dtype.type(count), eps)
     except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
@@ -227,11 +238,12 @@ def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout):
     device = x._storage.device
     mean = fresh_tensor(Tensor, mean, mean.shape, dtype, device, CPU_BACKEND)
     rstd = fresh_tensor(Tensor, rstd, rstd.shape, dtype, device, CPU_BACKEND)
-    result = fresh_tensor(Tensor, out, shape, dtype, device, CPU_BACKEND)
+    result = fresh_tensor(Tensor, out if split is None else out.reshape(shape), shape, dtype,
+                          device, CPU_BACKEND)
     # (xhat is saved when it is not the output, as the general path does)
-    xhat = None if out is xhat else fresh_tensor(Tensor, xhat, shape, dtype, device,
+    xhat = None if out is xhat else fresh_tensor(Tensor, xhat, work, dtype, device,
                                                  CPU_BACKEND)
-    _keep(ctx, x, weight, bias, mean, rstd, xhat, dims, pshape, eps, False, None, layout)
+    _keep(ctx, x, weight, bias, mean, rstd, xhat, dims, pshape, eps, False, split, layout)
     return result
 
 
@@ -265,15 +277,19 @@ def _array_backward(ctx, g, saved):
     dtype = g._dtype
     pdims = ctx.param_dims
     shape = g._shape
-    if ctx.fixed or ctx.split is not None or not pdims or dtype not in ARRAY_FLOATS \
+    split = ctx.split
+    work = shape if split is None else split
+    if ctx.fixed or not pdims or dtype not in ARRAY_FLOATS \
             or g.__class__ not in DENSE_CLASSES or g._storage._backend is not CPU_BACKEND \
             or not _plain(mean, dtype) or not _plain(rstd, dtype) \
-            or mean._shape != rstd._shape or len(mean._shape) != len(shape) or _listened():
+            or mean._shape != rstd._shape or len(mean._shape) != len(work) or _listened():
         return None
+    if split is not None and ctx.layout.output != contiguous_strides(shape):
+        return None   # (the input gradient is written in another layout)
     if xhat is None:
         if not _plain(x, dtype) or x._shape != shape:
             return None
-    elif not _plain(xhat, dtype) or xhat._shape != shape:
+    elif not _plain(xhat, dtype) or xhat._shape != work:
         return None
     need_x, need_w, need_b = ctx.needs_input_grad[:3]
     w = None
@@ -287,10 +303,13 @@ def _array_backward(ctx, g, saved):
     dims = ctx.dims
     count = 1
     for d in dims:
-        count *= shape[d]
-    arrays = (gs, w, mean._array(), rstd._array(), None if xhat is None else xhat._array(),
-              x._array() if xhat is None else None, dims, pdims, gs.dtype.type(count),
-              need_x, need_w, need_b)
+        count *= work[d]
+    xa = None
+    if xhat is None:
+        xa = x._array() if split is None else x._array().reshape(split)
+    arrays = (gs if split is None else gs.reshape(split), w, mean._array(), rstd._array(),
+              None if xhat is None else xhat._array(), xa, dims, pdims,
+              gs.dtype.type(count), need_x, need_w, need_b)
     try:
         gx, gw, gb = _norm_grad_arrays(*arrays)
     except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
@@ -298,7 +317,8 @@ def _array_backward(ctx, g, saved):
             gx, gw, gb = _norm_grad_arrays(*arrays)
     device = g._storage.device
     if gx is not None:
-        gx = fresh_tensor(Tensor, gx, shape, dtype, device, CPU_BACKEND)
+        gx = fresh_tensor(Tensor, gx if split is None else gx.reshape(shape), shape, dtype,
+                          device, CPU_BACKEND)
     if gw is not None:
         gw = np.asarray(gw).reshape(weight._shape)
         gw = fresh_tensor(Tensor, gw, gw.shape, dtype, device, CPU_BACKEND)
