@@ -14,6 +14,7 @@ import pytest
 
 import jtensor
 from jtensor.nn._functional import normalization
+from tests.nn.norm_arrays import bits, close, count_array_paths
 
 try:
     import torch
@@ -38,25 +39,7 @@ TOL = {"float32": 2e-5, "float64": 1e-9}
 
 @pytest.fixture
 def counts(monkeypatch):
-    """``{"forward": [taken, declined], "backward": [taken, declined]}``: the switch's calls
-    (a path guarded off before the call counts in neither)."""
-    seen = {"forward": [0, 0], "backward": [0, 0]}
-
-    def counted(name, fn):
-        def run(*args):
-            result = fn(*args)
-            seen[name][result is None] += 1
-            return result
-
-        return run
-
-    monkeypatch.setattr(
-        normalization, "_array_forward", counted("forward", normalization._array_forward)
-    )
-    monkeypatch.setattr(
-        normalization, "_array_backward", counted("backward", normalization._array_backward)
-    )
-    return seen
+    return count_array_paths(monkeypatch)
 
 
 def _data(shape, seed=0):
@@ -84,12 +67,6 @@ def _group_norm(lib, x, groups, w, b, affine):
     return y, [p for p in (wt, bt) if p is not None]
 
 
-def _bits(t):
-    if t is None:
-        return None
-    return (tuple(t.shape), t.stride(), str(t.dtype), t.detach().numpy().tobytes())
-
-
 def _jt_run(case, dtype, affine, x_fn=None):
     """Everything observable of one call and two backward passes."""
     shape, groups = SHAPES[case]
@@ -104,13 +81,13 @@ def _jt_run(case, dtype, affine, x_fn=None):
     grads = jtensor.autograd.grad(y, inputs, g, retain_graph=True)
     grads_sum = jtensor.autograd.grad(y.sum(), inputs)
     return {
-        "out": _bits(y),
+        "out": bits(y),
         "fresh": (y._base is None, y._is_view(), y._version),
         "node": type(node).__name__,
-        "saved": [_bits(s) for s in saved],
+        "saved": [bits(s) for s in saved],
         "options": (node.dims, node.pshape, node.eps, node.param_dims, node.split),
-        "grads": [_bits(t) for t in grads],
-        "grads_sum": [_bits(t) for t in grads_sum],
+        "grads": [bits(t) for t in grads],
+        "grads_sum": [bits(t) for t in grads_sum],
     }
 
 
@@ -147,24 +124,13 @@ def _lib_run(lib, case, dtype, affine, x_fn=None, create_graph=False):
     }
 
 
-def _close(mine, theirs, tol):
-    if mine is None or theirs is None:  # (a gradient that does not reach a parameter)
-        assert mine is None and theirs is None
-        return
-    assert tuple(mine.shape) == tuple(theirs.shape)
-    assert mine.stride() == theirs.stride()
-    np.testing.assert_allclose(
-        mine.detach().double().numpy(), theirs.detach().double().numpy(), rtol=tol, atol=tol
-    )
-
-
 def _follows_torch(mine, theirs, tol):
     assert mine["node"] == theirs["node"] == "NativeGroupNormBackward0"
     assert mine["fresh"] == theirs["fresh"] == (True, False)
-    _close(mine["out"], theirs["out"], tol)
+    close(mine["out"], theirs["out"], tol)
     assert len(mine["grads"]) == len(theirs["grads"])
     for m, t in zip(mine["grads"], theirs["grads"], strict=True):
-        _close(m, t, tol)
+        close(m, t, tol)
 
 
 # (PyTorch 2.13's CPU backward of a bias without a weight fails inside: "tensor does not

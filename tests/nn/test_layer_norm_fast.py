@@ -19,6 +19,7 @@ import pytest
 import jtensor
 from jtensor import _dispatch
 from jtensor.nn._functional import normalization
+from tests.nn.norm_arrays import bits, close, count_array_paths
 
 try:
     import torch
@@ -43,25 +44,7 @@ TOL = {"float32": 1e-5, "float64": 1e-6}
 
 @pytest.fixture
 def counts(monkeypatch):
-    """``{"forward": [taken, declined], "backward": [taken, declined]}``: the switch's calls
-    (a path guarded off before the call counts in neither)."""
-    seen = {"forward": [0, 0], "backward": [0, 0]}
-
-    def counted(name, fn):
-        def run(*args):
-            result = fn(*args)
-            seen[name][result is None] += 1
-            return result
-
-        return run
-
-    monkeypatch.setattr(
-        normalization, "_array_forward", counted("forward", normalization._array_forward)
-    )
-    monkeypatch.setattr(
-        normalization, "_array_backward", counted("backward", normalization._array_backward)
-    )
-    return seen
+    return count_array_paths(monkeypatch)
 
 
 def _data(shape, nshape, seed=0):
@@ -96,12 +79,6 @@ def _norm_node(y):
     return node
 
 
-def _bits(t):
-    if t is None:
-        return None
-    return (tuple(t.shape), t.stride(), str(t.dtype), t.detach().numpy().tobytes())
-
-
 def _jt_run(case, dtype, affine, x_fn=None, x_grad=True):
     """Everything observable of one call and two backward passes (an incoming gradient of
     random values, and the expanded one of ``y.sum()``)."""
@@ -128,13 +105,13 @@ def _jt_run(case, dtype, affine, x_fn=None, x_grad=True):
     )
     weight = params[0] if params and affine != "bias" else None
     return {
-        "out": _bits(y),
+        "out": bits(y),
         "node": type(node).__name__,
-        "saved": [_bits(s) for s in saved],
+        "saved": [bits(s) for s in saved],
         "saved_inputs": (saved[0] is src, saved[1] is weight),
         "options": options,
-        "grads": [_bits(t) for t in grads],
-        "grads_sum": [_bits(t) for t in grads_sum],
+        "grads": [bits(t) for t in grads],
+        "grads_sum": [bits(t) for t in grads_sum],
     }
 
 
@@ -180,7 +157,7 @@ def test_special_values(errors, counts, monkeypatch):
                 warnings.simplefilter("error")
             y = jtensor.nn.functional.layer_norm(x, (6,), w, b, eps=0.0)
             y.backward(jtensor.ones(4, 6))
-        return [_bits(t) for t in (y, x.grad, w.grad, b.grad)]
+        return [bits(t) for t in (y, x.grad, w.grad, b.grad)]
 
     fast = run()
     assert counts["forward"] == [1, 0] and counts["backward"] == [1, 0]
@@ -238,21 +215,13 @@ def _lib_run(lib, case, dtype, affine, x_fn=None):
     }
 
 
-def _close(mine, theirs, tol):
-    assert tuple(mine.shape) == tuple(theirs.shape)
-    assert mine.stride() == theirs.stride()
-    np.testing.assert_allclose(
-        mine.detach().double().numpy(), theirs.detach().double().numpy(), rtol=tol, atol=tol
-    )
-
-
 def _follows_torch(mine, theirs, tol):
     assert mine["node"] == theirs["node"] == "NativeLayerNormBackward0"
     for key in ("out", "mean", "rstd"):
-        _close(mine[key], theirs[key], tol)
+        close(mine[key], theirs[key], tol)
     assert len(mine["grads"]) == len(theirs["grads"])
     for m, t in zip(mine["grads"], theirs["grads"], strict=True):
-        _close(m, t, tol)
+        close(m, t, tol)
 
 
 @needs_torch
@@ -293,7 +262,7 @@ def test_create_graph_takes_the_general_backward(dtype, counts):
     mine = run(jtensor)
     assert counts["forward"] == [1, 0] and counts["backward"] == [0, 0]
     for m, t in zip(mine, run(torch), strict=True):
-        _close(m, t, 10 * TOL[dtype])
+        close(m, t, 10 * TOL[dtype])
 
 
 @needs_torch
@@ -316,10 +285,10 @@ def test_func_grad(counts, monkeypatch):
     assert counts["forward"] == [2, 0]
     assert counts["backward"] == [2, 0]  # once's, and twice's outer pass
     for m, t in zip(mine, run(torch), strict=True):
-        _close(m, t, 1e-6)
+        close(m, t, 1e-6)
     monkeypatch.setattr(normalization, "ARRAY_PATHS", False)
     for m, t in zip(mine, run(jtensor), strict=True):
-        assert _bits(m) == _bits(t)
+        assert bits(m) == bits(t)
 
 
 @needs_torch
@@ -337,9 +306,9 @@ def test_vmap(counts):
             lambda t: lib.nn.functional.layer_norm(t, nshape, wt, bt), in_dims=in_dims
         )(x)
 
-    _close(run(jtensor, 0), run(torch, 0), 1e-6)
+    close(run(jtensor, 0), run(torch, 0), 1e-6)
     assert counts["forward"] == [1, 0]
-    _close(run(jtensor, 1), run(torch, 1), 1e-6)
+    close(run(jtensor, 1), run(torch, 1), 1e-6)
     assert counts["forward"] == [1, 1]
 
 
@@ -363,7 +332,7 @@ def test_a_transform_in_effect_declines(counts):
     mine = run(jtensor)
     assert counts["forward"] == [1, 0] and counts["backward"] == [0, 1]
     for m, t in zip(mine, run(torch), strict=True):
-        _close(m, t, 1e-6)
+        close(m, t, 1e-6)
 
 
 @needs_torch
@@ -397,9 +366,9 @@ def test_low_precision_inputs(dtype, counts, monkeypatch):
     assert counts["forward"] == [1, 1]
     mine, theirs = (_lib_run(lib, "btc", dtype, "both") for lib in (jtensor, torch))
     for key in ("out", "mean", "rstd"):
-        _close(mine[key], theirs[key], 1e-2)
+        close(mine[key], theirs[key], 1e-2)
     for m, t in zip(mine["grads"], theirs["grads"], strict=True):
-        _close(m, t, 1e-2)
+        close(m, t, 1e-2)
     monkeypatch.setattr(normalization, "ARRAY_PATHS", False)
     assert _jt_run("btc", dtype, "both") == fast
 
