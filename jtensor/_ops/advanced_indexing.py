@@ -448,7 +448,7 @@ def _fast_getitem(input, key):
         try:
             # (NumPy's bounds are PyTorch's: -rows <= i < rows; an index out of range
             # raises here, and the general path words PyTorch's error)
-            values = np.take(source, key._array(), axis=0)
+            values = source.take(key._array(), axis=0)   # (np.take's own call)
         except IndexError:
             return None
     else:

@@ -111,6 +111,12 @@ def _xp(input):
     return input._storage._backend.xp
 
 
+def _sum_of(xp):
+    """``xp.sum``; for NumPy the ufunc reduction ``np.sum`` calls on an ndarray, without
+    its Python wrapper (a microsecond a call)."""
+    return np.add.reduce if xp is np else xp.sum
+
+
 # PyTorch's CPU scans (cumsum, cumprod, logcumsumexp) keep the running value in
 # ``acc_type<T, /*is_cuda=*/false>``: double for float32, complex<double> for complex64, and
 # round each prefix to the result's type (cumsum of 1000 x 0.1 is 100.0, not 99.99905). Its
@@ -392,7 +398,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                                  keepdims=keepdim) / np.dtype(work).type(count))
     a = _work_array(input, result)
     with fp_quiet():   # (a sum and a division: floating-point warnings only)
-        r = xp.sum(a, axis=_axes(input, dims), keepdims=keepdim) / a.dtype.type(
+        r = _sum_of(xp)(a, axis=_axes(input, dims), keepdims=keepdim) / a.dtype.type(
             _reduced_count(input, dims))
     return _emit(mean.op, (input,), xp, r, result, input.device, out)
 
@@ -766,10 +772,11 @@ def _var_core(name, input, dim, unbiased, keepdim, correction):
             "the reduction factor (input numel divided by output numel).", UserWarning,
             stacklevel=stacklevel(4))
     with fp_quiet():   # (sums, differences, products: floating-point warnings only)
-        m = xp.sum(a, axis=axes, keepdims=True) / a.dtype.type(n)
+        total = _sum_of(xp)
+        m = total(a, axis=axes, keepdims=True) / a.dtype.type(n)
         d = a - m
         sq = (d.real * d.real + d.imag * d.imag) if input._dtype.is_complex else d * d
-        v = xp.sum(sq, axis=axes, keepdims=keepdim) / sq.dtype.type(dof)
+        v = total(sq, axis=axes, keepdims=keepdim) / sq.dtype.type(dof)
         if not keepdim:
             m = xp.squeeze(m, axis=axes) if axes else m
     return xp, v, m, input._dtype.to_real(), dims
