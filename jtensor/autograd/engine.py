@@ -564,15 +564,18 @@ def _accumulate(leaf, g, create_graph):
             # to its storage, which the caller's gradient shares here): a copy with its
             # strides, which differ from the leaf's on size-1 dims only.
             leaf._grad = copy_with_strides(g, g._stride)
-        elif leaf._stride == contiguous_strides(leaf._shape):
-            leaf._grad = _fast.dense_copy(g)
         else:
-            # PyTorch's clone_obey_contract: the leaf's own strides when they are dense (a
-            # size-1 or size-0 dim's stride included), else row-major.
-            g = g.detach() if g._requires_grad else g
-            leaf._grad = copy_with_strides(
-                g, leaf._stride if leaf.is_non_overlapping_and_dense()
-                else contiguous_strides(leaf._shape))
+            if leaf._stride == contiguous_strides(leaf._shape):
+                leaf._grad = _fast.dense_copy(g)
+            else:
+                # PyTorch's clone_obey_contract: the leaf's own strides when they are dense
+                # (a size-1 or size-0 dim's stride included), else row-major.
+                g = g.detach() if g._requires_grad else g
+                leaf._grad = copy_with_strides(
+                    g, leaf._stride if leaf.is_non_overlapping_and_dense()
+                    else contiguous_strides(leaf._shape))
+            # (PyTorch's clone is an empty tensor and a copy_ into it: version 1)
+            leaf._grad._version_counter.value = 1
     elif create_graph:
         leaf._grad = old + g
     elif old._shape == g._shape and old._dtype is g._dtype and not old._requires_grad:

@@ -16,11 +16,15 @@ those strides; ``batch_norm``'s output is channels-last for a channels-last inpu
 contiguous, and its input gradient depends on the incoming gradient's layout too. A layout
 changes which elements later random ops (dropout) draw for, so it must match.
 
-Layer norm's common call (issue 18: GPT-style code runs it several times a step) computes on
-the arrays: ``_array_forward`` and ``_array_backward`` run exactly the array calls the
+The common calls of layer norm, group norm and batch norm in training (issue 18: GPT-style
+code runs layer norm several times a step, CNNs batch norm after every convolution) compute
+on the arrays: ``_array_forward`` and ``_array_backward`` run exactly the array calls the
 public ops of the general path would, in the same order and dtypes, so every result is the
-general path's bit for bit (``tests/nn/test_layer_norm_fast.py``). They decline (None) for
-anything else, and ``ARRAY_PATHS = False`` turns them off.
+general path's bit for bit (``tests/nn/test_{layer,group,batch}_norm_fast.py``). They
+decline (None) for anything else, and ``ARRAY_PATHS = False`` turns them off. On either
+path the output and the input gradient are fresh tensors at version 0, and batch norm's
+running statistics are written without moving their version counters, as PyTorch's kernels
+do.
 """
 
 from collections import namedtuple
@@ -72,10 +76,10 @@ class _NativeNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, dims, pshape, eps, stats, update=None, layout=None,
                 split=None):
-        if stats is None and update is None and ARRAY_PATHS and (
-                ctx._function is _NativeNorm if split is None
-                else ctx._function is _NativeGroupNorm):
-            out = _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split)
+        if stats is None and ARRAY_PATHS and ctx._function in _ARRAY_NORMS \
+                and (split is None) is (ctx._function is not _NativeGroupNorm):
+            out = _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split,
+                                 update)
             if out is not None:
                 return out
         xs = _work_view(x, split, layout)
@@ -83,16 +87,8 @@ class _NativeNorm(Function):
             mean = xs.mean(dims, keepdim=True)
             xhat = xs - mean  # reused: centred values, then normalized in place
             var = (xhat * xhat).mean(dims, keepdim=True)
-            if update is not None:  # batch norm's running statistics
-                running_mean, running_var, momentum = update
-                C = running_mean.numel() if running_mean is not None else running_var.numel()
-                n = x.numel() // C
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(
-                        mean.reshape(C).to(running_mean.dtype), alpha=momentum)
-                if running_var is not None:
-                    running_var.mul_(1 - momentum).add_(
-                        (var.reshape(C) * (n / (n - 1))).to(running_var.dtype), alpha=momentum)
+            if update is not None:
+                _update_running_stats(update, mean, var, x.numel())
         else:
             mean, var = stats
             xhat = xs - mean
@@ -111,18 +107,17 @@ class _NativeNorm(Function):
         _keep(ctx, x, weight, bias, mean, rstd, xhat if affine else None, dims, pshape, eps,
               stats is not None, split, layout)
         out = _restride(out, tuple(x.shape), layout.output)
-        if out._base is not None:
-            # (group norm's output viewed back from the split shape: a fresh tensor to the
-            # caller, as PyTorch's kernel writes, over the same elements)
+        if out._base is not None or out._version:
+            # (group norm's output viewed back from the split shape, an output the steps
+            # above wrote in place: a fresh tensor at version 0 to the caller, as PyTorch's
+            # kernel writes it, over the same elements)
             out = Tensor._make(out._storage, out._shape, out._stride, out._offset, out._dtype)
         return out
 
     @staticmethod
     def backward(ctx, g):
         saved = ctx.saved_tensors   # (unpacked once: a saved-tensors hook sees one unpack)
-        if ARRAY_PATHS and not grad_mode.enabled and (
-                ctx._function is _NativeNorm if ctx.split is None
-                else ctx._function is _NativeGroupNorm):
+        if ARRAY_PATHS and not grad_mode.enabled and ctx._function in _ARRAY_NORMS:
             grads = _array_backward(ctx, g, saved)
             if grads is not None:
                 return grads
@@ -162,7 +157,31 @@ class _NativeNorm(Function):
                 gx.mul_(rstd)
             shape = tuple(x.shape)
             gx = _restride(gx, shape, ctx._function._grad_strides(shape, ctx.layout, g))
+            if gx._version and gx._base is None and not gx._requires_grad:
+                # (written in place above, outside a recorded graph: a fresh one)
+                gx = Tensor._make(gx._storage, gx._shape, gx._stride, gx._offset, gx._dtype)
         return gx, gw, gb, None, None, None, None, None, None, None
+
+
+def _update_running_stats(update, mean, var, numel):
+    """Batch norm's running statistics, in place: ``(1 - momentum) * running + momentum *
+    batch statistic``, the batch variance made unbiased. As PyTorch's kernel, the writes
+    leave the buffers' version counters where they were."""
+    running_mean, running_var, momentum = update
+    C = running_mean.numel() if running_mean is not None else running_var.numel()
+    n = numel // C
+    if running_mean is not None:
+        counter = running_mean._version_counter
+        version = counter.value
+        running_mean.mul_(1 - momentum).add_(
+            mean.reshape(C).to(running_mean.dtype), alpha=momentum)
+        counter.value = version
+    if running_var is not None:
+        counter = running_var._version_counter
+        version = counter.value
+        running_var.mul_(1 - momentum).add_(
+            (var.reshape(C) * (n / (n - 1))).to(running_var.dtype), alpha=momentum)
+        counter.value = version
 
 
 def _keep(ctx, x, weight, bias, mean, rstd, xhat, dims, pshape, eps, fixed, split, layout):
@@ -202,14 +221,15 @@ def _plain(t, dtype):
             and (t._contiguous if t._contiguous is not None else t.is_contiguous()))
 
 
-def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None):
-    """Layer norm's (or, with ``split``, group norm's) forward on the arrays when nothing
-    listens and every tensor is a plain contiguous CPU float32/float64 tensor (``x`` with its
-    standard strides, the output's): the array calls of the general path's public ops, in
-    their order (``mean`` is a sum divided by the count in the dtype, ``rsqrt`` is
-    ``reciprocal(sqrt)``, the in-place ops write into their target), on ``x`` viewed as
-    ``split`` for group norm, then the same saved tensors and options. Returns the output,
-    or None (nothing done) for anything else."""
+def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None, update=None):
+    """Layer norm's, group norm's (``split``: ``x`` viewed as (N, groups, C / groups, *))
+    and batch norm's training forward on the arrays when nothing listens and every tensor is
+    a plain contiguous CPU float32/float64 tensor (``x`` with its standard strides, the
+    output's): the array calls of the general path's public ops, in their order (``mean`` is
+    a sum divided by the count in the dtype, ``rsqrt`` is ``reciprocal(sqrt)``, the in-place
+    ops write into their target; batch norm's running statistics take the general path's
+    own update), then the same saved tensors and options. Returns the output, or None
+    (nothing done) for anything else."""
     dtype = x._dtype
     if dtype not in ARRAY_FLOATS or eps.__class__ not in _EPS_TYPES \
             or x._stride != layout.output or not _plain(x, dtype) or _listened() \
@@ -230,13 +250,21 @@ def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None):
     for d in dims:
         count *= work[d]
     a = x._array() if split is None else x._array().reshape(split)
+    device = x._storage.device
     try:
-        mean, rstd, xhat, out = _norm_arrays(a, w, b, dims, a.dtype.type(count), eps)
+        mean, var, xhat = _stats_arrays(a, dims, a.dtype.type(count))
     except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
         with np.errstate(all="ignore"):
-            mean, rstd, xhat, out = _norm_arrays(a, w, b, dims, a.dtype.type(count), eps)
-    device = x._storage.device
+            mean, var, xhat = _stats_arrays(a, dims, a.dtype.type(count))
     mean = fresh_tensor(Tensor, mean, mean.shape, dtype, device, CPU_BACKEND)
+    if update is not None:
+        var_t = fresh_tensor(Tensor, var, var.shape, dtype, device, CPU_BACKEND)
+        _update_running_stats(update, mean, var_t, x.numel())
+    try:
+        rstd, out = _scaled_arrays(xhat, var, w, b, eps)
+    except RuntimeWarning:
+        with np.errstate(all="ignore"):
+            rstd, out = _scaled_arrays(xhat, var, w, b, eps)
     rstd = fresh_tensor(Tensor, rstd, rstd.shape, dtype, device, CPU_BACKEND)
     result = fresh_tensor(Tensor, out if split is None else out.reshape(shape), shape, dtype,
                           device, CPU_BACKEND)
@@ -247,13 +275,18 @@ def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None):
     return result
 
 
-def _norm_arrays(a, w, b, dims, count, eps):
-    """``_NativeNorm.forward``'s statistics and output for one array ``a`` (``w``, ``b``:
-    the weight and bias viewed as ``pshape``, or None): ``(mean, rstd, xhat, out)``, ``out``
-    being ``xhat`` itself without weight and bias."""
+def _stats_arrays(a, dims, count):
+    """``_NativeNorm.forward``'s statistics of one array ``a``: ``(mean, var, centred)``."""
     mean = _SUM(a, axis=dims, keepdims=True) / count             # xs.mean(dims, keepdim)
     xhat = np.subtract(a, mean)                                   # xs - mean
     var = _SUM(np.multiply(xhat, xhat), axis=dims, keepdims=True) / count
+    return mean, var, xhat
+
+
+def _scaled_arrays(xhat, var, w, b, eps):
+    """``_NativeNorm.forward``'s output from the centred values ``xhat`` (normalized in
+    place) and ``var`` (``w``, ``b``: the weight and bias viewed as ``pshape``, or None):
+    ``(rstd, out)``, ``out`` being ``xhat`` itself without weight and bias."""
     rstd = np.reciprocal(np.sqrt(np.add(var, eps)))               # (var + eps).rsqrt()
     np.multiply(xhat, rstd, out=xhat)                             # xhat.mul_(rstd)
     if w is not None:
@@ -264,7 +297,7 @@ def _norm_arrays(a, w, b, dims, count, eps):
         out = np.add(xhat, b)                                     # xhat + bias
     else:
         out = xhat
-    return mean, rstd, xhat, out
+    return rstd, out
 
 
 def _array_backward(ctx, g, saved):
@@ -284,7 +317,7 @@ def _array_backward(ctx, g, saved):
             or not _plain(mean, dtype) or not _plain(rstd, dtype) \
             or mean._shape != rstd._shape or len(mean._shape) != len(work) or _listened():
         return None
-    if split is not None and ctx.layout.output != contiguous_strides(shape):
+    if ctx._function._grad_strides(shape, ctx.layout, g) != contiguous_strides(shape):
         return None   # (the input gradient is written in another layout)
     if xhat is None:
         if not _plain(x, dtype) or x._shape != shape:
@@ -368,6 +401,8 @@ class _NativeGroupNorm(_NativeNorm):
 _node_class(_NativeNorm).__name__ = "NativeLayerNormBackward0"
 _node_class(_NativeBatchNorm).__name__ = "NativeBatchNormBackward0"
 _node_class(_NativeGroupNorm).__name__ = "NativeGroupNormBackward0"
+# The norms whose common calls compute on the arrays (``_array_forward``/``_array_backward``)
+_ARRAY_NORMS = (_NativeNorm, _NativeGroupNorm, _NativeBatchNorm)
 
 
 # ------------------------------------------------------------------------------ layouts
@@ -565,8 +600,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
         shift = -mean * scale
         if bias is not None:
             shift = shift + bias.view(bshape)
-        out = input * scale
-        return _restride(out.add_(shift), shape, layout.output)
+        return _restride(input * scale + shift, shape, layout.output)   # (a fresh version 0)
     return _NativeBatchNorm.apply(input, weight, bias, dims, bshape, eps, (mean, var), None,
                                   layout)
 
