@@ -86,9 +86,10 @@ class _NativeNorm(Function):
         if stats is None:
             mean = xs.mean(dims, keepdim=True)
             xhat = xs - mean  # reused: centred values, then normalized in place
-            var = (xhat * xhat).mean(dims, keepdim=True)
+            var_sum = (xhat * xhat).sum(dims, keepdim=True)
+            var = var_sum / _count(xs._shape, dims)   # (the mean of the squares)
             if update is not None:
-                _update_running_stats(update, mean, var, x.numel())
+                _update_running_stats(update, mean, var_sum, x.numel())
         else:
             mean, var = stats
             xhat = xs - mean
@@ -163,24 +164,38 @@ class _NativeNorm(Function):
         return gx, gw, gb, None, None, None, None, None, None, None
 
 
-def _update_running_stats(update, mean, var, numel):
-    """Batch norm's running statistics, in place: ``(1 - momentum) * running + momentum *
-    batch statistic``, the batch variance made unbiased. As PyTorch's kernel, the writes
-    leave the buffers' version counters where they were."""
+def _count(shape, dims):
+    count = 1
+    for d in dims:
+        count *= shape[d]
+    return count
+
+
+def _update_running_stats(update, mean, var_sum, numel):
+    """Batch norm's running statistics, in place, as PyTorch's CPU kernel
+    (``batch_norm_cpu_update_stats_template``): ``momentum * stat + (1 - momentum) *
+    running`` in double, rounded to the buffer's dtype, where the unbiased variance is
+    ``var_sum / (n - 1)`` in the statistics' dtype (float for float32). The writes leave the
+    buffers' version counters where they were, as the kernel's do."""
     running_mean, running_var, momentum = update
     C = running_mean.numel() if running_mean is not None else running_var.numel()
     n = numel // C
-    if running_mean is not None:
-        counter = running_mean._version_counter
+    unbiased = var_sum / (n - 1)   # (float / int64_t in C++: in the statistics' dtype)
+    for running, stat in ((running_mean, mean), (running_var, unbiased)):
+        if running is None:
+            continue
+        stat = stat.reshape(C)
+        counter = running._version_counter
         version = counter.value
-        running_mean.mul_(1 - momentum).add_(
-            mean.reshape(C).to(running_mean.dtype), alpha=momentum)
-        counter.value = version
-    if running_var is not None:
-        counter = running_var._version_counter
-        version = counter.value
-        running_var.mul_(1 - momentum).add_(
-            (var.reshape(C) * (n / (n - 1))).to(running_var.dtype), alpha=momentum)
+        if _plain(running, running._dtype) and _plain(stat, stat._dtype):
+            r = running._array()
+            with np.errstate(all="ignore"):
+                new = momentum * stat._array().astype(np.float64) \
+                    + (1 - momentum) * r.astype(np.float64)
+                r[...] = new   # (rounded to the buffer's dtype)
+        else:
+            new = stat.double() * momentum + running.double() * (1 - momentum)
+            running.copy_(new)
         counter.value = version
 
 
@@ -246,20 +261,18 @@ def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None, 
         b = bias._array().reshape(pshape)
     shape = x._shape
     work = shape if split is None else split
-    count = 1
-    for d in dims:
-        count *= work[d]
+    count = _count(work, dims)
     a = x._array() if split is None else x._array().reshape(split)
     device = x._storage.device
     try:
-        mean, var, xhat = _stats_arrays(a, dims, a.dtype.type(count))
+        mean, var_sum, var, xhat = _stats_arrays(a, dims, a.dtype.type(count))
     except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
         with np.errstate(all="ignore"):
-            mean, var, xhat = _stats_arrays(a, dims, a.dtype.type(count))
+            mean, var_sum, var, xhat = _stats_arrays(a, dims, a.dtype.type(count))
     mean = fresh_tensor(Tensor, mean, mean.shape, dtype, device, CPU_BACKEND)
     if update is not None:
-        var_t = fresh_tensor(Tensor, var, var.shape, dtype, device, CPU_BACKEND)
-        _update_running_stats(update, mean, var_t, x.numel())
+        var_sum = fresh_tensor(Tensor, var_sum, var_sum.shape, dtype, device, CPU_BACKEND)
+        _update_running_stats(update, mean, var_sum, x.numel())
     try:
         rstd, out = _scaled_arrays(xhat, var, w, b, eps)
     except RuntimeWarning:
@@ -276,11 +289,12 @@ def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None, 
 
 
 def _stats_arrays(a, dims, count):
-    """``_NativeNorm.forward``'s statistics of one array ``a``: ``(mean, var, centred)``."""
+    """``_NativeNorm.forward``'s statistics of one array ``a``: ``(mean, sum of squared
+    deviations, var, centred)``."""
     mean = _SUM(a, axis=dims, keepdims=True) / count             # xs.mean(dims, keepdim)
     xhat = np.subtract(a, mean)                                   # xs - mean
-    var = _SUM(np.multiply(xhat, xhat), axis=dims, keepdims=True) / count
-    return mean, var, xhat
+    var_sum = _SUM(np.multiply(xhat, xhat), axis=dims, keepdims=True)
+    return mean, var_sum, var_sum / count, xhat
 
 
 def _scaled_arrays(xhat, var, w, b, eps):
@@ -334,9 +348,7 @@ def _array_backward(ctx, g, saved):
     if not (g._contiguous if g._contiguous is not None else g.is_contiguous()):
         gs = np.ascontiguousarray(gs)   # g.contiguous()
     dims = ctx.dims
-    count = 1
-    for d in dims:
-        count *= work[d]
+    count = _count(work, dims)
     xa = None
     if xhat is None:
         xa = x._array() if split is None else x._array().reshape(split)
