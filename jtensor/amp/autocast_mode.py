@@ -120,8 +120,9 @@ class autocast:
         self._cache_enabled = True if cache_enabled is None else bool(cache_enabled)
         enabled = bool(enabled)
         if enabled and device_type == "cuda" and not _cuda_available():
-            warnings.warn("User provided device_type of 'cuda', but CUDA is not available. "
-                          "Disabling", stacklevel=2)
+            # (PyTorch 2.13's sentence; it names torch_xla, which jtensor never imports)
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
+                          stacklevel=2)
             enabled = False
         elif enabled and device_type not in ("cpu", "cuda"):
             warnings.warn(f"User provided device_type of '{device_type}', but autocast "
