@@ -43,6 +43,16 @@ def plain_cpu_floats(*tensors):
     return True
 
 
+def as_fresh(t):
+    """``t``, an op's result; when it is a view of an intermediate only the op can see (a
+    reshape of its work tensor), the same elements as a tensor of its own, no base and
+    version 0: the fresh tensor PyTorch's kernel writes."""
+    if t._base is None and not t._version_counter.value:
+        return t
+    return Tensor._make(t._storage, t._shape, t._stride, t._offset, t._dtype,
+                        contiguous=t._contiguous)
+
+
 def fresh_tensor(cls, array, shape, dtype, device, backend):
     """A tensor of class ``cls`` owning ``array``, a freshly computed C-contiguous array of
     ``shape`` and ``dtype`` on ``device`` (whose backend is ``backend``): the commonest

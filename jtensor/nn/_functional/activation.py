@@ -670,4 +670,6 @@ def one_hot(tensor, num_classes=-1):
             f"Class values must be smaller than num_classes (got class {hi} with "
             f"num_classes={num_classes}).")
     out = J.zeros(tuple(tensor.shape) + (num_classes,), dtype=_dtypes.int64, device=tensor.device)
-    return out.scatter_(-1, tensor.unsqueeze(-1), 1)
+    out.scatter_(-1, tensor.unsqueeze(-1), 1)
+    out._version_counter.value = 2   # (PyTorch's one_hot writes twice: zeros, then scatter_)
+    return out

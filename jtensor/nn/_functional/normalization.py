@@ -38,7 +38,7 @@ from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError, TensorValueError
 from ..._layout import (channels_last_strides, contiguous_strides, dense_strides_like,
                         is_channels_last, is_contiguous, suggest_memory_format)
-from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
+from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, as_fresh, fresh_tensor
 from ...autograd.function import Function, _node_class
 from ._op import nn_op
 from ...autograd._scalar_nodes import AddScalar
@@ -107,13 +107,9 @@ class _NativeNorm(Function):
         # xhat is kept when it is not the (user-visible) output; otherwise recomputed.
         _keep(ctx, x, weight, bias, mean, rstd, xhat if affine else None, dims, pshape, eps,
               stats is not None, split, layout)
-        out = _restride(out, tuple(x.shape), layout.output)
-        if out._base is not None or out._version:
-            # (group norm's output viewed back from the split shape, an output the steps
-            # above wrote in place: a fresh tensor at version 0 to the caller, as PyTorch's
-            # kernel writes it, over the same elements)
-            out = Tensor._make(out._storage, out._shape, out._stride, out._offset, out._dtype)
-        return out
+        # (group norm's output is viewed back from the split shape, and the steps above
+        # write in place: the caller gets a fresh tensor at version 0, as from PyTorch)
+        return as_fresh(_restride(out, tuple(x.shape), layout.output))
 
     @staticmethod
     def backward(ctx, g):
@@ -158,9 +154,8 @@ class _NativeNorm(Function):
                 gx.mul_(rstd)
             shape = tuple(x.shape)
             gx = _restride(gx, shape, ctx._function._grad_strides(shape, ctx.layout, g))
-            if gx._version and gx._base is None and not gx._requires_grad:
-                # (written in place above, outside a recorded graph: a fresh one)
-                gx = Tensor._make(gx._storage, gx._shape, gx._stride, gx._offset, gx._dtype)
+            if not gx._requires_grad:   # (written in place above: a fresh one)
+                gx = as_fresh(gx)
         return gx, gw, gb, None, None, None, None, None, None, None
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..._api import ops as J
 from ..._dtypes import int64
+from ..._tensor import as_fresh
 from ..._errors import (
     TensorIndexError,
     TensorNotImplementedError,
@@ -479,7 +480,7 @@ class _Im2Col(Function):
     @staticmethod
     def forward(ctx, input, kernel, dilation, padding, stride):
         ctx.args = (tuple(input.shape[-2:]), kernel, dilation, padding, stride)
-        return _im2col(input, kernel, dilation, padding, stride)
+        return as_fresh(_im2col(input, kernel, dilation, padding, stride))
 
     @staticmethod
     def backward(ctx, grad):
@@ -493,7 +494,7 @@ class _Col2Im(Function):
     @staticmethod
     def forward(ctx, input, output_size, kernel, dilation, padding, stride):
         ctx.args = (kernel, dilation, padding, stride)
-        return _col2im(input, output_size, kernel, dilation, padding, stride)
+        return as_fresh(_col2im(input, output_size, kernel, dilation, padding, stride))
 
     @staticmethod
     def backward(ctx, grad):

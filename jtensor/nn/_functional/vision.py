@@ -12,7 +12,7 @@ import operator
 
 from ..._errors import TensorRuntimeError, TensorTypeError, type_name
 from ..._layout import suggest_memory_format
-from ..._tensor import channels_last
+from ..._tensor import as_fresh, channels_last
 from ...autograd.function import Function
 from ._op import nn_op
 
@@ -75,7 +75,7 @@ def _rearrange(node_name, kernel):
         ):
             # PyTorch's kernel writes the input's memory format
             out = out.contiguous(memory_format=channels_last)
-        return out
+        return as_fresh(out)
 
     def backward(ctx, grad):
         if grad.numel() == 0:
