@@ -132,10 +132,18 @@ from . import trace  # noqa: E402,F401
 from .trace.describe import describe  # noqa: E402,F401
 
 
+# Submodules imported on first use: ``jtensor.widgets`` (plain ``import jtensor`` stays
+# light), and those only some programs touch (``torch.jit.script``, ``torch.multiprocessing``).
+_ON_FIRST_USE = ("widgets", "jit", "onnx", "hub", "multiprocessing")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_ON_FIRST_USE))
+
+
 def __getattr__(name):
-    # ``jtensor.widgets`` is imported on first use: plain ``import jtensor`` stays light.
-    if name == "widgets":
+    if name in _ON_FIRST_USE:
         import importlib
 
-        return importlib.import_module(".widgets", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'jtensor' has no attribute {name!r}")

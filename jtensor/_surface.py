@@ -15,6 +15,7 @@ carry PyTorch's ``grad_fn`` names) and implement the dropout family directly as 
 
 import builtins
 import math
+import threading
 import warnings
 import weakref
 
@@ -500,21 +501,163 @@ def const_data_ptr(self):
     return self.data_ptr()
 
 
-_shared_storages = weakref.WeakSet()
+# ------------------------------------------------------------------ shared memory
+# A CPU storage moved to shared memory (``share_memory_``, or sent to another process through
+# ``jtensor.multiprocessing``) has its bytes in a POSIX shared-memory block (a named file
+# mapping on Windows), mapped MAP_SHARED: processes forked afterwards, and processes that
+# attach to the block by its name or a duplicated descriptor, read and write the same memory.
+# ``_shared_blocks`` maps each such storage to its ``_SharedBlock`` (None: a storage of no
+# bytes, shared trivially); ``_storages_by_block`` finds this process's storage over a block,
+# so a block received twice (or sent back to its creator) rebuilds the same storage.
+_shared_blocks = weakref.WeakKeyDictionary()
+_storages_by_block = weakref.WeakValueDictionary()
+_shared_lock = threading.RLock()
+
+
+class _SharedBlock:
+    """One shared-memory block: its name, size, an open descriptor (kept while the storage
+    lives, for sending it by descriptor) and the pid of the process that created it, the one
+    that unlinks it when its storage is freed."""
+
+    __slots__ = ("name", "nbytes", "fd", "owner", "__weakref__")
+
+    def __init__(self, name, nbytes, fd=None, owner=None):
+        self.name, self.nbytes, self.fd, self.owner = name, nbytes, fd, owner
+
+
+def _shm_open(name):
+    """A read-write descriptor of the POSIX shared-memory block ``name``."""
+    import os
+
+    import _posixshmem
+
+    return _posixshmem.shm_open("/" + name, os.O_RDWR, mode=0o600)
+
+
+def _map_block(name, nbytes, fd=None):
+    """A uint8 array over the block (its own mapping, which the array keeps alive: the memory
+    stays valid while any array over it does, even after the block's name is unlinked). The
+    mapping is not registered with the resource tracker (only the creator's block is)."""
+    import mmap
+    import os
+
+    if os.name == "nt":
+        mapping = mmap.mmap(-1, nbytes, tagname=name)
+    elif fd is not None:
+        mapping = mmap.mmap(fd, nbytes)
+    else:
+        fd = _shm_open(name)
+        try:
+            mapping = mmap.mmap(fd, nbytes)
+        finally:
+            os.close(fd)
+    return np.frombuffer(mapping, dtype=np.uint8, count=nbytes)
+
+
+def _release_block(block, shm):
+    """The storage over ``block`` was freed: close its descriptor, and in the creating process
+    unlink the block's name (and unregister it from the resource tracker)."""
+    import os
+
+    if block.fd is not None:
+        try:
+            os.close(block.fd)
+        except OSError:
+            pass
+        block.fd = None
+    if shm is not None and block.owner == os.getpid():
+        try:
+            shm.unlink()
+        except (FileNotFoundError, OSError):
+            pass
+
+
+def _adopt_block(storage, block, shm=None):
+    from multiprocessing import util
+
+    _shared_blocks[storage] = block
+    _storages_by_block[block.name] = storage
+    # A multiprocessing finalizer: it runs when the storage is freed, and at the exit of the
+    # process (a worker started by multiprocessing included, which skips ``atexit``), after
+    # the queues have flushed (their priority is -5); a forked child drops its parent's.
+    util.Finalize(storage, _release_block, args=(block, shm), exitpriority=-10)
+
+
+def _share_storage(storage):
+    """Move a CPU ``storage``'s bytes into a new shared-memory block (a no-op when they are
+    there already); return its ``_SharedBlock`` (None for a storage of no bytes)."""
+    with _shared_lock:
+        if storage in _shared_blocks:
+            return _shared_blocks[storage]
+        data = storage._data
+        nbytes = data.shape[0]
+        if nbytes == 0:
+            _shared_blocks[storage] = None
+            return None
+        import os
+        from multiprocessing import shared_memory
+
+        shm = shared_memory.SharedMemory(create=True, size=nbytes)
+        try:
+            array = _map_block(shm.name, nbytes)
+        except BaseException:
+            shm.close()
+            shm.unlink()
+            raise
+        shm.close()   # (our own mapping holds the memory; the name stays until unlinked)
+        array[:] = data
+        block = _SharedBlock(shm.name, nbytes, owner=os.getpid())
+        storage._data = array   # every tensor and view on the storage rebuilds its array
+        _adopt_block(storage, block, shm)
+        return block
+
+
+def _block_fd(block):
+    """An open descriptor of ``block`` (opened by name the first time it is needed)."""
+    with _shared_lock:
+        if block.fd is None:
+            block.fd = _shm_open(block.name)
+        return block.fd
+
+
+def _storage_from_block(name, nbytes, fd=None):
+    """This process's storage over the shared block ``name``: the one already attached (or
+    created here), else a new one mapping it (through ``fd`` when given, which it then keeps,
+    else by name). A ``fd`` that is not kept is closed."""
+    import os
+
+    from ._device import CPU
+
+    with _shared_lock:
+        storage = _storages_by_block.get(name)
+        if storage is not None:
+            if fd is not None:
+                os.close(fd)
+            return storage
+        storage = Storage(_map_block(name, nbytes, fd), CPU)
+        _adopt_block(storage, _SharedBlock(name, nbytes, fd))
+        return storage
 
 
 def share_memory_(self):
-    """Mark the storage as shared and return ``self``: jtensor runs in one process (its
-    DataLoader workers included), so the storage is already visible everywhere it is used;
-    ``is_shared()`` reports the mark, as PyTorch's does after moving it to shared memory."""
-    _shared_storages.add(self._storage)
+    """Move the storage to shared memory and return ``self``, as PyTorch's: the bytes are
+    copied into a shared-memory block that processes forked afterwards write to as well (the
+    parent sees their writes: Hogwild training), and that ``jtensor.multiprocessing`` sends
+    to other processes without a copy. The whole storage moves (every view of it follows,
+    ``data_ptr()`` changes once). A no-op when already shared, and for CUDA tensors; other
+    devices (meta) raise PyTorch's error."""
+    kind = self._storage.device.type
+    if kind == "cpu":
+        _share_storage(self._storage)
+    elif kind != "cuda":
+        raise TensorRuntimeError("_share_fd_: only available on CPU")
     return self
 
 
 def is_shared(self):
-    """Whether ``share_memory_()`` was called on this storage (PyTorch: CUDA tensors always
-    are)."""
-    return self.is_cuda or self._storage in _shared_storages
+    """Whether the storage is in shared memory (after ``share_memory_()``, or received from
+    another process); CUDA tensors always are, as in PyTorch."""
+    return self.is_cuda or self._storage in _shared_blocks
 
 
 def record_stream(self, stream):

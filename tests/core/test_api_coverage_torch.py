@@ -40,7 +40,7 @@ _TORCH_OMITTED = {
         "ScriptObject ScriptObjectProperty StaticModule StreamObjType StringType SymBoolType "
         "SymIntType TensorType TracingState TupleType Type UnionType Use Value import_ir_module "
         "import_ir_module_from_buffer merge_type_from_type_comment parse_ir parse_schema "
-        "parse_type_comment unify_type_list jit fork wait futures classes ops library cpp "
+        "parse_type_comment unify_type_list fork wait futures classes ops library cpp "
         "PRIVATE_OPS IODescriptor ThroughputBenchmark BenchmarkConfig BenchmarkExecutionStats "
         "AggregationType AVG SUM monitor"
     ),
@@ -113,10 +113,10 @@ _TORCH_OMITTED = {
         "col_indices_copy crow_indices_copy row_indices_copy resize_as_sparse_ smm saddmm hsmm "
         "dsmm sspaddmm hspmm indices_copy values_copy"
     ),
-    # Packaging, model hub (downloads), memory-mapped files and the zip-archive reader/writer
-    # behind torch.save (jtensor.save writes the same format in Python).
+    # Packaging, memory-mapped files and the zip-archive reader/writer behind torch.save
+    # (jtensor.save writes the same format in Python).
     "packaging": _names(
-        "package hub from_file PyTorchFileReader PyTorchFileWriter "
+        "package from_file PyTorchFileReader PyTorchFileWriter "
         "SerializationStorageContext DeserializationStorageContext"
     ),
     # Nested (jagged) tensors and masked tensors: prototype tensor subclasses with their own
@@ -163,7 +163,7 @@ PENDING = {
         "set_autocast_cpu_dtype set_autocast_gpu_dtype is_autocast_cache_enabled "
         "set_autocast_cache_enabled "
         # namespaces and device-generic classes
-        "storage Event Stream signal windows quasirandom multiprocessing"
+        "storage Event Stream signal windows quasirandom"
     ),
     "Tensor": _names("chalf as_strided_scatter slice_inverse stft istft"),
 }

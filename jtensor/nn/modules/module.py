@@ -450,6 +450,13 @@ class Module:
         finally:
             self._modules = children
 
+    def share_memory(self):
+        """Move every parameter, gradient and buffer to shared memory (``share_memory_``):
+        processes forked afterwards (or sent the module through ``jtensor.multiprocessing``)
+        then update the same tensors, as Hogwild training does. In place; returns the
+        module."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
 

@@ -15,7 +15,8 @@ from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
 from ._utils.collate import collate, default_collate, default_convert
 from ._utils.worker import WorkerInfo, get_worker_info
 from .dataloader import DataLoader, _DatasetKind  # noqa: F401
-from . import _utils  # noqa: F401
+from .distributed import DistributedSampler
+from . import _utils, distributed  # noqa: F401
 
 __all__ = [
     "BatchSampler",
@@ -23,6 +24,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
