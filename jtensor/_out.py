@@ -4,6 +4,7 @@ import warnings
 
 from ._layout import contiguous_strides
 from ._errors import stacklevel
+from ._storage import check_resizable
 
 
 def grow_storage(storage, nbytes):
@@ -13,6 +14,7 @@ def grow_storage(storage, nbytes):
     changes, so every tensor sharing it rebuilds its cached array and sees the new buffer.
     """
     if nbytes > storage.nbytes():
+        check_resizable(storage)
         grown = storage._backend.allocate(nbytes)
         grown[:storage.nbytes()] = storage._data
         storage._data = grown

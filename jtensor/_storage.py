@@ -1,11 +1,29 @@
 """``Storage``: the flat block of bytes that tensors look into."""
 
 import warnings
+import weakref
 
 import numpy as np
 
 from ._device import backend_for
 from ._errors import TensorRuntimeError, TensorTypeError
+
+
+# Storages over memory jtensor does not own, or that something outside may hold a pointer
+# into: a NumPy array's (``from_numpy``, ``as_tensor``, ``frombuffer``, DLPack), one whose
+# array ``numpy()`` handed out, a shared-memory block. As PyTorch's non-resizable storages,
+# they never grow: their bytes cannot move away from whoever else reads them.
+_FIXED_SIZE = weakref.WeakSet()
+
+
+def fix_size(storage):
+    """Mark ``storage`` as never growing (PyTorch's ``resizable() == False``)."""
+    _FIXED_SIZE.add(storage)
+
+
+def check_resizable(storage):
+    if storage in _FIXED_SIZE:
+        raise TensorRuntimeError("Trying to resize storage that is not resizable")
 
 
 class Storage:

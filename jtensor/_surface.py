@@ -33,7 +33,7 @@ from ._errors import (
 )
 from ._layout import _dimension_order
 from ._size import Size
-from ._storage import Storage, TypedStorage, warn_typed_storage_removal
+from ._storage import Storage, TypedStorage, fix_size, warn_typed_storage_removal
 from ._tensor import Tensor
 from ._torch_function import DisableTorchFunctionSubclass
 from .amp import get_autocast_dtype, is_autocast_enabled
@@ -577,6 +577,7 @@ def _adopt_block(storage, block, shm=None):
 
     _shared_blocks[storage] = block
     _storages_by_block[block.name] = storage
+    fix_size(storage)   # (other processes map these bytes: they cannot move)
     # A multiprocessing finalizer: it runs when the storage is freed, and at the exit of the
     # process (a worker started by multiprocessing included, which skips ``atexit``), after
     # the queues have flushed (their priority is -5); a forked child drops its parent's.

@@ -20,7 +20,7 @@ from ._errors import (TensorRuntimeError, TensorTypeError, TensorValueError, sta
 from ._layout import (_contiguous_strides, contiguous_strides, is_channels_last, is_contiguous,
                       is_non_overlapping_and_dense)
 from ._size import Size
-from ._storage import Storage, TypedStorage, warn_typed_storage_removal
+from ._storage import Storage, TypedStorage, fix_size, warn_typed_storage_removal
 
 
 # The classes whose instances are plain strided tensors, read through ``_array()`` like a
@@ -700,6 +700,7 @@ class Tensor:
             raise TensorRuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead.")
+        fix_size(self._storage)   # (as PyTorch's: the array points into these bytes)
         return self._array()
 
     def __array__(self, dtype=None, copy=None):

@@ -22,7 +22,7 @@ from .._out import resize_output
 from .._argparse import int_arg
 from .._registry import register
 from .._size import Size
-from .._storage import Storage
+from .._storage import Storage, fix_size
 from .._tensor import (
     Tensor,
     channels_last,
@@ -169,7 +169,9 @@ def _alias_numpy(ndarray):
             flat = np.lib.stride_tricks.as_strided(
                 first.view(np.uint8), shape=(extent * itemsize,), strides=(1,),
                 writeable=ndarray.flags.writeable)
-    return Tensor._make(Storage(flat, CPU), shape, stride, 0, dtype, array=ndarray)
+    storage = Storage(flat, CPU)
+    fix_size(storage)   # (the array's memory: it cannot move)
+    return Tensor._make(storage, shape, stride, 0, dtype, array=ndarray)
 
 
 class _Leaf:
@@ -570,6 +572,7 @@ def _from_dlpack_impl(obj):
 def from_dlpack(ext_tensor):
     """A tensor sharing memory with any object that implements ``__dlpack__``."""
     out = _from_dlpack_impl(ext_tensor)
+    fix_size(out._storage)   # (the producer's memory: it cannot move)
     return out
 
 
