@@ -22,6 +22,7 @@ import numpy as np
 from .. import _dtypes
 from .._argparse import int_arg
 from .._dispatch import check_inplace
+from .._arraymod import exp_rounded_once, tanh_rounded_once
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, _fast, _number_dtype,
                             elementwise, number_operand, result_dtype, zero_where)
 from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
@@ -259,12 +260,13 @@ Tensor.__pos__ = positive
 # ------------------------------------------------------------------- exponentials, logs
 
 def _sigmoid(xp, a):
-    """``1 / (1 + exp(-x))``, the same operations written into one new array."""
+    """``1 / (1 + exp(-x))``, the same operations written into one new array (float32's
+    ``exp`` rounded once, as PyTorch's vectorised kernel's Sleef ``exp`` nearly always is)."""
     one = _ONES.get(a.dtype) if xp is np and a.ndim else None
     if one is None:
-        return 1 / (1 + xp.exp(-a))
+        return 1 / (1 + exp_rounded_once(xp, -a))
     e = np.negative(a)
-    np.exp(e, out=e)
+    exp_rounded_once.into(np, e, e)
     np.add(e, one, out=e)
     return np.divide(one, e, out=e)
 
@@ -283,7 +285,7 @@ _ONES = _constants(1, (np.float32, np.float64))
 
 
 _FLOATING_MATH = (
-    ("exp", "exp", (), "e to the power of each element."),
+    ("exp", exp_rounded_once, (), "e to the power of each element."),
     ("exp2", "exp2", (), "2 to the power of each element."),
     ("expm1", "expm1", (), "``exp(x) - 1``, accurate for small x."),
     ("log", "log", (), "Natural logarithm (-inf at 0, nan below 0)."),
@@ -302,7 +304,7 @@ _FLOATING_MATH = (
     ("atan", "arctan", ("arctan",), "Inverse tangent."),
     ("sinh", "sinh", (), "Hyperbolic sine."),
     ("cosh", "cosh", (), "Hyperbolic cosine."),
-    ("tanh", "tanh", (), "Hyperbolic tangent."),
+    ("tanh", tanh_rounded_once, (), "Hyperbolic tangent."),
     ("asinh", "arcsinh", ("arcsinh",), "Inverse hyperbolic sine."),
     ("acosh", "arccosh", ("arccosh",), "Inverse hyperbolic cosine (nan below 1)."),
     ("atanh", "arctanh", ("arctanh",), "Inverse hyperbolic tangent (nan outside [-1, 1])."),

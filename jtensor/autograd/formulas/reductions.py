@@ -13,6 +13,7 @@ import numpy as np
 
 from ... import _dtypes, linalg
 from ..._api import ops as J
+from ..._arraymod import exp_rounded_once
 from ..._elementwise import run_compute
 from ..._tensor import Tensor
 from . import _fast
@@ -893,7 +894,7 @@ def log_softmax_backward(ctx, g):
             and y._dtype in (_dtypes.float32, _dtypes.float64):
         # On the arrays, into one fresh buffer (no history is recorded in this pass).
         xp = y._storage._backend.xp
-        out = xp.exp(y._array())
+        out = exp_rounded_once(xp, y._array())   # (``y.exp()``'s own kernel)
         xp.multiply(out, total._array(), out=out)
         xp.subtract(g._array(), out, out=out)
         return Tensor._from_array(out, y._dtype, y.device)

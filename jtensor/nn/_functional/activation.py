@@ -23,6 +23,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._api import ops as J
+from ..._arraymod import exp_rounded_once as _exp, tanh_rounded_once as _tanh
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode
 from ..._elementwise import _SAME_SIZE_INT
@@ -365,14 +366,14 @@ def _gelu_tanh_arrays(a):
     half = np.multiply(a, 0.5)                                    # x * 0.5
     cube = np.multiply(np.multiply(a, a), a)                      # x * x * x
     inner = np.add(a, np.multiply(cube, 0.044715))                # x + cube * 0.044715
-    t = np.tanh(np.multiply(inner, _SQRT_2_OVER_PI))              # tanh(inner * c)
+    t = _tanh(np, np.multiply(inner, _SQRT_2_OVER_PI))            # tanh(inner * c)
     return np.multiply(half, np.add(t, 1))                        # half * (t + 1)
 
 
 def _gelu_erf_grad_arrays(g, a):
     e = _erf_array(np.true_divide(a, _SQRT_2))                    # erf(x / _SQRT_2)
     cdf = np.multiply(np.add(e, 1), 0.5)                          # (e + 1) * 0.5
-    ex = np.exp(np.multiply(np.multiply(a, a), -0.5))             # exp(x * x * -0.5)
+    ex = _exp(np, np.multiply(np.multiply(a, a), -0.5))           # exp(x * x * -0.5)
     pdf = np.multiply(np.multiply(a, ex), _INV_SQRT_2PI)          # x * ex * _INV_SQRT_2PI
     return np.multiply(g, np.add(cdf, pdf))                       # grad * (cdf + pdf)
 
@@ -380,7 +381,7 @@ def _gelu_erf_grad_arrays(g, a):
 def _gelu_tanh_grad_arrays(g, a):
     x2 = np.multiply(a, a)                                        # x2 = x * x
     inner = np.add(a, np.multiply(np.multiply(x2, a), 0.044715))  # x + x2 * x * 0.044715
-    t = np.tanh(np.multiply(inner, _SQRT_2_OVER_PI))              # t = tanh(inner * c)
+    t = _tanh(np, np.multiply(inner, _SQRT_2_OVER_PI))            # t = tanh(inner * c)
     d_inner = np.multiply(np.add(np.multiply(x2, _THREE_C), 1), _SQRT_2_OVER_PI)
     left = np.multiply(np.add(t, 1), 0.5)                         # (t + 1) * 0.5
     right = np.multiply(a, 0.5)                                   # x * 0.5
@@ -491,7 +492,7 @@ def _elu_arrays(a, alpha):
 
 def _elu_grad_arrays(g, a, alpha):
     c = np.greater(a, 0)                                          # x > 0
-    return _select(c, g, np.multiply(np.multiply(g, np.exp(a)), alpha))  # g * exp(x) * alpha
+    return _select(c, g, np.multiply(np.multiply(g, _exp(np, a)), alpha))  # g * exp(x) * alpha
 
 
 class _Elu(Function):
