@@ -346,21 +346,27 @@ def cupy_like_numpy():
 # rounded but for rare double-rounding ties. PyTorch's CPU kernels (MKL's VML where the wheel
 # has it, Sleef's otherwise) are accurate to about an ulp and agree with that on 99% of
 # elements (exp) and 99.9% (tanh), where NumPy's own float32 loops agree on 61% and 62%
-# (uniform inputs in [-10, 10]). The emulated CUDA device computes as the CPU (its arrays
-# are NumPy's); CuPy's float32 kernels are the GPU's, as PyTorch's are.
+# (uniform inputs in [-10, 10]). The float64 pass costs 2.5-3.5x NumPy's float32 loop, a
+# few microseconds at teaching sizes but milliseconds on millions of elements (a 128 x 10,000
+# log-softmax backward: 2.8 -> 4.5 ms), so arrays of more than ``ROUNDED_ONCE_MAX`` elements
+# keep NumPy's loop. The emulated CUDA device computes as the CPU (its arrays are NumPy's);
+# CuPy's float32 kernels are the GPU's, as PyTorch's are.
 _F32 = np.dtype(np.float32)
+ROUNDED_ONCE_MAX = 1 << 16
 
 
 def _rounded_once(ufunc):
     name = ufunc.__name__
 
     def compute(xp, a):
-        if a.dtype == _F32 and (xp is np or getattr(xp, "numpy_backed", False)):
+        if a.dtype == _F32 and a.size <= ROUNDED_ONCE_MAX and (
+                xp is np or getattr(xp, "numpy_backed", False)):
             return ufunc(a, dtype=np.float64).astype(_F32)
         return getattr(xp, name)(a)
 
     def into(xp, a, out):
-        if a.dtype == _F32 and (xp is np or getattr(xp, "numpy_backed", False)):
+        if a.dtype == _F32 and a.size <= ROUNDED_ONCE_MAX and (
+                xp is np or getattr(xp, "numpy_backed", False)):
             out[...] = ufunc(a, dtype=np.float64)   # (rounded to out's dtype)
         else:
             getattr(xp, name)(a, out=out)
