@@ -184,3 +184,23 @@ def test_gradcheck_through_the_array_path(counts):
 
     assert jtensor.autograd.gradcheck(fn, (x, w, b))
     assert counts["forward"][0] > 0 and counts["backward"][0] > 0
+
+
+@needs_torch
+@pytest.mark.parametrize("momentum", [0.1, 0.3, 0.01])
+def test_running_statistics_are_pytorchs_where_the_batch_statistics_are_exact(momentum):
+    """A batch of quarter-integers has an exact mean: the running mean is then PyTorch's bit
+    for bit (a double-precision update formula matched 63% of elements here)."""
+    gen = np.random.default_rng(0)
+    for _ in range(20):
+        x = gen.integers(-8, 8, (4, 16)).astype(np.float32) / 4
+        rm = gen.standard_normal(16).astype(np.float32)
+        rv = gen.uniform(0.5, 2, 16).astype(np.float32)
+        seen = []
+        for lib in (jtensor, torch):
+            m, v = lib.from_numpy(rm.copy()), lib.from_numpy(rv.copy())
+            lib.nn.functional.batch_norm(
+                lib.from_numpy(x.copy()), m, v, training=True, momentum=momentum
+            )
+            seen.append(m.numpy().tobytes())
+        assert seen[0] == seen[1]

@@ -167,30 +167,29 @@ def _count(shape, dims):
 
 
 def _update_running_stats(update, mean, var_sum, numel):
-    """Batch norm's running statistics, in place, as PyTorch's CPU kernel
-    (``batch_norm_cpu_update_stats_template``): ``momentum * stat + (1 - momentum) *
-    running`` in double, rounded to the buffer's dtype, where the unbiased variance is
-    ``var_sum / (n - 1)`` in the statistics' dtype (float for float32). The writes leave the
-    buffers' version counters where they were, as the kernel's do."""
+    """Batch norm's running statistics, in place: ``momentum * stat + (1 - momentum) *
+    running`` in the buffer's dtype (each product rounded, then the sum: PyTorch's values
+    exactly wherever the batch statistics are exact), the unbiased variance being
+    ``var_sum / (n - 1)``. The writes leave the buffers' version counters where they were,
+    as PyTorch's kernel's do."""
     running_mean, running_var, momentum = update
     C = running_mean.numel() if running_mean is not None else running_var.numel()
     n = numel // C
-    unbiased = var_sum / (n - 1)   # (float / int64_t in C++: in the statistics' dtype)
+    unbiased = var_sum / (n - 1)
     for running, stat in ((running_mean, mean), (running_var, unbiased)):
         if running is None:
             continue
-        stat = stat.reshape(C)
+        stat = stat.reshape(C).to(running._dtype)
         counter = running._version_counter
         version = counter.value
         if _plain(running, running._dtype) and _plain(stat, stat._dtype):
             r = running._array()
+            kind = r.dtype.type
             with np.errstate(all="ignore"):
-                new = momentum * stat._array().astype(np.float64) \
-                    + (1 - momentum) * r.astype(np.float64)
-                r[...] = new   # (rounded to the buffer's dtype)
+                np.add(np.multiply(stat._array(), kind(momentum)),
+                       np.multiply(r, kind(1 - momentum)), out=r)
         else:
-            new = stat.double() * momentum + running.double() * (1 - momentum)
-            running.copy_(new)
+            running.copy_(stat * momentum + running * (1 - momentum))
         counter.value = version
 
 
