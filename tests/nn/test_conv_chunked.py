@@ -77,9 +77,25 @@ def test_split_products_keep_the_bits(case, monkeypatch):
     assert any(seen)  # the split was taken
     monkeypatch.setattr(conv_mod, "_sample_chunks", lambda *a, **k: None)
     whole, _ = _run(fn, x, w, b, kwargs, dtype, channels_last)
+    exact = _blas_splits_exactly()
     for (a, sa), (c, sc) in zip(split, whole, strict=True):
         assert sa == sc
-        assert np.array_equal(a, c)
+        if exact:
+            assert np.array_equal(a, c)
+        else:  # (the split rounds as the smaller products do: within rounding)
+            tol = 2e-3 if dtype is jtensor.float16 else 1e-5  # (a float16 unit: 1e-3)
+            np.testing.assert_allclose(a, c, rtol=tol, atol=tol * np.abs(c).max())
+
+
+def _blas_splits_exactly():
+    """Whether this machine's OpenBLAS gives a product's columns the same bits when the
+    right operand is cut into column blocks (true of its Haswell kernels; on an AVX-512
+    machine a block's columns came out rounded differently from the whole product's)."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((64, 576)).astype(np.float32)
+    b = rng.standard_normal((576, 9 * 576)).astype(np.float32)
+    parts = [a @ b[:, i : i + 1152] for i in range(0, b.shape[1], 1152)]
+    return np.array_equal(np.concatenate(parts, axis=1), a @ b)
 
 
 @needs_torch

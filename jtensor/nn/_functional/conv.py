@@ -168,7 +168,9 @@ def _columns_t(xp, x_arr, meta):
 # kernels, which round differently from its blocked driver; at or above it every product runs
 # that driver, where an output column depends only on its own column of the right operand
 # (each element is the same sequence of K-blocked sums). So a product of at least this size,
-# cut into column blocks that each are at least this size too, gives the same bits.
+# cut into column blocks that each are at least this size too, gives the same bits with
+# OpenBLAS's Haswell kernels; its AVX-512 kernels round a block's columns apart from the
+# whole product's (within rounding: ``tests/nn/test_conv_chunked.py`` probes which).
 _BLOCKED_GEMM = 28 * 512 * 512
 
 
