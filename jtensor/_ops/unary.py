@@ -24,6 +24,7 @@ from .._argparse import int_arg
 from .._dispatch import check_inplace
 from .._arraymod import exp_rounded_once, tanh_rounded_once
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, _fast, _number_dtype,
+                            fast_unary,
                             elementwise, number_operand, result_dtype, zero_where)
 from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
                       invalid_combination, type_name)
@@ -136,6 +137,10 @@ def unary_op(name, compute, rule=FLOAT, *, doc, aliases=(), inplace=True,
     the strides of an empty input.
     """
 
+    # Calls that ``_run`` would hand to ``_fast`` with nothing but ``rule`` may take
+    # ``fast_unary`` straight away (not ``like_input``: an empty input keeps its strides).
+    lane = dtype_fn is None and not like_input
+
     def options(input):
         kwargs = {"rule": rule}
         if isinstance(input, Tensor):
@@ -146,6 +151,14 @@ def unary_op(name, compute, rule=FLOAT, *, doc, aliases=(), inplace=True,
         return kwargs
 
     def impl(input, *, out=None):
+        if lane and out is None and input.__class__ is Tensor:
+            # (the commonest call: a plain tensor, no options, computed at once)
+            if check is not None:
+                check(input, False)
+            if not real_result or input._dtype.category != _dtypes.COMPLEX:
+                result = fast_unary(compute, input, rule)
+                if result is not None:
+                    return result
         _check_tensor(name, input)
         if check is not None:
             check(input, False)

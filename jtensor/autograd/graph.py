@@ -748,6 +748,7 @@ class Formula:
         self.selective = bool(self.save_for or self.save_by_node)
         self._unneeded = {}
         self._plans = {}   # (needs, node class) -> ``save_plan``
+        self._number_plans = {}   # (needs of the tensor, node class) -> ``_number_plan``
         if self.save_by_node:
             self.unneeded = self._unneeded_by_node
         self.multi_grad = multi_grad
@@ -1193,8 +1194,42 @@ def _record_number(op, formula, impl, args):
     meta = [(a._shape, a._dtype, a._storage.device, a._stride, a._offset), None]
     scalars = [1] if formula.inputs[1] in formula.scalar_names else None
     result = _run_unrecorded(impl, args)
-    return _finish_plain(op, formula, args, values, edges, meta, [need_a, False], scalars,
-                         result)
+    if result.__class__ is not Tensor or result is a:
+        return _finish_plain(op, formula, args, values, edges, meta, [need_a, False],
+                             scalars, result)
+    # One new tensor (the common case): ``_finish_plain``'s node, stored values and saved
+    # tensors, with what to save looked up once per needs and node class (the only tensor
+    # is ``a``; every other value is the number or a default, so the same names are saved
+    # on every such call).
+    node = _new_node(formula, values, edges, meta, (need_a, False), scalars)
+    key = (need_a, node.__class__)
+    plan = formula._number_plans.get(key)
+    if plan is None:
+        plan = formula._number_plans[key] = _number_plan(formula, values, node)
+    names, saves_result = plan
+    stored = {}
+    first = formula.inputs[0]
+    for k, v in values.items():
+        if k != first:
+            stored[k] = v
+    node._values = stored
+    saved = node._saved = {}
+    for k in names:   # (the tensor's name, or the wrapped number's marker)
+        saved[k] = SavedTensor(a) if k == first else None
+    if result._dtype.category >= _dtypes.FLOATING:
+        _give_history(result, node, op.kind == "view")
+    if saves_result:
+        saved["result"] = SavedTensor(result, is_output=True)
+    return result
+
+
+def _number_plan(formula, values, node):
+    """``(names, saves result)`` of a ``_record_number`` call: the keys ``_split_values``
+    saves for a tensor and a number with these needs and node class, in its order (the
+    tensor's name, or ``__wrapped__`` for a number PyTorch wraps in a tensor)."""
+    skip = formula.unneeded(values["__needs__"], node)
+    saved, _ = _split_values(values, formula.save_order, None, skip, formula.wrapped)
+    return (tuple(saved), formula.saves_result and "result" not in skip)
 
 
 def record_single(op, formula, impl, args, values):
