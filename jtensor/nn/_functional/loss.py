@@ -33,13 +33,17 @@ from ... import _dispatch, _dtypes
 from ..._api import broadcast_shapes
 from ..._api import ops as J
 from ..._device import CPU_BACKEND
+from ..._arraymod import exp_rounded_once as _exp
 from ..._dispatch import grad_mode
 from ..._errors import (TensorIndexError, TensorRuntimeError, TensorValueError,
                         not_implemented)
+from ..._layout import _contiguous_strides, broadcastable_to
+from ..._ops.unary import _sigmoid
 from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
 from ...autograd import graph as _graph
 from ...autograd.function import Function
 from ._op import nn_op
+from .normalization import _listened
 from ...autograd._scalar_nodes import DivScalar, MulScalar
 
 __all__ = ["cross_entropy", "nll_loss", "binary_cross_entropy",
@@ -53,6 +57,7 @@ _REDUCTIONS = ("none", "mean", "sum")
 FAST_PATHS = True
 # ``ndarray.max``/``ndarray.sum`` call exactly these (without their Python wrappers).
 _MAX = np.maximum.reduce
+_MIN = np.minimum.reduce
 _SUM = np.add.reduce
 _UINT64 = np.dtype(np.uint64)
 # A float32 sum of up to 2**24 ones is exact (every partial sum is an integer it holds).
@@ -725,23 +730,207 @@ def _cross_entropy_probs(input, target, weight, ignore_index, reduction, label_s
 
 
 # ------------------------------------------------------------- binary cross entropy
+# The common calls of both binary cross entropies (issue 18: a GAN discriminator's loss,
+# logistic regression, a VAE's reconstruction term) compute on the arrays: plain contiguous
+# CPU float32/float64 input and target of one shape, weights that broadcast to it, a target
+# that needs no gradient, nothing listening (``_bce_fast_args``). ``_bce_loss_arrays``,
+# ``_bce_logits_loss_arrays`` and their backward counterparts make the array calls the
+# general path's public ops make, in their order, with their operands and dtypes, so every
+# value is the general path's bit for bit (``tests/nn/test_bce_upsample_fast.py`` compares
+# both with ``FAST_PATHS = False``); the node is the same Function's, with the same saved
+# tensors. Anything else (legacy arguments, other dtypes or layouts, a target requiring
+# grad, an empty input, a transform, a trace or profiler, anomaly mode, ``create_graph``)
+# takes the general path.
+_INPUT_RANGE = ("all elements of input should be between 0 and 1 (binary_cross_entropy "
+                "takes probabilities; for logits use binary_cross_entropy_with_logits)")
+_TARGET_RANGE = ("all elements of target should be between 0 and 1 (targets are "
+                 "probabilities: 0 and 1 for hard labels)")
+
+
+def _expanded(t):
+    """Whether ``t``'s strides are standard ones or those of an ``expand()`` of a tensor with
+    standard strides (0 along the expanded dims): the weight ``binary_cross_entropy``
+    saves."""
+    stride = t._stride
+    if 0 not in stride:
+        return stride == _contiguous_strides(t._shape)
+    base = tuple(1 if st == 0 else s for s, st in zip(t._shape, stride, strict=True))
+    for st, c in zip(stride, _contiguous_strides(base), strict=True):
+        if st and st != c:
+            return False
+    return True
+
+
+def _bce_fast_args(input, target, weights, saved=False):
+    """Whether a binary cross entropy call may compute on the arrays (see above): the input
+    and target plain CPU float32/float64 tensors of one dtype and shape, with at least one
+    dim and one element and standard contiguous strides (the general path's results are
+    then contiguous too), the target needing no gradient; each weight given a plain tensor
+    of that dtype with standard strides that broadcasts to the input's shape and needs no
+    gradient where grad mode would refuse it (``saved``: a weight as the node saved it,
+    expanded or not); nothing listening, no anomaly mode."""
+    dtype = input._dtype
+    shape = input._shape
+    if dtype not in ARRAY_FLOATS or not shape or target._dtype is not dtype \
+            or target._shape != shape or target._requires_grad \
+            or input.__class__ not in DENSE_CLASSES or target.__class__ not in DENSE_CLASSES \
+            or input._storage._backend is not CPU_BACKEND \
+            or target._storage._backend is not CPU_BACKEND:
+        return False
+    strides = _contiguous_strides(shape)
+    if input._stride != strides or target._stride != strides or 0 in shape:
+        return False
+    for w in weights:
+        if w is not None and (
+                w.__class__ not in DENSE_CLASSES or w._dtype is not dtype
+                or w._storage._backend is not CPU_BACKEND
+                or (w._requires_grad and grad_mode.enabled)   # (the general path raises)
+                or not (_expanded(w) if saved else w._stride == _contiguous_strides(w._shape))
+                or not broadcastable_to(w._shape, shape)):
+            return False
+    return not (_listened() or _graph.anomaly.enabled)
+
+
+def _bce_backward_args(ctx, grad, saved):
+    """Whether a binary cross entropy node's plain backward (no ``create_graph``) may
+    compute on the arrays: the saved tensors (a saved-tensors hook may have replaced them)
+    still pass ``_bce_fast_args``, only the input needs a gradient, and the incoming
+    gradient is a plain CPU tensor of the dtype: 0-d for a reduced loss; otherwise of the
+    input's shape, with standard strides or all strides 0 (``loss.sum().backward()``), where
+    the general path's result is contiguous too."""
+    x, t = saved[0], saved[1]
+    if grad_mode.enabled or ctx.needs_input_grad[1] \
+            or not _bce_fast_args(x, t, saved[2:], saved=True) \
+            or grad.__class__ not in DENSE_CLASSES or grad._dtype is not x._dtype \
+            or grad._storage._backend is not CPU_BACKEND:
+        return False
+    if ctx.reduction == "none":
+        return grad._shape == x._shape and (grad._stride == x._stride or not any(grad._stride))
+    return not grad._shape
+
+
+def _run_quietly(compute, *args):
+    """``compute(*args)``; where warnings are errors, redone silenced, as each public op
+    redoes its call (``_elementwise.run_compute``)."""
+    try:
+        return compute(*args)
+    except RuntimeWarning:
+        with np.errstate(all="ignore"):
+            return compute(*args)
+
+
+def _reduced_array(loss, reduction):
+    """``_reduce``'s array calls (``loss.mean()``/``loss.sum()`` of a plain contiguous loss:
+    ``reductions._plain_sum``): a fresh array of the loss's dtype."""
+    if reduction == "none":
+        return loss
+    r = _SUM(loss, tuple(range(loss.ndim)), None, None, False)
+    if reduction == "mean":
+        r = r / loss.dtype.type(loss.size)
+    return np.asarray(r)
+
+
+def _bce_loss_arrays(x, t, w, reduction):
+    """``_BinaryCrossEntropy.forward``'s array calls: ``log1p(-x).clamp(min=-100) * (t - 1)
+    - log(x).clamp(min=-100) * t`` (``* w``), reduced; with the sums of the clamped logs,
+    which are NaN exactly where some input is outside [0, 1] or NaN (each clamped log is
+    else in [-100, 0])."""
+    high = np.log1p(np.negative(x))                        # J.log1p(-input)
+    np.maximum(-100, high, out=high)                       # .clamp(min=-100)
+    low = np.log(x)                                        # J.log(input)
+    np.maximum(-100, low, out=low)                         # .clamp(min=-100)
+    checks = _SUM(high, None) + _SUM(low, None)
+    loss = np.multiply(high, np.subtract(t, 1), out=high)  # ... * (target - 1)
+    np.multiply(low, t, out=low)                           # ... * target
+    np.subtract(loss, low, out=loss)
+    if w is not None:
+        np.multiply(loss, w, out=loss)                     # loss * weight
+    return _reduced_array(loss, reduction), checks
+
+
+def _probability_error(x_bad, t_bad):
+    """PyTorch's error for inputs or targets outside [0, 1] (boolean arrays of the bad
+    elements): its kernel checks each element's input, then its target, in order, so the
+    first bad element names which."""
+    either = np.logical_or(x_bad, t_bad).reshape(-1)
+    first = int(np.argmax(either))
+    return TensorRuntimeError(_INPUT_RANGE if x_bad.reshape(-1)[first] else _TARGET_RANGE)
+
+
+def _check_probabilities(input, target):
+    """The general path's range check, in public ops (any device, any layout)."""
+    if not input.numel():
+        return
+    x_ok = (input >= 0) & (input <= 1)   # (False for NaN)
+    t_ok = (target >= 0) & (target <= 1)
+    if bool((x_ok & t_ok).all()):
+        return
+    raise _probability_error((~x_ok).cpu().numpy(), (~t_ok).cpu().numpy())
+
+
+def _bce_fast(input, target, weight, reduction):
+    """``binary_cross_entropy``'s array path (``_bce_fast_args`` passed): the range checks,
+    the loss on the arrays, then the general path's node."""
+    x, t = input._array(), target._array()
+    w = None if weight is None else weight._array()
+    out, checks = _run_quietly(_bce_loss_arrays, x, t, w, reduction)
+    lo, hi = _MIN(t, None), _MAX(t, None)
+    if checks != checks or not (lo >= 0 and hi <= 1):   # (NaN compares False)
+        with np.errstate(all="ignore"):
+            raise _probability_error(~((x >= 0) & (x <= 1)), ~((t >= 0) & (t <= 1)))
+    if weight is not None and weight._shape != input._shape:
+        weight = weight.expand(input._shape)   # (the general path saves it expanded)
+    return _BinaryCrossEntropy.apply(input, target, weight, reduction, computed=out)
+
+
+def _bce_grad_arrays(g, x, t, w, reduction):
+    """``_BinaryCrossEntropy.backward``'s array calls for the input's gradient: ``g (/ n) *
+    (x - t) / ((1 - x) * x).clamp(min=1e-12)`` (``* w``)."""
+    if reduction == "mean":
+        g = np.divide(g, x.dtype.type(x.size))            # grad / count
+    num = np.multiply(g, np.subtract(x, t))               # g * (x - t)
+    den = np.subtract(1, x)                               # 1 - x
+    np.multiply(den, x, out=den)                          # (1 - x) * x
+    np.maximum(1e-12, den, out=den)                       # .clamp(min=1e-12)
+    np.divide(num, den, out=num)
+    if w is not None:
+        np.multiply(num, w, out=num)                      # gi * w
+    return num
+
+
+def _fresh_like(array, like):
+    """``array`` (of ``like``'s dtype) as a fresh C-contiguous tensor on ``like``'s device."""
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    return fresh_tensor(Tensor, array, array.shape, like._dtype, like._storage.device,
+                        CPU_BACKEND)
+
+
 class _BinaryCrossEntropy(Function):
     _node_name = "BinaryCrossEntropyBackward0"
 
     @staticmethod
-    def forward(ctx, input, target, weight, reduction):
+    def forward(ctx, input, target, weight, reduction, computed=None):
         ctx.reduction = reduction
         ctx.save_for_backward(input, target, weight)
-        # PyTorch clamps each log at -100 so 0 * log(0) stays finite.
-        loss = (target - 1) * J.log1p(-input).clamp(min=-100) - \
-            target * J.log(input).clamp(min=-100)
+        if computed is not None:   # (``_bce_fast``: the loss computed on the arrays)
+            return _fresh_like(computed, input)
+        # PyTorch clamps each log at -100 so 0 * log(0) stays finite. (The input's terms
+        # come first: PyTorch's kernel lays the loss out as the input, then the target.)
+        loss = J.log1p(-input).clamp(min=-100) * (target - 1) - \
+            J.log(input).clamp(min=-100) * target
         if weight is not None:
             loss = loss * weight
         return _reduce(loss, reduction)
 
     @staticmethod
     def backward(ctx, grad):
-        x, t, w = ctx.saved_tensors
+        saved = ctx.saved_tensors
+        x, t, w = saved
+        if FAST_PATHS and _bce_backward_args(ctx, grad, saved):
+            gi = _run_quietly(_bce_grad_arrays, grad._array(), x._array(), t._array(),
+                              None if w is None else w._array(), ctx.reduction)
+            return _fresh_like(gi, x), None, None, None
         g = _grad_scale(grad, ctx.reduction, x.numel())
         gi = gt = None
         if ctx.needs_input_grad[0]:
@@ -760,6 +949,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          reduction="mean"):
     """``-(t * log(x) + (1 - t) * log(1 - x))`` for probabilities ``input`` in [0, 1] (no
     sigmoid inside; each log is clamped at -100 as in PyTorch)."""
+    if FAST_PATHS and size_average is None and reduce is None and reduction in _REDUCTIONS \
+            and _bce_fast_args(input, target, (weight,)):
+        # Every check below but the range one passes for certain.
+        return _bce_fast(input, target, weight, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not input.dtype.is_floating_point:
@@ -772,14 +965,53 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise TensorRuntimeError(
             f"Found dtype {target.dtype._torch_name} but expected {input.dtype._torch_name}: "
             f"the target must have the input's dtype (use target.to(input.dtype)).")
-    if input.numel() and bool(((input < 0) | (input > 1)).any()):
-        raise TensorRuntimeError("all elements of input should be between 0 and 1 "
-                                 "(binary_cross_entropy takes probabilities; for logits use "
-                                 "binary_cross_entropy_with_logits)")
+    _check_probabilities(input, target)
     _constant("binary_cross_entropy", "weight", weight)
     if weight is not None:
         weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
     return _BinaryCrossEntropy.apply(input, target, weight, reduction)
+
+
+def _bce_logits_loss_arrays(x, t, w, pw, reduction):
+    """``_BCEWithLogits.forward``'s array calls: ``log_sig = x.clamp(max=0) -
+    log1p(exp(-|x|))``, then ``(1 - t) * x - log_sig`` or, with ``pw``, ``(1 - t) * x -
+    ((pw - 1) * t + 1) * log_sig`` (``* w``), reduced."""
+    e = np.negative(np.abs(x))                            # -input.abs()
+    e = _exp(np, e)                                       # J.exp (float32: rounded once)
+    np.log1p(e, out=e)                                    # J.log1p
+    log_sig = np.minimum(0, x)                            # input.clamp(max=0)
+    np.subtract(log_sig, e, out=log_sig)
+    loss = np.subtract(1, t)                              # 1 - target
+    np.multiply(loss, x, out=loss)                        # (1 - target) * input
+    if pw is not None:
+        lw = np.multiply(np.subtract(pw, 1), t)           # (pos_weight - 1) * target
+        np.add(lw, 1, out=lw)                             # ... + 1
+        np.multiply(lw, log_sig, out=log_sig)             # log_weight * log_sig
+    np.subtract(loss, log_sig, out=loss)
+    if w is not None:
+        np.multiply(loss, w, out=loss)                    # loss * weight
+    return _reduced_array(loss, reduction)
+
+
+def _bce_logits_grad_arrays(g, x, t, w, pw, reduction):
+    """``_BCEWithLogits.backward``'s array calls for the input's gradient:
+    ``sigmoid(x) - t`` or, with ``pw``, ``(1 - t) - ((pw - 1) * t + 1) * sigmoid(-x)``,
+    then ``* g`` or ``* w * g`` (``g``: the incoming gradient, divided by the count for a
+    mean)."""
+    if reduction == "mean":
+        g = np.divide(g, x.dtype.type(x.size))            # grad / count
+    if pw is not None:
+        lw = np.multiply(np.subtract(pw, 1), t)           # (pw - 1) * t
+        np.add(lw, 1, out=lw)                             # ... + 1
+        np.multiply(lw, _sigmoid(np, np.negative(x)), out=lw)   # ... * J.sigmoid(-x)
+        gi = np.subtract(1, t)                            # 1 - t
+        np.subtract(gi, lw, out=gi)
+    else:
+        gi = _sigmoid(np, x)                              # J.sigmoid(x)
+        np.subtract(gi, t, out=gi)                        # ... - t
+    if w is not None:
+        np.multiply(gi, w, out=gi)                        # gi * w
+    return np.multiply(gi, g)                             # ... * g
 
 
 class _BCEWithLogits(Function):
@@ -787,9 +1019,11 @@ class _BCEWithLogits(Function):
     _edge_positions = (0, 1)   # input and target (weight and pos_weight are constants)
 
     @staticmethod
-    def forward(ctx, input, target, weight, pos_weight, reduction):
+    def forward(ctx, input, target, weight, pos_weight, reduction, computed=None):
         ctx.reduction = reduction
         ctx.save_for_backward(input, target, weight, pos_weight)
+        if computed is not None:   # (the loss computed on the arrays)
+            return _fresh_like(computed, input)
         # log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow at any logit.
         log_sig = input.clamp(max=0) - J.log1p(J.exp(-input.abs()))
         if pos_weight is not None:
@@ -803,7 +1037,13 @@ class _BCEWithLogits(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t, w, pw = ctx.saved_tensors
+        saved = ctx.saved_tensors
+        x, t, w, pw = saved
+        if FAST_PATHS and _bce_backward_args(ctx, grad, saved):
+            gi = _run_quietly(_bce_logits_grad_arrays, grad._array(), x._array(),
+                              t._array(), None if w is None else w._array(),
+                              None if pw is None else pw._array(), ctx.reduction)
+            return _fresh_like(gi, x), None, None, None, None
         g = _grad_scale(grad, ctx.reduction, x.numel())
         gi = gt = None
         if ctx.needs_input_grad[0]:
@@ -827,6 +1067,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduce=None, reduction="mean", pos_weight=None):
     """``binary_cross_entropy(sigmoid(input), target)`` computed stably from logits;
     ``pos_weight`` weighs the positive term (broadcast along the last dimension)."""
+    if FAST_PATHS and size_average is None and reduce is None and reduction in _REDUCTIONS \
+            and _bce_fast_args(input, target, (weight, pos_weight)):
+        # Every check below passes for certain.
+        out = _run_quietly(_bce_logits_loss_arrays, input._array(), target._array(),
+                           None if weight is None else weight._array(),
+                           None if pos_weight is None else pos_weight._array(), reduction)
+        return _BCEWithLogits.apply(input, target, weight, pos_weight, reduction,
+                                    computed=out)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not input.dtype.is_floating_point:

@@ -11,8 +11,19 @@ are PyTorch's. The forward applies the matrices (nearest gathers with ``index_se
 also serves uint8 images); the backward applies their transposes, in public ops, so the
 gradient is itself differentiable (a linear map of ``grad``). The node carries PyTorch's name
 (``UpsampleBilinear2DBackward0``...). ``area`` is adaptive average pooling, as in PyTorch.
+
+Nearest and nearest-exact (issue 18: a GAN generator's or U-Net decoder's ``nn.Upsample``)
+gather the input along each dimension, and their backward adds each input element's window
+of the gradient in PyTorch's kernel's order (zero, then the window's outputs row-major, in
+float32 for float16/bfloat16), PyTorch's bits: with ``index_add`` over the flattened
+spatial positions in public ops (differentiable again), and for a plain CPU float32/float64
+tensor with nothing listening on the arrays (``_nearest_forward_arrays``,
+``_nearest_grad_arrays``: a window of ``k`` outputs per input in every dim is ``k**nd``
+adds of strided views; ``FAST_NEAREST = False`` turns the array paths off). In 2-d the
+input gradient takes the layout the incoming gradient suggests, as PyTorch's.
 """
 
+import itertools
 import math
 import warnings
 
@@ -20,12 +31,17 @@ import numpy as np
 
 from ... import _dtypes
 from ..._api import ops as J
+from ..._device import CPU_BACKEND
+from ..._dispatch import grad_mode
 from ..._errors import TensorRuntimeError, TensorTypeError, TensorValueError, not_implemented
 from ..._errors import TensorNotImplementedError
 from ..._layout import suggests_channels_last
-from ..._tensor import channels_last, channels_last_3d
+from ..._tensor import (ARRAY_FLOATS, DENSE_CLASSES, Tensor, channels_last, channels_last_3d,
+                        fresh_tensor)
+from ...autograd import graph as _graph
 from ...autograd.function import Function
 from ._op import nn_op
+from .normalization import _listened
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
@@ -125,19 +141,254 @@ def _apply(x, matrices, transpose=False):
 
 class _Upsample(Function):
     @staticmethod
-    def forward(ctx, input, matrices, indices):
+    def forward(ctx, input, matrices, indices, plan=None, computed=None, layout=None):
         ctx.matrices = matrices
+        ctx.plan = plan   # (nearest modes: a ``_NearestPlan``)
+        if computed is not None:   # (``_nearest_fast``: gathered on the arrays)
+            return fresh_tensor(Tensor, computed, computed.shape, input._dtype,
+                                input._storage.device, CPU_BACKEND)
         if indices is not None:
             out = input
             first = input.dim() - len(indices)
             for k, idx in enumerate(indices):
                 out = out.index_select(first + k, idx)
-            return out.contiguous()
-        return _apply(input, matrices).contiguous()
+        else:
+            out = _apply(input, matrices)
+        # (``layout``: channels-last, written by the node itself as PyTorch's kernel does)
+        return out.contiguous() if layout is None else out.contiguous(memory_format=layout)
 
     @staticmethod
     def backward(ctx, grad):
-        return _apply(grad, ctx.matrices, transpose=True), None, None
+        plan = ctx.plan
+        if plan is None:
+            return _apply(grad, ctx.matrices, transpose=True), None, None
+        if FAST_NEAREST and _plain_grad(grad, plan):
+            gi = _nearest_grad_arrays(grad._array(), plan)
+            if not gi.flags.c_contiguous:
+                gi = np.ascontiguousarray(gi)
+            return fresh_tensor(Tensor, gi, gi.shape, grad._dtype, grad._storage.device,
+                                CPU_BACKEND), None, None
+        return _nearest_grad(grad, plan), None, None
+
+
+# ------------------------------------------------------------------------ nearest modes
+# Whether nearest upsampling of plain CPU float32/float64 tensors computes on the arrays
+# (see the module docstring); the tests switch it off to compare with the public ops.
+FAST_NEAREST = True
+_PLANS = {}   # (mode, input sizes, output sizes, scales) -> _NearestPlan; cleared past 4096
+# Up to this many gradient elements, windows of unequal widths are added by one ``add.at``
+# (about 2 ns an element) rather than one gather per window offset (faster per element, a
+# few microseconds per offset).
+_ADD_AT_MAX = 1 << 16
+
+
+class _NearestPlan:
+    """What nearest resampling of given spatial sizes needs, worked out once: the source
+    index of each output position per dim (``indices``), the window of outputs each input
+    position gathers in the backward (``starts``, ``counts`` per dim), ``factors`` when every
+    window of a dim is ``k`` outputs wide at ``k * i`` (then the windows are strided views),
+    and each output's flat input position (``flat``, for ``index_add``)."""
+
+    __slots__ = ("indices", "in_sizes", "out_sizes", "starts", "counts", "factors", "flat",
+                 "_flat_tensor", "_steps", "_flat_all")
+
+    def __init__(self, indices, in_sizes):
+        self.indices = indices
+        self.in_sizes = tuple(in_sizes)
+        self.out_sizes = tuple(len(idx) for idx in indices)
+        self.counts = [np.bincount(idx, minlength=n) for idx, n in zip(indices, in_sizes,
+                                                                       strict=True)]
+        # (the source index never decreases along a dim: each window is one run)
+        self.starts = [np.searchsorted(idx, np.arange(n)) for idx, n in zip(indices, in_sizes,
+                                                                            strict=True)]
+        factors = []
+        for idx, n in zip(indices, in_sizes, strict=True):
+            k = len(idx) // n
+            if k * n != len(idx) or not np.array_equal(idx, np.arange(len(idx)) // k):
+                factors = None
+                break
+            factors.append(k)
+        self.factors = factors
+        flat = np.zeros(self.out_sizes, dtype=np.int64)
+        step = 1
+        for k in range(len(indices) - 1, -1, -1):
+            shape = [1] * len(indices)
+            shape[k] = -1
+            flat += (indices[k] * step).reshape(shape)
+            step *= in_sizes[k]
+        self.flat = flat.reshape(-1)
+        self._flat_tensor = None
+        self._steps = None
+        self._flat_all = {}
+
+    def flat_index(self, device):
+        """``flat`` as an int64 tensor on ``device`` (kept for the CPU)."""
+        if device.type != "cpu":
+            return J.tensor(self.flat, device=device)
+        if self._flat_tensor is None:
+            self._flat_tensor = J.tensor(self.flat)
+        return self._flat_tensor
+
+    def flat_all(self, planes):
+        """``flat`` for ``planes`` (N * C) planes at once: each output element's position in
+        the flattened input gradient (kept for a few plane counts)."""
+        index = self._flat_all.get(planes)
+        if index is None:
+            size = math.prod(self.in_sizes)
+            index = (np.arange(0, planes * size, size)[:, None] + self.flat).reshape(-1)
+            if len(self._flat_all) >= 8:
+                self._flat_all.clear()
+            self._flat_all[planes] = index
+        return index
+
+    def window_steps(self):
+        """The backward's steps when the windows differ in width: per offset within a
+        window (row-major over the widest window of each dim, so each input position meets
+        its own window's outputs in row-major order), the flat output position each input
+        position adds (``src``), and ``dst``, the flat input positions whose window has that
+        offset, or None when all have it."""
+        if self._steps is None:
+            per_dim = []
+            for start, count in zip(self.starts, self.counts, strict=True):
+                per_dim.append([(start + d, d < count) for d in range(int(count.max()))])
+            out_steps = _contiguous_steps(self.out_sizes)
+            steps = []
+            for offset in itertools.product(*per_dim):
+                src = np.zeros(self.in_sizes, dtype=np.int64)
+                valid = np.ones(self.in_sizes, dtype=bool)
+                for k, (pos, ok) in enumerate(offset):
+                    shape = [1] * len(offset)
+                    shape[k] = -1
+                    src += (pos * out_steps[k]).reshape(shape)
+                    valid &= ok.reshape(shape)
+                src, valid = src.reshape(-1), valid.reshape(-1)
+                if valid.all():
+                    steps.append((src, None))
+                else:
+                    dst = np.flatnonzero(valid)
+                    steps.append((src[dst], dst))
+            self._steps = steps
+        return self._steps
+
+
+def _contiguous_steps(sizes):
+    steps, step = [], 1
+    for n in reversed(sizes):
+        steps.append(step)
+        step *= n
+    return steps[::-1]
+
+
+def _nearest_plan(mode, in_sizes, out_sizes, scales):
+    key = (mode, tuple(in_sizes), tuple(out_sizes), tuple(scales))
+    plan = _PLANS.get(key)
+    if plan is None:
+        exact = mode == "nearest-exact"
+        indices = [_nearest_index(in_sizes[k], out_sizes[k], scales[k], exact)
+                   for k in range(len(out_sizes))]
+        plan = _NearestPlan(indices, in_sizes)
+        if len(_PLANS) >= 4096:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+def _nearest_forward_arrays(a, plan):
+    """The gathered output: one ``take`` per spatial dim (a fresh C-contiguous array)."""
+    first = a.ndim - len(plan.indices)
+    for k, idx in enumerate(plan.indices):
+        a = np.take(a, idx, axis=first + k)
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    return a
+
+
+def _nearest_grad_arrays(g, plan):
+    """The input gradient on the arrays, as PyTorch's kernel adds it: each input element
+    starts at zero and adds its window's gradients in row-major order of the outputs. With
+    ``factors`` the windows are strided views of ``g``; otherwise, for a small gradient,
+    one ``add.at`` over the flat positions, and for a larger one each offset within a
+    window gathers from the flattened gradient for the input positions whose window has it
+    (``_NearestPlan.window_steps``)."""
+    nd = len(plan.indices)
+    lead = g.shape[:-nd]
+    first = len(lead)
+    if plan.factors is not None:
+        split = lead
+        for n, k in zip(plan.in_sizes, plan.factors, strict=True):
+            split += (n, k)
+        gv = g.reshape(split)
+        acc = None
+        for offset in itertools.product(*[range(k) for k in plan.factors]):
+            view = gv[(Ellipsis,) + tuple(x for d in offset for x in (slice(None), d))]
+            if acc is None:
+                acc = np.add(view, g.dtype.type(0))
+            else:
+                np.add(acc, view, out=acc)
+        return acc
+    if g.size <= _ADD_AT_MAX:
+        # One sequential ``add.at`` over every element in order (NumPy's 1-d ``at`` adds
+        # each index's values in their order): fewer calls than the steps below.
+        planes = math.prod(lead)
+        acc = np.zeros(planes * math.prod(plan.in_sizes), dtype=g.dtype)
+        np.add.at(acc, plan.flat_all(planes), g.reshape(-1))
+        return acc.reshape(lead + plan.in_sizes)
+    g2 = g.reshape(lead + (-1,))
+    acc = np.zeros(lead + (math.prod(plan.in_sizes),), dtype=g.dtype)
+    for src, dst in plan.window_steps():
+        if dst is None:
+            np.add(acc, np.take(g2, src, axis=first), out=acc)
+        else:
+            acc[..., dst] += np.take(g2, src, axis=first)
+    return acc.reshape(lead + plan.in_sizes)
+
+
+def _plain_grad(grad, plan):
+    """Whether a nearest node's plain backward (no ``create_graph``) may compute on the
+    arrays: a plain CPU float32/float64 gradient, not a 4-d one that suggests channels-last
+    (the input gradient is then contiguous), nothing listening, no anomaly mode."""
+    shape = grad._shape
+    return (not grad_mode.enabled and grad.__class__ in DENSE_CLASSES
+            and grad._dtype in ARRAY_FLOATS and grad._storage._backend is CPU_BACKEND
+            and shape[len(shape) - len(plan.in_sizes):] == plan.out_sizes
+            and not (len(shape) == 4 and suggests_channels_last(shape, grad._stride))
+            and not (_listened() or _graph.anomaly.enabled))
+
+
+def _nearest_grad(grad, plan):
+    """The input gradient in public ops (differentiable): ``index_add`` of the gradient over
+    the flattened spatial positions into zeros, in float32 for float16/bfloat16 (PyTorch's
+    kernel accumulates those in float); 2-d resampling lays it out as the gradient suggests
+    (channels-last or contiguous), 1-d and 3-d give it contiguous, as PyTorch's kernels."""
+    nd = len(plan.in_sizes)
+    shape = tuple(grad.shape)
+    lead = shape[:-nd]
+    work = grad if grad.dtype.itemsize >= 4 else grad.float()
+    src = work.reshape(lead + (-1,))
+    out = J.zeros(lead + (math.prod(plan.in_sizes),), dtype=work.dtype, device=grad.device)
+    out = out.index_add(len(lead), plan.flat_index(grad.device), src)
+    out = out.reshape(lead + plan.in_sizes)
+    if work is not grad:
+        out = out.to(grad.dtype)
+    if len(shape) == 4 and suggests_channels_last(grad._shape, grad._stride):
+        out = out.contiguous(memory_format=channels_last)
+    return out
+
+
+def _nearest_fast(input, mode, output_size, scales):
+    """Nearest resampling of a plain CPU float32/float64 input whose layout does not suggest
+    channels-last, with nothing listening: the gather on the arrays, then the node.
+    None (nothing done) for anything else."""
+    shape = input._shape
+    if not FAST_NEAREST or input.__class__ not in DENSE_CLASSES \
+            or input._dtype not in ARRAY_FLOATS or input._storage._backend is not CPU_BACKEND \
+            or 0 in shape or (len(shape) in (4, 5) and suggests_channels_last(shape,
+                                                                           input._stride)) \
+            or _listened() or _graph.anomaly.enabled:
+        return None
+    plan = _nearest_plan(mode, shape[2:], output_size, scales)
+    out = _nearest_forward_arrays(input._array(), plan)
+    return _node(mode, len(output_size)).apply(input, None, None, plan=plan, computed=out)
 
 
 _NODES = {}
@@ -169,22 +420,27 @@ def _resample(input, mode, output_size, scales, align_corners):
                 f"({', '.join(map(str, input.shape[2:]))}) output "
                 f"({', '.join(map(str, output_size))})"
             )
-    acc = np.float64 if input.dtype == _dtypes.float64 else np.float32
-    spatial = input.shape[2:]
-    mats = [
-        _matrix(mode, spatial[k], output_size[k], align_corners, scales[k], acc) for k in range(nd)
-    ]
-    dtype = input.dtype if input.dtype.is_floating_point else _dtypes.float32
-    matrices = [J.tensor(m, dtype=dtype, device=input.device) for m in mats]
-    indices = None
     if mode in ("nearest", "nearest-exact"):
-        indices = [J.tensor(m.argmax(1), device=input.device) for m in mats]
-    out = _node(mode, nd).apply(input, matrices, indices)
+        out = _nearest_fast(input, mode, output_size, scales)
+        if out is not None:
+            return out
+        plan = _nearest_plan(mode, tuple(input.shape[2:]), output_size, scales)
+        indices = [J.tensor(idx, device=input.device) for idx in plan.indices]
+        matrices = None
+    else:
+        acc = np.float64 if input.dtype == _dtypes.float64 else np.float32
+        spatial = input.shape[2:]
+        mats = [
+            _matrix(mode, spatial[k], output_size[k], align_corners, scales[k], acc)
+            for k in range(nd)
+        ]
+        matrices = [J.tensor(m, dtype=input.dtype, device=input.device) for m in mats]
+        indices = plan = None
+    layout = None
     if input.dim() in (4, 5) and suggests_channels_last(input._shape, input._stride):
         # PyTorch's kernels keep a channels-last input's layout
-        fmt = channels_last if input.dim() == 4 else channels_last_3d
-        out = out.contiguous(memory_format=fmt)
-    return out
+        layout = channels_last if input.dim() == 4 else channels_last_3d
+    return _node(mode, nd).apply(input, matrices, indices, plan=plan, layout=layout)
 
 
 def _is_integer(x):
