@@ -392,6 +392,7 @@ def _buffer_add(nbuf, nr, g, plain):
             # then too): ``old += g`` on the arrays, the same sum without a new array.
             target = old._array()
             np.add(target, g._array(), out=target)
+            old._version_counter.value += 1   # (PyTorch's ``add_``: a leaf's .grad shows it)
         else:
             nbuf[nr] = _fast.add(old, g)
     else:

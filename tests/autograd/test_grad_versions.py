@@ -34,6 +34,16 @@ CASES = {
         x.register_hook(lambda g: g * 3),
         (x * 2).sum().backward(),
     ),
+    # Gradients meeting in one backward are summed in place in the engine's buffer (one
+    # ``add_`` each after the first), and that sum becomes ``.grad``.
+    "two uses": lambda L, x: (x * 2 + x * 3).sum().backward(),
+    "three uses": lambda L, x: (x * 2 + x * 3 + x * 4).sum().backward(),
+    "tied weight": lambda L, x: (
+        L.nn.functional.embedding(L.tensor([1, 0]), x).sum() + (x * 2).sum()
+    ).backward(),
+    "two uses of an interior result": lambda L, x: (lambda h: (h + h).sum().backward())(
+        (x * 1.0).exp()
+    ),
     "zero_grad keeps the tensor": lambda L, x: (
         (x * 2).sum().backward(),
         L.optim.SGD([x], lr=0.1).zero_grad(set_to_none=False),
