@@ -162,6 +162,9 @@ FUNCTION_SAVED = {
     "SoftplusBackward0": "beta:v=.params.0 self=#0 threshold:v=.params.1",
     "MseLossBackward0": "reduction:i=@reduction self=#0 target=#1",
     "BinaryCrossEntropyBackward0": "reduction:i=@reduction self=#0 target=#1 weight=#2",
+    "BinaryCrossEntropyWithLogitsBackward0": (
+        "pos_weight=#3 reduction:i=@reduction self=#0 target=#1 weight=#2"
+    ),
     "NllLossBackward0": (
         "ignore_index:i=.ignore_index reduction:i=@reduction self=#0 target=#1 "
         "total_weight=#3 weight=#2"

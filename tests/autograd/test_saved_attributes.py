@@ -176,6 +176,17 @@ CASES = {
     "mul_": lambda L, x, s, w, b, v: x.clone().mul_(s),
     "tanh_": lambda L, x, s, w, b, v: x.clone().tanh_(),
     "mse_loss": lambda L, x, s, w, b, v: L.nn.functional.mse_loss(x, s, reduction="sum"),
+    "bce": lambda L, x, s, w, b, v: L.nn.functional.binary_cross_entropy(
+        x.sigmoid(), s.detach() / 2, weight=s.detach()
+    ),
+    "bce_with_logits": lambda L, x, s, w, b, v: L.nn.functional.binary_cross_entropy_with_logits(
+        x, s.detach() / 2
+    ),
+    "bce_with_logits_weights": lambda L, x, s, w, b, v: (
+        L.nn.functional.binary_cross_entropy_with_logits(
+            x, s.detach() / 2, weight=s.detach(), pos_weight=v.detach(), reduction="sum"
+        )
+    ),
     "gelu": lambda L, x, s, w, b, v: L.nn.functional.gelu(x),
     "gelu-tanh": lambda L, x, s, w, b, v: L.nn.functional.gelu(x, approximate="tanh"),
     "silu": lambda L, x, s, w, b, v: L.nn.functional.silu(x),
