@@ -1259,6 +1259,65 @@ def record_single(op, formula, impl, args, values):
     return result
 
 
+def lean_list(op, formula, impl, args, kwargs):
+    """A formula's ``lean`` for an op whose one differentiable input is a list of tensors
+    and whose other arguments are options (``torch.cat([a, b], dim=1)``,
+    ``torch.stack(hs)``: a loop gathering its steps, issue 18), for plain strided tensors
+    that are no views needing a refresh and a formula that saves nothing: the general
+    path's node (one edge and one ``_input_meta`` entry per tensor, one ``__needs__`` for
+    the list), stored values and history, without its per-call cases. ``DECLINED`` for any
+    other call: the general path, with its checks and errors."""
+    if not args or (kwargs and (len(args) != 1 or kwargs.keys() != {"dim"})) \
+            or formula.fixed_plan != ((), False) or formula.cls is None:
+        return DECLINED
+    tensors = args[0]
+    if (tensors.__class__ is not list and tensors.__class__ is not tuple) or not tensors:
+        return DECLINED
+    for t in tensors:
+        if t.__class__ not in DENSE_CLASSES or t._creation_meta is not None:
+            return DECLINED
+    values = formula.bind(args, kwargs)
+    edges = []
+    meta = []
+    any_needs = False
+    for t in tensors:
+        if t._requires_grad:
+            edges.append(_grad_edge(t))
+            any_needs = True
+        else:
+            edges.append(_NO_EDGE)
+        meta.append((t._shape, t._dtype, t._storage.device, t._stride, t._offset))
+    flags = grad_mode.__dict__
+    flags["inside"] = True
+    flags["record"] = False
+    try:
+        result = impl(*args, **kwargs)
+    finally:
+        flags["inside"] = False
+        flags["record"] = grad_mode.enabled
+    if result.__class__ is not Tensor:
+        return result
+    for t in tensors:
+        if result is t:   # (an input handed back keeps its own history)
+            return result
+    formula.list_input = 0
+    node = _make_node(formula, formula.cls, tuple(meta))
+    node.next_functions = tuple(edges)
+    # (``_input_edges``, ``_new_node`` and ``_split_values``' entries, in their order: the
+    # list itself is not kept)
+    first = formula.inputs[0]
+    stored = {}
+    for k, v in values.items():
+        stored[k] = None if k == first else v
+    stored["__list_len__"] = len(tensors)
+    stored["__needs__"] = (any_needs,)
+    node._values = stored
+    node._saved = {}
+    if result._dtype.category >= _dtypes.FLOATING:
+        _give_history(result, node, False)
+    return result
+
+
 def record_write(op, formula, impl, args, values):
     """``record_call`` for an in-place write of the tensor ``values["value"]`` into
     ``values["input"]`` (a basic ``x[key] = v``, issue 18: a loop filling ``out[t]`` step by

@@ -153,7 +153,7 @@ def _recorded(lib, op):
     x = lib.tensor(data, requires_grad=True)
     y = getattr(lib, op)(x)
     y.backward(lib.ones_like(y))
-    return type(y.grad_fn).__name__, y._version, y.detach().numpy(), x.grad.numpy()
+    return type(y.grad_fn).__name__, y._version, y.detach().cpu().numpy(), x.grad.cpu().numpy()
 
 
 @pytest.mark.parametrize("op", ["exp", "tanh", "sigmoid", "sqrt", "sin", "abs", "neg"])

@@ -19,6 +19,7 @@ from .._composites import (recorded_atleast, recorded_cartesian_prod, recorded_c
                            recorded_meshgrid, recorded_ravel, recorded_repeat_interleave,
                            recorded_stacking, recorded_sum_to_size)
 from . import _fast
+from ..graph import lean_list
 from ._core import derivative
 
 
@@ -448,6 +449,9 @@ for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
     getattr(J, _name).op.backward.composite = recorded_atleast
 J.ravel.op.backward.composite = recorded_ravel
 OPS["sum_to_size"].backward.composite = recorded_sum_to_size
+# ``cat`` and ``stack`` of plain tensors record their node without the general path's cases.
+for _name in ("cat", "concat", "concatenate", "stack"):
+    OPS[_name].backward.lean = lean_list
 J.meshgrid.op.backward.composite = recorded_meshgrid
 J.cartesian_prod.op.backward.composite = recorded_cartesian_prod
 J.combinations.op.backward.composite = recorded_combinations
