@@ -16,6 +16,7 @@ against another BLAS) ``axpy`` answers False and the callers compute with NumPy 
 import ctypes
 import glob
 import os
+import threading
 
 import numpy as np
 
@@ -75,16 +76,31 @@ def axpy(alpha, x, y):
     if head != n:
         # The last ``n % _BLOCK`` elements: OpenBLAS's kernels finish a vector with a loop
         # that need not fuse (on AVX-512 machines about a third of those elements came out
-        # one unit away from PyTorch's), so they go through the kernel as one whole block,
-        # padded with zeros.
-        flat_x, flat_y = x.reshape(-1), y.reshape(-1)
-        xs = np.zeros(_BLOCK, y.dtype)
-        ys = np.zeros(_BLOCK, y.dtype)
-        xs[:n - head] = flat_x[head:]
-        ys[:n - head] = flat_y[head:]
-        fn(_BLOCK, alpha, _address(_char.from_buffer(xs)), 1, _address(_char.from_buffer(ys)), 1)
-        flat_y[head:] = ys[:n - head]
+        # one unit away from PyTorch's), so they go through the kernel as one whole block
+        # (this thread's scratch block: what its other lanes hold does not matter).
+        k = n - head
+        xs, ys, xa, ya = _scratch(y.dtype)
+        flat_y = y.reshape(-1)
+        xs[:k] = x.reshape(-1)[head:]
+        ys[:k] = flat_y[head:]
+        fn(_BLOCK, alpha, xa, 1, ya, 1)
+        flat_y[head:] = ys[:k]
     return True
+
+
+_local = threading.local()
+
+
+def _scratch(dtype):
+    """This thread's two ``_BLOCK``-element blocks of ``dtype`` and their addresses."""
+    blocks = getattr(_local, "blocks", None)
+    if blocks is None:
+        blocks = _local.blocks = {}
+    found = blocks.get(dtype)
+    if found is None:
+        xs, ys = np.zeros(_BLOCK, dtype), np.zeros(_BLOCK, dtype)
+        found = blocks[dtype] = (xs, ys, xs.ctypes.data, ys.ctypes.data)
+    return found
 
 
 # Elements the kernels take in vector steps of fused multiply-adds (float32 and float64: a
