@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import jtensor
+from tests.nn.activation_arrays import bits, close, follows_torch, lib_run
 from jtensor import _dispatch
 from jtensor.nn._functional import activation
 
@@ -86,8 +87,7 @@ def _values(shape, seed=0, special=False):
     return a
 
 
-def _bits(t):
-    return (tuple(t.shape), t.stride(), str(t.dtype), t._version, t.detach().numpy().tobytes())
+_bits = bits
 
 
 def _run(act, dtype, shape, x_fn=None, special=False):
@@ -169,27 +169,14 @@ def test_select_is_where_bit_for_bit(dtype, size):
 
 
 def _lib_run(lib, act, dtype, shape, x_fn=None):
-    call, _ = ACTS[act]
-    x = lib.tensor(_values(shape), dtype=getattr(lib, dtype), requires_grad=True)
-    src = x if x_fn is None else x_fn(x)
-    y = call(lib.nn.functional, src)
-    y.backward(lib.tensor(_values(tuple(y.shape), seed=1), dtype=x.dtype))
-    return {"out": y, "grad": x.grad, "node": type(y.grad_fn).__name__, "version": y._version}
+    return lib_run(lib, ACTS[act][0], _values, dtype, shape, x_fn)
 
 
-def _close(mine, theirs, tol):
-    assert tuple(mine.shape) == tuple(theirs.shape)
-    assert mine.stride() == theirs.stride()
-    np.testing.assert_allclose(
-        mine.detach().double().numpy(), theirs.detach().double().numpy(), rtol=tol, atol=tol
-    )
+_close = close
 
 
 def _follows_torch(mine, theirs, act, tol):
-    assert mine["node"] == theirs["node"] == ACTS[act][1]
-    assert mine["version"] == theirs["version"] == 0
-    _close(mine["out"], theirs["out"], tol)
-    _close(mine["grad"], theirs["grad"], tol)
+    follows_torch(mine, theirs, ACTS[act][1], tol)
 
 
 @needs_torch

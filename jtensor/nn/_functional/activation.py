@@ -13,7 +13,11 @@ tensor is a plain contiguous CPU float32/float64 one and nothing listens (as lay
 ``normalization._array_forward``), so every result is the general path's bit for bit
 (``tests/nn/test_activation_fast.py``). They decline (None) for anything else, the backward
 under ``create_graph`` too, and ``ARRAY_PATHS = False`` turns them off. float16/bfloat16
-inputs are computed in float32 by ``_lowp``, whose float32 call takes the arrays.
+inputs are computed in float32 by ``_lowp``, whose float32 call takes the arrays. Softplus,
+log-sigmoid and hardtanh's backward here, and hardswish, hardsigmoid, mish, selu/celu, the
+shrinkages and threshold in ``activation_more.py`` do the same (a layer zoo put them at 4-6x
+PyTorch's time; ``tests/nn/test_activation_more_fast.py``). ``one_hot`` of a plain CPU
+int64 tensor fills its result on the arrays (``_one_hot_arrays``).
 """
 
 import math
@@ -186,7 +190,15 @@ class _Hardtanh(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         lo, hi = ctx.bounds
+        g = _array_backward(_hardtanh_grad_arrays, grad, out, lo, hi)
+        if g is not None:
+            return g, None, None, None
         return grad * ((out > lo) & (out < hi)), None, None, None
+
+
+def _hardtanh_grad_arrays(g, a, lo, hi):
+    inside = np.logical_and(np.greater(a, lo), np.less(a, hi))  # (out > lo) & (out < hi)
+    return np.multiply(g, inside.astype(g.dtype))                 # grad * inside
 
 
 @nn_op(inplace="inplace")
@@ -554,6 +566,9 @@ class _Softplus(Function):
         ctx.save_for_backward(input)
 
         def f(x):
+            out = _array_forward(_softplus_arrays, x, beta, threshold)
+            if out is not None:
+                return out
             bx = x * beta
             # log1p(exp(bx)) overflows past the threshold, where it equals bx anyway.
             return J.where(bx > threshold, x, J.log1p(J.exp(bx.clamp(max=threshold))) / beta)
@@ -566,10 +581,32 @@ class _Softplus(Function):
         beta, threshold = ctx.params
 
         def f(g, x):
+            out = _array_backward(_softplus_grad_arrays, g, x, beta, threshold)
+            if out is not None:
+                return out
             bx = x * beta
             return J.where(bx > threshold, g, g * J.sigmoid(bx))
 
         return _lowp(f, grad, x), None, None
+
+
+def _bound(a, value):
+    """A number clamp bound as the general runner hands it to the kernel: a 0-d array of
+    the computation's dtype."""
+    return np.asarray(value, a.dtype)
+
+
+def _softplus_arrays(a, beta, threshold):
+    bx = np.multiply(a, beta)                                     # bx = x * beta
+    c = np.greater(bx, threshold)                                 # bx > threshold
+    e = _exp(np, np.minimum(_bound(bx, threshold), bx))           # exp(bx.clamp(max=...))
+    return _select(c, a, np.true_divide(np.log1p(e), beta))       # where(c, x, log1p(e) / beta)
+
+
+def _softplus_grad_arrays(g, a, beta, threshold):
+    bx = np.multiply(a, beta)                                     # bx = x * beta
+    c = np.greater(bx, threshold)                                 # bx > threshold
+    return _select(c, g, np.multiply(g, _SIGMOID(np, bx)))        # where(c, g, g * sigmoid(bx))
 
 
 @nn_op()
@@ -586,8 +623,7 @@ class _LogSigmoid(Function):
     @staticmethod
     def forward(ctx, input):
         ctx.save_for_backward(input)
-        # Stable for both signs: min(x, 0) - log1p(exp(-|x|)).
-        return _lowp(lambda x: x.clamp(max=0) - J.log1p(J.exp(-x.abs())), input)
+        return _lowp(_logsigmoid, input)
 
     @staticmethod
     def backward(ctx, grad):
@@ -595,6 +631,10 @@ class _LogSigmoid(Function):
         dtype = x.dtype
 
         def f(g, x):
+            if x._dtype is dtype:   # (no rounding to a lower dtype in between)
+                out = _array_backward(_logsigmoid_grad_arrays, g, x)
+                if out is not None:
+                    return out
             # PyTorch's formula, with exp(-|x|) kept in the input dtype as its forward
             # buffer is (this matters in float16/bfloat16 only).
             z = J.exp(-x.abs()).to(dtype).to(x.dtype)
@@ -602,6 +642,27 @@ class _LogSigmoid(Function):
             return g * J.where(x < 0, 1 - q, q)
 
         return _lowp(f, grad, x)
+
+
+def _logsigmoid(x):
+    out = _array_forward(_logsigmoid_arrays, x)
+    if out is not None:
+        return out
+    # Stable for both signs: min(x, 0) - log1p(exp(-|x|)).
+    return x.clamp(max=0) - J.log1p(J.exp(-x.abs()))
+
+
+def _logsigmoid_arrays(a):
+    m = np.minimum(np.asarray(0, a.dtype), a)                     # x.clamp(max=0)
+    e = _exp(np, np.negative(np.abs(a)))                          # exp(-|x|)
+    return np.subtract(m, np.log1p(e))                            # m - log1p(e)
+
+
+def _logsigmoid_grad_arrays(g, a):
+    z = _exp(np, np.negative(np.abs(a)))                          # z = exp(-|x|)
+    q = np.true_divide(z, np.add(z, 1))                           # z / (z + 1)
+    w = _select(np.less(a, 0), np.subtract(_ONE[q.dtype], q), q)  # where(x < 0, 1 - q, q)
+    return np.multiply(g, w)                                      # g * w
 
 
 @nn_op()
@@ -655,22 +716,54 @@ def one_hot(tensor, num_classes=-1):
         raise TensorRuntimeError(
             f"one_hot is only applicable to index tensor of type LongTensor (got "
             f"{tensor.dtype}); convert it with .long().")
+    out = _one_hot_arrays(tensor, num_classes)
+    if out is not None:
+        return out
     if tensor.numel() == 0:
         if num_classes == -1:
             raise TensorRuntimeError("Can not infer total number of classes from empty tensor.")
         return J.zeros(tuple(tensor.shape) + (num_classes,), dtype=_dtypes.int64,
                        device=tensor.device)
-    lo = int(tensor.min())
-    hi = int(tensor.max())
-    if lo < 0:
-        raise TensorRuntimeError(f"Class values must be non-negative (got {lo}).")
-    if num_classes == -1:
-        num_classes = hi + 1
-    elif hi >= num_classes:
-        raise TensorRuntimeError(
-            f"Class values must be smaller than num_classes (got class {hi} with "
-            f"num_classes={num_classes}).")
+    num_classes = _classes(int(tensor.min()), int(tensor.max()), num_classes)
     out = J.zeros(tuple(tensor.shape) + (num_classes,), dtype=_dtypes.int64, device=tensor.device)
     out.scatter_(-1, tensor.unsqueeze(-1), 1)
     out._version_counter.value = 2   # (PyTorch's one_hot writes twice: zeros, then scatter_)
     return out
+
+
+def _classes(lo, hi, num_classes):
+    """``one_hot``'s class count from the smallest and largest class (checked in that
+    order, as PyTorch checks them)."""
+    if lo < 0:
+        raise TensorRuntimeError(f"Class values must be non-negative (got {lo}).")
+    if num_classes == -1:
+        return hi + 1
+    if hi >= num_classes:
+        raise TensorRuntimeError(
+            f"Class values must be smaller than num_classes (got class {hi} with "
+            f"num_classes={num_classes}).")
+    return num_classes
+
+
+def _one_hot_arrays(tensor, num_classes):
+    """``one_hot`` of a plain CPU int64 tensor of at least one element (0-d too) with nothing
+    listening, on its array: the general path's checks in its order (the smallest class,
+    then the largest against ``num_classes``; ``int`` of a NumPy integer, as of a tensor
+    element), then the zeros with a one at each index, a fresh contiguous tensor at version
+    2 (PyTorch's zeros then ``scatter_``). Returns None (nothing done) otherwise."""
+    if not ARRAY_PATHS or tensor.__class__ not in DENSE_CLASSES \
+            or tensor._storage._backend is not CPU_BACKEND \
+            or num_classes.__class__ is not int or _listened():
+        return None
+    a = tensor._array()
+    if not a.size:
+        return None
+    num_classes = _classes(int(a.min()), int(a.max()), num_classes)
+    shape = tensor._shape + (num_classes,)
+    out = np.zeros(shape, np.int64)
+    rows = out.reshape(-1, num_classes)
+    rows[np.arange(a.size), a.reshape(-1)] = 1
+    result = fresh_tensor(Tensor, out, shape, _dtypes.int64, tensor._storage.device,
+                          CPU_BACKEND)
+    result._version_counter.value = 2
+    return result

@@ -7,13 +7,19 @@ forward and backward are expressions of public jtensor ops (so ``create_graph=Tr
 differentiates the backward again) and whose node carries PyTorch's name. The in-place forms
 whose PyTorch backward reads the result (``EluBackward1``, ``CeluBackward1``,
 ``ThresholdBackward1``, ``RreluWithNoiseBackward1``) save the written tensor, as PyTorch does.
+
+Hardswish, hardsigmoid, mish, selu/celu, the shrinkages and threshold compute their common
+call on the arrays (issue 18) through ``activation._array_forward``/``_array_backward``: the
+array calls of their public ops' expressions, in order, so every result is the general
+path's bit for bit (``tests/nn/test_activation_more_fast.py``).
 """
 
+import math
 import warnings
 
 import numpy as np
 
-from ... import _mt19937
+from ... import _dtypes, _mt19937
 from ..._api import ops as J
 from ..._errors import TensorRuntimeError
 from ..._tensor import contiguous_format
@@ -21,7 +27,8 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ...random import _rng
 from ._op import nn_op
-from .activation import _check_inplace, _floating_only, _lowp
+from .activation import (_ONE, _SIGMOID, _array_backward, _array_forward, _check_inplace,
+                         _exp, _floating_only, _lowp, _select, _tanh)
 
 __all__ = [
     "prelu",
@@ -72,6 +79,9 @@ def _into_out(name, out, input, compute):
 def _elu_value(x, alpha, scale, input_scale):
     """PyTorch's generalised elu: ``scale * x`` for ``x > 0``, else
     ``alpha * scale * (exp(input_scale * x) - 1)``."""
+    out = _array_forward(_elu_value_arrays, x, alpha, scale, input_scale)
+    if out is not None:
+        return out
     neg = J.expm1(x * input_scale) * (alpha * scale)
     return J.where(x > 0, x * scale if scale != 1 else x, neg)
 
@@ -91,10 +101,28 @@ class _EluGeneral(Function):
         alpha, scale, input_scale = ctx.params
 
         def f(g, x):
+            out = _array_backward(_elu_grad_arrays, g, x, alpha, scale, input_scale)
+            if out is not None:
+                return out
             neg = g * J.exp(x * input_scale) * (alpha * scale * input_scale)
             return J.where(x > 0, g * scale if scale != 1 else g, neg)
 
         return _lowp(f, grad, x), None, None, None
+
+
+# The array calls of ``_elu_value`` and ``_EluGeneral``'s gradient (issue 18), one public op
+# a line; the Python products of the parameters as there.
+def _elu_value_arrays(a, alpha, scale, input_scale):
+    neg = np.multiply(np.expm1(np.multiply(a, input_scale)), alpha * scale)
+    pos = np.multiply(a, scale) if scale != 1 else a              # x * scale
+    return _select(np.greater(a, 0), pos, neg)                    # where(x > 0, pos, neg)
+
+
+def _elu_grad_arrays(g, a, alpha, scale, input_scale):
+    e = _exp(np, np.multiply(a, input_scale))                     # exp(x * input_scale)
+    neg = np.multiply(np.multiply(g, e), alpha * scale * input_scale)
+    pos = np.multiply(g, scale) if scale != 1 else g              # g * scale
+    return _select(np.greater(a, 0), pos, neg)                    # where(x > 0, pos, neg)
 
 
 class _EluGeneralInplace(Function):
@@ -253,18 +281,26 @@ class _Hardswish(Function):
     @staticmethod
     def forward(ctx, input):
         ctx.save_for_backward(input)
-        return _lowp(lambda x: x * (x + 3).clamp(0, 6) / 6, input)
+        return _lowp(_hardswish, input)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
 
         def f(g, x):
+            out = _array_backward(_hardswish_grad_arrays, g, x)
+            if out is not None:
+                return out
             # PyTorch's kernel: 0 below -3, x/3 + 1/2 up to and including 3, 1 above.
             mid = J.where(x <= 3, g * (x / 3 + 0.5), g)
             return J.where(x < -3, J.zeros_like(g), mid)
 
         return _lowp(f, grad, x)
+
+
+def _hardswish(x):
+    out = _array_forward(_hardswish_arrays, x)
+    return x * (x + 3).clamp(0, 6) / 6 if out is None else out
 
 
 class _Hardsigmoid(Function):
@@ -273,12 +309,22 @@ class _Hardsigmoid(Function):
     @staticmethod
     def forward(ctx, input):
         ctx.save_for_backward(input)
-        return _lowp(lambda x: (x + 3).clamp(0, 6) / 6, input)
+        return _lowp(_hardsigmoid, input)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return _lowp(lambda g, x: J.where((x > -3) & (x < 3), g / 6, J.zeros_like(g)), grad, x)
+        return _lowp(_hardsigmoid_grad, grad, x)
+
+
+def _hardsigmoid(x):
+    out = _array_forward(_hardsigmoid_arrays, x)
+    return (x + 3).clamp(0, 6) / 6 if out is None else out
+
+
+def _hardsigmoid_grad(g, x):
+    out = _array_backward(_hardsigmoid_grad_arrays, g, x)
+    return J.where((x > -3) & (x < 3), g / 6, J.zeros_like(g)) if out is None else out
 
 
 def _softplus(x):
@@ -293,17 +339,70 @@ class _Mish(Function):
     @staticmethod
     def forward(ctx, input):
         ctx.save_for_backward(input)
-        return _lowp(lambda x: x * J.tanh(_softplus(x)), input)
+        return _lowp(_mish, input)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
 
         def f(g, x):
+            out = _array_backward(_mish_grad_arrays, g, x)
+            if out is not None:
+                return out
             t = J.tanh(_softplus(x))
             return g * (t + x * J.sigmoid(x) * (1 - t * t))
 
         return _lowp(f, grad, x)
+
+
+def _mish(x):
+    out = _array_forward(_mish_arrays, x)
+    return x * J.tanh(_softplus(x)) if out is None else out
+
+
+# The array calls of the expressions above (issue 18: ``activation._array_forward`` and
+# ``_array_backward`` run them where the public ops would compute exactly these), one
+# public op a line, in Python's order; a number clamp bound is a 0-d array of the dtype.
+def _relu6_arrays(a):
+    t = np.add(a, 3)                                              # x + 3
+    return np.minimum(np.asarray(6, a.dtype), np.maximum(np.asarray(0, a.dtype), t))
+
+
+def _hardswish_arrays(a):
+    return np.true_divide(np.multiply(a, _relu6_arrays(a)), 6)    # x * relu6(x + 3) / 6
+
+
+def _hardswish_grad_arrays(g, a):
+    d = np.add(np.true_divide(a, 3), 0.5)                         # x / 3 + 0.5
+    mid = _select(np.less_equal(a, 3), np.multiply(g, d), g)      # where(x <= 3, g * d, g)
+    return _select(np.less(a, -3), np.zeros_like(mid), mid)       # where(x < -3, 0, mid)
+
+
+def _hardsigmoid_arrays(a):
+    return np.true_divide(_relu6_arrays(a), 6)                    # relu6(x + 3) / 6
+
+
+def _hardsigmoid_grad_arrays(g, a):
+    c = np.logical_and(np.greater(a, -3), np.less(a, 3))          # (x > -3) & (x < 3)
+    q = np.true_divide(g, 6)                                      # g / 6
+    return _select(c, q, np.zeros_like(q))                        # where(c, g / 6, 0)
+
+
+def _softplus_arrays(a):
+    c = np.greater(a, 20)                                         # x > 20
+    e = _exp(np, np.minimum(np.asarray(20, a.dtype), a))          # exp(x.clamp(max=20))
+    return _select(c, a, np.log1p(e))                             # where(c, x, log1p(e))
+
+
+def _mish_arrays(a):
+    return np.multiply(a, _tanh(np, _softplus_arrays(a)))         # x * tanh(softplus(x))
+
+
+def _mish_grad_arrays(g, a):
+    t = _tanh(np, _softplus_arrays(a))                            # t = tanh(softplus(x))
+    xs = np.multiply(a, _SIGMOID(np, a))                          # x * sigmoid(x)
+    u = np.subtract(_ONE[t.dtype], np.multiply(t, t))             # 1 - t * t
+    return np.multiply(g, np.add(t, np.multiply(xs, u)))          # g * (t + xs * u)
 
 
 def _through_clone(fn):
@@ -375,6 +474,9 @@ class _Shrink(Function):
     def forward(ctx, input, lambd, soft):
         ctx.lambd = lambd
         ctx.save_for_backward(input)
+        out = _array_forward(_soft_shrink_arrays if soft else _hard_shrink_arrays, input, lambd)
+        if out is not None:
+            return out
         inside = input.abs() <= lambd
         value = J.where(input > lambd, input - lambd, input + lambd) if soft else input
         return J.where(inside, J.zeros_like(input), value)
@@ -382,7 +484,28 @@ class _Shrink(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        out = _array_backward(_shrink_grad_arrays, grad, x, ctx.lambd)
+        if out is not None:
+            return out, None, None
         return J.where(x.abs() > ctx.lambd, grad, J.zeros_like(grad)), None, None
+
+
+# ``_Shrink``'s array calls (issue 18; float32/float64 only: the shrinkages compute a
+# float16 input in its own dtype, which the array paths leave to the public ops).
+def _soft_shrink_arrays(a, lambd):
+    inside = np.less_equal(np.abs(a), lambd)                      # |x| <= lambd
+    value = _select(np.greater(a, lambd), np.subtract(a, lambd), np.add(a, lambd))
+    return _select(inside, np.zeros_like(a), value)               # where(inside, 0, value)
+
+
+def _hard_shrink_arrays(a, lambd):
+    inside = np.less_equal(np.abs(a), lambd)                      # |x| <= lambd
+    return _select(inside, np.zeros_like(a), a)                   # where(inside, 0, x)
+
+
+def _shrink_grad_arrays(g, a, lambd):
+    keep = np.greater(np.abs(a), lambd)                           # |x| > lambd
+    return _select(keep, g, np.zeros(a.shape, g.dtype))           # where(keep, g, 0)
 
 
 class _Softshrink(_Shrink):
@@ -431,12 +554,31 @@ class _Threshold(Function):
         # PyTorch's kernel replaces ``x <= threshold``: a NaN is kept, its gradient passes.
         ctx.threshold = threshold
         ctx.save_for_backward(input)
+        # (a finite value beyond float32's range is full_like's overflow error: general)
+        if input._dtype is not _dtypes.float32 or not _FLOAT32_EDGE <= abs(value) < math.inf:
+            out = _array_forward(_threshold_arrays, input, threshold, value)
+            if out is not None:
+                return out
         return J.where(input <= threshold, J.full_like(input, value), input)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        out = _array_backward(_threshold_grad_arrays, grad, x, ctx.threshold)
+        if out is not None:
+            return out, None, None
         return J.where(x <= ctx.threshold, J.zeros_like(grad), grad), None, None
+
+
+_FLOAT32_EDGE = 3.4e38   # (below float32's largest finite value, 3.4028e38)
+
+
+def _threshold_arrays(a, threshold, value):
+    return _select(np.less_equal(a, threshold), np.full_like(a, value), a)
+
+
+def _threshold_grad_arrays(g, a, threshold):
+    return _select(np.less_equal(a, threshold), np.zeros(a.shape, g.dtype), g)
 
 
 class _ThresholdInplace(Function):

@@ -76,10 +76,15 @@ class _NativeNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, dims, pshape, eps, stats, update=None, layout=None,
                 split=None):
-        if stats is None and ARRAY_PATHS and ctx._function in _ARRAY_NORMS \
+        if ARRAY_PATHS and ctx._function in _ARRAY_NORMS \
                 and (split is None) is (ctx._function is not _NativeGroupNorm):
-            out = _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split,
-                                 update)
+            if stats is None:
+                out = _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split,
+                                     update)
+            elif ctx._function is _NativeBatchNorm:
+                out = _fixed_forward(ctx, x, weight, bias, dims, pshape, eps, layout, stats)
+            else:
+                out = None
             if out is not None:
                 return out
         xs = _work_view(x, split, layout)
@@ -116,6 +121,8 @@ class _NativeNorm(Function):
         saved = ctx.saved_tensors   # (unpacked once: a saved-tensors hook sees one unpack)
         if ARRAY_PATHS and not grad_mode.enabled and ctx._function in _ARRAY_NORMS:
             grads = _array_backward(ctx, g, saved)
+            if grads is None and ctx.fixed:
+                grads = _fixed_backward(ctx, g, saved)
             if grads is not None:
                 return grads
         x, weight, mean, rstd, xhat = saved
@@ -231,14 +238,22 @@ def _plain(t, dtype):
 
 
 def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None, update=None):
+    """Layer norm's, group norm's and batch norm's training forward on the arrays
+    (``_forward_on_arrays``); the output, or None (nothing done)."""
+    return _forward_on_arrays(ctx, x, weight, bias, dims, pshape, eps, layout, split, update)
+
+
+def _forward_on_arrays(ctx, x, weight, bias, dims, pshape, eps, layout, split=None,
+                       update=None, stats=None):
     """Layer norm's, group norm's (``split``: ``x`` viewed as (N, groups, C / groups, *))
-    and batch norm's training forward on the arrays when nothing listens and every tensor is
-    a plain contiguous CPU float32/float64 tensor (``x`` with its standard strides, the
-    output's): the array calls of the general path's public ops, in their order (``mean`` is
-    a sum divided by the count in the dtype, ``rsqrt`` is ``reciprocal(sqrt)``, the in-place
-    ops write into their target; batch norm's running statistics take the general path's
-    own update), then the same saved tensors and options. Returns the output, or None
-    (nothing done) for anything else."""
+    and batch norm's forward (training; or evaluation recording a node, ``stats`` the
+    running ``(mean, var)`` viewed as ``pshape``, plain tensors of ``x``'s dtype) on the
+    arrays when nothing listens and every tensor is a plain contiguous CPU float32/float64
+    tensor (``x`` with its standard strides, the output's): the array calls of the general
+    path's public ops, in their order (``mean`` is a sum divided by the count in the dtype,
+    ``rsqrt`` is ``reciprocal(sqrt)``, the in-place ops write into their target; batch
+    norm's running statistics take the general path's own update), then the same saved
+    tensors and options. Returns the output, or None (nothing done) for anything else."""
     dtype = x._dtype
     if dtype not in ARRAY_FLOATS or eps.__class__ not in _EPS_TYPES \
             or x._stride != layout.output or not _plain(x, dtype) or _listened() \
@@ -254,10 +269,12 @@ def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None, 
             return None
         b = bias._array().reshape(pshape)
     shape = x._shape
+    device = x._storage.device
+    if stats is not None:
+        return _fixed_arrays(ctx, x, weight, bias, stats, w, b, dims, pshape, eps, layout)
     work = shape if split is None else split
     count = _count(work, dims)
     a = x._array() if split is None else x._array().reshape(split)
-    device = x._storage.device
     try:
         mean, var_sum, var, xhat = _stats_arrays(a, dims, a.dtype.type(count))
     except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
@@ -279,6 +296,40 @@ def _array_forward(ctx, x, weight, bias, dims, pshape, eps, layout, split=None, 
     xhat = None if out is xhat else fresh_tensor(Tensor, xhat, work, dtype, device,
                                                  CPU_BACKEND)
     _keep(ctx, x, weight, bias, mean, rstd, xhat, dims, pshape, eps, False, split, layout)
+    return result
+
+
+def _fixed_forward(ctx, x, weight, bias, dims, pshape, eps, layout, stats):
+    """Batch norm's forward in evaluation with a node recorded (``stats``: the running
+    ``(mean, var)`` viewed as ``pshape``) under ``_array_forward``'s conditions, the
+    statistics plain tensors of ``x``'s dtype too: ``xs - mean``, then the general path's
+    scaling; the running mean view is saved as it is, as there. Returns the output, or
+    None (nothing done)."""
+    return _forward_on_arrays(ctx, x, weight, bias, dims, pshape, eps, layout, None, None,
+                              stats)
+
+
+def _fixed_arrays(ctx, x, weight, bias, stats, w, b, dims, pshape, eps, layout):
+    """``_fixed_forward``'s computation, its tensors checked but the statistics'."""
+    mean, var = stats
+    dtype = x._dtype
+    if not _plain(mean, dtype) or not _plain(var, dtype) or mean._shape != pshape \
+            or var._shape != pshape:
+        return None
+    a = x._array()
+    try:
+        xhat = np.subtract(a, mean._array())                      # xs - mean
+        rstd, out = _scaled_arrays(xhat, var._array(), w, b, eps)
+    except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
+        with np.errstate(all="ignore"):
+            xhat = np.subtract(a, mean._array())
+            rstd, out = _scaled_arrays(xhat, var._array(), w, b, eps)
+    device = x._storage.device
+    rstd = fresh_tensor(Tensor, rstd, rstd.shape, dtype, device, CPU_BACKEND)
+    result = fresh_tensor(Tensor, out, x._shape, dtype, device, CPU_BACKEND)
+    xhat = None if out is xhat else fresh_tensor(Tensor, xhat, x._shape, dtype, device,
+                                                 CPU_BACKEND)
+    _keep(ctx, x, weight, bias, mean, rstd, xhat, dims, pshape, eps, True, None, layout)
     return result
 
 
@@ -314,13 +365,26 @@ def _array_backward(ctx, g, saved):
     saved-tensors hook may have replaced, checked again), with a weight or bias gradient
     that sums over leading dims: the array calls of the general path's public ops. Returns
     the gradients, or None (nothing done)."""
+    if ctx.fixed:
+        return None
+    return _grads_on_arrays(ctx, g, saved)
+
+
+def _fixed_backward(ctx, g, saved):
+    """``_array_backward`` of batch norm in evaluation (fixed statistics, saved as the
+    running statistics' views): ``gxh * rstd`` for the input."""
+    return _grads_on_arrays(ctx, g, saved) if ctx.fixed else None
+
+
+def _grads_on_arrays(ctx, g, saved):
+    """The body of ``_array_backward`` and ``_fixed_backward``."""
     x, weight, mean, rstd, xhat = saved
     dtype = g._dtype
     pdims = ctx.param_dims
     shape = g._shape
     split = ctx.split
     work = shape if split is None else split
-    if ctx.fixed or not pdims or dtype not in ARRAY_FLOATS \
+    if not pdims or dtype not in ARRAY_FLOATS \
             or g.__class__ not in DENSE_CLASSES or g._storage._backend is not CPU_BACKEND \
             or not _plain(mean, dtype) or not _plain(rstd, dtype) \
             or mean._shape != rstd._shape or len(mean._shape) != len(work) or _listened():
@@ -348,7 +412,7 @@ def _array_backward(ctx, g, saved):
         xa = x._array() if split is None else x._array().reshape(split)
     arrays = (gs if split is None else gs.reshape(split), w, mean._array(), rstd._array(),
               None if xhat is None else xhat._array(), xa, dims, pdims,
-              gs.dtype.type(count), need_x, need_w, need_b)
+              gs.dtype.type(count), need_x, need_w, need_b, ctx.fixed)
     try:
         gx, gw, gb = _norm_grad_arrays(*arrays)
     except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
@@ -368,7 +432,7 @@ def _array_backward(ctx, g, saved):
 
 
 def _norm_grad_arrays(gs, w, mean, rstd, xhat, x, dims, pdims, count, need_x, need_w,
-                      need_b):
+                      need_b, fixed=False):
     """``_NativeNorm.backward``'s plain gradients on arrays: ``(gx, gw, gb)`` (None where not
     needed; ``gw``/``gb`` before their reshape to the parameters' shapes)."""
     if xhat is None:
@@ -378,6 +442,8 @@ def _norm_grad_arrays(gs, w, mean, rstd, xhat, x, dims, pdims, count, need_x, ne
     gx = None
     if need_x:
         gxh = np.multiply(gs, w) if w is not None else gs         # gs * weight.view(pshape)
+        if fixed:   # (fixed statistics: no path through them)
+            return np.multiply(gxh, rstd), gw, gb                 # gxh * rstd
         proj = _SUM(np.multiply(gxh, xhat), axis=dims, keepdims=True) / count
         gx = np.subtract(gxh, _SUM(gxh, axis=dims, keepdims=True) / count)
         np.subtract(gx, np.multiply(xhat, proj), out=gx)          # gx.sub_(xhat * proj)
@@ -600,6 +666,9 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     if not (grad_mode.enabled and any(t is not None and t._requires_grad
                                       for t in (input, weight, bias))):
         # inference: one per-channel scale and shift (two passes over the input)
+        out = _inference_arrays(input, mean, var, weight, bias, eps, bshape, layout)
+        if out is not None:
+            return out
         scale = (var + eps).rsqrt()
         if weight is not None:
             scale = scale * weight.view(bshape)
@@ -609,6 +678,44 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
         return _restride(input * scale + shift, shape, layout.output)   # (a fresh version 0)
     return _NativeBatchNorm.apply(input, weight, bias, dims, bshape, eps, (mean, var), None,
                                   layout)
+
+
+def _inference_arrays(x, mean, var, weight, bias, eps, bshape, layout):
+    """Batch norm's inference branch (no node) on the arrays, under ``_array_forward``'s
+    conditions (every tensor a plain contiguous CPU tensor of ``x``'s float dtype, ``x``
+    and the output with standard strides, nothing listening): the general path's public
+    ops' array calls in their order. Returns the output, or None (nothing done)."""
+    dtype = x._dtype
+    if not ARRAY_PATHS or dtype not in ARRAY_FLOATS or eps.__class__ not in _EPS_TYPES \
+            or not _plain(x, dtype) or x._stride != layout.output \
+            or x._stride != contiguous_strides(x._shape) or not _plain(mean, dtype) \
+            or not _plain(var, dtype) or _listened():
+        return None
+    w = b = None
+    if weight is not None:
+        if not _plain(weight, dtype):
+            return None
+        w = weight._array().reshape(bshape)
+    if bias is not None:
+        if not _plain(bias, dtype):
+            return None
+        b = bias._array().reshape(bshape)
+    try:
+        out = _inference_compute(x._array(), mean._array(), var._array(), w, b, eps)
+    except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
+        with np.errstate(all="ignore"):
+            out = _inference_compute(x._array(), mean._array(), var._array(), w, b, eps)
+    return fresh_tensor(Tensor, out, x._shape, dtype, x._storage.device, CPU_BACKEND)
+
+
+def _inference_compute(a, mean, var, w, b, eps):
+    scale = np.reciprocal(np.sqrt(np.add(var, eps)))              # (var + eps).rsqrt()
+    if w is not None:
+        scale = np.multiply(scale, w)                             # scale * weight
+    shift = np.multiply(np.negative(mean), scale)                 # -mean * scale
+    if b is not None:
+        shift = np.add(shift, b)                                  # shift + bias
+    return np.add(np.multiply(a, scale), shift)                   # input * scale + shift
 
 
 def _check_normalized_shape(shape, normalized_shape, spaced):
