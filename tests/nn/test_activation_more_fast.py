@@ -397,3 +397,25 @@ def test_a_threshold_value_beyond_float32_is_general(value, counts, monkeypatch)
     fast = _same_as_general(run, monkeypatch)
     assert counts["forward"] == [0, 0]
     assert (fast[0] == "ok") is (value == 3.4e38)
+
+
+@needs_torch
+@pytest.mark.parametrize("layout", ["transposed", "columns", "channels_last", "expanded"])
+def test_logsigmoid_writes_a_contiguous_output_as_pytorch(layout):
+    # (PyTorch's log_sigmoid kernel allocates its output contiguous, whatever the input)
+    def make(lib):
+        x = lib.tensor(_values((2, 3, 4, 5)), requires_grad=True)
+        return {
+            "transposed": lambda: x[0, 0].t(),
+            "columns": lambda: x[0, 0][:, 1:3],
+            "channels_last": lambda: x.contiguous(memory_format=lib.channels_last),
+            "expanded": lambda: x[0, 0, :1].expand(3, 5),
+        }[layout]()
+
+    for grad in (True, False):
+        found = []
+        for lib in (jtensor, torch):
+            with lib.set_grad_enabled(grad):
+                y = lib.nn.functional.logsigmoid(make(lib))
+            found.append((tuple(y.shape), y.stride(), y._version, y._base is None))
+        assert found[0] == found[1]

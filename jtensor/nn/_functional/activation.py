@@ -623,7 +623,9 @@ class _LogSigmoid(Function):
     @staticmethod
     def forward(ctx, input):
         ctx.save_for_backward(input)
-        return _lowp(_logsigmoid, input)
+        out = _lowp(_logsigmoid, input)
+        # PyTorch's kernel writes a contiguous output whatever the input's layout.
+        return out if out.is_contiguous() else out.contiguous()
 
     @staticmethod
     def backward(ctx, grad):
