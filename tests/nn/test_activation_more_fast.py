@@ -419,3 +419,20 @@ def test_logsigmoid_writes_a_contiguous_output_as_pytorch(layout):
                 y = lib.nn.functional.logsigmoid(make(lib))
             found.append((tuple(y.shape), y.stride(), y._version, y._base is None))
         assert found[0] == found[1]
+
+
+@needs_torch
+@pytest.mark.parametrize("arrays", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hardsigmoid_gradient_is_pytorchs_bit_for_bit(dtype, arrays, monkeypatch):
+    # (PyTorch multiplies by 1/6 rounded to float32, in float64 too; dividing by 6 gave
+    # another float32 value in a third of the elements)
+    monkeypatch.setattr(activation, "ARRAY_PATHS", arrays)
+    xs = np.linspace(-3.5, 3.5, 2001).astype(dtype)
+    gs = np.random.default_rng(2).standard_normal(2001).astype(dtype)
+    grads = []
+    for lib in (jtensor, torch):
+        x = lib.tensor(xs, requires_grad=True)
+        lib.nn.functional.hardsigmoid(x).backward(lib.tensor(gs))
+        grads.append(x.grad.numpy().tobytes())
+    assert grads[0] == grads[1]
