@@ -159,9 +159,10 @@ def unary_op(name, compute, rule=FLOAT, *, doc, aliases=(), inplace=True,
                 result = fast_unary(compute, input, rule)
                 if result is not None:
                     return result
-        _check_tensor(name, input)
-        if check is not None:
-            check(input, False)
+        else:
+            _check_tensor(name, input)
+            if check is not None:
+                check(input, False)
         kwargs = options(input)
         if like_input and out is None and input.numel() == 0:
             return _empty_like(impl.op, input, rule)

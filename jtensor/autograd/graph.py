@@ -1277,6 +1277,8 @@ def lean_list(op, formula, impl, args, kwargs):
         if t.__class__ not in DENSE_CLASSES or t._creation_meta is not None:
             return DECLINED
     values = formula.bind(args, kwargs)
+    if kwargs:   # (``dim=`` is the second positional parameter of both)
+        args = (tensors, kwargs["dim"])
     edges = []
     meta = []
     any_needs = False
@@ -1287,14 +1289,7 @@ def lean_list(op, formula, impl, args, kwargs):
         else:
             edges.append(_NO_EDGE)
         meta.append((t._shape, t._dtype, t._storage.device, t._stride, t._offset))
-    flags = grad_mode.__dict__
-    flags["inside"] = True
-    flags["record"] = False
-    try:
-        result = impl(*args, **kwargs)
-    finally:
-        flags["inside"] = False
-        flags["record"] = grad_mode.enabled
+    result = _run_unrecorded(impl, args)
     if result.__class__ is not Tensor:
         return result
     for t in tensors:

@@ -30,7 +30,7 @@ from ..._api import ops as J
 from ..._arraymod import exp_rounded_once as _exp, tanh_rounded_once as _tanh
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode
-from ..._elementwise import _SAME_SIZE_INT
+from ..._elementwise import _SAME_SIZE_INT, run_quietly
 from ..._errors import (TensorRuntimeError, TensorTypeError, TensorValueError, not_implemented,
                         type_name)
 from ..._layout import contiguous_strides
@@ -109,16 +109,6 @@ def _select(c, a, b):
     return out.view(b.dtype)
 
 
-def _run_arrays(compute, arrays, params):
-    """``compute(*arrays, *params)``; where warnings are errors, redone silenced, as each of
-    the public ops redoes its call (``_elementwise.run_compute``)."""
-    try:
-        return compute(*arrays, *params)
-    except RuntimeWarning:
-        with np.errstate(all="ignore"):
-            return compute(*arrays, *params)
-
-
 def _array_forward(compute, x, *params):
     """``compute(a, *params)`` (``a``: ``x``'s array; ``params``: Python numbers) as a fresh
     tensor, when the public ops it stands for would compute exactly that: ``x`` a plain
@@ -133,7 +123,7 @@ def _array_forward(compute, x, *params):
     for p in params:
         if p.__class__ not in _PARAM_TYPES:
             return None
-    out = _run_arrays(compute, (x._array(),), params)
+    out = run_quietly(compute, x._array(), *params)
     return fresh_tensor(Tensor, out, x._shape, dtype, x._storage.device, CPU_BACKEND)
 
 
@@ -153,7 +143,7 @@ def _array_backward(compute, g, x, *params):
     for p in params:
         if p.__class__ not in _PARAM_TYPES:
             return None
-    out = _run_arrays(compute, (g._array(), x._array()), params)
+    out = run_quietly(compute, g._array(), x._array(), *params)
     if not out.flags.c_contiguous:
         out = np.ascontiguousarray(out)
     return fresh_tensor(Tensor, out, shape, dtype, x._storage.device, CPU_BACKEND)

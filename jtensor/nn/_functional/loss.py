@@ -35,6 +35,7 @@ from ..._api import ops as J
 from ..._device import CPU_BACKEND
 from ..._arraymod import exp_rounded_once as _exp
 from ..._dispatch import grad_mode
+from ..._elementwise import run_quietly
 from ..._errors import (TensorIndexError, TensorRuntimeError, TensorValueError,
                         not_implemented)
 from ..._layout import _contiguous_strides, broadcastable_to
@@ -809,16 +810,6 @@ def _bce_backward_args(ctx, grad, saved):
     return not grad._shape
 
 
-def _run_quietly(compute, *args):
-    """``compute(*args)``; where warnings are errors, redone silenced, as each public op
-    redoes its call (``_elementwise.run_compute``)."""
-    try:
-        return compute(*args)
-    except RuntimeWarning:
-        with np.errstate(all="ignore"):
-            return compute(*args)
-
-
 def _reduced_array(loss, reduction):
     """``_reduce``'s array calls (``loss.mean()``/``loss.sum()`` of a plain contiguous loss:
     ``reductions._plain_sum``): a fresh array of the loss's dtype."""
@@ -873,7 +864,7 @@ def _bce_fast(input, target, weight, reduction):
     the loss on the arrays, then the general path's node."""
     x, t = input._array(), target._array()
     w = None if weight is None else weight._array()
-    out, checks = _run_quietly(_bce_loss_arrays, x, t, w, reduction)
+    out, checks = run_quietly(_bce_loss_arrays, x, t, w, reduction)
     lo, hi = _MIN(t, None), _MAX(t, None)
     if checks != checks or not (lo >= 0 and hi <= 1):   # (NaN compares False)
         with np.errstate(all="ignore"):
@@ -928,7 +919,7 @@ class _BinaryCrossEntropy(Function):
         saved = ctx.saved_tensors
         x, t, w = saved
         if FAST_PATHS and _bce_backward_args(ctx, grad, saved):
-            gi = _run_quietly(_bce_grad_arrays, grad._array(), x._array(), t._array(),
+            gi = run_quietly(_bce_grad_arrays, grad._array(), x._array(), t._array(),
                               None if w is None else w._array(), ctx.reduction)
             return _fresh_like(gi, x), None, None, None
         g = _grad_scale(grad, ctx.reduction, x.numel())
@@ -1040,7 +1031,7 @@ class _BCEWithLogits(Function):
         saved = ctx.saved_tensors
         x, t, w, pw = saved
         if FAST_PATHS and _bce_backward_args(ctx, grad, saved):
-            gi = _run_quietly(_bce_logits_grad_arrays, grad._array(), x._array(),
+            gi = run_quietly(_bce_logits_grad_arrays, grad._array(), x._array(),
                               t._array(), None if w is None else w._array(),
                               None if pw is None else pw._array(), ctx.reduction)
             return _fresh_like(gi, x), None, None, None, None
@@ -1070,7 +1061,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if FAST_PATHS and size_average is None and reduce is None and reduction in _REDUCTIONS \
             and _bce_fast_args(input, target, (weight, pos_weight)):
         # Every check below passes for certain.
-        out = _run_quietly(_bce_logits_loss_arrays, input._array(), target._array(),
+        out = run_quietly(_bce_logits_loss_arrays, input._array(), target._array(),
                            None if weight is None else weight._array(),
                            None if pos_weight is None else pos_weight._array(), reduction)
         return _BCEWithLogits.apply(input, target, weight, pos_weight, reduction,

@@ -35,6 +35,7 @@ from ... import _dispatch, _dtypes
 from ..._api import ops as J
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode
+from ..._elementwise import run_quietly
 from ..._errors import TensorRuntimeError, TensorValueError
 from ..._layout import (channels_last_strides, contiguous_strides, dense_strides_like,
                         is_channels_last, is_contiguous, suggest_memory_format)
@@ -275,20 +276,12 @@ def _forward_on_arrays(ctx, x, weight, bias, dims, pshape, eps, layout, split=No
     work = shape if split is None else split
     count = _count(work, dims)
     a = x._array() if split is None else x._array().reshape(split)
-    try:
-        mean, var_sum, var, xhat = _stats_arrays(a, dims, a.dtype.type(count))
-    except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
-        with np.errstate(all="ignore"):
-            mean, var_sum, var, xhat = _stats_arrays(a, dims, a.dtype.type(count))
+    mean, var_sum, var, xhat = run_quietly(_stats_arrays, a, dims, a.dtype.type(count))
     mean = fresh_tensor(Tensor, mean, mean.shape, dtype, device, CPU_BACKEND)
     if update is not None:
         var_sum = fresh_tensor(Tensor, var_sum, var_sum.shape, dtype, device, CPU_BACKEND)
         _update_running_stats(update, mean, var_sum, x.numel())
-    try:
-        rstd, out = _scaled_arrays(xhat, var, w, b, eps)
-    except RuntimeWarning:
-        with np.errstate(all="ignore"):
-            rstd, out = _scaled_arrays(xhat, var, w, b, eps)
+    rstd, out = run_quietly(_scaled_arrays, xhat, var, w, b, eps)
     rstd = fresh_tensor(Tensor, rstd, rstd.shape, dtype, device, CPU_BACKEND)
     result = fresh_tensor(Tensor, out if split is None else out.reshape(shape), shape, dtype,
                           device, CPU_BACKEND)
@@ -317,13 +310,8 @@ def _fixed_arrays(ctx, x, weight, bias, stats, w, b, dims, pshape, eps, layout):
             or var._shape != pshape:
         return None
     a = x._array()
-    try:
-        xhat = np.subtract(a, mean._array())                      # xs - mean
-        rstd, out = _scaled_arrays(xhat, var._array(), w, b, eps)
-    except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
-        with np.errstate(all="ignore"):
-            xhat = np.subtract(a, mean._array())
-            rstd, out = _scaled_arrays(xhat, var._array(), w, b, eps)
+    xhat = run_quietly(np.subtract, a, mean._array())              # xs - mean
+    rstd, out = run_quietly(_scaled_arrays, xhat, var._array(), w, b, eps)
     device = x._storage.device
     rstd = fresh_tensor(Tensor, rstd, rstd.shape, dtype, device, CPU_BACKEND)
     result = fresh_tensor(Tensor, out, x._shape, dtype, device, CPU_BACKEND)
@@ -413,11 +401,7 @@ def _grads_on_arrays(ctx, g, saved):
     arrays = (gs if split is None else gs.reshape(split), w, mean._array(), rstd._array(),
               None if xhat is None else xhat._array(), xa, dims, pdims,
               gs.dtype.type(count), need_x, need_w, need_b, ctx.fixed)
-    try:
-        gx, gw, gb = _norm_grad_arrays(*arrays)
-    except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
-        with np.errstate(all="ignore"):
-            gx, gw, gb = _norm_grad_arrays(*arrays)
+    gx, gw, gb = run_quietly(_norm_grad_arrays, *arrays)
     device = g._storage.device
     if gx is not None:
         gx = fresh_tensor(Tensor, gx if split is None else gx.reshape(shape), shape, dtype,
@@ -700,11 +684,7 @@ def _inference_arrays(x, mean, var, weight, bias, eps, bshape, layout):
         if not _plain(bias, dtype):
             return None
         b = bias._array().reshape(bshape)
-    try:
-        out = _inference_compute(x._array(), mean._array(), var._array(), w, b, eps)
-    except RuntimeWarning:   # warnings made errors: redo it silenced, as the ops would
-        with np.errstate(all="ignore"):
-            out = _inference_compute(x._array(), mean._array(), var._array(), w, b, eps)
+    out = run_quietly(_inference_compute, x._array(), mean._array(), var._array(), w, b, eps)
     return fresh_tensor(Tensor, out, x._shape, dtype, x._storage.device, CPU_BACKEND)
 
 
