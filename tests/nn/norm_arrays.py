@@ -5,6 +5,15 @@ import numpy as np
 
 from jtensor.nn._functional import normalization
 
+# The batch-norm tests' inputs: (N, C) to (N, C, D, H, W)
+BATCH_NORM_SHAPES = {
+    "features": (16, 8),
+    "wide": (32, 64),
+    "sequence": (4, 6, 7),
+    "image": (8, 4, 5, 3),
+    "volume": (2, 3, 2, 3, 4),
+}
+
 
 def count_array_paths(monkeypatch):
     """``{"forward": [taken, declined], "backward": [taken, declined]}``: the switch's calls

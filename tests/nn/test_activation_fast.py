@@ -16,7 +16,15 @@ import numpy as np
 import pytest
 
 import jtensor
-from tests.nn.activation_arrays import bits, close, follows_torch, lib_run
+from tests.nn.activation_arrays import (
+    bits,
+    follows_torch,
+    lib_run,
+    observe,
+    same_as_general,
+    values,
+)
+from tests.nn.norm_arrays import close
 from jtensor import _dispatch
 from jtensor.nn._functional import activation
 
@@ -79,52 +87,18 @@ def counts(monkeypatch):
 
 
 def _values(shape, seed=0, special=False):
-    a = np.random.default_rng(seed).standard_normal(shape) * 3
-    if special:
-        flat = a.reshape(-1)
-        n = min(len(SPECIAL), flat.size)
-        flat[:n] = SPECIAL[:n]
-    return a
-
-
-_bits = bits
+    return values(shape, seed, special, SPECIAL, 3)
 
 
 def _run(act, dtype, shape, x_fn=None, special=False):
-    """Everything observable of one call and two backward passes (an incoming gradient of
-    random values, and the expanded one of ``y.sum()``)."""
-    call, _ = ACTS[act]
-    # (a fresh tensor's strides: ``tensor()`` of an empty array has strides 0, as PyTorch's)
-    x = jtensor.empty(shape, dtype=getattr(jtensor, dtype))
-    x.copy_(jtensor.tensor(_values(shape, special=special)))
-    x.requires_grad_()
-    src = x if x_fn is None else x_fn(x)
-    y = call(jtensor.nn.functional, src)
-    saved = y.grad_fn.saved_tensors
-    g = jtensor.tensor(_values(tuple(y.shape), seed=1), dtype=x.dtype)
-    (gx,) = jtensor.autograd.grad(y, x, g, retain_graph=True)
-    (gs,) = jtensor.autograd.grad(y.sum(), x)
-    return {
-        "out": _bits(y),
-        "node": type(y.grad_fn).__name__,
-        "saved": [s is src for s in saved],
-        "grads": [_bits(gx), _bits(gs)],
-    }
-
-
-def _same_as_general(run, monkeypatch):
-    fast = run()
-    monkeypatch.setattr(activation, "ARRAY_PATHS", False)
-    general = run()
-    monkeypatch.setattr(activation, "ARRAY_PATHS", True)
-    assert fast == general
+    return observe(ACTS[act][0], _values, dtype, shape, x_fn, special)
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("act", list(ACTS))
 def test_the_array_path_is_the_general_path_bit_for_bit(act, dtype, shape, counts, monkeypatch):
-    _same_as_general(lambda: _run(act, dtype, SHAPES[shape]), monkeypatch)
+    same_as_general(lambda: _run(act, dtype, SHAPES[shape]), monkeypatch)
     # One forward and two backward passes taken (then the general path asks nothing).
     assert counts["forward"] == [1, 0] and counts["backward"] == [2, 0]
     assert len(set(counts["names"])) == 2
@@ -143,7 +117,7 @@ def test_special_values(act, dtype, errors, counts, monkeypatch):
             warnings.simplefilter("error" if errors else "ignore", RuntimeWarning)
             return _run(act, dtype, (48, 64), special=True)
 
-    _same_as_general(run, monkeypatch)
+    same_as_general(run, monkeypatch)
     assert counts["forward"] == [1, 0] and counts["backward"] == [2, 0]
 
 
@@ -170,9 +144,6 @@ def test_select_is_where_bit_for_bit(dtype, size):
 
 def _lib_run(lib, act, dtype, shape, x_fn=None):
     return lib_run(lib, ACTS[act][0], _values, dtype, shape, x_fn)
-
-
-_close = close
 
 
 def _follows_torch(mine, theirs, act, tol):
@@ -207,9 +178,9 @@ def test_in_place_forms(act, counts, monkeypatch):
         y = call(jtensor.nn.functional, h)
         assert y is h
         y.backward(jtensor.tensor(_values((4, 6), seed=1)))
-        return [_bits(y), _bits(x.grad), type(y.grad_fn).__name__]
+        return [bits(y), bits(x.grad), type(y.grad_fn).__name__]
 
-    _same_as_general(run, monkeypatch)
+    same_as_general(run, monkeypatch)
     assert counts["forward"] == [1, 0]
     assert counts["backward"] == ([0, 0] if act == "elu" else [1, 0])
 
@@ -237,7 +208,7 @@ def test_create_graph_takes_the_general_backward(act, dtype, counts):
     mine = run(jtensor)
     assert counts["forward"] == [1, 0] and counts["backward"] == [0, 1]
     for m, t in zip(mine, run(torch), strict=True):
-        _close(m, t, 10 * TOL[dtype])
+        close(m, t, 10 * TOL[dtype])
 
 
 @needs_torch
@@ -249,7 +220,7 @@ def test_a_non_contiguous_input_declines(act, counts, monkeypatch):
     mine = _lib_run(jtensor, act, "float64", (4, 6), transpose)
     assert counts["forward"] == [0, 1] and counts["backward"] == [0, 1]
     _follows_torch(mine, _lib_run(torch, act, "float64", (4, 6), transpose), act, 1e-6)
-    _same_as_general(lambda: _run(act, "float64", (4, 6), transpose), monkeypatch)
+    same_as_general(lambda: _run(act, "float64", (4, 6), transpose), monkeypatch)
     # (5, 1) transposed: contiguous, strides (1, 1)
     odd = jtensor.randn(5, 1, dtype=jtensor.float64).t()
     assert odd.is_contiguous() and odd.stride() != (5, 1)
@@ -258,7 +229,7 @@ def test_a_non_contiguous_input_declines(act, counts, monkeypatch):
 
 @pytest.mark.parametrize("act", list(ACTS))
 def test_a_zero_dim_input_declines(act, counts, monkeypatch):
-    _same_as_general(lambda: _run(act, "float32", ()), monkeypatch)
+    same_as_general(lambda: _run(act, "float32", ()), monkeypatch)
     assert counts["forward"] == [0, 1] and counts["backward"] == [0, 2]
 
 
@@ -272,9 +243,9 @@ def test_a_transposed_gradient_declines(act, counts, monkeypatch):
         y = call(jtensor.nn.functional, x)
         g = jtensor.tensor(_values((6, 4), seed=1)).t()
         (gx,) = jtensor.autograd.grad(y, x, g)
-        return [_bits(y), _bits(gx)]
+        return [bits(y), bits(gx)]
 
-    _same_as_general(run, monkeypatch)
+    same_as_general(run, monkeypatch)
     assert counts["forward"] == [1, 0] and counts["backward"] == [0, 1]
 
 
@@ -286,9 +257,9 @@ def test_parameters_other_than_python_numbers_decline(counts, monkeypatch):
         x = jtensor.tensor(_values((4, 6)), requires_grad=True)
         y = jtensor.nn.functional.leaky_relu(x, np.float64(0.2))
         y.backward(jtensor.ones(4, 6, dtype=jtensor.float64))
-        return [_bits(y), _bits(x.grad)]
+        return [bits(y), bits(x.grad)]
 
-    _same_as_general(run, monkeypatch)
+    same_as_general(run, monkeypatch)
     assert counts["forward"] == [0, 1] and counts["backward"] == [0, 1]
 
 
@@ -302,7 +273,7 @@ def test_low_precision_inputs(act, dtype, counts, monkeypatch):
     x16 = jtensor.randn(4, 8, dtype=getattr(jtensor, dtype))
     assert activation._array_forward(activation._silu_arrays, x16) is None
     assert counts["forward"] == [0, 1]
-    _same_as_general(lambda: _run(act, dtype, (4, 8)), monkeypatch)
+    same_as_general(lambda: _run(act, dtype, (4, 8)), monkeypatch)
     assert counts["forward"] == [1, 1] and counts["backward"] == [2, 0]
     mine, theirs = (_lib_run(lib, act, dtype, (4, 8)) for lib in (jtensor, torch))
     _follows_torch(mine, theirs, act, 1e-2)
@@ -310,7 +281,7 @@ def test_low_precision_inputs(act, dtype, counts, monkeypatch):
 
 def test_leaky_relu_low_precision_declines(counts, monkeypatch):
     """Leaky ReLU computes a float16 input in float16 ops (no float32 pass): general."""
-    _same_as_general(lambda: _run("leaky_relu", "float16", (4, 8)), monkeypatch)
+    same_as_general(lambda: _run("leaky_relu", "float16", (4, 8)), monkeypatch)
     assert counts["forward"] == [0, 1] and counts["backward"] == [0, 2]
 
 
@@ -387,7 +358,7 @@ def test_a_transform_in_effect_declines(counts):
     mine = run(jtensor)
     assert counts["backward"] == [0, 1]
     for m, t in zip(mine, run(torch), strict=True):
-        _close(m, t, 1e-6)
+        close(m, t, 1e-6)
 
 
 @needs_torch
@@ -405,7 +376,7 @@ def test_forward_ad_and_vmap(counts):
         return [primal, tangent, mapped]
 
     for m, t in zip(run(jtensor), run(torch), strict=True):
-        _close(m, t, 1e-6)
+        close(m, t, 1e-6)
 
 
 def test_the_array_path_unpacks_the_saved_tensors_once(counts, monkeypatch):
@@ -445,7 +416,7 @@ def test_modules_and_parameters_take_the_arrays(counts, monkeypatch):
         x = jtensor.randn(4, 6)
         h = jtensor.nn.GELU()(lin(x)) + jtensor.nn.SiLU()(lin.weight).sum()
         h.sum().backward()
-        return [_bits(h), _bits(lin.weight.grad), _bits(lin.bias.grad)]
+        return [bits(h), bits(lin.weight.grad), bits(lin.bias.grad)]
 
-    _same_as_general(run, monkeypatch)
+    same_as_general(run, monkeypatch)
     assert counts["forward"] == [2, 0] and counts["backward"] == [2, 0]

@@ -16,6 +16,7 @@ import pytest
 import jtensor
 from jtensor import _dispatch
 from jtensor.nn._functional import normalization
+from tests.nn.norm_arrays import BATCH_NORM_SHAPES as SHAPES
 from tests.nn.norm_arrays import bits, close
 
 try:
@@ -25,13 +26,6 @@ except ImportError:  # the comparisons with PyTorch are skipped without it
 
 needs_torch = pytest.mark.skipif(torch is None, reason="needs PyTorch as the oracle")
 
-SHAPES = {
-    "features": (16, 8),
-    "wide": (32, 64),
-    "sequence": (4, 6, 7),
-    "image": (8, 4, 5, 3),
-    "volume": (2, 3, 2, 3, 4),
-}
 TOL = {"float32": 5e-5, "float64": 1e-10}
 
 

@@ -12,6 +12,7 @@ import pytest
 
 import jtensor
 from jtensor.nn._functional import normalization
+from tests.nn.norm_arrays import BATCH_NORM_SHAPES as SHAPES
 from tests.nn.norm_arrays import bits, close, count_array_paths
 
 try:
@@ -21,13 +22,6 @@ except ImportError:  # the comparisons with PyTorch are skipped without it
 
 needs_torch = pytest.mark.skipif(torch is None, reason="needs PyTorch as the oracle")
 
-SHAPES = {
-    "features": (16, 8),
-    "wide": (32, 64),
-    "sequence": (4, 6, 7),
-    "image": (8, 4, 5, 3),
-    "volume": (2, 3, 2, 3, 4),
-}
 # module options: (affine, track_running_stats, momentum)
 OPTIONS = {
     "default": (True, True, 0.1),
