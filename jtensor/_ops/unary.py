@@ -25,7 +25,7 @@ from .._dispatch import check_inplace
 from .._arraymod import exp_rounded_once, tanh_rounded_once
 from .._elementwise import (FLOAT, PROMOTE, SAME_AS_INPUT, _as_number, _fast, _number_dtype,
                             fast_unary,
-                            elementwise, number_operand, result_dtype, zero_where)
+                            bounded, elementwise, number_operand, result_dtype, zero_where)
 from .._errors import (TensorNotImplementedError, TensorRuntimeError, TensorTypeError,
                       invalid_combination, type_name)
 from .._registry import FUNCTIONS, define, register
@@ -552,7 +552,7 @@ def _relu(xp, a):
         # NumPy's maximum with the zero first returns ``a``'s element wherever the two
         # compare equal or ``a`` is NaN: -0.0 and every NaN's bits are kept, as PyTorch's
         # relu keeps them (checked bit for bit against it), in a third of ``where``'s time.
-        return np.maximum(_ZEROS[a.dtype], a)
+        return bounded(np.maximum, _ZEROS[a.dtype], a)
     # zero_where (not maximum): nan stays nan and -0.0 stays -0.0, as in PyTorch.
     return zero_where(xp, xp.less(a, 0), a)
 
@@ -703,11 +703,20 @@ def _clamp_compute(has_min, has_max):
     # gives NaN. A bound equal to the element leaves the element (PyTorch's kernels keep
     # ``x`` unless ``x < lo``: ``clamp(-0.0, min=0)`` is -0.0): the bound is the first
     # operand, as NumPy's vector loops hand back the second of two equal operands.
+    # On the host, ``bounded`` runs NumPy's vector loops for a number bound (issue 18).
     if has_min and has_max:
-        return lambda xp, a, lo, hi: xp.minimum(hi, xp.maximum(lo, a))
+        return _clamp_both
     if has_min:
-        return lambda xp, a, lo: xp.maximum(lo, a)
-    return lambda xp, a, hi: xp.minimum(hi, a)
+        return lambda xp, a, lo: bounded(np.maximum, lo, a) if xp is np else xp.maximum(lo, a)
+    return lambda xp, a, hi: bounded(np.minimum, hi, a) if xp is np else xp.minimum(hi, a)
+
+
+def _clamp_both(xp, a, lo, hi):
+    if xp is not np:
+        return xp.minimum(hi, xp.maximum(lo, a))
+    low = bounded(np.maximum, lo, a)
+    # (the second pass into the first's fresh array; a 0-d one stays a NumPy result)
+    return bounded(np.minimum, hi, low, out=low if low.ndim else None)
 
 
 _CLAMP_OVERLOADS = ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",

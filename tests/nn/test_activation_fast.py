@@ -42,6 +42,9 @@ ACTS = {
     "silu": (lambda F, x: F.silu(x), "SiluBackward0"),
     "leaky_relu": (lambda F, x: F.leaky_relu(x, 0.2), "LeakyReluBackward0"),
     "leaky_relu_int_slope": (lambda F, x: F.leaky_relu(x, 2), "LeakyReluBackward0"),
+    # (slopes in (0, 1] take a maximum, others the selection: both ends of the first)
+    "leaky_relu_unit_slope": (lambda F, x: F.leaky_relu(x, 1.0), "LeakyReluBackward0"),
+    "leaky_relu_zero_slope": (lambda F, x: F.leaky_relu(x, 0.0), "LeakyReluBackward0"),
     "elu": (lambda F, x: F.elu(x, 0.7), "EluBackward0"),
 }
 SHAPES = {
@@ -420,3 +423,25 @@ def test_modules_and_parameters_take_the_arrays(counts, monkeypatch):
 
     same_as_general(run, monkeypatch)
     assert counts["forward"] == [2, 0] and counts["backward"] == [2, 0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("slope", [0.2, 1.0, 0.0])
+def test_leaky_relu_nan_payloads(dtype, slope, monkeypatch):
+    """Quiet and signalling NaNs of both signs with payloads: the array path (a maximum for
+    slopes in (0, 1]) keeps the bits the general path's ``where`` picks (``x * slope``, a
+    quieted NaN)."""
+    width = "u4" if dtype == "float32" else "u8"
+    exponent = 0x7F800000 if dtype == "float32" else 0x7FF0000000000000
+    sign = 1 << (32 if dtype == "float32" else 64) - 1
+    quiet = 1 << (22 if dtype == "float32" else 51)
+    nans = [exponent | 1, exponent | quiet | 5, sign | exponent | 3, sign | exponent | quiet]
+    a = np.random.default_rng(3).standard_normal(4096).astype(dtype)
+    a.view(width)[::97][: len(nans)] = nans
+    a[::89] = np.inf
+
+    def run():
+        x = jtensor.from_numpy(a.copy())
+        return jtensor.nn.functional.leaky_relu(x, slope).numpy().view(width).tolist()
+
+    same_as_general(run, monkeypatch)

@@ -30,7 +30,7 @@ from ..._api import ops as J
 from ..._arraymod import exp_rounded_once as _exp, tanh_rounded_once as _tanh
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode
-from ..._elementwise import _SAME_SIZE_INT, run_quietly
+from ..._elementwise import _SAME_SIZE_INT, keep_mask, run_quietly
 from ..._errors import (TensorRuntimeError, TensorTypeError, TensorValueError, not_implemented,
                         type_name)
 from ..._layout import contiguous_strides
@@ -101,7 +101,7 @@ def _select(c, a, b):
     if c.size < 2048:
         return np.where(c, a, b)
     bits = _SAME_SIZE_INT[a.dtype.itemsize]
-    keep = np.subtract(c, 1, dtype=bits)   # 0 where ``c`` (take ``a``), -1 where not
+    keep = keep_mask(np, c, bits)   # 0 where ``c`` (take ``a``), -1 where not
     a = a.view(bits)
     out = np.bitwise_xor(a, b.view(bits))
     np.bitwise_and(out, keep, out=out)
@@ -244,7 +244,14 @@ def _leaky_relu_forward(x, slope):
 
 
 def _leaky_relu_arrays(a, slope):
-    return _select(np.greater(a, 0), a, np.multiply(a, slope))    # where(x > 0, x, x * slope)
+    scaled = np.multiply(a, slope)                                # x * slope
+    if 0 < slope <= 1:
+        # where(x > 0, x, scaled) is the larger of the two there, ties being the same bits
+        # (signed zeros included), and ``scaled`` is NaN exactly where ``x`` is: the
+        # maximum with ``scaled`` first (NumPy returns the first of two NaNs, the one
+        # ``where`` picks) is the same selection in two vector passes (issue 18).
+        return np.maximum(scaled, a, out=scaled)
+    return _select(np.greater(a, 0), a, scaled)                   # where(x > 0, x, scaled)
 
 
 def _leaky_relu_grad_arrays(g, a, slope):
