@@ -1228,8 +1228,14 @@ def _number_plan(formula, values, node):
     saves for a tensor and a number with these needs and node class, in its order (the
     tensor's name, or ``__wrapped__`` for a number PyTorch wraps in a tensor)."""
     skip = formula.unneeded(values["__needs__"], node)
-    saved, _ = _split_values(values, formula.save_order, None, skip, formula.wrapped)
+    # (names only: nothing is saved, so no pack hook sees the tensor here)
+    saved, _ = _split_values(values, formula.save_order, None, skip, formula.wrapped,
+                             keep=_not_kept)
     return (tuple(saved), formula.saves_result and "result" not in skip)
+
+
+def _not_kept(tensor):
+    return None
 
 
 def record_single(op, formula, impl, args, values):
@@ -1544,11 +1550,12 @@ def _new_node(formula, values, edges, meta, needs, scalars):
     return node
 
 
-def _split_values(values, save, old_self, skip=(), wrapped=()):
+def _split_values(values, save, old_self, skip=(), wrapped=(), keep=SavedTensor):
     """A call's arguments split into the saved tensors the formula names in ``save`` (its
     ``save_order``; ``old_self``, the copy of an in-place op's input from before the write,
     stands for ``input``) and the other values the backward reads (numbers, flags; a list of
-    tensors not saved is None)."""
+    tensors not saved is None). ``keep`` makes a saved tensor's entry (``SavedTensor``, which
+    calls a pack hook; a plan that only asks which names are saved passes another)."""
     stored = {}
     for k, v in values.items():
         if isinstance(v, Tensor):
@@ -1566,9 +1573,9 @@ def _split_values(values, save, old_self, skip=(), wrapped=()):
             continue
         v = values.get(k)
         if isinstance(v, Tensor):
-            saved[k] = SavedTensor(old_self if (k == "input" and old_self is not None) else v)
+            saved[k] = keep(old_self if (k == "input" and old_self is not None) else v)
         elif (v.__class__ is list or v.__class__ is tuple) and v and isinstance(v[0], Tensor):
-            saved[k] = [SavedTensor(t) if isinstance(t, Tensor) else None for t in v]
+            saved[k] = [keep(t) if isinstance(t, Tensor) else None for t in v]
         elif k in wrapped and v.__class__ in _NUMBERS:
             # PyTorch saves the 0-d tensor it wrapped the number in (out of pack hooks'
             # sight): the node's saved values are freed by backward all the same, and a

@@ -84,16 +84,7 @@ def _record(case, dtype):
 
 
 def _counting(monkeypatch):
-    taken = []
-    real = arithmetic._same_layout
-
-    def counting(ufunc, a, b):
-        result = real(ufunc, a, b)
-        taken.append(result is not None)
-        return result
-
-    monkeypatch.setattr(arithmetic, "_same_layout", counting)
-    return taken
+    return fast_path_spy(monkeypatch, arithmetic, "_same_layout")
 
 
 @pytest.mark.parametrize("dtype", [jtensor.float32, jtensor.float64], ids=str)
@@ -193,3 +184,20 @@ def test_subclass_sees_the_operator_before_its_checks():
     # op's entry (and PyTorch) gives it.
     torch = pytest.importorskip("torch")
     assert _subclass_subtraction(jtensor) == _subclass_subtraction(torch)
+
+
+def test_the_first_number_call_of_a_formula_packs_once(monkeypatch):
+    """The lane's plan of what a (needs, node) pair saves is made on the first such call,
+    without saving anything itself: a pack hook sees each saved tensor once, on that call
+    too (the plan was once made by saving, which packed the tensor a second time)."""
+    from jtensor.autograd import graph
+
+    formula = jtensor._ops.arithmetic.pow.op.backward
+    monkeypatch.setattr(formula, "_number_plans", {})
+    x = jtensor.tensor([1.0, 4.0], requires_grad=True)
+    packed = []
+    with graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        for _ in range(2):
+            out = x**0.5
+            assert len(packed) == 1 and packed.pop() is x
+            assert list(out.grad_fn._saved) == ["input"]

@@ -9,6 +9,7 @@ import pytest
 
 import jtensor
 from jtensor.nn._functional import conv as conv_module
+from tests.harness.spies import fast_path_spy
 
 torch = pytest.importorskip("torch")
 
@@ -47,15 +48,7 @@ def test_input_gradient_matches_pytorch(name):
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_both_ways_agree(name, monkeypatch):
-    calls = []
-    real = conv_module._input_grad_by_correlation
-
-    def spy(*args):
-        result = real(*args)
-        calls.append(result is not None)
-        return result
-
-    monkeypatch.setattr(conv_module, "_input_grad_by_correlation", spy)
+    calls = fast_path_spy(monkeypatch, conv_module, "_input_grad_by_correlation")
     by_correlation = _grads(jtensor, name)
     expected = name in (
         "2d-same-channels",
