@@ -47,6 +47,49 @@ def _sort_arrays(input, dim, descending, xp):
     return values, indices.astype(np.int64)
 
 
+# ``_topk_head``: rows at least this long, heads at most this share of them (below, the
+# whole sort costs little more than the selection's extra passes).
+_HEAD_FROM = 64
+_HEAD_SHARE = 8
+
+
+def _topk_head(input, dim, m, descending):
+    """For ``topk``: (values, indices) of ``m`` entries along ``dim`` whose values are the
+    first ``m`` of ``_sort_arrays(input, dim, descending, np)`` (NaN the largest), in that
+    order, without sorting whole rows: an ``argpartition`` picks them, then they are sorted.
+    Which of several equal values it picks, and their order, may differ from the stable
+    sort's; ``topk`` asks for one entry more than it reports, and ``_topk_as_libstdcxx``
+    replays every row with equal values among those (as PyTorch's kernel decides them), so
+    only rows without such ties keep this order, which is then the only one. None where it
+    does not pay (short rows, big heads, bool or complex values)."""
+    array = input._array()
+    n = array.shape[dim]
+    if n < _HEAD_FROM or m * _HEAD_SHARE > n:
+        return None
+    work = array.astype(np.float32) if input._dtype is _dtypes.bfloat16 else array
+    if work.dtype.kind not in "fiu":
+        return None
+    rows = work.swapaxes(dim, -1)
+    lead = rows.shape[:-1]
+    rows = rows.reshape(-1, n)
+    kth = n - m if descending else m - 1
+    part = np.argpartition(rows, kth, axis=-1)   # (NaN last, as in the sort)
+    picked = part[:, kth:] if descending else part[:, :m]
+    heads = np.take_along_axis(rows, picked, axis=-1)
+    if descending:
+        order = np.argsort(heads[:, ::-1], axis=-1, kind="stable")[:, ::-1]
+        indices = np.take_along_axis(picked[:, ::-1], order, axis=-1)
+    else:
+        indices = np.take_along_axis(picked, np.argsort(heads, axis=-1, kind="stable"), axis=-1)
+    values = np.take_along_axis(array.swapaxes(dim, -1).reshape(-1, n), indices, axis=-1)
+    shape = lead + (m,)
+    values, indices = values.reshape(shape), indices.reshape(shape)
+    if dim != array.ndim - 1:
+        values = np.ascontiguousarray(values.swapaxes(dim, -1))
+        indices = np.ascontiguousarray(indices.swapaxes(dim, -1))
+    return values, indices.astype(np.int64, copy=False)
+
+
 def _take_along(xp, array, indices, dim):
     """``take_along_axis(array, indices, dim)``: for NumPy, one indexing of the rows viewed
     as (rows, n) (NumPy's function builds its index in Python, several times the cost for
@@ -143,7 +186,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if not 0 <= k <= size:
         raise TensorRuntimeError("selected index k out of range")
     xp = _xp(input)
-    values, indices = _sort_arrays(input, dim if ndim else 0, largest, xp)
+    # (k + 1 entries: the last tells whether ties decide the k-th; see _topk_head)
+    head = _topk_head(input, dim, k + 1, largest) if xp is np and 0 < k < size \
+        else None
+    values, indices = _sort_arrays(input, dim if ndim else 0, largest, xp) if head is None \
+        else head
     device = input._storage.device
     if ndim:
         if device.type == "cpu" and k:  # (PyTorch's CPU kernel, replayed on host arrays)

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 import jtensor
+from jtensor._ops import ordering
 from tests.harness.conformance import skip_on_cuda
+from tests.harness.spies import fast_path_spy
 
 torch = pytest.importorskip("torch")
 
@@ -113,3 +115,36 @@ def test_sort_and_topk_along_each_dim_of_a_batch(dim, layout):
             [(tuple(r.shape), r.stride(), np.asarray(r.numpy()).tobytes()) for r in results]
         )
     assert found[0] == found[1]
+
+
+def _big_rows(dtype, seed):
+    """(24, 300) rows, each a permutation of -150..149 (exact in every dtype here); row 1
+    ties across a head's cut, row 2 holds NaNs, row 3 signed zeros at the top, row 4 repeats
+    its maximum and its minimum (the other rows: distinct values)."""
+    gen = np.random.default_rng(seed)
+    values = np.stack([gen.permutation(300) for _ in range(24)]).astype(np.float64) - 150.0
+    values[1, gen.choice(300, 40, replace=False)] = 120.0
+    values[1, gen.choice(300, 40, replace=False)] = -120.0
+    if dtype.startswith("float") or dtype == "bfloat16":
+        values[2, gen.choice(300, 7, replace=False)] = np.nan
+        values[3, :3] = [0.0, -0.0, 0.0]
+        values[3, 3:] = -1.0 - np.abs(values[3, 3:])
+    values[4, gen.choice(300, 5, replace=False)] = values[4].max()
+    values[4, gen.choice(300, 5, replace=False)] = values[4].min()
+    return values
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int16", "bfloat16", "float16"])
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("sorted", [True, False])
+def test_heads_of_long_rows_as_pytorch(dtype, dim, largest, sorted, monkeypatch):
+    """Long rows take ``ordering._topk_head`` (a partition, then a sort of the head): the
+    elements and order of PyTorch's, ties across the cut, NaNs and signed zeros included."""
+    skip_on_cuda("PyTorch's CPU kernel is the oracle")
+    taken = fast_path_spy(monkeypatch, ordering, "_topk_head")
+    values = _big_rows(dtype, 7)
+    values = values if dim == 1 else values.T.copy()
+    for k in (1, 5, 30):
+        _same(values, k, dim, largest=largest, sorted=sorted, dtype=dtype)
+    assert taken and all(taken)
