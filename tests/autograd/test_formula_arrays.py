@@ -64,6 +64,11 @@ CASES = {
         lambda L, d: _values(L, (5, 3), d, 13),
         lambda L, x: x[L.tensor([4, 0, -1, 2, 4, 4])],
     ),
+    # (enough elements for rows added as one flat position each: repeats and negatives)
+    "index_rows": (
+        lambda L, d: _values(L, (20, 16), d, 22),
+        lambda L, x: x[L.tensor([3, -1, 19, 3, 0, -20, 7, 3] * 5)],
+    ),
     "index_int32": (
         lambda L, d: _values(L, (5,), d, 14),
         lambda L, x: x[L.tensor([1, 1, 3], dtype=L.int32)],

@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import _dispatch, _dtypes
 from ..._api import ops as J
+from ..._arraymod import ufunc_at
 from ..._device import CPU_BACKEND
 from ..._tensor import DENSE_CLASSES, Tensor, plain_cpu_floats
 from ..._ops.views import reshape_views, sizes_from_args
@@ -563,9 +564,10 @@ def getitem_backward(ctx, g):
             and _one_index_or_mask(key, shape):
         # ``x[idx]`` or ``x[mask]`` (what the forward's fast path takes) in a plain pass:
         # the same sums in the same order (each position's gradients in index order, added
-        # to zero: -0.0 becomes 0.0 as in index_add), on the arrays.
+        # to zero: -0.0 becomes 0.0 as in index_add), on the arrays (rows by one flat
+        # position per element: several times faster than NumPy's row-wise ``add.at``).
         z = np.zeros(shape, g._dtype.numpy)
-        np.add.at(z, key._array(), g._array())
+        ufunc_at(np, "add", z, key._array(), g._array())
         return Tensor._from_array(z, g._dtype, g._storage.device)
     n = 1
     for s in shape:
