@@ -34,7 +34,7 @@ from ..._elementwise import _SAME_SIZE_INT, keep_mask, run_quietly
 from ..._errors import (TensorRuntimeError, TensorTypeError, TensorValueError, not_implemented,
                         type_name)
 from ..._layout import contiguous_strides
-from ..._ops.unary import _FLOATING_MATH, _blockwise, _erf64
+from ..._ops.unary import _FLOATING_MATH, _ERF_COMPUTE
 from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import enable_grad, is_grad_enabled
@@ -75,7 +75,7 @@ ARRAY_PATHS = True
 _PARAM_TYPES = (float, int)   # the numbers the element-wise fast path takes as they are
 # The computations of the public ops these activations use, as those ops run them: erf's
 # (the Taylor series block by block, in float64) and sigmoid's ``1 / (1 + exp(-x))``.
-_ERF = _blockwise(_erf64)
+_ERF = _ERF_COMPUTE
 _SIGMOID = next(compute for name, compute, *_ in _FLOATING_MATH if name == "sigmoid")
 # ``1 - t``: ``Tensor.__rsub__`` goes to the general element-wise runner, whose operand the
 # number is as a 0-d array of the computation's dtype.
