@@ -134,3 +134,58 @@ def test_ufunc_at_takes_rows_by_elements_where_it_pays(monkeypatch):
     am.ufunc_at(np, "add", np.zeros((65, 64)), (np.arange(4),), 1.0)  # a tuple key
     am.ufunc_at(np, "add", np.zeros((65, 64)), np.arange(4), 1.0, native=False)  # fallback
     assert taken == [True, False, False, False, False]
+
+
+def _sequential(target, rows, values):
+    """``target[rows[k]] += values[k]`` one ``k`` after another (the order index_add and
+    PyTorch's embedding backward add in)."""
+    for k, r in enumerate(rows.tolist()):
+        target[r] += values[k]
+    return target
+
+
+def _row_values(dtype, shape, seed):
+    gen = np.random.default_rng(seed)
+    v = gen.standard_normal(shape).astype(dtype)
+    v[gen.random(shape) < 0.2] = -0.0
+    v[:, 0] = -0.0  # (a column of negative zeros: +0.0 from zeros, -0.0 from the first row)
+    v[gen.random(shape) < 0.001] = np.nan
+    v[gen.random(shape) < 0.001] = np.inf
+    return v
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "n,m,width",
+    [(65, 3000, 64), (3, 200, 400), (10, 40000, 2), (200, 4000, 64)],
+    ids=["embedding", "few-rows", "narrow", "many-rows"],
+)
+def test_sum_rows_into_zeros_is_the_sequential_sum_to_the_bit(dtype, n, m, width):
+    rows = np.random.default_rng(n).integers(-n, n, m)
+    values = _row_values(dtype, (m, width), m)
+    target = np.zeros((n, width), dtype)
+    done = am.sum_rows_into_zeros(target, rows, values)
+    if not done:
+        am.ufunc_at(np, "add", target, rows, values)
+    expected = _sequential(np.zeros((n, width), dtype), rows, values)
+    bits = np.int32 if dtype == np.float32 else np.int64
+    np.testing.assert_array_equal(target.view(bits), expected.view(bits))
+    # (grouped where each row takes many values on average, the flat add.at otherwise)
+    assert done == (m * width >= am._GROUPED_FROM and m * width >= am._GROUP_ELEMENTS * n)
+
+
+def test_sum_rows_into_zeros_takes_values_of_any_layout_and_shape():
+    rows = np.random.default_rng(1).integers(0, 4, 5000)
+    values = np.broadcast_to(np.float32(0.1), (5000, 3, 8))  # (an expanded gradient)
+    target = np.zeros((4, 3, 8), np.float32)
+    assert am.sum_rows_into_zeros(target, rows, values)
+    expected = _sequential(np.zeros((4, 3, 8), np.float32), rows, np.ascontiguousarray(values))
+    np.testing.assert_array_equal(target, expected)
+
+
+def test_sum_rows_into_zeros_declines_what_it_does_not_take():
+    rows = np.zeros(100000, np.int64)
+    assert not am.sum_rows_into_zeros(np.zeros((4, 1)), rows, np.ones((100000, 1)))  # width 1
+    assert not am.sum_rows_into_zeros(np.zeros((4, 8)), rows[:10], np.ones((10, 8)))  # small
+    t = np.zeros((8, 4)).T  # not C-contiguous
+    assert not am.sum_rows_into_zeros(t, rows, np.ones((100000, 8)))

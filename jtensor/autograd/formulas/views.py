@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import _dispatch, _dtypes
 from ..._api import ops as J
-from ..._arraymod import ufunc_at
+from ..._arraymod import sum_rows_into_zeros, ufunc_at
 from ..._device import CPU_BACKEND
 from ..._tensor import DENSE_CLASSES, Tensor, plain_cpu_floats
 from ..._ops.views import reshape_views, sizes_from_args
@@ -567,7 +567,9 @@ def getitem_backward(ctx, g):
         # to zero: -0.0 becomes 0.0 as in index_add), on the arrays (rows by one flat
         # position per element: several times faster than NumPy's row-wise ``add.at``).
         z = np.zeros(shape, g._dtype.numpy)
-        ufunc_at(np, "add", z, key._array(), g._array())
+        rows, values = key._array(), g._array()
+        if rows.dtype.kind == "b" or not sum_rows_into_zeros(z, rows, values):
+            ufunc_at(np, "add", z, rows, values)
         return Tensor._from_array(z, g._dtype, g._storage.device)
     n = 1
     for s in shape:

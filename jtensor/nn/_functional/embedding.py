@@ -18,6 +18,7 @@ contiguous decides how later accumulations combine, as in PyTorch).
 import numpy as np
 
 from ... import _dtypes
+from ..._arraymod import sum_rows_into_zeros
 from ..._device import CPU_BACKEND, index_out_of_range
 from ..._dispatch import grad_mode
 from ..._errors import TensorIndexError, TensorRuntimeError
@@ -101,7 +102,8 @@ def _dense_grad(g, flat, num, padding_idx, scale_grad_by_freq):
     if counts is not None:
         g = g / counts.astype(g.dtype)[flat][:, None]
     gw = np.zeros((num, dim), dtype=g.dtype)
-    add_rows(gw, flat, g)
+    if not sum_rows_into_zeros(gw, flat, g):
+        add_rows(gw, flat, g)
     return gw
 
 
