@@ -29,10 +29,14 @@ def _xp(t):
     return t._storage._backend.xp
 
 
-def _wrap(array, dtype, device, stride=None):
-    """A new tensor holding ``array`` with ``stride`` (contiguous by default)."""
+def _wrap(array, dtype, device, stride=None, fresh=False):
+    """A new tensor holding ``array`` with ``stride`` (contiguous by default). ``fresh``:
+    ``array`` was just made by the op and nothing else holds it (``take``'s result), so a
+    C-contiguous one of the dtype is the tensor's own, not copied."""
     shape = array.shape
     if device is CPU and (stride is None or tuple(stride) == contiguous_strides(shape)):
+        if fresh and array.dtype == dtype.numpy and array.flags.c_contiguous:
+            return Tensor._from_array(array, dtype, CPU)
         # (one copy, in C order and in the dtype: the commonest result, issue 18)
         return Tensor._from_array(array.copy() if array.dtype == dtype.numpy
                                   else array.astype(dtype.numpy, order="C"), dtype, CPU)

@@ -114,7 +114,7 @@ def index_select(input, dim, index, *, out=None):
         values = xp.take(input._array(), idx, axis=dim)
     else:
         values = input._array().copy()
-    result = _wrap(values, input._dtype, input._storage.device)
+    result = _wrap(values, input._dtype, input._storage.device, fresh=True)
     if out is not None:
         return _write_out(out, result, "index_select")
     return result
@@ -459,7 +459,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     src = input._array().reshape(in_shape)
     idx2 = xp.where(idx < 0, idx + size, idx)
     values = src[_full_index(idx2, dim, xp)] if idx2.size else xp.empty(idx2.shape, src.dtype)
-    result = _wrap(values.reshape(index._shape), input._dtype, input._storage.device)
+    result = _wrap(values.reshape(index._shape), input._dtype, input._storage.device,
+                   fresh=True)
     if out is not None:
         return _write_out(out, result, "gather")
     return result
