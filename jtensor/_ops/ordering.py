@@ -185,20 +185,30 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     size = input._shape[dim] if ndim else 1
     if not 0 <= k <= size:
         raise TensorRuntimeError("selected index k out of range")
+    values, indices = topk_arrays(input, k, dim, largest, sorted)
+    device = input._storage.device
+    return _finish_pair(topk.op, input, _wrap(values, input._dtype, device),
+                        _wrap(indices, _dtypes.int64, device), out)
+
+
+def topk_arrays(input, k, dim, largest, sorted):
+    """``topk``'s (values, indices) arrays for a checked call (``dim`` wrapped, ``k`` in
+    range), without the op's entry (multinomial draws with it)."""
     xp = _xp(input)
+    ndim = input.dim()
+    size = input._shape[dim] if ndim else 1
     # (k + 1 entries: the last tells whether ties decide the k-th; see _topk_head)
     head = _topk_head(input, dim, k + 1, largest) if xp is np and 0 < k < size \
         else None
     values, indices = _sort_arrays(input, dim if ndim else 0, largest, xp) if head is None \
         else head
-    device = input._storage.device
     if ndim:
-        if device.type == "cpu" and k:  # (PyTorch's CPU kernel, replayed on host arrays)
+        if input._storage.device.type == "cpu" and k:
+            # (PyTorch's CPU kernel, replayed on host arrays)
             _topk_as_libstdcxx(input._array(), values, indices, dim, k, largest, sorted)
         key = (slice(None),) * dim + (slice(0, k),)
         values, indices = values[key], indices[key]
-    return _finish_pair(topk.op, input, _wrap(values, input._dtype, device),
-                        _wrap(indices, _dtypes.int64, device), out)
+    return values, indices
 
 
 def _topk_as_libstdcxx(array, values, indices, dim, k, largest, sorted):

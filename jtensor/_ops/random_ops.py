@@ -647,14 +647,18 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         d = input._dtype
         # q is laid out like the input (empty_like): drawn in the input's memory order.
         u = _shaped(_mt.uniform(rng, rows * n_categories, np.float64), input)
-        q = _from_double(-_mt.libm(math.log1p, -u), d).reshape(rows, n_categories)
-        with np.errstate(all="ignore"):
-            keys = (input._host_array().reshape(rows, n_categories) / q).astype(d.numpy)
-        keys = keys.astype(np.float64)
+        keys = _exponential_keys(u.reshape(rows, n_categories),
+                                 input._host_array().reshape(rows, n_categories), d,
+                                 num_samples)
         if num_samples == 1:
             result = np.argmax(keys, axis=1).reshape(rows, 1)
         else:
-            result = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+            # PyTorch's topk of the keys: its choice among equal ones (zero probabilities
+            # drawn once the others are exhausted) is libstdc++'s, as jtensor's topk's.
+            from .ordering import topk_arrays
+
+            keys = Tensor._from_array(keys, _dtypes.float64, CPU)
+            result = topk_arrays(keys, num_samples, 1, True, True)[1]
         result = host_to_device(result.astype(np.int64), device, private=True)
     result = result.reshape(out_shape)
     if out is not None:
@@ -662,6 +666,55 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         _write_into(out, result)
         return out
     return Tensor._from_array(_contig(xp, result), _dtypes.int64, device)
+
+
+_EXACT_KEYS = 512   # (up to this many, the selection costs more than it saves)
+
+
+def _exponential_keys(u, probs, dtype, k):
+    """multinomial's keys ``probs / q`` (in ``dtype``, as float64), ``q = -log1p(-u)`` as
+    the C library computes it and rounded to ``dtype`` (PyTorch's ``exponential_``), for
+    the (rows, n) uniforms ``u`` and probabilities ``probs``: exact where the draw can
+    depend on them, the ``k`` largest of each row and all that may tie with them; every
+    other key is -inf (it is drawn by nobody). NumPy's vector ``log1p`` is within an ulp
+    of the C library's, so the keys from it are within a few of ``dtype``'s ulps of the
+    exact ones: the elements whose approximate key comes close to the row's ``k``-th
+    largest are recomputed with the C library's (Python's ``math.log1p``, one element at a
+    time: the whole row's were most of a sampling step's time)."""
+    rows, n = u.shape
+    if u.size <= _EXACT_KEYS:   # (a character model's row: the C library's for all of it)
+        q = _from_double(-_mt.libm(math.log1p, -u), dtype)
+        with np.errstate(all="ignore"):
+            return (probs / q).astype(dtype.numpy).astype(np.float64)
+    with np.errstate(all="ignore"):
+        q = _from_double(-np.log1p(-u), dtype)
+        keys = (probs / q).astype(dtype.numpy).astype(np.float64)
+        top = keys.max(axis=1) if k == 1 else np.partition(keys, n - k, axis=1)[:, n - k]
+        # (keys are >= 0; 16 ulps of the dtype cover the approximate keys' error)
+        tol = 16 * float(np.finfo(np.float16 if dtype.itemsize == 2 else dtype.numpy).eps)
+        near = keys >= (top * (1 - tol))[:, None]
+    unsure = ~np.isfinite(top) | np.isnan(keys).any(axis=1)
+    near[unsure] = True   # (a row with NaN or inf keys: all of it exactly)
+    exact = np.full((rows, n), -np.inf)
+    _exact_keys(exact, near, u, probs, dtype)
+    if k > 1 and k < n:
+        # Equal keys among a row's k + 1 largest: topk's choice among them depends on every
+        # key of the row (libstdc++'s steps), so such a row is computed whole.
+        head = -np.partition(-exact, k, axis=1)[:, :k + 1]
+        head.sort(axis=1)
+        tied = (head[:, 1:] == head[:, :-1]).any(axis=1) & ~near.all(axis=1)
+        if tied.any():
+            whole = np.zeros_like(near)
+            whole[tied] = True
+            _exact_keys(exact, whole, u, probs, dtype)
+    return exact
+
+
+def _exact_keys(keys, where, u, probs, dtype):
+    """``keys[where] = probs / q`` with ``q`` from the C library's log1p, in ``dtype``."""
+    q = _from_double(-_mt.libm(math.log1p, -u[where]), dtype)
+    with np.errstate(all="ignore"):
+        keys[where] = (probs[where] / q).astype(dtype.numpy).astype(np.float64)
 
 
 @register("copy", method=False)

@@ -248,3 +248,33 @@ def test_values_differ_from_default_stream_after_seed_of_generator():
     a = torch.rand(4)
     b = torch.rand(4)
     assert a.tolist() != b.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("k", [1, 3, 60])
+def test_multinomial_keys_draw_what_the_c_librarys_keys_draw(dtype, k):
+    """``random_ops._exponential_keys`` recomputes with the C library's log1p only the keys
+    that may be drawn: the same draws as every key computed that way, over many rows with
+    near ties (probabilities of few distinct values)."""
+    from jtensor import _mt19937 as mt
+    from jtensor import _dtypes
+    from jtensor._ops import ordering, random_ops
+
+    d = getattr(_dtypes, dtype)
+    gen = np.random.default_rng(k)
+    u = gen.random((40, 3000))
+    probs = gen.integers(1, 4, (40, 3000)).astype(np.float64)
+    probs[::7, ::2] = 0.0
+    probs = random_ops._from_double(probs, d)
+    keys = random_ops._exponential_keys(u, probs, d, k)
+    q = random_ops._from_double(-mt.libm(math.log1p, -u), d)
+    full = (probs / q).astype(d.numpy).astype(np.float64)
+    # (the draws: topk of the keys, as multinomial takes them; argmax for one)
+    mine, theirs = (
+        ordering.topk_arrays(torch.from_numpy(a), k, 1, True, True)[1] for a in (keys, full)
+    )
+    np.testing.assert_array_equal(mine, theirs)
+    if k == 1:
+        np.testing.assert_array_equal(keys.argmax(1), full.argmax(1))
+    picked = np.take_along_axis(keys, mine, axis=1)
+    np.testing.assert_array_equal(picked, np.take_along_axis(full, theirs, axis=1))

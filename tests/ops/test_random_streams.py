@@ -125,6 +125,16 @@ CASES = {
     "multinomial-one": lambda L: L.multinomial(L.rand(5, 50), 1),
     "multinomial-one-replacement": lambda L: L.multinomial(L.rand(5, 50), 1, True),
     "multinomial-double": lambda L: L.multinomial(L.rand(50, dtype=L.float64), 20),
+    # (more draws than non-zero probabilities: the zeros follow in topk's order)
+    "multinomial-zeros": lambda L: L.multinomial(L.tensor([[0.5, 0, 0, 0.5, 0, 0, 0]] * 3), 6),
+    # (long rows: only the keys that may be drawn come from the C library's log1p)
+    "multinomial-vocab": lambda L: L.multinomial(L.softmax(L.randn(3, 5000) * 3, -1), 1),
+    "multinomial-vocab-double": lambda L: L.multinomial(
+        L.softmax(L.randn(3, 5000, dtype=L.float64) * 3, -1), 1
+    ),
+    "multinomial-vocab-half": lambda L: L.multinomial(L.rand(2, 3000).half(), 1),
+    "multinomial-vocab-many": lambda L: L.multinomial(L.softmax(L.randn(2, 3000), -1), 40),
+    "multinomial-vocab-zeros": lambda L: L.multinomial(L.relu(L.randn(2, 1200)), 700),
     "poisson": lambda L: L.poisson(L.rand(30) * 20),
     "poisson-rates": lambda L: L.poisson(L.tensor([0.0, 1.0, 3.0, 9.99, 10.0, 50.0, 1000.0])),
     "normal-tensors": lambda L: L.normal(L.rand(20), L.rand(20) + 0.5),
