@@ -691,7 +691,7 @@ def _exponential_keys(u, probs, dtype, k):
         keys = (probs / q).astype(dtype.numpy).astype(np.float64)
         top = keys.max(axis=1) if k == 1 else np.partition(keys, n - k, axis=1)[:, n - k]
         # (keys are >= 0; 16 ulps of the dtype cover the approximate keys' error)
-        tol = 16 * float(np.finfo(np.float16 if dtype.itemsize == 2 else dtype.numpy).eps)
+        tol = 16 * (2.0**-7 if dtype is _dtypes.bfloat16 else float(np.finfo(dtype.numpy).eps))
         near = keys >= (top * (1 - tol))[:, None]
     unsure = ~np.isfinite(top) | np.isnan(keys).any(axis=1)
     near[unsure] = True   # (a row with NaN or inf keys: all of it exactly)
