@@ -321,6 +321,10 @@ def main():
         "--small-ops", action="store_true",
         help="also time the small recorded ops of hand-written loops, forward and with "
              "backward (bench/small_ops_bench.py: each beside PyTorch, worst ratio first)")
+    parser.add_argument(
+        "--large-ops", action="store_true",
+        help="also time the big-array ops of training steps (bench/large_ops_bench.py: "
+             "activations, norms, losses, indexing, sampling on a million elements)")
     args = parser.parse_args()
     min_time = 0.05 if args.quick else 0.2
 
@@ -366,6 +370,11 @@ def main():
         for extra in ([], ["--backward"]):
             print()
             small_ops_bench.main(extra + (["--number", "300"] if args.quick else []))
+    if args.large_ops:
+        import large_ops_bench
+
+        print()
+        large_ops_bench.main(["--number", "3"] if args.quick else [])
     if args.corpus:
         import corpus
 
