@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from ... import _dtypes
+from ... import _autocast, _dtypes
 from ..._api import ops as J
 from ..._arraymod import exp_rounded_once as _exp, tanh_rounded_once as _tanh
 from ..._device import CPU_BACKEND
@@ -690,7 +690,27 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``x - logsumexp(x)`` along ``dim`` (stable at huge logits)."""
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    if dtype is None and _recorded_on_the_arrays(input, dim):
+        # The classifier's ``F.nll_loss(F.log_softmax(x, 1), y)`` (issue 18): the node
+        # cross_entropy records (LogSoftmaxBackward0, the same saved result and values),
+        # which keeps its exponentials for the backward and takes nll_loss's gradient as
+        # the positions it has, one pass in all.
+        from .loss import _LogSoftmax
+
+        return _LogSoftmax.apply(input, dim)
     return J.log_softmax(input, dim, dtype=dtype)
+
+
+def _recorded_on_the_arrays(input, dim):
+    """Whether a ``log_softmax`` call records its node on a plain contiguous CPU
+    float32/float64 tensor of at least one element, along a valid int dim, with nothing
+    listening, transforming or casting (its public op would give the same everywhere)."""
+    if not ARRAY_PATHS or input.__class__ not in DENSE_CLASSES or dim.__class__ is not int \
+            or not (input._requires_grad and grad_mode.record) or _autocast.active:
+        return False
+    shape = input._shape
+    return (input._dtype in ARRAY_FLOATS and bool(shape) and -len(shape) <= dim < len(shape)
+            and _plain(input, input._dtype) and 0 not in shape and not _listened())
 
 
 @nn_op()

@@ -499,7 +499,7 @@ def _hand_sparse_grad(ctx, input, rows, cols, vals, flat=None):
     broadcast zero that costs no (N, C) buffer: the receiving node reads only (rows, cols,
     vals). Otherwise ``g`` is the real dense gradient."""
     node = ctx.next_functions[0][0]
-    if getattr(node, "_function", None) is not _LogSoftmax or node.dim != 1 or \
+    if getattr(node, "_function", None) is not _LogSoftmax or node.dim not in (1, -1) or \
             input.dtype.itemsize < 4:
         return None
     n, c = input.shape
