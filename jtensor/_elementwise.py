@@ -329,6 +329,26 @@ def keep_mask(xp, mask, bits):
 _INT8_ONE = np.int8(1)
 
 
+def select(c, a, b):
+    """``np.where(c, a, b)`` bit for bit, for a bool array ``c`` of the result's shape and
+    float arrays ``a`` and ``b`` of one dtype broadcasting to it (0-d ones too: a fill value).
+    ``where`` copies each element's bits from one operand, so any exact selection is its
+    result: from a few thousand elements on, a blend of the bits, ``a ^ ((a ^ b) & keep)``
+    with ``keep`` all ones where ``b`` is taken, four passes that cost a tenth of NumPy's
+    ``where`` on an unpredictable mask (a million float32: 0.4 against 4 ms, branch misses);
+    below that, or for anything else, ``where`` itself. ``zero_where`` is the same idea."""
+    bits = _SAME_SIZE_INT.get(a.dtype.itemsize) if a.dtype.kind == "f" else None
+    if c.size < 2048 or bits is None or b.dtype != a.dtype or c.dtype != np.bool_ \
+            or c.__class__ is not np.ndarray or a.ndim > c.ndim or b.ndim > c.ndim:
+        return np.where(c, a, b)
+    keep = keep_mask(np, c, bits)   # 0 where ``c`` (take ``a``), -1 where not
+    a = a.view(bits)
+    blend = np.bitwise_xor(a, b.view(bits))
+    np.bitwise_and(keep, blend, out=keep)
+    np.bitwise_xor(keep, a, out=keep)
+    return keep.view(b.dtype)
+
+
 # ``bounded``: the elements a row of the bound holds, and the fewest elements an array needs
 # to take the row path (below it NumPy's per-call cost outweighs the gain).
 _ROW = 8192

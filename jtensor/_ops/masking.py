@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtypes
 from .._device import data_dependent_sync
 from .._dispatch import check_inplace, check_no_internal_overlap
-from .._elementwise import contiguous_result_shape, elementwise, result_dtype
+from .._elementwise import contiguous_result_shape, elementwise, result_dtype, select
 from .._errors import TensorRuntimeError, TensorTypeError, stacklevel
 from .._layout import broadcast_shapes
 from .._registry import register
@@ -93,7 +93,9 @@ def _masked_fill_fast(input, mask, value):
     else:
         return None
     dtype = input._dtype.numpy
-    out = np.where(mask._array(), np.asarray(value, dtype), input._array())
+    fill = np.asarray(value, dtype)
+    out = select(mask._array(), fill, input._array()) if mask._shape == shape \
+        else np.where(mask._array(), fill, input._array())
     if out.shape != shape or out.dtype != dtype:
         return None
     if not out.flags.c_contiguous:   # (PyTorch's result is row-major whatever the input's)
@@ -289,7 +291,8 @@ def _where_fast(condition, input, other):
     np_dtype = dtype.numpy
     arrays = [x._array() if t is not None else np.asarray(x, np_dtype)
               for x, t in zip((condition, input, other), operands, strict=True)]
-    computed = np.where(*arrays)
+    # (a condition of the result's shape: the bits blended, ``where``'s values, issue 18)
+    computed = select(*arrays) if condition._shape == shape else np.where(*arrays)
     if computed.shape != shape or computed.dtype != np_dtype:
         return None
     if not computed.flags.c_contiguous:
