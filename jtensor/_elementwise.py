@@ -339,7 +339,8 @@ def select(c, a, b):
     below that, or for anything else, ``where`` itself. ``zero_where`` is the same idea."""
     bits = _SAME_SIZE_INT.get(a.dtype.itemsize) if a.dtype.kind == "f" else None
     if c.size < 2048 or bits is None or b.dtype != a.dtype or c.dtype != np.bool_ \
-            or c.__class__ is not np.ndarray or a.ndim > c.ndim or b.ndim > c.ndim:
+            or c.__class__ is not np.ndarray \
+            or np.broadcast_shapes(c.shape, a.shape, b.shape) != c.shape:
         return np.where(c, a, b)
     keep = keep_mask(np, c, bits)   # 0 where ``c`` (take ``a``), -1 where not
     a = a.view(bits)

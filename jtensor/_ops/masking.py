@@ -260,6 +260,8 @@ def where(condition, input=None, other=None, *, out=None):
     np_result = promoted.numpy
 
     def compute(xp, c, a, b):
+        if xp is np and c.dtype == np.bool_:   # (the bits blended on a big array: select)
+            return select(c, a.astype(np_result, copy=False), b.astype(np_result, copy=False))
         return xp.where(c != 0, a.astype(np_result), b.astype(np_result))
 
     return elementwise(where.op, compute, (condition, input, other), out=out,

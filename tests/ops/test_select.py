@@ -78,3 +78,26 @@ def test_where_and_masked_fill_are_pytorchs(dtype):
         ]
         found.append([(tuple(r.shape), r.stride(), _bits(r.numpy()).tobytes()) for r in results])
     assert found[0] == found[1]
+
+
+def test_a_condition_that_broadcasts_takes_where():
+    c = np.random.default_rng(5).random((1, 3000)) < 0.5
+    a = _values(np.float32, (4, 3000), 6)
+    b = _values(np.float32, (4, 3000), 7)
+    np.testing.assert_array_equal(_bits(select(c, a, b)), _bits(np.where(c, a, b)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_clamp_and_where_gradients_are_pytorchs(dtype):
+    """The backward of clamp (``where(mask, grad, 0)``) and of ``where`` on big arrays with
+    an expanded gradient (``y.sum().backward()``) and a dense one."""
+    data = _values(np.dtype(dtype), (64, 400), 8)
+    found = []
+    for lib in (jtensor, torch):
+        x = lib.from_numpy(data.copy()).requires_grad_()
+        w = lib.from_numpy(np.linspace(-1, 1, 400).astype(dtype))
+        x.clamp(-0.5, 0.5).sum().backward()
+        (lib.where(x > 0, x, x * 0.1) * w).sum().backward()
+        x.clamp_min(0.2).backward(lib.ones_like(x) * w)
+        found.append(_bits(x.grad.numpy()).tobytes())
+    assert found[0] == found[1]
