@@ -9,6 +9,7 @@ import numpy as np
 from .. import _dtypes
 from .._device import CPU_BACKEND
 from .._dispatch import Post, check_inplace
+from .._errors import TensorIndexError
 from .._registry import register
 from .._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor
 from .views import _VIEW_GEOMETRY, _remembered, basic_index, make_view
@@ -69,10 +70,24 @@ def _as_int_key(key):
     return key
 
 
+def _check_zero_dim_key(key):
+    """PyTorch's errors for a lone integer key of a 0-dim tensor (old code's ``loss.data[0]``):
+    0 is "invalid index of a 0-dim tensor", any other the out-of-bounds one. (A tensor key,
+    even a 0-d integer one, meets "too many indices"; a slice is ``basic_index``'s.)"""
+    if key.__class__ is int or isinstance(key, np.integer):
+        if key == 0:
+            raise TensorIndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise TensorIndexError(f"index {int(key)} is out of bounds for dimension 0 with size 0")
+
+
 @register("view", name="__getitem__", method="__getitem__", function=False,
           post=Post(inputs=_getitem_inputs))
 def getitem(input, key):
     """Basic keys give a view; advanced keys (tensors, lists, bools) give a copy."""
+    if not input._shape:
+        _check_zero_dim_key(key)
     if key.__class__ in DENSE_CLASSES:
         key = _as_int_key(key)
     if key.__class__ is int and input._shape and -input._shape[0] <= key < input._shape[0]:
@@ -170,6 +185,8 @@ def _fast_row_copy(input, i, value):
                     outputs=lambda result, input, key, value: input))
 def setitem(input, key, value):
     """Write ``value`` (broadcast, cast) into the selected elements of ``input``."""
+    if not input._shape:
+        _check_zero_dim_key(key)
     if key.__class__ in DENSE_CLASSES:
         key = _as_int_key(key)
     if key.__class__ is int and (_fast_fill(input, key, value) if value.__class__ is float

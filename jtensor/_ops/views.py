@@ -1118,6 +1118,8 @@ def basic_index(input, key):
         if key.__class__ is slice:
             # A lone slice is unpacked (its step checked) before the dims are counted.
             _slice_bounds(key, 0)
+            if not input._shape:
+                raise TensorIndexError("slice() cannot be applied to a 0-dim tensor.")
         key = (key,)
     consumed = 0
     ellipsis_at = -1

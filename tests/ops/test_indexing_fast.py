@@ -93,3 +93,42 @@ def test_fast_getitem_result_owns_its_memory():
     y = x[jtensor.tensor([0, 0])]
     y[0, 0] = 100.0
     assert x[0, 0].item() == 0.0 and y[1, 0].item() == 0.0
+
+
+ZERO_DIM_KEYS = {
+    "0": 0,
+    "1": 1,
+    "-2": -2,
+    "numpy 0": np.int64(0),
+    "tuple": (0,),
+    "slice": slice(None),
+    "slice from 1": slice(1, None),
+    "step 0": slice(None, None, 0),
+    "tensor 0": "tensor",
+    "True": True,
+    "None": None,
+    "ellipsis": Ellipsis,
+}
+
+
+@pytest.mark.parametrize("name", list(ZERO_DIM_KEYS))
+@pytest.mark.parametrize("op", ["get", "set"])
+def test_keys_of_a_zero_dim_tensor_fail_as_in_pytorch(name, op):
+    """Old code's ``loss.data[0]`` meets PyTorch's "invalid index of a 0-dim tensor" (use
+    ``item()``); other ints the out-of-bounds error, slices "slice() cannot be applied", a
+    tensor key or a tuple "too many indices"."""
+    torch = pytest.importorskip("torch")
+    found = []
+    for lib in (jtensor, torch):
+        t = lib.tensor(2.5)
+        key = ZERO_DIM_KEYS[name]
+        key = lib.tensor(0) if isinstance(key, str) else key
+        try:
+            if op == "get":
+                t[key]
+            else:
+                t[key] = 1.0
+            found.append("ok")
+        except Exception as e:  # noqa: BLE001 (the type and words are compared)
+            found.append((type(e).__name__, str(e)))
+    assert found[0] == found[1]
