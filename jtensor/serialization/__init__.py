@@ -22,7 +22,6 @@ import io
 import mmap as _mmap
 import os
 import pickle
-import random
 import struct
 import sys
 import warnings
@@ -227,7 +226,9 @@ def _serialization_id(records):
     crc = 0
     for _, data in records:
         crc = binascii.crc32(data, crc)
-    return f"{random.getrandbits(64):020d}{crc:020d}".encode()
+    # (drawn from the OS, not Python's ``random``: PyTorch's comes from C++, and a program
+    # that seeds ``random`` for its data must see the same stream whether it saves or not)
+    return f"{int.from_bytes(os.urandom(8), 'little'):020d}{crc:020d}".encode()
 
 
 def _write_record(archive, name, data, align):
