@@ -7,6 +7,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +20,13 @@ from ..autograd.profiler import record_function
 from ..nn.modules.module import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
+
+# The type aliases of PyTorch's module (optimizers written for it annotate with them:
+# ``def __init__(self, params: ParamsT, ...)``).
+Args = tuple[Any, ...]
+Kwargs = dict[str, Any]
+StateDict = dict[str, Any]
+ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
 
 
 class _RequiredParameter:

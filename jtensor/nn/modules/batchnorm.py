@@ -1,4 +1,4 @@
-"""Batch normalization: ``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d``.
+"""Batch normalization: ``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d``, ``SyncBatchNorm``.
 
 Training normalizes with the batch statistics and (with ``track_running_stats``) updates
 ``running_mean``/``running_var`` (unbiased variance) by ``momentum``, or by the cumulative
@@ -13,7 +13,7 @@ from .. import functional as _F  # (looked up per call: a patched F.<name> is se
 from ._params import _register_affine, _reset_affine
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -107,3 +107,52 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 5:
             raise TensorValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization of ``(N, C, ...)`` inputs whose training statistics PyTorch
+    gathers across the processes of ``process_group``. jtensor runs one process, where
+    PyTorch's needs no synchronisation either: it normalizes as ``BatchNorm{1,2,3}d`` would.
+    ``convert_sync_batchnorm`` turns a model's batch norms into it (self-supervised training
+    code does, before wrapping the model for several GPUs).
+
+    >>> import jtensor as torch
+    >>> torch.nn.SyncBatchNorm(3)
+    SyncBatchNorm(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    """
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise TensorValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.size(1) == 0:
+            raise TensorValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every batch norm in it replaced by a ``SyncBatchNorm`` that holds
+        the same parameters, running statistics and mode (the module itself when it is one:
+        a new one is returned; the others are changed in place and returned)."""
+        converted = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            converted = cls(module.num_features, module.eps, module.momentum, module.affine,
+                            module.track_running_stats, process_group,
+                            bias=module.bias is not None or not module.affine)
+            if module.affine:
+                converted.weight = module.weight
+                converted.bias = module.bias
+            converted.running_mean = module.running_mean
+            converted.running_var = module.running_var
+            converted.num_batches_tracked = module.num_batches_tracked
+            converted.training = module.training
+            if hasattr(module, "qconfig"):
+                converted.qconfig = module.qconfig
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return converted
