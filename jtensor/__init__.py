@@ -98,6 +98,10 @@ from ._ops.arithmetic import install_deprecated_overloads as _install  # noqa: E
 
 _install()   # (``p.add_(-lr, grad)``: after every op and layout kernel is registered)
 del _install
+from ._foreach import functions as _foreach_functions  # noqa: E402
+
+globals().update(_foreach_functions())   # (``torch._foreach_mul_``: private, not in __all__)
+del _foreach_functions
 
 
 def is_floating_point(input):
