@@ -10,7 +10,6 @@ same builtin exception type PyTorch raises, before anything is written.
 
 import functools
 import numbers
-import sys
 import warnings
 
 import numpy as np
@@ -950,11 +949,9 @@ def _is_number(x):
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
-# The products with ``beta``/``alpha``: their tensors' names, and whether PyTorch lists an
-# ``out_dtype`` form among the current ones.
-_BETA_ALPHA = {"addmm": (("mat1", "mat2"), True), "baddbmm": (("batch1", "batch2"), True),
-               "addbmm": (("batch1", "batch2"), False), "addmv": (("mat", "vec"), False),
-               "addr": (("vec1", "vec2"), False)}
+# The products with ``beta``/``alpha``: their tensors' names.
+_BETA_ALPHA = {"addmm": ("mat1", "mat2"), "baddbmm": ("batch1", "batch2"),
+               "addbmm": ("batch1", "batch2"), "addmv": ("mat", "vec"), "addr": ("vec1", "vec2")}
 
 
 def _warn_deprecated(message):
@@ -963,41 +960,32 @@ def _warn_deprecated(message):
         warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def _deprecated_beta_alpha(entry, name, function):
-    """``entry`` (the method, or with ``function`` the ``torch.`` function, of ``name``, one
-    of ``_BETA_ALPHA``'s or its in-place form) that also takes PyTorch's deprecated
-    number-first overloads: the method's ``(beta, alpha, t1, t2)`` and ``(beta, t1, t2)``
-    (older code's ``distmat.addmm_(1, -2, x, centers.t())``), the function's ``(beta, input,
-    alpha, t1, t2)`` and ``(beta, input, t1, t2)``. Such a call warns as PyTorch does (once a
-    process, with add's and addcmul's) and is the current overload's call."""
-    (t1, t2), out_dtype = _BETA_ALPHA[name.rstrip("_")]
+def _deprecated_beta_alpha(entry, name):
+    """The method ``entry`` of ``name`` (one of ``_BETA_ALPHA``'s or its in-place form) that
+    also takes PyTorch's deprecated number-first overloads ``(beta, alpha, t1, t2)`` and
+    ``(beta, t1, t2)`` (older code's ``distmat.addmm_(1, -2, x, centers.t())``): such a call
+    warns as PyTorch does (once a process, with add's and addcmul's) and is the current
+    overload's call. (The functions' forms, ``torch.addmm(beta, input, alpha, ...)``, are
+    not taken: the function entries carry their layout step for sparse inputs.)"""
+    t1, t2 = _BETA_ALPHA[name.rstrip("_")]
     pair = f"Tensor {t1}, Tensor {t2}"
-    lead = "Tensor input, " if function else ""
-    tail = ", *, Tensor out = None" if function else ""
-    out = ", Tensor out = None" if function else ""
-    current = f"\t{name}({lead}{pair}, *, Number beta = 1, Number alpha = 1{out})"
-    if function and out_dtype:
-        current += (f"\n\t{name}({lead}{pair}, torch.dtype out_dtype, *, Number beta = 1, "
-                    f"Number alpha = 1{out})")
 
     def message(alpha):
-        numbers_ = "Number beta, " + (lead if function else "") + \
-            ("Number alpha, " if alpha else "")
-        return (f"This overload of {name} is deprecated:\n\t{name}({numbers_}{pair}{tail})\n"
-                f"Consider using one of the following signatures instead:\n{current}")
+        numbers_ = "Number beta, " + ("Number alpha, " if alpha else "")
+        return (f"This overload of {name} is deprecated:\n\t{name}({numbers_}{pair})\n"
+                f"Consider using one of the following signatures instead:\n"
+                f"\t{name}({pair}, *, Number beta = 1, Number alpha = 1)")
 
     def call(*args, **kwargs):
-        if "beta" not in kwargs and "alpha" not in kwargs:
-            # (the function: beta, the input, then maybe alpha; the method: self first)
-            head, rest = (args[1:2], args[:1] + args[2:]) if function else (args[:1], args[1:])
-            if head and isinstance(head[0], Tensor) and len(rest) in (3, 4) \
-                    and all(_is_number(r) for r in rest[:-2]) \
-                    and all(isinstance(t, Tensor) for t in rest[-2:]):
-                _warn_deprecated(message(len(rest) == 4))
-                kwargs["beta"] = rest[0]
-                if len(rest) == 4:
-                    kwargs["alpha"] = rest[1]
-                return entry(head[0], *rest[-2:], **kwargs)
+        rest = args[1:]
+        if "beta" not in kwargs and "alpha" not in kwargs and len(rest) in (3, 4) \
+                and all(_is_number(r) for r in rest[:-2]) \
+                and all(isinstance(t, Tensor) for t in rest[-2:]):
+            _warn_deprecated(message(len(rest) == 4))
+            kwargs["beta"] = rest[0]
+            if len(rest) == 4:
+                kwargs["alpha"] = rest[1]
+            return entry(args[0], *rest[-2:], **kwargs)
         return entry(*args, **kwargs)
 
     functools.update_wrapper(call, entry)
@@ -1013,18 +1001,13 @@ def install_deprecated_overloads():
     which then takes the current overloads only."""
     from .._argparse import _compile_now
 
-    from .. import _registry
-
     for name in _BETA_ALPHA:
         for method in (name, name + "_"):
             entry = getattr(Tensor, method)
             _compile_now(entry)
-            wrapper = _deprecated_beta_alpha(entry, method, False)
+            wrapper = _deprecated_beta_alpha(entry, method)
             entry.__globals__["_self"] = wrapper
             setattr(Tensor, method, wrapper)
-        function = _deprecated_beta_alpha(_registry.FUNCTIONS[name], name, True)
-        _registry.FUNCTIONS[name] = function
-        sys.modules["jtensor"].__dict__[name] = function   # (``torch.addmm``)
     for name, scalar, tensors in (("add", "alpha", ("other",)), ("sub", "alpha", ("other",)),
                                   ("addcmul", "value", ("tensor1", "tensor2")),
                                   ("addcdiv", "value", ("tensor1", "tensor2"))):

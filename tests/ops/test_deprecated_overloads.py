@@ -21,18 +21,12 @@ CALLS = {
     "addcdiv method": "x.addcdiv(2, g, g + 1)",
     "addcdiv_ method": "x.addcdiv_(-1, g, g + 1)",
     "integer alpha on ints": "lib.ones(3, dtype=lib.long).add(2, lib.arange(3))",
-    # (the products with beta and alpha: method and function forms, one number or two)
+    # (the products with beta and alpha: methods and in-place forms, one number or two)
     "addmm_ beta alpha": "lib.ones(2, 2).addmm_(1, -2, lib.ones(2, 3), lib.ones(3, 2))",
     "addmm beta": "lib.ones(2, 2).addmm(3, lib.ones(2, 3), lib.ones(3, 2))",
-    "torch.addmm beta alpha": "lib.addmm(2, lib.ones(2, 2), -1, lib.ones(2, 3), lib.ones(3, 2))",
-    "torch.addmm beta": "lib.addmm(2, lib.ones(2, 2), lib.ones(2, 3), lib.ones(3, 2))",
     "addmv_ beta alpha": "lib.ones(2).addmv_(1, 2, lib.ones(2, 3), g)",
-    "torch.addmv beta": "lib.addmv(2, lib.ones(2), lib.ones(2, 3), g)",
     "addr beta alpha": "lib.ones(3, 3).addr(2, 3, g, g)",
     "baddbmm_ beta alpha": "lib.ones(1, 2, 2).baddbmm_(1, 2, lib.ones(1, 2, 3), lib.ones(1, 3, 2))",
-    "torch.baddbmm beta alpha": (
-        "lib.baddbmm(0.5, lib.ones(1, 2, 2), 2, lib.ones(1, 2, 3), lib.ones(1, 3, 2))"
-    ),
     "addbmm beta": "lib.ones(2, 2).addbmm(2, lib.ones(4, 2, 3), lib.ones(4, 3, 2))",
 }
 
