@@ -934,9 +934,7 @@ def _deprecated_overload(entry, name, scalar, tensors):
     def call(*args, **kwargs):
         if len(args) == count and scalar not in kwargs and _is_number(args[1]) \
                 and all(isinstance(t, Tensor) or (loose and _is_number(t)) for t in args[2:]):
-            if not _DEPRECATED_WARNED:
-                _DEPRECATED_WARNED.append(True)
-                warnings.warn(message, UserWarning, stacklevel=2)
+            _warn_deprecated(message)
             kwargs[scalar] = args[1]
             return entry(args[0], *args[2:], **kwargs)
         return entry(*args, **kwargs)
@@ -955,6 +953,8 @@ _BETA_ALPHA = {"addmm": ("mat1", "mat2"), "baddbmm": ("batch1", "batch2"),
 
 
 def _warn_deprecated(message):
+    """PyTorch's warning for a deprecated overload, once a process (for any of them), at the
+    caller of the method wrapper that calls this."""
     if not _DEPRECATED_WARNED:
         _DEPRECATED_WARNED.append(True)
         warnings.warn(message, UserWarning, stacklevel=3)
@@ -993,12 +993,13 @@ def _deprecated_beta_alpha(entry, name):
 
 
 def install_deprecated_overloads():
-    """Give the methods ``add``, ``sub``, ``addcmul``, ``addcdiv`` and their in-place forms
-    PyTorch's deprecated number-first overloads (called once every op and layout kernel is
-    registered). The entry, compiled now, names the wrapper as itself (``_self``): it is what
-    ``__torch_function__`` handlers receive as ``func``, so ``func is Tensor.add_`` holds, as
-    in PyTorch. A layout kernel arriving later rebuilds the method (``_registry._build``),
-    which then takes the current overloads only."""
+    """Give the methods ``add``, ``sub``, ``addcmul``, ``addcdiv``, the beta/alpha products
+    (``_BETA_ALPHA``) and their in-place forms PyTorch's deprecated number-first overloads
+    (called once every op and layout kernel is registered). The entry, compiled now, names
+    the wrapper as itself (``_self``): it is what ``__torch_function__`` handlers receive as
+    ``func``, so ``func is Tensor.add_`` holds, as in PyTorch. A layout kernel arriving
+    later rebuilds the method (``_registry._build``), which then takes the current overloads
+    only."""
     from .._argparse import _compile_now
 
     for name in _BETA_ALPHA:
