@@ -121,6 +121,79 @@ def sgd_step(lib, model, x, y, lr=0.01):
     return step
 
 
+def _char_gpt(lib, vocab, block, width, heads, layers):
+    """A character-level GPT as teaching code writes it (nanoGPT's shape: pre-norm blocks,
+    attention written out with a causal ``masked_fill`` and ``softmax``, a GELU MLP)."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            self.fc, self.out = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+            mask = lib.tril(lib.ones(block, block)).view(1, 1, block, block)
+            self.register_buffer("mask", mask)
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(width, dim=2)
+            q, k, v = (z.view(b, t, heads, c // heads).transpose(1, 2) for z in (q, k, v))
+            att = (q @ k.transpose(-2, -1)) * (1.0 / (c // heads) ** 0.5)
+            att = F.softmax(att.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf")), -1)
+            y = (att @ v).transpose(1, 2).contiguous().view(b, t, c)
+            x = x + self.proj(y)
+            return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, width), nn.Embedding(block, width)
+            self.blocks = nn.Sequential(*[Block() for _ in range(layers)])
+            self.ln, self.head = nn.LayerNorm(width), nn.Linear(width, vocab)
+
+        def forward(self, idx, targets):
+            x = self.tok(idx) + self.pos(lib.arange(idx.shape[1]))
+            logits = self.head(self.ln(self.blocks(x)))
+            return F.cross_entropy(logits.view(-1, vocab), targets.view(-1))
+
+    return GPT()
+
+
+def gpt_workloads(libs, quick):
+    """A row for one AdamW step of a small character-level GPT (issue 18: the model learners
+    train on a laptop after the makemore and nanoGPT lectures)."""
+    vocab, block, width, heads, layers, batch = (65, 16, 32, 2, 1, 4) if quick else \
+        (65, 64, 128, 4, 2, 16)
+    rng = np.random.default_rng(10)
+    idx = rng.integers(0, vocab, (batch, block + 1))
+    fns, first = {}, None
+    for name, lib in libs.items():
+        if lib is None or not hasattr(lib, "nn"):
+            continue
+        lib.manual_seed(0)
+        model = _char_gpt(lib, vocab, block, width, heads, layers)
+        if first is None:
+            first = model
+        else:
+            _same_weights(first, model, lib)
+        opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+        x, y = lib.from_numpy(idx[:, :-1].copy()), lib.from_numpy(idx[:, 1:].copy())
+
+        def step(model=model, opt=opt, x=x, y=y):
+            opt.zero_grad(set_to_none=True)
+            loss = model(x, y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fns[name] = step
+    if not fns:
+        return []
+    return [("model", f"AdamW step, char GPT {layers} layers, {width} wide ({batch}, {block})",
+             fns)]
+
+
 def cnn_workloads(libs, quick):
     """A row for one SGD step of a small CNN (two 3x3 convolutions with ReLU and 2x2 max
     pooling, then a linear layer; cross entropy), the shape of the CNN chapters' models."""
@@ -165,8 +238,9 @@ if __name__ == "__main__":
         times = measure_together(fns, 0.2)
         print(title, {k: f"{v * 1e3:.3f} ms" for k, v in times.items()},
               f"jt/numpy {times['jtensor'] / times['numpy']:.2f}x")
-    for _group, title, fns in attention_workloads(libs, "--quick" in sys.argv) + cnn_workloads(
-        libs, "--quick" in sys.argv
+    quick = "--quick" in sys.argv
+    for _group, title, fns in (
+        attention_workloads(libs, quick) + cnn_workloads(libs, quick) + gpt_workloads(libs, quick)
     ):
         times = measure_together(fns, 0.2)
         ratio = (f"jt/torch {times['jtensor'] / times['torch']:.2f}x" if "torch" in times

@@ -217,7 +217,8 @@ def _numpy_sgd_step(params, x, y, lr):
 def training_workloads(libs, quick):
     """One SGD step of a 784-256-10 MLP on a batch of 128 (issue 4), and cross entropy
     forward+backward on (128, 10000) logits (from bench/nn_bench.py)."""
-    from nn_bench import attention_workloads, cnn_workloads, cross_entropy_workloads, sgd_step
+    from nn_bench import (attention_workloads, cnn_workloads, cross_entropy_workloads,
+                          gpt_workloads, sgd_step)
 
     rows = []
     rng = np.random.default_rng(6)
@@ -244,6 +245,7 @@ def training_workloads(libs, quick):
     rows.extend(cross_entropy_workloads(libs, quick))
     rows.extend(attention_workloads(libs, quick))
     rows.extend(cnn_workloads(libs, quick))
+    rows.extend(gpt_workloads(libs, quick))
     return rows
 
 
