@@ -93,9 +93,7 @@ def _masked_fill_fast(input, mask, value):
     else:
         return None
     dtype = input._dtype.numpy
-    fill = np.asarray(value, dtype)
-    out = select(mask._array(), fill, input._array()) if mask._shape == shape \
-        else np.where(mask._array(), fill, input._array())
+    out = select(mask._array(), np.asarray(value, dtype), input._array())
     if out.shape != shape or out.dtype != dtype:
         return None
     if not out.flags.c_contiguous:   # (PyTorch's result is row-major whatever the input's)
@@ -293,8 +291,7 @@ def _where_fast(condition, input, other):
     np_dtype = dtype.numpy
     arrays = [x._array() if t is not None else np.asarray(x, np_dtype)
               for x, t in zip((condition, input, other), operands, strict=True)]
-    # (a condition of the result's shape: the bits blended, ``where``'s values, issue 18)
-    computed = select(*arrays) if condition._shape == shape else np.where(*arrays)
+    computed = select(*arrays)   # (``where``'s values: the bits blended, issue 18)
     if computed.shape != shape or computed.dtype != np_dtype:
         return None
     if not computed.flags.c_contiguous:

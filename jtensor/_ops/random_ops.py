@@ -683,9 +683,9 @@ def _exponential_keys(u, probs, dtype, k):
     time: the whole row's were most of a sampling step's time)."""
     rows, n = u.shape
     if u.size <= _EXACT_KEYS:   # (a character model's row: the C library's for all of it)
-        q = _from_double(-_mt.libm(math.log1p, -u), dtype)
-        with np.errstate(all="ignore"):
-            return (probs / q).astype(dtype.numpy).astype(np.float64)
+        exact = np.empty((rows, n))
+        _exact_keys(exact, ..., u, probs, dtype)
+        return exact
     with np.errstate(all="ignore"):
         q = _from_double(-np.log1p(-u), dtype)
         keys = (probs / q).astype(dtype.numpy).astype(np.float64)
@@ -711,7 +711,8 @@ def _exponential_keys(u, probs, dtype, k):
 
 
 def _exact_keys(keys, where, u, probs, dtype):
-    """``keys[where] = probs / q`` with ``q`` from the C library's log1p, in ``dtype``."""
+    """``keys[where] = probs / q`` with ``q`` from the C library's log1p, in ``dtype``
+    (``where``: a mask, or ``...`` for every key)."""
     q = _from_double(-_mt.libm(math.log1p, -u[where]), dtype)
     with np.errstate(all="ignore"):
         keys[where] = (probs[where] / q).astype(dtype.numpy).astype(np.float64)

@@ -373,18 +373,18 @@ _FRACTION_TERMS = 60  # enough for a relative error below 1e-16 from x = 6
 _POINTS = [k / _GRID for k in range(int(_GRID_END * _GRID) + 1)]
 _ERF_AT = [math.erf(x0) for x0 in _POINTS]
 _ERFC_AT = [math.erfc(x0) for x0 in _POINTS]
-_SLOPE_AT = [_TWO_OVER_SQRT_PI * math.exp(-x0 * x0) for x0 in _POINTS]  # erf'(x0)
 
 
-def _taylor_table():
-    """The Taylor coefficients of erf around each grid point x0 (host constants, computed
-    once): ``_COEFFS[n - 1][k] = erf'(x0) (-1)^(n-1) H_{n-1}(x0) / n!`` for n = 1 ..
-    ``_TAYLOR_TERMS``, H the physicists' Hermite polynomials (erf^(n)(x0) = erf'(x0)
+def _taylor_table(points, terms):
+    """The Taylor coefficients of erf around each grid point x0 of ``points`` (host
+    constants, computed once): row ``n - 1`` holds ``erf'(x0) (-1)^(n-1) H_{n-1}(x0) / n!``
+    for n = 1 .. ``terms``, H the physicists' Hermite polynomials (erf^(n)(x0) = erf'(x0)
     (-1)^(n-1) H_{n-1}(x0))."""
     table = []
-    for x0, slope in zip(_POINTS, _SLOPE_AT, strict=True):
+    for x0 in points:
+        slope = _TWO_OVER_SQRT_PI * math.exp(-x0 * x0)   # erf'(x0)
         h_prev, h_cur, factorial, column = 0.0, 1.0, 1.0, []
-        for n in range(1, _TAYLOR_TERMS + 1):
+        for n in range(1, terms + 1):
             factorial *= n
             column.append(slope * (-1) ** (n - 1) * h_cur / factorial)
             h_prev, h_cur = h_cur, 2.0 * x0 * h_cur - 2.0 * (n - 1) * h_prev
@@ -392,7 +392,7 @@ def _taylor_table():
     return [list(row) for row in zip(*table, strict=True)]
 
 
-_COEFFS = _taylor_table()
+_COEFFS = _taylor_table(_POINTS, _TAYLOR_TERMS)
 # The tables as arrays of each array module (made once per module: a CuPy one lives on the
 # device): ``"coeffs"`` is (terms, points), row ``n - 1`` the coefficients of h^n.
 _TABLES = {}
@@ -550,23 +550,9 @@ _BLOCK32 = 1 << 14   # (the passes over a block stay in the cache)
 _SIGN32 = np.int32(-(1 << 31))
 
 
-def _table32():
-    """(coefficients (terms, points), erf at the points) of the float32 kernel's grid."""
-    points = [k / _GRID32 for k in range(int(_END32) * _GRID32 + 1)]
-    rows = []
-    for x0 in points:
-        slope, h_prev, h_cur, factorial, row = (_TWO_OVER_SQRT_PI * math.exp(-x0 * x0), 0.0,
-                                                 1.0, 1.0, [])
-        for n in range(1, _TERMS32 + 1):
-            factorial *= n
-            row.append(slope * (-1) ** (n - 1) * h_cur / factorial)
-            h_prev, h_cur = h_cur, 2.0 * x0 * h_cur - 2.0 * (n - 1) * h_prev
-        rows.append(row)
-    return (np.array(rows, dtype=np.float64).T.copy(),
-            np.array([math.erf(x0) for x0 in points], dtype=np.float64))
-
-
-_COEFFS32, _ERF32_AT = _table32()
+_POINTS32 = [k / _GRID32 for k in range(int(_END32) * _GRID32 + 1)]
+_COEFFS32 = np.array(_taylor_table(_POINTS32, _TERMS32), dtype=np.float64)   # (terms, points)
+_ERF32_AT = np.array([math.erf(x0) for x0 in _POINTS32], dtype=np.float64)
 
 
 def _erf32(x):

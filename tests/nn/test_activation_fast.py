@@ -124,27 +124,6 @@ def test_special_values(act, dtype, errors, counts, monkeypatch):
     assert counts["forward"] == [1, 0] and counts["backward"] == [2, 0]
 
 
-@pytest.mark.parametrize("size", [5, 2047, 2048, 5000])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_select_is_where_bit_for_bit(dtype, size):
-    """``_select`` (where's selection as a blend of bits, from 2048 elements) against NumPy's
-    ``where`` on arbitrary bit patterns: NaNs with payloads and signs, -0.0, subnormals; an
-    operand with strides 0 (an expanded gradient) too."""
-    gen = np.random.default_rng(size)
-    bits = np.dtype(dtype).itemsize * 8
-    raw = gen.integers(0, 2**bits, size=(2, size), dtype=np.uint64).astype(f"uint{bits}")
-    a, b = raw.view(dtype)
-    c = gen.random(size) < 0.5
-    for x, y in (
-        (a, b),
-        (np.broadcast_to(a[:1], (size,)), b),
-        (a, np.broadcast_to(b[:1], (size,))),
-    ):
-        got = activation._select(c, x, y)
-        assert got.dtype == dtype and got.flags.c_contiguous
-        assert got.tobytes() == np.where(c, x, y).tobytes()
-
-
 def _lib_run(lib, act, dtype, shape, x_fn=None):
     return lib_run(lib, ACTS[act][0], _values, dtype, shape, x_fn)
 

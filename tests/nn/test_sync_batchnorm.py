@@ -64,7 +64,9 @@ def test_convert_sync_batchnorm_keeps_parameters_statistics_and_mode():
         assert not converted[2][0].training and converted[2][0].weight is None
         single = nn.SyncBatchNorm.convert_sync_batchnorm(nn.BatchNorm1d(5), process_group="g")
         assert type(single) is nn.SyncBatchNorm and single.process_group == "g"
-        shown.append(repr(converted))
+        no_bias = nn.SyncBatchNorm.convert_sync_batchnorm(nn.BatchNorm1d(2, bias=False))
+        assert no_bias.bias is None
+        shown.append(repr(converted) + repr(no_bias))
     assert shown[0] == shown[1]
 
 

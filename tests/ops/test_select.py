@@ -101,3 +101,24 @@ def test_clamp_and_where_gradients_are_pytorchs(dtype):
         x.clamp_min(0.2).backward(lib.ones_like(x) * w)
         found.append(_bits(x.grad.numpy()).tobytes())
     assert found[0] == found[1]
+
+
+@pytest.mark.parametrize("size", [5, 2047, 2048, 5000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_arbitrary_bit_patterns(dtype, size):
+    """``select`` (where's selection as a blend of bits, from 2048 elements) against NumPy's
+    ``where`` on arbitrary bit patterns: NaNs with payloads and signs, -0.0, subnormals; an
+    operand with strides 0 (an expanded gradient) too."""
+    gen = np.random.default_rng(size)
+    bits = np.dtype(dtype).itemsize * 8
+    raw = gen.integers(0, 2**bits, size=(2, size), dtype=np.uint64).astype(f"uint{bits}")
+    a, b = raw.view(dtype)
+    c = gen.random(size) < 0.5
+    for x, y in (
+        (a, b),
+        (np.broadcast_to(a[:1], (size,)), b),
+        (a, np.broadcast_to(b[:1], (size,))),
+    ):
+        got = select(c, x, y)
+        assert got.dtype == dtype and got.flags.c_contiguous
+        assert got.tobytes() == np.where(c, x, y).tobytes()

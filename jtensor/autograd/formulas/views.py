@@ -568,7 +568,7 @@ def getitem_backward(ctx, g):
         # position per element: several times faster than NumPy's row-wise ``add.at``).
         z = np.zeros(shape, g._dtype.numpy)
         rows, values = key._array(), g._array()
-        if rows.dtype.kind == "b" or not sum_rows_into_zeros(z, rows, values):
+        if not sum_rows_into_zeros(z, rows, values):   # (a mask's: add.at)
             ufunc_at(np, "add", z, rows, values)
         return Tensor._from_array(z, g._dtype, g._storage.device)
     n = 1

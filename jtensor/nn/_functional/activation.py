@@ -74,8 +74,8 @@ def _lowp(fn, *tensors):
 ARRAY_PATHS = True
 _PARAM_TYPES = (float, int)   # the numbers the element-wise fast path takes as they are
 # The computations of the public ops these activations use, as those ops run them: erf's
-# (the Taylor series block by block, in float64) and sigmoid's ``1 / (1 + exp(-x))``.
-_ERF = _ERF_COMPUTE
+# (``_ERF_COMPUTE``: float32's own kernel, float64's series) and sigmoid's
+# ``1 / (1 + exp(-x))``.
 _SIGMOID = next(compute for name, compute, *_ in _FLOATING_MATH if name == "sigmoid")
 # ``1 - t``: ``Tensor.__rsub__`` goes to the general element-wise runner, whose operand the
 # number is as a 0-d array of the computation's dtype.
@@ -88,10 +88,6 @@ def _standard(t, dtype):
     (where a number beside it takes the element-wise fast path, whose result is a fresh
     contiguous array: what the array path makes)."""
     return _plain(t, dtype) and t._stride == contiguous_strides(t._shape)
-
-
-# ``where(c, a, b)`` bit for bit, in a tenth of NumPy's time on unpredictable masks
-_select = select
 
 
 def _array_forward(compute, x, *params):
@@ -236,11 +232,11 @@ def _leaky_relu_arrays(a, slope):
         # maximum with ``scaled`` first (NumPy returns the first of two NaNs, the one
         # ``where`` picks) is the same selection in two vector passes (issue 18).
         return np.maximum(scaled, a, out=scaled)
-    return _select(np.greater(a, 0), a, scaled)                   # where(x > 0, x, scaled)
+    return select(np.greater(a, 0), a, scaled)                   # where(x > 0, x, scaled)
 
 
 def _leaky_relu_grad_arrays(g, a, slope):
-    return _select(np.greater(a, 0), g, np.multiply(g, slope))    # where(x > 0, g, g * slope)
+    return select(np.greater(a, 0), g, np.multiply(g, slope))    # where(x > 0, g, g * slope)
 
 
 class _LeakyReluInplace(_LeakyRelu):
@@ -345,7 +341,7 @@ def _gelu_tanh(x):
 def _erf_array(a):
     """``J.erf``'s result for array ``a``: the series in float64, rounded once to ``a``'s
     dtype."""
-    e = _ERF(np, a)
+    e = _ERF_COMPUTE(np, a)
     return e if e.dtype == a.dtype else e.astype(a.dtype)
 
 
@@ -481,12 +477,12 @@ def _elu_grad(g, x, alpha):
 
 def _elu_arrays(a, alpha):
     c = np.greater(a, 0)                                          # x > 0
-    return _select(c, a, np.multiply(np.expm1(a), alpha))         # where(c, x, expm1(x) * alpha)
+    return select(c, a, np.multiply(np.expm1(a), alpha))         # where(c, x, expm1(x) * alpha)
 
 
 def _elu_grad_arrays(g, a, alpha):
     c = np.greater(a, 0)                                          # x > 0
-    return _select(c, g, np.multiply(np.multiply(g, _exp(np, a)), alpha))  # g * exp(x) * alpha
+    return select(c, g, np.multiply(np.multiply(g, _exp(np, a)), alpha))  # g * exp(x) * alpha
 
 
 class _Elu(Function):
@@ -582,13 +578,13 @@ def _softplus_arrays(a, beta, threshold):
     bx = np.multiply(a, beta)                                     # bx = x * beta
     c = np.greater(bx, threshold)                                 # bx > threshold
     e = _exp(np, np.minimum(_bound(bx, threshold), bx))           # exp(bx.clamp(max=...))
-    return _select(c, a, np.true_divide(np.log1p(e), beta))       # where(c, x, log1p(e) / beta)
+    return select(c, a, np.true_divide(np.log1p(e), beta))       # where(c, x, log1p(e) / beta)
 
 
 def _softplus_grad_arrays(g, a, beta, threshold):
     bx = np.multiply(a, beta)                                     # bx = x * beta
     c = np.greater(bx, threshold)                                 # bx > threshold
-    return _select(c, g, np.multiply(g, _SIGMOID(np, bx)))        # where(c, g, g * sigmoid(bx))
+    return select(c, g, np.multiply(g, _SIGMOID(np, bx)))        # where(c, g, g * sigmoid(bx))
 
 
 @nn_op()
@@ -645,7 +641,7 @@ def _logsigmoid_arrays(a):
 def _logsigmoid_grad_arrays(g, a):
     z = _exp(np, np.negative(np.abs(a)))                          # z = exp(-|x|)
     q = np.true_divide(z, np.add(z, 1))                           # z / (z + 1)
-    w = _select(np.less(a, 0), np.subtract(_ONE[q.dtype], q), q)  # where(x < 0, 1 - q, q)
+    w = select(np.less(a, 0), np.subtract(_ONE[q.dtype], q), q)  # where(x < 0, 1 - q, q)
     return np.multiply(g, w)                                      # g * w
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ... import _dtypes, _mt19937
 from ..._api import ops as J
+from ..._elementwise import select
 from ..._errors import TensorRuntimeError
 from ..._tensor import contiguous_format
 from ...autograd.function import Function
@@ -28,7 +29,7 @@ from ...autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ...random import _rng
 from ._op import nn_op
 from .activation import (_ONE, _SIGMOID, _array_backward, _array_forward, _check_inplace,
-                         _exp, _floating_only, _lowp, _select, _tanh)
+                         _exp, _floating_only, _lowp, _tanh)
 
 __all__ = [
     "prelu",
@@ -115,14 +116,14 @@ class _EluGeneral(Function):
 def _elu_value_arrays(a, alpha, scale, input_scale):
     neg = np.multiply(np.expm1(np.multiply(a, input_scale)), alpha * scale)
     pos = np.multiply(a, scale) if scale != 1 else a              # x * scale
-    return _select(np.greater(a, 0), pos, neg)                    # where(x > 0, pos, neg)
+    return select(np.greater(a, 0), pos, neg)                    # where(x > 0, pos, neg)
 
 
 def _elu_grad_arrays(g, a, alpha, scale, input_scale):
     e = _exp(np, np.multiply(a, input_scale))                     # exp(x * input_scale)
     neg = np.multiply(np.multiply(g, e), alpha * scale * input_scale)
     pos = np.multiply(g, scale) if scale != 1 else g              # g * scale
-    return _select(np.greater(a, 0), pos, neg)                    # where(x > 0, pos, neg)
+    return select(np.greater(a, 0), pos, neg)                    # where(x > 0, pos, neg)
 
 
 class _EluGeneralInplace(Function):
@@ -380,8 +381,8 @@ def _hardswish_arrays(a):
 
 def _hardswish_grad_arrays(g, a):
     d = np.add(np.true_divide(a, 3), 0.5)                         # x / 3 + 0.5
-    mid = _select(np.less_equal(a, 3), np.multiply(g, d), g)      # where(x <= 3, g * d, g)
-    return _select(np.less(a, -3), np.zeros_like(mid), mid)       # where(x < -3, 0, mid)
+    mid = select(np.less_equal(a, 3), np.multiply(g, d), g)      # where(x <= 3, g * d, g)
+    return select(np.less(a, -3), np.zeros_like(mid), mid)       # where(x < -3, 0, mid)
 
 
 def _hardsigmoid_arrays(a):
@@ -391,13 +392,13 @@ def _hardsigmoid_arrays(a):
 def _hardsigmoid_grad_arrays(g, a):
     c = np.logical_and(np.greater(a, -3), np.less(a, 3))          # (x > -3) & (x < 3)
     q = np.multiply(g, _ONE_SIXTH)                                # g * _ONE_SIXTH
-    return _select(c, q, np.zeros_like(q))                        # where(c, g * .., 0)
+    return select(c, q, np.zeros_like(q))                        # where(c, g * .., 0)
 
 
 def _softplus_arrays(a):
     c = np.greater(a, 20)                                         # x > 20
     e = _exp(np, np.minimum(np.asarray(20, a.dtype), a))          # exp(x.clamp(max=20))
-    return _select(c, a, np.log1p(e))                             # where(c, x, log1p(e))
+    return select(c, a, np.log1p(e))                             # where(c, x, log1p(e))
 
 
 def _mish_arrays(a):
@@ -500,18 +501,18 @@ class _Shrink(Function):
 # float16 input in its own dtype, which the array paths leave to the public ops).
 def _soft_shrink_arrays(a, lambd):
     inside = np.less_equal(np.abs(a), lambd)                      # |x| <= lambd
-    value = _select(np.greater(a, lambd), np.subtract(a, lambd), np.add(a, lambd))
-    return _select(inside, np.zeros_like(a), value)               # where(inside, 0, value)
+    value = select(np.greater(a, lambd), np.subtract(a, lambd), np.add(a, lambd))
+    return select(inside, np.zeros_like(a), value)               # where(inside, 0, value)
 
 
 def _hard_shrink_arrays(a, lambd):
     inside = np.less_equal(np.abs(a), lambd)                      # |x| <= lambd
-    return _select(inside, np.zeros_like(a), a)                   # where(inside, 0, x)
+    return select(inside, np.zeros_like(a), a)                   # where(inside, 0, x)
 
 
 def _shrink_grad_arrays(g, a, lambd):
     keep = np.greater(np.abs(a), lambd)                           # |x| > lambd
-    return _select(keep, g, np.zeros(a.shape, g.dtype))           # where(keep, g, 0)
+    return select(keep, g, np.zeros(a.shape, g.dtype))           # where(keep, g, 0)
 
 
 class _Softshrink(_Shrink):
@@ -580,11 +581,11 @@ _FLOAT32_EDGE = 3.4e38   # (below float32's largest finite value, 3.4028e38)
 
 
 def _threshold_arrays(a, threshold, value):
-    return _select(np.less_equal(a, threshold), np.full_like(a, value), a)
+    return select(np.less_equal(a, threshold), np.full_like(a, value), a)
 
 
 def _threshold_grad_arrays(g, a, threshold):
-    return _select(np.less_equal(a, threshold), np.zeros(a.shape, g.dtype), g)
+    return select(np.less_equal(a, threshold), np.zeros(a.shape, g.dtype), g)
 
 
 class _ThresholdInplace(Function):

@@ -142,8 +142,7 @@ class SyncBatchNorm(_BatchNorm):
         converted = module
         if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
             converted = cls(module.num_features, module.eps, module.momentum, module.affine,
-                            module.track_running_stats, process_group,
-                            bias=module.bias is not None or not module.affine)
+                            module.track_running_stats, process_group)
             if module.affine:
                 converted.weight = module.weight
                 converted.bias = module.bias
