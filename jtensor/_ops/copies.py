@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .. import _dispatch, _dtypes
+from .._arraymod import c_copy, copy_into
 from .._device import device as _device_type
 from .._device import CPU, CPU_BACKEND, is_pinned, to_device
 from .._dispatch import (Post, check_inplace, check_no_internal_overlap, notify,
@@ -177,7 +178,10 @@ def copy_values(out, input, non_blocking=False):
             source_backend.launch("copy_", cast_into, out._array_nowait(),
                                   input._array_nowait())
             return
-        out._array()[...] = cast_array(input._array(), out._dtype.numpy)
+        if source_backend is CPU_BACKEND and out._dtype is input._dtype:
+            copy_into(out._array(), input._array())   # (tiled for a transposed matrix)
+        else:
+            out._array()[...] = cast_array(input._array(), out._dtype.numpy)
         return
     if non_blocking:
         if source_backend.name == "cpu" and is_pinned(input._storage):
@@ -297,7 +301,7 @@ def contiguous(input, memory_format=contiguous_format):
         # the input itself, or one row-major NumPy copy of its values.
         if input._contiguous or (input._contiguous is None and input.is_contiguous()):
             return input
-        return Tensor._from_array(input._array().copy(order="C"), input._dtype, CPU)
+        return Tensor._from_array(c_copy(input._array()), input._dtype, CPU)
     _check_memory_format(memory_format, "contiguous")
     if memory_format is preserve_format:
         if input.is_contiguous():

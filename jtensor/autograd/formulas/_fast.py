@@ -9,6 +9,7 @@ record the graph of the backward itself.
 
 import numpy as np
 
+from ..._arraymod import c_copy
 from ..._device import CPU_BACKEND
 from ..._dispatch import grad_mode, transforms
 from ..._elementwise import contiguous_result_shape, run_compute, zero_where
@@ -111,7 +112,7 @@ def expand(g, shape):
 def dense_copy(g):
     """A contiguous copy of ``g``'s values."""
     # (Not ascontiguousarray: it would turn a 0-d gradient into a 1-d one.)
-    copied = g._array().copy(order="C")
+    copied = c_copy(g._array())
     return Tensor._from_array(copied, g._dtype, g.device)
 
 
