@@ -1,5 +1,6 @@
 """The orderings of GNU libstdc++'s ``std::partial_sort``, ``std::nth_element`` and
-``std::sort``, which PyTorch's CPU ``topk`` runs (``aten/src/ATen/native/TopKImpl.h``).
+``std::sort``, which PyTorch's CPU ``topk`` runs (``aten/src/ATen/native/TopKImpl.h``), and
+``std::sort`` alone, which its ``sort(stable=False)`` runs (``SortingKernel.cpp``).
 
 None of them is stable: which of several equal keys ``topk`` reports, and in which order,
 is whatever these algorithms leave where. Programs see it (pruning the smallest weights of
@@ -13,6 +14,7 @@ Python, so ``topk`` calls them only for the rows whose result the ties decide.
 """
 
 _THRESHOLD = 16  # libstdc++'s _S_threshold: introsort hands smaller ranges to insertion sort
+STL_THRESHOLD = _THRESHOLD
 
 
 def _lg(n):
@@ -192,6 +194,15 @@ class Sequence:
                 self._linear_insert(i)
         else:
             self._insertion_sort(first, last)
+
+
+def sort_positions(keys):
+    """The positions of ``keys`` (ints; ties equal) in the order ``std::sort`` leaves them
+    (PyTorch's CPU ``sort(stable=False)``)."""
+    n = len(keys)
+    seq = Sequence(list(keys), list(range(n)))
+    seq.sort(0, n)
+    return seq.items
 
 
 def topk_positions(keys, k, sorted):

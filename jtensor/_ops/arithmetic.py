@@ -932,10 +932,10 @@ def _deprecated_overload(entry, name, scalar, tensors):
     loose = len(tensors) == 1
 
     def call(*args, **kwargs):
-        if len(args) == count and scalar not in kwargs and _is_number(args[1]) \
+        if len(args) == count and scalar not in kwargs and _is_scalar(args[1]) \
                 and all(isinstance(t, Tensor) or (loose and _is_number(t)) for t in args[2:]):
             _warn_deprecated(message)
-            kwargs[scalar] = args[1]
+            kwargs[scalar] = _scalar_value(args[1])
             return entry(args[0], *args[2:], **kwargs)
         return entry(*args, **kwargs)
 
@@ -945,6 +945,17 @@ def _deprecated_overload(entry, name, scalar, tensors):
 
 def _is_number(x):
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+
+
+def _is_scalar(x):
+    """What PyTorch's parser takes for a deprecated overload's ``Scalar``: a number, or a
+    0-dim tensor that does not require grad (DARTS' ``p.data.add_(R, v)`` with
+    ``R = r / v.norm()``)."""
+    return _is_number(x) or (isinstance(x, Tensor) and x.dim() == 0 and not x.requires_grad)
+
+
+def _scalar_value(x):
+    return x.item() if isinstance(x, Tensor) else x
 
 
 # The products with ``beta``/``alpha``: their tensors' names.
@@ -979,12 +990,12 @@ def _deprecated_beta_alpha(entry, name):
     def call(*args, **kwargs):
         rest = args[1:]
         if "beta" not in kwargs and "alpha" not in kwargs and len(rest) in (3, 4) \
-                and all(_is_number(r) for r in rest[:-2]) \
+                and all(_is_scalar(r) for r in rest[:-2]) \
                 and all(isinstance(t, Tensor) for t in rest[-2:]):
             _warn_deprecated(message(len(rest) == 4))
-            kwargs["beta"] = rest[0]
+            kwargs["beta"] = _scalar_value(rest[0])
             if len(rest) == 4:
-                kwargs["alpha"] = rest[1]
+                kwargs["alpha"] = _scalar_value(rest[1])
             return entry(args[0], *rest[-2:], **kwargs)
         return entry(*args, **kwargs)
 

@@ -142,15 +142,20 @@ def _numpy_check(ndarray):
     return dtype
 
 
+_WARNED_READONLY = []
+
+
 def _alias_numpy(ndarray):
     """A CPU tensor over ``ndarray``'s own memory (PyTorch's strides, offset 0)."""
     dtype = _numpy_check(ndarray)
-    if not ndarray.flags.writeable:
+    if not ndarray.flags.writeable and not _WARNED_READONLY:
+        _WARNED_READONLY.append(True)   # (PyTorch warns once a process)
         warnings.warn(
             "The given NumPy array is not writable, and PyTorch does not support non-writable "
             "tensors. This means writing to this tensor will result in undefined behavior. You "
             "may want to copy the array to protect its data or make it writable before "
-            "converting it to a tensor.", UserWarning, stacklevel=stacklevel(3))
+            "converting it to a tensor. This type of warning will be suppressed for the rest of "
+            "this program.", UserWarning, stacklevel=stacklevel(3))
     itemsize = ndarray.itemsize
     shape = Size(ndarray.shape)
     if ndarray.size == 0:

@@ -23,6 +23,7 @@ from .._errors import (
     TensorTypeError,
     wrap_dim,
     type_name,
+    user_stacklevel,
 )
 from .._layout import broadcast_shapes
 from .._out import resize_output
@@ -1206,14 +1207,11 @@ def _warn_once(key, message):
     """PyTorch's ``TORCH_WARN_ONCE`` for the deprecated top-level solvers."""
     if key not in _WARNED:
         _WARNED.add(key)
-        import sys
         import warnings
 
-        # Point at the user's line: the first frame outside the package.
-        level, frame = 1, sys._getframe(1)
-        while frame is not None and frame.f_globals.get("__name__", "").startswith("jtensor"):
-            level, frame = level + 1, frame.f_back
-        warnings.warn(message, UserWarning, stacklevel=level)
+        # At the user's line (PyTorch's C++ warning is attributed to the calling Python
+        # line): the first frame outside the package and its generated entry points.
+        warnings.warn(message, UserWarning, stacklevel=user_stacklevel())
 
 
 def _check_lu_input(name, A, pivot=True):

@@ -21,7 +21,7 @@ from .._layout import contiguous_strides
 from .._registry import register
 from .._tensor import Tensor, new_empty_tensor
 from ._selection_common import _fresh, _preserve, _wrap, _write_out, _xp
-from ._stl_order import topk_positions
+from ._stl_order import STL_THRESHOLD, sort_positions, topk_positions
 from .reductions import _LOW, _emit, check_out, check_tensor
 from .views import _check_tensor
 
@@ -108,14 +108,77 @@ def _take_along(xp, array, indices, dim):
     return taken if dim == array.ndim - 1 else np.ascontiguousarray(taken.swapaxes(dim, -1))
 
 
-def _sort_impl(input, dim, descending):
+def _sort_impl(input, dim, descending, stable=True):
     xp = _xp(input)
     dim = wrap_dim(dim, input.dim())
     values, indices = _sort_arrays(input, dim if input.dim() else 0, descending, xp)
+    if not stable and input.dim() and input._storage.device.type == "cpu":
+        _sort_as_libstdcxx(input._array(), values, indices, dim, descending)
     stride = _preserve(input)
     device = input._storage.device
     return (_wrap(values, input._dtype, device, stride),
             _wrap(indices, _dtypes.int64, device, stride))
+
+
+# ``_sort_as_libstdcxx`` replays at most this many elements a call (about a quarter of a
+# second); beyond it the tied rows keep the stable order.
+_REPLAY_MAX = 1 << 18
+# PyTorch sorts a 1-D integer tensor (not bool) of at least this many elements ascending
+# with fbgemm's radix sort, which is stable (``can_use_radix_sort``: GRAIN_SIZE).
+_RADIX_FROM = 32768
+
+
+def _tied_rows(row_values):
+    """Whether each row (the last axis) of sorted values holds equal neighbours (NaNs are
+    equal to each other there)."""
+    if row_values.dtype == _dtypes.bfloat16.numpy:
+        row_values = row_values.astype(np.float32)
+    tied = row_values[..., 1:] == row_values[..., :-1]
+    if row_values.dtype.kind in "fc":
+        nan = np.isnan(row_values)
+        if nan.any():
+            tied |= nan[..., 1:] & nan[..., :-1]
+    return tied.any(axis=-1)
+
+
+def _ranks(row):
+    """Each element's rank among the row's distinct values (NaNs share the largest)."""
+    work = row.astype(np.float32) if row.dtype == _dtypes.bfloat16.numpy else row
+    return np.unique(work, return_inverse=True)[1].reshape(-1)
+
+
+def _sort_as_libstdcxx(array, values, indices, dim, descending):
+    """Rewrite, in place, the rows of the stable sort (``values``, ``indices``) along
+    ``dim`` that hold equal values, in the order PyTorch's CPU ``sort(stable=False)``
+    leaves them: its kernel runs libstdc++'s ``std::sort`` (introsort, then insertion sort;
+    NaN the largest, equal keys in no guaranteed order) on (value, index) pairs, so rows of
+    more than 16 elements with ties come out in another order than the stable one
+    (``argsort().argsort()`` ranks of tied scores see it), except a big 1-D integer sort
+    (``_RADIX_FROM``). Rows of distinct values are the stable sort's already; rows with
+    ties are replayed (``_stl_order``), up to ``_REPLAY_MAX`` elements a call."""
+    n = array.shape[dim]
+    if n <= STL_THRESHOLD:
+        return   # (insertion sort alone: stable)
+    if array.ndim == 1 and not descending and n >= _RADIX_FROM and array.dtype.kind in "iu":
+        return   # (PyTorch's radix sort then: stable)
+    row_values = values.swapaxes(dim, -1)  # views: writes land in values/indices
+    tied = _tied_rows(row_values)
+    if not tied.any():
+        return
+    rows = array.swapaxes(dim, -1)
+    row_indices = indices.swapaxes(dim, -1)
+    budget = _REPLAY_MAX
+    for at in np.argwhere(tied):
+        budget -= n
+        if budget < 0:
+            return
+        at = tuple(at)
+        row = rows[at]
+        ranks = _ranks(row)
+        order = np.asarray(sort_positions((-ranks if descending else ranks).tolist()),
+                           dtype=np.int64)
+        row_values[at][:] = row[order]
+        row_indices[at][:] = order
 
 
 def _check_sort_args(name, dim, descending, stable):
@@ -139,15 +202,18 @@ def _check_sort_args(name, dim, descending, stable):
 @register("copy")
 def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     """Sorted values and their original indices along ``dim`` (a ``(values, indices)`` named
-    tuple). jtensor always sorts stably; NaN counts as the largest value."""
+    tuple); NaN counts as the largest value. ``stable=True`` keeps equal values in their
+    original order; the default leaves them as PyTorch's CPU kernel does
+    (``_sort_as_libstdcxx``)."""
     dim = _check_sort_args("sort", dim, descending, stable)
-    values, indices = _sort_impl(input, dim, descending)
+    values, indices = _sort_impl(input, dim, descending, stable)
     return _finish_pair(sort.op, input, values, indices, out)
 
 
 @register("copy")
 def argsort(input, dim=-1, descending=False, *, stable=None, out=None):
-    """The indices that sort ``input`` along ``dim`` (stably: ``stable`` changes nothing).
+    """The indices that sort ``input`` along ``dim`` (``sort``'s: equal values in their
+    original order with ``stable=True``, as PyTorch's CPU kernel leaves them otherwise).
 
     ``out=`` belongs to PyTorch's ``argsort(input, *, stable, dim=-1, descending=False,
     out=None)`` overload, so it needs ``stable=`` given too (None stands for not given).
@@ -158,7 +224,7 @@ def argsort(input, dim=-1, descending=False, *, stable=None, out=None):
             " argsort with out= takes stable= as well (argsort(input, *, stable, dim=-1, "
             "descending=False, out=None))")
     dim = _check_sort_args("argsort", dim, descending, stable)
-    _, indices = _sort_impl(input, dim, descending)
+    _, indices = _sort_impl(input, dim, descending, bool(stable))
     if out is not None:
         return _write_out(out, indices, "argsort")
     return indices
@@ -170,7 +236,7 @@ def msort(input, *, out=None):
     if input.dim() == 0:
         values = _fresh(input)
     else:
-        values, _ = _sort_impl(input, 0, False)
+        values, _ = _sort_impl(input, 0, False, False)
     if out is not None:
         return _write_out(out, values, "msort")
     return values
@@ -224,17 +290,10 @@ def _topk_as_libstdcxx(array, values, indices, dim, k, largest, sorted):
     n = array.shape[dim]
     row_values = values.swapaxes(dim, -1)  # views: writes land in values/indices
     if sorted or k * 64 <= n:
-        head = row_values[..., :k + 1]
-        if head.dtype == _dtypes.bfloat16.numpy:
-            head = head.astype(np.float32)
-        tied = head[..., 1:] == head[..., :-1]
-        if head.dtype.kind == "f":
-            nan = np.isnan(head)
-            if nan.any():
-                tied |= nan[..., 1:] & nan[..., :-1]
+        tied = _tied_rows(row_values[..., :k + 1])
         if not tied.any():
             return
-        redo = np.argwhere(tied.any(axis=-1))
+        redo = np.argwhere(tied)
     else:
         redo = np.ndindex(row_values.shape[:-1])
     rows = array.swapaxes(dim, -1)
@@ -242,8 +301,7 @@ def _topk_as_libstdcxx(array, values, indices, dim, k, largest, sorted):
     for at in redo:
         at = tuple(at)
         row = rows[at]
-        work = row.astype(np.float32) if row.dtype == _dtypes.bfloat16.numpy else row
-        ranks = np.unique(work, return_inverse=True)[1].reshape(-1)  # NaNs share one rank
+        ranks = _ranks(row)
         keys = (-ranks if largest else ranks).tolist()
         picked = np.asarray(topk_positions(keys, k, sorted), dtype=np.int64)
         row_values[at][:k] = row[picked]

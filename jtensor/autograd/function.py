@@ -360,3 +360,29 @@ def once_differentiable(backward):
             grad_mode.enabled = previous
 
     return wrapper
+
+
+class InplaceFunction(Function):
+    """A ``Function`` whose instances carry an ``inplace`` flag, kept (as in PyTorch) for
+    older code that subclasses it (BinaryNet's quantizers): the subclass still defines
+    static ``forward``/``backward`` and is called with ``.apply``. New code subclasses
+    ``Function``."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """PyTorch's legacy base for Functions with instance-method ``forward_extended``/
+    ``backward_extended`` over nested inputs, kept importable for older code. Like every
+    legacy (non-static) Function it no longer runs: calling an instance raises the legacy
+    error; write a ``Function`` with static ``forward``/``backward`` instead."""
+
+    def forward_extended(self, *input):
+        """The user's forward of the legacy form."""
+        raise NotImplementedError("a NestedIOFunction subclass defines forward_extended")
+
+    def backward_extended(self, *grad_output):
+        """The user's backward of the legacy form."""
+        raise NotImplementedError("a NestedIOFunction subclass defines backward_extended")

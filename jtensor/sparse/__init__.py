@@ -19,6 +19,7 @@ from .._sparse import sparse_coo, sparse_coo_empty, sparse_coo_tensor
 from .._sparse.matmul import addmm, mm
 from .._sparse.reductions import sum
 from .._size import Size
+from .._tensor import Tensor
 
 __all__ = [
     "DoubleTensor",
@@ -99,13 +100,21 @@ def _legacy(dtype, name):
         if args and all(isinstance(a, int) for a in args):
             return sparse_coo_empty(args, dtype=dtype, device=device)
         if len(args) in (2, 3):
-            return sparse_coo_tensor(*args, dtype=dtype, device=device)
+            # (PyTorch's legacy form keeps the values' dtype whatever the typed name:
+            # ``torch.sparse.FloatTensor(i, float64_values, size)`` is float64)
+            if not isinstance(args[0], Tensor) or not isinstance(args[1], Tensor):
+                raise TypeError(
+                    f"torch.sparse.{name}(indices, values[, size]) takes tensors of indices and "
+                    f"values (got {type(args[0]).__name__} and {type(args[1]).__name__}); "
+                    "torch.sparse_coo_tensor() takes other sequences")
+            return sparse_coo_tensor(*args, device=device)
         raise TypeError(f"torch.sparse.{name}: expected (indices, values[, size]) or a size")
 
     construct.__name__ = name
     construct.__doc__ = (
         f"Legacy ``torch.sparse.{name}(indices, values, size)`` constructor "
-        f"(deprecated; builds a {dtype} sparse COO tensor)."
+        f"(deprecated; a sparse COO tensor of the values' dtype, or an empty {dtype} one of a "
+        f"size)."
     )
     return construct
 

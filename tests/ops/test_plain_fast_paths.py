@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import jtensor
-from jtensor._ops import joining
+from jtensor._ops import creation, joining
 
 torch = pytest.importorskip("torch")
 
@@ -193,6 +193,7 @@ def test_from_numpy_of_read_only_and_odd_size_one_strides():
     _same(torch.from_numpy(odd), jtensor.from_numpy(odd))
     ro = np.arange(6.0)
     ro.flags.writeable = False
+    creation._WARNED_READONLY.clear()  # (the warning comes once a process)
     with pytest.warns(UserWarning, match="not writable"):
         j = jtensor.from_numpy(ro)
     assert j.tolist() == ro.tolist()

@@ -37,7 +37,7 @@ from ..._arraymod import exp_rounded_once as _exp
 from ..._dispatch import grad_mode
 from ..._elementwise import run_quietly
 from ..._errors import (TensorIndexError, TensorRuntimeError, TensorValueError,
-                        not_implemented)
+                        not_implemented, user_stacklevel)
 from ..._layout import _contiguous_strides, broadcastable_to
 from ..._ops.unary import _sigmoid
 from ..._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor, fresh_tensor
@@ -75,8 +75,10 @@ def _legacy_reduction(size_average, reduce, reduction):
     reduce = True if reduce is None else reduce
     legacy = "none" if not reduce else "mean" if size_average else "sum"
     # (naming the reduction the arguments amount to, as PyTorch's warning does)
+    # (attributed to jtensor's caller of this function, as PyTorch's to its loss module or
+    # functional: under Python's default filter it shows once a process for each)
     warnings.warn("size_average and reduce args will be deprecated, please use "
-                  f"reduction='{legacy}' instead.", stacklevel=3)
+                  f"reduction='{legacy}' instead.", stacklevel=2)
     return legacy
 
 
@@ -103,7 +105,7 @@ def _size_warning(input, target):
         warnings.warn(
             f"Using a target size ({target.size()}) that is different to the input size "
             f"({input.size()}). This will likely lead to incorrect results due to "
-            f"broadcasting. Please ensure they have the same size.", stacklevel=3)
+            f"broadcasting. Please ensure they have the same size.", stacklevel=user_stacklevel())
 
 
 def _grad_scale(grad, reduction, count):

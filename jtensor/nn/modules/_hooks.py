@@ -7,7 +7,6 @@ once every input's gradient is known (PyTorch's BackwardHook does the same).
 
 import warnings
 
-from ..._errors import user_stacklevel
 from ..._tensor import Tensor
 from ...autograd.function import Function
 
@@ -119,7 +118,9 @@ def attach_node_hooks(module, args, output):
         node.register_hook(_ModuleNodeHook(hook, module))
     message = _deprecation(args, output, node)
     if message is not None:
-        warnings.warn(message, FutureWarning, stacklevel=user_stacklevel())
+        # (at this line, as PyTorch's is at its module.py: once a process under Python's
+        # default filter, not once for each calling line)
+        warnings.warn(message, FutureWarning, stacklevel=1)
 
 
 class _ModuleNodeHook:
