@@ -118,9 +118,9 @@ def attach_node_hooks(module, args, output):
         node.register_hook(_ModuleNodeHook(hook, module))
     message = _deprecation(args, output, node)
     if message is not None:
-        # (at this line, as PyTorch's is at its module.py: once a process under Python's
-        # default filter, not once for each calling line)
-        warnings.warn(message, FutureWarning, stacklevel=1)
+        # (at Module.__call__'s line, as PyTorch's is at its module.py: once a process under
+        # Python's default filter, not once for each calling line)
+        warnings.warn(message, FutureWarning, stacklevel=2)
 
 
 class _ModuleNodeHook:
