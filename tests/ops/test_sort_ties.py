@@ -99,3 +99,20 @@ def test_big_integer_sorts_take_the_radix_sort(dtype, n):
     _same(j, t)
     j, t = _both(lambda lib, x: x.argsort(descending=True), a[:20000])
     _same(j, t)
+
+
+def test_pack_padded_sequence_orders_equal_lengths_as_pytorch():
+    # enforce_sorted=False sorts the lengths descending with the default (unstable) sort:
+    # with more than 16 sequences, equal lengths come in std::sort's order, and so do the
+    # packed batches
+    lengths = [5, 3, 5, 2, 5, 3, 1, 5, 3, 3, 5, 2, 2, 5, 3, 4, 4, 5, 1, 2]
+    data = np.arange(len(lengths) * 5 * 2, dtype=np.float32).reshape(len(lengths), 5, 2)
+    got = []
+    for lib in (jtensor, torch):
+        packed = lib.nn.utils.rnn.pack_padded_sequence(
+            lib.from_numpy(data.copy()), lib.tensor(lengths), batch_first=True, enforce_sorted=False
+        )
+        got.append(
+            (packed.sorted_indices.tolist(), packed.unsorted_indices.tolist(), packed.data.tolist())
+        )
+    assert got[0] == got[1]
