@@ -520,3 +520,14 @@ def c_copy(a):
     out = np.empty(a.shape, a.dtype)
     copy_into(out, a)
     return out
+
+
+def fma32(x, y, z, out=None):
+    """``x * y + z`` for float32 host arrays with one rounding, as a fused multiply-add (the
+    float32 ``addcmul`` of PyTorch's CPU kernels): the product exact in float64, the sum
+    rounded to float64 and then to float32, which is the fused result unless the exact sum
+    lies within 2^-29 of a float32 rounding boundary. Into ``out`` when given."""
+    product = np.multiply(x, y, dtype=np.float64)
+    if out is None:
+        return np.add(product, z).astype(np.float32)
+    return np.add(product, z, out=out, casting="same_kind")

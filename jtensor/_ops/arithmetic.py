@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .. import _autocast, _dispatch, _dtypes
+from .._arraymod import fma32
 from .._blas import axpy
 from .._elementwise import FLOAT, PROMOTE, SAME_AS_INPUT, elementwise, result_dtype, run_compute
 from .._errors import TensorRuntimeError, TensorTypeError, not_implemented, type_name
@@ -871,7 +872,12 @@ def _addc_kernel(value, divide):
         # The scalar is converted to the computation type first (0.5 becomes 0 for ints).
         v = xp.asarray(int(value) if a.dtype.kind in "iu" else value).astype(a.dtype)
         with quiet():
-            return a + (v * b) / c if divide else a + (v * b) * c
+            if divide:
+                return a + (v * b) / c
+            if xp is np and a.dtype == b.dtype == c.dtype == np.float32:
+                # PyTorch's CPU kernel fuses the last step: fma(value * t1, t2, input)
+                return fma32(v * b, c, a)
+            return a + (v * b) * c
 
     return compute
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dispatch
+from .._arraymod import fma32
 from .._blas import axpy as _axpy
 from .._device import CPU_BACKEND
 from .._tensor import ARRAY_FLOATS, DENSE_CLASSES, Tensor
@@ -343,8 +344,12 @@ def lerp_into(start, end, weight, scratch):
 def addc_into(target, value, a, b, divide, scratch):
     """``target.addcmul_(a, b, value=value)`` (``addcdiv_`` when ``divide``) on arrays, for a
     number ``value`` (a 0-d array of the dtype): the op's ``target + (value * a) * b`` (``/
-    b``), with ``scratch`` as its temporary (it may be ``a`` itself)."""
+    b``; float32's product and sum fused, ``_arraymod.fma32``), with ``scratch`` as its
+    temporary (it may be ``a`` itself)."""
     np.multiply(a, value, out=scratch)
+    if not divide and target.dtype == a.dtype == b.dtype == np.float32:
+        fma32(scratch, b, target, out=target)   # (as the op: one fused last step)
+        return
     (np.divide if divide else np.multiply)(scratch, b, out=scratch)
     np.add(target, scratch, out=target)
 
