@@ -477,8 +477,8 @@ def copy_into(target, source):
     order), ``source`` is a big stack of transposed matrices and the two do not overlap
     (NumPy's copy buffers an overlapping source; a band-by-band copy would not)."""
     x = None
-    if source.dtype == target.dtype and source.ndim >= 2 and source.shape == target.shape \
-            and source.size >= _TILED_MIN and not np.may_share_memory(target, source):
+    if source.size >= _TILED_MIN and source.dtype == target.dtype and source.ndim >= 2 \
+            and source.shape == target.shape and not np.may_share_memory(target, source):
         if not target.flags.c_contiguous:
             order = sorted(range(target.ndim), key=lambda d: -target.strides[d])
             target, source = target.transpose(order), source.transpose(order)

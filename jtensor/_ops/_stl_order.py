@@ -13,8 +13,7 @@ comparator) and move ``items`` (the original positions) along with them. They ru
 Python, so ``topk`` calls them only for the rows whose result the ties decide.
 """
 
-_THRESHOLD = 16  # libstdc++'s _S_threshold: introsort hands smaller ranges to insertion sort
-STL_THRESHOLD = _THRESHOLD
+STL_THRESHOLD = 16  # libstdc++'s _S_threshold: introsort hands smaller ranges to insertion sort
 
 
 def _lg(n):
@@ -174,7 +173,7 @@ class Sequence:
         self._insertion_sort(first, last)
 
     def _introsort_loop(self, first, last, depth):
-        while last - first > _THRESHOLD:
+        while last - first > STL_THRESHOLD:
             if depth == 0:
                 self.partial_sort(first, last, last)
                 return
@@ -188,9 +187,9 @@ class Sequence:
         if first == last:
             return
         self._introsort_loop(first, last, _lg(last - first) * 2)
-        if last - first > _THRESHOLD:
-            self._insertion_sort(first, first + _THRESHOLD)
-            for i in range(first + _THRESHOLD, last):
+        if last - first > STL_THRESHOLD:
+            self._insertion_sort(first, first + STL_THRESHOLD)
+            for i in range(first + STL_THRESHOLD, last):
                 self._linear_insert(i)
         else:
             self._insertion_sort(first, last)

@@ -561,7 +561,6 @@ _INF32_BITS = 0x7F800000
 # erf(x0) + 1j * erf'(x0) at each grid point
 _ERF32_AT = np.array([complex(math.erf(x0), _TWO_OVER_SQRT_PI * math.exp(-x0 * x0))
                       for x0 in (k / _GRID32 for k in range(int(_END32) * _GRID32 + 1))])
-_END32_ROW = np.full(_BLOCK32, _END32)
 _GRID32_F = np.float32(_GRID32)
 _STEP32 = np.float32(1 / _GRID32)
 
@@ -602,9 +601,7 @@ def _erf32(x):
     a = bits.view(np.float32)
     if any_nan:
         a[np.isnan(a)] = _END32   # (any number will do: the NaNs are put back at the end)
-    row = _END32_ROW if n == _BLOCK32 else (
-        _END32_ROW[:n] if n < _BLOCK32 else np.full(n, _END32))
-    np.minimum(a, row, out=a)   # |x| up to 4
+    bounded(np.minimum, _END32, a, out=a)   # |x| up to 4
     r = _erf32_wide(a).astype(np.float32)
     # x's sign onto r (>= +0), on the bits
     rbits = r.view(np.int32)
